@@ -1,0 +1,46 @@
+/*
+ * cli/cli.h — what command files share: the dispatch signature, printing of
+ * errors (the one place a `struct ts_error` becomes text), and colour.
+ * Global mutable state is allowed only in cli/ (DEVELOPERS.md); it lives in
+ * `struct ts_cli_globals`, set once by main() from flags and environment.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "core/error.h"
+
+struct ts_cli_globals {
+  int verbosity;      /* -q = -1, default 0, -v = 1, -vv = 2 */
+  bool color;         /* --color / NO_COLOR / isatty(stderr) */
+  const char *argv0;
+};
+extern struct ts_cli_globals ts_cli;
+
+/* A subcommand: argv[0] is the command name.  Returns the exit status. */
+typedef int ts_cli_command_fn(int argc, char **argv);
+
+struct ts_cli_command {
+  const char *name;
+  ts_cli_command_fn *run;
+  const char *summary;
+};
+
+/* Prints "torchsolve: error: <detail>" and, when the code has one, a hint
+ * line; returns the documented exit status for the code. */
+int ts_cli_report(const struct ts_error *err);
+/* Usage error: prints the message and "see 'torchsolve <cmd> --help'";
+ * returns 2. */
+int ts_cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Informational line on stderr unless -q ("Resolved 3 packages in 4ms"). */
+void ts_cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Warning line on stderr (always). */
+void ts_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses --color/-q/-v style globals common to all commands; returns 1 when
+ * argv[*i] was consumed. */
+int ts_cli_parse_global(int argc, char **argv, int *i);
+
+/* Commands (cli/cmd_<verb>.c). */
+ts_cli_command_fn ts_cmd_version;

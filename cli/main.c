@@ -1,0 +1,151 @@
+/*
+ * torchsolve — entry point: global flags, then dispatch by command name.
+ * Each command lives in cli/cmd_<verb>.c; logic lives in the libraries.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+struct ts_cli_globals ts_cli;
+
+static int cmd_help(int argc, char **argv);
+
+static const struct ts_cli_command commands[] = {
+    {"version", ts_cmd_version, "print versions of torchsolve and its libraries"},
+    {"help", cmd_help, "show help for a command or topic"},
+};
+
+static void print_usage(FILE *out) {
+  fprintf(out,
+          "usage: torchsolve [--version] [--color auto|always|never] [-q|-v] "
+          "<command> [args]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\nRun 'torchsolve <command> --help' for a command's options.\n");
+}
+
+static const struct ts_cli_command *find_command(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+static int cmd_help(int argc, char **argv) {
+  if (argc < 2) {
+    print_usage(stdout);
+    return 0;
+  }
+  const struct ts_cli_command *c = find_command(argv[1]);
+  if (!c)
+    return ts_cli_usage_error("help", "no command or topic '%s'", argv[1]);
+  char *sub[] = {argv[1], (char *)"--help", NULL};
+  return c->run(2, sub);
+}
+
+int ts_cli_report(const struct ts_error *err) {
+  const char *red = ts_cli.color ? "\033[1;31m" : "";
+  const char *reset = ts_cli.color ? "\033[0m" : "";
+  fprintf(stderr, "%serror%s: %s\n", red, reset,
+          err->detail[0] ? err->detail : ts_code_name(err->code));
+  const char *hint = ts_code_hint(err->code);
+  if (hint[0])
+    fprintf(stderr, "  hint: %s\n", hint);
+  return ts_code_exit_status(err->code);
+}
+
+int ts_cli_usage_error(const char *command, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "error: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n  see 'torchsolve %s --help'\n", command ? command : "help");
+  va_end(ap);
+  return 2;
+}
+
+void ts_cli_info(const char *fmt, ...) {
+  if (ts_cli.verbosity < 0)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void ts_cli_warn(const char *fmt, ...) {
+  const char *yellow = ts_cli.color ? "\033[1;33m" : "";
+  const char *reset = ts_cli.color ? "\033[0m" : "";
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%swarning%s: ", yellow, reset);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static int set_color(const char *mode) {
+  if (strcmp(mode, "always") == 0)
+    ts_cli.color = true;
+  else if (strcmp(mode, "never") == 0)
+    ts_cli.color = false;
+  else if (strcmp(mode, "auto") == 0)
+    ts_cli.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
+  else
+    return -1;
+  return 0;
+}
+
+int ts_cli_parse_global(int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+    ts_cli.verbosity = -1;
+    return 1;
+  }
+  if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+    ts_cli.verbosity++;
+    return 1;
+  }
+  if (strcmp(a, "-vv") == 0) {
+    ts_cli.verbosity += 2;
+    return 1;
+  }
+  if (strncmp(a, "--color=", 8) == 0)
+    return set_color(a + 8) == 0 ? 1 : -1;
+  if (strcmp(a, "--color") == 0 && *i + 1 < argc) {
+    (*i)++;
+    return set_color(argv[*i]) == 0 ? 1 : -1;
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  ts_cli.argv0 = argv[0];
+  set_color("auto");
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i++) {
+    if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)
+      return ts_cmd_version(1, (char *[]){(char *)"version", NULL});
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+      print_usage(stdout);
+      return 0;
+    }
+    int used = ts_cli_parse_global(argc, argv, &i);
+    if (used < 0)
+      return ts_cli_usage_error(NULL, "invalid value for %s", argv[i]);
+    if (used == 0)
+      return ts_cli_usage_error(NULL, "unknown option '%s'", argv[i]);
+  }
+  if (i >= argc) {
+    print_usage(stderr);
+    return 2;
+  }
+  const struct ts_cli_command *c = find_command(argv[i]);
+  if (!c)
+    return ts_cli_usage_error(NULL, "unknown command '%s'", argv[i]);
+  return c->run(argc - i, argv + i);
+}

@@ -1,0 +1,155 @@
+#include "core/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err) {
+  size_t len = strlen(path);
+  char *tmp = malloc(len + 1);
+  if (!tmp)
+    return ts_error_set(err, TS_E_NOMEM, "mkdir %s: out of memory", path);
+  memcpy(tmp, path, len + 1);
+  for (size_t i = 1; i <= len; i++) {
+    if (tmp[i] != '/' && tmp[i] != '\0')
+      continue;
+    char saved = tmp[i];
+    tmp[i] = '\0';
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
+      int e = errno;
+      free(tmp);
+      return ts_error_set(err, TS_E_IO, "cannot create directory '%s': %s",
+                          path, strerror(e));
+    }
+    tmp[i] = saved;
+  }
+  free(tmp);
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return ts_error_set(err, TS_E_IO, "'%s' exists and is not a directory",
+                        path);
+  return TS_OK;
+}
+
+enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
+                             struct ts_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT)
+      return ts_error_set(err, TS_E_NOT_FOUND, "'%s' does not exist", path);
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", path,
+                        strerror(errno));
+  }
+  char chunk[65536];
+  for (;;) {
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int e = errno;
+      close(fd);
+      return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", path,
+                          strerror(e));
+    }
+    if (n == 0)
+      break;
+    enum ts_code rc = ts_buf_append(out, chunk, (size_t)n);
+    if (rc != TS_OK) {
+      close(fd);
+      return ts_error_set(err, rc, "'%s' is larger than the %zu-byte limit",
+                          path, out->max);
+    }
+  }
+  close(fd);
+  if (!out->data) /* empty file: still hand back a NUL-terminated buffer */
+    return ts_buf_append(out, "", 0);
+  return TS_OK;
+}
+
+enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
+                                struct ts_error *err) {
+  static atomic_uint counter;
+  size_t plen = strlen(path) + 64;
+  char *tmp = malloc(plen);
+  if (!tmp)
+    return ts_error_set(err, TS_E_NOMEM, "writing %s: out of memory", path);
+  snprintf(tmp, plen, "%s.tmp.%ld.%u", path, (long)getpid(),
+           atomic_fetch_add(&counter, 1));
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    int e = errno;
+    free(tmp);
+    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
+                        strerror(e));
+  }
+  const char *p = data;
+  size_t left = len;
+  while (left) {
+    ssize_t n = write(fd, p, left);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      int e = errno;
+      close(fd);
+      unlink(tmp);
+      free(tmp);
+      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
+                          strerror(e));
+    }
+    p += n;
+    left -= (size_t)n;
+  }
+  if (close(fd) != 0 || rename(tmp, path) != 0) {
+    int e = errno;
+    unlink(tmp);
+    free(tmp);
+    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
+                        strerror(e));
+  }
+  free(tmp);
+  return TS_OK;
+}
+
+static int remove_entry(const char *p, const struct stat *st, int flag,
+                        struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(p) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return errno == ENOENT ? TS_OK
+                           : ts_error_set(err, TS_E_IO, "cannot remove '%s': %s",
+                                          path, strerror(errno));
+  if (nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS) != 0)
+    return ts_error_set(err, TS_E_IO, "cannot remove '%s': %s", path,
+                        strerror(errno));
+  return TS_OK;
+}
+
+char *ts_path_join(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  while (la > 1 && a[la - 1] == '/')
+    la--;
+  while (lb && b[0] == '/') {
+    b++;
+    lb--;
+  }
+  char *out = malloc(la + lb + 2);
+  if (!out)
+    abort();
+  memcpy(out, a, la);
+  out[la] = '/';
+  memcpy(out + la + 1, b, lb);
+  out[la + 1 + lb] = '\0';
+  return out;
+}

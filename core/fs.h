@@ -1,0 +1,31 @@
+/*
+ * core/fs.h — small filesystem helpers shared by the cache, the installer and
+ * the lockfile writer.  All writes that others may read concurrently go
+ * through a temporary file in the same directory and rename(2), so a reader
+ * never sees a half-written file (tdnf's remoterepo.c pattern).
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+
+/* mkdir -p with mode 0755.  Existing directories are fine. */
+enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err);
+
+/* Reads a whole regular file into *out (initialised by the caller with its
+ * cap).  TS_E_NOT_FOUND when it does not exist, TS_E_TOO_BIG above the cap. */
+enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
+                             struct ts_error *err);
+
+/* Writes data to path atomically: path.tmp.<pid>.<n>, fsync-free, rename.
+ * On error the temporary is unlinked and path is untouched. */
+enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
+                                struct ts_error *err);
+
+/* rm -rf.  Missing paths are fine. */
+enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err);
+
+/* Joins a and b with one '/'; returns malloc'd string (aborts on OOM). */
+char *ts_path_join(const char *a, const char *b);
