@@ -1,0 +1,201 @@
+# tests/integration/lib.sh — the shared harness for integration tests.
+# Source it from a test script:   . "$(dirname "$0")/lib.sh"
+#
+# Provides:
+#   ts_skip MSG              print "SKIP: MSG" and exit 77 (ctest: skipped)
+#   ts_fail MSG              print "FAIL: MSG" and exit 1
+#   ts_tmpdir                print a fresh temporary directory, removed on exit
+#   ts_on_exit CMD...        run CMD at exit (cleanups run in reverse order)
+#   ts_make_venv DIR         python3 -m venv --without-pip DIR, with every
+#                            PIP_* variable cleared from this shell
+#   ts_nginx_start ROOT      nginx on a free 127.0.0.1 port serving ROOT:
+#       - a directory URL serves index.json (Content-Type
+#         application/vnd.pypi.simple.v1+json) when the Accept header asks
+#         for application/vnd.pypi.simple.v1+json and the file exists, else
+#         index.html (PEP 691 negotiation; always sends Vary: Accept);
+#         without an index file, nginx's autoindex listing;
+#       - range requests, ETag and Last-Modified (nginx defaults for static
+#         files), so 206 and 304 answers come for free;
+#       - sets TS_NGINX_URL=http(s)://127.0.0.1:PORT (no trailing slash),
+#         TS_NGINX_PORT, TS_NGINX_ACCESS_LOG, TS_NGINX_ERROR_LOG, TS_NGINX_DIR;
+#       - access log lines: STATUS BYTES "REQUEST LINE" range="RANGE"
+#         accept="ACCEPT" (BYTES = body bytes sent; 304s log 0)
+#     Optional environment read by ts_nginx_start:
+#       TS_NGINX_TLS_CERT / TS_NGINX_TLS_KEY  serve https with this pair
+#       TS_NGINX_PAGE_MAXAGE=N   send Cache-Control: max-age=N on index pages
+#                                (default: no Cache-Control, so clients revalidate)
+#       TS_NGINX_EXTRA_CONF      extra directives inside the server block
+#     Stopped by ts_nginx_stop, and automatically at exit. One server per
+#     script: call ts_nginx_stop before starting another.
+#   ts_nginx_log_mark        print the current access-log line count
+#   ts_nginx_log_since MARK  print access-log lines written after MARK
+#
+# Environment from ctest: TORCHSOLVE (the binary), TS_SOURCE_DIR,
+# TS_BUILD_DIR, TS_SHARED_DIR.  nginx missing → the test is skipped.
+
+set -euo pipefail
+
+TS__CLEANUPS=()
+TS_NGINX_PID_FILE=
+
+ts_on_exit() {
+  TS__CLEANUPS+=("$*")
+}
+
+ts__run_cleanups() {
+  local rc=$? i
+  set +e
+  for ((i = ${#TS__CLEANUPS[@]} - 1; i >= 0; i--)); do
+    eval "${TS__CLEANUPS[$i]}"
+  done
+  return $rc
+}
+trap ts__run_cleanups EXIT
+
+ts_skip() {
+  echo "SKIP: $*" >&2
+  exit 77
+}
+
+ts_fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+ts_tmpdir() {
+  local d
+  d=$(mktemp -d "${TMPDIR:-/tmp}/ts-test.XXXXXX")
+  ts_on_exit "rm -rf '$d'"
+  printf '%s\n' "$d"
+}
+
+ts_make_venv() {
+  local dir=${1:?usage: ts_make_venv DIR} v
+  for v in $(compgen -e); do
+    case $v in PIP_*) unset "$v" ;; esac
+  done
+  command -v python3 >/dev/null || ts_skip "python3 not found"
+  python3 -m venv --without-pip "$dir" || ts_fail "python3 -m venv $dir failed"
+}
+
+ts__free_port() {
+  python3 -c 'import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()'
+}
+
+ts_nginx_start() {
+  local root=${1:?usage: ts_nginx_start ROOT_DIR}
+  local nginx=${TS_NGINX_BIN:-/usr/sbin/nginx}
+  [ -x "$nginx" ] || ts_skip "nginx not installed ($nginx); run 'make setup'"
+  command -v python3 >/dev/null || ts_skip "python3 not found"
+  [ -z "$TS_NGINX_PID_FILE" ] || ts_fail "ts_nginx_start: a server is already running"
+  root=$(cd "$root" && pwd)
+  local dir mime=/etc/nginx/mime.types
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/ts-nginx.XXXXXX")
+  ts_on_exit "rm -rf '$dir'"
+  mkdir -p "$dir/tmp"
+  local types_line="include $mime;"
+  [ -r "$mime" ] || types_line="types { text/html html; application/json json; }"
+  local scheme=http listen_extra="" tls_conf=""
+  if [ -n "${TS_NGINX_TLS_CERT:-}" ]; then
+    scheme=https listen_extra=" ssl"
+    tls_conf="ssl_certificate ${TS_NGINX_TLS_CERT}; ssl_certificate_key ${TS_NGINX_TLS_KEY:?TS_NGINX_TLS_KEY};"
+  fi
+  local page_cc=""
+  [ -z "${TS_NGINX_PAGE_MAXAGE:-}" ] ||
+    page_cc="add_header Cache-Control \"max-age=${TS_NGINX_PAGE_MAXAGE}\" always;"
+  local try port
+  for try in 1 2 3 4 5; do
+    port=$(ts__free_port)
+    cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+daemon on;
+pid $dir/nginx.pid;
+error_log $dir/error.log warn;
+events { worker_connections 512; }
+http {
+  $types_line
+  default_type application/octet-stream;
+  client_body_temp_path $dir/tmp/body;
+  proxy_temp_path $dir/tmp/proxy;
+  fastcgi_temp_path $dir/tmp/fastcgi;
+  uwsgi_temp_path $dir/tmp/uwsgi;
+  scgi_temp_path $dir/tmp/scgi;
+  log_format ts '\$status \$body_bytes_sent "\$request" range="\$http_range" accept="\$http_accept"';
+  access_log $dir/access.log ts;
+  sendfile on;
+  tcp_nodelay on;
+  keepalive_timeout 30;
+  absolute_redirect off;
+  map \$http_accept \$ts_index {
+    default index.html;
+    "~application/vnd\\.pypi\\.simple\\.v1\\+json" index.json;
+  }
+  server {
+    listen 127.0.0.1:$port$listen_extra;
+    server_name localhost;
+    $tls_conf
+    root $root;
+    location / {
+      index \$ts_index index.html;
+      autoindex on;
+      add_header Vary Accept always;
+    }
+    location ~ /index\\.html\$ {
+      add_header Vary Accept always;
+      $page_cc
+    }
+    location ~ /index\\.json\$ {
+      types { }
+      default_type application/vnd.pypi.simple.v1+json;
+      add_header Vary Accept always;
+      $page_cc
+    }
+    ${TS_NGINX_EXTRA_CONF:-}
+  }
+}
+CONF
+    if "$nginx" -p "$dir" -c "$dir/nginx.conf" 2>"$dir/start.err"; then
+      TS_NGINX_PID_FILE=$dir/nginx.pid
+      TS_NGINX_PORT=$port
+      TS_NGINX_URL=$scheme://127.0.0.1:$port
+      TS_NGINX_DIR=$dir
+      TS_NGINX_ACCESS_LOG=$dir/access.log
+      TS_NGINX_ERROR_LOG=$dir/error.log
+      export TS_NGINX_URL TS_NGINX_PORT TS_NGINX_ACCESS_LOG TS_NGINX_ERROR_LOG TS_NGINX_DIR
+      ts_on_exit ts_nginx_stop
+      # daemon on: the pid file exists once the master is up.
+      local i
+      for i in $(seq 50); do [ -s "$TS_NGINX_PID_FILE" ] && break; sleep 0.05; done
+      : >"$TS_NGINX_ACCESS_LOG"
+      return 0
+    fi
+    grep -q 'Address already in use' "$dir/start.err" || break
+  done
+  cat "$dir/start.err" >&2
+  ts_fail "nginx did not start"
+}
+
+ts_nginx_stop() {
+  [ -n "$TS_NGINX_PID_FILE" ] || return 0
+  local pid
+  pid=$(cat "$TS_NGINX_PID_FILE" 2>/dev/null || true)
+  if [ -n "$pid" ]; then
+    kill -QUIT "$pid" 2>/dev/null || true
+    local i
+    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  TS_NGINX_PID_FILE=
+}
+
+ts_nginx_log_mark() {
+  wc -l <"$TS_NGINX_ACCESS_LOG" | tr -d ' '
+}
+
+ts_nginx_log_since() {
+  tail -n "+$((${1:?usage: ts_nginx_log_since MARK} + 1))" "$TS_NGINX_ACCESS_LOG"
+}
