@@ -14,9 +14,16 @@
 
 struct ts_version; /* opaque; owns a copy of everything it needs */
 
+/* Longest version text accepted (bytes, before trimming); longer input fails
+ * with TS_E_TOO_BIG.  Real versions are < 100 bytes; the cap bounds work and
+ * memory for hostile metadata. */
+#define TS_VERSION_MAX_LEN 4096
+
 /* Parses a version.  Leading/trailing whitespace (ASCII and Unicode, as
  * packaging) is ignored.  On failure returns TS_E_PARSE and sets *out = NULL
- * and err->detail to e.g. "invalid version '1.0+': empty local label". */
+ * and err->detail to e.g. "invalid version '1.0+': empty local label".
+ * Text longer than TS_VERSION_MAX_LEN fails with TS_E_TOO_BIG.  A NUL byte
+ * inside [s, s+len) is an error, not a terminator. */
 enum ts_code ts_version_parse(const char *s, size_t len,
                               struct ts_version **out, struct ts_error *err);
 void ts_version_free(struct ts_version *v);
