@@ -1,0 +1,528 @@
+/*
+ * pep/tags.c — supported-tag generation in packaging.tags.sys_tags order.
+ *
+ * The order below is the order pip and packaging use; each block says which
+ * packaging function it mirrors so a difference can be looked up.
+ */
+#include "pep/tags.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define TAG_PART_MAX 128 /* longer components are not tags anyone ships */
+
+struct ts_tagset {
+  struct ts_tag *tags;
+  size_t n, alloc;
+  /* Interned component strings: tags point into these. */
+  char **strs;
+  size_t nstrs, astrs;
+  /* Open-addressing table of tag indexes + 1 (0 = empty). */
+  size_t *slots;
+  size_t nslots;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+  void *q = realloc(p, n ? n : 1);
+  if (!q)
+    abort();
+  return q;
+}
+
+static char *xstrdup_lower(const char *s, size_t len)
+{
+  char *d = xrealloc(NULL, len + 1);
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    d[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+  }
+  d[len] = '\0';
+  return d;
+}
+
+static uint64_t hash_part(uint64_t h, const char *s)
+{
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c >= 'A' && c <= 'Z')
+      c = (unsigned char)(c - 'A' + 'a');
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  h ^= '-';
+  h *= 1099511628211ull;
+  return h;
+}
+
+static uint64_t hash_tag(const char *py, const char *abi, const char *plat)
+{
+  uint64_t h = 14695981039346656037ull;
+  h = hash_part(h, py);
+  h = hash_part(h, abi);
+  return hash_part(h, plat);
+}
+
+/* Interning keeps ~1000 tags down to ~60 distinct strings.  Linear search
+ * is fine: the pool stays small and building happens once per run. */
+static char *intern(struct ts_tagset *set, const char *s, size_t len)
+{
+  for (size_t i = set->nstrs; i-- > 0;)
+    if (strlen(set->strs[i]) == len && strncasecmp(set->strs[i], s, len) == 0)
+      return set->strs[i];
+  if (set->nstrs == set->astrs) {
+    set->astrs = set->astrs ? set->astrs * 2 : 64;
+    set->strs = xrealloc(set->strs, set->astrs * sizeof *set->strs);
+  }
+  return set->strs[set->nstrs++] = xstrdup_lower(s, len);
+}
+
+static long lookup(const struct ts_tagset *set, const char *py,
+                   const char *abi, const char *plat)
+{
+  if (!set->nslots)
+    return -1;
+  size_t mask = set->nslots - 1;
+  for (size_t i = hash_tag(py, abi, plat) & mask;; i = (i + 1) & mask) {
+    size_t v = set->slots[i];
+    if (!v)
+      return -1;
+    const struct ts_tag *t = &set->tags[v - 1];
+    if (strcasecmp(t->python, py) == 0 && strcasecmp(t->abi, abi) == 0 &&
+        strcasecmp(t->platform, plat) == 0)
+      return (long)(v - 1);
+  }
+}
+
+static void slots_insert(struct ts_tagset *set, size_t idx)
+{
+  const struct ts_tag *t = &set->tags[idx];
+  size_t mask = set->nslots - 1;
+  size_t i = hash_tag(t->python, t->abi, t->platform) & mask;
+  while (set->slots[i])
+    i = (i + 1) & mask;
+  set->slots[i] = idx + 1;
+}
+
+static void grow_slots(struct ts_tagset *set)
+{
+  size_t n = set->nslots ? set->nslots * 2 : 256;
+  free(set->slots);
+  set->slots = calloc(n, sizeof *set->slots);
+  if (!set->slots)
+    abort();
+  set->nslots = n;
+  for (size_t i = 0; i < set->n; i++)
+    slots_insert(set, i);
+}
+
+/* Appends a tag unless already present: the first occurrence keeps the
+ * better priority, as a dict built from sys_tags() would. */
+static void add_tag(struct ts_tagset *set, const char *py, const char *abi,
+                    const char *plat)
+{
+  if (lookup(set, py, abi, plat) >= 0)
+    return;
+  if (set->n == set->alloc) {
+    set->alloc = set->alloc ? set->alloc * 2 : 256;
+    set->tags = xrealloc(set->tags, set->alloc * sizeof *set->tags);
+  }
+  struct ts_tag *t = &set->tags[set->n];
+  t->python = intern(set, py, strlen(py));
+  t->abi = intern(set, abi, strlen(abi));
+  t->platform = intern(set, plat, strlen(plat));
+  set->n++;
+  if ((set->n) * 2 > set->nslots)
+    grow_slots(set);
+  else
+    slots_insert(set, set->n - 1);
+}
+
+static struct ts_tagset *tagset_new(void)
+{
+  struct ts_tagset *set = calloc(1, sizeof *set);
+  if (!set)
+    abort();
+  return set;
+}
+
+void ts_tagset_free(struct ts_tagset *set)
+{
+  if (!set)
+    return;
+  for (size_t i = 0; i < set->nstrs; i++)
+    free(set->strs[i]);
+  free(set->strs);
+  free(set->tags);
+  free(set->slots);
+  free(set);
+}
+
+size_t ts_tagset_count(const struct ts_tagset *set) { return set->n; }
+
+const struct ts_tag *ts_tagset_at(const struct ts_tagset *set, size_t i)
+{
+  return i < set->n ? &set->tags[i] : NULL;
+}
+
+long ts_tagset_priority(const struct ts_tagset *set, const char *python,
+                        const char *abi, const char *platform)
+{
+  return lookup(set, python, abi, platform);
+}
+
+long ts_tagset_best_priority(const struct ts_tagset *set,
+                             const struct ts_tag *tags, size_t n)
+{
+  long best = -1;
+  for (size_t i = 0; i < n; i++) {
+    long p = lookup(set, tags[i].python, tags[i].abi, tags[i].platform);
+    if (p >= 0 && (best < 0 || p < best))
+      best = p;
+  }
+  return best;
+}
+
+char *ts_tag_str(const struct ts_tag *tag)
+{
+  size_t n = strlen(tag->python) + strlen(tag->abi) + strlen(tag->platform) + 3;
+  char *s = xrealloc(NULL, n);
+  snprintf(s, n, "%s-%s-%s", tag->python, tag->abi, tag->platform);
+  return s;
+}
+
+/* ---- platform tags (packaging.tags._linux_platforms) ---------------- */
+
+static bool valid_component(const char *s)
+{
+  size_t n = 0;
+  for (; s[n]; n++) {
+    char c = s[n];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_'))
+      return false;
+  }
+  return n > 0 && n < TAG_PART_MAX / 2;
+}
+
+static bool arch_in(const char *arch, const char *const *list)
+{
+  for (; *list; list++)
+    if (strcmp(arch, *list) == 0)
+      return true;
+  return false;
+}
+
+/* packaging's _manylinux._have_compatible_abi: manylinux wheels exist only
+ * for these architectures (armv7l/i686 need a hard-float / 32-bit ELF,
+ * which the probe reports through the arch it gives us). */
+static bool manylinux_arch(const char *arch)
+{
+  static const char *const ok[] = {"x86_64", "aarch64", "ppc64", "ppc64le",
+                                   "s390x", "loongarch64", "riscv64",
+                                   "armv7l", "i686", NULL};
+  return arch_in(arch, ok);
+}
+
+struct strlist {
+  char **v;
+  size_t n, alloc;
+};
+
+static void strlist_push(struct strlist *l, const char *s)
+{
+  if (l->n == l->alloc) {
+    l->alloc = l->alloc ? l->alloc * 2 : 64;
+    l->v = xrealloc(l->v, l->alloc * sizeof *l->v);
+  }
+  l->v[l->n++] = xstrdup_lower(s, strlen(s));
+}
+
+static void strlist_free(struct strlist *l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    free(l->v[i]);
+  free(l->v);
+}
+
+static void linux_platforms(const struct ts_tag_target *t, struct strlist *out)
+{
+  /* armv8l userlands run armv7l wheels too. */
+  char buf[TAG_PART_MAX];
+  const char *archs[2] = {t->arch, NULL};
+  size_t narchs = 1;
+  if (strcmp(t->arch, "armv8l") == 0) {
+    archs[1] = "armv7l";
+    narchs = 2;
+  }
+
+  if (t->libc == TS_LIBC_GLIBC && t->libc_major >= 2) {
+    for (size_t a = 0; a < narchs; a++) {
+      const char *arch = archs[a];
+      if (!manylinux_arch(arch))
+        continue;
+      /* PEP 600: manylinux_2_N down to the oldest glibc anyone built
+       * for: 2.5 on x86 (manylinux1), 2.17 elsewhere (manylinux2014). */
+      int too_old = (strcmp(arch, "x86_64") == 0 || strcmp(arch, "i686") == 0)
+                        ? 4 : 16;
+      for (int major = t->libc_major; major >= 2; major--) {
+        /* Older majors are walked from packaging's guess of their last
+         * minor (50); only glibc 2 exists, so this is future-proofing. */
+        int max_minor = major == t->libc_major ? t->libc_minor : 50;
+        int min_minor = major == 2 ? too_old : -1;
+        for (int minor = max_minor; minor > min_minor; minor--) {
+          snprintf(buf, sizeof buf, "manylinux_%d_%d_%s", major, minor, arch);
+          strlist_push(out, buf);
+          /* Legacy aliases follow their PEP 600 equivalent. */
+          const char *legacy = NULL;
+          if (major == 2 && minor == 17)
+            legacy = "manylinux2014";
+          else if (major == 2 && minor == 12)
+            legacy = "manylinux2010";
+          else if (major == 2 && minor == 5)
+            legacy = "manylinux1";
+          if (legacy) {
+            snprintf(buf, sizeof buf, "%s_%s", legacy, arch);
+            strlist_push(out, buf);
+          }
+        }
+      }
+    }
+  }
+  if (t->libc == TS_LIBC_MUSL) {
+    /* PEP 656: musllinux_1_N for N from the target's minor down to 0. */
+    for (size_t a = 0; a < narchs; a++)
+      for (int minor = t->libc_minor; minor >= 0; minor--) {
+        snprintf(buf, sizeof buf, "musllinux_%d_%d_%s", t->libc_major, minor,
+                 archs[a]);
+        strlist_push(out, buf);
+      }
+  }
+  for (size_t a = 0; a < narchs; a++) {
+    snprintf(buf, sizeof buf, "linux_%s", archs[a]);
+    strlist_push(out, buf);
+  }
+}
+
+size_t ts_tags_linux_platforms(const struct ts_tag_target *t, char **out,
+                               size_t cap)
+{
+  struct strlist l = {0};
+  if (t->arch && valid_component(t->arch))
+    linux_platforms(t, &l);
+  size_t n = l.n;
+  for (size_t i = 0; i < l.n; i++) {
+    if (i < cap) {
+      out[i] = l.v[i];
+      l.v[i] = NULL;
+    }
+  }
+  strlist_free(&l);
+  return n;
+}
+
+/* ---- interpreter tags ----------------------------------------------- */
+
+static void add_for_platforms(struct ts_tagset *set, const char *py,
+                              const char *abi, const struct strlist *plats)
+{
+  for (size_t i = 0; i < plats->n; i++)
+    add_tag(set, py, abi, plats->v[i]);
+}
+
+/* packaging.tags.cpython_tags */
+static void cpython_tags(struct ts_tagset *set, const struct ts_tag_target *t,
+                         const struct strlist *plats)
+{
+  char interp[32], abi[64], abi2[64];
+  const char *flags = t->abi_flags ? t->abi_flags : "";
+  bool threaded = strchr(flags, 't') != NULL;
+  bool debug = strchr(flags, 'd') != NULL;
+  int major = t->python_major, minor = t->python_minor;
+
+  snprintf(interp, sizeof interp, "cp%d%d", major, minor);
+  /* _cpython_abis: the exact ABI first; a debug build (>= 3.8) also loads
+   * release-build extensions. */
+  snprintf(abi, sizeof abi, "cp%d%d%s", major, minor, flags);
+  add_for_platforms(set, interp, abi, plats);
+  if (debug && (major > 3 || (major == 3 && minor >= 8))) {
+    snprintf(abi2, sizeof abi2, "cp%d%d%s", major, minor, threaded ? "t" : "");
+    add_for_platforms(set, interp, abi2, plats);
+  }
+  /* _abi3_applies: the stable ABI exists from 3.2, not for free-threaded
+   * builds. */
+  bool use_abi3 = (major > 3 || (major == 3 && minor >= 2)) && !threaded;
+  if (use_abi3)
+    add_for_platforms(set, interp, "abi3", plats);
+  add_for_platforms(set, interp, "none", plats);
+  if (use_abi3) {
+    for (int m = minor - 1; m >= 2; m--) {
+      snprintf(interp, sizeof interp, "cp%d%d", major, m);
+      add_for_platforms(set, interp, "abi3", plats);
+    }
+  }
+}
+
+/* packaging.tags.generic_tags for other implementations. */
+static void generic_tags(struct ts_tagset *set, const struct ts_tag_target *t,
+                         const struct strlist *plats)
+{
+  char interp[64];
+  snprintf(interp, sizeof interp, "%s%d%d", t->implementation,
+           t->python_major, t->python_minor);
+  if (t->abi_tag && valid_component(t->abi_tag) &&
+      strcmp(t->abi_tag, "none") != 0)
+    add_for_platforms(set, interp, t->abi_tag, plats);
+  add_for_platforms(set, interp, "none", plats);
+}
+
+/* packaging.tags.compatible_tags: py3X-none-<plat> for X from the target
+ * down to 0 (py3 right after the target's own), then <interp>-none-any,
+ * then py3X-none-any in the same order. */
+static void compatible_tags(struct ts_tagset *set,
+                            const struct ts_tag_target *t, const char *interp,
+                            const struct strlist *plats)
+{
+  char v[32];
+  int major = t->python_major, minor = t->python_minor;
+  /* _py_interpreter_range: pyXY, pyX, pyX(Y-1) ... pyX0 */
+  for (int m = minor; m >= -1; m--) {
+    if (m == minor)
+      snprintf(v, sizeof v, "py%d%d", major, minor);
+    else if (m == minor - 1)
+      snprintf(v, sizeof v, "py%d", major);
+    else
+      snprintf(v, sizeof v, "py%d%d", major, m + 1);
+    add_for_platforms(set, v, "none", plats);
+  }
+  if (interp)
+    add_tag(set, interp, "none", "any");
+  for (int m = minor; m >= -1; m--) {
+    if (m == minor)
+      snprintf(v, sizeof v, "py%d%d", major, minor);
+    else if (m == minor - 1)
+      snprintf(v, sizeof v, "py%d", major);
+    else
+      snprintf(v, sizeof v, "py%d%d", major, m + 1);
+    add_tag(set, v, "none", "any");
+  }
+}
+
+enum ts_code ts_tagset_build(const struct ts_tag_target *t,
+                             struct ts_tagset **out, struct ts_error *err)
+{
+  *out = NULL;
+  if (t->python_major < 2 || t->python_major > 99 || t->python_minor < 0 ||
+      t->python_minor > 999)
+    return ts_error_set(err, TS_E_INVALID, "invalid Python version %d.%d",
+                        t->python_major, t->python_minor);
+  const char *impl = t->implementation ? t->implementation : "cp";
+  if (!valid_component(impl))
+    return ts_error_set(err, TS_E_INVALID, "invalid implementation '%s'",
+                        impl);
+  if (!t->arch || !valid_component(t->arch))
+    return ts_error_set(err, TS_E_INVALID, "invalid architecture '%s'",
+                        t->arch ? t->arch : "(none)");
+  const char *flags = t->abi_flags ? t->abi_flags : "";
+  if (strspn(flags, "tdmu") != strlen(flags) || strlen(flags) > 4)
+    return ts_error_set(err, TS_E_INVALID, "invalid ABI flags '%s'", flags);
+  if (t->libc != TS_LIBC_NONE &&
+      (t->libc_major < 0 || t->libc_major > 99 || t->libc_minor < 0 ||
+       t->libc_minor > 999))
+    return ts_error_set(err, TS_E_INVALID, "invalid libc version %d.%d",
+                        t->libc_major, t->libc_minor);
+
+  struct strlist plats = {0};
+  linux_platforms(t, &plats);
+  struct ts_tagset *set = tagset_new();
+  char interp[64];
+  const char *compat_interp = NULL;
+  if (strcmp(impl, "cp") == 0) {
+    cpython_tags(set, t, &plats);
+    snprintf(interp, sizeof interp, "cp%d%d", t->python_major,
+             t->python_minor);
+    compat_interp = interp;
+  } else {
+    generic_tags(set, t, &plats);
+    if (strcmp(impl, "pp") == 0) {
+      snprintf(interp, sizeof interp, "pp%d", t->python_major);
+      compat_interp = interp;
+    }
+  }
+  compatible_tags(set, t, compat_interp, &plats);
+  strlist_free(&plats);
+  *out = set;
+  return TS_OK;
+}
+
+/* ---- explicit lists ---------------------------------------------------- */
+
+/* Splits s at '.' and checks each piece. */
+static bool split_set(const char *s, size_t len, const char **piece,
+                      size_t *plen, size_t max, size_t *n)
+{
+  *n = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i == len || s[i] == '.') {
+      if (i == start || *n == max)
+        return false;
+      for (size_t k = start; k < i; k++) {
+        char c = s[k];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || c == '_'))
+          return false;
+      }
+      piece[*n] = s + start;
+      plen[*n] = i - start;
+      (*n)++;
+      start = i + 1;
+    }
+  }
+  return true;
+}
+
+enum ts_code ts_tagset_from_strings(const char *const *tags, size_t n,
+                                   struct ts_tagset **out,
+                                   struct ts_error *err)
+{
+  *out = NULL;
+  struct ts_tagset *set = tagset_new();
+  for (size_t i = 0; i < n; i++) {
+    const char *s = tags[i];
+    const char *d1 = strchr(s, '-');
+    const char *d2 = d1 ? strchr(d1 + 1, '-') : NULL;
+    if (!d1 || !d2 || strchr(d2 + 1, '-')) {
+      ts_tagset_free(set);
+      return ts_error_set(err, TS_E_PARSE,
+                          "invalid tag '%.200s': expected python-abi-platform",
+                          s);
+    }
+    enum { MAXP = 16 };
+    const char *pp[3][MAXP];
+    size_t pl[3][MAXP], pn[3];
+    const char *starts[3] = {s, d1 + 1, d2 + 1};
+    size_t lens[3] = {(size_t)(d1 - s), (size_t)(d2 - d1 - 1), strlen(d2 + 1)};
+    for (int k = 0; k < 3; k++) {
+      if (lens[k] >= TAG_PART_MAX ||
+          !split_set(starts[k], lens[k], pp[k], pl[k], MAXP, &pn[k])) {
+        ts_tagset_free(set);
+        return ts_error_set(err, TS_E_PARSE, "invalid tag '%.200s'", s);
+      }
+    }
+    char a[TAG_PART_MAX], b[TAG_PART_MAX], c[TAG_PART_MAX];
+    for (size_t x = 0; x < pn[0]; x++)
+      for (size_t y = 0; y < pn[1]; y++)
+        for (size_t z = 0; z < pn[2]; z++) {
+          snprintf(a, sizeof a, "%.*s", (int)pl[0][x], pp[0][x]);
+          snprintf(b, sizeof b, "%.*s", (int)pl[1][y], pp[1][y]);
+          snprintf(c, sizeof c, "%.*s", (int)pl[2][z], pp[2][z]);
+          add_tag(set, a, b, c);
+        }
+  }
+  *out = set;
+  return TS_OK;
+}
