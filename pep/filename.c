@@ -1,0 +1,447 @@
+/*
+ * pep/filename.c — wheel and sdist file names.
+ */
+#include "pep/filename.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "pep/name.h"
+
+/* Compressed tag sets are tiny in practice ("manylinux_2_17_x86_64.
+ * manylinux2014_x86_64"); these caps only bound hostile names. */
+#define TAG_SET_MAX 64
+#define TAG_PRODUCT_MAX 4096
+
+static char *xstrndup(const char *s, size_t n)
+{
+  char *d = malloc(n + 1);
+  if (!d)
+    abort();
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+static char *xstrndup_lower(const char *s, size_t n)
+{
+  char *d = xstrndup(s, n);
+  for (size_t i = 0; i < n; i++)
+    if (d[i] >= 'A' && d[i] <= 'Z')
+      d[i] = (char)(d[i] - 'A' + 'a');
+  return d;
+}
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+static bool is_alpha(char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+static bool is_tag_char(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+
+static bool ends_with(const char *s, size_t len, const char *suffix)
+{
+  size_t n = strlen(suffix);
+  return len >= n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+/* Control characters, spaces, path separators and NUL never belong in a
+ * distribution file name; refusing them early keeps every later message
+ * printable. */
+static bool has_forbidden_byte(const char *s, size_t len)
+{
+  for (size_t i = 0; i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c <= 0x20 || c == 0x7f || c == '/' || c == '\\')
+      return true;
+  }
+  return false;
+}
+
+/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if
+ * invalid (overlong, surrogate, > U+10FFFF, truncated). */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+  unsigned char c = s[0];
+  size_t len;
+  unsigned long cp;
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+    cp = c & 0x1f;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    cp = c & 0x0f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (n < len)
+    return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+    cp = (cp << 6) | (s[i] & 0x3f);
+  }
+  if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+      (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+    return 0;
+  return len;
+}
+
+/* The escaped project name of a wheel: packaging checks
+ * ^[\w\d._]*$ without "__"; non-ASCII letters are \w too, so any valid
+ * UTF-8 beyond ASCII is taken as a letter. */
+static bool wheel_name_ok(const char *s, size_t len)
+{
+  if (len == 0)
+    return false;
+  for (size_t i = 0; i < len;) {
+    char c = s[i];
+    if (c == '_' && i + 1 < len && s[i + 1] == '_')
+      return false;
+    if ((unsigned char)c >= 0x80) {
+      size_t n = utf8_seq((const unsigned char *)s + i, len - i);
+      if (!n)
+        return false;
+      i += n;
+      continue;
+    }
+    if (!is_alpha(c) && !is_digit(c) && c != '_' && c != '.')
+      return false;
+    i++;
+  }
+  return true;
+}
+
+struct piece {
+  const char *s;
+  size_t len;
+};
+
+/* Splits a compressed tag set at '.', checks each piece, drops duplicate
+ * pieces (packaging returns a frozenset).  Python tags must be
+ * identifiers: "2.7.6" is a version written where the tag belongs, not
+ * the set {2, 7, 6} (packaging 26). */
+static bool split_tag_set(const char *s, size_t len, bool identifier,
+                          struct piece *out, size_t *n)
+{
+  *n = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && s[i] != '.')
+      continue;
+    size_t plen = i - start;
+    const char *p = s + start;
+    if (plen == 0)
+      return false;
+    for (size_t k = 0; k < plen; k++)
+      if (!is_tag_char(p[k]))
+        return false;
+    if (identifier && is_digit(p[0]))
+      return false;
+    bool dup = false;
+    for (size_t k = 0; k < *n && !dup; k++)
+      dup = out[k].len == plen && strncasecmp(out[k].s, p, plen) == 0;
+    if (!dup) {
+      if (*n == TAG_SET_MAX)
+        return false;
+      out[(*n)++] = (struct piece){p, plen};
+    }
+    start = i + 1;
+  }
+  return true;
+}
+
+static bool label_ok(const char *s, size_t len)
+{
+  if (len == 0 || len > TS_VARIANT_LABEL_MAX)
+    return false;
+  for (size_t i = 0; i < len; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || is_digit(c) || c == '_' || c == '.'))
+      return false;
+  }
+  return true;
+}
+
+#define MAX_PARTS 8
+
+/* Splits the stem at '-'; returns the number of parts or 0 when there are
+ * more than MAX_PARTS. */
+static size_t split_dashes(const char *s, size_t len, struct piece *parts)
+{
+  size_t n = 0, start = 0;
+  for (size_t i = 0; i <= len; i++) {
+    if (i < len && s[i] != '-')
+      continue;
+    if (n == MAX_PARTS)
+      return 0;
+    parts[n++] = (struct piece){s + start, i - start};
+    start = i + 1;
+  }
+  return n;
+}
+
+static bool tags_ok(const struct piece *p)
+{
+  struct piece tmp[TAG_SET_MAX];
+  size_t n;
+  return split_tag_set(p[0].s, p[0].len, true, tmp, &n) &&
+         split_tag_set(p[1].s, p[1].len, false, tmp, &n) &&
+         split_tag_set(p[2].s, p[2].len, false, tmp, &n);
+}
+
+bool ts_wheel_filename_is_variant(const char *s, size_t len,
+                                  size_t *label_off, size_t *label_len)
+{
+  struct piece parts[MAX_PARTS];
+  if (len > TS_FILENAME_MAX || !ends_with(s, len, ".whl"))
+    return false;
+  size_t n = split_dashes(s, len - 4, parts);
+  /* name-ver-py-abi-plat-label (6 parts) or with a build tag (7).  With 6
+   * parts, the third is a build tag when it starts with a digit and a
+   * python tag otherwise (python tags are identifiers). */
+  if (n == 6 && parts[2].len && is_digit(parts[2].s[0]))
+    return false;
+  if (n != 6 && n != 7)
+    return false;
+  if (n == 7 && !(parts[2].len && is_digit(parts[2].s[0])))
+    return false;
+  const struct piece *label = &parts[n - 1];
+  if (!label_ok(label->s, label->len) || !tags_ok(&parts[n - 4]))
+    return false;
+  if (label_off)
+    *label_off = (size_t)(label->s - s);
+  if (label_len)
+    *label_len = label->len;
+  return true;
+}
+
+void ts_wheel_filename_free(struct ts_wheel_filename *w)
+{
+  if (!w)
+    return;
+  free(w->name);
+  free(w->normalized_name);
+  ts_version_free(w->version);
+  free(w->build);
+  free(w->build_digits);
+  free(w->build_suffix);
+  free(w->python_tags);
+  free(w->abi_tags);
+  free(w->platform_tags);
+  for (size_t i = 0; i < w->ntags; i++) {
+    free(w->tags[i].python);
+    free(w->tags[i].abi);
+    free(w->tags[i].platform);
+  }
+  free(w->tags);
+  free(w);
+}
+
+static enum ts_code fail(struct ts_error *err, enum ts_code code,
+                         const char *s, size_t len, const char *why)
+{
+  /* Names reaching here contain no control bytes except in the
+   * has_forbidden_byte case, where we do not echo the name. */
+  if (code == TS_E_PARSE && has_forbidden_byte(s, len))
+    return ts_error_set(err, code, "invalid wheel filename: %s", why);
+  return ts_error_set(err, code, "invalid wheel filename '%.*s': %s",
+                      (int)(len > 300 ? 300 : len), s, why);
+}
+
+static void parse_build(struct ts_wheel_filename *w, const struct piece *b)
+{
+  size_t nd = 0;
+  while (nd < b->len && is_digit(b->s[nd]))
+    nd++;
+  size_t z = 0;
+  while (z + 1 < nd && b->s[z] == '0')
+    z++;
+  w->build = xstrndup(b->s, b->len);
+  w->build_digits = xstrndup(b->s + z, nd - z);
+  w->build_suffix = xstrndup(b->s + nd, b->len - nd);
+  unsigned long long v = 0;
+  for (size_t i = z; i < nd; i++) {
+    unsigned d = (unsigned)(b->s[i] - '0');
+    if (v > (ULLONG_MAX - d) / 10) {
+      v = ULLONG_MAX;
+      break;
+    }
+    v = v * 10 + d;
+  }
+  w->build_number = v;
+}
+
+enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
+                                     struct ts_wheel_filename **out,
+                                     struct ts_error *err)
+{
+  *out = NULL;
+  if (len == 0)
+    return ts_error_set(err, TS_E_PARSE, "invalid wheel filename: empty");
+  if (len > TS_FILENAME_MAX)
+    return ts_error_set(err, TS_E_PARSE,
+                        "invalid wheel filename: longer than %d bytes",
+                        TS_FILENAME_MAX);
+  if (has_forbidden_byte(s, len))
+    return fail(err, TS_E_PARSE, s, len,
+                "contains a space, control character or path separator");
+  if (!ends_with(s, len, ".whl"))
+    return fail(err, TS_E_PARSE, s, len, "extension must be '.whl'");
+
+  size_t label_off, label_len;
+  if (ts_wheel_filename_is_variant(s, len, &label_off, &label_len))
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "'%.*s' is a PEP 825 variant wheel (label '%.*s'); "
+                        "variant wheels are not supported yet",
+                        (int)(len > 300 ? 300 : len), s, (int)label_len,
+                        s + label_off);
+
+  struct piece parts[MAX_PARTS];
+  size_t n = split_dashes(s, len - 4, parts);
+  if (n != 5 && n != 6)
+    return fail(err, TS_E_PARSE, s, len,
+                "expected name-version(-build)?-python-abi-platform.whl");
+  if (!wheel_name_ok(parts[0].s, parts[0].len))
+    return fail(err, TS_E_PARSE, s, len, "invalid project name");
+  if (n == 6 && !(parts[2].len && is_digit(parts[2].s[0])))
+    return fail(err, TS_E_PARSE, s, len,
+                "build tag must start with a digit");
+
+  struct piece py[TAG_SET_MAX], abi[TAG_SET_MAX], plat[TAG_SET_MAX];
+  size_t npy, nabi, nplat;
+  const struct piece *tp = &parts[n - 3];
+  if (!split_tag_set(tp[0].s, tp[0].len, true, py, &npy))
+    return fail(err, TS_E_PARSE, s, len, "invalid python tag");
+  if (!split_tag_set(tp[1].s, tp[1].len, false, abi, &nabi))
+    return fail(err, TS_E_PARSE, s, len, "invalid abi tag");
+  if (!split_tag_set(tp[2].s, tp[2].len, false, plat, &nplat))
+    return fail(err, TS_E_PARSE, s, len, "invalid platform tag");
+  if (npy * nabi * nplat > TAG_PRODUCT_MAX)
+    return fail(err, TS_E_TOO_BIG, s, len, "too many tags");
+
+  struct ts_error verr = {0};
+  struct ts_version *version = NULL;
+  if (ts_version_parse(parts[1].s, parts[1].len, &version, &verr) != TS_OK)
+    return ts_error_set(err, TS_E_PARSE, "invalid wheel filename '%.*s': %s",
+                        (int)(len > 300 ? 300 : len), s, verr.detail);
+
+  struct ts_wheel_filename *w = calloc(1, sizeof *w);
+  if (!w)
+    abort();
+  w->version = version;
+  w->name = xstrndup(parts[0].s, parts[0].len);
+  w->normalized_name = ts_name_normalize(parts[0].s, parts[0].len);
+  if (n == 6)
+    parse_build(w, &parts[2]);
+  w->python_tags = xstrndup_lower(tp[0].s, tp[0].len);
+  w->abi_tags = xstrndup_lower(tp[1].s, tp[1].len);
+  w->platform_tags = xstrndup_lower(tp[2].s, tp[2].len);
+  w->ntags = npy * nabi * nplat;
+  w->tags = calloc(w->ntags, sizeof *w->tags);
+  if (!w->tags)
+    abort();
+  size_t k = 0;
+  for (size_t a = 0; a < npy; a++)
+    for (size_t b = 0; b < nabi; b++)
+      for (size_t c = 0; c < nplat; c++, k++) {
+        w->tags[k].python = xstrndup_lower(py[a].s, py[a].len);
+        w->tags[k].abi = xstrndup_lower(abi[b].s, abi[b].len);
+        w->tags[k].platform = xstrndup_lower(plat[c].s, plat[c].len);
+      }
+  *out = w;
+  return TS_OK;
+}
+
+int ts_wheel_build_cmp(const struct ts_wheel_filename *a,
+                       const struct ts_wheel_filename *b)
+{
+  if (!a->build || !b->build)
+    return (a->build != NULL) - (b->build != NULL);
+  size_t la = strlen(a->build_digits), lb = strlen(b->build_digits);
+  if (la != lb)
+    return la < lb ? -1 : 1;
+  int c = strcmp(a->build_digits, b->build_digits);
+  if (c)
+    return c < 0 ? -1 : 1;
+  c = strcmp(a->build_suffix, b->build_suffix);
+  return (c > 0) - (c < 0);
+}
+
+enum ts_dist_kind ts_dist_kind_of(const char *s, size_t len)
+{
+  if (ends_with(s, len, ".whl"))
+    return TS_DIST_WHEEL;
+  if (ends_with(s, len, ".tar.gz") || ends_with(s, len, ".zip"))
+    return TS_DIST_SDIST;
+  return TS_DIST_UNKNOWN;
+}
+
+void ts_sdist_filename_free(struct ts_sdist_filename *sd)
+{
+  if (!sd)
+    return;
+  free(sd->name);
+  free(sd->normalized_name);
+  ts_version_free(sd->version);
+  free(sd);
+}
+
+enum ts_code ts_sdist_filename_parse(const char *s, size_t len,
+                                     struct ts_sdist_filename **out,
+                                     struct ts_error *err)
+{
+  *out = NULL;
+  int shown = (int)(len > 300 ? 300 : len);
+  if (len == 0 || len > TS_FILENAME_MAX)
+    return ts_error_set(err, TS_E_PARSE, "invalid sdist filename: %s",
+                        len ? "too long" : "empty");
+  if (has_forbidden_byte(s, len))
+    return ts_error_set(err, TS_E_PARSE,
+                        "invalid sdist filename: contains a space, control "
+                        "character or path separator");
+  const char *ext;
+  if (ends_with(s, len, ".tar.gz"))
+    ext = ".tar.gz";
+  else if (ends_with(s, len, ".zip"))
+    ext = ".zip";
+  else
+    return ts_error_set(err, TS_E_PARSE,
+                        "invalid sdist filename '%.*s': extension must be "
+                        "'.tar.gz' or '.zip'", shown, s);
+  size_t stem = len - strlen(ext);
+  /* PEP 440 versions contain no '-', so the name ends at the last one. */
+  size_t dash = stem;
+  while (dash > 0 && s[dash - 1] != '-')
+    dash--;
+  if (dash == 0)
+    return ts_error_set(err, TS_E_PARSE,
+                        "invalid sdist filename '%.*s': expected "
+                        "name-version%s", shown, s, ext);
+  size_t nlen = dash - 1;
+  if (!ts_name_is_valid(s, nlen))
+    return ts_error_set(err, TS_E_PARSE,
+                        "invalid sdist filename '%.*s': invalid project name",
+                        shown, s);
+  struct ts_error verr = {0};
+  struct ts_version *v = NULL;
+  if (ts_version_parse(s + dash, stem - dash, &v, &verr) != TS_OK)
+    return ts_error_set(err, TS_E_PARSE, "invalid sdist filename '%.*s': %s",
+                        shown, s, verr.detail);
+  struct ts_sdist_filename *sd = calloc(1, sizeof *sd);
+  if (!sd)
+    abort();
+  sd->name = xstrndup(s, nlen);
+  sd->normalized_name = ts_name_normalize(s, nlen);
+  sd->version = v;
+  sd->extension = ext;
+  *out = sd;
+  return TS_OK;
+}
