@@ -15,6 +15,8 @@ static int cmd_help(int argc, char **argv);
 
 static const struct ts_cli_command commands[] = {
     {"version", ts_cmd_version, "print versions of torchsolve and its libraries"},
+    {"index", ts_cmd_index, "diagnose index access: fetch PROJECT..., metadata WHEEL_URL"},
+    {"cache", ts_cmd_cache, "show or clean the cache: dir, size, clean [PROJECT]"},
     {"help", cmd_help, "show help for a command or topic"},
 };
 

@@ -1,0 +1,359 @@
+/* torchsolve index fetch|metadata — diagnostic commands over the index
+ * client: what the indexes say about projects, and a wheel's METADATA read
+ * the way the resolver reads it (PEP 658, range requests, whole wheel). */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "index/client.h"
+#include "index/url.h"
+
+#define MAX_LIST 64
+
+struct index_args {
+  struct ts_index_options o;
+  const char *extra[MAX_LIST];
+  const char *links[MAX_LIST];
+  const char *trusted[MAX_LIST];
+  const char *variants[MAX_LIST];
+  size_t nvariants;
+  const char *tprojects[MAX_LIST];
+  size_t ntprojects;
+  char *variant_urls[MAX_LIST];
+  struct ts_index *idx;
+  bool json, stats;
+  const char *sha256, *metadata_sha256;
+  bool metadata_flag;
+};
+
+static const char *const default_torch_projects[] = {
+    "torch", "torchvision", "torchaudio", "triton", "pytorch-triton-rocm", "pytorch-triton-xpu"};
+
+static const char usage_text[] =
+    "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
+    "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
+    "\n"
+    "Diagnostics for the index client.  'fetch' prints what the indexes say\n"
+    "about each project (files, hashes, Requires-Python, yanked, whether a\n"
+    "PEP 658 metadata file exists).  'metadata' prints a wheel's METADATA read\n"
+    "as the resolver reads it: the PEP 658 '<url>.metadata' file (with\n"
+    "--metadata), else HTTP range requests, else the whole wheel; the source\n"
+    "used is printed on stderr.\n"
+    "\n"
+    "options:\n"
+    "  --index-url URL          general index (default " TS_INDEX_DEFAULT_URL ")\n"
+    "  --extra-index-url URL    further index (repeatable)\n"
+    "  --no-index               ignore the general indexes\n"
+    "  --find-links LOC         flat page URL or local directory (repeatable)\n"
+    "  --index-strategy S       first-index (default) or unsafe-best-match\n"
+    "  --torch-index-url URL    PyTorch server base (default " TS_INDEX_DEFAULT_TORCH_URL ")\n"
+    "  --torch-variant V        route PyTorch projects to URL/V/ (repeatable)\n"
+    "  --torch-project NAME     project routed there (repeatable; default torch,\n"
+    "                           torchvision, torchaudio, triton, pytorch-triton-*)\n"
+    "  --cache-dir DIR          default $TORCHSOLVE_CACHE_DIR, $XDG_CACHE_HOME/torchsolve\n"
+    "  --refresh | --offline | --no-cache\n"
+    "  --cert FILE              CA bundle (default $SSL_CERT_FILE, else the system's)\n"
+    "  --trusted-host HOST      skip TLS verification for HOST[:PORT] (repeatable)\n"
+    "  --concurrency N          parallel transfers (default 16)\n"
+    "  --timeout S              connect and stall timeout in seconds\n"
+    "  --retries N              retries on connection errors, 429, 5xx (default 3)\n"
+    "  --json                   machine-readable output (fetch)\n"
+    "  --stats                  print requests and bytes transferred on stderr\n";
+
+static size_t route_cb(void *ctx, const char *name, const char **urls, size_t max) {
+  struct index_args *a = ctx;
+  bool routed = false;
+  for (size_t i = 0; i < a->ntprojects && !routed; i++)
+    routed = strcmp(a->tprojects[i], name) == 0;
+  if (!routed)
+    return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < a->nvariants && n < max; i++)
+    urls[n++] = a->variant_urls[i];
+  return n;
+}
+
+static int parse_long(const char *s, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || end == s || v < lo || v > hi)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* Parses options into a; positional arguments are collected in pos. */
+static int parse_args(int argc, char **argv, struct index_args *a, const char **pos,
+                      size_t *npos) {
+  struct ts_index_options *o = &a->o;
+  o->http.retries = -1;
+  *npos = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKE(flag) (strcmp(s, flag) == 0 && v && (i++, 1))
+    long l;
+    if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
+      fputs(usage_text, stdout);
+      return 1;
+    } else if (TAKE("--index-url") || TAKE("-i")) {
+      o->index_url = v;
+    } else if (TAKE("--extra-index-url")) {
+      if (o->nextra_index_urls == MAX_LIST)
+        return ts_cli_usage_error("index", "too many --extra-index-url");
+      a->extra[o->nextra_index_urls++] = v;
+    } else if (TAKE("--find-links") || TAKE("-f")) {
+      if (o->nfind_links == MAX_LIST)
+        return ts_cli_usage_error("index", "too many --find-links");
+      a->links[o->nfind_links++] = v;
+    } else if (strcmp(s, "--no-index") == 0) {
+      o->no_index = true;
+    } else if (TAKE("--index-strategy")) {
+      if (strcmp(v, "first-index") == 0)
+        o->strategy = TS_INDEX_FIRST_INDEX;
+      else if (strcmp(v, "unsafe-best-match") == 0)
+        o->strategy = TS_INDEX_UNSAFE_BEST_MATCH;
+      else
+        return ts_cli_usage_error("index", "unknown --index-strategy '%s'", v);
+    } else if (TAKE("--torch-index-url")) {
+      o->torch_index_url = v;
+    } else if (TAKE("--torch-variant")) {
+      if (a->nvariants == MAX_LIST)
+        return ts_cli_usage_error("index", "too many --torch-variant");
+      a->variants[a->nvariants++] = v;
+    } else if (TAKE("--torch-project")) {
+      if (a->ntprojects == MAX_LIST)
+        return ts_cli_usage_error("index", "too many --torch-project");
+      a->tprojects[a->ntprojects++] = v;
+    } else if (TAKE("--cache-dir")) {
+      o->cache_dir = v;
+    } else if (strcmp(s, "--refresh") == 0) {
+      o->cache_mode = TS_CACHE_REFRESH;
+    } else if (strcmp(s, "--offline") == 0) {
+      o->cache_mode = TS_CACHE_OFFLINE;
+    } else if (strcmp(s, "--no-cache") == 0) {
+      o->cache_mode = TS_CACHE_DISABLED;
+    } else if (TAKE("--cert")) {
+      o->http.ca_file = v;
+    } else if (TAKE("--trusted-host")) {
+      if (o->http.ntrusted_hosts == MAX_LIST)
+        return ts_cli_usage_error("index", "too many --trusted-host");
+      a->trusted[o->http.ntrusted_hosts++] = v;
+    } else if (TAKE("--concurrency")) {
+      if (parse_long(v, 1, 256, &l))
+        return ts_cli_usage_error("index", "--concurrency wants 1..256");
+      o->http.concurrency = (int)l;
+    } else if (TAKE("--timeout")) {
+      if (parse_long(v, 1, 3600, &l))
+        return ts_cli_usage_error("index", "--timeout wants seconds (1..3600)");
+      o->http.connect_timeout_s = o->http.read_timeout_s = l;
+    } else if (TAKE("--retries")) {
+      if (parse_long(v, 0, 20, &l))
+        return ts_cli_usage_error("index", "--retries wants 0..20");
+      o->http.retries = (int)l;
+    } else if (TAKE("--sha256")) {
+      a->sha256 = v;
+    } else if (strcmp(s, "--metadata") == 0) {
+      a->metadata_flag = true;
+    } else if (strncmp(s, "--metadata=", 11) == 0) {
+      a->metadata_flag = true;
+      a->metadata_sha256 = s + 11;
+    } else if (strcmp(s, "--json") == 0) {
+      a->json = true;
+    } else if (strcmp(s, "--stats") == 0) {
+      a->stats = true;
+    } else if (strcmp(s, "--") == 0) {
+      for (i++; i < argc && *npos < MAX_LIST; i++)
+        pos[(*npos)++] = argv[i];
+    } else if (s[0] == '-') {
+      return ts_cli_usage_error("index", "unknown or incomplete option '%s'", s);
+    } else if (*npos < MAX_LIST) {
+      pos[(*npos)++] = s;
+    }
+#undef TAKE
+  }
+  o->extra_index_urls = a->extra;
+  o->find_links = a->links;
+  o->http.trusted_hosts = a->trusted;
+  if (!o->http.ca_file) {
+    const char *env = getenv("SSL_CERT_FILE");
+    if (env && env[0])
+      o->http.ca_file = env;
+  }
+  if (!a->ntprojects) {
+    for (size_t i = 0; i < sizeof default_torch_projects / sizeof default_torch_projects[0]; i++)
+      a->tprojects[a->ntprojects++] = default_torch_projects[i];
+  }
+  if (a->nvariants) {
+    o->route = route_cb;
+    o->route_ctx = a;
+  }
+  return 0;
+}
+
+static void print_stats(const struct index_args *a) {
+  if (!a->stats || !a->idx)
+    return;
+  struct ts_http_stats s = ts_index_http_stats(a->idx);
+  fprintf(stderr, "stats: %llu requests, %llu bytes, %llu retries, %llu not modified\n",
+          (unsigned long long)s.requests, (unsigned long long)s.bytes,
+          (unsigned long long)s.retries, (unsigned long long)s.not_modified);
+}
+
+static cJSON *file_json(const struct ts_index_file *f) {
+  cJSON *o = cJSON_CreateObject();
+  char *u = ts_url_redact(f->url);
+  cJSON_AddStringToObject(o, "filename", f->filename);
+  cJSON_AddStringToObject(o, "url", u);
+  free(u);
+  if (f->sha256)
+    cJSON_AddStringToObject(o, "sha256", f->sha256);
+  else
+    cJSON_AddNullToObject(o, "sha256");
+  if (f->requires_python)
+    cJSON_AddStringToObject(o, "requires_python", f->requires_python);
+  else
+    cJSON_AddNullToObject(o, "requires_python");
+  if (f->yanked)
+    cJSON_AddStringToObject(o, "yanked", f->yanked_reason ? f->yanked_reason : "");
+  else
+    cJSON_AddFalseToObject(o, "yanked");
+  cJSON_AddBoolToObject(o, "has_metadata", f->has_metadata);
+  if (f->metadata_sha256)
+    cJSON_AddStringToObject(o, "metadata_sha256", f->metadata_sha256);
+  if (f->size >= 0)
+    cJSON_AddNumberToObject(o, "size", (double)f->size);
+  if (f->upload_time)
+    cJSON_AddStringToObject(o, "upload_time", f->upload_time);
+  return o;
+}
+
+static int cmd_fetch(struct index_args *a, const char **names, size_t n) {
+  if (!n)
+    return ts_cli_usage_error("index", "name at least one project");
+  struct ts_index_result *res = calloc(n, sizeof *res);
+  if (!res)
+    return 1;
+  struct ts_error err = {0};
+  enum ts_code c = ts_index_fetch_projects(a->idx, names, n, res, &err);
+  int status = 0;
+  if (c) {
+    status = ts_cli_report(&err);
+  } else {
+    cJSON *arr = a->json ? cJSON_CreateArray() : NULL;
+    for (size_t i = 0; i < n; i++) {
+      struct ts_index_result *r = &res[i];
+      if (r->code) {
+        int s = ts_cli_report(&r->err);
+        if (!status)
+          status = s;
+        continue;
+      }
+      char *iu = ts_url_redact(r->project.index_url);
+      if (arr) {
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddStringToObject(p, "name", r->project.name);
+        cJSON_AddStringToObject(p, "index", iu);
+        cJSON *fs = cJSON_AddArrayToObject(p, "files");
+        for (size_t k = 0; k < r->project.nfiles; k++)
+          cJSON_AddItemToArray(fs, file_json(&r->project.files[k]));
+        cJSON_AddItemToArray(arr, p);
+      } else {
+        printf("%s: %zu files from %s\n", r->project.name, r->project.nfiles, iu);
+        for (size_t k = 0; k < r->project.nfiles; k++) {
+          const struct ts_index_file *f = &r->project.files[k];
+          printf("  %s sha256=%s metadata=%s%s%s%s%s\n", f->filename,
+                 f->sha256 ? f->sha256 : "-",
+                 f->has_metadata ? (f->metadata_sha256 ? "pep658+hash" : "pep658") : "no",
+                 f->requires_python ? " requires-python=" : "",
+                 f->requires_python ? f->requires_python : "", f->yanked ? " yanked" : "",
+                 f->yanked_reason ? f->yanked_reason : "");
+        }
+      }
+      free(iu);
+    }
+    if (arr) {
+      char *s = cJSON_Print(arr);
+      if (s)
+        puts(s);
+      free(s);
+      cJSON_Delete(arr);
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    ts_index_project_free(&res[i].project);
+  free(res);
+  return status;
+}
+
+static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
+  if (n != 1)
+    return ts_cli_usage_error("index", "name exactly one wheel URL");
+  struct ts_index_file f = {0};
+  f.url = (char *)pos[0];
+  f.filename = ts_url_basename(pos[0]);
+  f.sha256 = (char *)a->sha256;
+  f.has_metadata = a->metadata_flag;
+  f.metadata_sha256 = (char *)a->metadata_sha256;
+  f.size = -1;
+  if (!f.filename) {
+    return ts_cli_usage_error("index", "'%s' does not end in a file name", pos[0]);
+  }
+  struct ts_index_metadata m = {0};
+  m.file = &f;
+  struct ts_error err = {0};
+  enum ts_code c = ts_index_fetch_metadata(a->idx, &m, 1, &err);
+  int status = 0;
+  if (c)
+    status = ts_cli_report(&err);
+  else if (m.code)
+    status = ts_cli_report(&m.err);
+  else {
+    fwrite(m.data, 1, m.len, stdout);
+    fprintf(stderr, "source: %s\n", ts_index_metadata_source_name(m.source));
+  }
+  ts_index_metadata_clear(&m);
+  free(f.filename);
+  return status;
+}
+
+int ts_cmd_index(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    fputs(usage_text, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  struct index_args *a = calloc(1, sizeof *a);
+  if (!a)
+    return 1;
+  const char *pos[MAX_LIST];
+  size_t npos = 0;
+  int status = parse_args(argc, argv, a, pos, &npos);
+  if (status) {
+    free(a);
+    return status == 1 ? 0 : status;
+  }
+  struct ts_error err = {0};
+  if (strcmp(argv[1], "fetch") != 0 && strcmp(argv[1], "metadata") != 0) {
+    free(a);
+    return ts_cli_usage_error("index", "unknown subcommand '%s'", argv[1]);
+  }
+  a->idx = ts_index_new(&a->o, &err);
+  for (size_t i = 0; a->idx && i < a->nvariants; i++)
+    a->variant_urls[i] = ts_index_torch_url(a->idx, a->variants[i]);
+  if (!a->idx)
+    status = ts_cli_report(&err);
+  else if (strcmp(argv[1], "fetch") == 0)
+    status = cmd_fetch(a, pos, npos);
+  else
+    status = cmd_metadata(a, pos, npos);
+  print_stats(a);
+  for (size_t i = 0; i < a->nvariants; i++)
+    free(a->variant_urls[i]);
+  ts_index_free(a->idx);
+  free(a);
+  return status;
+}

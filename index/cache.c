@@ -1,0 +1,314 @@
+/* The on-disk cache; see cache.h. */
+#include "index/cache.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "index/url.h"
+
+#define CACHE_MAGIC "TSCACHE1 "
+#define CACHE_META_MAX (64u * 1024)
+
+static char *xsprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xsprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    abort();
+  va_end(ap);
+  return s;
+}
+
+char *ts_cache_default_dir(void) {
+  const char *d = getenv("TORCHSOLVE_CACHE_DIR");
+  if (d && d[0])
+    return strdup(d);
+  d = getenv("XDG_CACHE_HOME");
+  if (d && d[0] == '/')
+    return ts_path_join(d, "torchsolve");
+  d = getenv("HOME");
+  if (d && d[0])
+    return xsprintf("%s/.cache/torchsolve", d);
+  return NULL;
+}
+
+void ts_cache_entry_free(struct ts_cache_entry *e) {
+  free(e->url);
+  free(e->final_url);
+  free(e->content_type);
+  free(e->etag);
+  free(e->last_modified);
+  ts_buf_free(&e->body);
+  memset(e, 0, sizeof *e);
+}
+
+static void url_key(const char *a, const char *b, char hex[TS_SHA256_HEX_LEN + 1]) {
+  struct ts_sha256 *h = ts_sha256_new();
+  if (!h)
+    abort();
+  ts_sha256_update(h, a, strlen(a));
+  if (b) {
+    ts_sha256_update(h, "\n", 1);
+    ts_sha256_update(h, b, strlen(b));
+  }
+  uint8_t d[TS_SHA256_LEN];
+  ts_sha256_final(h, d);
+  ts_sha256_free(h);
+  ts_sha256_hex(d, hex);
+}
+
+/* Project directory names come from normalised names; anything else is
+ * made safe so that a hostile name cannot leave the cache. */
+static char *safe_project(const char *project) {
+  char *n = ts_index_normalize_name(project, strlen(project));
+  for (char *p = n; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+      *p = '_';
+  if (!n[0]) {
+    free(n);
+    n = strdup("_");
+  }
+  return n;
+}
+
+char *ts_cache_page_path(const char *root, const char *project, const char *url,
+                         const char *accept) {
+  char hex[TS_SHA256_HEX_LEN + 1];
+  url_key(url, accept, hex);
+  char *p = safe_project(project);
+  char *r = xsprintf("%s/pages-v1/%s/%s", root, p, hex);
+  free(p);
+  return r;
+}
+
+char *ts_cache_metadata_path(const char *root, const char *project, const char *key,
+                             const char *url) {
+  char hex[TS_SHA256_HEX_LEN + 1];
+  if (!key)
+    url_key(url, NULL, hex);
+  char *p = safe_project(project);
+  char *r = xsprintf("%s/metadata-v1/%s/%s.metadata", root, p, key ? key : hex);
+  free(p);
+  return r;
+}
+
+char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
+                          const char *url, const char *filename) {
+  char hex[TS_SHA256_HEX_LEN + 1];
+  if (!key)
+    url_key(url, NULL, hex);
+  char *p = safe_project(project);
+  /* The file name is kept for humans and tools; never let it hold '/'. */
+  char *f = strdup(filename);
+  if (!f)
+    abort();
+  for (char *q = f; *q; q++)
+    if (*q == '/')
+      *q = '_';
+  char *r = xsprintf("%s/wheels-v1/%s/%s/%s", root, p, key ? key : hex,
+                     f[0] == '.' ? "wheel.whl" : f);
+  free(p);
+  free(f);
+  return r;
+}
+
+static char *jstr(const cJSON *o, const char *k) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+}
+
+enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
+                           struct ts_error *err) {
+  memset(e, 0, sizeof *e);
+  struct ts_buf raw;
+  ts_buf_init(&raw, cap + CACHE_META_MAX);
+  enum ts_code c = ts_fs_read_file(path, &raw, err);
+  if (c) {
+    ts_buf_free(&raw);
+    return c;
+  }
+  size_t ml = strlen(CACHE_MAGIC);
+  const char *nl = raw.len > ml ? memchr(raw.data, '\n', raw.len < 64 ? raw.len : 64) : NULL;
+  size_t metalen = 0;
+  bool ok = nl && memcmp(raw.data, CACHE_MAGIC, ml) == 0;
+  for (const char *p = raw.data + ml; ok && p < nl; p++) {
+    if (*p < '0' || *p > '9' || metalen > CACHE_META_MAX) {
+      ok = false;
+      break;
+    }
+    metalen = metalen * 10 + (size_t)(*p - '0');
+  }
+  size_t hdr = ok ? (size_t)(nl - raw.data) + 1 : 0;
+  ok = ok && metalen <= raw.len - hdr;
+  cJSON *meta = ok ? cJSON_ParseWithLength(raw.data + hdr, metalen) : NULL;
+  if (!meta) {
+    ts_buf_free(&raw);
+    return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
+  }
+  e->url = jstr(meta, "url");
+  e->final_url = jstr(meta, "final_url");
+  e->content_type = jstr(meta, "content_type");
+  e->etag = jstr(meta, "etag");
+  e->last_modified = jstr(meta, "last_modified");
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, "stored_at");
+  e->stored_at = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+  v = cJSON_GetObjectItemCaseSensitive(meta, "max_age");
+  e->max_age = cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+  cJSON_Delete(meta);
+  ts_buf_init(&e->body, cap);
+  size_t off = hdr + metalen;
+  c = ts_buf_append(&e->body, raw.data + off, raw.len - off);
+  ts_buf_free(&raw);
+  if (c || !e->url || !e->final_url) {
+    ts_cache_entry_free(e);
+    return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
+  }
+  return TS_OK;
+}
+
+enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
+                            struct ts_error *err) {
+  cJSON *m = cJSON_CreateObject();
+  if (!m)
+    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  cJSON_AddStringToObject(m, "url", e->url);
+  cJSON_AddStringToObject(m, "final_url", e->final_url ? e->final_url : e->url);
+  if (e->content_type)
+    cJSON_AddStringToObject(m, "content_type", e->content_type);
+  if (e->etag)
+    cJSON_AddStringToObject(m, "etag", e->etag);
+  if (e->last_modified)
+    cJSON_AddStringToObject(m, "last_modified", e->last_modified);
+  cJSON_AddNumberToObject(m, "stored_at", (double)e->stored_at);
+  cJSON_AddNumberToObject(m, "max_age", (double)e->max_age);
+  char *js = cJSON_PrintUnformatted(m);
+  cJSON_Delete(m);
+  if (!js)
+    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct ts_buf out;
+  ts_buf_init(&out, 0);
+  enum ts_code c = ts_buf_printf(&out, "%s%zu\n%s", CACHE_MAGIC, strlen(js), js);
+  free(js);
+  if (!c && e->body.len)
+    c = ts_buf_append(&out, e->body.data, e->body.len);
+  char *dir = strdup(path);
+  if (!dir)
+    abort();
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  if (!c)
+    c = ts_fs_mkdirs(dir, err);
+  if (!c)
+    c = ts_fs_write_atomic(path, out.data, out.len, err);
+  else if (c == TS_E_NOMEM)
+    ts_error_set(err, c, "out of memory");
+  free(dir);
+  ts_buf_free(&out);
+  return c;
+}
+
+bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now) {
+  return e->max_age > 0 && now >= e->stored_at && now - e->stored_at < e->max_age;
+}
+
+enum ts_code ts_cache_lock(const char *path, int *fd, struct ts_error *err) {
+  char *lp = xsprintf("%s.lock", path);
+  char *dir = strdup(lp);
+  if (!dir)
+    abort();
+  char *slash = strrchr(dir, '/');
+  if (slash)
+    *slash = '\0';
+  enum ts_code c = ts_fs_mkdirs(dir, err);
+  free(dir);
+  if (c) {
+    free(lp);
+    return c;
+  }
+  int f = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (f < 0) {
+    c = ts_error_set(err, TS_E_IO, "cannot open lock '%s': %s", lp, strerror(errno));
+    free(lp);
+    return c;
+  }
+  while (flock(f, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      c = ts_error_set(err, TS_E_IO, "cannot lock '%s': %s", lp, strerror(errno));
+      close(f);
+      free(lp);
+      return c;
+    }
+  }
+  free(lp);
+  *fd = f;
+  return TS_OK;
+}
+
+void ts_cache_unlock(int fd) {
+  if (fd >= 0) {
+    flock(fd, LOCK_UN);
+    close(fd);
+  }
+}
+
+static enum ts_code walk(const char *dir, uint64_t *bytes, uint64_t *files, int depth) {
+  if (depth > 16)
+    return TS_OK;
+  DIR *d = opendir(dir);
+  if (!d)
+    return errno == ENOENT ? TS_OK : TS_E_IO;
+  struct dirent *e;
+  enum ts_code c = TS_OK;
+  while (!c && (e = readdir(d))) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+      continue;
+    char *p = ts_path_join(dir, e->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0) {
+      if (S_ISDIR(st.st_mode)) {
+        c = walk(p, bytes, files, depth + 1);
+      } else {
+        *bytes += (uint64_t)st.st_blocks * 512u;
+        (*files)++;
+      }
+    }
+    free(p);
+  }
+  closedir(d);
+  return c;
+}
+
+enum ts_code ts_cache_size(const char *root, uint64_t *bytes, uint64_t *files,
+                           struct ts_error *err) {
+  *bytes = *files = 0;
+  if (walk(root, bytes, files, 0))
+    return ts_error_set(err, TS_E_IO, "cannot read cache directory '%s'", root);
+  return TS_OK;
+}
+
+enum ts_code ts_cache_clean(const char *root, const char *project, struct ts_error *err) {
+  if (!project)
+    return ts_fs_remove_tree(root, err);
+  static const char *const kinds[] = {"pages-v1", "metadata-v1", "wheels-v1"};
+  char *p = safe_project(project);
+  enum ts_code c = TS_OK;
+  for (size_t i = 0; !c && i < sizeof kinds / sizeof kinds[0]; i++) {
+    char *d = xsprintf("%s/%s/%s", root, kinds[i], p);
+    c = ts_fs_remove_tree(d, err);
+    free(d);
+  }
+  free(p);
+  return c;
+}

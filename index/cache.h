@@ -1,0 +1,77 @@
+/*
+ * index/cache.h — torchsolve's on-disk cache.
+ *
+ * Layout under the root (see ts_cache_default_dir):
+ *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body)
+ *   metadata-v1/<project>/<key>.metadata      verified METADATA files
+ *   wheels-v1/<project>/<key>/<filename>      verified whole wheels
+ * Keys are the file's sha256 when the index gives one, else sha256(url).
+ *
+ * Every file is written to a temporary name in its directory and renamed,
+ * so concurrent torchsolve processes never see half a file; downloads of
+ * the same wheel are serialised with flock(2) on "<path>.lock".  Nothing is
+ * written before it has been verified (parsed, or hash checked).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+
+enum ts_cache_mode {
+  TS_CACHE_NORMAL,   /* fresh entries used as is, stale ones revalidated */
+  TS_CACHE_REFRESH,  /* --refresh: revalidate every entry */
+  TS_CACHE_OFFLINE,  /* --offline: cache only, never the network */
+  TS_CACHE_DISABLED, /* --no-cache: neither read nor written */
+};
+
+/* $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve, else
+ * $HOME/.cache/torchsolve.  malloc'd; NULL when none can be found. */
+char *ts_cache_default_dir(void);
+
+struct ts_cache_entry {
+  char *url;            /* the URL asked for */
+  char *final_url;      /* after redirects: base for relative links */
+  char *content_type;
+  char *etag;
+  char *last_modified;
+  int64_t stored_at;    /* unix seconds of the last 200 or 304 */
+  long max_age;         /* seconds, -1 unknown (then always revalidated) */
+  struct ts_buf body;
+};
+
+void ts_cache_entry_free(struct ts_cache_entry *e);
+
+/* Path of a page entry; malloc'd. */
+char *ts_cache_page_path(const char *root, const char *project, const char *url,
+                         const char *accept);
+/* Path of a METADATA file / of a whole wheel; malloc'd.  `key` is a
+ * 64-hex sha256 (the file's) or NULL (then the URL's hash is used). */
+char *ts_cache_metadata_path(const char *root, const char *project, const char *key,
+                             const char *url);
+char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
+                          const char *url, const char *filename);
+
+/* Reads an entry; body capped at `cap`.  TS_E_NOT_FOUND when absent,
+ * TS_E_PARSE when corrupt (callers treat it as absent). */
+enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
+                           struct ts_error *err);
+/* Writes an entry atomically (creating directories). */
+enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
+                            struct ts_error *err);
+/* Whether an entry may be used without revalidation at time `now`. */
+bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now);
+
+/* Exclusive advisory lock on "<path>.lock" (created); blocks.  *fd gets the
+ * lock's descriptor, released by ts_cache_unlock. */
+enum ts_code ts_cache_lock(const char *path, int *fd, struct ts_error *err);
+void ts_cache_unlock(int fd);
+
+/* Total bytes (allocated) under root, and number of files. */
+enum ts_code ts_cache_size(const char *root, uint64_t *bytes, uint64_t *files,
+                           struct ts_error *err);
+/* Removes everything under root (project NULL) or one project's entries. */
+enum ts_code ts_cache_clean(const char *root, const char *project, struct ts_error *err);

@@ -1,0 +1,584 @@
+/* The multi-index client: see client.h. */
+#include "index/client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "index/simple.h"
+#include "index/url.h"
+
+#define TS_INDEX_MAX_ROUTES 64
+
+struct find_link {
+  char *loc;          /* as given */
+  char *dir;          /* local directory, or NULL */
+  char *page_url;     /* flat page URL (after redirects), or NULL */
+  struct ts_buf page; /* its body, fetched once */
+  bool fetched;
+  enum ts_code code;
+  struct ts_error err;
+};
+
+struct ts_index {
+  char **general;
+  size_t ngeneral;
+  char *torch_url;
+  struct find_link *links;
+  size_t nlinks;
+  ts_index_route_fn *route;
+  void *route_ctx;
+  enum ts_index_strategy strategy;
+  enum ts_cache_mode mode;
+  char *cache_dir;
+  struct ts_http *http;
+};
+
+static char *xstrdup(const char *s) {
+  char *p = strdup(s ? s : "");
+  if (!p)
+    abort();
+  return p;
+}
+
+static char *trim_slash(const char *s) {
+  char *p = xstrdup(s);
+  size_t n = strlen(p);
+  while (n > 1 && p[n - 1] == '/')
+    p[--n] = '\0';
+  return p;
+}
+
+struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error *err) {
+  struct ts_index *idx = calloc(1, sizeof *idx);
+  if (!idx) {
+    ts_error_set(err, TS_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  idx->general = calloc(o->nextra_index_urls + 1, sizeof *idx->general);
+  if (!idx->general)
+    abort();
+  if (!o->no_index)
+    idx->general[idx->ngeneral++] = trim_slash(o->index_url ? o->index_url : TS_INDEX_DEFAULT_URL);
+  for (size_t i = 0; i < o->nextra_index_urls; i++)
+    idx->general[idx->ngeneral++] = trim_slash(o->extra_index_urls[i]);
+  idx->torch_url = trim_slash(o->torch_index_url ? o->torch_index_url : TS_INDEX_DEFAULT_TORCH_URL);
+  if (o->nfind_links) {
+    idx->links = calloc(o->nfind_links, sizeof *idx->links);
+    if (!idx->links)
+      abort();
+    idx->nlinks = o->nfind_links;
+    for (size_t i = 0; i < o->nfind_links; i++) {
+      idx->links[i].loc = xstrdup(o->find_links[i]);
+      ts_buf_init(&idx->links[i].page, TS_CAP_INDEX_PAGE);
+    }
+  }
+  idx->route = o->route;
+  idx->route_ctx = o->route_ctx;
+  idx->strategy = o->strategy;
+  idx->mode = o->cache_mode;
+  if (o->cache_mode != TS_CACHE_DISABLED) {
+    idx->cache_dir = o->cache_dir ? xstrdup(o->cache_dir) : ts_cache_default_dir();
+    if (!idx->cache_dir && o->cache_mode == TS_CACHE_OFFLINE) {
+      ts_index_free(idx);
+      ts_error_set(err, TS_E_OFFLINE, "--offline needs a cache, but no cache directory is set");
+      return NULL;
+    }
+    if (!idx->cache_dir)
+      idx->mode = TS_CACHE_DISABLED;
+  }
+  for (size_t i = 0; i < idx->ngeneral; i++) {
+    if (!ts_url_is_http(idx->general[i]) && strncmp(idx->general[i], "file://", 7) != 0) {
+      char r[200];
+      ts_url_redact_buf(idx->general[i], r, sizeof r);
+      ts_error_set(err, TS_E_INVALID, "index URL '%s' must start with http://, https:// or file://", r);
+      ts_index_free(idx);
+      return NULL;
+    }
+  }
+  idx->http = ts_http_new(&o->http, err);
+  if (!idx->http) {
+    ts_index_free(idx);
+    return NULL;
+  }
+  return idx;
+}
+
+void ts_index_free(struct ts_index *idx) {
+  if (!idx)
+    return;
+  for (size_t i = 0; i < idx->ngeneral; i++)
+    free(idx->general[i]);
+  free(idx->general);
+  for (size_t i = 0; i < idx->nlinks; i++) {
+    free(idx->links[i].loc);
+    free(idx->links[i].dir);
+    free(idx->links[i].page_url);
+    ts_buf_free(&idx->links[i].page);
+  }
+  free(idx->links);
+  free(idx->torch_url);
+  free(idx->cache_dir);
+  ts_http_free(idx->http);
+  free(idx);
+}
+
+char *ts_index_torch_url(const struct ts_index *idx, const char *variant) {
+  return ts_path_join(idx->torch_url, variant);
+}
+
+const char *ts_index_cache_dir(const struct ts_index *idx) { return idx->cache_dir; }
+
+struct ts_http_stats ts_index_http_stats(const struct ts_index *idx) {
+  return ts_http_get_stats(idx->http);
+}
+
+/* ---- pages ----------------------------------------------------------- */
+
+struct page_job {
+  const char *name;        /* normalised project */
+  const char *index_url;   /* base */
+  char *url;               /* page URL */
+  char *cache_path;
+  struct ts_cache_entry cached;
+  bool have_cached;
+  struct ts_http_request req;
+  bool use_http;
+  struct ts_index_project project;
+  enum ts_code code;
+  struct ts_error err;
+};
+
+static bool ctype_is(const char *ct, const char *want) {
+  size_t n = strlen(want);
+  if (!ct)
+    return false;
+  while (*ct == ' ')
+    ct++;
+  return strncasecmp(ct, want, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+static enum ts_code parse_page(const char *body, size_t len, const char *ctype,
+                               const char *url, const char *name,
+                               struct ts_index_project *out, struct ts_error *err) {
+  if (ctype_is(ctype, "application/vnd.pypi.simple.v1+json") ||
+      ctype_is(ctype, "application/vnd.pypi.simple.latest+json"))
+    return ts_index_parse_json(body, len, url, name, out, err);
+  if (ctype_is(ctype, "text/html") || ctype_is(ctype, "application/vnd.pypi.simple.v1+html") ||
+      ctype_is(ctype, "application/vnd.pypi.simple.latest+html"))
+    return ts_index_parse_html(body, len, url, name, out, err);
+  char r[200];
+  ts_url_redact_buf(url, r, sizeof r);
+  return ts_error_set(err, TS_E_PARSE,
+                      "%s: unexpected content type '%.60s'; is this a PEP 503/691 index URL?",
+                      r, ctype ? ctype : "(none)");
+}
+
+static void read_local_page(struct page_job *j) {
+  char *path = ts_url_file_path(j->url);
+  char r[200];
+  ts_url_redact_buf(j->url, r, sizeof r);
+  if (!path) {
+    j->code = ts_error_set(&j->err, TS_E_INVALID, "unsupported file URL '%s'", r);
+    return;
+  }
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_INDEX_PAGE);
+  bool json = false;
+  char *f = ts_path_join(path, "index.json");
+  enum ts_code c = ts_fs_read_file(f, &b, &j->err);
+  if (!c) {
+    json = true;
+  } else {
+    free(f);
+    f = ts_path_join(path, "index.html");
+    c = ts_fs_read_file(f, &b, &j->err);
+  }
+  if (c == TS_E_NOT_FOUND)
+    ts_error_set(&j->err, c, "%s: no such project page", r);
+  if (!c)
+    c = json ? ts_index_parse_json(b.data, b.len, j->url, j->name, &j->project, &j->err)
+             : ts_index_parse_html(b.data, b.len, j->url, j->name, &j->project, &j->err);
+  j->code = c;
+  free(f);
+  free(path);
+  ts_buf_free(&b);
+}
+
+/* Fetches and parses every job's page; each job gets its own code. */
+static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, size_t n,
+                                  struct ts_error *err) {
+  int64_t now = (int64_t)time(NULL);
+  struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
+  if (!reqs)
+    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  size_t nreq = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct page_job *j = &jobs[i];
+    j->url = ts_url_project_page(j->index_url, j->name);
+    if (!ts_url_is_http(j->url)) {
+      read_local_page(j);
+      continue;
+    }
+    if (idx->mode != TS_CACHE_DISABLED) {
+      j->cache_path = ts_cache_page_path(idx->cache_dir, j->name, j->url, TS_INDEX_ACCEPT);
+      j->have_cached = ts_cache_read(j->cache_path, TS_CAP_INDEX_PAGE, &j->cached, NULL) == TS_OK;
+    }
+    if (j->have_cached &&
+        (idx->mode == TS_CACHE_OFFLINE ||
+         (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&j->cached, now)))) {
+      j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
+                           j->cached.final_url, j->name, &j->project, &j->err);
+      continue;
+    }
+    if (idx->mode == TS_CACHE_OFFLINE) {
+      char r[200];
+      ts_url_redact_buf(j->url, r, sizeof r);
+      j->code = ts_error_set(&j->err, TS_E_OFFLINE, "%s is not in the cache (--offline)", r);
+      continue;
+    }
+    j->use_http = true;
+    j->req.url = j->url;
+    j->req.accept = TS_INDEX_ACCEPT;
+    j->req.compressed = true;
+    j->req.max_body = TS_CAP_INDEX_PAGE;
+    j->req.fd = -1;
+    if (j->have_cached) {
+      j->req.if_none_match = j->cached.etag;
+      j->req.if_modified_since = j->cached.last_modified;
+    }
+    reqs[nreq++] = &j->req;
+  }
+  enum ts_code rc = ts_http_perform(idx->http, reqs, nreq, err);
+  free(reqs);
+  if (rc)
+    return rc;
+  for (size_t i = 0; i < n; i++) {
+    struct page_job *j = &jobs[i];
+    if (!j->use_http)
+      continue;
+    struct ts_http_request *r = &j->req;
+    if (r->code) {
+      j->code = r->code;
+      j->err = r->err;
+      continue;
+    }
+    struct ts_cache_entry e = {0};
+    if (r->status == 304 && j->have_cached) {
+      j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
+                           j->cached.final_url, j->name, &j->project, &j->err);
+      e = j->cached;
+      e.stored_at = now;
+      if (r->max_age >= 0)
+        e.max_age = r->max_age;
+      if (!j->code)
+        ts_cache_write(j->cache_path, &e, NULL); /* best effort: freshness only */
+      continue;
+    }
+    if (r->status == 304) {
+      char u[200];
+      ts_url_redact_buf(j->url, u, sizeof u);
+      j->code = ts_error_set(&j->err, TS_E_HTTP, "%s: unexpected 304 without a cached copy", u);
+      continue;
+    }
+    j->code = parse_page(r->body.data, r->body.len, r->content_type, r->effective_url,
+                         j->name, &j->project, &j->err);
+    if (j->code || !j->cache_path || r->no_store)
+      continue; /* nothing unverified (unparsable) is cached */
+    e.url = j->url;
+    e.final_url = r->effective_url;
+    e.content_type = r->content_type;
+    e.etag = r->etag;
+    e.last_modified = r->last_modified;
+    e.stored_at = now;
+    e.max_age = r->max_age;
+    e.body = r->body;
+    ts_cache_write(j->cache_path, &e, NULL); /* a failed cache write is not fatal */
+  }
+  return TS_OK;
+}
+
+static void page_job_clear(struct page_job *j) {
+  free(j->url);
+  free(j->cache_path);
+  if (j->have_cached)
+    ts_cache_entry_free(&j->cached);
+  ts_http_request_clear(&j->req);
+  ts_index_project_free(&j->project);
+}
+
+/* Find-links: fetched once per client, parsed per project. */
+static void load_find_links(struct ts_index *idx) {
+  struct ts_http_request **reqs = calloc(idx->nlinks ? idx->nlinks : 1, sizeof *reqs);
+  struct ts_http_request *rs = calloc(idx->nlinks ? idx->nlinks : 1, sizeof *rs);
+  if (!reqs || !rs)
+    abort();
+  size_t nreq = 0;
+  for (size_t i = 0; i < idx->nlinks; i++) {
+    struct find_link *l = &idx->links[i];
+    if (l->fetched)
+      continue;
+    l->fetched = true;
+    char *path = ts_url_file_path(l->loc);
+    if (!path && !strstr(l->loc, "://"))
+      path = xstrdup(l->loc);
+    if (path) {
+      struct stat st;
+      if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        l->dir = path;
+        continue;
+      }
+      l->code = ts_fs_read_file(path, &l->page, &l->err);
+      if (!l->code) {
+        if (strstr(l->loc, "://")) {
+          l->page_url = xstrdup(l->loc);
+        } else {
+          char *abs = realpath(path, NULL);
+          struct ts_buf u;
+          ts_buf_init(&u, 0);
+          if (ts_buf_printf(&u, "file://%s", abs ? abs : path))
+            abort();
+          l->page_url = ts_buf_take(&u, NULL);
+          free(abs);
+        }
+      }
+      free(path);
+      continue;
+    }
+    if (!ts_url_is_http(l->loc)) {
+      l->code = ts_error_set(&l->err, TS_E_INVALID, "unsupported --find-links location");
+      continue;
+    }
+    if (idx->mode == TS_CACHE_OFFLINE) {
+      l->code = ts_error_set(&l->err, TS_E_OFFLINE, "find-links pages are not cached (--offline)");
+      continue;
+    }
+    rs[i].url = l->loc;
+    rs[i].accept = "text/html";
+    rs[i].compressed = true;
+    rs[i].max_body = TS_CAP_INDEX_PAGE;
+    rs[i].fd = -1;
+    reqs[nreq++] = &rs[i];
+  }
+  struct ts_error e = {0};
+  ts_http_perform(idx->http, reqs, nreq, &e);
+  for (size_t i = 0; i < idx->nlinks; i++) {
+    if (!rs[i].url)
+      continue;
+    struct find_link *l = &idx->links[i];
+    l->code = rs[i].code;
+    l->err = rs[i].err;
+    if (!l->code) {
+      l->page = rs[i].body;
+      ts_buf_init(&rs[i].body, 0);
+      l->page_url = xstrdup(rs[i].effective_url);
+    }
+    ts_http_request_clear(&rs[i]);
+  }
+  free(reqs);
+  free(rs);
+}
+
+static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_project *src) {
+  for (size_t k = 0; k < src->nfiles; k++) {
+    bool dup = false;
+    for (size_t m = 0; m < dst->nfiles && !dup; m++)
+      dup = strcmp(dst->files[m].url, src->files[k].url) == 0;
+    if (!dup && ts_index_project_add_file(dst, &src->files[k]))
+      return TS_E_NOMEM;
+  }
+  return TS_OK;
+}
+
+static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result *res) {
+  for (size_t i = 0; i < idx->nlinks; i++) {
+    struct find_link *l = &idx->links[i];
+    struct ts_index_project p = {0};
+    enum ts_code c;
+    struct ts_error e = {0};
+    if (l->code) {
+      char r[200];
+      ts_url_redact_buf(l->loc, r, sizeof r);
+      res->code = l->code;
+      ts_error_set(&res->err, l->code, "--find-links %s: %s", r, l->err.detail);
+      return l->code;
+    }
+    if (l->dir)
+      c = ts_index_scan_dir(l->dir, res->project.name, &p, &e);
+    else
+      c = ts_index_parse_flat(l->page.data, l->page.len, l->page_url, res->project.name, &p, &e);
+    if (!c)
+      c = merge_files(&res->project, &p);
+    ts_index_project_free(&p);
+    if (c) {
+      res->code = c;
+      res->err = e;
+      return c;
+    }
+  }
+  return TS_OK;
+}
+
+/* Sources of one project in one fetch. */
+struct proj_state {
+  char *name;
+  const char *srcs[TS_INDEX_MAX_ROUTES];
+  size_t nsrcs, pos;
+  bool merge, done, found;
+};
+
+static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, size_t n,
+                                   struct ts_index_result *out, bool with_links,
+                                   struct ts_error *err) {
+  if (with_links && idx->nlinks)
+    load_find_links(idx);
+  for (size_t i = 0; i < n; i++) {
+    memset(&out[i], 0, sizeof out[i]);
+    out[i].project.name = xstrdup(ps[i].name);
+  }
+  enum ts_code rc = TS_OK;
+  for (;;) {
+    /* One wave: every project's next source (all sources when merging). */
+    size_t njobs = 0;
+    for (size_t i = 0; i < n; i++)
+      if (!ps[i].done)
+        njobs += ps[i].merge ? ps[i].nsrcs - ps[i].pos : (ps[i].pos < ps[i].nsrcs);
+    if (!njobs)
+      break;
+    struct page_job *jobs = calloc(njobs, sizeof *jobs);
+    size_t *owner = calloc(njobs, sizeof *owner);
+    if (!jobs || !owner)
+      abort();
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (ps[i].done)
+        continue;
+      size_t end = ps[i].merge ? ps[i].nsrcs : (ps[i].pos < ps[i].nsrcs ? ps[i].pos + 1 : ps[i].pos);
+      for (size_t s = ps[i].pos; s < end; s++) {
+        jobs[k].name = ps[i].name;
+        jobs[k].index_url = ps[i].srcs[s];
+        owner[k++] = i;
+      }
+      ps[i].pos = end;
+    }
+    rc = run_page_jobs(idx, jobs, njobs, err);
+    for (size_t j = 0; j < njobs; j++) {
+      struct ts_index_result *r = &out[owner[j]];
+      struct proj_state *p = &ps[owner[j]];
+      if (!rc && !p->done && r->code == TS_OK) {
+        if (jobs[j].code == TS_OK) {
+          if (!p->found) {
+            free(r->project.index_url);
+            r->project.index_url = xstrdup(jobs[j].index_url);
+          }
+          p->found = true;
+          if (merge_files(&r->project, &jobs[j].project)) {
+            r->code = ts_error_set(&r->err, TS_E_NOMEM, "out of memory");
+          }
+          if (!p->merge)
+            p->done = true; /* first index wins: later ones are never asked */
+        } else if (jobs[j].code != TS_E_NOT_FOUND) {
+          r->code = jobs[j].code;
+          r->err = jobs[j].err;
+          p->done = true;
+        }
+      }
+      page_job_clear(&jobs[j]);
+    }
+    free(jobs);
+    free(owner);
+    for (size_t i = 0; i < n; i++)
+      if (ps[i].merge)
+        ps[i].done = true;
+    if (rc)
+      return rc;
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct ts_index_result *r = &out[i];
+    if (!r->code && with_links)
+      add_find_links(idx, r);
+    if (!r->code && !ps[i].found && r->project.nfiles == 0) {
+      struct ts_buf where;
+      ts_buf_init(&where, 600);
+      for (size_t s = 0; s < ps[i].nsrcs; s++) {
+        char u[200];
+        ts_url_redact_buf(ps[i].srcs[s], u, sizeof u);
+        if (ts_buf_printf(&where, "%s%s", s ? ", " : "", u))
+          break;
+      }
+      r->code = ts_error_set(&r->err, TS_E_NOT_FOUND, "project '%s' not found on %s",
+                             ps[i].name, where.data ? where.data : "any index");
+      ts_buf_free(&where);
+    }
+    if (!r->project.index_url)
+      r->project.index_url = xstrdup(ps[i].nsrcs ? ps[i].srcs[0] : "");
+  }
+  return TS_OK;
+}
+
+enum ts_code ts_index_fetch_projects(struct ts_index *idx, const char *const *names, size_t n,
+                                     struct ts_index_result *out, struct ts_error *err) {
+  struct proj_state *ps = calloc(n ? n : 1, sizeof *ps);
+  if (!ps)
+    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    ps[i].name = ts_index_normalize_name(names[i], strlen(names[i]));
+    size_t nr = idx->route ? idx->route(idx->route_ctx, ps[i].name, ps[i].srcs, TS_INDEX_MAX_ROUTES) : 0;
+    if (nr > TS_INDEX_MAX_ROUTES)
+      nr = TS_INDEX_MAX_ROUTES;
+    if (nr) {
+      ps[i].nsrcs = nr;
+      ps[i].merge = true;
+    } else {
+      for (size_t g = 0; g < idx->ngeneral && g < TS_INDEX_MAX_ROUTES; g++)
+        ps[i].srcs[ps[i].nsrcs++] = idx->general[g];
+      ps[i].merge = idx->strategy == TS_INDEX_UNSAFE_BEST_MATCH;
+    }
+  }
+  enum ts_code rc = fetch_projects(idx, ps, n, out, true, err);
+  for (size_t i = 0; i < n; i++)
+    free(ps[i].name);
+  free(ps);
+  if (!rc)
+    for (size_t i = 0; i < n; i++)
+      if (out[i].code && out[i].code != TS_E_NOT_FOUND) {
+        if (err)
+          *err = out[i].err;
+        break;
+      }
+  return rc;
+}
+
+enum ts_code ts_index_fetch_project_from(struct ts_index *idx, const char *name,
+                                         const char *const *index_urls, size_t nurls,
+                                         struct ts_index_result *out, struct ts_error *err) {
+  struct proj_state ps = {0};
+  ps.name = ts_index_normalize_name(name, strlen(name));
+  char **trimmed = calloc(nurls ? nurls : 1, sizeof *trimmed);
+  if (!trimmed)
+    abort();
+  for (size_t i = 0; i < nurls && i < TS_INDEX_MAX_ROUTES; i++) {
+    trimmed[i] = trim_slash(index_urls[i]);
+    ps.srcs[ps.nsrcs++] = trimmed[i];
+  }
+  ps.merge = idx->strategy == TS_INDEX_UNSAFE_BEST_MATCH;
+  enum ts_code rc = fetch_projects(idx, &ps, 1, out, false, err);
+  if (out->project.index_url) {
+    /* index_url pointed into trimmed[]: it was copied, so freeing is safe */
+  }
+  for (size_t i = 0; i < nurls; i++)
+    free(trimmed[i]);
+  free(trimmed);
+  free(ps.name);
+  return rc;
+}
+
+struct ts_http *ts_index_http(struct ts_index *idx) { return idx->http; }
+enum ts_cache_mode ts_index_cache_mode(const struct ts_index *idx) { return idx->mode; }

@@ -1,0 +1,638 @@
+/* Metadata on demand and verified downloads (client.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "index/client.h"
+#include "index/url.h"
+#include "zip/zip.h"
+
+#define TS_RANGE_TAIL (64u * 1024) /* first window: most wheels' CD fits */
+
+/* client.c keeps its struct private; we only need these accessors. */
+static const char *cache_root(struct ts_index *idx) { return ts_index_cache_dir(idx); }
+
+const char *ts_index_metadata_source_name(enum ts_index_metadata_source s) {
+  switch (s) {
+  case TS_METADATA_CACHE: return "cache";
+  case TS_METADATA_PEP658: return "pep658";
+  case TS_METADATA_RANGE: return "range";
+  case TS_METADATA_WHEEL: return "wheel";
+  case TS_METADATA_LOCAL: return "local";
+  default: return "none";
+  }
+}
+
+void ts_index_metadata_clear(struct ts_index_metadata *m) {
+  free(m->data);
+  m->data = NULL;
+  m->len = 0;
+}
+
+static char *project_of(const char *filename) {
+  size_t n = strcspn(filename, "-");
+  return ts_index_normalize_name(filename, n);
+}
+
+static char *strip_fragment(const char *url) {
+  char *u = strdup(url);
+  if (!u)
+    abort();
+  u[strcspn(u, "#")] = '\0';
+  return u;
+}
+
+static bool hex_equal(const uint8_t d[TS_SHA256_LEN], const char *hex) {
+  char h[TS_SHA256_HEX_LEN + 1];
+  ts_sha256_hex(d, h);
+  return hex && strcasecmp(h, hex) == 0;
+}
+
+/* The top-level "<x>.dist-info/METADATA" of project `proj`. */
+static const struct ts_zip_entry *find_metadata(const struct ts_zip_archive *a, const char *proj) {
+  const struct ts_zip_entry *only = NULL;
+  size_t count = 0;
+  for (size_t i = 0; i < a->count; i++) {
+    const struct ts_zip_entry *e = &a->entries[i];
+    const char *slash = memchr(e->name, '/', e->name_len);
+    if (!slash || strcmp(slash, "/METADATA") != 0)
+      continue;
+    size_t dl = (size_t)(slash - e->name);
+    if (dl < 11 || memcmp(slash - 10, ".dist-info", 10) != 0)
+      continue;
+    count++;
+    only = e;
+    size_t nl = strcspn(e->name, "-");
+    if (nl > dl - 10)
+      nl = dl - 10;
+    char *n = ts_index_normalize_name(e->name, nl);
+    bool match = strcmp(n, proj) == 0;
+    free(n);
+    if (match)
+      return e;
+  }
+  return count == 1 ? only : NULL;
+}
+
+static enum ts_code metadata_from_fd(int fd, const char *filename, const char *what,
+                                     struct ts_index_metadata *m) {
+  struct ts_zip_archive *a = NULL;
+  enum ts_code c = ts_zip_open_fd(fd, &a, &m->err);
+  if (c)
+    return ts_error_wrap(&m->err, "%s", what);
+  char *proj = project_of(filename);
+  const struct ts_zip_entry *e = find_metadata(a, proj);
+  free(proj);
+  if (!e) {
+    ts_zip_close(a);
+    return ts_error_set(&m->err, TS_E_BAD_WHEEL, "%s: no .dist-info/METADATA in the wheel", what);
+  }
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  c = ts_zip_read_member(a, e, &b, &m->err);
+  ts_zip_close(a);
+  if (c) {
+    ts_buf_free(&b);
+    return c;
+  }
+  m->data = ts_buf_take(&b, &m->len);
+  return TS_OK;
+}
+
+/* ---- downloads ------------------------------------------------------- */
+
+static enum ts_code copy_local(const char *src, struct ts_index_download *d) {
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  enum ts_code c = ts_fs_read_file(src, &b, &d->err);
+  if (!c) {
+    uint8_t dg[TS_SHA256_LEN];
+    ts_sha256(b.data, b.len, dg);
+    ts_sha256_hex(dg, d->sha256_out);
+    d->bytes = b.len;
+    if (d->sha256 && !hex_equal(dg, d->sha256))
+      c = ts_error_set(&d->err, TS_E_HASH, "%s: sha256 %s, expected %s", src, d->sha256_out,
+                       d->sha256);
+    else
+      c = ts_fs_write_atomic(d->dest, b.data, b.len, &d->err);
+  }
+  ts_buf_free(&b);
+  return c;
+}
+
+enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d, size_t n,
+                               struct ts_error *err) {
+  struct ts_http_request *rs = calloc(n ? n : 1, sizeof *rs);
+  struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
+  char **parts = calloc(n ? n : 1, sizeof *parts);
+  if (!rs || !reqs || !parts)
+    abort();
+  size_t nreq = 0;
+  for (size_t i = 0; i < n; i++) {
+    d[i].code = TS_OK;
+    d[i].err.detail[0] = '\0';
+    rs[i].fd = -1;
+    char *local = ts_url_file_path(d[i].url);
+    if (local) {
+      d[i].code = copy_local(local, &d[i]);
+      free(local);
+      continue;
+    }
+    char *dir = strdup(d[i].dest);
+    if (!dir)
+      abort();
+    char *sl = strrchr(dir, '/');
+    if (sl)
+      *sl = '\0';
+    if (sl && (d[i].code = ts_fs_mkdirs(dir, &d[i].err))) {
+      free(dir);
+      continue;
+    }
+    free(dir);
+    if (asprintf(&parts[i], "%s.part", d[i].dest) < 0)
+      abort();
+    int fd = open(parts[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      d[i].code = ts_error_set(&d[i].err, TS_E_IO, "cannot create '%s': %s", parts[i],
+                               strerror(errno));
+      continue;
+    }
+    rs[i].url = d[i].url;
+    rs[i].fd = fd;
+    rs[i].hash = ts_sha256_new();
+    rs[i].progress = d[i].progress;
+    rs[i].progress_ctx = d[i].progress_ctx;
+    reqs[nreq++] = &rs[i];
+  }
+  enum ts_code rc = ts_http_perform(ts_index_http(idx), reqs, nreq, err);
+  for (size_t i = 0; i < n; i++) {
+    struct ts_http_request *r = &rs[i];
+    if (!r->url)
+      continue;
+    struct ts_index_download *x = &d[i];
+    bool keep_part = false;
+    if (!rc && r->code) {
+      x->code = r->code;
+      x->err = r->err;
+      /* A transfer cut short may be resumed by the next run; the hash is
+       * checked over the whole file before anything is renamed. */
+      keep_part = r->code == TS_E_NETWORK || r->code == TS_E_TIMEOUT;
+    } else if (!rc) {
+      uint8_t dg[TS_SHA256_LEN];
+      ts_sha256_final(r->hash, dg);
+      ts_sha256_hex(dg, x->sha256_out);
+      struct stat st;
+      x->bytes = fstat(r->fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+      char u[200];
+      ts_url_redact_buf(x->url, u, sizeof u);
+      if (x->sha256 && !hex_equal(dg, x->sha256))
+        x->code = ts_error_set(&x->err, TS_E_HASH,
+                               "%s: sha256 is %s but the index says %s; the file was deleted",
+                               u, x->sha256_out, x->sha256);
+      else if (rename(parts[i], x->dest) != 0)
+        x->code = ts_error_set(&x->err, TS_E_IO, "cannot rename '%s': %s", parts[i],
+                               strerror(errno));
+    }
+    close(r->fd);
+    if ((rc || x->code) && !keep_part)
+      unlink(parts[i]);
+    ts_sha256_free(r->hash);
+    ts_http_request_clear(r);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(parts[i]);
+  free(parts);
+  free(reqs);
+  free(rs);
+  return rc;
+}
+
+enum ts_code ts_index_fetch_wheel(struct ts_index *idx, const struct ts_index_file *f,
+                                  char **path, struct ts_error *err) {
+  *path = NULL;
+  const char *root = cache_root(idx);
+  char *local = ts_url_file_path(f->url);
+  if (local) {
+    *path = local;
+    return TS_OK;
+  }
+  if (!root)
+    return ts_error_set(err, TS_E_IO, "no cache directory to keep %s in", f->filename);
+  char *proj = project_of(f->filename);
+  char *url = strip_fragment(f->url);
+  char *p = ts_cache_wheel_path(root, proj, f->sha256, url, f->filename);
+  free(proj);
+  enum ts_code c = TS_OK;
+  struct stat st;
+  if (stat(p, &st) != 0) {
+    if (ts_index_cache_mode(idx) == TS_CACHE_OFFLINE) {
+      char u[200];
+      ts_url_redact_buf(url, u, sizeof u);
+      c = ts_error_set(err, TS_E_OFFLINE, "%s is not in the cache (--offline)", u);
+    } else {
+      int lock = -1;
+      c = ts_cache_lock(p, &lock, err);
+      /* Another process may have finished it while we waited. */
+      if (!c && stat(p, &st) != 0) {
+        struct ts_index_download d = {0};
+        d.url = url;
+        d.sha256 = f->sha256;
+        d.dest = p;
+        c = ts_index_download(idx, &d, 1, err);
+        if (!c && d.code) {
+          c = d.code;
+          if (err)
+            *err = d.err;
+        }
+      }
+      ts_cache_unlock(lock);
+    }
+  }
+  free(url);
+  if (c)
+    free(p);
+  else
+    *path = p;
+  return c;
+}
+
+/* ---- metadata -------------------------------------------------------- */
+
+struct meta_job {
+  struct ts_index_metadata *m;
+  char *url;          /* wheel URL without fragment */
+  char *cache_path;   /* verified METADATA cache file, or NULL */
+  char *proj;
+  bool pending;       /* still needs a source */
+  /* range state */
+  struct ts_http_request req;
+  struct ts_buf tail;
+  uint64_t tail_start, size;
+  struct ts_zip_archive *zip;
+  const struct ts_zip_entry *entry;
+  bool want_wheel;
+};
+
+static void http_req(struct ts_http_request *r, const char *url, const char *range, size_t cap) {
+  ts_http_request_clear(r);
+  memset(r, 0, sizeof *r);
+  r->url = url;
+  r->range = range;
+  r->max_body = cap;
+  r->fd = -1;
+}
+
+static enum ts_code perform_jobs(struct ts_index *idx, struct meta_job *jobs, size_t n,
+                                 bool (*want)(const struct meta_job *), struct ts_error *err) {
+  struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
+  if (!reqs)
+    abort();
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (want(&jobs[i]))
+      reqs[k++] = &jobs[i].req;
+  enum ts_code rc = ts_http_perform(ts_index_http(idx), reqs, k, err);
+  free(reqs);
+  return rc;
+}
+
+static bool want_pep658(const struct meta_job *j) { return j->pending && j->req.url; }
+static bool want_range(const struct meta_job *j) {
+  return j->pending && !j->want_wheel && j->req.url;
+}
+
+/* The tail response: size the window, grow it once if needed, parse. */
+static void range_tail_done(struct meta_job *j) {
+  struct ts_http_request *r = &j->req;
+  struct ts_index_metadata *m = j->m;
+  char u[200];
+  ts_url_redact_buf(j->url, u, sizeof u);
+  if (r->code) {
+    if (r->code == TS_E_NOT_FOUND || r->code == TS_E_TIMEOUT || r->code == TS_E_NETWORK ||
+        r->code == TS_E_TLS) {
+      m->code = r->code;
+      m->err = r->err;
+      j->pending = false;
+    } else {
+      j->want_wheel = true; /* e.g. 416: the server does not do ranges */
+    }
+    return;
+  }
+  if (r->status != 206 || r->total_size < 0) {
+    j->want_wheel = true; /* server ignored the range: fetch the verified way */
+    return;
+  }
+  j->size = (uint64_t)r->total_size;
+  if (r->body.len > j->size) {
+    m->code = ts_error_set(&m->err, TS_E_BAD_WHEEL, "%s: range answer larger than the file", u);
+    j->pending = false;
+    return;
+  }
+  uint64_t start = j->size - r->body.len;
+  /* prepend to what we had (the tail grows backwards) */
+  struct ts_buf nb;
+  ts_buf_init(&nb, TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX);
+  if (ts_buf_append(&nb, r->body.data, r->body.len) ||
+      (j->tail.len && ts_buf_append(&nb, j->tail.data, j->tail.len))) {
+    ts_buf_free(&nb);
+    m->code = ts_error_set(&m->err, TS_E_TOO_BIG, "%s: central directory too large", u);
+    j->pending = false;
+    return;
+  }
+  ts_buf_free(&j->tail);
+  j->tail = nb;
+  j->tail_start = start;
+}
+
+static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, size_t n,
+                                   struct ts_error *err) {
+  char (*ranges)[64] = calloc(n ? n : 1, 64);
+  if (!ranges)
+    abort();
+  for (size_t i = 0; i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    if (!j->pending)
+      continue;
+    if (!strstr(j->m->file->filename, ".whl")) {
+      j->pending = false;
+      j->m->code = ts_error_set(&j->m->err, TS_E_UNSUPPORTED,
+                                "%s: metadata of source distributions is not supported",
+                                j->m->file->filename);
+      continue;
+    }
+    ts_buf_init(&j->tail, 0);
+    snprintf(ranges[i], 64, "-%u", TS_RANGE_TAIL);
+    http_req(&j->req, j->url, ranges[i], TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX);
+  }
+  enum ts_code rc = perform_jobs(idx, jobs, n, want_range, err);
+  for (int round = 0; !rc && round < 3; round++) {
+    bool more = false;
+    for (size_t i = 0; i < n; i++) {
+      struct meta_job *j = &jobs[i];
+      if (!want_range(j))
+        continue;
+      range_tail_done(j);
+      if (!j->pending || j->want_wheel) {
+        j->req.url = NULL;
+        continue;
+      }
+      struct ts_zip_location loc;
+      enum ts_code c = ts_zip_locate(j->tail.data, j->tail.len, j->size, &loc, &j->m->err);
+      if (c) {
+        j->m->code = c;
+        j->pending = false;
+        j->req.url = NULL;
+        continue;
+      }
+      if (!loc.complete && loc.need_from < j->tail_start) {
+        /* grow the window backwards: [need_from, tail_start) */
+        snprintf(ranges[i], 64, "%llu-%llu", (unsigned long long)loc.need_from,
+                 (unsigned long long)(j->tail_start - 1));
+        http_req(&j->req, j->url, ranges[i], TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX);
+        more = true;
+        continue;
+      }
+      j->req.url = NULL;
+      if ((c = ts_zip_open_tail(j->tail.data, j->tail.len, j->size, &j->zip, &j->m->err))) {
+        j->m->code = c;
+        j->pending = false;
+      }
+    }
+    if (!more)
+      break;
+    rc = perform_jobs(idx, jobs, n, want_range, err);
+  }
+  /* The METADATA member: often inside the tail already. */
+  bool any = false;
+  for (size_t i = 0; !rc && i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    if (!j->pending || j->want_wheel || !j->zip)
+      continue;
+    j->entry = find_metadata(j->zip, j->proj);
+    if (!j->entry) {
+      j->m->code = ts_error_set(&j->m->err, TS_E_BAD_WHEEL, "%s: no .dist-info/METADATA in %s",
+                                j->m->file->filename, "the central directory");
+      j->pending = false;
+      continue;
+    }
+    uint64_t s, e;
+    ts_zip_entry_span(j->entry, &s, &e);
+    if (s >= j->tail_start && e <= j->tail_start + j->tail.len) {
+      struct ts_buf b;
+      ts_buf_init(&b, TS_CAP_METADATA);
+      enum ts_code c = ts_zip_read_member_buf(j->entry, j->tail.data, j->tail.len,
+                                              j->tail_start, &b, &j->m->err);
+      j->m->code = c;
+      if (!c) {
+        j->m->data = ts_buf_take(&b, &j->m->len);
+        j->m->source = TS_METADATA_RANGE;
+      }
+      ts_buf_free(&b);
+      j->pending = false;
+      continue;
+    }
+    if (e - s > TS_CAP_METADATA + 65536) {
+      j->m->code = ts_error_set(&j->m->err, TS_E_TOO_BIG, "%s: METADATA member too large",
+                                j->m->file->filename);
+      j->pending = false;
+      continue;
+    }
+    snprintf(ranges[i], 64, "%llu-%llu", (unsigned long long)s, (unsigned long long)(e - 1));
+    http_req(&j->req, j->url, ranges[i], (size_t)(e - s));
+    j->tail_start = s;
+    any = true;
+  }
+  if (!rc && any)
+    rc = perform_jobs(idx, jobs, n, want_range, err);
+  for (size_t i = 0; !rc && any && i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    if (!want_range(j) || !j->entry)
+      continue;
+    struct ts_http_request *r = &j->req;
+    if (r->code || r->status != 206) {
+      if (r->code == TS_E_NETWORK || r->code == TS_E_TIMEOUT) {
+        j->m->code = r->code;
+        j->m->err = r->err;
+        j->pending = false;
+      } else {
+        j->want_wheel = true;
+      }
+      continue;
+    }
+    struct ts_buf b;
+    ts_buf_init(&b, TS_CAP_METADATA);
+    enum ts_code c = ts_zip_read_member_buf(j->entry, r->body.data, r->body.len, j->tail_start,
+                                            &b, &j->m->err);
+    j->m->code = c;
+    if (!c) {
+      j->m->data = ts_buf_take(&b, &j->m->len);
+      j->m->source = TS_METADATA_RANGE;
+    }
+    ts_buf_free(&b);
+    j->pending = false;
+  }
+  free(ranges);
+  return rc;
+}
+
+enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metadata *reqs,
+                                     size_t n, struct ts_error *err) {
+  struct meta_job *jobs = calloc(n ? n : 1, sizeof *jobs);
+  if (!jobs)
+    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  const char *root = cache_root(idx);
+  enum ts_cache_mode mode = ts_index_cache_mode(idx);
+  char **mdurls = calloc(n ? n : 1, sizeof *mdurls);
+  if (!mdurls)
+    abort();
+  for (size_t i = 0; i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    struct ts_index_metadata *m = &reqs[i];
+    j->m = m;
+    m->code = TS_OK;
+    m->data = NULL;
+    m->len = 0;
+    m->source = TS_METADATA_NONE;
+    j->url = strip_fragment(m->file->url);
+    j->proj = project_of(m->file->filename);
+    j->pending = true;
+    j->req.fd = -1;
+    char *local = ts_url_file_path(j->url);
+    if (local) {
+      int fd = open(local, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        m->code = ts_error_set(&m->err, TS_E_NOT_FOUND, "cannot open '%s': %s", local,
+                               strerror(errno));
+      else
+        m->code = metadata_from_fd(fd, m->file->filename, local, m);
+      if (fd >= 0)
+        close(fd);
+      if (!m->code)
+        m->source = TS_METADATA_LOCAL;
+      free(local);
+      j->pending = false;
+      continue;
+    }
+    if (root) {
+      j->cache_path = ts_cache_metadata_path(root, j->proj, m->file->sha256, j->url);
+      struct ts_buf b;
+      ts_buf_init(&b, TS_CAP_METADATA);
+      if (ts_fs_read_file(j->cache_path, &b, NULL) == TS_OK) {
+        m->data = ts_buf_take(&b, &m->len);
+        m->source = TS_METADATA_CACHE;
+        j->pending = false;
+        ts_buf_free(&b);
+        continue;
+      }
+      ts_buf_free(&b);
+      /* A verified whole wheel in the cache answers too. */
+      char *wp = ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url, m->file->filename);
+      int fd = open(wp, O_RDONLY | O_CLOEXEC);
+      free(wp);
+      if (fd >= 0) {
+        m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
+        close(fd);
+        if (!m->code)
+          m->source = TS_METADATA_WHEEL;
+        j->pending = false;
+        continue;
+      }
+    }
+    if (mode == TS_CACHE_OFFLINE) {
+      char u[200];
+      ts_url_redact_buf(j->url, u, sizeof u);
+      m->code = ts_error_set(&m->err, TS_E_OFFLINE,
+                             "metadata of %s is not in the cache (--offline)", u);
+      j->pending = false;
+      continue;
+    }
+    if (m->file->has_metadata) {
+      if (asprintf(&mdurls[i], "%s.metadata", j->url) < 0)
+        abort();
+      http_req(&j->req, mdurls[i], NULL, TS_CAP_METADATA);
+    }
+  }
+  enum ts_code rc = perform_jobs(idx, jobs, n, want_pep658, err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    if (!want_pep658(j))
+      continue;
+    struct ts_http_request *r = &j->req;
+    struct ts_index_metadata *m = j->m;
+    j->req.url = NULL;
+    if (r->code == TS_E_NOT_FOUND)
+      continue; /* advertised but absent: try the wheel itself */
+    j->pending = false;
+    if (r->code) {
+      m->code = r->code;
+      m->err = r->err;
+      continue;
+    }
+    if (m->file->metadata_sha256) {
+      uint8_t dg[TS_SHA256_LEN];
+      ts_sha256(r->body.data, r->body.len, dg);
+      if (!hex_equal(dg, m->file->metadata_sha256)) {
+        char u[200];
+        ts_url_redact_buf(mdurls[i], u, sizeof u);
+        m->code = ts_error_set(&m->err, TS_E_HASH,
+                               "%s: sha256 differs from the index's data-core-metadata hash", u);
+        continue;
+      }
+    }
+    m->data = ts_buf_take(&r->body, &m->len);
+    m->source = TS_METADATA_PEP658;
+    /* Only hash-verified metadata is cached. */
+    if (j->cache_path && m->file->metadata_sha256 && mode != TS_CACHE_DISABLED) {
+      char *dir = strdup(j->cache_path);
+      if (!dir)
+        abort();
+      *strrchr(dir, '/') = '\0';
+      if (!ts_fs_mkdirs(dir, NULL))
+        ts_fs_write_atomic(j->cache_path, m->data, m->len, NULL);
+      free(dir);
+    }
+  }
+  if (!rc)
+    rc = range_metadata(idx, jobs, n, err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    if (!j->pending)
+      continue;
+    /* Last resort: the whole wheel, verified and kept for the install. */
+    char *path = NULL;
+    struct ts_index_metadata *m = j->m;
+    m->code = ts_index_fetch_wheel(idx, m->file, &path, &m->err);
+    if (!m->code) {
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        m->code = ts_error_set(&m->err, TS_E_IO, "cannot open '%s'", path);
+      else {
+        m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
+        close(fd);
+      }
+      if (!m->code)
+        m->source = TS_METADATA_WHEEL;
+    }
+    free(path);
+    j->pending = false;
+  }
+  for (size_t i = 0; i < n; i++) {
+    struct meta_job *j = &jobs[i];
+    free(j->url);
+    free(j->cache_path);
+    free(j->proj);
+    free(mdurls[i]);
+    ts_buf_free(&j->tail);
+    ts_zip_close(j->zip);
+    ts_http_request_clear(&j->req);
+  }
+  free(mdurls);
+  free(jobs);
+  return rc;
+}

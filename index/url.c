@@ -1,0 +1,239 @@
+#include "index/url.h"
+
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p)
+    abort();
+  return p;
+}
+
+static char *xstrndup(const char *s, size_t n) {
+  char *p = xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+/* Returns the span of userinfo-including-'@' in url, or 0 when none. */
+static size_t userinfo_span(const char *url, size_t *start) {
+  const char *sep = strstr(url, "://");
+  if (!sep)
+    return 0;
+  const char *auth = sep + 3;
+  size_t alen = strcspn(auth, "/?#");
+  const char *at = NULL;
+  for (size_t i = 0; i < alen; i++)
+    if (auth[i] == '@')
+      at = auth + i;
+  if (!at)
+    return 0;
+  *start = (size_t)(auth - url);
+  return (size_t)(at - auth) + 1;
+}
+
+void ts_url_redact_buf(const char *url, char *out, size_t n) {
+  if (!n)
+    return;
+  if (!url) {
+    out[0] = '\0';
+    return;
+  }
+  size_t start = 0, span = userinfo_span(url, &start);
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  enum ts_code c = TS_OK;
+  if (span) {
+    c = ts_buf_append(&b, url, start);
+    if (!c)
+      c = ts_buf_append_str(&b, "***@");
+    if (!c)
+      c = ts_buf_append_str(&b, url + start + span);
+  } else {
+    c = ts_buf_append_str(&b, url);
+  }
+  if (c || !b.data) {
+    snprintf(out, n, "%s", "<url>");
+  } else {
+    snprintf(out, n, "%s", b.data);
+  }
+  ts_buf_free(&b);
+}
+
+char *ts_url_redact(const char *url) {
+  size_t n = (url ? strlen(url) : 0) + 8;
+  char *out = xmalloc(n);
+  ts_url_redact_buf(url, out, n);
+  return out;
+}
+
+bool ts_url_fragment(const char *ref, size_t reflen, const char **frag,
+                     size_t *fraglen) {
+  const char *h = memchr(ref, '#', reflen);
+  if (!h)
+    return false;
+  *frag = h + 1;
+  *fraglen = reflen - (size_t)(h + 1 - ref);
+  return true;
+}
+
+static bool has_scheme(const char *s, size_t n) {
+  /* RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
+  if (!n || !((s[0] | 0x20) >= 'a' && (s[0] | 0x20) <= 'z'))
+    return false;
+  for (size_t i = 1; i < n; i++) {
+    char c = s[i];
+    if (c == ':')
+      return true;
+    if (!((c | 0x20) >= 'a' && (c | 0x20) <= 'z') && !(c >= '0' && c <= '9') &&
+        c != '+' && c != '-' && c != '.')
+      return false;
+  }
+  return false;
+}
+
+enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
+                            char **out, struct ts_error *err) {
+  *out = NULL;
+  const char *h = memchr(ref, '#', reflen);
+  size_t n = h ? (size_t)(h - ref) : reflen;
+  char rb[160];
+  ts_url_redact_buf(base, rb, sizeof rb);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)ref[i];
+    if (c < 0x21 || c == 0x7f)
+      return ts_error_set(err, TS_E_PARSE,
+                          "invalid link '%.*s' on %s: control character or space",
+                          (int)(n < 80 ? n : 80), ref, rb);
+  }
+  if (has_scheme(ref, n)) {
+    size_t sl = strcspn(ref, ":");
+    if (!((sl == 4 && strncasecmp(ref, "http", 4) == 0) ||
+          (sl == 5 && strncasecmp(ref, "https", 5) == 0) ||
+          (sl == 4 && strncasecmp(ref, "file", 4) == 0)))
+      return ts_error_set(err, TS_E_PARSE,
+                          "invalid link '%.*s' on %s: unsupported scheme",
+                          (int)(n < 80 ? n : 80), ref, rb);
+  }
+  char *r = xstrndup(ref, n);
+  CURLU *u = curl_url();
+  if (!u) {
+    free(r);
+    return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
+  }
+  CURLUcode uc = curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME);
+  if (!uc)
+    uc = curl_url_set(u, CURLUPART_URL, r, CURLU_NON_SUPPORT_SCHEME);
+  char *res = NULL;
+  if (!uc)
+    uc = curl_url_get(u, CURLUPART_URL, &res, 0);
+  curl_url_cleanup(u);
+  if (uc) {
+    enum ts_code c = ts_error_set(err, TS_E_PARSE, "invalid link '%.*s' on %s: %s",
+                                  (int)(n < 80 ? n : 80), r, rb, curl_url_strerror(uc));
+    free(r);
+    return c;
+  }
+  free(r);
+  *out = strdup(res);
+  curl_free(res);
+  if (!*out)
+    return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
+  return TS_OK;
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  c = (char)(c | 0x20);
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  return -1;
+}
+
+static char *percent_decode(const char *s, size_t n) {
+  char *o = xmalloc(n + 1);
+  size_t j = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
+        hexval(s[i + 2]) >= 0) {
+      o[j++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+      i += 2;
+    } else {
+      o[j++] = s[i];
+    }
+  }
+  o[j] = '\0';
+  return o;
+}
+
+char *ts_url_basename(const char *url) {
+  size_t end = strcspn(url, "?#");
+  size_t start = 0;
+  const char *sep = strstr(url, "://");
+  size_t min = sep ? (size_t)(sep - url) + 3 : 0;
+  for (size_t i = min; i < end; i++)
+    if (url[i] == '/')
+      start = i + 1;
+  if (!start || start >= end)
+    return NULL;
+  char *d = percent_decode(url + start, end - start);
+  if (!d[0] || strchr(d, '/')) {
+    free(d);
+    return NULL;
+  }
+  return d;
+}
+
+char *ts_url_file_path(const char *url) {
+  if (strncasecmp(url, "file://", 7) != 0)
+    return NULL;
+  const char *p = url + 7;
+  if (strncasecmp(p, "localhost/", 10) == 0)
+    p += 9;
+  if (p[0] != '/')
+    return NULL;
+  return percent_decode(p, strcspn(p, "?#"));
+}
+
+bool ts_url_is_http(const char *url) {
+  return strncasecmp(url, "http://", 7) == 0 || strncasecmp(url, "https://", 8) == 0;
+}
+
+char *ts_url_project_page(const char *index_url, const char *project) {
+  size_t n = strlen(index_url);
+  while (n && index_url[n - 1] == '/')
+    n--;
+  size_t pl = strlen(project);
+  char *o = xmalloc(n + pl + 3);
+  memcpy(o, index_url, n);
+  o[n] = '/';
+  memcpy(o + n + 1, project, pl);
+  o[n + 1 + pl] = '/';
+  o[n + 2 + pl] = '\0';
+  return o;
+}
+
+char *ts_index_normalize_name(const char *name, size_t len) {
+  char *o = xmalloc(len + 1);
+  size_t j = 0;
+  bool sep = false;
+  for (size_t i = 0; i < len; i++) {
+    char c = name[i];
+    if (c == '-' || c == '_' || c == '.') {
+      sep = true;
+      continue;
+    }
+    if (sep && j)
+      o[j++] = '-';
+    sep = false;
+    o[j++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+  }
+  o[j] = '\0';
+  return o;
+}

@@ -1,0 +1,49 @@
+/*
+ * index/url.h — URL helpers for the index client: redaction of credentials
+ * (every URL in a message goes through ts_url_redact), resolution of
+ * relative links against a page URL, fragments, file:// paths, and PEP 503
+ * project-name normalisation.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+
+/* Copies url into out (size n, always NUL-terminated, truncated if needed)
+ * with any userinfo ("user:pass@") replaced by "***@".  Safe for any input. */
+void ts_url_redact_buf(const char *url, char *out, size_t n);
+/* Same, malloc'd; caller frees.  Aborts on OOM like ts_path_join. */
+char *ts_url_redact(const char *url);
+
+/* Resolves ref[0..reflen) (absolute or relative, e.g. "../../files/x.whl")
+ * against the absolute base URL; the fragment of ref, if any, is dropped
+ * (see ts_url_fragment).  *out is malloc'd, caller frees.  TS_E_PARSE with
+ * the redacted base when ref is not a valid URL reference. */
+enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
+                            char **out, struct ts_error *err);
+
+/* Points *frag and *fraglen at the fragment of ref[0..reflen) (after '#'),
+ * or returns false when there is none. */
+bool ts_url_fragment(const char *ref, size_t reflen, const char **frag,
+                     size_t *fraglen);
+
+/* Last path component of url, percent-decoded, without query/fragment;
+ * malloc'd, caller frees.  NULL when it is empty. */
+char *ts_url_basename(const char *url);
+
+/* For "file://" URLs: the local path (percent-decoded), malloc'd, caller
+ * frees.  NULL for any other scheme or a non-local host. */
+char *ts_url_file_path(const char *url);
+
+/* Whether url uses http or https (the only schemes fetched over the
+ * network). */
+bool ts_url_is_http(const char *url);
+
+/* "http://h/simple" + "torch" → "http://h/simple/torch/"; malloc'd. */
+char *ts_url_project_page(const char *index_url, const char *project);
+
+/* PEP 503 normalisation: lower case, runs of "-_." become one "-".
+ * malloc'd, caller frees. */
+char *ts_index_normalize_name(const char *name, size_t len);
