@@ -53,11 +53,31 @@ struct ts_constraint {
   size_t nwhen;
 };
 
+/* A variant the host may (or may not) use, in preference order. */
+struct ts_backend_choice {
+  char *name;      /* "cu130": the index path and the local version label */
+  char *kind;      /* "cuda", "rocm", "xpu" or "cpu" */
+  char *index_url; /* "https://download.pytorch.org/whl/cu130/" */
+  int usable;      /* 1: may be used on this host; 0: excluded */
+  char *reason;    /* why excluded (or a caveat when usable), or NULL */
+  char *rule_id;   /* the constraint that excludes it, or NULL */
+};
+
 struct ts_constraint_set {
   struct ts_host_fact *facts;
   size_t nfacts;
   struct ts_constraint *constraints;
   size_t nconstraints;
+  /* Added by rules/ (zero when built by hand): the backend list for
+   * `release` (usable ones first, best first; then the excluded ones), the
+   * projects served only from the PyTorch indexes (normalised names), and
+   * the base URL of those indexes. */
+  char *release;
+  struct ts_backend_choice *backends;
+  size_t nbackends;
+  char **routed;
+  size_t nrouted;
+  char *index_base;
 };
 
 /* Frees everything owned by the set (not the set struct itself). */

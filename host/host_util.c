@@ -1,0 +1,124 @@
+/*
+ * host_util.c — version arithmetic and decoders shared by detection,
+ * overrides and rules/.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host.h"
+
+static unsigned long long take_num(const char **p) {
+  unsigned long long v = 0;
+  while (isdigit((unsigned char)**p)) {
+    if (v < 100000000000ULL)
+      v = v * 10 + (unsigned long long)(**p - '0');
+    (*p)++;
+  }
+  return v;
+}
+
+int ts_host_vercmp(const char *a, const char *b) {
+  if (!a || !b)
+    return a ? 1 : (b ? -1 : 0);
+  for (;;) {
+    bool ha = isdigit((unsigned char)*a), hb = isdigit((unsigned char)*b);
+    if (!ha && !hb)
+      return 0;
+    unsigned long long x = ha ? take_num(&a) : 0;
+    unsigned long long y = hb ? take_num(&b) : 0;
+    if (x != y)
+      return x < y ? -1 : 1;
+    /* Past a number: continue after ".<digit>", else the numeric part ended
+     * and the remaining parts count as 0. */
+    if (ha)
+      a = (*a == '.' && isdigit((unsigned char)a[1])) ? a + 1 : "";
+    if (hb)
+      b = (*b == '.' && isdigit((unsigned char)b[1])) ? b + 1 : "";
+  }
+}
+
+/* NVIDIA CUDA Toolkit release notes, Table 3 (toolkit driver, Linux x86_64),
+ * as copied into ../shared/reference/pytorch-matrix.yaml
+ * (cuda_driver_minimums.toolkit_driver_version).  The 11.0 row is the
+ * minor-version-compatibility floor of 11.x (Table 2): the 11.0–11.6 GA rows
+ * are not in the reference, so drivers below 515 report "11.0". */
+static const struct {
+  const char *cuda;
+  const char *driver;
+} toolkit_drivers[] = {
+    {"11.0", "450.80.02"}, {"11.7", "515.43.04"}, {"11.8", "520.61.05"},
+    {"12.0", "525.60.13"}, {"12.1", "530.30.02"}, {"12.2", "535.54.03"},
+    {"12.3", "545.23.06"}, {"12.4", "550.54.14"}, {"12.5", "555.42.02"},
+    {"12.6", "560.28.03"}, {"12.8", "570.26"},    {"12.9", "575.51.03"},
+    {"13.0", "580.65.06"}, {"13.1", "590.44.01"}, {"13.2", "595.45.04"},
+};
+
+const char *ts_host_driver_max_cuda(const char *driver) {
+  const char *best = NULL;
+  if (!driver)
+    return NULL;
+  for (size_t i = 0; i < sizeof toolkit_drivers / sizeof toolkit_drivers[0];
+       i++)
+    if (ts_host_vercmp(driver, toolkit_drivers[i].driver) >= 0)
+      best = toolkit_drivers[i].cuda;
+  return best;
+}
+
+const char *ts_host_cuda_min_driver(const char *cuda) {
+  if (!cuda)
+    return NULL;
+  const char *found = NULL;
+  /* "12.7" is not a release: take the newest row at or below it, so that
+   * "--cuda 12.7" still asks for at least the 12.6 driver. */
+  for (size_t i = 0; i < sizeof toolkit_drivers / sizeof toolkit_drivers[0];
+       i++)
+    if (ts_host_vercmp(toolkit_drivers[i].cuda, cuda) <= 0)
+      found = toolkit_drivers[i].driver;
+  return found;
+}
+
+bool ts_host_gfx_from_target_version(unsigned long v, char *buf, size_t cap) {
+  if (v == 0 || v > 999999)
+    return false;
+  unsigned major = (unsigned)(v / 10000 % 100), minor = (unsigned)(v / 100 % 100),
+           step = (unsigned)(v % 100);
+  if (major == 0 || minor > 9 || step > 15)
+    return false;
+  int n = snprintf(buf, cap, "gfx%u%u%x", major, minor, step);
+  return n > 0 && (size_t)n < cap;
+}
+
+bool ts_host_gfx_from_hsa_override(const char *s, char *buf, size_t cap) {
+  unsigned long part[3];
+  const char *p = s;
+  if (!s)
+    return false;
+  for (int i = 0; i < 3; i++) {
+    if (!isdigit((unsigned char)*p))
+      return false;
+    char *end;
+    part[i] = strtoul(p, &end, 10);
+    p = end;
+    if (i < 2) {
+      if (*p != '.')
+        return false;
+      p++;
+    }
+  }
+  while (*p == ' ' || *p == '\n')
+    p++;
+  if (*p || part[0] == 0 || part[0] > 99 || part[1] > 9 || part[2] > 15)
+    return false;
+  int n = snprintf(buf, cap, "gfx%lu%lu%lx", part[0], part[1], part[2]);
+  return n > 0 && (size_t)n < cap;
+}
+
+const char *ts_host_source_of(const struct ts_host *h, const char *fact) {
+  const char *found = NULL;
+  for (size_t i = 0; i < h->nsources; i++)
+    if (strcmp(h->sources[i].fact, fact) == 0)
+      found = h->sources[i].source; /* the latest (an override) wins */
+  return found;
+}

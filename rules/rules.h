@@ -1,0 +1,220 @@
+/*
+ * rules/rules.h — rules.yaml: load and validate it (line:column errors),
+ * merge a user file over it by id, and compile it against the host into the
+ * constraint set the resolver encodes (rules/constraint.h).
+ *
+ * The schema is documented in doc/rules.md.  A loaded `struct ts_rules` is
+ * immutable data; every string in it is owned by it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "host/host.h"
+#include "rules/constraint.h"
+
+#define TS_RULES_SCHEMA 1
+/* A rules file is hand-written; anything larger is a mistake or an attack. */
+#define TS_CAP_RULES_FILE (4u * 1024 * 1024)
+
+enum ts_backend_kind {
+  TS_BACKEND_CPU,
+  TS_BACKEND_CUDA,
+  TS_BACKEND_ROCM,
+  TS_BACKEND_XPU,
+};
+
+struct ts_rules_backend {
+  char *id;             /* "cu130": also the local version label */
+  enum ts_backend_kind kind;
+  char *version;        /* CUDA "13.0" or ROCm "6.2.4"; NULL for cpu/xpu */
+  char *index;          /* path under index_base: "cu130" */
+  char *driver_min;     /* CUDA: minor-version-compatibility floor */
+  char *driver_toolkit; /* CUDA: toolkit driver (native, PTX JIT) */
+  char **gfx;           /* ROCm: targets with kernels */
+  size_t ngfx;
+  char *source;
+  char *confidence;     /* NULL (high), "medium", "low" */
+};
+
+struct ts_rules_arch {
+  char *cc;  /* "8.6" */
+  bool ptx;  /* "12.0+PTX": PTX that newer GPUs JIT-compile */
+};
+
+struct ts_rules_variant {
+  char *backend;              /* backend id */
+  struct ts_rules_arch *archs; /* CUDA: TORCH_CUDA_ARCH_LIST */
+  size_t narchs;
+  char **gfx;                 /* ROCm: overrides the backend's list */
+  size_t ngfx;
+  bool has_gfx;
+  char *source;
+  char *confidence;
+};
+
+struct ts_rules_pair {
+  char *torch, *torchvision, *torchaudio; /* torchaudio may be NULL */
+};
+
+struct ts_rules_release {
+  char *series;   /* "2.13" */
+  char **versions;
+  size_t nversions;
+  struct ts_rules_variant *variants;
+  size_t nvariants;
+  struct ts_rules_pair *pairs;
+  size_t npairs;
+  char *source;
+  char *confidence;
+};
+
+/* A term as written: name + specifier text + local pattern (any NULL). */
+struct ts_rules_term {
+  char *name;    /* normalised project name, or "__fact" */
+  char *spec;    /* ">=2.8,<2.10" or NULL */
+  char *local;   /* fnmatch pattern or NULL */
+};
+
+enum ts_rules_kind {
+  TS_RULES_REQUIRES,
+  TS_RULES_CONFLICTS,
+  TS_RULES_CUSTOM_BUILD, /* documents accepted custom local builds */
+};
+
+struct ts_rules_rule {
+  char *id;
+  enum ts_rules_kind kind;
+  char *subject_name, *subject_spec;
+  char **subject_locals; /* one constraint per pattern; none = any */
+  size_t nsubject_locals;
+  struct ts_rules_term *terms;
+  size_t nterms;
+  struct ts_rules_term *when;
+  size_t nwhen;
+  char *message, *fix, *source, *confidence;
+  unsigned line; /* 1-based position of the rule in its file */
+  char *file;
+};
+
+struct ts_rules_pairing {
+  char *id, *project, *message, *fix, *source;
+};
+
+struct ts_rules {
+  int schema;
+  char *index_base;  /* "https://download.pytorch.org/whl/" */
+  struct ts_rules_backend *backends;
+  size_t nbackends;
+  struct ts_rules_release *releases; /* sorted oldest → newest series */
+  size_t nreleases;
+  char **routes;                     /* normalised project names */
+  size_t nroutes;
+  char *routes_source;
+  struct ts_rules_pairing *pairings;
+  size_t npairings;
+  struct ts_rules_rule *rules;
+  size_t nrules;
+};
+
+/* One problem found while loading, with its position ("rules.yaml:12:5"). */
+struct ts_rules_diag {
+  char *file;
+  unsigned line, column; /* 1-based; 0 when unknown */
+  char *message;
+};
+
+struct ts_rules_diags {
+  struct ts_rules_diag *items;
+  size_t n;
+};
+void ts_rules_diags_clear(struct ts_rules_diags *d);
+
+/* Parses and validates a rules document.  `name` is used in positions.
+ * On any problem returns TS_E_RULES with the first one in err
+ * ("rules.yaml:12:5: backend 'cu130': driver_min must be a version") and,
+ * when diags is non-NULL, appends every problem found there.  On success
+ * *out is a new object the caller frees with ts_rules_free. */
+enum ts_code ts_rules_parse(const char *data, size_t len, const char *name,
+                            struct ts_rules **out, struct ts_rules_diags *diags,
+                            struct ts_error *err);
+/* ts_rules_parse of a file (capped at TS_CAP_RULES_FILE). */
+enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
+                                struct ts_rules_diags *diags,
+                                struct ts_error *err);
+void ts_rules_free(struct ts_rules *r);
+
+/* Merges `over` into `base`: entries with an id already in base replace it
+ * (backends by id, releases by series, rules and pairings by id), others
+ * are added; routes are added.  `over` is left empty (its entries move). */
+enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
+                            struct ts_error *err);
+
+const struct ts_rules_backend *ts_rules_find_backend(const struct ts_rules *r,
+                                                     const char *id);
+const struct ts_rules_release *ts_rules_find_release(const struct ts_rules *r,
+                                                     const char *series);
+/* The newest release series (the last one). NULL when there are none. */
+const struct ts_rules_release *ts_rules_newest(const struct ts_rules *r);
+
+/* ---- compiling against the host ------------------------------------- */
+
+struct ts_rules_options {
+  /* --ignore-host: no host facts and no host-dependent constraints; every
+   * variant stays possible (for building images for other machines). */
+  bool ignore_host;
+  /* Release series the backend list is for ("2.11"); NULL = newest. */
+  const char *release;
+};
+
+/* Fills *out (zeroed first): host facts from `host`; constraints for the
+ * variants (driver floors, compute capabilities and gfx targets the host's
+ * GPUs need, installed ROCm), the pairings and every rule whose `when`
+ * holds on the host; the backend list for the release, usable ones best
+ * first (the newest CUDA the driver runs natively, then builds relying on
+ * CUDA minor-version compatibility, ROCm newest first, XPU, CPU), followed
+ * by the excluded ones with the reason; and the routed projects.
+ * The caller clears *out with ts_constraint_set_clear. */
+enum ts_code ts_rules_compile(const struct ts_rules *rules,
+                              const struct ts_host *host,
+                              const struct ts_rules_options *opt,
+                              struct ts_constraint_set *out,
+                              struct ts_error *err);
+
+/* Builds the host facts alone (what ts_rules_compile puts first). */
+enum ts_code ts_rules_host_facts(const struct ts_host *host,
+                                 struct ts_constraint_set *out,
+                                 struct ts_error *err);
+
+/* ---- checking what is installed -------------------------------------- */
+
+struct ts_installed {
+  const char *name;    /* as in METADATA; normalised when compared */
+  const char *version; /* "2.5.1+rocm6.2" */
+};
+
+struct ts_rules_finding {
+  char *id;       /* rule id */
+  char *subject;  /* "torch 2.5.1+rocm6.2" */
+  char *detail;   /* what breaks it: "__gfx1100 is present", "torch 2.10.0" */
+  char *message;
+  char *fix;      /* may be NULL */
+  char *source;
+};
+
+/* Evaluates every constraint of `set` against the installed distributions
+ * and the set's host facts; appends one finding per broken constraint and
+ * subject.  The caller frees with ts_rules_findings_free. */
+enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
+                                      const struct ts_installed *pkgs,
+                                      size_t npkgs,
+                                      struct ts_rules_finding **out,
+                                      size_t *nout, struct ts_error *err);
+void ts_rules_findings_free(struct ts_rules_finding *f, size_t n);
+
+/* True when `term` matches a distribution of that name and version; host
+ * facts match the set's facts.  Exposed for the resolver's tests. */
+bool ts_rules_term_matches(const struct ts_term *term, const char *name,
+                           const char *version);

@@ -1,0 +1,151 @@
+/*
+ * rules_check.c — which compiled constraints does an installed environment
+ * break?  The same constraints the resolver encodes are evaluated against
+ * the installed (name, version) pairs plus the host facts, so `check` and
+ * `install` can never disagree about a rule.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pep/name.h"
+#include "pep/version.h"
+#include "rules/rules.h"
+#include "rules/rules_eval.h"
+#include "rules/rules_internal.h"
+
+struct parsed {
+  const struct ts_installed *pkg;
+  struct ts_version *v; /* NULL when the version does not parse */
+};
+
+/* Does any installed distribution or host fact match t?  *who gets the
+ * first match ("torch 2.10.0", "__gfx1100"). */
+static bool term_present(const struct ts_term *t, const struct parsed *pk,
+                         size_t n, const struct ts_constraint_set *set,
+                         char **who) {
+  if (rules_term_is_fact(t)) {
+    if (!rules_term_match_facts(t, set))
+      return false;
+    const struct ts_host_fact *f = rules_find_fact(set, t->name);
+    *who = rules_xprintf("%s%s%s", t->name, f && f->version ? " " : "",
+                         f && f->version ? f->version : "");
+    return true;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (pk[i].v && rules_term_match_pkg(t, pk[i].pkg->name, pk[i].v)) {
+      *who = rules_xprintf("%s %s", pk[i].pkg->name, pk[i].pkg->version);
+      return true;
+    }
+  return false;
+}
+
+static void add_finding(struct ts_rules_finding **out, size_t *nout,
+                        const struct ts_constraint *c, const struct parsed *p,
+                        char *detail) {
+  *out = rules_xrealloc(*out, (*nout + 1) * sizeof **out);
+  struct ts_rules_finding *f = &(*out)[(*nout)++];
+  f->id = rules_xstrdup(c->id);
+  f->subject = rules_xprintf("%s %s", p->pkg->name, p->pkg->version);
+  f->detail = detail;
+  f->message = rules_xstrdup(c->message);
+  f->fix = c->fix ? rules_xstrdup(c->fix) : NULL;
+  f->source = rules_xstrdup(c->source ? c->source : "");
+}
+
+/* The installed version of the project a term names, for the detail. */
+static const char *installed_version(const struct ts_term *t,
+                                     const struct parsed *pk, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (ts_name_eq(t->name, strlen(t->name), pk[i].pkg->name,
+                   strlen(pk[i].pkg->name)))
+      return pk[i].pkg->version;
+  return NULL;
+}
+
+enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
+                                      const struct ts_installed *pkgs,
+                                      size_t npkgs,
+                                      struct ts_rules_finding **out,
+                                      size_t *nout, struct ts_error *err) {
+  (void)err;
+  *out = NULL;
+  *nout = 0;
+  struct parsed *pk = rules_xcalloc(npkgs, sizeof *pk);
+  for (size_t i = 0; i < npkgs; i++) {
+    pk[i].pkg = &pkgs[i];
+    if (pkgs[i].name && pkgs[i].version &&
+        ts_version_parse(pkgs[i].version, strlen(pkgs[i].version), &pk[i].v,
+                         NULL) != TS_OK)
+      pk[i].v = NULL;
+  }
+  for (size_t ci = 0; ci < set->nconstraints; ci++) {
+    const struct ts_constraint *c = &set->constraints[ci];
+    bool when = true;
+    for (size_t w = 0; w < c->nwhen; w++)
+      when &= rules_term_match_facts(&c->when[w], set);
+    if (!when)
+      continue;
+    for (size_t i = 0; i < npkgs; i++) {
+      if (!pk[i].v || !rules_term_match_pkg(&c->subject, pk[i].pkg->name, pk[i].v))
+        continue;
+      char *who = NULL;
+      if (c->kind == TS_CONSTRAINT_REQUIRES) {
+        bool ok = false;
+        for (size_t t = 0; t < c->nterms && !ok; t++) {
+          ok = term_present(&c->terms[t], pk, npkgs, set, &who);
+          free(who);
+          who = NULL;
+        }
+        if (ok || c->nterms == 0)
+          continue;
+        const struct ts_term *t0 = &c->terms[0];
+        char *want = rules_term_str(t0);
+        char *detail;
+        if (rules_term_is_fact(t0)) {
+          const struct ts_host_fact *f = rules_find_fact(set, t0->name);
+          detail = f && f->version
+                       ? rules_xprintf("needs %s%s; this host has %s %s", want,
+                                       c->nterms > 1 ? " (or another listed fact)" : "",
+                                       t0->name, f->version)
+                       : rules_xprintf("needs %s%s; this host has none", want,
+                                       c->nterms > 1 ? " (or another listed fact)" : "");
+        } else {
+          const char *have = installed_version(t0, pk, npkgs);
+          detail = have ? rules_xprintf("needs %s%s; installed: %s %s", want,
+                                        c->nterms > 1 ? " (or another listed build)" : "",
+                                        t0->name, have)
+                        : rules_xprintf("needs %s%s, which is not installed",
+                                        want, c->nterms > 1 ? " (or another listed build)" : "");
+        }
+        free(want);
+        add_finding(out, nout, c, &pk[i], detail);
+      } else {
+        for (size_t t = 0; t < c->nterms; t++) {
+          if (!term_present(&c->terms[t], pk, npkgs, set, &who))
+            continue;
+          add_finding(out, nout, c, &pk[i],
+                      rules_xprintf("conflicts with %s", who));
+          free(who);
+          who = NULL;
+          break;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < npkgs; i++)
+    ts_version_free(pk[i].v);
+  free(pk);
+  return TS_OK;
+}
+
+void ts_rules_findings_free(struct ts_rules_finding *f, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(f[i].id);
+    free(f[i].subject);
+    free(f[i].detail);
+    free(f[i].message);
+    free(f[i].fix);
+    free(f[i].source);
+  }
+  free(f);
+}

@@ -1,0 +1,645 @@
+/*
+ * rules_compile.c — rules.yaml + host facts → constraint set.
+ *
+ * Variant gates are written as constraints on host facts rather than
+ * decided here, so that libsolv can name them when it explains a failure
+ * ("torch 2.13.0+cu130 requires __cuda_driver >= 580; this host has
+ * 550.144.03").  Facts the host lacks make the matching REQUIRES
+ * unsatisfiable, which is what removes CUDA builds from a machine without
+ * an NVIDIA driver.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pep/specifier.h"
+#include "pep/version.h"
+#include "rules/rules.h"
+#include "rules/rules_eval.h"
+#include "rules/rules_internal.h"
+
+/* ---- building blocks -------------------------------------------------- */
+
+static void add_fact(struct ts_constraint_set *s, const char *name,
+                     const char *version, const char *source) {
+  for (size_t i = 0; i < s->nfacts; i++)
+    if (strcmp(s->facts[i].name, name) == 0)
+      return; /* two GPUs of one kind: one fact */
+  s->facts = rules_xrealloc(s->facts, (s->nfacts + 1) * sizeof *s->facts);
+  struct ts_host_fact *f = &s->facts[s->nfacts++];
+  f->name = rules_xstrdup(name);
+  f->version = version ? rules_xstrdup(version) : NULL;
+  f->source = rules_xstrdup(source ? source : "detected");
+}
+
+static enum ts_code make_term(struct ts_term *t, const char *name,
+                              const char *spec, const char *local,
+                              struct ts_error *err) {
+  memset(t, 0, sizeof *t);
+  t->name = rules_xstrdup(name);
+  t->local_pattern = local ? rules_xstrdup(local) : NULL;
+  if (spec && ts_specset_parse(spec, strlen(spec), &t->spec, err) != TS_OK)
+    return ts_error_wrap(err, "rules: term '%s %s'", name, spec);
+  return TS_OK;
+}
+
+static struct ts_constraint *new_constraint(struct ts_constraint_set *s,
+                                            enum ts_constraint_kind kind,
+                                            const char *id, char *message,
+                                            const char *fix,
+                                            const char *source) {
+  s->constraints = rules_xrealloc(
+      s->constraints, (s->nconstraints + 1) * sizeof *s->constraints);
+  struct ts_constraint *c = &s->constraints[s->nconstraints++];
+  memset(c, 0, sizeof *c);
+  c->kind = kind;
+  c->id = rules_xstrdup(id);
+  c->message = message; /* takes ownership */
+  c->fix = fix ? rules_xstrdup(fix) : NULL;
+  c->source = rules_xstrdup(source ? source : "");
+  return c;
+}
+
+static enum ts_code add_term(struct ts_constraint *c, const char *name,
+                             const char *spec, const char *local,
+                             struct ts_error *err) {
+  c->terms = rules_xrealloc(c->terms, (c->nterms + 1) * sizeof *c->terms);
+  return make_term(&c->terms[c->nterms++], name, spec, local, err);
+}
+
+static enum ts_code add_when(struct ts_constraint *c, const char *name,
+                             const char *spec, struct ts_error *err) {
+  c->when = rules_xrealloc(c->when, (c->nwhen + 1) * sizeof *c->when);
+  return make_term(&c->when[c->nwhen++], name, spec, NULL, err);
+}
+
+/* "6.2.4" → "6.2": an installed ROCm serves wheels of its major.minor. */
+static char *major_minor(const char *v) {
+  const char *dot = strchr(v, '.');
+  if (!dot)
+    return rules_xstrdup(v);
+  const char *dot2 = strchr(dot + 1, '.');
+  return dot2 ? rules_xstrndup(v, (size_t)(dot2 - v)) : rules_xstrdup(v);
+}
+
+/* Frees constraints [mark, n) and shrinks the set back to mark. */
+static void drop_from(struct ts_constraint_set *s, size_t mark) {
+  struct ts_constraint_set tmp = {0};
+  tmp.nconstraints = s->nconstraints - mark;
+  tmp.constraints = rules_xcalloc(tmp.nconstraints, sizeof *tmp.constraints);
+  memcpy(tmp.constraints, s->constraints + mark,
+         tmp.nconstraints * sizeof *tmp.constraints);
+  ts_constraint_set_clear(&tmp);
+  s->nconstraints = mark;
+}
+
+/* ---- host facts ------------------------------------------------------- */
+
+enum ts_code ts_rules_host_facts(const struct ts_host *h,
+                                 struct ts_constraint_set *out,
+                                 struct ts_error *err) {
+  (void)err;
+  if (h->glibc)
+    add_fact(out, "__glibc", h->glibc, ts_host_source_of(h, "glibc"));
+  if (h->force_cpu)
+    return TS_OK; /* --cpu: no GPU facts, so every GPU variant drops out */
+  if (h->cuda_driver)
+    add_fact(out, "__cuda_driver", h->cuda_driver,
+             ts_host_source_of(h, "cuda.driver_version"));
+  if (h->cuda_version)
+    add_fact(out, "__cuda", h->cuda_version,
+             ts_host_source_of(h, "cuda.cuda_version"));
+  for (size_t i = 0; i < h->ncuda_gpus; i++)
+    if (h->cuda_gpus[i].compute_capability) {
+      char name[48];
+      snprintf(name, sizeof name, "__cc_%s", h->cuda_gpus[i].compute_capability);
+      add_fact(out, name, NULL, ts_host_source_of(h, "cuda.gpus"));
+    }
+  if (h->rocm_version)
+    add_fact(out, "__rocm", h->rocm_version, ts_host_source_of(h, "rocm.version"));
+  for (size_t i = 0; i < h->nrocm_gpus; i++) {
+    char name[48];
+    snprintf(name, sizeof name, "__%s", h->rocm_gpus[i].gfx);
+    add_fact(out, name, NULL, ts_host_source_of(h, "rocm.gpus"));
+  }
+  if (h->xpu)
+    add_fact(out, "__xpu", NULL, ts_host_source_of(h, "xpu"));
+  return TS_OK;
+}
+
+/* ---- variant gates ---------------------------------------------------- */
+
+/* Does the arch list run compute capability `cc`?  SASS for X.y runs on
+ * X.z with z >= y; PTX for A JIT-compiles for any capability >= A.
+ * *ptx_only tells whether only PTX covers it. */
+static bool arch_covers(const struct ts_rules_variant *v, const char *cc,
+                        bool *ptx_only) {
+  unsigned long cmaj = strtoul(cc, NULL, 10);
+  bool sass = false, ptx = false;
+  for (size_t i = 0; i < v->narchs; i++) {
+    const char *a = v->archs[i].cc;
+    if (strtoul(a, NULL, 10) == cmaj && ts_host_vercmp(a, cc) <= 0)
+      sass = true;
+    if (v->archs[i].ptx && ts_host_vercmp(a, cc) <= 0)
+      ptx = true;
+  }
+  *ptx_only = !sass && ptx;
+  return sass || ptx;
+}
+
+static char *arch_list_text(const struct ts_rules_variant *v) {
+  char buf[512] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < v->narchs && used < sizeof buf - 32; i++)
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s%s",
+                             i ? " " : "", v->archs[i].cc,
+                             v->archs[i].ptx ? "+PTX" : "");
+  return rules_xstrdup(buf);
+}
+
+static char *gfx_list_text(char *const *gfx, size_t n) {
+  char buf[512] = "";
+  size_t used = 0;
+  for (size_t i = 0; i < n && used < sizeof buf - 32; i++)
+    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+                             i ? " " : "", gfx[i]);
+  return rules_xstrdup(buf);
+}
+
+static bool backend_gated(const struct ts_constraint_set *s, const char *id) {
+  char want[96];
+  snprintf(want, sizeof want, "backend-%s", id);
+  for (size_t i = 0; i < s->nconstraints; i++)
+    if (strncmp(s->constraints[i].id, want, strlen(want)) == 0)
+      return true;
+  return false;
+}
+
+static enum ts_code gate_backend(const struct ts_rules_backend *b,
+                                 struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  char id[96];
+  enum ts_code rc = TS_OK;
+  if (b->kind == TS_BACKEND_CUDA) {
+    snprintf(id, sizeof id, "backend-%s-driver", b->id);
+    struct ts_constraint *c = new_constraint(
+        s, TS_CONSTRAINT_REQUIRES, id,
+        rules_xprintf("torch +%s builds need an NVIDIA driver >= %s "
+                      "(CUDA %s; minor-version compatibility floor)",
+                      b->id, b->driver_min, b->version),
+        "upgrade the NVIDIA driver, or use an older CUDA variant", b->source);
+    char *spec = rules_xprintf(">=%s", b->driver_min);
+    if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
+      rc = add_term(c, "__cuda_driver", spec, NULL, err);
+    free(spec);
+  } else if (b->kind == TS_BACKEND_ROCM) {
+    char *mm = major_minor(b->version);
+    snprintf(id, sizeof id, "backend-%s-rocm", b->id);
+    struct ts_constraint *c = new_constraint(
+        s, TS_CONSTRAINT_REQUIRES, id,
+        rules_xprintf("torch +%s builds are made for ROCm %s; a host with an "
+                      "older ROCm (and its kernel driver) should not run them",
+                      b->id, b->version),
+        "upgrade ROCm, use the variant of the installed ROCm, or pass --rocm X.Y",
+        b->source);
+    char *spec = rules_xprintf(">=%s", mm);
+    if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
+        !(rc = add_term(c, "__rocm", spec, NULL, err)))
+      rc = add_when(c, "__rocm", NULL, err);
+    free(spec);
+    free(mm);
+  } else if (b->kind == TS_BACKEND_XPU) {
+    snprintf(id, sizeof id, "backend-%s", b->id);
+    struct ts_constraint *c = new_constraint(
+        s, TS_CONSTRAINT_REQUIRES, id,
+        rules_xstrdup("torch +xpu builds need an Intel GPU with a compute "
+                      "driver (i915 or xe)"),
+        "use the cpu variant, or pass --xpu when the GPU is there", b->source);
+    if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
+      rc = add_term(c, "__xpu", NULL, NULL, err);
+  }
+  return rc;
+}
+
+/* The makeup of term specs with ownership: add_term copies nothing it is
+ * given as spec text, so callers free their strings. */
+static enum ts_code gate_release(const struct ts_rules *rules,
+                                 const struct ts_rules_release *r,
+                                 const struct ts_host *h,
+                                 struct ts_constraint_set *s, bool host_terms,
+                                 struct ts_error *err) {
+  char series_spec[64];
+  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  enum ts_code rc = TS_OK;
+  for (size_t k = 0; k < r->nvariants && rc == TS_OK; k++) {
+    const struct ts_rules_variant *v = &r->variants[k];
+    const struct ts_rules_backend *b = ts_rules_find_backend(rules, v->backend);
+    if (!b)
+      continue;
+    const char *src = v->source ? v->source : (b->source ? b->source : r->source);
+    char id[128];
+    if (b->kind == TS_BACKEND_CUDA && host_terms && !h->force_cpu) {
+      snprintf(id, sizeof id, "cuda-arch-%s-%s", r->series, b->id);
+      char *archs = arch_list_text(v);
+      for (size_t g = 0; g < h->ncuda_gpus && rc == TS_OK; g++) {
+        const char *cc = h->cuda_gpus[g].compute_capability;
+        bool ptx_only = false;
+        if (!cc)
+          continue;
+        char fact[48];
+        snprintf(fact, sizeof fact, "__cc_%s", cc);
+        if (!arch_covers(v, cc, &ptx_only)) {
+          struct ts_constraint *c = new_constraint(
+              s, TS_CONSTRAINT_CONFLICTS, id,
+              rules_xprintf("torch %s+%s carries kernels for compute "
+                            "capabilities %s only; a GPU of compute "
+                            "capability %s cannot run it",
+                            r->series, b->id, archs, cc),
+              "use a variant whose kernels cover this GPU (often an older "
+              "CUDA such as cu126 for Maxwell/Pascal/Volta), or an older torch",
+              src);
+          if (!(rc = make_term(&c->subject, "torch", series_spec, b->id, err)))
+            rc = add_term(c, fact, NULL, NULL, err);
+        } else if (ptx_only && b->driver_toolkit) {
+          char pid[128];
+          snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", r->series, b->id);
+          struct ts_constraint *c = new_constraint(
+              s, TS_CONSTRAINT_REQUIRES, pid,
+              rules_xprintf("torch %s+%s runs on compute capability %s only "
+                            "by JIT-compiling its PTX, which needs the CUDA "
+                            "%s toolkit driver >= %s",
+                            r->series, b->id, cc, b->version, b->driver_toolkit),
+              "upgrade the NVIDIA driver, or use a variant with kernels for "
+              "this GPU", src);
+          char *spec = rules_xprintf(">=%s", b->driver_toolkit);
+          if (!(rc = make_term(&c->subject, "torch", series_spec, b->id, err)))
+            rc = add_term(c, "__cuda_driver", spec, NULL, err);
+          free(spec);
+          if (rc == TS_OK)
+            rc = add_when(c, fact, NULL, err);
+        }
+      }
+      free(archs);
+    } else if (b->kind == TS_BACKEND_ROCM && host_terms) {
+      char *const *gfx = v->has_gfx ? v->gfx : b->gfx;
+      size_t ngfx = v->has_gfx ? v->ngfx : b->ngfx;
+      char *list = gfx_list_text(gfx, ngfx);
+      snprintf(id, sizeof id, "rocm-gfx-%s-%s", r->series, b->id);
+      struct ts_constraint *c = new_constraint(
+          s, TS_CONSTRAINT_REQUIRES, id,
+          rules_xprintf("torch %s+%s carries kernels for %s; it needs one of "
+                        "those AMD GPUs", r->series, b->id, list),
+          "use the cpu variant, or a ROCm variant built for your GPU "
+          "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
+          src);
+      rc = make_term(&c->subject, "torch", series_spec, b->id, err);
+      for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
+        char fact[48];
+        snprintf(fact, sizeof fact, "__%s", gfx[i]);
+        rc = add_term(c, fact, NULL, NULL, err);
+      }
+      /* Every detected GPU must be covered, not just one of them. */
+      for (size_t g = 0; g < h->nrocm_gpus && rc == TS_OK && !h->force_cpu; g++) {
+        bool listed = false;
+        for (size_t i = 0; i < ngfx; i++)
+          listed |= strcmp(gfx[i], h->rocm_gpus[g].gfx) == 0;
+        if (listed)
+          continue;
+        char fact[48];
+        snprintf(fact, sizeof fact, "__%s", h->rocm_gpus[g].gfx);
+        struct ts_constraint *cc = new_constraint(
+            s, TS_CONSTRAINT_CONFLICTS, id,
+            rules_xprintf("torch %s+%s carries no kernels for %s (only %s)",
+                          r->series, b->id, h->rocm_gpus[g].gfx, list),
+            "use a ROCm variant built for this GPU, or the cpu variant", src);
+        if (!(rc = make_term(&cc->subject, "torch", series_spec, b->id, err)))
+          rc = add_term(cc, fact, NULL, NULL, err);
+      }
+      free(list);
+    }
+  }
+  return rc;
+}
+
+/* ---- pairings --------------------------------------------------------- */
+
+static const struct ts_rules_pairing *find_pairing(const struct ts_rules *r,
+                                                   const char *project) {
+  for (size_t i = 0; i < r->npairings; i++)
+    if (strcmp(r->pairings[i].project, project) == 0)
+      return &r->pairings[i];
+  return NULL;
+}
+
+static bool release_has_variant(const struct ts_rules_release *r,
+                                const char *b) {
+  for (size_t k = 0; k < r->nvariants; k++)
+    if (strcmp(r->variants[k].backend, b) == 0)
+      return true;
+  return false;
+}
+
+/* For companion `version` of `project` built as variant `local` ("" for a
+ * PyPI build without a label): torch must be one of the releases it pairs
+ * with, from the same variant. */
+static enum ts_code pair_one(const struct ts_rules *rules,
+                             const struct ts_rules_pairing *p,
+                             const char *version, const char *local,
+                             struct ts_constraint_set *s,
+                             struct ts_error *err) {
+  struct ts_constraint *c = NULL;
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++) {
+    const struct ts_rules_release *r = &rules->releases[i];
+    if (local[0] && !release_has_variant(r, local))
+      continue;
+    for (size_t j = 0; j < r->npairs && rc == TS_OK; j++) {
+      const char *cv = strcmp(p->project, "torchvision") == 0
+                           ? r->pairs[j].torchvision
+                           : r->pairs[j].torchaudio;
+      if (!cv || strcmp(cv, version) != 0)
+        continue;
+      if (!c) {
+        c = new_constraint(s, TS_CONSTRAINT_REQUIRES, p->id,
+                           rules_xstrdup(p->message), p->fix, p->source);
+        char *spec = rules_xprintf("==%s", version);
+        rc = make_term(&c->subject, p->project, spec, local, err);
+        free(spec);
+        if (rc != TS_OK)
+          break;
+      }
+      char *tspec = rules_xprintf("==%s", r->pairs[j].torch);
+      rc = add_term(c, "torch", tspec, local[0] ? local : NULL, err);
+      free(tspec);
+    }
+  }
+  return rc;
+}
+
+static bool seen_str(char ***seen, size_t *n, const char *s) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*seen)[i], s) == 0)
+      return true;
+  *seen = rules_xrealloc(*seen, (*n + 1) * sizeof **seen);
+  (*seen)[(*n)++] = rules_xstrdup(s);
+  return false;
+}
+
+static enum ts_code compile_pairings(const struct ts_rules *rules,
+                                     struct ts_constraint_set *s,
+                                     struct ts_error *err) {
+  static const char *const projects[] = {"torchvision", "torchaudio"};
+  enum ts_code rc = TS_OK;
+  for (size_t pi = 0; pi < 2 && rc == TS_OK; pi++) {
+    const struct ts_rules_pairing *p = find_pairing(rules, projects[pi]);
+    if (!p)
+      continue;
+    char **seen = NULL;
+    size_t nseen = 0;
+    for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++) {
+      const struct ts_rules_release *r = &rules->releases[i];
+      for (size_t j = 0; j < r->npairs && rc == TS_OK; j++) {
+        const char *cv = pi == 0 ? r->pairs[j].torchvision : r->pairs[j].torchaudio;
+        if (!cv)
+          continue;
+        /* One constraint per companion version and variant: the companion
+         * may be paired with several torch releases (torchaudio 2.11.0). */
+        for (size_t k = 0; k <= r->nvariants && rc == TS_OK; k++) {
+          const char *local = k < r->nvariants ? r->variants[k].backend : "";
+          char key[128];
+          snprintf(key, sizeof key, "%s+%s", cv, local);
+          if (!seen_str(&seen, &nseen, key))
+            rc = pair_one(rules, p, cv, local, s, err);
+        }
+      }
+    }
+    for (size_t i = 0; i < nseen; i++)
+      free(seen[i]);
+    free(seen);
+  }
+  return rc;
+}
+
+/* ---- rules from the file ---------------------------------------------- */
+
+static bool rule_uses_facts(const struct ts_rules_rule *r) {
+  if (r->nwhen)
+    return true;
+  for (size_t i = 0; i < r->nterms; i++)
+    if (strncmp(r->terms[i].name, "__", 2) == 0)
+      return true;
+  return false;
+}
+
+static enum ts_code compile_rule(const struct ts_rules_rule *r,
+                                 struct ts_constraint_set *s, bool host_terms,
+                                 struct ts_error *err) {
+  if (r->kind == TS_RULES_CUSTOM_BUILD)
+    return TS_OK;
+  if (!host_terms && rule_uses_facts(r))
+    return TS_OK;
+  size_t nsub = r->nsubject_locals ? r->nsubject_locals : 1;
+  for (size_t k = 0; k < nsub; k++) {
+    size_t mark = s->nconstraints;
+    struct ts_constraint *c = new_constraint(
+        s, r->kind == TS_RULES_REQUIRES ? TS_CONSTRAINT_REQUIRES
+                                        : TS_CONSTRAINT_CONFLICTS,
+        r->id, rules_xstrdup(r->message), r->fix, r->source);
+    enum ts_code rc = make_term(&c->subject, r->subject_name, r->subject_spec,
+                                r->nsubject_locals ? r->subject_locals[k] : NULL,
+                                err);
+    for (size_t i = 0; i < r->nterms && rc == TS_OK; i++)
+      rc = add_term(c, r->terms[i].name, r->terms[i].spec, r->terms[i].local, err);
+    for (size_t i = 0; i < r->nwhen && rc == TS_OK; i++)
+      rc = add_when(c, r->when[i].name, r->when[i].spec, err);
+    if (rc != TS_OK)
+      return rc;
+    /* A rule whose `when` fails on this host can never fire: drop it. */
+    bool holds = true;
+    for (size_t i = 0; i < c->nwhen; i++)
+      holds &= rules_term_match_facts(&c->when[i], s);
+    if (!holds)
+      drop_from(s, mark);
+  }
+  return TS_OK;
+}
+
+/* ---- the backend list ------------------------------------------------- */
+
+static const char *kind_name(enum ts_backend_kind k) {
+  switch (k) {
+  case TS_BACKEND_CUDA: return "cuda";
+  case TS_BACKEND_ROCM: return "rocm";
+  case TS_BACKEND_XPU: return "xpu";
+  default: return "cpu";
+  }
+}
+
+struct choice {
+  const struct ts_rules_backend *b;
+  bool usable;
+  int rank; /* smaller is better */
+  char *reason, *rule_id;
+};
+
+static int cmp_choice(const void *a, const void *b) {
+  const struct choice *x = a, *y = b;
+  if (x->usable != y->usable)
+    return x->usable ? -1 : 1;
+  if (x->rank != y->rank)
+    return x->rank - y->rank;
+  /* Newest CUDA / ROCm first within a rank. */
+  int v = ts_host_vercmp(y->b->version ? y->b->version : "0",
+                         x->b->version ? x->b->version : "0");
+  return v ? v : strcmp(x->b->id, y->b->id);
+}
+
+static enum ts_code backend_list(const struct ts_rules *rules,
+                                 const struct ts_rules_release *r,
+                                 const struct ts_host *h, bool host_terms,
+                                 struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  if (!r)
+    return TS_OK;
+  const char *newest = r->nversions ? r->versions[r->nversions - 1] : r->series;
+  struct choice *ch = rules_xcalloc(r->nvariants, sizeof *ch);
+  size_t n = 0;
+  for (size_t k = 0; k < r->nvariants; k++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(rules, r->variants[k].backend);
+    if (!b)
+      continue;
+    struct choice *c = &ch[n++];
+    c->b = b;
+    c->usable = true;
+    /* Preference: CUDA the driver runs natively, CUDA through minor-version
+     * compatibility, ROCm, XPU, CPU last. */
+    c->rank = b->kind == TS_BACKEND_CUDA ? 0
+              : b->kind == TS_BACKEND_ROCM ? 2
+              : b->kind == TS_BACKEND_XPU ? 3 : 4;
+    if (!host_terms)
+      continue;
+    if (h->force_cpu && b->kind != TS_BACKEND_CPU) {
+      c->usable = false;
+      c->reason = rules_xstrdup("--cpu was given");
+      continue;
+    }
+    char *cand = rules_xprintf("%s+%s", newest, b->id);
+    struct ts_version *v = NULL;
+    if (ts_version_parse(cand, strlen(cand), &v, err) != TS_OK) {
+      free(cand);
+      for (size_t i = 0; i < n; i++) {
+        free(ch[i].reason);
+        free(ch[i].rule_id);
+      }
+      free(ch);
+      return ts_error_wrap(err, "rules: candidate");
+    }
+    for (size_t i = 0; i < s->nconstraints && c->usable; i++) {
+      const struct ts_constraint *con = &s->constraints[i];
+      if (!rules_term_match_pkg(&con->subject, "torch", v))
+        continue;
+      char *why = rules_fact_violation(con, s);
+      if (why) {
+        c->usable = false;
+        c->reason = rules_xprintf("%s: %s (rule %s)", cand, why, con->id);
+        c->rule_id = rules_xstrdup(con->id);
+        free(why);
+      }
+    }
+    ts_version_free(v);
+    if (c->usable && b->kind == TS_BACKEND_CUDA && h->cuda_version &&
+        ts_host_vercmp(b->version, h->cuda_version) > 0) {
+      c->rank = 1;
+      c->reason = rules_xprintf("relies on CUDA minor-version compatibility: "
+                                "the driver runs CUDA %s natively",
+                                h->cuda_version);
+    }
+    free(cand);
+  }
+  qsort(ch, n, sizeof *ch, cmp_choice);
+  s->backends = rules_xcalloc(n, sizeof *s->backends);
+  const char *base = rules->index_base ? rules->index_base : "";
+  size_t blen = strlen(base);
+  for (size_t i = 0; i < n; i++) {
+    struct ts_backend_choice *o = &s->backends[s->nbackends++];
+    o->name = rules_xstrdup(ch[i].b->id);
+    o->kind = rules_xstrdup(kind_name(ch[i].b->kind));
+    o->index_url = rules_xprintf("%s%s%s/", base,
+                                 blen && base[blen - 1] != '/' ? "/" : "",
+                                 ch[i].b->index);
+    o->usable = ch[i].usable;
+    o->reason = ch[i].reason;
+    o->rule_id = ch[i].rule_id;
+  }
+  free(ch);
+  return TS_OK;
+}
+
+enum ts_code ts_rules_compile(const struct ts_rules *rules,
+                              const struct ts_host *host,
+                              const struct ts_rules_options *opt,
+                              struct ts_constraint_set *out,
+                              struct ts_error *err) {
+  static const struct ts_host empty_host;
+  static const struct ts_rules_options defaults;
+  memset(out, 0, sizeof *out);
+  if (!opt)
+    opt = &defaults;
+  bool host_terms = !opt->ignore_host;
+  const struct ts_host *h = host && host_terms ? host : &empty_host;
+  const struct ts_rules_release *rel =
+      opt->release ? ts_rules_find_release(rules, opt->release)
+                   : ts_rules_newest(rules);
+  if (opt->release && !rel)
+    return ts_error_set(err, TS_E_NOT_FOUND,
+                        "rules: no torch release '%s' in the rules",
+                        opt->release);
+  enum ts_code rc = TS_OK;
+  if (host_terms)
+    rc = ts_rules_host_facts(h, out, err);
+  /* Backend gates first: they are what most explanations name. */
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++)
+    for (size_t k = 0; k < rules->releases[i].nvariants && rc == TS_OK; k++) {
+      const struct ts_rules_backend *b =
+          ts_rules_find_backend(rules, rules->releases[i].variants[k].backend);
+      if (b && !backend_gated(out, b->id))
+        rc = gate_backend(b, out, err);
+    }
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
+    rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
+  /* The ROCm-version gate applies only where ROCm is installed: drop the
+   * gates whose `when` fails, keeping the order of the others. */
+  if (rc == TS_OK && host_terms) {
+    size_t keep = 0;
+    struct ts_constraint_set dropped = {0};
+    dropped.constraints = rules_xcalloc(out->nconstraints, sizeof *out->constraints);
+    for (size_t i = 0; i < out->nconstraints; i++) {
+      struct ts_constraint *c = &out->constraints[i];
+      bool holds = true;
+      for (size_t j = 0; j < c->nwhen; j++)
+        holds &= rules_term_match_facts(&c->when[j], out);
+      if (holds)
+        out->constraints[keep++] = *c;
+      else
+        dropped.constraints[dropped.nconstraints++] = *c;
+    }
+    out->nconstraints = keep;
+    ts_constraint_set_clear(&dropped);
+  }
+  if (rc == TS_OK)
+    rc = compile_pairings(rules, out, err);
+  for (size_t i = 0; i < rules->nrules && rc == TS_OK; i++)
+    rc = compile_rule(&rules->rules[i], out, host_terms, err);
+  if (rc == TS_OK)
+    rc = backend_list(rules, rel, h, host_terms, out, err);
+  if (rc == TS_OK) {
+    out->release = rel ? rules_xstrdup(rel->series) : NULL;
+    out->index_base = rules_xstrdup(rules->index_base ? rules->index_base : "");
+    out->routed = rules_xcalloc(rules->nroutes, sizeof *out->routed);
+    for (size_t i = 0; i < rules->nroutes; i++)
+      out->routed[out->nrouted++] = rules_xstrdup(rules->routes[i]);
+  }
+  if (rc != TS_OK)
+    ts_constraint_set_clear(out);
+  return rc;
+}

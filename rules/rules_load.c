@@ -1,0 +1,827 @@
+/*
+ * rules_load.c — rules.yaml → struct ts_rules, validating as it goes.
+ *
+ * libyaml's document API keeps a start mark per node, so every problem is
+ * reported at its line:column.  Problems are collected (not just the first)
+ * so that `torchsolve rules check` lists them all; loading fails if any.
+ * Unknown keys are errors: a typo ("driver_mni") would otherwise silently
+ * drop a floor.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "pep/name.h"
+#include "pep/specifier.h"
+#include "pep/version.h"
+#include "rules/rules.h"
+#include "rules/rules_internal.h"
+
+#define MAX_DIAGS 200
+
+struct loader {
+  yaml_document_t *doc;
+  const char *file;
+  struct ts_rules_diags *diags;
+  struct ts_error *err;
+  size_t nerrors;
+};
+
+static void diag_at(struct loader *L, unsigned line, unsigned col,
+                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void diag_at(struct loader *L, unsigned line, unsigned col,
+                    const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (L->nerrors == 0)
+    ts_error_set(L->err, TS_E_RULES, "%s:%u:%u: %s", L->file, line, col, msg);
+  L->nerrors++;
+  if (!L->diags || L->diags->n >= MAX_DIAGS)
+    return;
+  L->diags->items = rules_xrealloc(L->diags->items,
+                                   (L->diags->n + 1) * sizeof *L->diags->items);
+  struct ts_rules_diag *d = &L->diags->items[L->diags->n++];
+  d->file = rules_xstrdup(L->file);
+  d->line = line;
+  d->column = col;
+  d->message = rules_xstrdup(msg);
+}
+
+#define DIAG(L, node, ...)                                              \
+  diag_at((L), (unsigned)(node)->start_mark.line + 1,                   \
+          (unsigned)(node)->start_mark.column + 1, __VA_ARGS__)
+
+static yaml_node_t *node_at(struct loader *L, int id) {
+  return yaml_document_get_node(L->doc, id);
+}
+
+/* The scalar's text, or NULL (with a diagnostic) when it is not a scalar
+ * or holds a NUL byte. */
+static const char *scalar(struct loader *L, yaml_node_t *n, const char *what) {
+  if (!n || n->type != YAML_SCALAR_NODE) {
+    if (n)
+      DIAG(L, n, "%s must be a string", what);
+    return NULL;
+  }
+  const char *v = (const char *)n->data.scalar.value;
+  if (strlen(v) != n->data.scalar.length) {
+    DIAG(L, n, "%s contains a NUL byte", what);
+    return NULL;
+  }
+  return v;
+}
+
+static bool is_map(struct loader *L, yaml_node_t *n, const char *what) {
+  if (n && n->type == YAML_MAPPING_NODE)
+    return true;
+  if (n)
+    DIAG(L, n, "%s must be a mapping", what);
+  return false;
+}
+
+static bool is_seq(struct loader *L, yaml_node_t *n, const char *what) {
+  if (n && n->type == YAML_SEQUENCE_NODE)
+    return true;
+  if (n)
+    DIAG(L, n, "%s must be a list", what);
+  return false;
+}
+
+/* Checks every key of a mapping against `allowed` (NULL-terminated) and
+ * against duplicates. */
+static void check_keys(struct loader *L, yaml_node_t *map,
+                       const char *const *allowed, const char *what) {
+  yaml_node_pair_t *b = map->data.mapping.pairs.start;
+  yaml_node_pair_t *e = map->data.mapping.pairs.top;
+  for (yaml_node_pair_t *p = b; p < e; p++) {
+    yaml_node_t *k = node_at(L, p->key);
+    const char *ks = scalar(L, k, "a key");
+    if (!ks)
+      continue;
+    bool ok = allowed == NULL;
+    for (size_t i = 0; allowed && allowed[i]; i++)
+      if (strcmp(allowed[i], ks) == 0)
+        ok = true;
+    if (!ok)
+      DIAG(L, k, "unknown key '%s' in %s", ks, what);
+    for (yaml_node_pair_t *q = b; q < p; q++) {
+      yaml_node_t *k2 = node_at(L, q->key);
+      if (k2 && k2->type == YAML_SCALAR_NODE &&
+          strcmp((const char *)k2->data.scalar.value, ks) == 0)
+        DIAG(L, k, "duplicate key '%s' in %s", ks, what);
+    }
+  }
+}
+
+static yaml_node_t *get(struct loader *L, yaml_node_t *map, const char *key) {
+  if (!map || map->type != YAML_MAPPING_NODE)
+    return NULL;
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+       p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *k = node_at(L, p->key);
+    if (k && k->type == YAML_SCALAR_NODE &&
+        strcmp((const char *)k->data.scalar.value, key) == 0)
+      return node_at(L, p->value);
+  }
+  return NULL;
+}
+
+/* Owned copy of map[key]; NULL when absent (diagnosed when required). */
+static char *get_str(struct loader *L, yaml_node_t *map, const char *key,
+                     bool required, const char *what) {
+  yaml_node_t *n = get(L, map, key);
+  if (!n) {
+    if (required)
+      DIAG(L, map, "%s: missing '%s'", what, key);
+    return NULL;
+  }
+  char label[160];
+  snprintf(label, sizeof label, "%s: '%s'", what, key);
+  const char *v = scalar(L, n, label);
+  return v ? rules_xstrdup(v) : NULL;
+}
+
+static bool dotted_version(const char *s) {
+  if (!s || !isdigit((unsigned char)*s))
+    return false;
+  for (const char *p = s; *p; p++)
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+      return false;
+  return true;
+}
+
+static bool ident_ok(const char *s, bool allow_upper) {
+  if (!s || !*s || strlen(s) > 100)
+    return false;
+  for (const char *p = s; *p; p++)
+    if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) ||
+          *p == '.' || *p == '-' || *p == '_' ||
+          (allow_upper && isupper((unsigned char)*p))))
+      return false;
+  return true;
+}
+
+static void check_url(struct loader *L, yaml_node_t *map, const char *url,
+                      const char *what) {
+  if (url && strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0)
+    DIAG(L, get(L, map, "source"), "%s: source must be an http(s) URL", what);
+}
+
+static char *get_confidence(struct loader *L, yaml_node_t *map,
+                            const char *what) {
+  char *c = get_str(L, map, "confidence", false, what);
+  if (c && strcmp(c, "low") != 0 && strcmp(c, "medium") != 0 &&
+      strcmp(c, "high") != 0)
+    DIAG(L, get(L, map, "confidence"),
+         "%s: confidence must be low, medium or high", what);
+  return c;
+}
+
+/* A list of strings (or one string when allow_one). */
+static char **get_strlist(struct loader *L, yaml_node_t *n, size_t *count,
+                          bool allow_one, const char *what) {
+  *count = 0;
+  if (!n)
+    return NULL;
+  if (allow_one && n->type == YAML_SCALAR_NODE) {
+    const char *v = scalar(L, n, what);
+    if (!v)
+      return NULL;
+    char **out = rules_xrealloc(NULL, sizeof *out);
+    out[0] = rules_xstrdup(v);
+    *count = 1;
+    return out;
+  }
+  if (!is_seq(L, n, what))
+    return NULL;
+  char **out = NULL;
+  for (yaml_node_item_t *it = n->data.sequence.items.start;
+       it < n->data.sequence.items.top; it++) {
+    const char *v = scalar(L, node_at(L, *it), what);
+    if (!v)
+      continue;
+    out = rules_xrealloc(out, (*count + 1) * sizeof *out);
+    out[(*count)++] = rules_xstrdup(v);
+  }
+  return out;
+}
+
+static void check_gfx_list(struct loader *L, yaml_node_t *n, char **gfx,
+                           size_t ngfx, const char *what) {
+  for (size_t i = 0; i < ngfx; i++) {
+    bool ok = strncmp(gfx[i], "gfx", 3) == 0 && strlen(gfx[i]) >= 6 &&
+              strlen(gfx[i]) <= 12;
+    for (const char *p = gfx[i] + 3; ok && *p; p++)
+      ok = isxdigit((unsigned char)*p) && !isupper((unsigned char)*p);
+    if (!ok)
+      DIAG(L, n, "%s: '%s' is not a gfx target like gfx1100", what, gfx[i]);
+  }
+}
+
+/* ---- backends --------------------------------------------------------- */
+
+static void load_backend(struct loader *L, yaml_node_t *n,
+                         struct ts_rules_backend *b) {
+  static const char *const keys[] = {"id", "kind", "cuda", "rocm", "index",
+                                     "driver_min", "driver_toolkit", "gfx",
+                                     "source", "confidence", NULL};
+  memset(b, 0, sizeof *b);
+  if (!is_map(L, n, "a backend"))
+    return;
+  check_keys(L, n, keys, "a backend");
+  b->id = get_str(L, n, "id", true, "backend");
+  char what[160];
+  snprintf(what, sizeof what, "backend '%s'", b->id ? b->id : "?");
+  if (b->id && !ident_ok(b->id, false))
+    DIAG(L, get(L, n, "id"), "%s: id must be lowercase letters, digits and dots", what);
+  char *kind = get_str(L, n, "kind", true, what);
+  if (kind) {
+    if (strcmp(kind, "cpu") == 0)
+      b->kind = TS_BACKEND_CPU;
+    else if (strcmp(kind, "cuda") == 0)
+      b->kind = TS_BACKEND_CUDA;
+    else if (strcmp(kind, "rocm") == 0)
+      b->kind = TS_BACKEND_ROCM;
+    else if (strcmp(kind, "xpu") == 0)
+      b->kind = TS_BACKEND_XPU;
+    else
+      DIAG(L, get(L, n, "kind"), "%s: kind must be cpu, cuda, rocm or xpu", what);
+  }
+  free(kind);
+  b->index = get_str(L, n, "index", false, what);
+  if (!b->index && b->id)
+    b->index = rules_xstrdup(b->id);
+  b->source = get_str(L, n, "source", true, what);
+  check_url(L, n, b->source, what);
+  b->confidence = get_confidence(L, n, what);
+  if (b->kind == TS_BACKEND_CUDA) {
+    b->version = get_str(L, n, "cuda", true, what);
+    b->driver_min = get_str(L, n, "driver_min", true, what);
+    b->driver_toolkit = get_str(L, n, "driver_toolkit", false, what);
+    if (b->version && !dotted_version(b->version))
+      DIAG(L, get(L, n, "cuda"), "%s: cuda must be a version like 12.6", what);
+    if (b->driver_min && !dotted_version(b->driver_min))
+      DIAG(L, get(L, n, "driver_min"), "%s: driver_min must be a version like 525.60.13", what);
+    if (b->driver_toolkit && !dotted_version(b->driver_toolkit))
+      DIAG(L, get(L, n, "driver_toolkit"), "%s: driver_toolkit must be a version", what);
+  } else if (get(L, n, "cuda") || get(L, n, "driver_min")) {
+    DIAG(L, n, "%s: cuda/driver_min belong to cuda backends", what);
+  }
+  if (b->kind == TS_BACKEND_ROCM) {
+    b->version = get_str(L, n, "rocm", true, what);
+    if (b->version && !dotted_version(b->version))
+      DIAG(L, get(L, n, "rocm"), "%s: rocm must be a version like 6.2.4", what);
+    yaml_node_t *g = get(L, n, "gfx");
+    if (!g)
+      DIAG(L, n, "%s: missing 'gfx'", what);
+    b->gfx = get_strlist(L, g, &b->ngfx, false, "gfx");
+    check_gfx_list(L, g, b->gfx, b->ngfx, what);
+  } else if (get(L, n, "gfx") || get(L, n, "rocm")) {
+    DIAG(L, n, "%s: rocm/gfx belong to rocm backends", what);
+  }
+}
+
+/* ---- releases --------------------------------------------------------- */
+
+static void load_archs(struct loader *L, yaml_node_t *n, const char *text,
+                       struct ts_rules_variant *v, const char *what) {
+  const char *p = text;
+  while (*p) {
+    const char *e = strchr(p, ';');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    char tmp[32];
+    if (len == 0 || len >= sizeof tmp) {
+      DIAG(L, n, "%s: archs must look like \"7.5;8.0;12.0+PTX\"", what);
+      return;
+    }
+    memcpy(tmp, p, len);
+    tmp[len] = '\0';
+    bool ptx = false;
+    char *plus = strchr(tmp, '+');
+    if (plus) {
+      if (strcmp(plus, "+PTX") != 0) {
+        DIAG(L, n, "%s: '%s': only +PTX may follow a capability", what, tmp);
+        return;
+      }
+      *plus = '\0';
+      ptx = true;
+    }
+    if (!dotted_version(tmp) || !strchr(tmp, '.')) {
+      DIAG(L, n, "%s: '%s' is not a compute capability like 8.6", what, tmp);
+      return;
+    }
+    v->archs = rules_xrealloc(v->archs, (v->narchs + 1) * sizeof *v->archs);
+    v->archs[v->narchs].cc = rules_xstrdup(tmp);
+    v->archs[v->narchs].ptx = ptx;
+    v->narchs++;
+    p = e ? e + 1 : p + len;
+  }
+}
+
+static bool version_ok(struct loader *L, yaml_node_t *n, const char *s,
+                       const char *what) {
+  struct ts_version *v = NULL;
+  struct ts_error e = {0};
+  if (ts_version_parse(s, strlen(s), &v, &e) != TS_OK) {
+    DIAG(L, n, "%s: '%s' is not a PEP 440 version", what, s);
+    return false;
+  }
+  ts_version_free(v);
+  return true;
+}
+
+static void load_release(struct loader *L, yaml_node_t *n,
+                         struct ts_rules_release *r) {
+  static const char *const keys[] = {"series", "versions", "variants",
+                                     "paired", "source", "confidence",
+                                     "status", NULL};
+  memset(r, 0, sizeof *r);
+  if (!is_map(L, n, "a release"))
+    return;
+  check_keys(L, n, keys, "a release");
+  r->series = get_str(L, n, "series", true, "release");
+  char what[160];
+  snprintf(what, sizeof what, "release '%s'", r->series ? r->series : "?");
+  if (r->series && (!dotted_version(r->series) || !strchr(r->series, '.')))
+    DIAG(L, get(L, n, "series"), "%s: series must be like \"2.13\"", what);
+  r->source = get_str(L, n, "source", true, what);
+  check_url(L, n, r->source, what);
+  r->confidence = get_confidence(L, n, what);
+  yaml_node_t *vers = get(L, n, "versions");
+  if (!vers)
+    DIAG(L, n, "%s: missing 'versions'", what);
+  r->versions = get_strlist(L, vers, &r->nversions, false, "versions");
+  for (size_t i = 0; i < r->nversions; i++)
+    if (version_ok(L, vers, r->versions[i], what) && r->series) {
+      size_t sl = strlen(r->series);
+      if (strncmp(r->versions[i], r->series, sl) != 0 ||
+          r->versions[i][sl] != '.')
+        DIAG(L, vers, "%s: version '%s' is not in the series", what,
+             r->versions[i]);
+    }
+  yaml_node_t *vars = get(L, n, "variants");
+  if (!vars)
+    DIAG(L, n, "%s: missing 'variants'", what);
+  else if (is_map(L, vars, "variants")) {
+    check_keys(L, vars, NULL, "variants");
+    for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
+         p < vars->data.mapping.pairs.top; p++) {
+      const char *id = scalar(L, node_at(L, p->key), "a variant name");
+      yaml_node_t *val = node_at(L, p->value);
+      if (!id)
+        continue;
+      r->variants = rules_xrealloc(r->variants,
+                                   (r->nvariants + 1) * sizeof *r->variants);
+      struct ts_rules_variant *v = &r->variants[r->nvariants++];
+      memset(v, 0, sizeof *v);
+      v->backend = rules_xstrdup(id);
+      char vw[200];
+      snprintf(vw, sizeof vw, "%s variant '%s'", what, id);
+      if (val && val->type == YAML_SCALAR_NODE &&
+          val->data.scalar.length == 0)
+        continue; /* "cpu:" with nothing */
+      if (!is_map(L, val, vw))
+        continue;
+      static const char *const vkeys[] = {"archs", "gfx", "source",
+                                          "confidence", NULL};
+      check_keys(L, val, vkeys, vw);
+      char *archs = get_str(L, val, "archs", false, vw);
+      if (archs)
+        load_archs(L, get(L, val, "archs"), archs, v, vw);
+      free(archs);
+      yaml_node_t *g = get(L, val, "gfx");
+      if (g) {
+        v->gfx = get_strlist(L, g, &v->ngfx, false, "gfx");
+        v->has_gfx = true;
+        check_gfx_list(L, g, v->gfx, v->ngfx, vw);
+      }
+      v->source = get_str(L, val, "source", false, vw);
+      check_url(L, val, v->source, vw);
+      v->confidence = get_confidence(L, val, vw);
+    }
+  }
+  yaml_node_t *paired = get(L, n, "paired");
+  if (paired && is_map(L, paired, "paired")) {
+    check_keys(L, paired, NULL, "paired");
+    for (yaml_node_pair_t *p = paired->data.mapping.pairs.start;
+         p < paired->data.mapping.pairs.top; p++) {
+      yaml_node_t *k = node_at(L, p->key);
+      const char *tv = scalar(L, k, "a torch version");
+      yaml_node_t *val = node_at(L, p->value);
+      if (!tv || !is_map(L, val, "a pairing"))
+        continue;
+      static const char *const pkeys[] = {"torchvision", "torchaudio", NULL};
+      check_keys(L, val, pkeys, "a pairing");
+      bool listed = false;
+      for (size_t i = 0; i < r->nversions; i++)
+        listed |= strcmp(r->versions[i], tv) == 0;
+      if (!listed)
+        DIAG(L, k, "%s: paired version '%s' is not in versions", what, tv);
+      r->pairs = rules_xrealloc(r->pairs, (r->npairs + 1) * sizeof *r->pairs);
+      struct ts_rules_pair *pr = &r->pairs[r->npairs++];
+      pr->torch = rules_xstrdup(tv);
+      pr->torchvision = get_str(L, val, "torchvision", true, "pairing");
+      pr->torchaudio = get_str(L, val, "torchaudio", false, "pairing");
+      if (pr->torchvision)
+        version_ok(L, val, pr->torchvision, what);
+      if (pr->torchaudio)
+        version_ok(L, val, pr->torchaudio, what);
+    }
+  }
+}
+
+/* ---- rules ------------------------------------------------------------ */
+
+/* "name<spec>" → name, spec.  Host facts keep their name verbatim; project
+ * names are normalised (PEP 503). */
+static bool split_term(struct loader *L, yaml_node_t *n, const char *text,
+                       struct ts_rules_term *t) {
+  size_t i = 0;
+  while (text[i] && (isalnum((unsigned char)text[i]) || text[i] == '_' ||
+                     text[i] == '-' || text[i] == '.'))
+    i++;
+  if (i == 0) {
+    DIAG(L, n, "'%s' does not start with a project or fact name", text);
+    return false;
+  }
+  if (text[0] == '_' && text[1] == '_')
+    t->name = rules_xstrndup(text, i);
+  else
+    t->name = ts_name_normalize(text, i);
+  const char *rest = text + i;
+  while (*rest == ' ')
+    rest++;
+  t->spec = *rest ? rules_xstrdup(rest) : NULL;
+  if (t->spec) {
+    struct ts_specset *s = NULL;
+    struct ts_error e = {0};
+    if (ts_specset_parse(t->spec, strlen(t->spec), &s, &e) != TS_OK) {
+      DIAG(L, n, "'%s': %s", text, e.detail);
+      return false;
+    }
+    ts_specset_free(s);
+  }
+  return true;
+}
+
+/* A term is "name<spec>" or {name, version, local}; `locals` receives the
+ * local patterns of the mapping form (a list allowed when want_locals). */
+static bool load_term(struct loader *L, yaml_node_t *n, struct ts_rules_term *t,
+                      char ***locals, size_t *nlocals, const char *what) {
+  memset(t, 0, sizeof *t);
+  if (n && n->type == YAML_SCALAR_NODE) {
+    const char *v = scalar(L, n, what);
+    return v && split_term(L, n, v, t);
+  }
+  if (!is_map(L, n, what))
+    return false;
+  static const char *const keys[] = {"name", "version", "local", NULL};
+  check_keys(L, n, keys, what);
+  char *name = get_str(L, n, "name", true, what);
+  if (!name)
+    return false;
+  bool ok = split_term(L, n, name, t);
+  free(name);
+  if (!ok)
+    return false;
+  char *ver = get_str(L, n, "version", false, what);
+  if (ver) {
+    if (t->spec) {
+      DIAG(L, n, "%s: give the specifier in 'name' or in 'version', not both", what);
+      free(ver);
+      return false;
+    }
+    struct ts_specset *s = NULL;
+    struct ts_error e = {0};
+    if (ts_specset_parse(ver, strlen(ver), &s, &e) != TS_OK) {
+      DIAG(L, get(L, n, "version"), "%s: %s", what, e.detail);
+      free(ver);
+      return false;
+    }
+    ts_specset_free(s);
+    t->spec = ver;
+  }
+  yaml_node_t *loc = get(L, n, "local");
+  if (loc) {
+    size_t nl = 0;
+    char **l = get_strlist(L, loc, &nl, true, "local");
+    if (locals) {
+      *locals = l;
+      *nlocals = nl;
+    } else {
+      if (nl == 1)
+        t->local = l[0];
+      else {
+        DIAG(L, loc, "%s: a term takes one local pattern", what);
+        for (size_t i = 0; i < nl; i++)
+          free(l[i]);
+      }
+      free(l);
+    }
+  }
+  return true;
+}
+
+static struct ts_rules_term *load_terms(struct loader *L, yaml_node_t *n,
+                                        size_t *count, bool facts_only,
+                                        const char *what) {
+  *count = 0;
+  if (!n || !is_seq(L, n, what))
+    return NULL;
+  struct ts_rules_term *out = NULL;
+  for (yaml_node_item_t *it = n->data.sequence.items.start;
+       it < n->data.sequence.items.top; it++) {
+    yaml_node_t *tn = node_at(L, *it);
+    struct ts_rules_term t;
+    if (!load_term(L, tn, &t, NULL, NULL, what))
+      continue;
+    if (facts_only && strncmp(t.name, "__", 2) != 0)
+      DIAG(L, tn, "%s: '%s' is not a host fact (facts start with __)", what,
+           t.name);
+    out = rules_xrealloc(out, (*count + 1) * sizeof *out);
+    out[(*count)++] = t;
+  }
+  return out;
+}
+
+static void load_rule(struct loader *L, yaml_node_t *n, struct ts_rules_rule *r) {
+  static const char *const keys[] = {"id", "kind", "subject", "terms", "when",
+                                     "message", "fix", "source", "confidence",
+                                     "evidence", NULL};
+  memset(r, 0, sizeof *r);
+  r->file = rules_xstrdup(L->file);
+  r->line = n ? (unsigned)n->start_mark.line + 1 : 0;
+  if (!is_map(L, n, "a rule"))
+    return;
+  check_keys(L, n, keys, "a rule");
+  r->id = get_str(L, n, "id", true, "rule");
+  char what[160];
+  snprintf(what, sizeof what, "rule '%s'", r->id ? r->id : "?");
+  if (r->id && !ident_ok(r->id, true))
+    DIAG(L, get(L, n, "id"), "%s: id may hold letters, digits, '.', '-', '_'", what);
+  char *kind = get_str(L, n, "kind", true, what);
+  if (kind) {
+    if (strcmp(kind, "requires") == 0)
+      r->kind = TS_RULES_REQUIRES;
+    else if (strcmp(kind, "conflicts") == 0)
+      r->kind = TS_RULES_CONFLICTS;
+    else if (strcmp(kind, "custom-build") == 0)
+      r->kind = TS_RULES_CUSTOM_BUILD;
+    else
+      DIAG(L, get(L, n, "kind"), "%s: kind must be requires, conflicts or custom-build", what);
+  }
+  free(kind);
+  r->message = get_str(L, n, "message", true, what);
+  r->source = get_str(L, n, "source", true, what);
+  check_url(L, n, r->source, what);
+  r->fix = get_str(L, n, "fix", r->kind != TS_RULES_CUSTOM_BUILD, what);
+  r->confidence = get_confidence(L, n, what);
+  yaml_node_t *ev = get(L, n, "evidence");
+  if (ev) {
+    size_t ne = 0;
+    char **e = get_strlist(L, ev, &ne, true, "evidence");
+    for (size_t i = 0; i < ne; i++)
+      free(e[i]);
+    free(e);
+  }
+  yaml_node_t *subj = get(L, n, "subject");
+  if (!subj)
+    DIAG(L, n, "%s: missing 'subject'", what);
+  else {
+    struct ts_rules_term t;
+    if (load_term(L, subj, &t, &r->subject_locals, &r->nsubject_locals,
+                  "subject")) {
+      r->subject_name = t.name;
+      r->subject_spec = t.spec;
+      if (strncmp(t.name, "__", 2) == 0)
+        DIAG(L, subj, "%s: the subject must be a project, not a host fact", what);
+    }
+  }
+  yaml_node_t *terms = get(L, n, "terms");
+  if (!terms && r->kind != TS_RULES_CUSTOM_BUILD)
+    DIAG(L, n, "%s: missing 'terms'", what);
+  r->terms = load_terms(L, terms, &r->nterms, false, "terms");
+  if (terms && r->nterms == 0 && terms->type == YAML_SEQUENCE_NODE)
+    DIAG(L, terms, "%s: terms must not be empty", what);
+  r->when = load_terms(L, get(L, n, "when"), &r->nwhen, true, "when");
+}
+
+static void load_pairing(struct loader *L, yaml_node_t *n,
+                         struct ts_rules_pairing *p) {
+  static const char *const keys[] = {"id", "project", "message", "fix",
+                                     "source", NULL};
+  memset(p, 0, sizeof *p);
+  if (!is_map(L, n, "a pairing"))
+    return;
+  check_keys(L, n, keys, "a pairing");
+  p->id = get_str(L, n, "id", true, "pairing");
+  p->project = get_str(L, n, "project", true, "pairing");
+  if (p->project && strcmp(p->project, "torchvision") != 0 &&
+      strcmp(p->project, "torchaudio") != 0)
+    DIAG(L, get(L, n, "project"), "pairing: project must be torchvision or torchaudio");
+  p->message = get_str(L, n, "message", true, "pairing");
+  p->fix = get_str(L, n, "fix", true, "pairing");
+  p->source = get_str(L, n, "source", true, "pairing");
+  check_url(L, n, p->source, "pairing");
+}
+
+/* ---- top level -------------------------------------------------------- */
+
+static int cmp_release(const void *a, const void *b) {
+  const struct ts_rules_release *x = a, *y = b;
+  return ts_host_vercmp(x->series, y->series);
+}
+
+#define LOAD_LIST(L, node, arr, count, fn, what)                           \
+  do {                                                                     \
+    if ((node) && is_seq((L), (node), (what)))                             \
+      for (yaml_node_item_t *it_ = (node)->data.sequence.items.start;      \
+           it_ < (node)->data.sequence.items.top; it_++) {                 \
+        (arr) = rules_xrealloc((arr), ((count) + 1) * sizeof *(arr));      \
+        fn((L), node_at((L), *it_), &(arr)[(count)++]);                    \
+      }                                                                    \
+  } while (0)
+
+static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
+  yaml_node_t *bn = get(L, root, "backends");
+  for (size_t i = 0; i < r->nbackends; i++)
+    for (size_t j = 0; j < i; j++)
+      if (r->backends[i].id && r->backends[j].id &&
+          strcmp(r->backends[i].id, r->backends[j].id) == 0)
+        DIAG(L, bn, "backend '%s' is defined twice", r->backends[i].id);
+  yaml_node_t *rn = get(L, root, "rules");
+  for (size_t i = 0; i < r->nrules; i++)
+    for (size_t j = 0; j < i; j++)
+      if (r->rules[i].id && r->rules[j].id &&
+          strcmp(r->rules[i].id, r->rules[j].id) == 0)
+        diag_at(L, r->rules[i].line, 1, "rule '%s' is defined twice (first at line %u)",
+                r->rules[i].id, r->rules[j].line);
+  (void)rn;
+  yaml_node_t *reln = get(L, root, "releases");
+  for (size_t i = 0; i < r->nreleases; i++) {
+    for (size_t j = 0; j < i; j++)
+      if (r->releases[i].series && r->releases[j].series &&
+          strcmp(r->releases[i].series, r->releases[j].series) == 0)
+        DIAG(L, reln, "release '%s' is defined twice", r->releases[i].series);
+    /* Variants must name a backend, when this file defines backends (a
+     * user file may name the bundled ones; ts_rules_merge checks those). */
+    if (!r->nbackends)
+      continue;
+    for (size_t k = 0; k < r->releases[i].nvariants; k++) {
+      const struct ts_rules_variant *v = &r->releases[i].variants[k];
+      const struct ts_rules_backend *b = ts_rules_find_backend(r, v->backend);
+      if (!b)
+        DIAG(L, reln, "release '%s': variant '%s' is not a backend",
+             r->releases[i].series, v->backend);
+      else if (v->narchs && b->kind != TS_BACKEND_CUDA)
+        DIAG(L, reln, "release '%s': variant '%s' is not CUDA but has archs",
+             r->releases[i].series, v->backend);
+      else if (b->kind == TS_BACKEND_CUDA && !v->narchs)
+        DIAG(L, reln, "release '%s': CUDA variant '%s' needs archs",
+             r->releases[i].series, v->backend);
+    }
+  }
+}
+
+static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
+  static const char *const keys[] = {"schema", "index_base", "source",
+                                     "backends", "releases", "routes",
+                                     "pairings", "rules", NULL};
+  if (!root) {
+    diag_at(L, 1, 1, "the document is empty");
+    return;
+  }
+  if (!is_map(L, root, "the document"))
+    return;
+  check_keys(L, root, keys, "the document");
+  yaml_node_t *schema = get(L, root, "schema");
+  const char *sv = schema ? scalar(L, schema, "schema") : NULL;
+  if (!schema)
+    DIAG(L, root, "missing 'schema' (this torchsolve reads schema %d)", TS_RULES_SCHEMA);
+  else if (sv && strcmp(sv, "1") != 0)
+    DIAG(L, schema, "schema %s is not supported (this torchsolve reads schema %d)",
+         sv, TS_RULES_SCHEMA);
+  r->schema = TS_RULES_SCHEMA;
+  r->index_base = get_str(L, root, "index_base", false, "the document");
+  if (r->index_base && strncmp(r->index_base, "https://", 8) != 0 &&
+      strncmp(r->index_base, "http://", 7) != 0 &&
+      strncmp(r->index_base, "file://", 7) != 0)
+    DIAG(L, get(L, root, "index_base"), "index_base must be an http(s) or file URL");
+  char *src = get_str(L, root, "source", false, "the document");
+  free(src);
+
+  yaml_node_t *n = get(L, root, "backends");
+  LOAD_LIST(L, n, r->backends, r->nbackends, load_backend, "backends");
+  n = get(L, root, "releases");
+  LOAD_LIST(L, n, r->releases, r->nreleases, load_release, "releases");
+  n = get(L, root, "pairings");
+  LOAD_LIST(L, n, r->pairings, r->npairings, load_pairing, "pairings");
+  n = get(L, root, "rules");
+  LOAD_LIST(L, n, r->rules, r->nrules, load_rule, "rules");
+  n = get(L, root, "routes");
+  if (n && is_map(L, n, "routes")) {
+    static const char *const rkeys[] = {"source", "projects", NULL};
+    check_keys(L, n, rkeys, "routes");
+    r->routes_source = get_str(L, n, "source", true, "routes");
+    yaml_node_t *pj = get(L, n, "projects");
+    if (!pj)
+      DIAG(L, n, "routes: missing 'projects'");
+    size_t np = 0;
+    char **p = get_strlist(L, pj, &np, false, "projects");
+    for (size_t i = 0; i < np; i++) {
+      if (!ts_name_is_valid(p[i], strlen(p[i])))
+        DIAG(L, pj, "routes: '%s' is not a project name", p[i]);
+      r->routes = rules_xrealloc(r->routes, (r->nroutes + 1) * sizeof *r->routes);
+      r->routes[r->nroutes++] = ts_name_normalize(p[i], strlen(p[i]));
+      free(p[i]);
+    }
+    free(p);
+  }
+  check_refs(L, root, r);
+  if (r->nreleases > 1)
+    qsort(r->releases, r->nreleases, sizeof *r->releases, cmp_release);
+}
+
+enum ts_code ts_rules_parse(const char *data, size_t len, const char *name,
+                            struct ts_rules **out, struct ts_rules_diags *diags,
+                            struct ts_error *err) {
+  *out = NULL;
+  if (len > TS_CAP_RULES_FILE)
+    return ts_error_set(err, TS_E_TOO_BIG, "%s: larger than %u bytes", name,
+                        TS_CAP_RULES_FILE);
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  if (!yaml_parser_initialize(&parser))
+    return ts_error_set(err, TS_E_NOMEM, "%s: cannot start the YAML parser", name);
+  yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
+  struct loader L = {&doc, name, diags, err, 0};
+  if (!yaml_parser_load(&parser, &doc)) {
+    diag_at(&L, (unsigned)parser.problem_mark.line + 1,
+            (unsigned)parser.problem_mark.column + 1, "YAML: %s%s%s",
+            parser.problem ? parser.problem : "syntax error",
+            parser.context ? " " : "", parser.context ? parser.context : "");
+    yaml_parser_delete(&parser);
+    return TS_E_RULES;
+  }
+  struct ts_rules *r = rules_xcalloc(1, sizeof *r);
+  load_root(&L, yaml_document_get_root_node(&doc), r);
+  /* A second document would silently be ignored: refuse it. */
+  yaml_document_t extra;
+  if (yaml_parser_load(&parser, &extra)) {
+    if (yaml_document_get_root_node(&extra))
+      diag_at(&L, (unsigned)parser.mark.line + 1, 1,
+              "more than one YAML document");
+    yaml_document_delete(&extra);
+  }
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  if (L.nerrors) {
+    ts_rules_free(r);
+    return TS_E_RULES;
+  }
+  *out = r;
+  return TS_OK;
+}
+
+enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
+                                struct ts_rules_diags *diags,
+                                struct ts_error *err) {
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_RULES_FILE);
+  enum ts_code rc = ts_fs_read_file(path, &b, err);
+  if (rc != TS_OK) {
+    ts_buf_free(&b);
+    if (diags) {
+      diags->items = rules_xrealloc(diags->items,
+                                    (diags->n + 1) * sizeof *diags->items);
+      diags->items[diags->n].file = rules_xstrdup(path);
+      diags->items[diags->n].line = 0;
+      diags->items[diags->n].column = 0;
+      diags->items[diags->n].message = rules_xstrdup(err ? err->detail : "cannot read");
+      diags->n++;
+    }
+    return rc;
+  }
+  rc = ts_rules_parse(b.data, b.len, path, out, diags, err);
+  ts_buf_free(&b);
+  return rc;
+}
+
+void ts_rules_diags_clear(struct ts_rules_diags *d) {
+  for (size_t i = 0; i < d->n; i++) {
+    free(d->items[i].file);
+    free(d->items[i].message);
+  }
+  free(d->items);
+  d->items = NULL;
+  d->n = 0;
+}
