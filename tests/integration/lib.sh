@@ -107,10 +107,15 @@ ts_nginx_start() {
   local page_cc=""
   [ -z "${TS_NGINX_PAGE_MAXAGE:-}" ] ||
     page_cc="add_header Cache-Control \"max-age=${TS_NGINX_PAGE_MAXAGE}\" always;"
+  # As root, workers would run as nobody and could not read private
+  # mktemp directories: keep them as the current user.
+  local user_line=""
+  [ "$(id -u)" != 0 ] || user_line="user $(id -un) $(id -gn);"
   local try port
   for try in 1 2 3 4 5; do
     port=$(ts__free_port)
     cat >"$dir/nginx.conf" <<CONF
+$user_line
 worker_processes 1;
 daemon on;
 pid $dir/nginx.pid;

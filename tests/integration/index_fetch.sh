@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Index client against nginx: PEP 691 JSON vs PEP 503 HTML negotiation, 304
+# revalidation on a second run, --offline, --refresh, the dependency-confusion
+# guard across two indexes, unsafe-best-match, credentials never printed.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+work=$(ts_tmpdir)
+python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"
+ts_nginx_start "$work/www"
+U=$TS_NGINX_URL
+export TORCHSOLVE_CACHE_DIR=$work/cache
+
+# --- JSON and HTML give the same answer -------------------------------
+"$T" index fetch alpha --index-url "$U/idx1/simple" --json --no-cache >"$work/json.out"
+"$T" index fetch alpha --index-url "$U/htmlonly/simple" --json --no-cache >"$work/html.out"
+python3 - "$work/json.out" "$work/html.out" "$work/www/MANIFEST.json" <<'PY'
+import json, sys
+j, h, m = (json.load(open(p)) for p in sys.argv[1:])
+def strip(d):
+    for p in d:
+        p.pop("index")
+        for f in p["files"]:
+            f.pop("size", None)
+    return d
+fj, fh = j[0]["files"], h[0]["files"]
+assert [f["filename"] for f in fj] == ["alpha-1.0-py3-none-any.whl", "alpha-2.0-py3-none-any.whl", "alpha-3.0-py3-none-any.whl"], fj
+assert strip(j) == strip(h), (j, h)
+for f in fj:
+    e = m[f["filename"]]
+    assert f["sha256"] == e["sha256"] and f["metadata_sha256"] == e["meta_sha"] and f["has_metadata"], f
+    assert f["url"].endswith("/files/" + f["filename"]), f["url"]
+assert fj[1]["requires_python"] == ">=3.8, <4", fj[1]
+assert fj[2]["yanked"] == "broken <build> & more", fj[2]
+assert fj[0]["yanked"] is False
+print("json/html agree")
+PY
+grep -q 'GET /idx1/simple/alpha/ .*accept="application/vnd.pypi.simple.v1+json' "$TS_NGINX_ACCESS_LOG" ||
+  ts_fail "the JSON Accept header was not sent"
+
+# --- 304 revalidation on the second run --------------------------------
+mark=$(ts_nginx_log_mark)
+"$T" index fetch alpha shared --index-url "$U/idx1/simple" >/dev/null
+ts_nginx_log_since "$mark" | grep -c '^200 .*GET /idx1/simple/' | grep -qx 2 || ts_fail "first run: expected two 200s"
+mark=$(ts_nginx_log_mark)
+"$T" index fetch alpha shared --index-url "$U/idx1/simple" >"$work/second.out"
+ts_nginx_log_since "$mark" >"$work/second.log"
+grep -c '^304 0 .*GET /idx1/simple/' "$work/second.log" | grep -qx 2 || { cat "$work/second.log"; ts_fail "second run: expected two 304s"; }
+grep -q '^200 ' "$work/second.log" && ts_fail "second run transferred a page again"
+grep -q 'alpha: 3 files' "$work/second.out" || ts_fail "cached page not parsed"
+
+# --- --offline answers from the cache, names what is missing -----------
+mark=$(ts_nginx_log_mark)
+"$T" index fetch alpha --index-url "$U/idx1/simple" --offline >/dev/null || ts_fail "--offline failed with a warm cache"
+set +e
+"$T" index fetch beta --index-url "$U/idx1/simple" --offline 2>"$work/offline.err"
+rc=$?
+set -e
+[ "$rc" = 3 ] || ts_fail "--offline miss: exit $rc, expected 3"
+grep -q "/idx1/simple/beta/ is not in the cache (--offline)" "$work/offline.err" || { cat "$work/offline.err"; ts_fail "offline miss not named"; }
+[ "$(ts_nginx_log_since "$mark" | wc -l)" = 0 ] || ts_fail "--offline made requests"
+
+# --- --refresh revalidates fresh entries -------------------------------
+mark=$(ts_nginx_log_mark)
+"$T" index fetch alpha --index-url "$U/idx1/simple" --refresh >/dev/null
+ts_nginx_log_since "$mark" | grep -q '^304 ' || ts_fail "--refresh did not revalidate"
+
+# --- dependency-confusion guard ----------------------------------------
+mark=$(ts_nginx_log_mark)
+"$T" index fetch shared beta --index-url "$U/idx1/simple" --extra-index-url "$U/idx2/simple" --no-cache >"$work/guard.out"
+grep -q '^shared: 1 files from .*/idx1/simple$' "$work/guard.out" || { cat "$work/guard.out"; ts_fail "shared not taken from the first index"; }
+grep -q 'shared-99.0' "$work/guard.out" && ts_fail "the second index's 'shared' leaked in"
+grep -q '^beta: 1 files from .*/idx2/simple$' "$work/guard.out" || ts_fail "beta not found on the extra index"
+ts_nginx_log_since "$mark" | grep -q 'GET /idx2/simple/shared/' && ts_fail "the extra index was asked for 'shared'"
+"$T" index fetch shared --index-url "$U/idx1/simple" --extra-index-url "$U/idx2/simple" \
+  --index-strategy unsafe-best-match --no-cache >"$work/merge.out"
+grep -q '^shared: 2 files' "$work/merge.out" || { cat "$work/merge.out"; ts_fail "unsafe-best-match did not merge"; }
+
+# --- routing to a variant index ----------------------------------------
+"$T" index fetch beta --index-url "$U/idx1/simple" --torch-index-url "$U" --torch-variant idx2/simple \
+  --torch-project beta --no-cache >"$work/route.out"
+grep -q '^beta: 1 files from .*/idx2/simple$' "$work/route.out" || { cat "$work/route.out"; ts_fail "routing failed"; }
+
+# --- not found, and credentials never printed --------------------------
+set +e
+"$T" index fetch nosuch --index-url "http://user:s3cr3t@127.0.0.1:$TS_NGINX_PORT/idx1/simple" --no-cache 2>"$work/nf.err"
+rc=$?
+set -e
+[ "$rc" = 1 ] || ts_fail "not found: exit $rc"
+grep -q "project 'nosuch' not found on http://\*\*\*@127.0.0.1" "$work/nf.err" || { cat "$work/nf.err"; ts_fail "bad not-found message"; }
+grep -q s3cr3t "$work/nf.err" && ts_fail "password printed"
+
+# --- find-links: local directory and flat page --------------------------
+"$T" index fetch gamma --no-index --find-links "$work/www/files" --no-cache >"$work/fl.out"
+grep -q '^gamma: 2 files' "$work/fl.out" || { cat "$work/fl.out"; ts_fail "find-links dir"; }
+# --- file:// index -----------------------------------------------------
+"$T" index fetch alpha --index-url "file://$work/www/idx1/simple" --no-cache >"$work/file.out"
+grep -q '^alpha: 3 files' "$work/file.out" || { cat "$work/file.out"; ts_fail "file:// index"; }
+
+# --- cache commands ----------------------------------------------------
+[ "$("$T" cache dir)" = "$TORCHSOLVE_CACHE_DIR" ] || ts_fail "cache dir"
+"$T" cache size | grep -q '^[1-9][0-9]* bytes in [1-9]' || ts_fail "cache size"
+"$T" cache clean alpha
+[ -d "$TORCHSOLVE_CACHE_DIR/pages-v1/alpha" ] && ts_fail "cache clean alpha"
+[ -d "$TORCHSOLVE_CACHE_DIR/pages-v1/shared" ] || ts_fail "cache clean alpha removed shared"
+"$T" -q cache clean
+[ -e "$TORCHSOLVE_CACHE_DIR" ] && ts_fail "cache clean"
+echo "index_fetch: all checks passed"
