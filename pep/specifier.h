@@ -30,6 +30,9 @@ enum ts_spec_op {
 
 struct ts_specset; /* opaque: zero or more comma-separated specifiers */
 
+/* Longest specifier-set text accepted; longer input fails with TS_E_TOO_BIG. */
+#define TS_SPECSET_MAX_LEN 65536
+
 /* Parses "" (matches everything), ">=1.0,<2", "~=2.2", "==1.*", "===foo".
  * Whitespace is allowed around operators and commas. */
 enum ts_code ts_specset_parse(const char *s, size_t len,
@@ -62,6 +65,41 @@ size_t ts_specset_filter(const struct ts_specset *set,
                          const struct ts_version *const *versions, size_t n,
                          enum ts_prereleases pre, size_t *keep);
 
-/* Intersection: a new set holding the specifiers of both (a & b). */
+/* Intersection: a new set holding the specifiers of both (a & b).  Returns
+ * NULL when out of memory or when a and b carry opposite explicit
+ * pre-release overrides (packaging raises ValueError). */
 struct ts_specset *ts_specset_and(const struct ts_specset *a,
                                   const struct ts_specset *b);
+
+/* --- additions beyond the first contract ------------------------------ */
+
+/* The set's own pre-release override, packaging's
+ * SpecifierSet(..., prereleases=X); TS_PRE_DEFAULT (the parse default) lets
+ * the specifiers decide. */
+void ts_specset_set_prereleases(struct ts_specset *set,
+                                enum ts_prereleases pre);
+enum ts_prereleases ts_specset_get_prereleases(const struct ts_specset *set);
+
+/* contains() for an item that may not be a PEP 440 version.  v is the parsed
+ * item or NULL when its text is not a version; text/len is the item as
+ * given, used only by `===` (NULL = ts_version_str(v)).  `installed`
+ * accepts pre-releases whatever the policy (packaging's installed=True).
+ * A non-version matches only `===` (or an empty set). */
+bool ts_specset_contains_ex(const struct ts_specset *set,
+                            const struct ts_version *v, const char *text,
+                            size_t len, enum ts_prereleases pre,
+                            bool installed);
+
+/* One input of ts_specset_filter_items: as for ts_specset_contains_ex. */
+struct ts_spec_item {
+  const struct ts_version *version; /* NULL: not a PEP 440 version */
+  const char *text;                 /* NULL: ts_version_str(version) */
+  size_t len;
+};
+size_t ts_specset_filter_items(const struct ts_specset *set,
+                               const struct ts_spec_item *items, size_t n,
+                               enum ts_prereleases pre, size_t *keep);
+
+/* packaging's SpecifierSet equality: the sets of canonical specifiers
+ * ("==2.8.0" equals "==2.8"; order and duplicates do not matter). */
+bool ts_specset_equal(const struct ts_specset *a, const struct ts_specset *b);

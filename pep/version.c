@@ -714,3 +714,32 @@ char *ts_version_canonicalize(const char *s, size_t len,
   ts_version_free(v);
   return res;
 }
+
+/* ---- helpers for specifier.c -------------------------------------------- */
+
+int ts_version_epoch_cmp(const struct ts_version *a,
+                         const struct ts_version *b) {
+  return ts_vnum_cmp(a, &a->epoch, b, &b->epoch);
+}
+
+bool ts_version_release_prefix_eq(const struct ts_version *v,
+                                  const struct ts_version *s, size_t k) {
+  for (size_t i = 0; i < k; i++)
+    if (ts_version_release_cmp_at(v, i, s, i) != 0)
+      return false;
+  return true;
+}
+
+bool ts_version_same_release(const struct ts_version *a,
+                             const struct ts_version *b) {
+  if (a->nrel_trim != b->nrel_trim)
+    return false;
+  return ts_version_release_prefix_eq(a, b, a->nrel_trim);
+}
+
+bool ts_version_same_pre(const struct ts_version *a,
+                         const struct ts_version *b) {
+  if (a->pre_kind != b->pre_kind)
+    return false;
+  return !a->pre_kind || ts_vnum_cmp(a, &a->pre, b, &b->pre) == 0;
+}

@@ -52,3 +52,16 @@ int ts_version_cmp_public(const struct ts_version *a,
 
 /* ASCII case-insensitive equality of two slices. */
 bool ts_pep_ieq(const char *a, size_t alen, const char *b, size_t blen);
+
+/* Pieces of packaging's range checks (see specifier.c). */
+int ts_version_epoch_cmp(const struct ts_version *a, const struct ts_version *b);
+/* The first k release numbers of v (missing ones are 0) equal the first k
+ * of s. */
+bool ts_version_release_prefix_eq(const struct ts_version *v,
+                                  const struct ts_version *s, size_t k);
+/* Same release once trailing zeros are ignored ("1.0" vs "1"). */
+bool ts_version_same_release(const struct ts_version *a,
+                             const struct ts_version *b);
+/* Same pre-release segment (both none, or same letter and number). */
+bool ts_version_same_pre(const struct ts_version *a,
+                         const struct ts_version *b);

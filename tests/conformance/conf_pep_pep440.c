@@ -221,6 +221,260 @@ static void run_versions(cJSON *root, struct tally *t) {
   }
 }
 
+/* -------------------------------------------------------------- specifiers */
+
+static struct ts_specset *ps(const char *s) {
+  struct ts_specset *set = NULL;
+  struct ts_error err = {0};
+  if (ts_specset_parse(s, strlen(s), &set, &err) != TS_OK)
+    return NULL;
+  return set;
+}
+
+static enum ts_prereleases pre_of(cJSON *j) {
+  if (!j || cJSON_IsNull(j))
+    return TS_PRE_DEFAULT;
+  return cJSON_IsTrue(j) ? TS_PRE_INCLUDE : TS_PRE_EXCLUDE;
+}
+
+/* A test item: parsed (text = its normalized form) or a raw string. */
+struct item {
+  struct ts_version *v;
+  struct ts_spec_item it;
+};
+
+static void item_make(struct item *x, const char *s, bool is_parsed) {
+  x->v = pv(s);
+  x->it.version = x->v;
+  if (is_parsed && x->v) {
+    x->it.text = NULL;
+    x->it.len = 0;
+  } else {
+    x->it.text = s;
+    x->it.len = strlen(s);
+  }
+}
+
+/* Membership of every sample version, for the set relations. */
+static bool *sample_membership(struct ts_specset *set, struct item *items,
+                               size_t n) {
+  bool *in = calloc(n ? n : 1, sizeof *in);
+  for (size_t i = 0; i < n; i++)
+    in[i] = ts_specset_contains_ex(set, items[i].v, items[i].it.text,
+                                   items[i].it.len, TS_PRE_INCLUDE, false);
+  return in;
+}
+
+static void run_specifiers(cJSON *root, struct tally *t) {
+  cJSON *it;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "valid_specifiers")) {
+    struct ts_specset *set = ps(it->valuestring);
+    check(t, set && ts_specset_count(set) == 1, "valid_specifiers",
+          it->valuestring, "rejected");
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "invalid_specifiers")) {
+    struct ts_specset *set = ps(it->valuestring);
+    check(t, set == NULL, "invalid_specifiers", it->valuestring, "accepted");
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "str_normalization")) {
+    const char *in = cJSON_GetObjectItem(it, "input")->valuestring;
+    const char *want = cJSON_GetObjectItem(it, "expected")->valuestring;
+    struct ts_specset *set = ps(in);
+    check(t, set && !strcmp(ts_specset_str(set), want), "str_normalization",
+          in, "got '%s', want '%s'", set ? ts_specset_str(set) : "(invalid)",
+          want);
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "contains")) {
+    const char *spec = cJSON_GetObjectItem(it, "spec")->valuestring;
+    const char *ver = cJSON_GetObjectItem(it, "version")->valuestring;
+    bool parsed = cJSON_IsTrue(cJSON_GetObjectItem(it, "version_is_parsed"));
+    enum ts_prereleases sp = pre_of(cJSON_GetObjectItem(it, "spec_prereleases"));
+    enum ts_prereleases pre = pre_of(cJSON_GetObjectItem(it, "prereleases"));
+    bool installed = cJSON_IsTrue(cJSON_GetObjectItem(it, "installed"));
+    bool want = cJSON_IsTrue(cJSON_GetObjectItem(it, "expected"));
+    struct ts_specset *set = ps(spec);
+    if (!set) {
+      check(t, false, "contains", spec, "does not parse");
+      continue;
+    }
+    ts_specset_set_prereleases(set, sp);
+    struct item x;
+    item_make(&x, ver, parsed);
+    bool got = ts_specset_contains_ex(set, x.v, x.it.text, x.it.len, pre,
+                                      installed);
+    /* The plain API must agree whenever it applies. */
+    bool plain_ok = true;
+    if (x.v && !installed && (parsed || !strstr(spec, "===")))
+      plain_ok = ts_specset_contains(set, x.v, pre) == got;
+    check(t, got == want && plain_ok, "contains", spec,
+          "version '%s' (pre %d/%d installed %d): got %d%s", ver, sp, pre,
+          installed, got, plain_ok ? "" : ", plain API disagrees");
+    ts_version_free(x.v);
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "filter")) {
+    const char *spec = cJSON_GetObjectItem(it, "spec")->valuestring;
+    cJSON *input = cJSON_GetObjectItem(it, "input");
+    cJSON *isp = cJSON_GetObjectItem(it, "input_is_parsed");
+    cJSON *want = cJSON_GetObjectItem(it, "expected");
+    struct ts_specset *set = ps(spec);
+    if (!set) {
+      check(t, false, "filter", spec, "does not parse");
+      continue;
+    }
+    ts_specset_set_prereleases(set,
+                               pre_of(cJSON_GetObjectItem(it, "spec_prereleases")));
+    size_t n = (size_t)cJSON_GetArraySize(input);
+    struct item *xs = calloc(n + 1, sizeof *xs);
+    struct ts_spec_item *its = calloc(n + 1, sizeof *its);
+    size_t *keep = calloc(n + 1, sizeof *keep);
+    for (size_t i = 0; i < n; i++) {
+      item_make(&xs[i], cJSON_GetArrayItem(input, (int)i)->valuestring,
+                cJSON_IsTrue(cJSON_GetArrayItem(isp, (int)i)));
+      its[i] = xs[i].it;
+    }
+    size_t k = ts_specset_filter_items(
+        set, its, n, pre_of(cJSON_GetObjectItem(it, "prereleases")), keep);
+    bool ok = (int)k == cJSON_GetArraySize(want);
+    for (size_t j = 0; ok && j < k; j++)
+      ok = !strcmp(cJSON_GetArrayItem(input, (int)keep[j])->valuestring,
+                   cJSON_GetArrayItem(want, (int)j)->valuestring);
+    char got[512] = "";
+    size_t o = 0;
+    for (size_t j = 0; j < k && o < sizeof got - 64; j++)
+      o += (size_t)snprintf(got + o, sizeof got - o, "%s ",
+                            cJSON_GetArrayItem(input, (int)keep[j])->valuestring);
+    check(t, ok, "filter", spec, "kept [%s] (%zu items)", got, k);
+    for (size_t i = 0; i < n; i++)
+      ts_version_free(xs[i].v);
+    free(xs);
+    free(its);
+    free(keep);
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "prereleases_autodetect")) {
+    const char *spec = cJSON_GetObjectItem(it, "spec")->valuestring;
+    bool want = cJSON_IsTrue(cJSON_GetObjectItem(it, "expected"));
+    struct ts_specset *set = ps(spec);
+    check(t, set && ts_specset_names_prerelease(set) == want,
+          "prereleases_autodetect", spec, "wrong");
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "equality")) {
+    const char *l = cJSON_GetObjectItem(it, "left")->valuestring;
+    const char *r = cJSON_GetObjectItem(it, "right")->valuestring;
+    bool want = cJSON_IsTrue(cJSON_GetObjectItem(it, "equal"));
+    struct ts_specset *a = ps(l), *b = ps(r);
+    check(t, a && b && ts_specset_equal(a, b) == want &&
+                 ts_specset_equal(b, a) == want,
+          "equality", l, "vs '%s': want %d", r, want);
+    ts_specset_free(a);
+    ts_specset_free(b);
+  }
+
+  /* Satisfiability and set relations have no API of their own here: they
+   * are checked through filter/contains over upstream's sample versions,
+   * which is how the README defines them. */
+  cJSON *samples = cJSON_GetObjectItem(root, "satisfiability_sample_versions");
+  size_t ns = (size_t)cJSON_GetArraySize(samples);
+  struct item *xs = calloc(ns + 1, sizeof *xs);
+  struct ts_spec_item *its = calloc(ns + 1, sizeof *its);
+  size_t *keep = calloc(ns + 1, sizeof *keep);
+  for (size_t i = 0; i < ns; i++) {
+    item_make(&xs[i], cJSON_GetArrayItem(samples, (int)i)->valuestring, false);
+    its[i] = xs[i].it;
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "satisfiability")) {
+    const char *spec = cJSON_GetObjectItem(it, "spec")->valuestring;
+    enum ts_prereleases sp = pre_of(cJSON_GetObjectItem(it, "spec_prereleases"));
+    bool want = cJSON_IsTrue(cJSON_GetObjectItem(it, "unsatisfiable"));
+    struct ts_specset *set = ps(spec);
+    if (!set) {
+      check(t, false, "satisfiability", spec, "does not parse");
+      continue;
+    }
+    ts_specset_set_prereleases(set, sp);
+    size_t k = ts_specset_filter_items(
+        set, its, ns, sp == TS_PRE_EXCLUDE ? TS_PRE_EXCLUDE : TS_PRE_INCLUDE,
+        keep);
+    check(t, (k == 0) == want, "satisfiability", spec,
+          "kept %zu sample versions, unsatisfiable=%d", k, want);
+    ts_specset_free(set);
+  }
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(root, "set_relations")) {
+    const char *rel = cJSON_GetObjectItem(it, "relation")->valuestring;
+    const char *l = cJSON_GetObjectItem(it, "left")->valuestring;
+    const char *r = cJSON_GetObjectItem(it, "right")->valuestring;
+    bool want = cJSON_IsTrue(cJSON_GetObjectItem(it, "expected"));
+    struct ts_specset *a = ps(l), *b = ps(r);
+    if (!a || !b) {
+      check(t, false, "set_relations", l, "does not parse");
+      ts_specset_free(a);
+      ts_specset_free(b);
+      continue;
+    }
+    /* Universe: upstream's samples plus, for every version either side
+     * names, its neighbours (last number + 1, one more number). */
+    size_t nx = ns;
+    struct item *ux = calloc(ns + 64, sizeof *ux);
+    char texts[64][96];
+    memcpy(ux, xs, ns * sizeof *ux);
+    for (int side = 0; side < 2; side++) {
+      struct ts_specset *set = side ? b : a;
+      for (size_t i = 0; i < ts_specset_count(set) && nx + 3 <= ns + 64; i++) {
+        struct ts_version *sv = pv(ts_specset_version_at(set, i));
+        if (!sv)
+          continue;
+        size_t rc = ts_version_release_count(sv), o = 0;
+        char rel_txt[80] = "";
+        for (size_t j = 0; j < rc && o < 60; j++)
+          o += (size_t)snprintf(rel_txt + o, sizeof rel_txt - o, "%s%llu",
+                                j ? "." : "", ts_version_release_at(sv, j));
+        char *last = strrchr(rel_txt, '.');
+        char head[80];
+        snprintf(head, sizeof head, "%.*s", last ? (int)(last - rel_txt) : 0,
+                 rel_txt);
+        size_t slot = nx - ns;
+        snprintf(texts[slot], sizeof texts[slot], "%s.1", rel_txt);
+        snprintf(texts[slot + 1], sizeof texts[slot + 1], "%s%s%llu", head,
+                 last ? "." : "", ts_version_release_at(sv, rc - 1) + 1);
+        snprintf(texts[slot + 2], sizeof texts[slot + 2], "%s", rel_txt);
+        for (int k = 0; k < 3; k++, nx++)
+          item_make(&ux[nx], texts[slot + (size_t)k], true);
+        ts_version_free(sv);
+      }
+    }
+    bool *ia = sample_membership(a, ux, nx), *ib = sample_membership(b, ux, nx);
+    bool got = true;
+    for (size_t i = 0; i < nx; i++) {
+      if (!ux[i].v)
+        continue; /* relations are about versions */
+      if (!strcmp(rel, "is_subset") && ia[i] && !ib[i])
+        got = false;
+      if (!strcmp(rel, "is_superset") && ib[i] && !ia[i])
+        got = false;
+      if (!strcmp(rel, "is_disjoint") && ia[i] && ib[i])
+        got = false;
+    }
+    for (size_t i = ns; i < nx; i++)
+      ts_version_free(ux[i].v);
+    free(ux);
+    check(t, got == want, "set_relations", l, "%s '%s': got %d", rel, r, got);
+    free(ia);
+    free(ib);
+    ts_specset_free(a);
+    ts_specset_free(b);
+  }
+  for (size_t i = 0; i < ns; i++)
+    ts_version_free(xs[i].v);
+  free(xs);
+  free(its);
+  free(keep);
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s SHARED_CONFORMANCE_DIR\n", argv[0]);
@@ -242,5 +496,14 @@ int main(int argc, char **argv) {
   bad |= t.failed > 0;
   cJSON_Delete(root);
 
+  root = load_json(argv[1], "pep440_specifiers.json");
+  if (!root)
+    return 1;
+  t = (struct tally){0};
+  run_specifiers(root, &t);
+  printf("pep440_specifiers.json: %d passed, %d failed (%d known exceptions)\n",
+         t.passed, t.failed, t.excepted);
+  bad |= t.failed > 0;
+  cJSON_Delete(root);
   return bad ? 1 : 0;
 }
