@@ -29,7 +29,7 @@ def sha(b):
     return hashlib.sha256(b).hexdigest()
 
 
-def make_wheel(name, version, requires=(), filler=0, metadata_last=True):
+def make_wheel(name, version, requires=(), filler=0, metadata_last=True, blob=0):
     dist = f"{name.replace('-', '_')}-{version}"
     meta = [f"Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}"]
     meta += [f"Requires-Dist: {r}" for r in requires]
@@ -39,6 +39,8 @@ def make_wheel(name, version, requires=(), filler=0, metadata_last=True):
     # Filler members with long names make the central directory large.
     for i in range(filler):
         files.append((f"{name.replace('-', '_')}/data/{'x' * 60}_{i:05d}.txt", b"%d\n" % i))
+    if blob:  # incompressible bytes: a wheel larger than one range window
+        files.append((f"{name.replace('-', '_')}/blob.bin", hashlib.shake_256(dist.encode()).digest(blob)))
     di = [(f"{dist}.dist-info/METADATA", metadata), (f"{dist}.dist-info/WHEEL", wheel_txt)]
     entries = files + di if metadata_last else di + files
     record = "".join(f"{n},sha256={sha(b)},{len(b)}\n" for n, b in entries)
@@ -118,7 +120,7 @@ def main():
     b1 = add("beta", "2.5")
     page(out, "idx2", "beta", [b1])
 
-    g1 = add("gamma", "1.0", with_meta=False)
+    g1 = add("gamma", "1.0", with_meta=False, blob=300000)
     g2 = add("gamma", "2.0", with_meta=False, filler=1200, metadata_last=False)
     page(out, "nometa", "gamma", [g1, g2])
     page(out, "norange", "gamma", [g1, g2])
