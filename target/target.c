@@ -1,0 +1,820 @@
+/*
+ * target/target.c — probing an interpreter, cross-target specs, locating
+ * the venv.
+ */
+#include "target/target.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+
+extern char **environ;
+
+#define PROBE_TIMEOUT_MS 30000
+#define PROBE_STDERR_MAX 4096
+/* Bumped whenever the script's output changes, so old cache entries are
+ * never read with new expectations. */
+#define PROBE_FORMAT 1
+
+/* Runs under `python -I` (no PYTHON* variables, no user site, no cwd on
+ * sys.path) so the answer describes the interpreter, not the shell.  It
+ * mirrors what packaging.markers.default_environment and packaging.tags
+ * compute, and prints one JSON object. */
+static const char probe_script[] =
+    "import json, os, platform, sys, sysconfig\n"
+    "def fv(i):\n"
+    "    v = '%d.%d.%d' % (i.major, i.minor, i.micro)\n"
+    "    if i.releaselevel != 'final':\n"
+    "        v += i.releaselevel[0] + str(i.serial)\n"
+    "    return v\n"
+    "def libc():\n"
+    "    try:\n"
+    "        s = os.confstr('CS_GNU_LIBC_VERSION')\n"
+    "        if s:\n"
+    "            return ['glibc', s.split()[1]]\n"
+    "    except (AttributeError, OSError, ValueError, IndexError):\n"
+    "        pass\n"
+    "    try:\n"
+    "        import glob, subprocess\n"
+    "        for ld in glob.glob('/lib/ld-musl-*.so.1'):\n"
+    "            p = subprocess.run([ld], stdout=subprocess.DEVNULL,\n"
+    "                               stderr=subprocess.PIPE)\n"
+    "            for line in p.stderr.decode('utf-8', 'replace').splitlines():\n"
+    "                if line.startswith('Version '):\n"
+    "                    return ['musl', line.split()[1]]\n"
+    "    except Exception:\n"
+    "        pass\n"
+    "    return ['', '']\n"
+    "def norm(s):\n"
+    "    return s.lower().replace('-', '_').replace('.', '_').replace(' ', '_')\n"
+    "impl = sys.implementation.name\n"
+    "short = {'python': 'py', 'cpython': 'cp', 'pypy': 'pp',\n"
+    "         'ironpython': 'ip', 'jython': 'jy'}.get(impl, impl)\n"
+    "plat = sysconfig.get_platform()\n"
+    "arch = norm(plat.split('-', 1)[1] if '-' in plat else platform.machine())\n"
+    "if sys.maxsize <= 2 ** 32:\n"
+    "    arch = {'x86_64': 'i686', 'aarch64': 'armv8l'}.get(arch, arch)\n"
+    "ext = sysconfig.get_config_var('EXT_SUFFIX') or ''\n"
+    "soabi = ext.split('.')[1] if ext.count('.') >= 2 else ''\n"
+    "if soabi.startswith('cpython'):\n"
+    "    abi = 'cp' + soabi.split('-')[1]\n"
+    "elif soabi.startswith('pypy'):\n"
+    "    abi = '-'.join(soabi.split('-')[:2])\n"
+    "elif soabi.startswith('graalpy'):\n"
+    "    abi = '-'.join(soabi.split('-')[:3])\n"
+    "else:\n"
+    "    abi = soabi\n"
+    "paths = sysconfig.get_paths()\n"
+    "print(json.dumps({\n"
+    "    'probe': 1,\n"
+    "    'markers': {\n"
+    "        'implementation_name': impl,\n"
+    "        'implementation_version': fv(sys.implementation.version),\n"
+    "        'os_name': os.name,\n"
+    "        'platform_machine': platform.machine(),\n"
+    "        'platform_python_implementation': platform.python_implementation(),\n"
+    "        'platform_release': platform.release(),\n"
+    "        'platform_system': platform.system(),\n"
+    "        'platform_version': platform.version(),\n"
+    "        'python_full_version': platform.python_version(),\n"
+    "        'python_version': '.'.join(platform.python_version_tuple()[:2]),\n"
+    "        'sys_platform': sys.platform,\n"
+    "    },\n"
+    "    'version_info': list(sys.version_info[:3]),\n"
+    "    'implementation': short,\n"
+    "    'abiflags': getattr(sys, 'abiflags', ''),\n"
+    "    'gil_disabled': bool(sysconfig.get_config_var('Py_GIL_DISABLED')),\n"
+    "    'abi_tag': norm(abi),\n"
+    "    'libc': libc(),\n"
+    "    'tag_arch': arch,\n"
+    "    'paths': {k: paths.get(k) for k in\n"
+    "              ('purelib', 'platlib', 'scripts', 'data', 'include')},\n"
+    "    'prefix': sys.prefix,\n"
+    "    'base_prefix': getattr(sys, 'base_prefix', sys.prefix),\n"
+    "    'executable': sys.executable,\n"
+    "}))\n";
+
+const char *ts_target_probe_script(void) { return probe_script; }
+
+static char *xstrdup(const char *s)
+{
+  char *d = strdup(s);
+  if (!d)
+    abort();
+  return d;
+}
+
+/* Order of struct ts_marker_env's members, for filling it generically. */
+static const char *const marker_names[11] = {
+    "implementation_name", "implementation_version", "os_name",
+    "platform_machine", "platform_python_implementation", "platform_release",
+    "platform_system", "platform_version", "python_full_version",
+    "python_version", "sys_platform"};
+
+static const char **marker_slot(struct ts_marker_env *env, size_t i)
+{
+  const char **slots[11] = {
+      &env->implementation_name, &env->implementation_version,
+      &env->os_name, &env->platform_machine,
+      &env->platform_python_implementation, &env->platform_release,
+      &env->platform_system, &env->platform_version,
+      &env->python_full_version, &env->python_version, &env->sys_platform};
+  return slots[i];
+}
+
+static void set_marker(struct ts_target *t, size_t i, const char *value)
+{
+  free(t->owned_markers[i]);
+  t->owned_markers[i] = xstrdup(value);
+  *marker_slot(&t->markers, i) = t->owned_markers[i];
+}
+
+void ts_target_free(struct ts_target *t)
+{
+  if (!t)
+    return;
+  for (size_t i = 0; i < 11; i++)
+    free(t->owned_markers[i]);
+  free(t->implementation);
+  free(t->abi_flags);
+  free(t->tag_arch);
+  ts_tagset_free(t->tags);
+  free(t->paths.purelib);
+  free(t->paths.platlib);
+  free(t->paths.scripts);
+  free(t->paths.data);
+  free(t->paths.include);
+  free(t->paths.prefix);
+  free(t->paths.base_prefix);
+  free(t->python);
+  free(t->executable);
+  free(t);
+}
+
+static struct ts_target *target_new(void)
+{
+  struct ts_target *t = calloc(1, sizeof *t);
+  if (!t)
+    abort();
+  return t;
+}
+
+/* Parses "N" at *s (at most 9 digits) and advances; false if no digit. */
+static bool parse_uint(const char **s, int *out)
+{
+  int v = 0, n = 0;
+  while (**s >= '0' && **s <= '9') {
+    if (++n > 9)
+      return false;
+    v = v * 10 + (**s - '0');
+    (*s)++;
+  }
+  *out = v;
+  return n > 0;
+}
+
+/* "2.36" -> 2, 36; trailing ".N" parts are ignored (glibc "2.36.1"). */
+static bool parse_major_minor(const char *s, int *major, int *minor)
+{
+  if (!parse_uint(&s, major) || *s++ != '.' || !parse_uint(&s, minor))
+    return false;
+  return *s == '\0' || *s == '.';
+}
+
+static enum ts_code build_tags(struct ts_target *t, const char *abi_tag,
+                               struct ts_error *err)
+{
+  struct ts_tag_target tt = {
+      .python_major = t->python_major,
+      .python_minor = t->python_minor,
+      .implementation = t->implementation,
+      .abi_flags = t->abi_flags,
+      .abi_tag = abi_tag,
+      .libc = t->libc,
+      .libc_major = t->libc_major,
+      .libc_minor = t->libc_minor,
+      .arch = t->tag_arch,
+  };
+  return ts_tagset_build(&tt, &t->tags, err);
+}
+
+/* ---- JSON from the probe ---------------------------------------------- */
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static char *jdup(const cJSON *o, const char *key)
+{
+  const char *s = jstr(o, key);
+  return s ? xstrdup(s) : NULL;
+}
+
+enum ts_code ts_target_from_json(const char *json, size_t len,
+                                 const char *python_path,
+                                 struct ts_target **out, struct ts_error *err)
+{
+  *out = NULL;
+  if (len > TS_CAP_SMALL_FILE)
+    return ts_error_set(err, TS_E_TOO_BIG, "interpreter probe output is too big");
+  cJSON *root = cJSON_ParseWithLength(json, len);
+  if (!root || !cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return ts_error_set(err, TS_E_PYTHON,
+                        "the interpreter probe printed no JSON object");
+  }
+  struct ts_target *t = target_new();
+  enum ts_code rc = TS_E_PYTHON;
+  const char *what = NULL;
+  const cJSON *markers = cJSON_GetObjectItemCaseSensitive(root, "markers");
+  const cJSON *vi = cJSON_GetObjectItemCaseSensitive(root, "version_info");
+  const cJSON *libc = cJSON_GetObjectItemCaseSensitive(root, "libc");
+  const cJSON *paths = cJSON_GetObjectItemCaseSensitive(root, "paths");
+  const cJSON *probe = cJSON_GetObjectItemCaseSensitive(root, "probe");
+
+  if (!cJSON_IsNumber(probe) || probe->valueint != PROBE_FORMAT) {
+    what = "probe format";
+    goto fail;
+  }
+  for (size_t i = 0; i < 11; i++) {
+    const char *v = jstr(markers, marker_names[i]);
+    if (!v) {
+      what = marker_names[i];
+      goto fail;
+    }
+    set_marker(t, i, v);
+  }
+  if (cJSON_GetArraySize(vi) < 2 ||
+      !cJSON_IsNumber(cJSON_GetArrayItem(vi, 0)) ||
+      !cJSON_IsNumber(cJSON_GetArrayItem(vi, 1))) {
+    what = "version_info";
+    goto fail;
+  }
+  t->python_major = cJSON_GetArrayItem(vi, 0)->valueint;
+  t->python_minor = cJSON_GetArrayItem(vi, 1)->valueint;
+  if (cJSON_IsNumber(cJSON_GetArrayItem(vi, 2)))
+    t->python_micro = cJSON_GetArrayItem(vi, 2)->valueint;
+  t->implementation = jdup(root, "implementation");
+  t->abi_flags = jdup(root, "abiflags");
+  t->tag_arch = jdup(root, "tag_arch");
+  if (!t->implementation || !t->abi_flags || !t->tag_arch) {
+    what = "implementation, abiflags or tag_arch";
+    goto fail;
+  }
+  /* Free-threaded builds report "t" in abiflags; keep it if an older
+   * interpreter only said so through Py_GIL_DISABLED. */
+  if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "gil_disabled")) &&
+      !strchr(t->abi_flags, 't')) {
+    size_t n = strlen(t->abi_flags);
+    char *f = malloc(n + 2);
+    if (!f)
+      abort();
+    f[0] = 't';
+    memcpy(f + 1, t->abi_flags, n + 1);
+    free(t->abi_flags);
+    t->abi_flags = f;
+  }
+  const char *libc_name = cJSON_IsString(cJSON_GetArrayItem(libc, 0))
+                              ? cJSON_GetArrayItem(libc, 0)->valuestring : "";
+  const char *libc_ver = cJSON_IsString(cJSON_GetArrayItem(libc, 1))
+                             ? cJSON_GetArrayItem(libc, 1)->valuestring : "";
+  t->libc = TS_LIBC_NONE;
+  if (strcmp(libc_name, "glibc") == 0 || strcmp(libc_name, "musl") == 0) {
+    if (!parse_major_minor(libc_ver, &t->libc_major, &t->libc_minor)) {
+      what = "libc version";
+      goto fail;
+    }
+    t->libc = libc_name[0] == 'g' ? TS_LIBC_GLIBC : TS_LIBC_MUSL;
+  }
+  t->paths.purelib = jdup(paths, "purelib");
+  t->paths.platlib = jdup(paths, "platlib");
+  t->paths.scripts = jdup(paths, "scripts");
+  t->paths.data = jdup(paths, "data");
+  t->paths.include = jdup(paths, "include");
+  t->paths.prefix = jdup(root, "prefix");
+  t->paths.base_prefix = jdup(root, "base_prefix");
+  t->executable = jdup(root, "executable");
+  if (!t->paths.purelib || !t->paths.platlib || !t->paths.scripts ||
+      !t->paths.data || !t->paths.prefix || !t->paths.base_prefix) {
+    what = "sysconfig paths";
+    goto fail;
+  }
+  t->is_venv = strcmp(t->paths.prefix, t->paths.base_prefix) != 0;
+  if (python_path)
+    t->python = xstrdup(python_path);
+  rc = build_tags(t, jstr(root, "abi_tag"), err);
+  if (rc != TS_OK) {
+    ts_error_wrap(err, "interpreter %s", python_path ? python_path : "");
+    goto out;
+  }
+  cJSON_Delete(root);
+  *out = t;
+  return TS_OK;
+fail:
+  rc = ts_error_set(err, TS_E_PYTHON,
+                    "the interpreter probe of %s gave no valid %s",
+                    python_path ? python_path : "(json)", what);
+out:
+  cJSON_Delete(root);
+  ts_target_free(t);
+  return rc;
+}
+
+/* ---- running the interpreter ------------------------------------------ */
+
+static long long now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads what is available on fd into b; returns false at EOF or error. */
+static bool drain(int fd, struct ts_buf *b, bool *too_big)
+{
+  char chunk[8192];
+  ssize_t n = read(fd, chunk, sizeof chunk);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return true;
+  if (n <= 0)
+    return false;
+  if (ts_buf_append(b, chunk, (size_t)n) != TS_OK)
+    *too_big = true;
+  return true;
+}
+
+static enum ts_code run_probe(const char *python, struct ts_buf *out,
+                              struct ts_error *err)
+{
+  int op[2], ep[2];
+  if (pipe2(op, O_CLOEXEC) != 0)
+    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
+  if (pipe2(ep, O_CLOEXEC) != 0) {
+    close(op[0]);
+    close(op[1]);
+    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, op[1], 1);
+  posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
+  char *argv[] = {(char *)python, "-I", "-c", (char *)probe_script, NULL};
+  pid_t pid;
+  int sr = posix_spawn(&pid, python, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(op[1]);
+  close(ep[1]);
+  if (sr != 0) {
+    close(op[0]);
+    close(ep[0]);
+    return ts_error_set(err, TS_E_PYTHON, "cannot run %s: %s", python,
+                        strerror(sr));
+  }
+
+  struct ts_buf errb;
+  ts_buf_init(&errb, PROBE_STDERR_MAX);
+  bool too_big = false, errb_full = false, timed_out = false;
+  struct pollfd pf[2] = {{op[0], POLLIN, 0}, {ep[0], POLLIN, 0}};
+  long long deadline = now_ms() + PROBE_TIMEOUT_MS;
+  int open_fds = 2;
+  while (open_fds > 0 && !too_big) {
+    long long left = deadline - now_ms();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    int r = poll(pf, 2, (int)left);
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      break;
+    for (int i = 0; i < 2; i++) {
+      if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      bool more = i == 0 ? drain(pf[i].fd, out, &too_big)
+                         : drain(pf[i].fd, &errb, &errb_full);
+      if (!more) {
+        close(pf[i].fd);
+        pf[i].fd = -1;
+        open_fds--;
+      }
+    }
+  }
+  for (int i = 0; i < 2; i++)
+    if (pf[i].fd >= 0)
+      close(pf[i].fd);
+  if (timed_out || too_big)
+    kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  enum ts_code rc = TS_OK;
+  if (timed_out) {
+    rc = ts_error_set(err, TS_E_PYTHON, "%s did not answer within %d s",
+                      python, PROBE_TIMEOUT_MS / 1000);
+  } else if (too_big) {
+    rc = ts_error_set(err, TS_E_PYTHON, "%s printed too much", python);
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    /* The last line of stderr is usually the Python exception. */
+    const char *msg = errb.data ? errb.data : "";
+    size_t n = errb.len;
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+      n--;
+    size_t start = n;
+    while (start > 0 && msg[start - 1] != '\n')
+      start--;
+    if (WIFEXITED(status))
+      rc = ts_error_set(err, TS_E_PYTHON, "%s exited with status %d%s%.*s",
+                        python, WEXITSTATUS(status), n ? ": " : "",
+                        (int)(n - start > 300 ? 300 : n - start), msg + start);
+    else
+      rc = ts_error_set(err, TS_E_PYTHON, "%s was killed by signal %d",
+                        python, WTERMSIG(status));
+  }
+  ts_buf_free(&errb);
+  return rc;
+}
+
+/* ---- cache -------------------------------------------------------------- */
+
+static char *absolute_path(const char *p)
+{
+  if (p[0] == '/')
+    return xstrdup(p);
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd))
+    return xstrdup(p);
+  return ts_path_join(cwd, p);
+}
+
+static void hash_stat(struct ts_buf *key, const char *path)
+{
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (ts_buf_printf(key, "%s\n%lld.%09ld\n%lld\n", path,
+                      (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+                      (long long)st.st_size) != TS_OK)
+      abort();
+  }
+}
+
+/* Returns the malloc'd cache file path for this interpreter, or NULL. */
+static char *cache_path(const char *python, const char *cache_dir)
+{
+  char *abs = absolute_path(python);
+  char real[PATH_MAX];
+  if (!realpath(abs, real)) {
+    free(abs);
+    return NULL;
+  }
+  struct ts_buf key;
+  ts_buf_init(&key, 0);
+  if (ts_buf_printf(&key, "probe %d\n%s\n", PROBE_FORMAT, abs) != TS_OK)
+    abort();
+  hash_stat(&key, real);
+  /* bin/python -> ../pyvenv.cfg: a venv recreated with another base. */
+  char *slash = strrchr(abs, '/');
+  if (slash) {
+    *slash = '\0';
+    char *bin = strrchr(abs, '/');
+    if (bin) {
+      *bin = '\0';
+      char *cfg = ts_path_join(abs[0] ? abs : "/", "pyvenv.cfg");
+      hash_stat(&key, cfg);
+      free(cfg);
+    }
+  }
+  free(abs);
+  uint8_t digest[TS_SHA256_LEN];
+  ts_sha256(key.data, key.len, digest);
+  ts_buf_free(&key);
+  char hex[TS_SHA256_HEX_LEN + 1 + 5];
+  ts_sha256_hex(digest, hex);
+  memcpy(hex + TS_SHA256_HEX_LEN, ".json", 6);
+  char *dir = ts_path_join(cache_dir, "python");
+  char *path = ts_path_join(dir, hex);
+  free(dir);
+  return path;
+}
+
+/* Only real binaries are cached: a wrapper script (a pyenv shim) may run a
+ * different interpreter tomorrow without changing itself. */
+static bool is_elf(const char *path)
+{
+  char magic[4];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  bool elf = read(fd, magic, 4) == 4 && memcmp(magic, "\x7f" "ELF", 4) == 0;
+  close(fd);
+  return elf;
+}
+
+enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
+                             struct ts_target **out, struct ts_error *err)
+{
+  *out = NULL;
+  struct stat st;
+  if (stat(python_path, &st) != 0)
+    return ts_error_set(err, TS_E_NOT_FOUND, "interpreter '%s': %s",
+                        python_path, strerror(errno));
+  if (!S_ISREG(st.st_mode) || access(python_path, X_OK) != 0)
+    return ts_error_set(err, TS_E_PYTHON, "'%s' is not an executable file",
+                        python_path);
+
+  char *cpath = cache_dir && is_elf(python_path)
+                    ? cache_path(python_path, cache_dir) : NULL;
+  if (cpath) {
+    struct ts_buf cached;
+    ts_buf_init(&cached, TS_CAP_SMALL_FILE);
+    if (ts_fs_read_file(cpath, &cached, NULL) == TS_OK &&
+        ts_target_from_json(cached.data, cached.len, python_path, out,
+                            NULL) == TS_OK) {
+      (*out)->from_cache = true;
+      ts_buf_free(&cached);
+      free(cpath);
+      return TS_OK;
+    }
+    /* A missing or stale entry is simply probed again. */
+    ts_buf_free(&cached);
+  }
+
+  struct ts_buf json;
+  ts_buf_init(&json, TS_CAP_SMALL_FILE);
+  enum ts_code rc = run_probe(python_path, &json, err);
+  if (rc == TS_OK)
+    rc = ts_target_from_json(json.data ? json.data : "", json.len,
+                             python_path, out, err);
+  if (rc == TS_OK && cpath) {
+    /* The cache is an optimisation: failing to write it is not an error. */
+    char *dir = ts_path_join(cache_dir, "python");
+    if (ts_fs_mkdirs(dir, NULL) == TS_OK)
+      (void)ts_fs_write_atomic(cpath, json.data, json.len, NULL);
+    free(dir);
+  }
+  ts_buf_free(&json);
+  free(cpath);
+  return rc;
+}
+
+/* ---- cross-target specs ---------------------------------------------- */
+
+static bool arch_ok(const char *s)
+{
+  if (!*s || strlen(s) > 32)
+    return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+      return false;
+  return true;
+}
+
+/* Reads a Linux platform tag into libc facts and the arch. */
+static enum ts_code parse_platform(const char *p, struct ts_target *t,
+                                   struct ts_error *err)
+{
+  static const struct {
+    const char *prefix;
+    int major, minor;
+  } legacy[] = {{"manylinux2014_", 2, 17},
+                {"manylinux2010_", 2, 12},
+                {"manylinux1_", 2, 5}};
+  const char *arch = NULL;
+  for (size_t i = 0; i < 3 && !arch; i++) {
+    size_t n = strlen(legacy[i].prefix);
+    if (strncmp(p, legacy[i].prefix, n) == 0) {
+      arch = p + n;
+      t->libc = TS_LIBC_GLIBC;
+      t->libc_major = legacy[i].major;
+      t->libc_minor = legacy[i].minor;
+    }
+  }
+  if (!arch && (strncmp(p, "manylinux_", 10) == 0 ||
+                strncmp(p, "musllinux_", 10) == 0)) {
+    const char *s = p + 10;
+    if (!parse_uint(&s, &t->libc_major) || *s++ != '_' ||
+        !parse_uint(&s, &t->libc_minor) || *s++ != '_')
+      return ts_error_set(err, TS_E_INVALID,
+                          "invalid platform '%.100s': expected e.g. "
+                          "manylinux_2_28_x86_64", p);
+    t->libc = p[0] == 'm' && p[1] == 'a' ? TS_LIBC_GLIBC : TS_LIBC_MUSL;
+    arch = s;
+  }
+  if (!arch && strncmp(p, "linux_", 6) == 0) {
+    t->libc = TS_LIBC_NONE;
+    arch = p + 6;
+  }
+  if (!arch) {
+    if (!strncmp(p, "macosx_", 7) || !strncmp(p, "win", 3) ||
+        !strncmp(p, "ios_", 4) || !strncmp(p, "android_", 8))
+      return ts_error_set(err, TS_E_UNSUPPORTED,
+                          "platform '%.100s': only Linux targets are supported",
+                          p);
+    return ts_error_set(err, TS_E_INVALID,
+                        "unknown platform '%.100s': expected manylinux_X_Y_ARCH, "
+                        "musllinux_X_Y_ARCH or linux_ARCH", p);
+  }
+  if (!arch_ok(arch))
+    return ts_error_set(err, TS_E_INVALID,
+                        "invalid architecture in platform '%.100s'", p);
+  t->tag_arch = xstrdup(arch);
+  return TS_OK;
+}
+
+/* This machine, for a spec with no --platform. */
+static void host_platform(struct ts_target *t)
+{
+  struct utsname u;
+  t->tag_arch = xstrdup(uname(&u) == 0 && arch_ok(u.machine) ? u.machine
+                                                              : "x86_64");
+  char buf[64];
+  size_t n = confstr(_CS_GNU_LIBC_VERSION, buf, sizeof buf);
+  const char *v = n > 0 && n <= sizeof buf && strncmp(buf, "glibc ", 6) == 0
+                      ? buf + 6 : NULL;
+  if (v && parse_major_minor(v, &t->libc_major, &t->libc_minor))
+    t->libc = TS_LIBC_GLIBC;
+  else
+    t->libc = TS_LIBC_NONE;
+}
+
+enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
+                                 struct ts_target **out, struct ts_error *err)
+{
+  *out = NULL;
+  const char *pv = spec->python_version;
+  const char *s = pv ? pv : "";
+  int major, minor, micro = 0;
+  bool has_micro = false;
+  if (!parse_uint(&s, &major) || *s++ != '.' || !parse_uint(&s, &minor))
+    goto bad_version;
+  if (*s == '.') {
+    s++;
+    if (!parse_uint(&s, &micro))
+      goto bad_version;
+    has_micro = true;
+  }
+  if (*s || major < 2 || major > 9 || minor > 99 || micro > 999)
+    goto bad_version;
+  (void)has_micro;
+
+  struct ts_target *t = target_new();
+  t->from_spec = true;
+  t->python_major = major;
+  t->python_minor = minor;
+  t->python_micro = micro;
+  const char *impl = spec->implementation ? spec->implementation : "cp";
+  t->implementation = xstrdup(impl);
+  t->abi_flags = xstrdup(spec->abi_flags ? spec->abi_flags : "");
+  enum ts_code rc;
+  if (spec->platform) {
+    rc = parse_platform(spec->platform, t, err);
+    if (rc != TS_OK) {
+      ts_target_free(t);
+      return rc;
+    }
+  } else {
+    host_platform(t);
+  }
+
+  char full[48], short_v[32];
+  snprintf(full, sizeof full, "%d.%d.%d", major, minor, micro);
+  snprintf(short_v, sizeof short_v, "%d.%d", major, minor);
+  bool cp = strcmp(impl, "cp") == 0, pp = strcmp(impl, "pp") == 0;
+  const char *values[11] = {
+      cp ? "cpython" : pp ? "pypy" : impl, /* implementation_name */
+      full,                                /* implementation_version */
+      "posix",
+      t->tag_arch,                         /* platform_machine */
+      cp ? "CPython" : pp ? "PyPy" : impl,
+      "",                                  /* platform_release: unknown */
+      "Linux",
+      "",                                  /* platform_version: unknown */
+      full,
+      short_v,
+      "linux"};
+  for (size_t i = 0; i < 11; i++)
+    set_marker(t, i, values[i]);
+  rc = build_tags(t, NULL, err);
+  if (rc != TS_OK) {
+    ts_target_free(t);
+    return rc;
+  }
+  *out = t;
+  return TS_OK;
+bad_version:
+  return ts_error_set(err, TS_E_INVALID,
+                      "invalid Python version '%.40s': expected e.g. 3.12 or "
+                      "3.12.4", pv ? pv : "");
+}
+
+/* ---- locating ------------------------------------------------------------ */
+
+static bool is_file(const char *p)
+{
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool is_dir(const char *p)
+{
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* dir/bin/python, else dir/bin/python3. */
+static char *venv_python(const char *dir)
+{
+  static const char *const names[] = {"bin/python", "bin/python3"};
+  for (size_t i = 0; i < 2; i++) {
+    char *p = ts_path_join(dir, names[i]);
+    if (is_file(p))
+      return p;
+    free(p);
+  }
+  return NULL;
+}
+
+/* `--python python3.12`: a bare name is looked up on $PATH, as a shell
+ * would. */
+static char *search_path(const char *name)
+{
+  const char *path = getenv("PATH");
+  if (!path)
+    return NULL;
+  while (*path) {
+    const char *end = strchr(path, ':');
+    size_t n = end ? (size_t)(end - path) : strlen(path);
+    if (n > 0 && n < PATH_MAX) {
+      char dir[PATH_MAX];
+      memcpy(dir, path, n);
+      dir[n] = '\0';
+      char *p = ts_path_join(dir, name);
+      if (is_file(p) && access(p, X_OK) == 0)
+        return p;
+      free(p);
+    }
+    path += n + (end ? 1 : 0);
+  }
+  return NULL;
+}
+
+enum ts_code ts_target_locate(const char *explicit_python, char **out,
+                              struct ts_error *err)
+{
+  *out = NULL;
+  if (explicit_python) {
+    if (is_dir(explicit_python)) {
+      *out = venv_python(explicit_python);
+      if (!*out)
+        return ts_error_set(err, TS_E_PYTHON,
+                            "'%s' is a directory without bin/python: pass an "
+                            "interpreter or a virtual environment",
+                            explicit_python);
+      return TS_OK;
+    }
+    if (!strchr(explicit_python, '/')) {
+      *out = search_path(explicit_python);
+      if (*out)
+        return TS_OK;
+    }
+    if (!is_file(explicit_python))
+      return ts_error_set(err, TS_E_NOT_FOUND, "interpreter '%s' does not exist",
+                          explicit_python);
+    *out = xstrdup(explicit_python);
+    return TS_OK;
+  }
+  const char *venv = getenv("VIRTUAL_ENV");
+  if (venv && *venv) {
+    *out = venv_python(venv);
+    if (!*out)
+      return ts_error_set(err, TS_E_PYTHON,
+                          "VIRTUAL_ENV is '%s' but it has no bin/python", venv);
+    return TS_OK;
+  }
+  *out = venv_python(".venv");
+  if (*out)
+    return TS_OK;
+  return ts_error_set(err, TS_E_PYTHON,
+                      "no virtual environment found: pass --python PATH, "
+                      "activate one, or create ./.venv with 'torchsolve venv'");
+}

@@ -1,0 +1,105 @@
+/*
+ * target/target.h — everything about the environment we install for.
+ *
+ * A target comes from one of two places:
+ *  - ts_target_probe: a real interpreter, run once with a `python -I -c`
+ *    script that prints JSON (markers, sysconfig paths, libc, prefixes);
+ *    the JSON is cached per interpreter so later runs start no Python;
+ *  - ts_target_from_spec: "--python-version 3.12 --platform
+ *    manylinux_2_28_x86_64", for locking on a build machine that has no
+ *    such interpreter.  There are no paths then (nothing can be installed).
+ *
+ * Both give marker values (pep/requirement.h) and the supported tags in
+ * pip's priority order (pep/tags.h).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "core/error.h"
+#include "pep/requirement.h"
+#include "pep/tags.h"
+
+/* sysconfig.get_paths() of the target, plus its prefixes.  All NULL for a
+ * spec target. */
+struct ts_target_paths {
+  char *purelib;
+  char *platlib;
+  char *scripts;
+  char *data;
+  char *include;
+  char *prefix;      /* sys.prefix (the venv for a venv) */
+  char *base_prefix; /* sys.base_prefix */
+};
+
+struct ts_target {
+  /* Marker environment; its strings point into `owned_markers` storage
+   * owned by this struct. */
+  struct ts_marker_env markers;
+  int python_major, python_minor, python_micro;
+  char *implementation;  /* short interpreter name: "cp", "pp" */
+  char *abi_flags;       /* sys.abiflags: "", "t", "d" */
+  enum ts_libc libc;
+  int libc_major, libc_minor;
+  char *tag_arch;        /* arch used in platform tags ("x86_64", "i686") */
+  struct ts_tagset *tags;
+  struct ts_target_paths paths;
+  char *python;          /* interpreter path as located; NULL for a spec */
+  char *executable;      /* sys.executable as the interpreter reports it */
+  bool is_venv;          /* sys.prefix != sys.base_prefix */
+  bool from_spec;
+  bool from_cache;       /* probe answered from the cache, no Python run */
+  char *owned_markers[11];
+};
+
+/* Finds the interpreter to install into: `explicit_python` (an interpreter,
+ * or a venv directory whose bin/python is used) if non-NULL, else
+ * $VIRTUAL_ENV/bin/python, else ./.venv/bin/python.  *out is a malloc'd
+ * path the caller frees.  TS_E_PYTHON with "no virtual environment found:
+ * pass --python PATH, activate one, or create ./.venv with 'torchsolve
+ * venv'" when none; TS_E_NOT_FOUND when the named one does not exist.
+ * A bare name ("python3.12") is looked up on $PATH. */
+enum ts_code ts_target_locate(const char *explicit_python, char **out,
+                              struct ts_error *err);
+
+/* Runs `python_path -I -c <probe>` once (30 s limit, output capped) and
+ * builds the target.  With cache_dir non-NULL, the JSON is cached in
+ * cache_dir/python/<key>.json, key = SHA-256 of the path as given, its
+ * realpath, and the realpath's mtime and size (and pyvenv.cfg's mtime), so
+ * a replaced interpreter or venv is probed again.  Caller frees with
+ * ts_target_free.  Errors: TS_E_PYTHON (cannot run, non-zero exit, bad
+ * output), TS_E_NOT_FOUND. */
+enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
+                             struct ts_target **out, struct ts_error *err);
+
+/* Builds a target from the probe's JSON text (what the cache holds).
+ * Exposed for tests and for reading a cached probe. */
+enum ts_code ts_target_from_json(const char *json, size_t len,
+                                 const char *python_path,
+                                 struct ts_target **out, struct ts_error *err);
+
+struct ts_target_spec {
+  /* "3.12" or "3.12.4".  With only major.minor, python_full_version and
+   * implementation_version are "X.Y.0": the lowest release of the series,
+   * so a lock never assumes a bug-fix release the target may lack. */
+  const char *python_version;
+  /* "manylinux_2_28_x86_64", "manylinux2014_aarch64", "musllinux_1_2_x86_64",
+   * "linux_x86_64"; NULL = like this host (its glibc and machine). */
+  const char *platform;
+  const char *implementation; /* "cp" (default when NULL) */
+  const char *abi_flags;      /* "" (default), "t" for free-threaded */
+};
+
+/* Cross-target: markers and tags with no interpreter.  Markers:
+ * os_name "posix", sys_platform "linux", platform_system "Linux",
+ * platform_machine from the platform's arch, implementation_name "cpython",
+ * platform_python_implementation "CPython", platform_release and
+ * platform_version "" (unknown).  TS_E_INVALID for a malformed version or
+ * platform, TS_E_UNSUPPORTED for non-Linux platforms. */
+enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
+                                 struct ts_target **out, struct ts_error *err);
+
+void ts_target_free(struct ts_target *t);
+
+/* The probe script itself (for `torchsolve debug` and tests). */
+const char *ts_target_probe_script(void);
