@@ -44,5 +44,7 @@ int ts_cli_parse_global(int argc, char **argv, int *i);
 
 /* Commands (cli/cmd_<verb>.c). */
 ts_cli_command_fn ts_cmd_version;
+ts_cli_command_fn ts_cmd_venv;
+ts_cli_command_fn ts_cmd_wheel;
 ts_cli_command_fn ts_cmd_index;
 ts_cli_command_fn ts_cmd_cache;

@@ -1,0 +1,195 @@
+/* torchsolve wheel install|uninstall|repair — install local wheel files
+ * into an environment, remove distributions, or repair an interrupted
+ * transaction.  The logic lives in wheel/; this file parses flags, finds
+ * the environment and prints the summary. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "wheel/venv.h"
+#include "wheel/wheel.h"
+
+static const char usage[] =
+    "usage: torchsolve wheel install FILE.whl... [--python PATH]\n"
+    "                                [--link-mode hardlink|copy|clone]\n"
+    "                                [--compile] [--no-cache]\n"
+    "       torchsolve wheel uninstall NAME... [--python PATH]\n"
+    "       torchsolve wheel repair [--python PATH]\n"
+    "\n"
+    "Installs wheel files into an environment as one transaction (all or\n"
+    "nothing; an interrupted run is repaired by the next), upgrading any\n"
+    "installed versions; removes distributions through their RECORD, whoever\n"
+    "installed them.\n"
+    "\n"
+    "The environment is --python PATH (an interpreter, or a venv directory),\n"
+    "else $VIRTUAL_ENV, else ./.venv.\n"
+    "\n"
+    "  --link-mode M  how files come from the cache: hardlink (default; copies\n"
+    "                 across filesystems), copy, or clone (reflink, else copy)\n"
+    "  --compile      byte-compile the installed .py files\n"
+    "  --no-cache     unpack into a temporary directory, not the cache\n"
+    "\n"
+    "Wheels are unpacked once into $TORCHSOLVE_CACHE_DIR, else\n"
+    "$XDG_CACHE_HOME/torchsolve, else ~/.cache/torchsolve (wheels-v1/).\n";
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void on_wait(void *ctx, const char *lock) {
+  (void)ctx;
+  ts_cli_info("waiting for another torchsolve using this environment (%s)...",
+              lock);
+}
+
+static void on_repair(void *ctx, const char *what) {
+  (void)ctx;
+  ts_cli_warn("%s", what);
+}
+
+/* --python, else $VIRTUAL_ENV, else ./.venv. */
+static int find_target(const char *python, struct ts_venv_target *t) {
+  struct ts_error err = {0};
+  struct stat st;
+  if (!python) {
+    const char *ve = getenv("VIRTUAL_ENV");
+    if (ve && ve[0])
+      python = ve;
+    else if (stat(".venv", &st) == 0 && S_ISDIR(st.st_mode))
+      python = ".venv";
+  }
+  if (!python) {
+    ts_error_set(&err, TS_E_PYTHON,
+                 "no environment: pass --python PATH, activate a venv, or "
+                 "create ./.venv with 'torchsolve venv'");
+    return ts_cli_report(&err);
+  }
+  if (ts_venv_target_probe(python, t, &err) != TS_OK)
+    return ts_cli_report(&err);
+  return 0;
+}
+
+static void print_changes(const struct ts_wheel_result *r) {
+  for (size_t i = 0; i < r->count; i++) {
+    const struct ts_wheel_change *c = &r->changes[i];
+    if (c->old_version)
+      ts_cli_info(" - %s==%s", c->name, c->old_version);
+    if (c->new_version)
+      ts_cli_info(" + %s==%s", c->name, c->new_version);
+  }
+}
+
+int ts_cmd_wheel(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *sub = argv[1];
+  if (strcmp(sub, "install") != 0 && strcmp(sub, "uninstall") != 0 &&
+      strcmp(sub, "repair") != 0)
+    return ts_cli_usage_error("wheel", "unknown subcommand '%s'", sub);
+  const char *python = NULL;
+  struct ts_wheel_options o = {0};
+  o.cb.waiting_for_lock = on_wait;
+  o.cb.repaired = on_repair;
+  char **args = calloc((size_t)argc, sizeof *args);
+  size_t nargs = 0;
+  if (!args)
+    return 1;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage, stdout);
+      free(args);
+      return 0;
+    } else if (strcmp(a, "--python") == 0 && i + 1 < argc) {
+      python = argv[++i];
+    } else if (strncmp(a, "--python=", 9) == 0) {
+      python = a + 9;
+    } else if ((strcmp(a, "--link-mode") == 0 && i + 1 < argc) ||
+               strncmp(a, "--link-mode=", 12) == 0) {
+      const char *m = a[11] == '=' ? a + 12 : argv[++i];
+      if (strcmp(m, "hardlink") == 0)
+        o.link_mode = TS_WHEEL_LINK_HARDLINK;
+      else if (strcmp(m, "copy") == 0)
+        o.link_mode = TS_WHEEL_LINK_COPY;
+      else if (strcmp(m, "clone") == 0)
+        o.link_mode = TS_WHEEL_LINK_CLONE;
+      else {
+        free(args);
+        return ts_cli_usage_error("wheel", "unknown link mode '%s'", m);
+      }
+    } else if (strcmp(a, "--compile") == 0) {
+      o.compile = true;
+    } else if (strcmp(a, "--no-cache") == 0) {
+      o.no_cache = true;
+    } else if (strcmp(a, "--") == 0) {
+      for (i++; i < argc; i++)
+        args[nargs++] = argv[i];
+    } else if (a[0] == '-' && a[1]) {
+      int j = i;
+      int used = ts_cli_parse_global(argc, argv, &j);
+      if (used <= 0) {
+        free(args);
+        return ts_cli_usage_error("wheel", "unknown option '%s'", a);
+      }
+      i = j;
+    } else {
+      args[nargs++] = argv[i];
+    }
+  }
+  bool repair = strcmp(sub, "repair") == 0;
+  if (!repair && nargs == 0) {
+    free(args);
+    return ts_cli_usage_error("wheel", "%s needs at least one %s", sub,
+                              strcmp(sub, "install") == 0 ? "wheel file"
+                                                          : "name");
+  }
+  struct ts_venv_target t;
+  int rc = find_target(python, &t);
+  if (rc != 0) {
+    free(args);
+    return rc;
+  }
+  o.paths = &t.paths;
+  struct ts_error err = {0};
+  struct ts_wheel_result res = {0};
+  double t0 = now_ms();
+  enum ts_code code;
+  if (repair) {
+    bool repaired = false;
+    code = ts_wheel_repair(&o, &repaired, &err);
+    if (code == TS_OK && !repaired)
+      ts_cli_info("nothing to repair in %s", t.paths.prefix);
+  } else if (strcmp(sub, "install") == 0) {
+    struct ts_wheel_request *w = calloc(nargs, sizeof *w);
+    if (!w)
+      abort();
+    for (size_t k = 0; k < nargs; k++)
+      w[k] = (struct ts_wheel_request){.path = args[k], .requested = true,
+                                       .direct_url_from_path = true};
+    code = ts_wheel_install(&o, w, nargs, &res, &err);
+    free(w);
+    if (code == TS_OK) {
+      ts_cli_info("Installed %zu package%s in %.0fms", res.count,
+                  res.count == 1 ? "" : "s", now_ms() - t0);
+      print_changes(&res);
+    }
+  } else {
+    code = ts_wheel_uninstall(&o, (const char *const *)args, nargs, &res, &err);
+    if (code == TS_OK) {
+      ts_cli_info("Uninstalled %zu package%s in %.0fms", res.count,
+                  res.count == 1 ? "" : "s", now_ms() - t0);
+      print_changes(&res);
+    }
+  }
+  ts_wheel_result_free(&res);
+  ts_venv_target_free(&t);
+  free(args);
+  return code == TS_OK ? 0 : ts_cli_report(&err);
+}

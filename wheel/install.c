@@ -1,0 +1,1279 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "pep/name.h"
+#include "wheel/record.h"
+#include "wheel/strset.h"
+#include "wheel/txn.h"
+#include "wheel/unpack.h"
+#include "wheel/wheel.h"
+
+extern char **environ;
+
+#define MAX_ROOTS 16
+#define TS_CAP_SCRIPT (64u * 1024 * 1024)
+
+static char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (!p)
+    abort();
+  memcpy(p, s, n);
+  return p;
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    abort();
+  va_end(ap);
+  return s;
+}
+
+static bool has_prefix_dir(const char *path, const char *dir) {
+  size_t n = strlen(dir);
+  return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Lexical normalisation of an absolute path: collapses '//', '.', '..'. */
+static char *normalize(const char *path) {
+  size_t n = strlen(path);
+  char *out = malloc(n + 2);
+  if (!out)
+    abort();
+  size_t o = 0;
+  const char *p = path;
+  while (*p) {
+    while (*p == '/')
+      p++;
+    if (!*p)
+      break;
+    const char *s = strchr(p, '/');
+    size_t cl = s ? (size_t)(s - p) : strlen(p);
+    if (cl == 1 && p[0] == '.') {
+      /* skip */
+    } else if (cl == 2 && p[0] == '.' && p[1] == '.') {
+      while (o > 0 && out[o - 1] != '/')
+        o--;
+      if (o > 0)
+        o--;
+    } else {
+      out[o++] = '/';
+      memcpy(out + o, p, cl);
+      o += cl;
+    }
+    p += cl;
+  }
+  if (o == 0)
+    out[o++] = '/';
+  out[o] = '\0';
+  return out;
+}
+
+/* Relative path from directory `from` to `to` (both normalised, absolute). */
+static char *relpath(const char *from, const char *to) {
+  size_t i = 0, common = 0;
+  for (;; i++) {
+    if ((from[i] == '/' || from[i] == '\0') && (to[i] == '/' || to[i] == '\0'))
+      common = i;
+    if (from[i] == '\0' || to[i] == '\0' || from[i] != to[i])
+      break;
+  }
+  if (from[i] == '\0' && to[i] == '/')
+    common = i;
+  else if (from[i] == '\0' && to[i] == '\0')
+    return xstrdup(".");
+  size_t ups = 0;
+  for (const char *p = from + common; *p; p++)
+    if (*p == '/' && p[1])
+      ups++;
+  if (from[common] == '\0')
+    ups = 0;
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  for (size_t k = 0; k < ups; k++)
+    if (ts_buf_append_str(&b, "../") != TS_OK)
+      abort();
+  const char *rest = to + common;
+  while (*rest == '/')
+    rest++;
+  if (ts_buf_append_str(&b, rest) != TS_OK)
+    abort();
+  return ts_buf_take(&b, NULL);
+}
+
+/* ---- file operations ------------------------------------------------ */
+
+static enum ts_code write_new_file(const char *path, const void *data,
+                                   size_t len, mode_t mode,
+                                   struct ts_error *err) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (fd < 0)
+    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", path,
+                        strerror(errno));
+  const char *p = data;
+  while (len) {
+    ssize_t k = write(fd, p, len);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k < 0) {
+      int e = errno;
+      close(fd);
+      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
+                          strerror(e));
+    }
+    p += k;
+    len -= (size_t)k;
+  }
+  if (close(fd) != 0)
+    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
+                        strerror(errno));
+  return TS_OK;
+}
+
+static enum ts_code copy_file(const char *src, const char *dst, bool clone,
+                              struct ts_error *err) {
+  struct stat st;
+  if (lstat(src, &st) != 0)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
+                        strerror(errno));
+  if (S_ISLNK(st.st_mode)) {
+    char target[4097];
+    ssize_t n = readlink(src, target, sizeof target - 1);
+    if (n < 0)
+      return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
+                          strerror(errno));
+    target[n] = '\0';
+    if (symlink(target, dst) != 0)
+      return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", dst,
+                          strerror(errno));
+    return TS_OK;
+  }
+  int in = open(src, O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
+                        strerror(errno));
+  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                 st.st_mode & 0777);
+  if (out < 0) {
+    int e = errno;
+    close(in);
+    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", dst,
+                        strerror(e));
+  }
+  enum ts_code rc = TS_OK;
+  if (clone && ioctl(out, FICLONE, in) == 0)
+    goto done;
+  off_t left = st.st_size;
+  while (left > 0) {
+    ssize_t k = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      break;
+    left -= k;
+  }
+  if (left > 0) { /* copy_file_range unsupported here: plain copy */
+    char buf[65536];
+    if (lseek(in, st.st_size - left, SEEK_SET) < 0)
+      rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
+                        strerror(errno));
+    while (rc == TS_OK && left > 0) {
+      ssize_t k = read(in, buf, sizeof buf);
+      if (k < 0 && errno == EINTR)
+        continue;
+      if (k <= 0) {
+        rc = ts_error_set(err, TS_E_IO, "cannot read '%s'", src);
+        break;
+      }
+      for (ssize_t w = 0; w < k;) {
+        ssize_t m = write(out, buf + w, (size_t)(k - w));
+        if (m < 0 && errno == EINTR)
+          continue;
+        if (m < 0) {
+          rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", dst,
+                            strerror(errno));
+          break;
+        }
+        w += m;
+      }
+      left -= k;
+    }
+  }
+done:
+  close(in);
+  if (close(out) != 0 && rc == TS_OK)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", dst,
+                      strerror(errno));
+  return rc;
+}
+
+static enum ts_code place_file(enum ts_wheel_link_mode mode, const char *src,
+                               const char *dst, struct ts_error *err) {
+  if (mode == TS_WHEEL_LINK_HARDLINK) {
+    if (link(src, dst) == 0)
+      return TS_OK;
+    if (errno != EXDEV && errno != EPERM && errno != EMLINK &&
+        errno != ENOTSUP)
+      return ts_error_set(err, TS_E_IO, "cannot link '%s': %s", dst,
+                          strerror(errno));
+  }
+  return copy_file(src, dst, mode == TS_WHEEL_LINK_CLONE, err);
+}
+
+static enum ts_code hash_path(const char *path, char out[52], uint64_t *size,
+                              struct ts_error *err) {
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  enum ts_code rc = ts_fs_read_file(path, &b, err);
+  if (rc == TS_OK) {
+    uint8_t d[32];
+    char b64[44];
+    ts_sha256(b.data, b.len, d);
+    ts_sha256_b64url(d, b64);
+    snprintf(out, 52, "sha256=%s", b64);
+    *size = b.len;
+  }
+  ts_buf_free(&b);
+  return rc;
+}
+
+/* ---- the plan ------------------------------------------------------- */
+
+struct newfile {
+  char *dest;      /* absolute */
+  char *staged;    /* absolute, under txn new/ */
+  size_t root;
+  size_t dist;
+  char *hash;      /* "sha256=…" */
+  uint64_t size;
+  bool py;         /* a .py under a library root: compile candidate */
+};
+
+struct dist {
+  struct ts_unpacked u;
+  const struct ts_wheel_request *req;
+  char *libroot;   /* purelib or platlib */
+  char *old_version;
+};
+
+struct installer {
+  const struct ts_wheel_options *o;
+  struct ts_wheel_paths p;   /* normalised copies */
+  struct ts_txn txn;
+  char *roots[MAX_ROOTS];
+  size_t nroots;
+  struct newfile *files;
+  size_t nfiles, afiles;
+  struct ts_strset dests;
+  struct ts_strset backups;
+  struct ts_strset staged_dirs;
+  struct ts_strset prune;
+  struct ts_wheel_result *res;
+};
+
+static size_t root_index(struct installer *in, const char *root) {
+  for (size_t i = 0; i < in->nroots; i++)
+    if (strcmp(in->roots[i], root) == 0)
+      return i;
+  if (in->nroots == MAX_ROOTS)
+    abort();
+  in->roots[in->nroots] = xstrdup(root);
+  return in->nroots++;
+}
+
+static void result_add(struct ts_wheel_result *r, const char *name,
+                       const char *oldv, const char *newv) {
+  if (!r)
+    return;
+  struct ts_wheel_change *c = realloc(r->changes,
+                                      (r->count + 1) * sizeof *c);
+  if (!c)
+    abort();
+  r->changes = c;
+  c[r->count++] = (struct ts_wheel_change){
+      xstrdup(name), oldv ? xstrdup(oldv) : NULL, newv ? xstrdup(newv) : NULL};
+}
+
+void ts_wheel_result_free(struct ts_wheel_result *r) {
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->count; i++) {
+    free(r->changes[i].name);
+    free(r->changes[i].old_version);
+    free(r->changes[i].new_version);
+  }
+  free(r->changes);
+  memset(r, 0, sizeof *r);
+}
+
+/* Creates the staged parents of `staged` (inside new/). */
+static enum ts_code stage_parents(struct installer *in, const char *staged,
+                                  struct ts_error *err) {
+  char *d = xstrdup(staged);
+  char *slash = strrchr(d, '/');
+  *slash = '\0';
+  if (ts_strset_has(&in->staged_dirs, d)) {
+    free(d);
+    return TS_OK;
+  }
+  size_t base = strlen(in->txn.new_dir);
+  for (char *s = d + base + 1;; s++) {
+    if (*s != '/' && *s != '\0')
+      continue;
+    char c = *s;
+    *s = '\0';
+    if (ts_strset_add(&in->staged_dirs, d) && mkdir(d, 0755) != 0 &&
+        errno != EEXIST) {
+      enum ts_code rc = ts_error_set(err, TS_E_IO, "cannot create '%s': %s",
+                                     d, strerror(errno));
+      free(d);
+      return rc;
+    }
+    *s = c;
+    if (c == '\0')
+      break;
+  }
+  free(d);
+  return TS_OK;
+}
+
+/* Registers a new file destined for roots[root]/rel; returns NULL when an
+ * earlier wheel of this transaction already provides that path (first one
+ * wins, like shared namespace __init__.py files of nvidia-* wheels). */
+static struct newfile *add_file(struct installer *in, size_t dist,
+                                size_t root, const char *rel,
+                                struct ts_error *err, enum ts_code *rc) {
+  *rc = TS_OK;
+  char *dest = ts_path_join(in->roots[root], rel);
+  if (!ts_strset_add(&in->dests, dest)) {
+    free(dest);
+    return NULL;
+  }
+  if (in->nfiles == in->afiles) {
+    in->afiles = in->afiles ? in->afiles * 2 : 1024;
+    in->files = realloc(in->files, in->afiles * sizeof *in->files);
+    if (!in->files)
+      abort();
+  }
+  struct newfile *f = &in->files[in->nfiles++];
+  memset(f, 0, sizeof *f);
+  f->dest = dest;
+  f->staged = xprintf("%s/%zu/%s", in->txn.new_dir, root, rel);
+  f->root = root;
+  f->dist = dist;
+  *rc = stage_parents(in, f->staged, err);
+  return f;
+}
+
+static bool ends_with(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* "#!python" / "#!pythonw" first lines become the target interpreter. */
+static enum ts_code rewrite_shebang(struct installer *in, const char *src,
+                                    const char *dst, bool *done,
+                                    struct ts_error *err) {
+  *done = false;
+  int fd = open(src, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
+                        strerror(errno));
+  char head[9] = {0};
+  ssize_t n = read(fd, head, 8);
+  close(fd);
+  if (n != 8 || memcmp(head, "#!python", 8) != 0)
+    return TS_OK;
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_SCRIPT);
+  enum ts_code rc = ts_fs_read_file(src, &b, err);
+  if (rc != TS_OK) {
+    ts_buf_free(&b);
+    return rc;
+  }
+  const char *rest = b.data + 8;
+  if (b.len > 8 && rest[0] == 'w')
+    rest++;
+  struct ts_buf o;
+  ts_buf_init(&o, 0);
+  if (ts_buf_printf(&o, "#!%s", in->p.python) != TS_OK ||
+      ts_buf_append(&o, rest, b.len - (size_t)(rest - b.data)) != TS_OK)
+    abort();
+  rc = write_new_file(dst, o.data, o.len, 0755, err);
+  ts_buf_free(&b);
+  ts_buf_free(&o);
+  *done = rc == TS_OK;
+  return rc;
+}
+
+static enum ts_code add_generated(struct installer *in, size_t dist,
+                                  size_t root, const char *rel,
+                                  const char *data, size_t len, mode_t mode,
+                                  struct ts_error *err) {
+  enum ts_code rc;
+  struct newfile *f = add_file(in, dist, root, rel, err, &rc);
+  if (rc != TS_OK || !f)
+    return rc;
+  rc = write_new_file(f->staged, data, len, mode, err);
+  if (rc != TS_OK)
+    return rc;
+  uint8_t d[32];
+  char b64[44];
+  ts_sha256(data, len, d);
+  ts_sha256_b64url(d, b64);
+  f->hash = xprintf("sha256=%s", b64);
+  f->size = len;
+  return TS_OK;
+}
+
+/* ---- entry points --------------------------------------------------- */
+
+static bool ident_ok(const char *s, size_t n) {
+  if (n == 0)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || c == '_' || c == '.'))
+      return false;
+  }
+  return s[0] != '.' && s[n - 1] != '.';
+}
+
+static char *trim(char *s) {
+  while (*s == ' ' || *s == '\t')
+    s++;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+    s[--n] = '\0';
+  return s;
+}
+
+static enum ts_code launcher(struct installer *in, size_t dist,
+                             const char *name, const char *value,
+                             struct ts_error *err) {
+  size_t nl = strlen(name);
+  if (nl == 0 || strchr(name, '/') || name[0] == '.' || strchr(name, '\\'))
+    return ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "entry point name '%s' is not a safe file name", name);
+  for (size_t i = 0; i < nl; i++)
+    if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
+      return ts_error_set(err, TS_E_UNSAFE_PATH,
+                          "entry point name has a control character");
+  char *v = xstrdup(value);
+  char *br = strchr(v, '['); /* extras do not change the launcher */
+  if (br)
+    *br = '\0';
+  char *colon = strchr(v, ':');
+  enum ts_code rc = TS_OK;
+  if (!colon) {
+    rc = ts_error_set(err, TS_E_BAD_WHEEL,
+                      "entry point '%s = %s' is not module:attribute", name,
+                      value);
+    free(v);
+    return rc;
+  }
+  *colon = '\0';
+  char *mod = trim(v), *attr = trim(colon + 1);
+  if (!ident_ok(mod, strlen(mod)) || !ident_ok(attr, strlen(attr))) {
+    rc = ts_error_set(err, TS_E_BAD_WHEEL,
+                      "entry point '%s = %s' is not module:attribute", name,
+                      value);
+    free(v);
+    return rc;
+  }
+  size_t head = strcspn(attr, ".");
+  const char *py = in->p.python;
+  char *shebang = strlen(py) > 127 || strpbrk(py, " \t")
+                      ? xprintf("#!/bin/sh\n'''exec' \"%s\" \"$0\" \"$@\"\n' '''", py)
+                      : xprintf("#!%s", py);
+  char *text = xprintf("%s\n"
+                       "# -*- coding: utf-8 -*-\n"
+                       "import re\n"
+                       "import sys\n"
+                       "from %s import %.*s\n"
+                       "if __name__ == \"__main__\":\n"
+                       "    sys.argv[0] = re.sub(r\"(-script\\.pyw|\\.exe)?$\", "
+                       "\"\", sys.argv[0])\n"
+                       "    sys.exit(%s())\n",
+                       shebang, mod, (int)head, attr, attr);
+  size_t root = root_index(in, in->p.scripts);
+  rc = add_generated(in, dist, root, name, text, strlen(text), 0755, err);
+  free(shebang);
+  free(text);
+  free(v);
+  return rc;
+}
+
+static enum ts_code entry_points(struct installer *in, size_t dist,
+                                 const char *text, size_t len,
+                                 struct ts_error *err) {
+  char *buf = malloc(len + 1);
+  if (!buf)
+    abort();
+  memcpy(buf, text, len);
+  buf[len] = '\0';
+  bool on = false;
+  enum ts_code rc = TS_OK;
+  char *save = buf;
+  while (rc == TS_OK && save && *save) {
+    char *line = save;
+    char *nl = strchr(line, '\n');
+    if (nl) {
+      *nl = '\0';
+      save = nl + 1;
+    } else {
+      save = NULL;
+    }
+    char *l = trim(line);
+    if (!*l || *l == '#' || *l == ';')
+      continue;
+    if (*l == '[') {
+      char *end = strchr(l, ']');
+      if (end)
+        *end = '\0';
+      char *sec = trim(l + 1);
+      on = strcmp(sec, "console_scripts") == 0 ||
+           strcmp(sec, "gui_scripts") == 0;
+      continue;
+    }
+    if (!on)
+      continue;
+    char *eq = strchr(l, '=');
+    if (!eq) {
+      rc = ts_error_set(err, TS_E_BAD_WHEEL,
+                        "entry_points.txt line '%.80s' has no '='", l);
+      break;
+    }
+    *eq = '\0';
+    rc = launcher(in, dist, trim(l), trim(eq + 1), err);
+  }
+  free(buf);
+  return rc;
+}
+
+/* ---- installed distributions ------------------------------------- */
+
+enum ts_code ts_wheel_find_installed(const char *dir, const char *name,
+                                     char **out, struct ts_error *err) {
+  *out = NULL;
+  DIR *d = opendir(dir);
+  if (!d)
+    return ts_error_set(err, errno == ENOENT ? TS_E_NOT_FOUND : TS_E_IO,
+                        "cannot read '%s': %s", dir, strerror(errno));
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t l = strlen(de->d_name);
+    if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
+      continue;
+    const char *dash = memchr(de->d_name, '-', l - 10);
+    size_t nl = dash ? (size_t)(dash - de->d_name) : l - 10;
+    if (ts_name_eq(de->d_name, nl, name, strlen(name))) {
+      *out = ts_path_join(dir, de->d_name);
+      break;
+    }
+  }
+  closedir(d);
+  if (!*out)
+    return ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed in '%s'",
+                        name, dir);
+  return TS_OK;
+}
+
+static void add_prune_parents(struct installer *in, const char *path) {
+  char *d = xstrdup(path);
+  for (;;) {
+    char *s = strrchr(d, '/');
+    if (!s || s == d)
+      break;
+    *s = '\0';
+    bool stop = !has_prefix_dir(d, in->p.prefix) ||
+                strcmp(d, in->p.prefix) == 0;
+    for (size_t i = 0; !stop && i < in->nroots; i++)
+      stop = strcmp(d, in->roots[i]) == 0;
+    if (stop || !ts_strset_add(&in->prune, d))
+      break;
+  }
+  free(d);
+}
+
+static void schedule_backup(struct installer *in, const char *path) {
+  if (!ts_strset_add(&in->backups, path))
+    return;
+  char *old = ts_txn_old_path(&in->txn);
+  ts_txn_add(&in->txn, TS_TXN_BACKUP, path, old);
+  free(old);
+  add_prune_parents(in, path);
+}
+
+/* Adds __pycache__/<stem>.*.pyc of a .py file to the removal. */
+static void schedule_pyc(struct installer *in, const char *py) {
+  const char *slash = strrchr(py, '/');
+  char *dir = xprintf("%.*s/__pycache__", (int)(slash - py), py);
+  const char *stem = slash + 1;
+  size_t sl = strlen(stem) - 3;
+  DIR *d = opendir(dir);
+  if (d) {
+    struct dirent *de;
+    while ((de = readdir(d))) {
+      if (strncmp(de->d_name, stem, sl) == 0 && de->d_name[sl] == '.' &&
+          ends_with(de->d_name, ".pyc")) {
+        char *p = ts_path_join(dir, de->d_name);
+        schedule_backup(in, p);
+        free(p);
+      }
+    }
+    closedir(d);
+  }
+  free(dir);
+}
+
+/* Schedules removal of an installed distribution through its RECORD. */
+static enum ts_code plan_removal(struct installer *in, const char *distinfo,
+                                 struct ts_error *err) {
+  char *rp = ts_path_join(distinfo, "RECORD");
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_RECORD);
+  enum ts_code rc = ts_fs_read_file(rp, &b, err);
+  free(rp);
+  struct ts_record rec = {0};
+  if (rc == TS_OK)
+    rc = ts_record_parse(b.data, b.len, &rec, err);
+  ts_buf_free(&b);
+  if (rc != TS_OK) {
+    ts_record_free(&rec);
+    return ts_error_wrap(err, "cannot uninstall '%s' without its RECORD",
+                         distinfo);
+  }
+  char *site = xstrdup(distinfo);
+  *strrchr(site, '/') = '\0';
+  for (size_t i = 0; i < rec.count; i++) {
+    const char *rel = rec.rows[i].path;
+    char *joined = rel[0] == '/' ? xstrdup(rel) : ts_path_join(site, rel);
+    char *p = normalize(joined);
+    free(joined);
+    struct stat st;
+    /* Never outside the environment, never a directory via RECORD, and the
+     * dist-info directory goes as a whole below. */
+    if (has_prefix_dir(p, in->p.prefix) && !has_prefix_dir(p, distinfo) &&
+        lstat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+      schedule_backup(in, p);
+      if (ends_with(p, ".py"))
+        schedule_pyc(in, p);
+    }
+    free(p);
+  }
+  schedule_backup(in, distinfo);
+  free(site);
+  ts_record_free(&rec);
+  return TS_OK;
+}
+
+/* Finds every installed copy of `name` in the library roots and schedules
+ * its removal; returns the (first) installed version or NULL. */
+static enum ts_code remove_installed(struct installer *in, const char *name,
+                                     char **version, struct ts_error *err) {
+  *version = NULL;
+  const char *dirs[2] = {in->p.purelib, in->p.platlib};
+  for (int k = 0; k < 2; k++) {
+    if (k == 1 && strcmp(dirs[0], dirs[1]) == 0)
+      break;
+    for (;;) {
+      char *di = NULL;
+      enum ts_code rc = ts_wheel_find_installed(dirs[k], name, &di, NULL);
+      if (rc != TS_OK || ts_strset_has(&in->backups, di)) {
+        free(di);
+        /* A second copy (a broken env) would need another scan; rare. */
+        break;
+      }
+      if (!*version) {
+        const char *base = strrchr(di, '/') + 1;
+        const char *dash = strchr(base, '-');
+        if (dash)
+          *version = xprintf("%.*s", (int)(strlen(dash + 1) - 10), dash + 1);
+      }
+      rc = plan_removal(in, di, err);
+      free(di);
+      if (rc != TS_OK)
+        return rc;
+    }
+  }
+  return TS_OK;
+}
+
+/* ---- staging one wheel ---------------------------------------------- */
+
+static enum ts_code stage_dist(struct installer *in, size_t di,
+                               struct dist *d, struct ts_error *err) {
+  struct ts_unpacked *u = &d->u;
+  size_t lib = root_index(in, d->libroot);
+  size_t dl = strlen(u->datadir), il = strlen(u->distinfo);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; rc == TS_OK && i < u->count; i++) {
+    struct ts_unpacked_file *uf = &u->files[i];
+    const char *path = uf->path;
+    size_t root = lib;
+    const char *rel = path;
+    char *relbuf = NULL;
+    bool script = false;
+    if (strncmp(path, u->distinfo, il) == 0 && path[il] == '/') {
+      const char *b = path + il + 1;
+      if (strcmp(b, "INSTALLER") == 0 || strcmp(b, "REQUESTED") == 0 ||
+          strcmp(b, "direct_url.json") == 0)
+        continue; /* ours replace them */
+    }
+    if (strncmp(path, u->datadir, dl) == 0 && path[dl] == '/') {
+      const char *sub = path + dl + 1;
+      const char *s = strchr(sub, '/');
+      if (!s)
+        return ts_error_set(err, TS_E_BAD_WHEEL,
+                            "wheel member '%s' is directly in .data/", path);
+      size_t sl = (size_t)(s - sub);
+      rel = s + 1;
+      if (sl == 7 && memcmp(sub, "purelib", 7) == 0) {
+        root = root_index(in, in->p.purelib);
+      } else if (sl == 7 && memcmp(sub, "platlib", 7) == 0) {
+        root = root_index(in, in->p.platlib);
+      } else if (sl == 7 && memcmp(sub, "scripts", 7) == 0) {
+        root = root_index(in, in->p.scripts);
+        script = true;
+      } else if (sl == 4 && memcmp(sub, "data", 4) == 0) {
+        root = root_index(in, in->p.data);
+      } else if (sl == 7 && memcmp(sub, "headers", 7) == 0) {
+        root = root_index(in, in->p.headers);
+        relbuf = xprintf("%s/%s", u->name, rel);
+        rel = relbuf;
+      } else {
+        return ts_error_set(err, TS_E_BAD_WHEEL,
+                            "wheel member '%s': unknown .data/ scheme '%.*s'",
+                            path, (int)sl, sub);
+      }
+    }
+    struct newfile *f = add_file(in, di, root, rel, err, &rc);
+    free(relbuf);
+    if (rc != TS_OK)
+      break;
+    if (!f)
+      continue;
+    char *src = ts_path_join(u->dir, path);
+    bool rewritten = false;
+    if (script)
+      rc = rewrite_shebang(in, src, f->staged, &rewritten, err);
+    if (rc == TS_OK && rewritten) {
+      char h[52];
+      rc = hash_path(f->staged, h, &f->size, err);
+      f->hash = xstrdup(h);
+    } else if (rc == TS_OK) {
+      rc = place_file(in->o->link_mode, src, f->staged, err);
+      f->hash = xstrdup(uf->hash);
+      f->size = uf->size;
+      f->py = !script && (root == root_index(in, in->p.purelib) ||
+                          root == root_index(in, in->p.platlib)) &&
+              ends_with(path, ".py");
+    }
+    free(src);
+    if (rc == TS_OK && in->res)
+      in->res->files_linked++;
+  }
+  if (rc == TS_OK && u->entry_points)
+    rc = entry_points(in, di, u->entry_points, u->entry_points_len, err);
+  char *rel;
+  if (rc == TS_OK) {
+    rel = xprintf("%s/INSTALLER", u->distinfo);
+    rc = add_generated(in, di, lib, rel, "torchsolve\n", 11, 0644, err);
+    free(rel);
+  }
+  if (rc == TS_OK && d->req->requested) {
+    rel = xprintf("%s/REQUESTED", u->distinfo);
+    rc = add_generated(in, di, lib, rel, "", 0, 0644, err);
+    free(rel);
+  }
+  if (rc == TS_OK && (d->req->direct_url || d->req->direct_url_from_path)) {
+    char *json = NULL;
+    if (!d->req->direct_url) {
+      char *abs = realpath(d->req->path, NULL);
+      json = ts_wheel_direct_url_for_file(abs ? abs : d->req->path,
+                                          u->sha256);
+      free(abs);
+    }
+    const char *text = json ? json : d->req->direct_url;
+    rel = xprintf("%s/direct_url.json", u->distinfo);
+    rc = add_generated(in, di, lib, rel, text, strlen(text), 0644, err);
+    free(rel);
+    free(json);
+  }
+  return rc;
+}
+
+/* Byte-compiles the staged .py files with the target interpreter; the
+ * .pyc files record the final paths (dfile) and join the plan. */
+static const char compile_script[] =
+    "import sys, py_compile, importlib.util\n"
+    "m = py_compile.PycInvalidationMode.TIMESTAMP\n"
+    "for line in open(sys.argv[1], encoding='utf-8', "
+    "errors='surrogateescape'):\n"
+    "    s, d = line.rstrip('\\n').split('\\t')\n"
+    "    for opt in ('',):\n"
+    "        c = importlib.util.cache_from_source(s)\n"
+    "        try:\n"
+    "            py_compile.compile(s, cfile=c, dfile=d, doraise=True, "
+    "invalidation_mode=m)\n"
+    "        except Exception:\n"
+    "            continue\n"
+    "        sys.stdout.write(s + '\\t' + c + '\\n')\n";
+
+static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
+  struct ts_buf list;
+  ts_buf_init(&list, 0);
+  size_t n0 = in->nfiles;
+  for (size_t i = 0; i < n0; i++)
+    if (in->files[i].py &&
+        ts_buf_printf(&list, "%s\t%s\n", in->files[i].staged,
+                      in->files[i].dest) != TS_OK)
+      abort();
+  if (list.len == 0) {
+    ts_buf_free(&list);
+    return TS_OK;
+  }
+  char *lp = ts_path_join(in->txn.dir, "compile-list");
+  enum ts_code rc = write_new_file(lp, list.data, list.len, 0600, err);
+  ts_buf_free(&list);
+  if (rc != TS_OK) {
+    free(lp);
+    return rc;
+  }
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) {
+    free(lp);
+    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+  char *argv[] = {(char *)in->p.python, (char *)"-E", (char *)"-s",
+                  (char *)"-c", (char *)compile_script, lp, NULL};
+  pid_t pid;
+  int sr = posix_spawn(&pid, in->p.python, &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(pipefd[1]);
+  if (sr != 0) {
+    close(pipefd[0]);
+    free(lp);
+    return ts_error_set(err, TS_E_PYTHON, "cannot run '%s': %s", in->p.python,
+                        strerror(sr));
+  }
+  struct ts_buf out;
+  ts_buf_init(&out, 256u << 20);
+  char chunk[65536];
+  for (;;) {
+    ssize_t k = read(pipefd[0], chunk, sizeof chunk);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      break;
+    if (ts_buf_append(&out, chunk, (size_t)k) != TS_OK)
+      break;
+  }
+  close(pipefd[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  free(lp);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ts_buf_free(&out);
+    return ts_error_set(err, TS_E_PYTHON,
+                        "byte-compiling with '%s' failed (status %d)",
+                        in->p.python, status);
+  }
+  /* Map each "staged\tpyc" line back to its source file's plan entry. */
+  size_t si = 0;
+  const char *p = out.data ? out.data : "", *end = p + out.len;
+  while (rc == TS_OK && p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl)
+      break;
+    const char *tab = memchr(p, '\t', (size_t)(nl - p));
+    if (!tab)
+      break;
+    char *src = xprintf("%.*s", (int)(tab - p), p);
+    char *pyc = xprintf("%.*s", (int)(nl - tab - 1), tab + 1);
+    while (si < n0 && strcmp(in->files[si].staged, src) != 0)
+      si++;
+    if (si < n0) {
+      struct newfile *s = &in->files[si];
+      const char *rel = pyc + strlen(in->txn.new_dir) + 1;
+      rel = strchr(rel, '/') + 1; /* skip the root index */
+      struct newfile *f = add_file(in, s->dist, s->root, rel, err, &rc);
+      s = &in->files[si]; /* add_file may have moved the array */
+      if (f && rc == TS_OK) {
+        char h[52];
+        rc = hash_path(pyc, h, &f->size, err);
+        f->hash = xstrdup(h);
+      }
+    }
+    free(src);
+    free(pyc);
+    p = nl + 1;
+  }
+  ts_buf_free(&out);
+  return rc;
+}
+
+static int cmp_dest(const void *a, const void *b) {
+  const struct newfile *x = a, *y = b;
+  return strcmp(x->dest, y->dest);
+}
+
+static enum ts_code write_records(struct installer *in, struct dist *dists,
+                                  size_t n, struct ts_error *err) {
+  for (size_t k = 0; k < n; k++) {
+    struct dist *d = &dists[k];
+    size_t lib = root_index(in, d->libroot);
+    struct ts_buf b;
+    ts_buf_init(&b, 0);
+    enum ts_code rc = TS_OK;
+    char *recrel = xprintf("%s/RECORD", d->u.distinfo);
+    for (size_t i = 0; rc == TS_OK && i < in->nfiles; i++) {
+      struct newfile *f = &in->files[i];
+      if (f->dist != k)
+        continue;
+      char *rel = relpath(d->libroot, f->dest);
+      char size[32];
+      snprintf(size, sizeof size, "%llu", (unsigned long long)f->size);
+      rc = ts_record_write_row(&b, rel, f->hash, size);
+      free(rel);
+    }
+    if (rc == TS_OK)
+      rc = ts_record_write_row(&b, recrel, "", "");
+    struct newfile *rf = NULL;
+    if (rc == TS_OK)
+      rf = add_file(in, k, lib, recrel, err, &rc);
+    if (rc == TS_OK && rf)
+      rc = write_new_file(rf->staged, b.data ? b.data : "", b.len, 0644, err);
+    free(recrel);
+    ts_buf_free(&b);
+    if (rc != TS_OK)
+      return rc;
+  }
+  return TS_OK;
+}
+
+/* Turns the staged files into renames: the shallowest missing directory of
+ * each new path moves in whole; files in existing directories one by one,
+ * the file they replace moved aside first. */
+static enum ts_code plan_moves(struct installer *in, struct ts_error *err) {
+  qsort(in->files, in->nfiles, sizeof *in->files, cmp_dest);
+  struct ts_strset present_dirs = {0};
+  char *moved = NULL;
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; rc == TS_OK && i < in->nfiles; i++) {
+    struct newfile *f = &in->files[i];
+    if (moved && has_prefix_dir(f->dest, moved))
+      continue;
+    const char *root = in->roots[f->root];
+    size_t rl = strlen(root);
+    char *d = xstrdup(f->dest);
+    char *sd = xstrdup(f->staged);
+    size_t sbase = strlen(sd) - strlen(f->dest + rl);
+    bool done = false;
+    for (char *s = d + rl + 1; *s; s++) {
+      if (*s != '/')
+        continue;
+      *s = '\0';
+      if (!ts_strset_has(&present_dirs, d)) {
+        struct stat st;
+        bool gone = ts_strset_has(&in->backups, d);
+        if (!gone && lstat(d, &st) == 0 && S_ISDIR(st.st_mode)) {
+          ts_strset_add(&present_dirs, d);
+        } else {
+          if (!gone && lstat(d, &st) == 0)
+            schedule_backup(in, d); /* a file where we need a directory */
+          sd[sbase + (size_t)(s - (d + rl))] = '\0';
+          ts_txn_add(&in->txn, TS_TXN_MOVE, sd, d);
+          free(moved);
+          moved = xstrdup(d);
+          done = true;
+          break;
+        }
+      }
+      *s = '/';
+    }
+    if (!done) {
+      struct stat st;
+      if (!ts_strset_has(&in->backups, f->dest) && lstat(f->dest, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+          rc = ts_error_set(err, TS_E_IO,
+                            "'%s' is a directory; cannot install a file there",
+                            f->dest);
+        else
+          schedule_backup(in, f->dest);
+      }
+      ts_txn_add(&in->txn, TS_TXN_MOVE, f->staged, f->dest);
+    }
+    free(d);
+    free(sd);
+  }
+  free(moved);
+  ts_strset_free(&present_dirs);
+  return rc;
+}
+
+static int cmp_depth_desc(const void *a, const void *b) {
+  const char *x = *(char *const *)a, *y = *(char *const *)b;
+  size_t dx = 0, dy = 0;
+  for (; *x; x++)
+    dx += *x == '/';
+  for (; *y; y++)
+    dy += *y == '/';
+  return dx < dy ? 1 : dx > dy ? -1 : 0;
+}
+
+static void add_prunes(struct installer *in) {
+  size_t n = 0;
+  char **v = malloc((in->prune.count ? in->prune.count : 1) * sizeof *v);
+  if (!v)
+    abort();
+  for (size_t i = 0; i < in->prune.cap; i++)
+    if (in->prune.slots[i])
+      v[n++] = in->prune.slots[i];
+  qsort(v, n, sizeof *v, cmp_depth_desc);
+  for (size_t i = 0; i < n; i++)
+    ts_txn_add(&in->txn, TS_TXN_PRUNE, v[i], NULL);
+  free(v);
+}
+
+static enum ts_code installer_init(struct installer *in,
+                                   const struct ts_wheel_options *o,
+                                   struct ts_wheel_result *res,
+                                   struct ts_error *err) {
+  memset(in, 0, sizeof *in);
+  in->o = o;
+  in->res = res;
+  in->txn.lock_fd = -1;
+  const struct ts_wheel_paths *p = o->paths;
+  if (!p || !p->prefix || !p->purelib || !p->platlib || !p->scripts ||
+      !p->data || !p->headers || !p->python)
+    return ts_error_set(err, TS_E_INVALID, "incomplete target paths");
+  in->p.prefix = normalize(p->prefix);
+  in->p.purelib = normalize(p->purelib);
+  in->p.platlib = normalize(p->platlib);
+  in->p.scripts = normalize(p->scripts);
+  in->p.data = normalize(p->data);
+  in->p.headers = normalize(p->headers);
+  in->p.python = xstrdup(p->python);
+  const char *all[] = {in->p.purelib, in->p.platlib, in->p.scripts,
+                       in->p.data, in->p.headers};
+  for (size_t i = 0; i < 5; i++)
+    root_index(in, all[i]);
+  if (res)
+    memset(res, 0, sizeof *res);
+  return TS_OK;
+}
+
+static void installer_free(struct installer *in) {
+  ts_txn_end(&in->txn);
+  for (size_t i = 0; i < in->nfiles; i++) {
+    free(in->files[i].dest);
+    free(in->files[i].staged);
+    free(in->files[i].hash);
+  }
+  free(in->files);
+  for (size_t i = 0; i < in->nroots; i++)
+    free(in->roots[i]);
+  free((char *)in->p.prefix);
+  free((char *)in->p.purelib);
+  free((char *)in->p.platlib);
+  free((char *)in->p.scripts);
+  free((char *)in->p.data);
+  free((char *)in->p.headers);
+  free((char *)in->p.python);
+  ts_strset_free(&in->dests);
+  ts_strset_free(&in->backups);
+  ts_strset_free(&in->staged_dirs);
+  ts_strset_free(&in->prune);
+}
+
+static enum ts_code ensure_roots(struct installer *in, struct ts_error *err) {
+  for (size_t i = 0; i < in->nroots; i++) {
+    bool used = false;
+    for (size_t k = 0; !used && k < in->nfiles; k++)
+      used = in->files[k].root == i;
+    if (used) {
+      enum ts_code rc = ts_fs_mkdirs(in->roots[i], err);
+      if (rc != TS_OK)
+        return rc;
+    }
+  }
+  return TS_OK;
+}
+
+enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
+                              const struct ts_wheel_request *wheels, size_t n,
+                              struct ts_wheel_result *result,
+                              struct ts_error *err) {
+  struct installer in;
+  enum ts_code rc = installer_init(&in, o, result, err);
+  struct dist *dists = calloc(n ? n : 1, sizeof *dists);
+  if (!dists)
+    abort();
+  /* 1. Validate and unpack everything before touching the environment. */
+  for (size_t k = 0; rc == TS_OK && k < n; k++) {
+    dists[k].req = &wheels[k];
+    rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
+    if (rc == TS_OK)
+      dists[k].libroot = xstrdup(dists[k].u.root_is_purelib ? in.p.purelib
+                                                            : in.p.platlib);
+    for (size_t j = 0; rc == TS_OK && j < k; j++)
+      if (ts_name_eq(dists[j].u.name, strlen(dists[j].u.name), dists[k].u.name,
+                     strlen(dists[k].u.name)))
+        rc = ts_error_set(err, TS_E_INVALID,
+                          "two wheels of '%s' given (%s and %s)",
+                          dists[k].u.name, dists[j].u.version,
+                          dists[k].u.version);
+  }
+  /* 2. Lock, repair, stage. */
+  if (rc == TS_OK)
+    rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, NULL, err);
+  for (size_t k = 0; rc == TS_OK && k < n; k++)
+    rc = remove_installed(&in, dists[k].u.name, &dists[k].old_version, err);
+  if (rc == TS_OK)
+    rc = ts_txn_begin(&in.txn, err);
+  for (size_t k = 0; rc == TS_OK && k < n; k++) {
+    rc = stage_dist(&in, k, &dists[k], err);
+    if (rc != TS_OK)
+      ts_error_wrap(err, "%s", wheels[k].path);
+  }
+  if (rc == TS_OK && o->compile)
+    rc = compile_all(&in, err);
+  if (rc == TS_OK)
+    rc = write_records(&in, dists, n, err);
+  /* 3. Journal and switch in. */
+  if (rc == TS_OK)
+    rc = ensure_roots(&in, err);
+  if (rc == TS_OK)
+    rc = plan_moves(&in, err);
+  if (rc == TS_OK) {
+    add_prunes(&in);
+    rc = ts_txn_commit(&in.txn, err);
+  }
+  for (size_t k = 0; k < n; k++) {
+    if (rc == TS_OK)
+      result_add(result, dists[k].u.name, dists[k].old_version,
+                 dists[k].u.version);
+    ts_unpacked_free(&dists[k].u);
+    free(dists[k].libroot);
+    free(dists[k].old_version);
+  }
+  free(dists);
+  installer_free(&in);
+  return rc;
+}
+
+enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
+                                const char *const *names, size_t n,
+                                struct ts_wheel_result *result,
+                                struct ts_error *err) {
+  struct installer in;
+  enum ts_code rc = installer_init(&in, o, result, err);
+  if (rc == TS_OK)
+    rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, NULL, err);
+  char **versions = calloc(n ? n : 1, sizeof *versions);
+  if (!versions)
+    abort();
+  for (size_t k = 0; rc == TS_OK && k < n; k++) {
+    rc = remove_installed(&in, names[k], &versions[k], err);
+    if (rc == TS_OK && !versions[k])
+      rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed",
+                        names[k]);
+  }
+  if (rc == TS_OK)
+    rc = ts_txn_begin(&in.txn, err);
+  if (rc == TS_OK) {
+    add_prunes(&in);
+    rc = ts_txn_commit(&in.txn, err);
+  }
+  for (size_t k = 0; k < n; k++) {
+    if (rc == TS_OK)
+      result_add(result, names[k], versions[k], NULL);
+    free(versions[k]);
+  }
+  free(versions);
+  installer_free(&in);
+  return rc;
+}
+
+enum ts_code ts_wheel_repair(const struct ts_wheel_options *o, bool *repaired,
+                             struct ts_error *err) {
+  struct installer in;
+  enum ts_code rc = installer_init(&in, o, NULL, err);
+  if (rc == TS_OK)
+    rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, repaired, err);
+  installer_free(&in);
+  return rc;
+}
+
+enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
+                             const struct ts_wheel_request *w, char **dir_out,
+                             struct ts_error *err) {
+  struct ts_unpacked u;
+  *dir_out = NULL;
+  enum ts_code rc = ts_unpack(o, w, &u, err);
+  if (rc == TS_OK) {
+    *dir_out = u.dir;
+    u.dir = NULL;
+    if (u.temporary) { /* nothing would own it: keep it */
+      u.temporary = false;
+    }
+  }
+  ts_unpacked_free(&u);
+  return rc;
+}
+
+char *ts_wheel_direct_url_for_file(const char *abs_path,
+                                   const uint8_t sha256[32]) {
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  if (ts_buf_append_str(&b, "{\"archive_info\": {") != TS_OK)
+    abort();
+  if (sha256) {
+    char hex[65];
+    ts_sha256_hex(sha256, hex);
+    if (ts_buf_printf(&b, "\"hash\": \"sha256=%s\", \"hashes\": {\"sha256\": "
+                          "\"%s\"}",
+                      hex, hex) != TS_OK)
+      abort();
+  }
+  if (ts_buf_append_str(&b, "}, \"url\": \"file://") != TS_OK)
+    abort();
+  /* Percent-encode what a URL path cannot hold literally (and JSON's
+   * specials), so the result is valid as both. */
+  for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
+    bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                 (*p >= '0' && *p <= '9') || strchr("/-._~+", *p);
+    enum ts_code rc = plain ? ts_buf_append(&b, p, 1)
+                            : ts_buf_printf(&b, "%%%02X", *p);
+    if (rc != TS_OK)
+      abort();
+  }
+  if (ts_buf_append_str(&b, "\"}") != TS_OK)
+    abort();
+  return ts_buf_take(&b, NULL);
+}

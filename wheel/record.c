@@ -1,0 +1,215 @@
+#include "wheel/record.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_n(const char *s, size_t n) {
+  char *p = malloc(n + 1);
+  if (!p)
+    return NULL;
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+void ts_record_free(struct ts_record *r) {
+  for (size_t i = 0; i < r->count; i++) {
+    free(r->rows[i].path);
+    free(r->rows[i].hash);
+    free(r->rows[i].size);
+  }
+  free(r->rows);
+  memset(r, 0, sizeof *r);
+}
+
+/* Reads one field at *pp into b; stops after ',' or at end of line. */
+static enum ts_code read_field(const char **pp, const char *end,
+                               struct ts_buf *b, int *eol) {
+  const char *p = *pp;
+  ts_buf_reset(b);
+  *eol = 0;
+  if (p < end && *p == '"') {
+    p++;
+    for (;;) {
+      if (p >= end)
+        return TS_E_PARSE;
+      if (*p == '"') {
+        if (p + 1 < end && p[1] == '"') {
+          if (ts_buf_append(b, "\"", 1) != TS_OK)
+            return TS_E_NOMEM;
+          p += 2;
+          continue;
+        }
+        p++;
+        break;
+      }
+      if (ts_buf_append(b, p, 1) != TS_OK)
+        return TS_E_NOMEM;
+      p++;
+    }
+  } else {
+    const char *s = p;
+    while (p < end && *p != ',' && *p != '\n' && *p != '\r')
+      p++;
+    if (ts_buf_append(b, s, (size_t)(p - s)) != TS_OK)
+      return TS_E_NOMEM;
+  }
+  if (p < end && *p == ',') {
+    p++;
+  } else if (p >= end) {
+    *eol = 1;
+  } else if (*p == '\r' || *p == '\n') {
+    if (*p == '\r')
+      p++;
+    if (p < end && *p == '\n')
+      p++;
+    *eol = 1;
+  } else {
+    return TS_E_PARSE; /* text after a closing quote */
+  }
+  *pp = p;
+  if (ts_buf_append(b, "", 0) != TS_OK)
+    return TS_E_NOMEM;
+  return TS_OK;
+}
+
+enum ts_code ts_record_parse(const char *data, size_t len,
+                             struct ts_record *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  const char *p = data, *end = data + len;
+  struct ts_buf f[3];
+  for (int i = 0; i < 3; i++)
+    ts_buf_init(&f[i], TS_CAP_RECORD);
+  enum ts_code rc = TS_OK;
+  size_t line = 0;
+  while (p < end) {
+    line++;
+    if (*p == '\n' || *p == '\r') { /* blank line */
+      p++;
+      continue;
+    }
+    int n = 0, eol = 0;
+    while (!eol) {
+      if (n == 3) {
+        rc = ts_error_set(err, TS_E_PARSE,
+                          "RECORD line %zu has more than 3 fields", line);
+        goto out;
+      }
+      rc = read_field(&p, end, &f[n], &eol);
+      if (rc != TS_OK) {
+        rc = ts_error_set(err, rc, "RECORD line %zu is malformed", line);
+        goto out;
+      }
+      n++;
+    }
+    if (n != 3 || f[0].len == 0 || strlen(f[0].data) != f[0].len) {
+      rc = ts_error_set(err, TS_E_PARSE,
+                        "RECORD line %zu: expected path,hash,size", line);
+      goto out;
+    }
+    if (out->count == out->alloc_) {
+      size_t na = out->alloc_ ? out->alloc_ * 2 : 64;
+      struct ts_record_row *r = realloc(out->rows, na * sizeof *r);
+      if (!r) {
+        rc = ts_error_set(err, TS_E_NOMEM, "out of memory reading RECORD");
+        goto out;
+      }
+      out->rows = r;
+      out->alloc_ = na;
+    }
+    struct ts_record_row *row = &out->rows[out->count];
+    row->path = dup_n(f[0].data, f[0].len);
+    row->hash = dup_n(f[1].data ? f[1].data : "", f[1].len);
+    row->size = dup_n(f[2].data ? f[2].data : "", f[2].len);
+    out->count++;
+    if (!row->path || !row->hash || !row->size) {
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory reading RECORD");
+      goto out;
+    }
+  }
+out:
+  for (int i = 0; i < 3; i++)
+    ts_buf_free(&f[i]);
+  return rc;
+}
+
+static enum ts_code write_field(struct ts_buf *b, const char *s) {
+  if (!strpbrk(s, ",\"\r\n"))
+    return ts_buf_append_str(b, s);
+  enum ts_code rc = ts_buf_append(b, "\"", 1);
+  for (const char *p = s; rc == TS_OK && *p; p++)
+    rc = *p == '"' ? ts_buf_append(b, "\"\"", 2) : ts_buf_append(b, p, 1);
+  if (rc == TS_OK)
+    rc = ts_buf_append(b, "\"", 1);
+  return rc;
+}
+
+enum ts_code ts_record_write_row(struct ts_buf *b, const char *path,
+                                 const char *hash, const char *size) {
+  enum ts_code rc = write_field(b, path);
+  if (rc == TS_OK)
+    rc = ts_buf_append(b, ",", 1);
+  if (rc == TS_OK)
+    rc = write_field(b, hash ? hash : "");
+  if (rc == TS_OK)
+    rc = ts_buf_append(b, ",", 1);
+  if (rc == TS_OK)
+    rc = write_field(b, size ? size : "");
+  if (rc == TS_OK)
+    rc = ts_buf_append(b, "\n", 1);
+  return rc;
+}
+
+static int b64url_val(char c) {
+  if (c >= 'A' && c <= 'Z')
+    return c - 'A';
+  if (c >= 'a' && c <= 'z')
+    return c - 'a' + 26;
+  if (c >= '0' && c <= '9')
+    return c - '0' + 52;
+  if (c == '-')
+    return 62;
+  if (c == '_')
+    return 63;
+  return -1;
+}
+
+enum ts_code ts_record_hash_sha256(const char *hash, uint8_t out[32],
+                                   struct ts_error *err) {
+  const char *eq = strchr(hash, '=');
+  if (!eq)
+    return ts_error_set(err, TS_E_PARSE, "RECORD hash '%.40s' has no '='",
+                        hash);
+  if ((size_t)(eq - hash) != 6 || memcmp(hash, "sha256", 6) != 0)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "RECORD hash algorithm '%.*s' is not supported "
+                        "(only sha256)",
+                        (int)(eq - hash > 20 ? 20 : eq - hash), hash);
+  const char *s = eq + 1;
+  size_t n = strlen(s);
+  while (n && s[n - 1] == '=') /* tolerate padding */
+    n--;
+  if (n != 43)
+    return ts_error_set(err, TS_E_PARSE, "RECORD sha256 '%.50s' has a bad length",
+                        s);
+  uint32_t acc = 0;
+  int bits = 0;
+  size_t o = 0;
+  for (size_t i = 0; i < n; i++) {
+    int v = b64url_val(s[i]);
+    if (v < 0)
+      return ts_error_set(err, TS_E_PARSE, "RECORD sha256 '%.50s' is not base64url",
+                          s);
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      if (o < 32)
+        out[o++] = (uint8_t)(acc >> bits);
+      acc &= (1u << bits) - 1;
+    }
+  }
+  if (o != 32 || acc != 0)
+    return ts_error_set(err, TS_E_PARSE, "RECORD sha256 '%.50s' is malformed", s);
+  return TS_OK;
+}

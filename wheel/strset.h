@@ -1,0 +1,19 @@
+/*
+ * wheel/strset.h — a set of strings (open addressing), for the installer's
+ * "already planned" questions over tens of thousands of paths (internal).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ts_strset {
+  char **slots;   /* owned copies */
+  size_t cap;     /* power of two */
+  size_t count;
+};
+
+/* Adds a copy of s; returns false when it was already present. */
+bool ts_strset_add(struct ts_strset *set, const char *s);
+bool ts_strset_has(const struct ts_strset *set, const char *s);
+void ts_strset_free(struct ts_strset *set);

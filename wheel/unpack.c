@@ -1,0 +1,914 @@
+#include "wheel/unpack.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "pep/name.h"
+#include "pep/version.h"
+#include "wheel/record.h"
+#include "zip/zip.h"
+
+#define DEFAULT_MAX_TOTAL (64ull << 30)
+#define DEFAULT_MAX_RATIO 200u
+#define DEFAULT_RATIO_MIN (1ull << 20)
+#define SYMLINK_MAX 4096u
+#define MAX_THREADS 16u
+
+static char *xstrndup(const char *s, size_t n) {
+  char *p = malloc(n + 1);
+  if (!p)
+    abort();
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+/* ---- names ---------------------------------------------------------- */
+
+enum ts_code ts_wheel_check_path(const char *name, size_t len,
+                                 struct ts_error *err) {
+  if (len == 0)
+    return ts_error_set(err, TS_E_UNSAFE_PATH, "wheel has an empty member name");
+  if (name[0] == '/')
+    return ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel member '%.*s' is an absolute path", (int)len,
+                        name);
+  if (len >= 2 && name[1] == ':' &&
+      ((name[0] >= 'A' && name[0] <= 'Z') || (name[0] >= 'a' && name[0] <= 'z')))
+    return ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel member '%.*s' has a drive letter", (int)len,
+                        name);
+  size_t end = len;
+  if (name[end - 1] == '/') /* directory entry */
+    end--;
+  size_t start = 0;
+  for (size_t i = 0; i <= end; i++) {
+    if (i < end) {
+      unsigned char c = (unsigned char)name[i];
+      if (c < 0x20 || c == 0x7f || c == '\\')
+        return ts_error_set(err, TS_E_UNSAFE_PATH,
+                            "wheel member '%.*s' has a control character or "
+                            "a backslash",
+                            (int)len, name);
+      if (c != '/')
+        continue;
+    }
+    size_t cl = i - start;
+    if (cl == 0 || (cl == 1 && name[start] == '.') ||
+        (cl == 2 && name[start] == '.' && name[start + 1] == '.'))
+      return ts_error_set(err, TS_E_UNSAFE_PATH,
+                          "wheel member '%.*s' has an empty, '.' or '..' "
+                          "component",
+                          (int)len, name);
+    start = i + 1;
+  }
+  return TS_OK;
+}
+
+enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
+                                     char **version, struct ts_error *err) {
+  const char *base = strrchr(filename, '/');
+  base = base ? base + 1 : filename;
+  size_t len = strlen(base);
+  *name = *version = NULL;
+  if (len < 5 || strcmp(base + len - 4, ".whl") != 0)
+    return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name",
+                        base);
+  len -= 4;
+  size_t dashes = 0;
+  for (size_t i = 0; i < len; i++)
+    dashes += base[i] == '-';
+  const char *d1 = memchr(base, '-', len);
+  if ((dashes != 4 && dashes != 5) || !d1 || d1 == base)
+    return ts_error_set(err, TS_E_INVALID,
+                        "'%s' is not a wheel file name "
+                        "(name-version[-build]-python-abi-platform.whl)",
+                        base);
+  const char *d2 = memchr(d1 + 1, '-', len - (size_t)(d1 + 1 - base));
+  if (!d2 || d2 == d1 + 1)
+    return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name",
+                        base);
+  *name = xstrndup(base, (size_t)(d1 - base));
+  *version = xstrndup(d1 + 1, (size_t)(d2 - d1 - 1));
+  return TS_OK;
+}
+
+static bool versions_equal(const char *a, size_t alen, const char *b,
+                           size_t blen) {
+  struct ts_version *va = NULL, *vb = NULL;
+  bool eq;
+  if (ts_version_parse(a, alen, &va, NULL) == TS_OK &&
+      ts_version_parse(b, blen, &vb, NULL) == TS_OK)
+    eq = ts_version_cmp(va, vb) == 0;
+  else
+    eq = alen == blen && strncasecmp(a, b, alen) == 0;
+  ts_version_free(va);
+  ts_version_free(vb);
+  return eq;
+}
+
+/* ---- small file helpers -------------------------------------------- */
+
+static enum ts_code read_small(const char *dir, const char *rel, size_t cap,
+                               struct ts_buf *out, struct ts_error *err) {
+  char *p = ts_path_join(dir, rel);
+  ts_buf_init(out, cap);
+  enum ts_code rc = ts_fs_read_file(p, out, err);
+  free(p);
+  return rc;
+}
+
+/* "Key: value" lines of WHEEL. */
+static bool header_value(const char *data, size_t len, const char *key,
+                         const char **val, size_t *vlen) {
+  size_t kl = strlen(key);
+  const char *p = data, *end = data + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end;
+    if ((size_t)(le - p) > kl && strncasecmp(p, key, kl) == 0 && p[kl] == ':') {
+      const char *v = p + kl + 1;
+      while (v < le && (*v == ' ' || *v == '\t'))
+        v++;
+      const char *ve = le;
+      while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t'))
+        ve--;
+      *val = v;
+      *vlen = (size_t)(ve - v);
+      return true;
+    }
+    p = nl ? nl + 1 : end;
+  }
+  return false;
+}
+
+static enum ts_code parse_wheel_file(const char *data, size_t len,
+                                     bool *purelib, struct ts_error *err) {
+  const char *v;
+  size_t vl;
+  if (!header_value(data, len, "Wheel-Version", &v, &vl))
+    return ts_error_set(err, TS_E_BAD_WHEEL, "WHEEL has no Wheel-Version");
+  if (vl < 2 || v[0] != '1' || v[1] != '.')
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "Wheel-Version %.*s is not supported (1.x only)",
+                        (int)(vl > 20 ? 20 : vl), v);
+  *purelib = false;
+  if (header_value(data, len, "Root-Is-Purelib", &v, &vl))
+    *purelib = vl == 4 && strncasecmp(v, "true", 4) == 0;
+  return TS_OK;
+}
+
+static bool is_record_like(const char *path, const char *distinfo) {
+  size_t dl = strlen(distinfo);
+  if (strncmp(path, distinfo, dl) != 0 || path[dl] != '/')
+    return false;
+  const char *b = path + dl + 1;
+  return strcmp(b, "RECORD") == 0 || strcmp(b, "RECORD.jws") == 0 ||
+         strcmp(b, "RECORD.p7s") == 0;
+}
+
+/* Fills out's metadata from an unpacked tree (cache hit or fresh unpack). */
+static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
+                              const char *fver, struct ts_error *err) {
+  DIR *d = opendir(out->dir);
+  if (!d)
+    return ts_error_set(err, TS_E_IO, "cannot open '%s': %s", out->dir,
+                        strerror(errno));
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t l = strlen(de->d_name);
+    if (l > 10 && strcmp(de->d_name + l - 10, ".dist-info") == 0) {
+      if (out->distinfo) {
+        closedir(d);
+        return ts_error_set(err, TS_E_BAD_WHEEL,
+                            "wheel has two .dist-info directories");
+      }
+      out->distinfo = xstrndup(de->d_name, l);
+    }
+  }
+  closedir(d);
+  if (!out->distinfo)
+    return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no .dist-info directory");
+  size_t sl = strlen(out->distinfo) - 10;
+  const char *dash = memchr(out->distinfo, '-', sl);
+  if (!dash)
+    return ts_error_set(err, TS_E_BAD_WHEEL,
+                        "dist-info directory '%s' is not <name>-<version>",
+                        out->distinfo);
+  size_t nl = (size_t)(dash - out->distinfo);
+  if (!ts_name_eq(out->distinfo, nl, fname, strlen(fname)) ||
+      !versions_equal(dash + 1, sl - nl - 1, fver, strlen(fver)))
+    return ts_error_set(err, TS_E_BAD_WHEEL,
+                        "wheel's '%s' does not match its file name (%s %s)",
+                        out->distinfo, fname, fver);
+  out->name = xstrndup(out->distinfo, nl);
+  out->version = xstrndup(dash + 1, sl - nl - 1);
+  size_t dl = sl + 5;
+  out->datadir = malloc(dl + 1);
+  if (!out->datadir)
+    abort();
+  memcpy(out->datadir, out->distinfo, sl);
+  memcpy(out->datadir + sl, ".data", 6);
+
+  struct ts_buf b;
+  char rel[4096];
+  snprintf(rel, sizeof rel, "%s/WHEEL", out->distinfo);
+  enum ts_code rc = read_small(out->dir, rel, TS_CAP_SMALL_FILE, &b, err);
+  if (rc == TS_OK)
+    rc = parse_wheel_file(b.data, b.len, &out->root_is_purelib, err);
+  ts_buf_free(&b);
+  if (rc != TS_OK)
+    return rc == TS_E_NOT_FOUND
+               ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
+               : rc;
+  snprintf(rel, sizeof rel, "%s/entry_points.txt", out->distinfo);
+  rc = read_small(out->dir, rel, TS_CAP_SMALL_FILE, &b, err);
+  if (rc == TS_OK) {
+    out->entry_points = ts_buf_take(&b, &out->entry_points_len);
+  } else {
+    ts_buf_free(&b);
+    if (rc != TS_E_NOT_FOUND)
+      return rc;
+  }
+  snprintf(rel, sizeof rel, "%s/RECORD", out->distinfo);
+  rc = read_small(out->dir, rel, TS_CAP_RECORD, &b, err);
+  if (rc != TS_OK) {
+    ts_buf_free(&b);
+    return rc == TS_E_NOT_FOUND
+               ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
+               : rc;
+  }
+  struct ts_record rec;
+  rc = ts_record_parse(b.data, b.len, &rec, err);
+  ts_buf_free(&b);
+  if (rc != TS_OK) {
+    ts_record_free(&rec);
+    return rc;
+  }
+  out->files = calloc(rec.count ? rec.count : 1, sizeof *out->files);
+  if (!out->files)
+    abort();
+  for (size_t i = 0; i < rec.count; i++) {
+    struct ts_record_row *r = &rec.rows[i];
+    if (is_record_like(r->path, out->distinfo))
+      continue;
+    struct ts_unpacked_file *f = &out->files[out->count++];
+    f->path = r->path;
+    f->hash = r->hash;
+    f->size = strtoull(r->size, NULL, 10);
+    r->path = r->hash = NULL;
+  }
+  ts_record_free(&rec);
+  return TS_OK;
+}
+
+void ts_unpacked_free(struct ts_unpacked *u) {
+  if (u->temporary && u->dir)
+    ts_fs_remove_tree(u->dir, NULL);
+  for (size_t i = 0; i < u->count; i++) {
+    free(u->files[i].path);
+    free(u->files[i].hash);
+  }
+  free(u->files);
+  free(u->dir);
+  free(u->name);
+  free(u->version);
+  free(u->distinfo);
+  free(u->datadir);
+  free(u->entry_points);
+  memset(u, 0, sizeof *u);
+}
+
+/* ---- validation ----------------------------------------------------- */
+
+struct member {
+  const struct ts_zip_entry *e;
+  uint8_t digest[32];   /* expected, from RECORD */
+  uint64_t size;
+  bool exec;
+  bool symlink;
+  bool verify;          /* false only for RECORD itself */
+  char *link_target;    /* pre-read (symlinks only) */
+};
+
+struct plan {
+  struct member *m;     /* files and symlinks, not directories */
+  size_t n;
+  char **dirs;          /* every directory to create, sorted */
+  size_t ndirs;
+};
+
+static void plan_free(struct plan *p) {
+  for (size_t i = 0; i < p->n; i++)
+    free(p->m[i].link_target);
+  free(p->m);
+  for (size_t i = 0; i < p->ndirs; i++)
+    free(p->dirs[i]);
+  free(p->dirs);
+  memset(p, 0, sizeof *p);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A symlink is kept only if it stays inside the tree it is installed in
+ * (lexically, from its own directory) and lives outside .data/. */
+static enum ts_code check_symlink(const char *name, const char *target,
+                                  size_t tlen, const char *datadir,
+                                  struct ts_error *err) {
+  size_t dl = strlen(datadir);
+  if (strncmp(name, datadir, dl) == 0 && name[dl] == '/')
+    return ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel member '%s' is a symlink inside .data/", name);
+  if (tlen == 0 || target[0] == '/' || memchr(target, '\0', tlen))
+    return ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel symlink '%s' points to an absolute or empty "
+                        "path",
+                        name);
+  long depth = 0;
+  for (const char *p = name; *p; p++)
+    depth += *p == '/';
+  const char *p = target, *end = target + tlen;
+  while (p < end) {
+    const char *s = memchr(p, '/', (size_t)(end - p));
+    size_t cl = s ? (size_t)(s - p) : (size_t)(end - p);
+    if (cl == 2 && p[0] == '.' && p[1] == '.')
+      depth--;
+    else if (cl != 0 && !(cl == 1 && p[0] == '.'))
+      depth++;
+    if (depth < 0)
+      return ts_error_set(err, TS_E_UNSAFE_PATH,
+                          "wheel symlink '%s' -> '%.*s' escapes the target",
+                          name, (int)tlen, target);
+    p = s ? s + 1 : end;
+  }
+  return TS_OK;
+}
+
+static enum ts_code validate(const struct ts_zip_archive *a,
+                             const struct ts_wheel_options *o,
+                             const char *fname, const char *fver,
+                             struct plan *plan, struct ts_error *err) {
+  memset(plan, 0, sizeof *plan);
+  uint64_t max_total = o->limits.max_total ? o->limits.max_total
+                                           : DEFAULT_MAX_TOTAL;
+  uint64_t max_ratio = o->limits.max_ratio ? o->limits.max_ratio
+                                           : DEFAULT_MAX_RATIO;
+  uint64_t ratio_min = o->limits.ratio_min_size ? o->limits.ratio_min_size
+                                                : DEFAULT_RATIO_MIN;
+  if (a->total_usize > max_total)
+    return ts_error_set(err, TS_E_TOO_BIG,
+                        "wheel unpacks to %llu bytes (limit %llu): refusing a "
+                        "possible zip bomb",
+                        (unsigned long long)a->total_usize,
+                        (unsigned long long)max_total);
+  /* The dist-info directory: exactly one top-level *.dist-info. */
+  const char *distinfo = NULL;
+  size_t dil = 0;
+  for (size_t i = 0; i < a->count; i++) {
+    const struct ts_zip_entry *e = &a->entries[i];
+    enum ts_code rc = ts_wheel_check_path(e->name, e->name_len, err);
+    if (rc != TS_OK)
+      return rc;
+    const char *slash = memchr(e->name, '/', e->name_len);
+    if (!slash)
+      continue;
+    size_t tl = (size_t)(slash - e->name);
+    if (tl > 10 && memcmp(slash - 10, ".dist-info", 10) == 0) {
+      if (distinfo && (tl != dil || memcmp(distinfo, e->name, tl) != 0))
+        return ts_error_set(err, TS_E_BAD_WHEEL,
+                            "wheel has two .dist-info directories ('%.*s' and "
+                            "'%.*s')",
+                            (int)dil, distinfo, (int)tl, e->name);
+      distinfo = e->name;
+      dil = tl;
+    }
+    if (e->usize > ratio_min &&
+        (e->csize == 0 || e->usize / e->csize > max_ratio))
+      return ts_error_set(err, TS_E_TOO_BIG,
+                          "wheel member '%s' expands %llu-fold (limit %llu): "
+                          "refusing a possible zip bomb",
+                          e->name,
+                          (unsigned long long)(e->csize ? e->usize / e->csize
+                                                        : e->usize),
+                          (unsigned long long)max_ratio);
+  }
+  if (!distinfo)
+    return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no .dist-info directory");
+  char *di = xstrndup(distinfo, dil);
+  char *datadir = xstrndup(distinfo, dil - 10 + 5);
+  memcpy(datadir + dil - 10, ".data", 6);
+  enum ts_code rc = TS_OK;
+  struct ts_record rec = {0};
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_RECORD);
+  const char *dash = memchr(di, '-', dil - 10);
+  if (!dash || !ts_name_eq(di, (size_t)(dash - di), fname, strlen(fname)) ||
+      !versions_equal(dash + 1, dil - 10 - (size_t)(dash - di) - 1, fver,
+                      strlen(fver))) {
+    rc = ts_error_set(err, TS_E_BAD_WHEEL,
+                      "wheel's '%s' does not match its file name (%s %s)", di,
+                      fname, fver);
+    goto out;
+  }
+  char rel[4096];
+  snprintf(rel, sizeof rel, "%s/RECORD", di);
+  const struct ts_zip_entry *re = ts_zip_find(a, rel, strlen(rel));
+  if (!re) {
+    rc = ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
+    goto out;
+  }
+  rc = ts_zip_read_member(a, re, &b, err);
+  if (rc == TS_OK)
+    rc = ts_record_parse(b.data, b.len, &rec, err);
+  if (rc != TS_OK)
+    goto out;
+  snprintf(rel, sizeof rel, "%s/WHEEL", di);
+  if (!ts_zip_find(a, rel, strlen(rel))) {
+    rc = ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
+    goto out;
+  }
+
+  /* Members: every file but RECORD and its signatures must be in RECORD,
+   * with a sha256 and the right size; every RECORD row must name a member. */
+  plan->m = calloc(a->count ? a->count : 1, sizeof *plan->m);
+  bool *seen = calloc(a->count ? a->count : 1, sizeof *seen);
+  if (!plan->m || !seen)
+    abort();
+  for (size_t i = 0; i < rec.count; i++) {
+    struct ts_record_row *r = &rec.rows[i];
+    if (is_record_like(r->path, di))
+      continue;
+    const struct ts_zip_entry *e = ts_zip_find(a, r->path, strlen(r->path));
+    if (!e || ts_zip_entry_is_dir(e)) {
+      rc = ts_error_set(err, TS_E_BAD_WHEEL,
+                        "RECORD lists '%s', which is not in the wheel",
+                        r->path);
+      break;
+    }
+    size_t idx = (size_t)(e - a->entries);
+    if (seen[idx]) {
+      rc = ts_error_set(err, TS_E_BAD_WHEEL, "RECORD lists '%s' twice",
+                        r->path);
+      break;
+    }
+    seen[idx] = true;
+    struct member *m = &plan->m[plan->n++];
+    m->e = e;
+    m->verify = true;
+    if (!r->hash[0]) {
+      rc = ts_error_set(err, TS_E_HASH, "RECORD has no hash for '%s'", r->path);
+      break;
+    }
+    rc = ts_record_hash_sha256(r->hash, m->digest, err);
+    if (rc != TS_OK) {
+      ts_error_wrap(err, "'%s'", r->path);
+      break;
+    }
+    char *endp;
+    m->size = strtoull(r->size, &endp, 10);
+    if (!r->size[0] || *endp || m->size != e->usize) {
+      rc = ts_error_set(err, TS_E_HASH,
+                        "RECORD size of '%s' (%s) differs from the archive "
+                        "(%llu)",
+                        r->path, r->size, (unsigned long long)e->usize);
+      break;
+    }
+    uint32_t mode = ts_zip_entry_mode(e);
+    m->exec = (mode & 0111) != 0;
+    size_t ddl = strlen(datadir);
+    if (strncmp(e->name, datadir, ddl) == 0 &&
+        strncmp(e->name + ddl, "/scripts/", 9) == 0)
+      m->exec = true;
+    m->symlink = ts_zip_entry_is_symlink(e);
+  }
+  for (size_t i = 0; rc == TS_OK && i < a->count; i++) {
+    const struct ts_zip_entry *e = &a->entries[i];
+    if (seen[i] || ts_zip_entry_is_dir(e) || is_record_like(e->name, di))
+      continue;
+    rc = ts_error_set(err, TS_E_BAD_WHEEL,
+                      "wheel member '%s' is not listed in RECORD", e->name);
+  }
+  free(seen);
+  if (rc != TS_OK)
+    goto out;
+  /* RECORD itself goes into the cache too (load_tree reads it back). */
+  struct member *rm = &plan->m[plan->n++];
+  rm->e = re;
+  rm->size = re->usize;
+
+  /* Directories; a file may not also be a directory prefix ("a" and "a/b"),
+   * which is also how a member would be written through a symlink. */
+  char **files = malloc(plan->n * sizeof *files);
+  size_t ndirs = 0, adirs = 0;
+  char **dirs = NULL;
+  if (!files)
+    abort();
+  for (size_t i = 0; i < plan->n; i++) {
+    const char *name = plan->m[i].e->name;
+    files[i] = (char *)name;
+    for (const char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
+      if (ndirs == adirs) {
+        adirs = adirs ? adirs * 2 : 64;
+        dirs = realloc(dirs, adirs * sizeof *dirs);
+        if (!dirs)
+          abort();
+      }
+      dirs[ndirs++] = xstrndup(name, (size_t)(s - name));
+    }
+  }
+  qsort(files, plan->n, sizeof *files, cmp_str);
+  qsort(dirs, ndirs, sizeof *dirs, cmp_str);
+  size_t u = 0;
+  for (size_t i = 0; i < ndirs; i++) {
+    if (u && strcmp(dirs[u - 1], dirs[i]) == 0) {
+      free(dirs[i]);
+      continue;
+    }
+    dirs[u++] = dirs[i];
+    if (bsearch(&dirs[i], files, plan->n, sizeof *files, cmp_str)) {
+      rc = ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel member '%s' is both a file and a directory",
+                        dirs[i]);
+    }
+  }
+  plan->dirs = dirs;
+  plan->ndirs = u;
+  free(files);
+  if (rc != TS_OK)
+    goto out;
+
+  /* Symlinks: read their targets now, before anything is written. */
+  for (size_t i = 0; i < plan->n; i++) {
+    struct member *m = &plan->m[i];
+    if (!m->symlink)
+      continue;
+    if (m->e->usize > SYMLINK_MAX) {
+      rc = ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel symlink '%s' has a %llu-byte target",
+                        m->e->name, (unsigned long long)m->e->usize);
+      goto out;
+    }
+    struct ts_buf t;
+    ts_buf_init(&t, SYMLINK_MAX);
+    rc = ts_zip_read_member(a, m->e, &t, err);
+    if (rc == TS_OK) {
+      uint8_t d[32];
+      ts_sha256(t.data, t.len, d);
+      if (memcmp(d, m->digest, 32) != 0)
+        rc = ts_error_set(err, TS_E_HASH,
+                          "RECORD hash of '%s' does not match the archive",
+                          m->e->name);
+    }
+    if (rc == TS_OK)
+      rc = check_symlink(m->e->name, t.data, t.len, datadir, err);
+    if (rc == TS_OK)
+      m->link_target = ts_buf_take(&t, NULL);
+    else
+      ts_buf_free(&t);
+    if (rc != TS_OK)
+      goto out;
+  }
+out:
+  ts_buf_free(&b);
+  ts_record_free(&rec);
+  free(di);
+  free(datadir);
+  if (rc != TS_OK)
+    plan_free(plan);
+  return rc;
+}
+
+/* ---- parallel extraction ------------------------------------------- */
+
+struct extract_job {
+  const struct ts_zip_archive *a;
+  struct plan *plan;
+  size_t *order;        /* plan indexes, largest first */
+  size_t n;
+  atomic_size_t next;
+  atomic_bool failed;
+  int dirfd;
+  pthread_mutex_t mu;
+  enum ts_code rc;
+  struct ts_error err;
+};
+
+struct file_sink {
+  int fd;
+  struct ts_sha256 *sha;
+  uint64_t written;
+  const char *name;
+};
+
+static enum ts_code file_sink_write(void *ctx, const void *data, size_t len,
+                                    struct ts_error *err) {
+  struct file_sink *s = ctx;
+  ts_sha256_update(s->sha, data, len);
+  const char *p = data;
+  while (len) {
+    ssize_t k = write(s->fd, p, len);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k < 0)
+      return ts_error_set(err, TS_E_IO, "cannot write '%s' into the cache: %s",
+                          s->name, strerror(errno));
+    p += k;
+    len -= (size_t)k;
+    s->written += (uint64_t)k;
+  }
+  return TS_OK;
+}
+
+static void job_fail(struct extract_job *j, const struct ts_error *e) {
+  pthread_mutex_lock(&j->mu);
+  if (j->rc == TS_OK) {
+    j->rc = e->code;
+    j->err = *e;
+  }
+  pthread_mutex_unlock(&j->mu);
+  atomic_store(&j->failed, true);
+}
+
+static void *extract_worker(void *arg) {
+  struct extract_job *j = arg;
+  struct ts_zip_scratch sc = {0};
+  struct ts_sha256 *sha = ts_sha256_new();
+  struct ts_error err = {0};
+  if (!sha) {
+    ts_error_set(&err, TS_E_NOMEM, "out of memory");
+    job_fail(j, &err);
+    return NULL;
+  }
+  for (;;) {
+    if (atomic_load(&j->failed))
+      break;
+    size_t k = atomic_fetch_add(&j->next, 1);
+    if (k >= j->n)
+      break;
+    struct member *m = &j->plan->m[j->order[k]];
+    if (m->symlink)
+      continue;
+    int fd = openat(j->dirfd, m->e->name,
+                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    m->exec ? 0755 : 0644);
+    if (fd < 0) {
+      ts_error_set(&err, TS_E_IO, "cannot create '%s' in the cache: %s",
+                   m->e->name, strerror(errno));
+      job_fail(j, &err);
+      break;
+    }
+    ts_sha256_reset(sha);
+    struct file_sink s = {.fd = fd, .sha = sha, .name = m->e->name};
+    enum ts_code rc = ts_zip_extract(j->a, m->e, &sc, file_sink_write, &s, &err);
+    if (close(fd) != 0 && rc == TS_OK)
+      rc = ts_error_set(&err, TS_E_IO, "cannot write '%s' into the cache: %s",
+                        m->e->name, strerror(errno));
+    if (rc == TS_OK && m->verify) {
+      uint8_t d[32];
+      ts_sha256_final(sha, d);
+      if (memcmp(d, m->digest, 32) != 0)
+        rc = ts_error_set(&err, TS_E_HASH,
+                          "RECORD hash of '%s' does not match the archive: "
+                          "the wheel was altered",
+                          m->e->name);
+    }
+    if (rc != TS_OK) {
+      job_fail(j, &err);
+      break;
+    }
+  }
+  ts_sha256_free(sha);
+  ts_zip_scratch_free(&sc);
+  return NULL;
+}
+
+struct size_idx {
+  uint64_t size;
+  size_t i;
+};
+static int cmp_size_idx(const void *x, const void *y) {
+  const struct size_idx *a = x, *b = y;
+  return a->size > b->size ? -1 : a->size < b->size;
+}
+
+static unsigned worker_count(const struct ts_wheel_options *o, size_t n) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned t = o->threads ? o->threads : (unsigned)(cpus > 0 ? cpus : 1);
+  if (t > MAX_THREADS)
+    t = MAX_THREADS;
+  if (t > n)
+    t = n ? (unsigned)n : 1;
+  return t;
+}
+
+static enum ts_code extract_all(const struct ts_zip_archive *a,
+                                struct plan *plan, const char *dir,
+                                const struct ts_wheel_options *o,
+                                struct ts_error *err) {
+  int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return ts_error_set(err, TS_E_IO, "cannot open '%s': %s", dir,
+                        strerror(errno));
+  for (size_t i = 0; i < plan->ndirs; i++) {
+    if (mkdirat(dirfd, plan->dirs[i], 0755) != 0 && errno != EEXIST) {
+      int e = errno;
+      close(dirfd);
+      return ts_error_set(err, TS_E_IO, "cannot create '%s/%s': %s", dir,
+                          plan->dirs[i], strerror(e));
+    }
+  }
+  struct size_idx *si = malloc((plan->n ? plan->n : 1) * sizeof *si);
+  size_t *order = malloc((plan->n ? plan->n : 1) * sizeof *order);
+  if (!si || !order)
+    abort();
+  for (size_t i = 0; i < plan->n; i++)
+    si[i] = (struct size_idx){plan->m[i].e->csize + plan->m[i].e->usize, i};
+  qsort(si, plan->n, sizeof *si, cmp_size_idx);
+  for (size_t i = 0; i < plan->n; i++)
+    order[i] = si[i].i;
+  free(si);
+  struct extract_job j = {.a = a, .plan = plan, .order = order, .n = plan->n,
+                          .dirfd = dirfd, .rc = TS_OK};
+  atomic_init(&j.next, 0);
+  atomic_init(&j.failed, false);
+  pthread_mutex_init(&j.mu, NULL);
+  unsigned nt = worker_count(o, plan->n);
+  pthread_t th[MAX_THREADS];
+  unsigned started = 0;
+  for (unsigned t = 1; t < nt; t++)
+    if (pthread_create(&th[started], NULL, extract_worker, &j) == 0)
+      started++;
+  extract_worker(&j);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(th[t], NULL);
+  pthread_mutex_destroy(&j.mu);
+  free(order);
+  enum ts_code rc = j.rc;
+  if (rc != TS_OK && err)
+    *err = j.err;
+  for (size_t i = 0; rc == TS_OK && i < plan->n; i++) {
+    struct member *m = &plan->m[i];
+    if (m->symlink && symlinkat(m->link_target, dirfd, m->e->name) != 0)
+      rc = ts_error_set(err, TS_E_IO, "cannot create symlink '%s': %s",
+                        m->e->name, strerror(errno));
+  }
+  close(dirfd);
+  return rc;
+}
+
+/* ---- entry point ---------------------------------------------------- */
+
+char *ts_wheel_default_cache_dir(void) {
+  const char *e = getenv("TORCHSOLVE_CACHE_DIR");
+  if (e && e[0])
+    return xstrndup(e, strlen(e));
+  e = getenv("XDG_CACHE_HOME");
+  if (e && e[0] == '/')
+    return ts_path_join(e, "torchsolve");
+  const char *home = getenv("HOME");
+  char *c = ts_path_join(home && home[0] ? home : "/tmp", ".cache");
+  char *r = ts_path_join(c, "torchsolve");
+  free(c);
+  return r;
+}
+
+static enum ts_code hash_fd(int fd, uint8_t out[32], struct ts_error *err) {
+  struct ts_sha256 *h = ts_sha256_new();
+  unsigned char *buf = malloc(1u << 20);
+  if (!h || !buf) {
+    ts_sha256_free(h);
+    free(buf);
+    return ts_error_set(err, TS_E_NOMEM, "out of memory hashing wheel");
+  }
+  off_t off = 0;
+  for (;;) {
+    ssize_t n = pread(fd, buf, 1u << 20, off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int e = errno;
+      ts_sha256_free(h);
+      free(buf);
+      return ts_error_set(err, TS_E_IO, "cannot read wheel: %s", strerror(e));
+    }
+    if (n == 0)
+      break;
+    ts_sha256_update(h, buf, (size_t)n);
+    off += n;
+  }
+  ts_sha256_final(h, out);
+  ts_sha256_free(h);
+  free(buf);
+  return TS_OK;
+}
+
+enum ts_code ts_unpack(const struct ts_wheel_options *o,
+                       const struct ts_wheel_request *w,
+                       struct ts_unpacked *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  char *fname = NULL, *fver = NULL, *cache = NULL, *root = NULL, *tmp = NULL;
+  struct ts_zip_archive *a = NULL;
+  struct plan plan = {0};
+  int fd = -1;
+  enum ts_code rc = ts_wheel_parse_filename(w->path, &fname, &fver, err);
+  if (rc != TS_OK)
+    goto out;
+  fd = open(w->path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    rc = ts_error_set(err, errno == ENOENT ? TS_E_NOT_FOUND : TS_E_IO,
+                      "cannot open '%s': %s", w->path, strerror(errno));
+    goto out;
+  }
+  if (w->sha256)
+    memcpy(out->sha256, w->sha256, 32);
+  else if ((rc = hash_fd(fd, out->sha256, err)) != TS_OK)
+    goto out;
+  char hex[TS_SHA256_HEX_LEN + 1];
+  ts_sha256_hex(out->sha256, hex);
+  cache = o->cache_dir ? xstrndup(o->cache_dir, strlen(o->cache_dir))
+                       : ts_wheel_default_cache_dir();
+  root = ts_path_join(cache, "wheels-v1");
+  char *final = ts_path_join(root, hex);
+  struct stat st;
+  if (!o->no_cache && stat(final, &st) == 0 && S_ISDIR(st.st_mode)) {
+    out->dir = final;
+    rc = load_tree(out, fname, fver, err);
+    if (rc == TS_OK && o->cb.unpacked)
+      o->cb.unpacked(o->cb.ctx, w->path, true);
+    goto out;
+  }
+  rc = ts_zip_open_fd(fd, &a, err);
+  if (rc == TS_OK)
+    rc = validate(a, o, fname, fver, &plan, err);
+  if (rc != TS_OK) {
+    free(final);
+    goto out;
+  }
+  if ((rc = ts_fs_mkdirs(root, err)) != TS_OK) {
+    free(final);
+    goto out;
+  }
+  tmp = ts_path_join(root, ".tmp-XXXXXX");
+  if (!mkdtemp(tmp)) {
+    rc = ts_error_set(err, TS_E_IO, "cannot create a directory in '%s': %s",
+                      root, strerror(errno));
+    free(final);
+    free(tmp);
+    tmp = NULL;
+    goto out;
+  }
+  rc = extract_all(a, &plan, tmp, o, err);
+  if (rc != TS_OK) {
+    ts_error_wrap(err, "%s", w->path);
+    ts_fs_remove_tree(tmp, NULL);
+    free(final);
+    goto out;
+  }
+  if (o->no_cache) {
+    free(final);
+    out->dir = tmp;
+    out->temporary = true;
+    tmp = NULL;
+  } else if (rename(tmp, final) != 0) {
+    if (errno != EEXIST && errno != ENOTEMPTY) {
+      rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s", tmp,
+                        strerror(errno));
+      ts_fs_remove_tree(tmp, NULL);
+      free(final);
+      goto out;
+    }
+    ts_fs_remove_tree(tmp, NULL); /* a concurrent run got there first */
+    out->dir = final;
+  } else {
+    out->dir = final;
+  }
+  rc = load_tree(out, fname, fver, err);
+  if (rc == TS_OK && o->cb.unpacked)
+    o->cb.unpacked(o->cb.ctx, w->path, false);
+out:
+  if (rc != TS_OK)
+    ts_unpacked_free(out);
+  plan_free(&plan);
+  ts_zip_close(a);
+  if (fd >= 0)
+    close(fd);
+  free(tmp);
+  free(fname);
+  free(fver);
+  free(cache);
+  free(root);
+  return rc;
+}

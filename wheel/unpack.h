@@ -1,0 +1,53 @@
+/*
+ * wheel/unpack.h — validating a wheel and unpacking it into the cache
+ * (internal to wheel/; the public entry point is ts_wheel_unpack).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "wheel/wheel.h"
+
+struct ts_unpacked_file {
+  char *path;        /* as in the archive and RECORD, '/'-separated */
+  char *hash;        /* "sha256=…" from the verified RECORD */
+  uint64_t size;
+};
+
+struct ts_unpacked {
+  char *dir;             /* absolute path of the unpacked tree */
+  bool temporary;        /* remove dir when done (no_cache) */
+  char *name;            /* distribution name from the dist-info directory */
+  char *version;
+  char *distinfo;        /* "<name>-<version>.dist-info" as in the archive */
+  char *datadir;         /* "<name>-<version>.data" */
+  bool root_is_purelib;
+  struct ts_unpacked_file *files; /* every member file but RECORD and its
+                                     signatures */
+  size_t count;
+  char *entry_points;    /* entry_points.txt content or NULL */
+  size_t entry_points_len;
+  uint8_t sha256[32];    /* of the wheel file */
+};
+
+/* Validates w->path and unpacks it into the cache (or a temporary dir when
+ * o->no_cache), or reuses an earlier unpack of the same bytes.  Nothing is
+ * left behind on error.  Free *out with ts_unpacked_free (which also removes
+ * a temporary dir). */
+enum ts_code ts_unpack(const struct ts_wheel_options *o,
+                       const struct ts_wheel_request *w,
+                       struct ts_unpacked *out, struct ts_error *err);
+void ts_unpacked_free(struct ts_unpacked *u);
+
+/* Member-name safety: non-empty, relative, no '.', '..' or empty components
+ * (a trailing '/' marks a directory), no backslash, no control characters,
+ * no drive letter.  TS_E_UNSAFE_PATH otherwise. */
+enum ts_code ts_wheel_check_path(const char *name, size_t len,
+                                 struct ts_error *err);
+
+/* Splits a wheel file name (basename) into name and version (malloc'd). */
+enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
+                                     char **version, struct ts_error *err);

@@ -1,0 +1,155 @@
+/*
+ * wheel/wheel.h — installing wheels into an environment, and removing
+ * distributions from it, atomically.
+ *
+ * How an install works (see DESIGN.md "Installing"):
+ *  1. Each wheel is validated as a whole (paths, duplicates, symlinks, size
+ *     and ratio caps, dist-info name, every member listed in RECORD) and
+ *     unpacked ONCE into the cache, <cache>/wheels-v1/<sha256-of-wheel>/,
+ *     members extracted in parallel, largest first, with the CRC-32, the
+ *     SHA-256 and the size of each checked against the archive and RECORD in
+ *     the same pass.  A hostile or broken wheel fails here, before the
+ *     environment is touched (not even its lock file is created).
+ *  2. The environment is locked (flock on <purelib>/.torchsolve.lock); a
+ *     transaction left by a killed run is repaired first.
+ *  3. The new files are staged in <purelib>/.torchsolve-txn/ (hardlinks from
+ *     the cache, else reflinks or copies), with generated files (launchers,
+ *     rewritten scripts, INSTALLER, REQUESTED, direct_url.json, RECORD and,
+ *     with compile, bytecode).
+ *  4. A journal of renames is written (atomically), then carried out: files
+ *     of the old versions move into the transaction, staged trees move in
+ *     (a whole new top-level directory is one rename).  A run killed before
+ *     the journal exists leaves the environment untouched (the next run
+ *     deletes the stage); one killed after is rolled forward by the next
+ *     run, which then deletes the old files.
+ *
+ * Removal goes through RECORD, whichever installer (pip, uv, torchsolve)
+ * wrote the distribution; it never touches a path outside the prefix.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+
+/* Where things go: an interpreter's sysconfig paths (target/ probes them). */
+struct ts_wheel_paths {
+  const char *prefix;   /* sys.prefix: nothing outside it is ever removed */
+  const char *purelib;
+  const char *platlib;
+  const char *scripts;
+  const char *data;     /* usually == prefix */
+  /* Root of wheel headers, e.g. <prefix>/include/site/python3.11; each
+   * distribution's headers go into <headers>/<name>, as pip does. */
+  const char *headers;
+  const char *python;   /* interpreter written into launchers' shebangs and
+                           run for byte-compilation */
+};
+
+enum ts_wheel_link_mode {
+  TS_WHEEL_LINK_HARDLINK, /* falls back to copy across filesystems */
+  TS_WHEEL_LINK_COPY,
+  TS_WHEEL_LINK_CLONE,    /* FICLONE reflink, falls back to copy */
+};
+
+/* Zip-bomb and sanity caps; zero fields take the defaults. */
+struct ts_wheel_limits {
+  uint64_t max_total;       /* sum of uncompressed sizes; default 64 GiB */
+  uint64_t max_ratio;       /* per-member usize/csize; default 200 */
+  uint64_t ratio_min_size;  /* ratio applies above this usize; default 1 MiB */
+};
+
+/* Progress and notices from the library; every hook may be NULL. */
+struct ts_wheel_callbacks {
+  void *ctx;
+  /* The lock is held by another process; called once, then we block. */
+  void (*waiting_for_lock)(void *ctx, const char *lock_path);
+  /* A transaction interrupted earlier was repaired ("rolled forward"...). */
+  void (*repaired)(void *ctx, const char *what);
+  /* One line per wheel unpacked into the cache (or found there). */
+  void (*unpacked)(void *ctx, const char *wheel, bool from_cache);
+};
+
+struct ts_wheel_options {
+  const struct ts_wheel_paths *paths;
+  const char *cache_dir;            /* NULL: ts_wheel_default_cache_dir() */
+  bool no_cache;                    /* unpack into a temporary dir, dropped after */
+  enum ts_wheel_link_mode link_mode;
+  bool compile;                     /* byte-compile .py with paths->python */
+  unsigned threads;                 /* extraction workers; 0 = online CPUs */
+  struct ts_wheel_limits limits;
+  struct ts_wheel_callbacks cb;
+};
+
+/* One wheel to install. */
+struct ts_wheel_request {
+  const char *path;          /* local .whl file; its name must be a valid
+                                wheel file name */
+  const uint8_t *sha256;     /* 32-byte digest already verified by the
+                                caller (download), or NULL to compute */
+  bool requested;            /* write REQUESTED (a direct request) */
+  const char *direct_url;    /* PEP 610 JSON to write as direct_url.json, or
+                                NULL; see ts_wheel_direct_url_for_file */
+  bool direct_url_from_path; /* with direct_url NULL: write the file:// form
+                                for path, with the wheel's sha256 */
+};
+
+/* What a transaction changed, for the CLI's summary.  Strings are owned by
+ * the result; free with ts_wheel_result_free. */
+struct ts_wheel_change {
+  char *name;            /* distribution name as in its METADATA/dist-info */
+  char *old_version;     /* NULL when newly installed */
+  char *new_version;     /* NULL when removed */
+};
+struct ts_wheel_result {
+  struct ts_wheel_change *changes;
+  size_t count;
+  size_t files_linked;   /* files placed from the cache (incl. pyc) */
+};
+void ts_wheel_result_free(struct ts_wheel_result *r);
+
+/* Installs the wheels (upgrading or reinstalling any installed versions of
+ * the same distributions) as one transaction.  *result may be NULL.
+ * Errors: TS_E_BAD_WHEEL / TS_E_UNSAFE_PATH / TS_E_HASH / TS_E_TOO_BIG for
+ * bad wheels (nothing written to the environment), TS_E_IO, TS_E_PYTHON
+ * (compile failed), TS_E_BUSY never (we wait). */
+enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
+                              const struct ts_wheel_request *wheels, size_t n,
+                              struct ts_wheel_result *result,
+                              struct ts_error *err);
+
+/* Removes the named distributions (any spelling of the name) through their
+ * RECORD.  A name that is not installed is TS_E_NOT_FOUND (nothing removed). */
+enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
+                                const char *const *names, size_t n,
+                                struct ts_wheel_result *result,
+                                struct ts_error *err);
+
+/* Takes the lock and repairs an interrupted transaction, if any.
+ * *repaired (may be NULL) says whether there was one. */
+enum ts_code ts_wheel_repair(const struct ts_wheel_options *o, bool *repaired,
+                             struct ts_error *err);
+
+/* Validates and unpacks one wheel into the cache without installing it;
+ * writes the unpacked directory's path to *dir_out (caller frees). */
+enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
+                             const struct ts_wheel_request *w, char **dir_out,
+                             struct ts_error *err);
+
+/* $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve, else
+ * ~/.cache/torchsolve.  Caller frees. */
+char *ts_wheel_default_cache_dir(void);
+
+/* PEP 610 JSON for a local file install: {"url": "file:///abs",
+ * "archive_info": {"hash": "sha256=…", "hashes": {"sha256": "…"}}}.
+ * Caller frees. */
+char *ts_wheel_direct_url_for_file(const char *abs_path,
+                                   const uint8_t sha256[32]);
+
+/* Finds the installed distribution `name` in dir (a site-packages): writes
+ * the dist-info directory's full path to *out (caller frees).
+ * TS_E_NOT_FOUND when absent. */
+enum ts_code ts_wheel_find_installed(const char *dir, const char *name,
+                                     char **out, struct ts_error *err);
