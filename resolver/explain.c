@@ -1,0 +1,385 @@
+/*
+ * resolver/explain.c — libsolv problems turned into sentences in PEP 440
+ * terms: real versions (never ranks or solvable ids), the requirement as
+ * written, rule ids with their message and fix, the host facts involved,
+ * and hints about versions that exist but were left out (pre-releases,
+ * yanked files, sdist-only versions, Requires-Python).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolver/state.h"
+
+#include <solv/problems.h>
+#include <solv/rules.h>
+
+struct line {
+  int prio;
+  char *text;
+};
+
+struct lines {
+  struct line *v;
+  size_t n, cap;
+};
+
+static void add_line(struct lines *ls, int prio, char *text) {
+  for (size_t i = 0; i < ls->n; i++)
+    if (strcmp(ls->v[i].text, text) == 0) {
+      free(text);
+      return;
+    }
+  ls->v = ts_rs_grow(ls->v, &ls->cap, ls->n + 1, sizeof *ls->v);
+  ls->v[ls->n].prio = prio;
+  ls->v[ls->n].text = text;
+  ls->n++;
+}
+
+static char *solvable_text(struct rs *rs, Id p) {
+  if (p <= 0 || (size_t)p >= rs->si_cap || rs->si[p].kind == RS_NONE)
+    return ts_rs_strdup(pool_solvid2str(rs->pool, p));
+  struct rs_sinfo *si = &rs->si[p];
+  switch (si->kind) {
+  case RS_CAND:
+  case RS_INST: {
+    struct rs_proj *pj = &rs->projs[si->proj];
+    return ts_rs_printf("%s %s%s", pj->name, pj->vers[si->ver].text,
+                        si->kind == RS_INST ? " (installed)" : "");
+  }
+  case RS_EXTRA: {
+    struct rs_proj *pj = &rs->projs[si->proj];
+    return ts_rs_printf("%s[%s] %s", pj->name, pj->extras[si->extra].name,
+                        pj->vers[si->ver].text);
+  }
+  case RS_FACT: {
+    struct rs_fact *f = &rs->facts[si->ver];
+    return f->version ? ts_rs_printf("%s %s", f->name, f->version)
+                      : ts_rs_strdup(f->name);
+  }
+  case RS_CONSTRAINTS:
+    return ts_rs_strdup("the constraints (-c)");
+  default:
+    return ts_rs_strdup(pool_solvid2str(rs->pool, p));
+  }
+}
+
+static const struct rs_dep *find_dep(struct rs *rs, Id p, Id dep) {
+  if (p <= 0 || (size_t)p >= rs->si_cap)
+    return NULL;
+  for (int d = rs->si[p].first_dep; d >= 0; d = rs->deps[d].next)
+    if (rs->deps[d].dep == dep)
+      return &rs->deps[d];
+  return NULL;
+}
+
+static const struct rs_job *find_job(struct rs *rs, Id dep) {
+  for (int j = 0; j + 1 < rs->jobs.count; j += 2)
+    if (rs->jobs.elements[j + 1] == dep && rs->job_info[j / 2].text)
+      return &rs->job_info[j / 2];
+  return NULL;
+}
+
+/* Versions of pj that exist but were left out although they are in spec. */
+static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
+                  struct lines *ls) {
+  if (proj < 0)
+    return;
+  struct rs_proj *pj = &rs->projs[proj];
+  if (!pj->found && pj->inst_ver < 0) {
+    add_line(ls, 8, ts_rs_printf("hint: no index has a project named '%s'",
+                                 pj->name));
+    return;
+  }
+  int shown = 0, matched = 0;
+  bool pre_named = rs->req->pre || (spec && ts_specset_names_prerelease(spec));
+  bool final_fits = false;
+  for (size_t i = 0; i < pj->nvers; i++)
+    if ((pj->vers[i].solv || pj->vers[i].inst_solv) && !pj->vers[i].pre &&
+        (!spec || ts_specset_contains(spec, pj->vers[i].v, TS_PRE_INCLUDE)))
+      final_fits = true;
+  for (size_t k = pj->nvers; k-- > 0 && shown < 4;) {
+    struct rs_ver *v = &pj->vers[k];
+    if (spec && !ts_specset_contains(spec, v->v, TS_PRE_INCLUDE))
+      continue;
+    matched++;
+    char *h = NULL;
+    if (v->yank_blocked)
+      h = ts_rs_printf("hint: %s %s would fit but is yanked%s%s; pin it "
+                       "with ==%s to use it anyway",
+                       pj->name, v->text,
+                       v->file && v->file->yanked_reason ? ": " : "",
+                       v->file && v->file->yanked_reason
+                           ? v->file->yanked_reason
+                           : "",
+                       v->text);
+    else if (v->python_blocked)
+      h = ts_rs_printf("hint: %s %s would fit but requires Python %s; the "
+                       "target is Python %s",
+                       pj->name, v->text, v->python_blocked,
+                       rs->target->python_full_version
+                           ? rs->target->python_full_version
+                           : "?");
+    else if (v->no_binary_blocked)
+      h = ts_rs_printf("hint: %s %s would fit but --no-binary forbids its "
+                       "wheels, and torchsolve installs wheels only",
+                       pj->name, v->text);
+    else if (!v->has_wheel && v->has_sdist)
+      h = ts_rs_printf("hint: %s %s would fit but has only a source "
+                       "distribution; torchsolve installs wheels only",
+                       pj->name, v->text);
+    else if (v->has_wheel && !v->has_compatible_wheel)
+      h = ts_rs_printf("hint: %s %s would fit but has no wheel for this "
+                       "Python and platform",
+                       pj->name, v->text);
+    else if (v->pre && !pre_named && final_fits)
+      h = ts_rs_printf("hint: the pre-release %s %s would fit; allow it "
+                       "with --pre or by asking for %s>=%s",
+                       pj->name, v->text, pj->name, v->text);
+    if (h) {
+      add_line(ls, 8, h);
+      shown++;
+    }
+  }
+  if (!matched && pj->nvers) {
+    char buf[256];
+    size_t len = 0;
+    int listed = 0;
+    buf[0] = '\0';
+    for (size_t k = pj->nvers; k-- > 0 && listed < 6;) {
+      int w = snprintf(buf + len, sizeof buf - len, "%s%s",
+                       listed ? ", " : "", pj->vers[k].text);
+      if (w < 0 || (size_t)w >= sizeof buf - len)
+        break;
+      len += (size_t)w;
+      listed++;
+    }
+    add_line(ls, 8, ts_rs_printf("hint: %s has %s%s; none of them is %s",
+                                 pj->name, buf,
+                                 pj->nvers > (size_t)listed ? ", ..." : "",
+                                 spec ? ts_specset_str(spec) : "?"));
+  }
+}
+
+static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
+  char *s = ts_rs_strdup("");
+  for (size_t i = 0; i < n; i++) {
+    char *tt = ts_rs_term_text(&t[i]);
+    char *ns = ts_rs_printf("%s%s%s", s, i ? sep : "", tt);
+    free(tt);
+    free(s);
+    s = ns;
+  }
+  return s;
+}
+
+static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
+                       struct lines *ls) {
+  for (size_t i = 0; i < n; i++) {
+    if (t[i].name[0] != '_' || t[i].name[1] != '_')
+      continue;
+    struct rs_fact *f = ts_rs_fact(rs, t[i].name);
+    if (f)
+      add_line(ls, 6, ts_rs_printf("this host has %s%s%s%s%s%s", f->name,
+                                   f->version ? " " : "",
+                                   f->version ? f->version : "",
+                                   f->source ? " (from " : "",
+                                   f->source ? f->source : "",
+                                   f->source ? ")" : ""));
+    else
+      add_line(ls, 6, ts_rs_printf("this host has no %s", t[i].name));
+  }
+}
+
+static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
+                       const char *other, struct lines *ls) {
+  const struct ts_constraint *con = &rs->req->rules->constraints[c];
+  char *terms = join_terms(con->terms, con->nterms, " or ");
+  char *when = con->nwhen ? join_terms(con->when, con->nwhen, " and ") : NULL;
+  char *s;
+  if (conflict)
+    s = ts_rs_printf("%s cannot be installed with %s%s%s (rule %s: %s)", from,
+                     other ? other : terms, when ? " when the host has " : "",
+                     when ? when : "", con->id,
+                     con->message ? con->message : "");
+  else
+    s = ts_rs_printf("%s needs %s%s%s (rule %s: %s)", from, terms,
+                     when ? " when the host has " : "", when ? when : "",
+                     con->id, con->message ? con->message : "");
+  add_line(ls, 2, s);
+  fact_lines(rs, &con->subject, 1, ls);
+  fact_lines(rs, con->terms, con->nterms, ls);
+  fact_lines(rs, con->when, con->nwhen, ls);
+  if (con->fix)
+    add_line(ls, 7, ts_rs_printf("fix (rule %s): %s", con->id, con->fix));
+  if (con->source)
+    add_line(ls, 7, ts_rs_printf("source of rule %s: %s", con->id,
+                                 con->source));
+  free(terms);
+  free(when);
+}
+
+/* "which b 1.0, 1.1 satisfy": the real versions behind a dep. */
+static char *providers_text(struct rs *rs, Id dep) {
+  Pool *pool = rs->pool;
+  Id p, pp;
+  char buf[200];
+  size_t len = 0;
+  int n = 0, total = 0;
+  buf[0] = '\0';
+  FOR_PROVIDES(p, pp, dep) {
+    total++;
+    if (n >= 4)
+      continue;
+    struct rs_sinfo *si = &rs->si[p];
+    if (si->kind != RS_CAND && si->kind != RS_INST && si->kind != RS_EXTRA)
+      continue;
+    const char *vt = rs->projs[si->proj].vers[si->ver].text;
+    int w = snprintf(buf + len, sizeof buf - len, "%s%s", n ? ", " : "", vt);
+    if (w < 0 || (size_t)w >= sizeof buf - len)
+      break;
+    len += (size_t)w;
+    n++;
+  }
+  if (!total)
+    return NULL;
+  return ts_rs_printf("%s%s", buf, total > n ? ", ..." : "");
+}
+
+static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
+                          Id from, Id to, Id dep, struct lines *ls) {
+  char *f = from ? solvable_text(rs, from) : NULL;
+  char *t = to ? solvable_text(rs, to) : NULL;
+  const struct rs_dep *rec = from ? find_dep(rs, from, dep) : NULL;
+  switch (type) {
+  case SOLVER_RULE_JOB: {
+    int j = solver_rule2jobidx(solv, rid);
+    const struct rs_job *ji = j >= 0 ? &rs->job_info[j / 2] : NULL;
+    if (ji && ji->fact >= 0) {
+      struct rs_fact *fa = &rs->facts[ji->fact];
+      add_line(ls, 6, ts_rs_printf("this host has %s%s%s", fa->name,
+                                   fa->version ? " " : "",
+                                   fa->version ? fa->version : ""));
+    } else if (ji && ji->text) {
+      add_line(ls, 0, ts_rs_printf("you asked for %s", ji->text));
+    }
+    break;
+  }
+  case SOLVER_RULE_JOB_NOTHING_PROVIDES_DEP:
+  case SOLVER_RULE_JOB_UNKNOWN_PACKAGE: {
+    const struct rs_job *ji = find_job(rs, dep);
+    if (ji) {
+      add_line(ls, 0, ts_rs_printf("you asked for %s, but no version of %s "
+                                   "fits",
+                                   ji->text, rs->projs[ji->proj].name));
+      hints(rs, ji->proj, ji->spec, ls);
+    } else {
+      add_line(ls, 0, ts_rs_printf("nothing provides %s",
+                                   pool_dep2str(rs->pool, dep)));
+    }
+    break;
+  }
+  case SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP:
+  case SOLVER_RULE_PKG_REQUIRES:
+    if (rec && rec->constraint >= 0) {
+      rule_lines(rs, f, rec->constraint, false, NULL, ls);
+    } else if (rec && rec->proj < 0 && strncmp(rec->text, "Python", 6) == 0) {
+      add_line(ls, 3, ts_rs_printf("%s requires %s, but the target is "
+                                   "Python %s",
+                                   f, rec->text,
+                                   rs->target->python_full_version
+                                       ? rs->target->python_full_version
+                                       : "?"));
+    } else if (rec) {
+      char *prov = type == SOLVER_RULE_PKG_REQUIRES
+                       ? providers_text(rs, dep)
+                       : NULL;
+      if (prov)
+        add_line(ls, 1, ts_rs_printf("%s needs %s (%s %s)", f, rec->text,
+                                     strchr(prov, ',') ? "versions" : "version",
+                                     prov));
+      else
+        add_line(ls, 3, ts_rs_printf("%s needs %s, but no version fits", f,
+                                     rec->text));
+      free(prov);
+      if (type == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP)
+        hints(rs, rec->proj, rec->spec, ls);
+    } else {
+      add_line(ls, 3, ts_rs_printf("%s needs %s", f,
+                                   pool_dep2str(rs->pool, dep)));
+    }
+    break;
+  case SOLVER_RULE_PKG_CONFLICTS:
+  case SOLVER_RULE_PKG_SELF_CONFLICT:
+    if (from == rs->constraints_solv && rec) {
+      add_line(ls, 4, ts_rs_printf("%s is excluded by the constraint %s",
+                                   t ? t : "?", rec->text));
+    } else if (rec && rec->constraint >= 0) {
+      rule_lines(rs, f, rec->constraint, true, t, ls);
+    } else {
+      add_line(ls, 4, ts_rs_printf("%s cannot be installed with %s", f,
+                                   t ? t : pool_dep2str(rs->pool, dep)));
+    }
+    break;
+  case SOLVER_RULE_PKG_SAME_NAME: {
+    const char *name = pool_id2str(rs->pool, pool_id2solvable(rs->pool, from)->name);
+    add_line(ls, 5, ts_rs_printf("only one version of %s can be installed",
+                                 name));
+    break;
+  }
+  case SOLVER_RULE_UPDATE:
+  case SOLVER_RULE_FEATURE:
+    add_line(ls, 5, ts_rs_printf("%s stays as it is; pass --upgrade or "
+                                 "--upgrade-package to let it change",
+                                 f ? f : "an installed distribution"));
+    break;
+  case SOLVER_RULE_PKG_NOT_INSTALLABLE:
+    add_line(ls, 3, ts_rs_printf("%s cannot be installed", f ? f : "?"));
+    break;
+  default:
+    add_line(ls, 9, ts_rs_strdup(
+                        solver_ruleinfo2str(solv, (SolverRuleinfo)type, from,
+                                            to, dep)));
+    break;
+  }
+  free(f);
+  free(t);
+}
+
+static int line_cmp(const void *a, const void *b) {
+  const struct line *x = a, *y = b;
+  return x->prio - y->prio;
+}
+
+void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why) {
+  Queue rq, iq;
+  queue_init(&rq);
+  queue_init(&iq);
+  unsigned nprob = solver_problem_count(solv);
+  size_t cap = 0;
+  for (Id pid = 1; pid <= (Id)nprob; pid++) {
+    struct lines ls = {0};
+    solver_findallproblemrules(solv, pid, &rq);
+    for (int i = 0; i < rq.count; i++) {
+      Id rid = rq.elements[i];
+      solver_allruleinfos(solv, rid, &iq);
+      for (int k = 0; k + 3 < iq.count; k += 4)
+        rule_sentence(rs, solv, rid, iq.elements[k], iq.elements[k + 1],
+                      iq.elements[k + 2], iq.elements[k + 3], &ls);
+    }
+    /* stable: insertion order within a priority class */
+    for (size_t i = 0; i < ls.n; i++)
+      ls.v[i].prio = ls.v[i].prio * 100000 + (int)i;
+    qsort(ls.v, ls.n, sizeof *ls.v, line_cmp);
+    size_t need = why->nlines + ls.n + 1;
+    why->lines = ts_rs_grow(why->lines, &cap, need, sizeof *why->lines);
+    if (nprob > 1)
+      why->lines[why->nlines++] =
+          ts_rs_printf("problem %d of %u:", (int)pid, nprob);
+    for (size_t i = 0; i < ls.n; i++)
+      why->lines[why->nlines++] = ls.v[i].text;
+    free(ls.v);
+  }
+  queue_free(&rq);
+  queue_free(&iq);
+}

@@ -1,0 +1,48 @@
+/*
+ * resolver/internal.h — helpers shared by the resolver's files; not part of
+ * the public contract.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "pep/requirement.h"
+#include "pep/tags.h"
+
+struct ts_wheel_filename;
+struct ts_sdist_filename;
+
+/* What a distribution file name says (borrowed from the parsed name). */
+struct ts_rs_fname {
+  bool wheel;
+  const char *normalized_name;
+  const struct ts_version *version;
+  struct ts_wheel_filename *wheel_name; /* owned */
+  struct ts_sdist_filename *sdist_name; /* owned */
+};
+
+/* Parses a wheel or sdist (.tar.gz/.zip) file name; false when it is
+ * neither.  Free with ts_rs_fname_clear. */
+bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out);
+void ts_rs_fname_clear(struct ts_rs_fname *f);
+
+/* Best tag priority of a wheel, -1 if the target supports none of its
+ * tags. */
+long ts_rs_wheel_priority(const struct ts_tagset *tags,
+                          const struct ts_rs_fname *f);
+
+/* The dependency fields of a METADATA file. */
+struct ts_rs_meta {
+  struct ts_requirement **requires_dist;
+  size_t nrequires_dist;
+  char *requires_python;  /* NULL when absent */
+};
+
+/* Parses the header of a core-metadata file (data need not be
+ * NUL-terminated).  A Requires-Dist line that does not parse fails the
+ * whole file (pip refuses such metadata too). */
+enum ts_code ts_rs_meta_parse(const char *data, size_t len,
+                              struct ts_rs_meta *out, struct ts_error *err);
+void ts_rs_meta_clear(struct ts_rs_meta *m);

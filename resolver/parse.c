@@ -1,0 +1,90 @@
+/*
+ * resolver/parse.c — the facts the resolver reads from file names and
+ * METADATA, through pep/'s parsers.
+ */
+#include "resolver/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pep/filename.h"
+#include "pep/metadata.h"
+#include "pep/name.h"
+
+bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out) {
+  memset(out, 0, sizeof *out);
+  size_t n = strlen(filename);
+  if (n > 4 && strcmp(filename + n - 4, ".whl") == 0) {
+    struct ts_wheel_filename *w = NULL;
+    if (ts_wheel_filename_parse(filename, n, &w, NULL) != TS_OK)
+      return false;
+    out->wheel = true;
+    out->wheel_name = w;
+    out->normalized_name = w->normalized_name;
+    out->version = w->version;
+    return true;
+  }
+  struct ts_sdist_filename *s = NULL;
+  if (ts_sdist_filename_parse(filename, n, &s, NULL) != TS_OK)
+    return false;
+  out->sdist_name = s;
+  out->normalized_name = s->normalized_name;
+  out->version = s->version;
+  return true;
+}
+
+void ts_rs_fname_clear(struct ts_rs_fname *f) {
+  if (f->wheel_name)
+    ts_wheel_filename_free(f->wheel_name);
+  if (f->sdist_name)
+    ts_sdist_filename_free(f->sdist_name);
+  memset(f, 0, sizeof *f);
+}
+
+long ts_rs_wheel_priority(const struct ts_tagset *tags,
+                          const struct ts_rs_fname *f) {
+  if (!f->wheel || !tags)
+    return -1;
+  return ts_tagset_best_priority(tags, f->wheel_name->tags,
+                                 f->wheel_name->ntags);
+}
+
+void ts_rs_meta_clear(struct ts_rs_meta *m) {
+  for (size_t i = 0; i < m->nrequires_dist; i++)
+    ts_requirement_free(m->requires_dist[i]);
+  free(m->requires_dist);
+  free(m->requires_python);
+  memset(m, 0, sizeof *m);
+}
+
+enum ts_code ts_rs_meta_parse(const char *data, size_t len,
+                              struct ts_rs_meta *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  struct ts_metadata *md = NULL;
+  enum ts_code c = ts_metadata_parse(data, len, &md, err);
+  if (c != TS_OK)
+    return c;
+  if (md->nrequires_dist) {
+    out->requires_dist = calloc(md->nrequires_dist, sizeof *out->requires_dist);
+    if (!out->requires_dist)
+      abort();
+  }
+  for (size_t i = 0; i < md->nrequires_dist; i++) {
+    const char *s = md->requires_dist[i];
+    c = ts_requirement_parse(s, strlen(s), &out->requires_dist[i], err);
+    if (c != TS_OK) {
+      ts_error_wrap(err, "Requires-Dist '%s'", s);
+      ts_rs_meta_clear(out);
+      ts_metadata_free(md);
+      return c;
+    }
+    out->nrequires_dist++;
+  }
+  if (md->requires_python) {
+    out->requires_python = strdup(md->requires_python);
+    if (!out->requires_python)
+      abort();
+  }
+  ts_metadata_free(md);
+  return TS_OK;
+}

@@ -1,0 +1,1364 @@
+/*
+ * resolver/resolver.c — the libsolv encoding and the lazy solve loop.
+ * Design notes (rank encoding, lazy metadata, why each choice) live in
+ * resolver/README.md; comments here say why a step is needed.
+ */
+#include "resolver/resolver.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <solv/pool.h>
+#include <solv/poolarch.h>
+#include <solv/problems.h>
+#include <solv/repo.h>
+#include <solv/rules.h>
+#include <solv/solver.h>
+#include <solv/testcase.h>
+
+#include "pep/name.h"
+#include "resolver/internal.h"
+#include "resolver/state.h"
+
+/* ---- small utilities ----------------------------------------------------- */
+
+void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap)
+    return p;
+  size_t n = *cap ? *cap : 8;
+  while (n < need)
+    n *= 2;
+  void *q = realloc(p, n * size);
+  if (!q)
+    abort();
+  memset((char *)q + *cap * size, 0, (n - *cap) * size);
+  *cap = n;
+  return q;
+}
+
+char *ts_rs_strdup(const char *s) {
+  char *d = strdup(s ? s : "");
+  if (!d)
+    abort();
+  return d;
+}
+
+char *ts_rs_printf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    abort();
+  va_end(ap);
+  return s;
+}
+
+static struct rs_sinfo *sinfo(struct rs *rs, Id p) {
+  rs->si = ts_rs_grow(rs->si, &rs->si_cap, (size_t)p + 1, sizeof *rs->si);
+  return &rs->si[p];
+}
+
+struct rs_proj *ts_rs_proj_by_name(struct rs *rs, const char *name) {
+  Id id = pool_str2id(rs->pool, name, 0);
+  if (!id || (size_t)id >= rs->pidx_cap || !rs->pidx[id])
+    return NULL;
+  return &rs->projs[rs->pidx[id] - 1];
+}
+
+/* Text of a requirement as the user wrote it, without marker. */
+char *ts_rs_req_text(const char *name, char *const *extras, size_t nextras,
+                     const struct ts_specset *spec) {
+  size_t cap = 0, len = 0;
+  char *s = NULL;
+  const char *parts[3];
+  for (size_t i = 0; i <= nextras + 1; i++) {
+    char tmp[8];
+    const char *piece;
+    if (i == 0) {
+      piece = name;
+    } else if (i <= nextras) {
+      tmp[0] = i == 1 ? '[' : ',';
+      tmp[1] = '\0';
+      parts[0] = tmp;
+      parts[1] = extras[i - 1];
+      parts[2] = i == nextras ? "]" : "";
+      for (int k = 0; k < 3; k++) {
+        size_t l = strlen(parts[k]);
+        s = ts_rs_grow(s, &cap, len + l + 1, 1);
+        memcpy(s + len, parts[k], l + 1);
+        len += l;
+      }
+      continue;
+    } else {
+      piece = spec ? ts_specset_str(spec) : "";
+    }
+    size_t l = strlen(piece);
+    s = ts_rs_grow(s, &cap, len + l + 1, 1);
+    memcpy(s + len, piece, l + 1);
+    len += l;
+  }
+  return s;
+}
+
+/* ---- solvables ------------------------------------------------------------ */
+
+static Id new_solvable(struct rs *rs, Repo *repo, Id name, Id evr,
+                       enum rs_kind kind, int proj, int ver, int extra) {
+  Id p = repo_add_solvable(repo);
+  Solvable *s = pool_id2solvable(rs->pool, p);
+  s->name = name;
+  s->evr = evr;
+  s->arch = ARCH_NOARCH;
+  s->provides = repo_addid_dep(repo, s->provides,
+                               pool_rel2id(rs->pool, name, evr, REL_EQ, 1), 0);
+  struct rs_sinfo *si = sinfo(rs, p);
+  si->kind = kind;
+  si->proj = proj;
+  si->ver = ver;
+  si->extra = extra;
+  si->first_dep = -1;
+  si->deps_done = false;
+  return p;
+}
+
+/* Records why `dep` is on `p` (for explanations and the closure) and adds
+ * it as a requires or conflicts. */
+int ts_rs_add_dep(struct rs *rs, Id p, Id dep, bool conflict, char *text,
+                  int proj, const struct ts_specset *spec, int constraint,
+                  bool rich) {
+  Solvable *s = pool_id2solvable(rs->pool, p);
+  if (conflict)
+    s->conflicts = repo_addid_dep(s->repo, s->conflicts, dep, 0);
+  else
+    s->requires = repo_addid_dep(s->repo, s->requires, dep, 0);
+  rs->deps = ts_rs_grow(rs->deps, &rs->deps_cap, rs->ndeps + 1,
+                        sizeof *rs->deps);
+  struct rs_dep *d = &rs->deps[rs->ndeps];
+  d->solv = p;
+  d->dep = dep;
+  d->conflict = conflict;
+  d->text = text;
+  d->proj = proj;
+  d->spec = spec ? ts_specset_dup(spec) : NULL;
+  d->constraint = constraint;
+  d->rich = rich;
+  struct rs_sinfo *si = sinfo(rs, p);
+  d->next = si->first_dep;
+  si->first_dep = (int)rs->ndeps;
+  return (int)rs->ndeps++;
+}
+
+/* The dep whose providers are exactly the solvables of `name` at the ranks
+ * where match[] is true.  exists[] tells which ranks have a solvable at all:
+ * the others may be bridged, which keeps ranges few. */
+Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
+                   const bool *match, const bool *exists) {
+  Pool *pool = rs->pool;
+  Id result = 0;
+  size_t first_exist = n, last_exist = n;
+  bool all = true;
+  for (size_t i = 0; i < n; i++) {
+    if (!exists[i])
+      continue;
+    if (first_exist == n)
+      first_exist = i;
+    last_exist = i;
+    if (!match[i])
+      all = false;
+  }
+  if (first_exist == n)
+    return pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
+  if (all)
+    return name;
+  size_t i = first_exist;
+  while (i <= last_exist) {
+    if (!exists[i] || !match[i]) {
+      i++;
+      continue;
+    }
+    size_t lo = i, hi = i;
+    for (size_t j = i + 1; j <= last_exist; j++) {
+      if (!exists[j])
+        continue;
+      if (!match[j])
+        break;
+      hi = j;
+    }
+    Id d;
+    if (lo == hi)
+      d = pool_rel2id(pool, name, evrs[lo], REL_EQ, 1);
+    else if (lo == first_exist)
+      d = pool_rel2id(pool, name, evrs[hi], REL_LT | REL_EQ, 1);
+    else if (hi == last_exist)
+      d = pool_rel2id(pool, name, evrs[lo], REL_GT | REL_EQ, 1);
+    else
+      d = pool_rel2id(pool,
+                      pool_rel2id(pool, name, evrs[lo], REL_GT | REL_EQ, 1),
+                      pool_rel2id(pool, name, evrs[hi], REL_LT | REL_EQ, 1),
+                      REL_WITH, 1);
+    result = result ? pool_rel2id(pool, result, d, REL_OR, 1) : d;
+    i = hi + 1;
+  }
+  return result;
+}
+
+/* PEP 440 / pip: a pre-release fits a requirement when --pre is given, when
+ * the specifier names a pre-release, or when no final release fits. */
+static bool pre_allowed(struct rs *rs, const struct rs_proj *pj,
+                        const struct ts_specset *spec) {
+  if (rs->req->pre || (spec && ts_specset_names_prerelease(spec)))
+    return true;
+  for (size_t i = 0; i < pj->nvers; i++) {
+    const struct rs_ver *v = &pj->vers[i];
+    if ((v->solv || (int)i == pj->inst_ver) && !v->pre &&
+        (!spec || ts_specset_contains(spec, v->v, TS_PRE_INCLUDE)))
+      return false;
+  }
+  return true;
+}
+
+bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
+                        const struct ts_specset *spec, bool pre_ok) {
+  const struct rs_ver *v = &pj->vers[i];
+  if (spec && !ts_specset_contains(spec, v->v, TS_PRE_INCLUDE))
+    return false;
+  /* an installed pre-release satisfies whatever policy (packaging's
+   * installed=True) */
+  if (v->pre && !pre_ok && (int)i != pj->inst_ver)
+    return false;
+  (void)rs;
+  return true;
+}
+
+/* Dep for "project (or its extra) with version in spec". */
+static Id spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
+                   const struct ts_specset *spec) {
+  size_t n = pj->nvers;
+  bool *match = calloc(n + 1, sizeof *match);
+  bool *exists = calloc(n + 1, sizeof *exists);
+  if (!match || !exists)
+    abort();
+  bool pre_ok = pre_allowed(rs, pj, spec);
+  for (size_t i = 0; i < n; i++) {
+    if (extra >= 0)
+      exists[i] = pj->extras[extra].solv[i] != 0;
+    else
+      exists[i] = pj->vers[i].solv || pj->vers[i].inst_solv;
+    match[i] = exists[i] && ts_rs_version_fits(rs, pj, i, spec, pre_ok);
+  }
+  Id name = extra >= 0 ? pj->extras[extra].nameid : pj->nameid;
+  Id d = ts_rs_ranks_dep(rs, name, pj->evrs, n, match, exists);
+  free(match);
+  free(exists);
+  return d;
+}
+
+/* ---- extras ---------------------------------------------------------------- */
+
+static int get_extra(struct rs *rs, int pidx, const char *extra) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  for (size_t i = 0; i < pj->nextras; i++)
+    if (strcmp(pj->extras[i].name, extra) == 0)
+      return (int)i;
+  pj->extras = ts_rs_grow(pj->extras, &pj->extras_cap, pj->nextras + 1,
+                          sizeof *pj->extras);
+  int e = (int)pj->nextras++;
+  struct rs_extra *x = &pj->extras[e];
+  x->name = ts_rs_strdup(extra);
+  char *full = ts_rs_printf("%s[%s]", pj->name, extra);
+  x->nameid = pool_str2id(rs->pool, full, 1);
+  free(full);
+  x->solv = calloc(pj->nvers + 1, sizeof *x->solv);
+  if (!x->solv)
+    abort();
+  for (size_t i = 0; i < pj->nvers; i++) {
+    struct rs_ver *v = &pj->vers[i];
+    if (!v->solv && !v->inst_solv)
+      continue;
+    Id p = new_solvable(rs, rs->repo, x->nameid, pj->evrs[i], RS_EXTRA, pidx,
+                        (int)i, e);
+    x->solv[i] = p;
+    /* the extra means "this very version, plus more" */
+    Id base = pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1);
+    ts_rs_add_dep(rs, p, base, false,
+                  ts_rs_printf("%s==%s", pj->name, v->text), pidx, NULL, -1,
+                  false);
+    if (rs->req->no_deps)
+      sinfo(rs, p)->deps_done = true;
+  }
+  return e;
+}
+
+/* ---- projects --------------------------------------------------------------- */
+
+struct sort_ctx {
+  const struct ts_resolver_variant_pref *pref;
+  int dir; /* +1 highest preferred, -1 lowest preferred */
+};
+
+static int variant_score(const struct ts_resolver_variant_pref *pref,
+                         const struct ts_version *v) {
+  if (!pref)
+    return 0;
+  const char *local = ts_version_local(v);
+  for (size_t i = 0; i < pref->npatterns; i++) {
+    const char *pat = pref->patterns[i];
+    if (!pat[0] ? !local : (local && fnmatch(pat, local, 0) == 0))
+      return (int)(pref->npatterns - i);
+  }
+  return 0;
+}
+
+/* Rank order, least preferred first: public version (reversed for lowest
+ * resolution), then the variant preference, then PEP 440 (local labels). */
+static int pref_cmp(const void *a, const void *b, void *vctx) {
+  const struct sort_ctx *ctx = vctx;
+  const struct rs_ver *x = a, *y = b;
+  int c = ts_version_cmp(x->pub, y->pub) * ctx->dir;
+  if (c)
+    return c;
+  int sx = variant_score(ctx->pref, x->v), sy = variant_score(ctx->pref, y->v);
+  if (sx != sy)
+    return sx < sy ? -1 : 1;
+  return ts_version_cmp(x->v, y->v);
+}
+
+static int pep_cmp(const void *a, const void *b) {
+  const struct rs_ver *x = a, *y = b;
+  return ts_version_cmp(x->v, y->v);
+}
+
+static bool name_in(const char *name, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (ts_name_eq(name, strlen(name), list[i], strlen(list[i])))
+      return true;
+  return false;
+}
+
+static bool python_ok(struct rs *rs, const char *requires_python) {
+  if (!requires_python || !rs->pyver)
+    return true;
+  struct ts_specset *sp = NULL;
+  if (ts_specset_parse(requires_python, strlen(requires_python), &sp, NULL) !=
+      TS_OK)
+    return true; /* pip ignores an invalid data-requires-python */
+  bool ok = ts_specset_contains(sp, rs->pyver, TS_PRE_INCLUDE);
+  ts_specset_free(sp);
+  return ok;
+}
+
+/* Yanked files are only used when a root requirement or constraint pins
+ * that version with == or === (PEP 592). */
+static bool yank_pinned(struct rs *rs, const char *name,
+                        const struct ts_version *v) {
+  for (int pass = 0; pass < 2; pass++) {
+    const struct ts_requirement *const *list =
+        pass ? rs->req->constraints : rs->req->requirements;
+    size_t n = pass ? rs->req->nconstraints : rs->req->nrequirements;
+    for (size_t i = 0; i < n; i++) {
+      const struct ts_requirement *r = list[i];
+      if (strcmp(r->normalized_name, name) != 0)
+        continue;
+      bool pinned = false;
+      for (size_t k = 0; k < ts_specset_count(r->specifier); k++) {
+        enum ts_spec_op op = ts_specset_op_at(r->specifier, k);
+        const char *vt = ts_specset_version_at(r->specifier, k);
+        if (op == TS_OP_ARBITRARY ||
+            (op == TS_OP_EQ && !strchr(vt, '*')))
+          pinned = true;
+      }
+      if (pinned && ts_specset_contains(r->specifier, v, TS_PRE_INCLUDE))
+        return true;
+    }
+  }
+  return false;
+}
+
+static const struct ts_resolver_installed *find_installed(struct rs *rs,
+                                                          const char *name) {
+  for (size_t i = 0; i < rs->req->ninstalled; i++) {
+    const char *n = rs->req->installed[i].name;
+    if (ts_name_eq(n, strlen(n), name, strlen(name)))
+      return &rs->req->installed[i];
+  }
+  return NULL;
+}
+
+/* Adds one version entry (or finds the equal one). */
+static struct rs_ver *ver_slot(struct rs_proj *pj, size_t *cap,
+                               struct ts_version *v, const char *text) {
+  for (size_t i = 0; i < pj->nvers; i++)
+    if (ts_version_cmp(pj->vers[i].v, v) == 0) {
+      ts_version_free(v);
+      return &pj->vers[i];
+    }
+  pj->vers = ts_rs_grow(pj->vers, cap, pj->nvers + 1, sizeof *pj->vers);
+  struct rs_ver *s = &pj->vers[pj->nvers++];
+  memset(s, 0, sizeof *s);
+  s->v = v;
+  s->text = ts_rs_strdup(text);
+  s->prio = -1;
+  s->pre = ts_version_is_prerelease(v);
+  const char *pub = ts_version_public(v);
+  if (ts_version_parse(pub, strlen(pub), &s->pub, NULL) != TS_OK)
+    s->pub = ts_version_dup(v);
+  return s;
+}
+
+static void add_project(struct rs *rs, const char *name,
+                        const struct ts_resolver_pages *pages) {
+  rs->projs = ts_rs_grow(rs->projs, &rs->projs_cap, rs->nprojs + 1,
+                         sizeof *rs->projs);
+  int pidx = (int)rs->nprojs++;
+  struct rs_proj *pj = &rs->projs[pidx];
+  memset(pj, 0, sizeof *pj);
+  pj->name = ts_rs_strdup(name);
+  pj->nameid = pool_str2id(rs->pool, name, 1);
+  pj->inst_ver = -1;
+  pj->found = pages && pages->nprojects > 0;
+  rs->pidx = ts_rs_grow(rs->pidx, &rs->pidx_cap, (size_t)pj->nameid + 1,
+                        sizeof *rs->pidx);
+  rs->pidx[pj->nameid] = pidx + 1;
+  pj->direct = false;
+  for (size_t i = 0; i < rs->req->nrequirements; i++)
+    if (strcmp(rs->req->requirements[i]->normalized_name, name) == 0)
+      pj->direct = true;
+
+  size_t cap = 0;
+  bool no_binary = name_in(name, rs->req->no_binary, rs->req->nno_binary);
+  for (size_t k = 0; pages && k < pages->nprojects; k++) {
+    const struct ts_index_project *ip = pages->projects[k];
+    for (size_t f = 0; f < ip->nfiles; f++) {
+      const struct ts_index_file *file = &ip->files[f];
+      struct ts_rs_fname fn;
+      if (!ts_rs_fname_parse(file->filename, &fn))
+        continue;
+      if (strcmp(fn.normalized_name, name) != 0) {
+        ts_rs_fname_clear(&fn);
+        continue;
+      }
+      const char *vtext = ts_version_original(fn.version);
+      struct rs_ver *s =
+          ver_slot(pj, &cap, ts_version_dup(fn.version), vtext);
+      long prio = ts_rs_wheel_priority(rs->target->tags, &fn);
+      bool wheel = fn.wheel;
+      ts_rs_fname_clear(&fn);
+      if (!wheel) {
+        s->has_sdist = true;
+        continue;
+      }
+      s->has_wheel = true;
+      if (prio < 0)
+        continue;
+      s->has_compatible_wheel = true;
+      if (!python_ok(rs, file->requires_python)) {
+        s->python_blocked = file->requires_python;
+        continue;
+      }
+      if (no_binary) {
+        s->no_binary_blocked = true;
+        continue;
+      }
+      /* best tag first; a non-yanked file beats a yanked one */
+      bool better = s->prio < 0 || (s->file->yanked && !file->yanked) ||
+                    (s->file->yanked == file->yanked && prio < s->prio);
+      if (better) {
+        s->file = file;
+        s->index_url = ip->index_url;
+        s->prio = prio;
+      }
+    }
+  }
+  /* the installed distribution is a version of its own */
+  const struct ts_resolver_installed *inst = find_installed(rs, name);
+  pj->inst = inst;
+  struct ts_version *iv = NULL;
+  if (inst && inst->version &&
+      ts_version_parse(inst->version, strlen(inst->version), &iv, NULL) !=
+          TS_OK)
+    iv = NULL;
+  if (iv && !rs->req->force_reinstall) {
+    struct rs_ver *s = ver_slot(pj, &cap, iv, inst->version);
+    s->installed = true;
+  } else if (iv) {
+    pj->inst_v = iv; /* only for the action */
+  }
+
+  qsort(pj->vers, pj->nvers, sizeof *pj->vers, pep_cmp);
+  struct sort_ctx ctx = {NULL, 1};
+  for (size_t i = 0; i < rs->req->nvariants; i++)
+    if (strcmp(rs->req->variants[i].name, name) == 0)
+      ctx.pref = &rs->req->variants[i];
+  if (rs->req->resolution == TS_RESOLUTION_LOWEST ||
+      (rs->req->resolution == TS_RESOLUTION_LOWEST_DIRECT && pj->direct))
+    ctx.dir = -1;
+  qsort_r(pj->vers, pj->nvers, sizeof *pj->vers, pref_cmp, &ctx);
+
+  pj->evrs = calloc(pj->nvers + 1, sizeof *pj->evrs);
+  if (!pj->evrs)
+    abort();
+  for (size_t i = 0; i < pj->nvers; i++) {
+    char evr[24];
+    snprintf(evr, sizeof evr, "%04zu", i);
+    pj->evrs[i] = pool_str2id(rs->pool, evr, 1);
+    struct rs_ver *s = &pj->vers[i];
+    if (s->installed) {
+      pj->inst_ver = (int)i;
+      s->inst_solv = new_solvable(rs, rs->sys, pj->nameid, pj->evrs[i],
+                                  RS_INST, pidx, (int)i, -1);
+      pj->inst_solv = s->inst_solv;
+      if (rs->req->no_deps || !inst->metadata)
+        sinfo(rs, s->inst_solv)->deps_done = true;
+    }
+    if (!s->file)
+      continue;
+    if (s->file->yanked && !yank_pinned(rs, name, s->v)) {
+      s->yank_blocked = true;
+      continue;
+    }
+    s->solv = new_solvable(rs, rs->repo, pj->nameid, pj->evrs[i], RS_CAND,
+                           pidx, (int)i, -1);
+    if (rs->req->no_deps)
+      sinfo(rs, s->solv)->deps_done = true;
+  }
+  rs->pages_fetched += pages ? 1 : 0;
+}
+
+/* ---- host facts, rules, constraints ---------------------------------------- */
+
+static bool is_fact(const char *name) { return name[0] == '_' && name[1] == '_'; }
+
+static bool term_mentions_host(const struct ts_term *t) {
+  return is_fact(t->name) && strcmp(t->name, "__python") != 0;
+}
+
+static bool constraint_uses_host(const struct ts_constraint *c) {
+  if (term_mentions_host(&c->subject))
+    return true;
+  for (size_t i = 0; i < c->nterms; i++)
+    if (term_mentions_host(&c->terms[i]))
+      return true;
+  for (size_t i = 0; i < c->nwhen; i++)
+    if (term_mentions_host(&c->when[i]))
+      return true;
+  return false;
+}
+
+struct rs_fact *ts_rs_fact(struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->nfacts; i++)
+    if (strcmp(rs->facts[i].name, name) == 0)
+      return &rs->facts[i];
+  return NULL;
+}
+
+static void add_fact(struct rs *rs, const char *name, const char *version,
+                     const char *source) {
+  if (ts_rs_fact(rs, name))
+    return;
+  rs->facts = ts_rs_grow(rs->facts, &rs->facts_cap, rs->nfacts + 1,
+                         sizeof *rs->facts);
+  struct rs_fact *f = &rs->facts[rs->nfacts++];
+  f->name = ts_rs_strdup(name);
+  f->version = version ? ts_rs_strdup(version) : NULL;
+  f->source = source ? ts_rs_strdup(source) : NULL;
+  f->v = NULL;
+  if (version &&
+      ts_version_parse(version, strlen(version), &f->v, NULL) != TS_OK)
+    f->v = NULL;
+  Id name_id = pool_str2id(rs->pool, name, 1);
+  f->solv = new_solvable(rs, rs->sys, name_id, pool_str2id(rs->pool, "0", 1),
+                         RS_FACT, -1, (int)(rs->nfacts - 1), -1);
+  sinfo(rs, f->solv)->deps_done = true;
+  /* locked: libsolv would otherwise be free to drop an unreferenced
+   * installed solvable and silently void the rules that need it */
+  queue_push2(&rs->jobs, SOLVER_LOCK | SOLVER_SOLVABLE, f->solv);
+  rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
+                            (size_t)rs->jobs.count / 2, sizeof *rs->job_info);
+  rs->job_info[rs->jobs.count / 2 - 1].fact = (int)(rs->nfacts - 1);
+  rs->job_info[rs->jobs.count / 2 - 1].text = NULL;
+  rs->job_info[rs->jobs.count / 2 - 1].proj = -1;
+}
+
+static bool term_matches_version(const struct ts_term *t,
+                                 const struct ts_version *v) {
+  if (t->spec && (!v || !ts_specset_contains(t->spec, v, TS_PRE_INCLUDE)))
+    return false;
+  if (t->local_pattern && v) {
+    const char *local = ts_version_local(v);
+    if (!t->local_pattern[0] ? local != NULL
+                             : (!local || fnmatch(t->local_pattern, local, 0)))
+      return false;
+  }
+  return true;
+}
+
+static bool fact_term_holds(struct rs *rs, const struct ts_term *t) {
+  struct rs_fact *f = ts_rs_fact(rs, t->name);
+  return f && term_matches_version(t, f->v);
+}
+
+/* Dep for a rules term: a host fact or a (loaded) project. */
+static Id term_dep(struct rs *rs, const struct ts_term *t) {
+  Pool *pool = rs->pool;
+  Id name = pool_str2id(pool, t->name, 1);
+  if (is_fact(t->name)) {
+    if (fact_term_holds(rs, t))
+      return name;
+    return pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
+  }
+  struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
+  size_t n = pj->nvers;
+  bool *match = calloc(n + 1, sizeof *match);
+  bool *exists = calloc(n + 1, sizeof *exists);
+  if (!match || !exists)
+    abort();
+  for (size_t i = 0; i < n; i++) {
+    exists[i] = pj->vers[i].solv || pj->vers[i].inst_solv;
+    match[i] = exists[i] && term_matches_version(t, pj->vers[i].v);
+  }
+  Id d = ts_rs_ranks_dep(rs, pj->nameid, pj->evrs, n, match, exists);
+  free(match);
+  free(exists);
+  return d;
+}
+
+char *ts_rs_term_text(const struct ts_term *t) {
+  const char *spec = t->spec ? ts_specset_str(t->spec) : "";
+  if (t->local_pattern)
+    return ts_rs_printf("%s%s%s+%s", t->name, spec[0] ? "" : "",
+                        spec, t->local_pattern[0] ? t->local_pattern : "(none)");
+  return ts_rs_printf("%s%s%s", t->name, spec[0] && !strchr("<>=!~", spec[0]) ? " " : "", spec);
+}
+
+/* Solvables a constraint's subject covers. */
+static size_t subject_solvables(struct rs *rs, const struct ts_term *t,
+                                Queue *q) {
+  queue_empty(q);
+  if (is_fact(t->name)) {
+    struct rs_fact *f = ts_rs_fact(rs, t->name);
+    if (f && term_matches_version(t, f->v))
+      queue_push(q, f->solv);
+    return (size_t)q->count;
+  }
+  struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
+  for (size_t i = 0; pj && i < pj->nvers; i++) {
+    if (!term_matches_version(t, pj->vers[i].v))
+      continue;
+    if (pj->vers[i].solv)
+      queue_push(q, pj->vers[i].solv);
+    if (pj->vers[i].inst_solv)
+      queue_push(q, pj->vers[i].inst_solv);
+  }
+  return (size_t)q->count;
+}
+
+static void want(struct rs *rs, const char *name) {
+  if (ts_rs_proj_by_name(rs, name))
+    return;
+  for (size_t i = 0; i < rs->nwant; i++)
+    if (strcmp(rs->want[i], name) == 0)
+      return;
+  rs->want = ts_rs_grow(rs->want, &rs->want_cap, rs->nwant + 1,
+                        sizeof *rs->want);
+  rs->want[rs->nwant++] = ts_rs_strdup(name);
+}
+
+static bool term_ready(struct rs *rs, const struct ts_term *t, bool request) {
+  if (is_fact(t->name))
+    return true;
+  if (ts_rs_proj_by_name(rs, t->name))
+    return true;
+  if (request)
+    want(rs, t->name);
+  return false;
+}
+
+/* Applies whatever rules can be applied now; asks for the pages a
+ * requires-rule needs.  Conflict terms on projects nobody asked for are
+ * applied only once such a project shows up. */
+static void apply_rules(struct rs *rs) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  if (!set)
+    return;
+  Queue subj;
+  queue_init(&subj);
+  for (size_t c = 0; c < set->nconstraints; c++) {
+    const struct ts_constraint *con = &set->constraints[c];
+    if (rs->req->ignore_host && constraint_uses_host(con))
+      continue;
+    if (!term_ready(rs, &con->subject, false))
+      continue;
+    if (con->kind == TS_CONSTRAINT_REQUIRES) {
+      if (rs->rule_done[c])
+        continue;
+      bool ready = true;
+      for (size_t t = 0; t < con->nterms; t++)
+        ready &= term_ready(rs, &con->terms[t], true);
+      if (!ready)
+        continue;
+      rs->rule_done[c] = true;
+      if (!subject_solvables(rs, &con->subject, &subj))
+        continue;
+      Id dep = 0;
+      for (size_t t = 0; t < con->nterms; t++) {
+        Id d = term_dep(rs, &con->terms[t]);
+        dep = dep ? pool_rel2id(rs->pool, dep, d, REL_OR, 1) : d;
+      }
+      if (!dep)
+        continue;
+      bool rich = false;
+      if (con->nwhen) {
+        Id cond = 0;
+        for (size_t w = 0; w < con->nwhen; w++) {
+          Id d = term_dep(rs, &con->when[w]);
+          cond = cond ? pool_rel2id(rs->pool, cond, d, REL_AND, 1) : d;
+        }
+        dep = pool_rel2id(rs->pool, dep, cond, REL_COND, 1);
+        rich = true;
+      }
+      for (int k = 0; k < subj.count; k++)
+        ts_rs_add_dep(rs, subj.elements[k], dep, false,
+                      ts_rs_strdup(con->id), -1, NULL, (int)c, rich);
+    } else {
+      bool when = true;
+      for (size_t w = 0; w < con->nwhen; w++)
+        when &= fact_term_holds(rs, &con->when[w]);
+      if (!when)
+        continue;
+      for (size_t t = 0; t < con->nterms; t++) {
+        bool *done = &rs->rule_term_done[c][t];
+        if (*done || !term_ready(rs, &con->terms[t], false))
+          continue;
+        *done = true;
+        if (!subject_solvables(rs, &con->subject, &subj))
+          continue;
+        Id dep = term_dep(rs, &con->terms[t]);
+        for (int k = 0; k < subj.count; k++)
+          ts_rs_add_dep(rs, subj.elements[k], dep, true,
+                        ts_rs_strdup(con->id), -1, NULL, (int)c, false);
+      }
+    }
+  }
+  queue_free(&subj);
+}
+
+/* -c constraints: a locked pseudo-solvable conflicts with the versions a
+ * constraint excludes, so libsolv can name the constraint in a problem. */
+static void apply_user_constraints(struct rs *rs, int pidx) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  for (size_t i = 0; i < rs->req->nconstraints; i++) {
+    const struct ts_requirement *r = rs->req->constraints[i];
+    if (strcmp(r->normalized_name, pj->name) != 0)
+      continue;
+    if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
+      continue;
+    size_t n = pj->nvers;
+    bool *match = calloc(n + 1, sizeof *match);
+    bool *exists = calloc(n + 1, sizeof *exists);
+    if (!match || !exists)
+      abort();
+    bool any = false;
+    for (size_t k = 0; k < n; k++) {
+      exists[k] = pj->vers[k].solv != 0;
+      match[k] = exists[k] &&
+                 !ts_specset_contains(r->specifier, pj->vers[k].v,
+                                      TS_PRE_INCLUDE);
+      any |= match[k];
+    }
+    if (any) {
+      Id dep = ts_rs_ranks_dep(rs, pj->nameid, pj->evrs, n, match, exists);
+      ts_rs_add_dep(rs, rs->constraints_solv, dep, true,
+                    ts_rs_req_text(r->normalized_name, NULL, 0, r->specifier),
+                    pidx, r->specifier, -1, false);
+    }
+    free(match);
+    free(exists);
+  }
+}
+
+/* Fetches every wanted page (in batches) and encodes the new projects. */
+static enum ts_code load_wanted(struct rs *rs, struct ts_error *err) {
+  while (rs->nwant) {
+    size_t n = rs->nwant;
+    char **names = rs->want;
+    rs->want = NULL;
+    rs->nwant = 0;
+    rs->want_cap = 0;
+    struct ts_resolver_pages *pages = calloc(n, sizeof *pages);
+    if (!pages)
+      abort();
+    enum ts_code c = rs->provider->get_pages(
+        rs->provider->ctx, (const char *const *)names, n, pages, err);
+    if (c == TS_OK) {
+      for (size_t i = 0; i < n; i++) {
+        if (ts_rs_proj_by_name(rs, names[i]))
+          continue;
+        add_project(rs, names[i], &pages[i]);
+        apply_user_constraints(rs, (int)rs->nprojs - 1);
+      }
+      apply_rules(rs);
+    }
+    free(pages);
+    for (size_t i = 0; i < n; i++)
+      free(names[i]);
+    free(names);
+    if (c != TS_OK)
+      return c;
+  }
+  return TS_OK;
+}
+
+/* ---- metadata → dependencies ----------------------------------------------- */
+
+static bool req_applies(struct rs *rs, const struct ts_requirement *r,
+                        const char *extra) {
+  if (!r->marker)
+    return extra == NULL;
+  if (extra && !ts_marker_uses_extra(r->marker))
+    return false; /* already on the base solvable */
+  return ts_marker_eval(r->marker, rs->target->markers, extra);
+}
+
+static void want_meta_names(struct rs *rs, const struct ts_rs_meta *m,
+                            const char *extra) {
+  for (size_t i = 0; i < m->nrequires_dist; i++)
+    if (req_applies(rs, m->requires_dist[i], extra))
+      want(rs, m->requires_dist[i]->normalized_name);
+}
+
+static void encode_req(struct rs *rs, Id p, const struct ts_requirement *r) {
+  struct rs_proj *dpj = ts_rs_proj_by_name(rs, r->normalized_name);
+  int didx = (int)(dpj - rs->projs);
+  if (r->nextras == 0) {
+    Id dep = spec_dep(rs, dpj, -1, r->specifier);
+    ts_rs_add_dep(rs, p, dep, false,
+                  ts_rs_req_text(r->normalized_name, NULL, 0, r->specifier),
+                  didx, r->specifier, -1, false);
+    return;
+  }
+  for (size_t e = 0; e < r->nextras; e++) {
+    int x = get_extra(rs, didx, r->extras[e]);
+    dpj = &rs->projs[didx];
+    Id dep = spec_dep(rs, dpj, x, r->specifier);
+    ts_rs_add_dep(rs, p, dep, false,
+                  ts_rs_req_text(r->normalized_name, &r->extras[e], 1,
+                                 r->specifier),
+                  didx, r->specifier, -1, false);
+  }
+}
+
+/* Adds the deps of solvable p from metadata m (base or one extra). */
+static void encode_meta(struct rs *rs, Id p, const struct ts_rs_meta *m,
+                        const char *extra) {
+  for (size_t i = 0; i < m->nrequires_dist; i++)
+    if (req_applies(rs, m->requires_dist[i], extra))
+      encode_req(rs, p, m->requires_dist[i]);
+  if (!extra && m->requires_python && !python_ok(rs, m->requires_python)) {
+    Id name = pool_str2id(rs->pool, "__python", 1);
+    struct ts_specset *sp = NULL;
+    if (ts_specset_parse(m->requires_python, strlen(m->requires_python), &sp,
+                         NULL) != TS_OK)
+      sp = NULL;
+    ts_rs_add_dep(rs, p, pool_rel2id(rs->pool, name, rs->none_evr, REL_EQ, 1),
+                  false, ts_rs_printf("Python%s", m->requires_python), -1, sp,
+                  -1, false);
+    ts_specset_free(sp);
+  }
+  sinfo(rs, p)->deps_done = true;
+}
+
+static const struct ts_rs_meta *meta_of(struct rs *rs, Id p) {
+  struct rs_sinfo *si = sinfo(rs, p);
+  struct rs_proj *pj = &rs->projs[si->proj];
+  if (si->kind == RS_INST)
+    return pj->inst_meta_ok ? &pj->inst_meta : NULL;
+  struct rs_ver *v = &pj->vers[si->ver];
+  if (v->meta_ok)
+    return &v->meta;
+  /* an extra of the installed-only version reads the installed METADATA */
+  if (!v->solv && v->inst_solv && pj->inst_meta_ok)
+    return &pj->inst_meta;
+  return NULL;
+}
+
+/* ---- the solve loop ---------------------------------------------------------- */
+
+static void closure(struct rs *rs, Solver *solv, Queue *out) {
+  Pool *pool = rs->pool;
+  Queue dq;
+  queue_init(&dq);
+  solver_get_decisionqueue(solv, &dq);
+  char *chosen = calloc((size_t)pool->nsolvables + 1, 1);
+  char *seen = calloc((size_t)pool->nsolvables + 1, 1);
+  if (!chosen || !seen)
+    abort();
+  for (int i = 0; i < dq.count; i++)
+    if (dq.elements[i] > 0)
+      chosen[dq.elements[i]] = 1;
+  queue_empty(out);
+  for (int j = 0; j + 1 < rs->jobs.count; j += 2) {
+    Id how = rs->jobs.elements[j] & SOLVER_JOBMASK;
+    if (how != SOLVER_INSTALL)
+      continue;
+    Id dep = rs->jobs.elements[j + 1], p, pp;
+    FOR_PROVIDES(p, pp, dep) {
+      if (chosen[p] && !seen[p]) {
+        seen[p] = 1;
+        queue_push(out, p);
+      }
+    }
+  }
+  for (int k = 0; k < out->count; k++) {
+    Id s = out->elements[k];
+    for (int d = sinfo(rs, s)->first_dep; d >= 0; d = rs->deps[d].next) {
+      if (rs->deps[d].conflict || rs->deps[d].rich)
+        continue;
+      Id p, pp, dep = rs->deps[d].dep;
+      FOR_PROVIDES(p, pp, dep) {
+        if (chosen[p] && !seen[p]) {
+          seen[p] = 1;
+          queue_push(out, p);
+        }
+      }
+    }
+  }
+  free(chosen);
+  free(seen);
+  queue_free(&dq);
+}
+
+/* Fetches METADATA for the versions behind pending solvables (plus the next
+ * few versions of each, which the solver will likely want after a
+ * conflict), then encodes the pending solvables' deps. */
+static enum ts_code grow(struct rs *rs, const Queue *pending,
+                         struct ts_error *err) {
+  struct ts_resolver_meta *reqs = NULL;
+  size_t nreqs = 0, cap = 0;
+  int *owner_p = NULL, *owner_v = NULL;
+  size_t ocap = 0, ocap2 = 0;
+  for (int k = 0; k < pending->count; k++) {
+    struct rs_sinfo *si = sinfo(rs, pending->elements[k]);
+    struct rs_proj *pj = &rs->projs[si->proj];
+    if (si->kind == RS_INST || (!pj->vers[si->ver].solv))
+      continue;
+    size_t added = 0;
+    for (int i = si->ver; i >= 0 && added <= rs->req->prefetch; i--) {
+      struct rs_ver *v = &pj->vers[i];
+      if (!v->solv)
+        continue;
+      added++;
+      if (v->meta_requested)
+        continue;
+      v->meta_requested = true;
+      reqs = ts_rs_grow(reqs, &cap, nreqs + 1, sizeof *reqs);
+      owner_p = ts_rs_grow(owner_p, &ocap, nreqs + 1, sizeof *owner_p);
+      owner_v = ts_rs_grow(owner_v, &ocap2, nreqs + 1, sizeof *owner_v);
+      struct ts_resolver_meta *m = &reqs[nreqs];
+      m->name = pj->name;
+      m->version = v->text;
+      m->file = v->file;
+      m->index_url = v->index_url;
+      m->prefetch = i != si->ver;
+      m->data = NULL;
+      m->len = 0;
+      m->code = TS_OK;
+      owner_p[nreqs] = si->proj;
+      owner_v[nreqs] = i;
+      nreqs++;
+    }
+  }
+  enum ts_code c = TS_OK;
+  if (nreqs) {
+    c = rs->provider->get_metadata(rs->provider->ctx, reqs, nreqs, err);
+    for (size_t i = 0; c == TS_OK && i < nreqs; i++) {
+      struct rs_ver *v = &rs->projs[owner_p[i]].vers[owner_v[i]];
+      enum ts_code mc = reqs[i].code;
+      if (mc == TS_OK)
+        mc = ts_rs_meta_parse(reqs[i].data, reqs[i].len, &v->meta, err);
+      else
+        ts_error_set(err, mc, "no metadata");
+      if (mc == TS_OK) {
+        v->meta_ok = true;
+        rs->metadata_fetched++;
+      } else if (!reqs[i].prefetch) {
+        c = ts_error_wrap(err, "metadata of %s %s", reqs[i].name,
+                          reqs[i].version);
+      } else {
+        v->meta_requested = false; /* try again if it is ever chosen */
+      }
+    }
+  }
+  free(reqs);
+  free(owner_p);
+  free(owner_v);
+  if (c != TS_OK)
+    return c;
+  /* installed distributions read their METADATA from the request */
+  for (int k = 0; k < pending->count; k++) {
+    struct rs_sinfo *si = sinfo(rs, pending->elements[k]);
+    struct rs_proj *pj = &rs->projs[si->proj];
+    if ((si->kind == RS_INST || !pj->vers[si->ver].solv) && !pj->inst_meta_ok &&
+        pj->inst && pj->inst->metadata) {
+      c = ts_rs_meta_parse(pj->inst->metadata, pj->inst->metadata_len,
+                           &pj->inst_meta, err);
+      if (c != TS_OK)
+        return ts_error_wrap(err, "installed %s", pj->name);
+      pj->inst_meta_ok = true;
+    }
+  }
+  /* pages first (batched), then deps */
+  for (int k = 0; k < pending->count; k++) {
+    Id p = pending->elements[k];
+    const struct ts_rs_meta *m = meta_of(rs, p);
+    struct rs_sinfo *si = sinfo(rs, p);
+    if (m)
+      want_meta_names(rs, m,
+                      si->kind == RS_EXTRA
+                          ? rs->projs[si->proj].extras[si->extra].name
+                          : NULL);
+  }
+  c = load_wanted(rs, err);
+  if (c != TS_OK)
+    return c;
+  for (int k = 0; k < pending->count; k++) {
+    Id p = pending->elements[k];
+    const struct ts_rs_meta *m = meta_of(rs, p);
+    struct rs_sinfo *si = sinfo(rs, p);
+    if (!m) {
+      si->deps_done = true; /* installed without METADATA: no deps known */
+      continue;
+    }
+    encode_meta(rs, p, m,
+                si->kind == RS_EXTRA
+                    ? rs->projs[si->proj].extras[si->extra].name
+                    : NULL);
+  }
+  return TS_OK;
+}
+
+static int item_cmp(const void *a, const void *b) {
+  const struct ts_resolved *x = a, *y = b;
+  return strcmp(x->name, y->name);
+}
+
+static int str_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void collect_result(struct rs *rs, const Queue *cl,
+                           struct ts_resolution *res) {
+  size_t cap = 0;
+  for (int k = 0; k < cl->count; k++) {
+    struct rs_sinfo *si = sinfo(rs, cl->elements[k]);
+    if (si->kind != RS_CAND && si->kind != RS_INST)
+      continue;
+    struct rs_proj *pj = &rs->projs[si->proj];
+    struct rs_ver *v = &pj->vers[si->ver];
+    res->items = ts_rs_grow(res->items, &cap, res->nitems + 1,
+                            sizeof *res->items);
+    struct ts_resolved *it = &res->items[res->nitems++];
+    memset(it, 0, sizeof *it);
+    it->name = ts_rs_strdup(pj->name);
+    it->version = ts_rs_strdup(v->text);
+    it->requested = pj->direct;
+    const struct ts_version *iv =
+        pj->inst_ver >= 0 ? pj->vers[pj->inst_ver].v : pj->inst_v;
+    if (pj->inst)
+      it->installed_version = ts_rs_strdup(pj->inst->version);
+    if (si->kind == RS_INST) {
+      it->action = TS_ACTION_KEEP;
+    } else {
+      it->file = v->file;
+      it->index_url = v->index_url;
+      if (!iv) {
+        it->action = TS_ACTION_INSTALL;
+      } else {
+        int c = ts_version_cmp(v->v, iv);
+        it->action = c > 0   ? TS_ACTION_UPGRADE
+                     : c < 0 ? TS_ACTION_DOWNGRADE
+                             : TS_ACTION_REINSTALL;
+      }
+    }
+    for (int j = 0; j < cl->count; j++) {
+      struct rs_sinfo *sj = sinfo(rs, cl->elements[j]);
+      if (sj->kind == RS_EXTRA && sj->proj == si->proj) {
+        it->extras = realloc(it->extras, (it->nextras + 1) * sizeof(char *));
+        if (!it->extras)
+          abort();
+        it->extras[it->nextras++] = ts_rs_strdup(pj->extras[sj->extra].name);
+      }
+    }
+    if (it->nextras)
+      qsort(it->extras, it->nextras, sizeof *it->extras, str_cmp);
+  }
+  if (res->nitems)
+    qsort(res->items, res->nitems, sizeof *res->items, item_cmp);
+}
+
+static void add_root_jobs(struct rs *rs) {
+  for (size_t i = 0; i < rs->req->nrequirements; i++) {
+    const struct ts_requirement *r = rs->req->requirements[i];
+    if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
+      continue;
+    struct rs_proj *pj = ts_rs_proj_by_name(rs, r->normalized_name);
+    int pidx = (int)(pj - rs->projs);
+    size_t n = r->nextras ? r->nextras : 1;
+    for (size_t e = 0; e < n; e++) {
+      int x = r->nextras ? get_extra(rs, pidx, r->extras[e]) : -1;
+      pj = &rs->projs[pidx];
+      Id dep = spec_dep(rs, pj, x, r->specifier);
+      queue_push2(&rs->jobs, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, dep);
+      rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
+                                (size_t)rs->jobs.count / 2,
+                                sizeof *rs->job_info);
+      struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
+      ji->fact = -1;
+      ji->proj = pidx;
+      ji->spec = r->specifier;
+      ji->text = ts_rs_req_text(r->normalized_name,
+                                r->nextras ? &r->extras[e] : NULL,
+                                r->nextras ? 1 : 0, r->specifier);
+    }
+    if (rs->req->upgrade ||
+        name_in(r->normalized_name, rs->req->upgrade_packages,
+                rs->req->nupgrade_packages)) {
+      queue_push2(&rs->jobs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME, pj->nameid);
+      rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
+                                (size_t)rs->jobs.count / 2,
+                                sizeof *rs->job_info);
+      struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
+      ji->fact = -1;
+      ji->proj = pidx;
+      ji->text = ts_rs_printf("--upgrade %s", pj->name);
+    }
+  }
+  for (size_t i = 0; i < rs->req->nupgrade_packages; i++) {
+    struct rs_proj *pj = ts_rs_proj_by_name(rs, rs->req->upgrade_packages[i]);
+    if (!pj || pj->direct)
+      continue;
+    queue_push2(&rs->jobs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME, pj->nameid);
+    rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
+                              (size_t)rs->jobs.count / 2, sizeof *rs->job_info);
+    struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
+    ji->fact = -1;
+    ji->proj = (int)(pj - rs->projs);
+    ji->text = ts_rs_printf("--upgrade-package %s", pj->name);
+  }
+}
+
+static void rs_free(struct rs *rs) {
+  for (size_t i = 0; i < rs->nprojs; i++) {
+    struct rs_proj *pj = &rs->projs[i];
+    for (size_t k = 0; k < pj->nvers; k++) {
+      ts_version_free(pj->vers[k].v);
+      ts_version_free(pj->vers[k].pub);
+      free(pj->vers[k].text);
+      ts_rs_meta_clear(&pj->vers[k].meta);
+    }
+    for (size_t k = 0; k < pj->nextras; k++) {
+      free(pj->extras[k].name);
+      free(pj->extras[k].solv);
+    }
+    ts_rs_meta_clear(&pj->inst_meta);
+    ts_version_free(pj->inst_v);
+    free(pj->extras);
+    free(pj->vers);
+    free(pj->evrs);
+    free(pj->name);
+  }
+  free(rs->projs);
+  for (size_t i = 0; i < rs->ndeps; i++) {
+    free(rs->deps[i].text);
+    ts_specset_free(rs->deps[i].spec);
+  }
+  free(rs->deps);
+  for (size_t i = 0; i < (size_t)rs->jobs.count / 2; i++)
+    free(rs->job_info[i].text);
+  free(rs->job_info);
+  for (size_t i = 0; i < rs->nfacts; i++) {
+    free(rs->facts[i].name);
+    free(rs->facts[i].version);
+    free(rs->facts[i].source);
+    ts_version_free(rs->facts[i].v);
+  }
+  free(rs->facts);
+  if (rs->rule_term_done) {
+    for (size_t i = 0; i < rs->req->rules->nconstraints; i++)
+      free(rs->rule_term_done[i]);
+  }
+  free(rs->rule_term_done);
+  free(rs->rule_done);
+  for (size_t i = 0; i < rs->nwant; i++)
+    free(rs->want[i]);
+  free(rs->want);
+  free(rs->si);
+  free(rs->pidx);
+  queue_free(&rs->jobs);
+  ts_version_free(rs->pyver);
+  pool_free(rs->pool);
+}
+
+enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
+                                 const struct ts_resolver_target *target,
+                                 const struct ts_resolver_provider *provider,
+                                 struct ts_resolution **out,
+                                 struct ts_error *err) {
+  *out = NULL;
+  if (!req || !target || !provider || !provider->get_pages ||
+      !provider->get_metadata)
+    return ts_error_set(err, TS_E_INVALID, "resolver: missing argument");
+  struct rs rs;
+  memset(&rs, 0, sizeof rs);
+  rs.req = req;
+  rs.target = target;
+  rs.provider = provider;
+  rs.pool = pool_create();
+  rs.sys = repo_create(rs.pool, "@System");
+  rs.repo = repo_create(rs.pool, "index");
+  pool_set_installed(rs.pool, rs.sys);
+  rs.none_evr = pool_str2id(rs.pool, "~none", 1);
+  queue_init(&rs.jobs);
+  if (target->python_full_version)
+    ts_version_parse(target->python_full_version,
+                     strlen(target->python_full_version), &rs.pyver, NULL);
+
+  /* host facts, Python first */
+  if (target->python_full_version)
+    add_fact(&rs, "__python", target->python_full_version, "target");
+  if (req->rules) {
+    for (size_t i = 0; i < req->rules->nfacts; i++) {
+      const struct ts_host_fact *f = &req->rules->facts[i];
+      if (req->ignore_host && strcmp(f->name, "__python") != 0)
+        continue;
+      add_fact(&rs, f->name, f->version, f->source);
+    }
+    rs.rule_done = calloc(req->rules->nconstraints + 1, sizeof(bool));
+    rs.rule_term_done = calloc(req->rules->nconstraints + 1, sizeof(bool *));
+    if (!rs.rule_done || !rs.rule_term_done)
+      abort();
+    for (size_t i = 0; i < req->rules->nconstraints; i++) {
+      rs.rule_term_done[i] =
+          calloc(req->rules->constraints[i].nterms + 1, sizeof(bool));
+      if (!rs.rule_term_done[i])
+        abort();
+    }
+  }
+  rs.constraints_solv =
+      new_solvable(&rs, rs.sys, pool_str2id(rs.pool, "__constraints", 1),
+                   pool_str2id(rs.pool, "0", 1), RS_CONSTRAINTS, -1, -1, -1);
+  sinfo(&rs, rs.constraints_solv)->deps_done = true;
+  queue_push2(&rs.jobs, SOLVER_LOCK | SOLVER_SOLVABLE, rs.constraints_solv);
+  rs.job_info = ts_rs_grow(rs.job_info, &rs.job_info_cap, 1,
+                           sizeof *rs.job_info);
+  rs.job_info[rs.jobs.count / 2 - 1].fact = -1;
+  rs.job_info[rs.jobs.count / 2 - 1].proj = -1;
+
+  enum ts_code c = TS_OK;
+  for (size_t i = 0; i < req->nrequirements; i++) {
+    const struct ts_requirement *r = req->requirements[i];
+    if (r->url) {
+      c = ts_error_set(err, TS_E_UNSUPPORTED,
+                       "direct reference '%s @ %s' is not supported by the "
+                       "resolver yet", r->name, r->url);
+      goto done;
+    }
+    if (!r->marker || ts_marker_eval(r->marker, target->markers, NULL))
+      want(&rs, r->normalized_name);
+  }
+  c = load_wanted(&rs, err);
+  if (c != TS_OK)
+    goto done;
+  add_root_jobs(&rs);
+
+  struct ts_resolution *res = calloc(1, sizeof *res);
+  if (!res)
+    abort();
+  Queue cl, pending;
+  queue_init(&cl);
+  queue_init(&pending);
+  for (;;) {
+    pool_createwhatprovides(rs.pool);
+    Solver *solv = solver_create(rs.pool);
+    /* pip replaces an installed version by an older one when the request
+     * needs it */
+    solver_set_flag(solv, SOLVER_FLAG_ALLOW_DOWNGRADE, 1);
+    solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+    res->solves++;
+    int nprob = solver_solve(solv, &rs.jobs);
+    if (nprob) {
+      ts_rs_explain(&rs, solv, &res->why);
+      if (req->debug_solver_dir)
+        testcase_write(solv, req->debug_solver_dir,
+                       TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
+                       NULL, NULL);
+      solver_free(solv);
+      c = ts_error_set(err, TS_E_RESOLVE,
+                       "the requirements cannot be met together (%d "
+                       "problem%s)",
+                       nprob, nprob == 1 ? "" : "s");
+      break;
+    }
+    closure(&rs, solv, &cl);
+    queue_empty(&pending);
+    for (int k = 0; k < cl.count; k++)
+      if (!sinfo(&rs, cl.elements[k])->deps_done)
+        queue_push(&pending, cl.elements[k]);
+    if (!pending.count) {
+      collect_result(&rs, &cl, res);
+      if (req->debug_solver_dir)
+        testcase_write(solv, req->debug_solver_dir,
+                       TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
+                       NULL, NULL);
+      solver_free(solv);
+      break;
+    }
+    solver_free(solv);
+    c = grow(&rs, &pending, err);
+    if (c != TS_OK)
+      break;
+  }
+  queue_free(&cl);
+  queue_free(&pending);
+  res->pages_fetched = rs.pages_fetched;
+  res->metadata_fetched = rs.metadata_fetched;
+  if (c == TS_OK || c == TS_E_RESOLVE)
+    *out = res;
+  else
+    ts_resolution_free(res);
+done:
+  rs_free(&rs);
+  return c;
+}
+
+void ts_resolution_free(struct ts_resolution *r) {
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->nitems; i++) {
+    struct ts_resolved *it = &r->items[i];
+    free(it->name);
+    free(it->version);
+    free(it->installed_version);
+    for (size_t k = 0; k < it->nextras; k++)
+      free(it->extras[k]);
+    free(it->extras);
+  }
+  free(r->items);
+  for (size_t i = 0; i < r->why.nlines; i++)
+    free(r->why.lines[i]);
+  free(r->why.lines);
+  free(r);
+}
+
+const char *ts_resolved_action_name(enum ts_resolved_action a) {
+  switch (a) {
+  case TS_ACTION_INSTALL: return "install";
+  case TS_ACTION_UPGRADE: return "upgrade";
+  case TS_ACTION_DOWNGRADE: return "downgrade";
+  case TS_ACTION_REINSTALL: return "reinstall";
+  case TS_ACTION_KEEP: return "keep";
+  case TS_ACTION_REMOVE: return "remove";
+  }
+  return "?";
+}

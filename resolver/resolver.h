@@ -1,0 +1,180 @@
+/*
+ * resolver/resolver.h — choose one version (and one wheel) of every needed
+ * project, or explain in PEP 440 terms why no choice exists.
+ *
+ * The only module that links libsolv.  The encoding (see resolver/README.md):
+ * every version of a project becomes a solvable whose EVR is its *rank* in
+ * our PEP 440 order (plus the variant preference), every specifier becomes
+ * the exact set of ranks it admits (an OR of rank ranges), extras are
+ * solvables of their own ("name[extra]"), host facts are locked solvables of
+ * the installed repo, rules are (rich) requires/conflicts, and metadata is
+ * fetched lazily: only for versions the solver chose, solving again until no
+ * chosen version lacks its real dependencies (so the answer is exact).
+ *
+ * The resolver never touches the network or the disk itself (except
+ * `debug_solver_dir`): project pages and METADATA come from a provider.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "index/project.h"
+#include "pep/requirement.h"
+#include "pep/tags.h"
+#include "rules/constraint.h"
+
+/* ---- provider: where pages and metadata come from -------------------- */
+
+/* One project as seen by every index that has it (several with
+ * --extra-index-url); nprojects == 0 when no index knows the name. */
+struct ts_resolver_pages {
+  const struct ts_index_project *const *projects;
+  size_t nprojects;
+};
+
+/* One METADATA file wanted: the resolver fills name/version/file/index_url,
+ * the provider fills data/len (or code != TS_OK when that file's metadata
+ * could not be had). */
+struct ts_resolver_meta {
+  const char *name;                   /* normalised project name */
+  const char *version;                /* as published */
+  const struct ts_index_file *file;   /* the chosen wheel */
+  const char *index_url;
+  bool prefetch;                      /* a guess: failure is not an error */
+  /* filled by the provider: */
+  const char *data;                   /* METADATA bytes, not NUL-terminated */
+  size_t len;
+  enum ts_code code;
+};
+
+struct ts_resolver_provider {
+  void *ctx;
+  /* Fetches the pages of names[0..n) (in parallel if it can) and fills
+   * out[0..n).  The provider owns everything it returns; it must stay valid
+   * until the ts_resolution made from it is freed.  A name no index has is
+   * not an error (nprojects = 0); return an error only when the question
+   * could not be answered (network, parse), with detail in err. */
+  enum ts_code (*get_pages)(void *ctx, const char *const *names, size_t n,
+                            struct ts_resolver_pages *out,
+                            struct ts_error *err);
+  /* Fetches METADATA for reqs[0..n) (in parallel if it can).  data must
+   * stay valid until the provider's next callback. */
+  enum ts_code (*get_metadata)(void *ctx, struct ts_resolver_meta *reqs,
+                               size_t n, struct ts_error *err);
+};
+
+/* ---- the target interpreter --------------------------------------------- */
+
+struct ts_resolver_target {
+  const struct ts_marker_env *markers; /* Requires-Dist markers */
+  const struct ts_tagset *tags;        /* wheel tags, priority order */
+  const char *python_full_version;     /* "3.12.3": Requires-Python */
+};
+
+/* ---- the request -------------------------------------------------------- */
+
+/* A distribution already in the target environment. */
+struct ts_resolver_installed {
+  const char *name;       /* any spelling; normalised by the resolver */
+  const char *version;
+  bool requested;         /* REQUESTED file present */
+  /* Its METADATA (for Requires-Dist), or NULL: no dependencies known. */
+  const char *metadata;
+  size_t metadata_len;
+};
+
+enum ts_resolution_mode {
+  TS_RESOLUTION_HIGHEST = 0,
+  TS_RESOLUTION_LOWEST,        /* lowest version of every project */
+  TS_RESOLUTION_LOWEST_DIRECT, /* lowest for root requirements only */
+};
+
+/* Variant preference for one project: local-label patterns (fnmatch) in
+ * order of preference, e.g. {"cu130", "cu128", "cpu"}; "" matches a version
+ * without local label.  Among builds of the same public version, the one
+ * matching the earliest pattern wins; builds matching none come last. */
+struct ts_resolver_variant_pref {
+  const char *name;                /* normalised project name */
+  const char *const *patterns;
+  size_t npatterns;
+};
+
+struct ts_resolver_request {
+  const struct ts_requirement *const *requirements; /* roots (markers ok) */
+  size_t nrequirements;
+  const struct ts_requirement *const *constraints;  /* -c: limit, not add */
+  size_t nconstraints;
+  const struct ts_resolver_installed *installed;    /* the installed repo */
+  size_t ninstalled;
+  const struct ts_constraint_set *rules; /* host facts + rules; NULL = none */
+  const struct ts_resolver_variant_pref *variants;
+  size_t nvariants;
+  const char *const *no_binary;   /* projects whose wheels may not be used */
+  size_t nno_binary;
+  const char *const *upgrade_packages; /* --upgrade-package */
+  size_t nupgrade_packages;
+  enum ts_resolution_mode resolution;
+  bool pre;              /* --pre: pre-releases allowed everywhere */
+  bool upgrade;          /* --upgrade: root projects move to the best */
+  bool force_reinstall;  /* installed distributions are not candidates */
+  bool no_deps;          /* install exactly what was asked */
+  bool ignore_host;      /* drop host facts (but Python) and rules on them */
+  size_t prefetch;       /* more versions fetched with each chosen one */
+  const char *debug_solver_dir; /* testcase_write of the last solve */
+};
+
+/* ---- the answer --------------------------------------------------------- */
+
+enum ts_resolved_action {
+  TS_ACTION_INSTALL,   /* not installed before */
+  TS_ACTION_UPGRADE,
+  TS_ACTION_DOWNGRADE,
+  TS_ACTION_REINSTALL, /* same version, --force-reinstall */
+  TS_ACTION_KEEP,      /* the installed distribution stays */
+  TS_ACTION_REMOVE,
+};
+
+struct ts_resolved {
+  char *name;                        /* normalised */
+  char *version;                     /* as published ("2.5.1+rocm6.2") */
+  const struct ts_index_file *file;  /* provider-owned; NULL when kept */
+  const char *index_url;             /* provider-owned; NULL when kept */
+  bool requested;                    /* named by a root requirement */
+  char **extras;                     /* extras chosen, sorted */
+  size_t nextras;
+  enum ts_resolved_action action;
+  char *installed_version;           /* NULL when not installed */
+};
+
+/* Lines the CLI prints, in order: the chain from the root requirements to
+ * the clash, the rules and host facts involved, then hints. */
+struct ts_explanation {
+  char **lines;
+  size_t nlines;
+};
+
+struct ts_resolution {
+  struct ts_resolved *items;   /* sorted by name */
+  size_t nitems;
+  struct ts_explanation why;   /* set when the request cannot be met */
+  /* what it took */
+  size_t solves;
+  size_t pages_fetched;
+  size_t metadata_fetched;
+};
+
+/* Resolves `req` for `target`.  On success returns TS_OK and *out holds the
+ * choice.  When no choice exists returns TS_E_RESOLVE and *out holds the
+ * explanation (out->why); err gets a one-line summary.  On other errors
+ * (provider failure, bad input) *out is NULL.  Caller frees *out with
+ * ts_resolution_free. */
+enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
+                                 const struct ts_resolver_target *target,
+                                 const struct ts_resolver_provider *provider,
+                                 struct ts_resolution **out,
+                                 struct ts_error *err);
+void ts_resolution_free(struct ts_resolution *r);
+
+const char *ts_resolved_action_name(enum ts_resolved_action a);

@@ -1,0 +1,149 @@
+/*
+ * resolver/state.h — the resolver's working state, shared by resolver.c
+ * (encoding, solve loop) and explain.c (problems → sentences).  Internal.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <solv/pool.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+
+#include "resolver/internal.h"
+#include "resolver/resolver.h"
+
+enum rs_kind {
+  RS_NONE = 0,
+  RS_CAND,        /* a version from an index */
+  RS_EXTRA,       /* name[extra] of a version */
+  RS_INST,        /* an installed distribution */
+  RS_FACT,        /* a host fact */
+  RS_CONSTRAINTS, /* the -c constraints holder */
+};
+
+struct rs_sinfo {
+  enum rs_kind kind;
+  int proj;       /* index in rs.projs, -1 for facts/constraints */
+  int ver;        /* rank (index in proj.vers); fact index for facts */
+  int extra;      /* index in proj.extras, -1 for base */
+  int first_dep;  /* head of this solvable's rs_dep list, -1 when none */
+  bool deps_done; /* false: "pending", its real deps are not encoded yet */
+};
+
+/* Why a dep is on a solvable: what the explanation prints. */
+struct rs_dep {
+  Id solv;
+  Id dep;
+  bool conflict;
+  bool rich;                 /* REL_COND: not followed by the closure */
+  char *text;                /* "b>=1.0", rule id for rules */
+  int proj;                  /* project the dep is on, -1 when none */
+  struct ts_specset *spec;   /* owned copy, or NULL */
+  int constraint;            /* index in rules->constraints, or -1 */
+  int next;
+};
+
+struct rs_ver {
+  struct ts_version *v;
+  struct ts_version *pub;    /* public part: sort key */
+  char *text;                /* as published */
+  const struct ts_index_file *file; /* best compatible wheel, or NULL */
+  const char *index_url;
+  long prio;
+  bool pre;
+  bool installed;
+  bool has_sdist, has_wheel, has_compatible_wheel, no_binary_blocked;
+  bool yank_blocked;
+  const char *python_blocked; /* a file's Requires-Python that failed */
+  Id solv;                   /* candidate solvable, 0 when not installable */
+  Id inst_solv;              /* installed solvable at this version, or 0 */
+  bool meta_requested, meta_ok;
+  struct ts_rs_meta meta;
+};
+
+struct rs_extra {
+  char *name;
+  Id nameid;
+  Id *solv;                  /* per rank; 0 where none */
+};
+
+struct rs_proj {
+  char *name;
+  Id nameid;
+  bool found;                /* some index has a page for it */
+  bool direct;               /* named by a root requirement */
+  struct rs_ver *vers;       /* index == rank, least preferred first */
+  size_t nvers;
+  Id *evrs;                  /* rank → EVR id */
+  struct rs_extra *extras;
+  size_t nextras, extras_cap;
+  int inst_ver;              /* rank of the installed version, -1 */
+  Id inst_solv;
+  const struct ts_resolver_installed *inst;
+  struct ts_version *inst_v; /* installed version under --force-reinstall */
+  bool inst_meta_ok;
+  struct ts_rs_meta inst_meta;
+};
+
+struct rs_fact {
+  char *name, *version, *source;
+  struct ts_version *v;
+  Id solv;
+};
+
+struct rs_job {
+  char *text;                       /* root requirement as written */
+  int proj;
+  const struct ts_specset *spec;    /* borrowed from the request */
+  int fact;                         /* lock of a host fact, or -1 */
+};
+
+struct rs {
+  const struct ts_resolver_request *req;
+  const struct ts_resolver_target *target;
+  const struct ts_resolver_provider *provider;
+  Pool *pool;
+  Repo *repo, *sys;
+  Id none_evr;
+  Id constraints_solv;
+  struct ts_version *pyver;
+  struct rs_proj *projs;
+  size_t nprojs, projs_cap;
+  int *pidx;                 /* name Id → project index + 1 */
+  size_t pidx_cap;
+  struct rs_sinfo *si;       /* per solvable Id */
+  size_t si_cap;
+  struct rs_dep *deps;
+  size_t ndeps, deps_cap;
+  struct rs_fact *facts;
+  size_t nfacts, facts_cap;
+  Queue jobs;
+  struct rs_job *job_info;   /* per job pair */
+  size_t job_info_cap;
+  bool *rule_done;
+  bool **rule_term_done;
+  char **want;
+  size_t nwant, want_cap;
+  size_t pages_fetched, metadata_fetched;
+};
+
+void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size);
+char *ts_rs_strdup(const char *s);
+char *ts_rs_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *ts_rs_req_text(const char *name, char *const *extras, size_t nextras,
+                     const struct ts_specset *spec);
+char *ts_rs_term_text(const struct ts_term *t);
+struct rs_proj *ts_rs_proj_by_name(struct rs *rs, const char *name);
+struct rs_fact *ts_rs_fact(struct rs *rs, const char *name);
+int ts_rs_add_dep(struct rs *rs, Id p, Id dep, bool conflict, char *text,
+                  int proj, const struct ts_specset *spec, int constraint,
+                  bool rich);
+Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
+                   const bool *match, const bool *exists);
+bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
+                        const struct ts_specset *spec, bool pre_ok);
+
+/* Fills `why` with sentences for the solver's problems. */
+void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);
