@@ -48,3 +48,5 @@ ts_cli_command_fn ts_cmd_venv;
 ts_cli_command_fn ts_cmd_wheel;
 ts_cli_command_fn ts_cmd_index;
 ts_cli_command_fn ts_cmd_cache;
+ts_cli_command_fn ts_cmd_detect;
+ts_cli_command_fn ts_cmd_rules;

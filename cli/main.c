@@ -17,6 +17,8 @@ static const struct ts_cli_command commands[] = {
     {"version", ts_cmd_version, "print versions of torchsolve and its libraries"},
     {"index", ts_cmd_index, "diagnose index access: fetch PROJECT..., metadata WHEEL_URL"},
     {"cache", ts_cmd_cache, "show or clean the cache: dir, size, clean [PROJECT]"},
+    {"detect", ts_cmd_detect, "show the GPU stack and the torch variants this host can use"},
+    {"rules", ts_cmd_rules, "check, list, compile or audit rules.yaml"},
     {"venv", ts_cmd_venv, "create a virtual environment: [DIR] [--python PATH] [--seed]"},
     {"wheel", ts_cmd_wheel, "install wheel files, uninstall or repair: install|uninstall|repair"},
     {"help", cmd_help, "show help for a command or topic"},

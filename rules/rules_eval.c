@@ -3,6 +3,7 @@
  * facts: used for the backend list, `torchsolve check`, and tests.
  */
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,6 +86,25 @@ bool ts_rules_term_matches(const struct ts_term *term, const char *name,
   return ok;
 }
 
+/* A host fact in words: "__cuda_driver" → "NVIDIA driver". */
+static char *fact_words(const char *name) {
+  if (strcmp(name, "__cuda_driver") == 0)
+    return rules_xstrdup("NVIDIA driver");
+  if (strcmp(name, "__cuda") == 0)
+    return rules_xstrdup("CUDA (driver-supported)");
+  if (strcmp(name, "__rocm") == 0)
+    return rules_xstrdup("ROCm");
+  if (strcmp(name, "__glibc") == 0)
+    return rules_xstrdup("glibc");
+  if (strcmp(name, "__xpu") == 0)
+    return rules_xstrdup("an Intel XPU");
+  if (strncmp(name, "__cc_", 5) == 0)
+    return rules_xprintf("a GPU of compute capability %s", name + 5);
+  if (strncmp(name, "__gfx", 5) == 0)
+    return rules_xprintf("a %s GPU", name + 2);
+  return rules_xstrdup(name);
+}
+
 /* Why the host facts break constraint c for a subject, or NULL when they do
  * not (only fact terms are judged: package terms are the resolver's). */
 char *rules_fact_violation(const struct ts_constraint *c,
@@ -97,29 +117,51 @@ char *rules_fact_violation(const struct ts_constraint *c,
       if (!rules_term_is_fact(&c->terms[i]) ||
           rules_term_match_facts(&c->terms[i], set))
         return NULL;
-    /* Every term is an unmet fact: say what the host has instead. */
+    if (c->nterms == 0)
+      return NULL;
     const struct ts_term *t = &c->terms[0];
+    if (c->nterms > 1 && strncmp(t->name, "__gfx", 5) == 0) {
+      bool any_amd = false;
+      for (size_t i = 0; i < set->nfacts; i++)
+        any_amd |= strncmp(set->facts[i].name, "__gfx", 5) == 0;
+      if (!any_amd)
+        return rules_xstrdup("needs an AMD GPU; this host has none");
+    }
+    if (c->nterms > 1) {
+      /* "needs one of gfx900, gfx906 GPUs" */
+      char buf[768] = "";
+      size_t used = 0;
+      for (size_t i = 0; i < c->nterms && used < sizeof buf - 40; i++) {
+        const char *n = c->terms[i].name;
+        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
+                                 i ? ", " : "",
+                                 strncmp(n, "__", 2) == 0 ? n + 2 : n);
+      }
+      return rules_xprintf("needs one of: %s; this host has none of them", buf);
+    }
     const struct ts_host_fact *f = rules_find_fact(set, t->name);
-    char *want = rules_term_str(t);
+    char *words = fact_words(t->name);
+    const char *spec = t->spec ? ts_specset_str(t->spec) : "";
     char *out;
-    if (c->nterms > 1)
-      out = rules_xprintf("needs one of %zu host facts such as %s; this host "
-                          "has none of them", c->nterms, want);
-    else if (f && f->version)
-      out = rules_xprintf("needs %s; this host has %s %s", want, t->name,
+    if (f && f->version)
+      out = rules_xprintf("needs %s %s; this host has %s", words, spec,
                           f->version);
     else
-      out = rules_xprintf("needs %s; this host has no %s", want, t->name);
-    free(want);
+      out = rules_xprintf("needs %s%s%s; this host has none", words,
+                          spec[0] ? " " : "", spec);
+    free(words);
     return out;
   }
   for (size_t i = 0; i < c->nterms; i++)
     if (rules_term_is_fact(&c->terms[i]) &&
         rules_term_match_facts(&c->terms[i], set)) {
       const struct ts_host_fact *f = rules_find_fact(set, c->terms[i].name);
-      return rules_xprintf("this host has %s%s%s", c->terms[i].name,
-                           f && f->version ? " " : "",
-                           f && f->version ? f->version : "");
+      char *words = fact_words(c->terms[i].name);
+      char *out = rules_xprintf("cannot run on %s%s%s", words,
+                                f && f->version ? " " : "",
+                                f && f->version ? f->version : "");
+      free(words);
+      return out;
     }
   return NULL;
 }

@@ -1,0 +1,262 @@
+/*
+ * cli/gpu_options.c — parsing of the GPU-stack options (see gpu_options.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/gpu_options.h"
+#include "core/fs.h"
+
+void ts_gpu_options_init(struct ts_gpu_options *o) {
+  memset(o, 0, sizeof *o);
+}
+
+/* "--name VALUE" or "--name=VALUE": *val set, *i advanced past the value. */
+static int take_value(const char *name, int argc, char **argv, int *i,
+                      const char **val, const char *command) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0)
+    return 0;
+  if (a[n] == '=') {
+    *val = a + n + 1;
+    return 1;
+  }
+  if (a[n] != '\0')
+    return 0;
+  if (*i + 1 >= argc) {
+    ts_cli_usage_error(command, "%s needs a value", name);
+    return -1;
+  }
+  (*i)++;
+  *val = argv[*i];
+  return 1;
+}
+
+/* auto|none|X.Y */
+static int set_mode(const char *flag, const char *val, enum ts_host_mode *mode,
+                    const char **version, const char *command) {
+  if (strcmp(val, "auto") == 0)
+    *mode = TS_HOST_AUTO;
+  else if (strcmp(val, "none") == 0)
+    *mode = TS_HOST_NONE;
+  else if (val[0] >= '0' && val[0] <= '9') {
+    *mode = TS_HOST_SET;
+    *version = val;
+  } else {
+    ts_cli_usage_error(command, "%s takes auto, none or a version, not '%s'",
+                       flag, val);
+    return -1;
+  }
+  return 1;
+}
+
+int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
+                         int argc, char **argv, int *i) {
+  const char *a = argv[*i], *v = NULL;
+  int r;
+  if (strcmp(a, "--cpu") == 0) {
+    o->ov.cpu = true;
+    return 1;
+  }
+  if (strcmp(a, "--xpu") == 0) {
+    o->ov.xpu = true;
+    return 1;
+  }
+  if (strcmp(a, "--ignore-host") == 0) {
+    o->ignore_host = o->ov.ignore_host = true;
+    return 1;
+  }
+  if (strcmp(a, "--no-probe-programs") == 0) {
+    o->no_programs = true;
+    return 1;
+  }
+  if ((r = take_value("--cuda-driver", argc, argv, i, &v, command)) != 0) {
+    if (r > 0) {
+      o->ov.cuda_driver = v;
+      o->ov.cuda_driver_source = "--cuda-driver";
+      o->set_driver = true;
+    }
+    return r;
+  }
+  if ((r = take_value("--cuda", argc, argv, i, &v, command)) != 0) {
+    if (r < 0)
+      return r;
+    o->ov.cuda_source = "--cuda";
+    o->set_cuda = true;
+    return set_mode("--cuda", v, &o->ov.cuda, &o->ov.cuda_version, command);
+  }
+  if ((r = take_value("--compute-capability", argc, argv, i, &v, command)) != 0) {
+    if (r > 0) {
+      o->ov.compute_capabilities = v;
+      o->ov.compute_capabilities_source = "--compute-capability";
+      o->set_cc = true;
+    }
+    return r;
+  }
+  if ((r = take_value("--rocm", argc, argv, i, &v, command)) != 0) {
+    if (r < 0)
+      return r;
+    o->ov.rocm_source = "--rocm";
+    o->set_rocm = true;
+    return set_mode("--rocm", v, &o->ov.rocm, &o->ov.rocm_version, command);
+  }
+  if ((r = take_value("--gfx", argc, argv, i, &v, command)) != 0) {
+    if (r > 0) {
+      o->ov.gfx = v;
+      o->ov.gfx_source = "--gfx";
+      o->set_gfx = true;
+    }
+    return r;
+  }
+  if ((r = take_value("--sysroot", argc, argv, i, &v, command)) != 0) {
+    if (r > 0) {
+      o->sysroot = v;
+      o->sysroot_source = "--sysroot";
+      o->set_sysroot = true;
+    }
+    return r;
+  }
+  if ((r = take_value("--rules", argc, argv, i, &v, command)) != 0) {
+    if (r < 0)
+      return r;
+    if (o->nrules_files >= TS_GPU_MAX_RULES_FILES) {
+      ts_cli_usage_error(command, "at most %d --rules files",
+                         TS_GPU_MAX_RULES_FILES);
+      return -1;
+    }
+    o->rules_files[o->nrules_files++] = v;
+    return 1;
+  }
+  return 0;
+}
+
+static const char *env(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+int ts_gpu_options_env(struct ts_gpu_options *o) {
+  const char *v;
+  if (!o->set_cuda && (v = env("TORCHSOLVE_CUDA"))) {
+    o->ov.cuda_source = "TORCHSOLVE_CUDA";
+    if (set_mode("TORCHSOLVE_CUDA", v, &o->ov.cuda, &o->ov.cuda_version, NULL) < 0)
+      return -1;
+  }
+  if (!o->set_driver && (v = env("TORCHSOLVE_CUDA_DRIVER"))) {
+    o->ov.cuda_driver = v;
+    o->ov.cuda_driver_source = "TORCHSOLVE_CUDA_DRIVER";
+  }
+  if (!o->set_cc && (v = env("TORCHSOLVE_COMPUTE_CAPABILITY"))) {
+    o->ov.compute_capabilities = v;
+    o->ov.compute_capabilities_source = "TORCHSOLVE_COMPUTE_CAPABILITY";
+  }
+  if (!o->set_rocm && (v = env("TORCHSOLVE_ROCM"))) {
+    o->ov.rocm_source = "TORCHSOLVE_ROCM";
+    if (set_mode("TORCHSOLVE_ROCM", v, &o->ov.rocm, &o->ov.rocm_version, NULL) < 0)
+      return -1;
+  }
+  if (!o->set_gfx && (v = env("TORCHSOLVE_GFX"))) {
+    o->ov.gfx = v;
+    o->ov.gfx_source = "TORCHSOLVE_GFX";
+  }
+  if (!o->set_sysroot && (v = env("TORCHSOLVE_SYSROOT"))) {
+    o->sysroot = v;
+    o->sysroot_source = "TORCHSOLVE_SYSROOT";
+  }
+  if (o->nrules_files == 0 && (v = env("TORCHSOLVE_RULES")))
+    o->rules_files[o->nrules_files++] = v;
+  return 0;
+}
+
+enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
+                         struct ts_error *err) {
+  memset(h, 0, sizeof *h);
+  if (!o->ignore_host) {
+    struct ts_host_options ho = {
+        .sysroot = o->sysroot,
+        .run_programs = !o->no_programs,
+        .use_nvml = true,
+        .rocm_path = getenv("ROCM_PATH"),
+        .hsa_override = getenv("HSA_OVERRIDE_GFX_VERSION"),
+    };
+    enum ts_code rc = ts_host_detect(&ho, h, err);
+    if (rc != TS_OK)
+      return rc;
+  }
+  enum ts_code rc = ts_host_apply_overrides(h, &o->ov, err);
+  if (rc != TS_OK)
+    ts_host_free(h);
+  return rc;
+}
+
+static bool readable(const char *path) {
+  return access(path, R_OK) == 0;
+}
+
+const char *ts_gpu_bundled_rules_path(void) {
+  const char *v = env("TORCHSOLVE_BUNDLED_RULES");
+  if (v)
+    return v;
+  if (readable(TS_RULES_INSTALLED))
+    return TS_RULES_INSTALLED;
+  return TS_RULES_SOURCE;
+}
+
+static enum ts_code merge_file(struct ts_rules *base, const char *path,
+                               struct ts_error *err) {
+  struct ts_rules *over = NULL;
+  enum ts_code rc = ts_rules_load_file(path, &over, NULL, err);
+  if (rc != TS_OK)
+    return rc;
+  rc = ts_rules_merge(base, over, err);
+  ts_rules_free(over);
+  if (rc != TS_OK)
+    ts_error_wrap(err, "%s", path);
+  return rc;
+}
+
+enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
+                          struct ts_error *err) {
+  enum ts_code rc = ts_rules_load_file(ts_gpu_bundled_rules_path(), out, NULL, err);
+  if (rc != TS_OK)
+    return rc;
+  const char *xdg = env("XDG_CONFIG_HOME");
+  const char *home = env("HOME");
+  char *cfg = NULL;
+  if (xdg)
+    cfg = ts_path_join(xdg, "torchsolve/rules.yaml");
+  else if (home)
+    cfg = ts_path_join(home, ".config/torchsolve/rules.yaml");
+  if (cfg && readable(cfg))
+    rc = merge_file(*out, cfg, err);
+  free(cfg);
+  for (size_t i = 0; i < o->nrules_files && rc == TS_OK; i++)
+    rc = merge_file(*out, o->rules_files[i], err);
+  if (rc != TS_OK) {
+    ts_rules_free(*out);
+    *out = NULL;
+  }
+  return rc;
+}
+
+void ts_gpu_options_help(FILE *out) {
+  fputs("GPU stack (flags win over TORCHSOLVE_* variables, which win over detection):\n"
+        "  --cuda auto|none|X.Y         CUDA version the driver supports (TORCHSOLVE_CUDA)\n"
+        "  --cuda-driver VERSION        NVIDIA driver version (TORCHSOLVE_CUDA_DRIVER)\n"
+        "  --compute-capability 8.6[,9.0]  GPUs' compute capabilities\n"
+        "  --rocm auto|none|X.Y         installed ROCm version (TORCHSOLVE_ROCM)\n"
+        "  --gfx gfx1100[,gfx90a]       AMD GPU targets (TORCHSOLVE_GFX)\n"
+        "  --cpu                        use CPU builds only\n"
+        "  --xpu                        assume an Intel XPU\n"
+        "  --sysroot DIR                read /sys, /proc, /opt/rocm... under DIR and run\n"
+        "                               no program (TORCHSOLVE_SYSROOT)\n"
+        "  --ignore-host                plan for another machine: no detection, no host checks\n"
+        "  --no-probe-programs          never run nvidia-smi, rocm_agent_enumerator, hipconfig\n"
+        "  --rules FILE                 rules extending rules.yaml, by id (TORCHSOLVE_RULES)\n",
+        out);
+}

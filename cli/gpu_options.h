@@ -1,0 +1,77 @@
+/*
+ * cli/gpu_options.h — the GPU-stack options shared by detect, install,
+ * lock, sync and rules: overrides of detected facts, the sysroot, and the
+ * rules files.  Flags win over environment variables, which win over
+ * detection.
+ *
+ *   --cuda auto|none|X.Y      TORCHSOLVE_CUDA     CUDA the driver supports
+ *   --cuda-driver VERSION     TORCHSOLVE_CUDA_DRIVER
+ *   --compute-capability 8.6[,9.0]  TORCHSOLVE_COMPUTE_CAPABILITY
+ *   --rocm auto|none|X.Y      TORCHSOLVE_ROCM     installed ROCm
+ *   --gfx gfx1100[,gfx90a]    TORCHSOLVE_GFX      AMD targets
+ *   --cpu, --xpu              CPU only / assume an Intel XPU
+ *   --sysroot DIR             TORCHSOLVE_SYSROOT  read /sys, /proc... under DIR
+ *   --ignore-host             plan for another machine: no detection, no gate
+ *   --rules FILE (repeatable) TORCHSOLVE_RULES    extends/overrides rules.yaml
+ *
+ * Usage from a command:
+ *   struct ts_gpu_options g;
+ *   ts_gpu_options_init(&g);
+ *   for (...) { int used = ts_gpu_options_parse(&g, "install", argc, argv, &i);
+ *               if (used < 0) return 2; if (used) continue; ... }
+ *   ts_gpu_options_env(&g);
+ *   ts_gpu_host(&g, &host, &err);  ts_gpu_rules(&g, &rules, &err);
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/error.h"
+#include "host/host.h"
+#include "rules/rules.h"
+
+#define TS_GPU_MAX_RULES_FILES 8
+
+struct ts_gpu_options {
+  struct ts_host_overrides ov;   /* strings borrowed from argv / environ */
+  const char *sysroot;
+  const char *sysroot_source;    /* "--sysroot" or "TORCHSOLVE_SYSROOT" */
+  bool ignore_host;
+  bool no_programs;              /* --no-probe-programs: never run nvidia-smi... */
+  const char *rules_files[TS_GPU_MAX_RULES_FILES];
+  size_t nrules_files;
+  /* Which overrides came from flags, so that the environment fills only
+   * the others. */
+  bool set_cuda, set_rocm, set_gfx, set_cc, set_driver, set_sysroot;
+};
+
+void ts_gpu_options_init(struct ts_gpu_options *o);
+
+/* Tries argv[*i] as one of the options above ("--cuda X" or "--cuda=X").
+ * Returns 1 when consumed (advancing *i past a separate value), 0 when it
+ * is not ours, -1 after printing a usage error for `command`. */
+int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
+                         int argc, char **argv, int *i);
+
+/* Fills options not given as flags from TORCHSOLVE_* variables.  Returns -1
+ * after printing an error for a malformed value, else 0. */
+int ts_gpu_options_env(struct ts_gpu_options *o);
+
+/* Detects the host (live or under the sysroot; nothing with --ignore-host)
+ * and applies the overrides.  The caller frees *h with ts_host_free. */
+enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
+                         struct ts_error *err);
+
+/* The bundled rules.yaml (installed copy, else the source tree's), then
+ * $XDG_CONFIG_HOME/torchsolve/rules.yaml when present, then every --rules
+ * file, each merged over the previous.  Caller frees with ts_rules_free. */
+enum ts_code ts_gpu_rules(const struct ts_gpu_options *o,
+                          struct ts_rules **out, struct ts_error *err);
+
+/* Path of the bundled rules file that ts_gpu_rules starts from. */
+const char *ts_gpu_bundled_rules_path(void);
+
+/* The option lines for a command's --help. */
+void ts_gpu_options_help(FILE *out);
