@@ -288,6 +288,8 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
                                 const char *base, const char *page,
                                 struct ts_index_file *f, struct ts_error *err) {
   const struct html_attr *href = find_attr(attrs, na, "href");
+  if (memchr(href->val, '\0', href->vlen))
+    return ts_error_set(err, TS_E_PARSE, "invalid link on %s: NUL byte in href", page);
   char *h = ts_index_html_unescape(href->val, href->vlen);
   if (!h)
     return ts_error_set(err, TS_E_NOMEM, "out of memory");

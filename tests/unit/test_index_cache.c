@@ -1,0 +1,110 @@
+/* The on-disk cache: entry round trip, freshness, corruption, paths, clean. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/fs.h"
+#include "index/cache.h"
+
+static char *tmpdir(void) {
+  char t[] = "/tmp/ts-cache-test.XXXXXX";
+  char *d = mkdtemp(t);
+  cr_assert_not_null(d);
+  return strdup(d);
+}
+
+Test(index_cache, roundtrip_and_freshness) {
+  char *root = tmpdir();
+  char *path = ts_cache_page_path(root, "Torch_Audio", "https://h/simple/torchaudio/", "a");
+  cr_expect(strstr(path, "/pages-v1/torch-audio/") != NULL, "%s", path);
+  struct ts_cache_entry e = {0};
+  e.url = "https://h/simple/torchaudio/";
+  e.final_url = "https://h/simple/torchaudio/";
+  e.content_type = "text/html";
+  e.etag = "\"abc\"";
+  e.stored_at = 1000;
+  e.max_age = 600;
+  ts_buf_init(&e.body, 0);
+  cr_assert_eq(ts_buf_append(&e.body, "<a>\0binary", 10), TS_OK);
+  struct ts_error err = {0};
+  cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+  struct ts_cache_entry r;
+  cr_assert_eq(ts_cache_read(path, 1024, &r, &err), TS_OK, "%s", err.detail);
+  cr_expect_str_eq(r.etag, "\"abc\"");
+  cr_expect_null(r.last_modified);
+  cr_expect_eq(r.body.len, 10);
+  cr_expect_eq(memcmp(r.body.data, "<a>\0binary", 10), 0);
+  cr_expect(ts_cache_fresh(&r, 1599));
+  cr_expect_not(ts_cache_fresh(&r, 1600));
+  cr_expect_not(ts_cache_fresh(&r, 999)); /* clock went backwards */
+  r.max_age = -1;
+  cr_expect_not(ts_cache_fresh(&r, 1000));
+  ts_cache_entry_free(&r);
+  /* the body cap applies on read */
+  cr_expect_eq(ts_cache_read(path, 5, &r, &err), TS_E_PARSE);
+  ts_buf_free(&e.body);
+
+  /* corrupt entries are reported, not trusted */
+  cr_assert_eq(ts_fs_write_atomic(path, "TSCACHE1 999\n{}", 15, &err), TS_OK);
+  cr_expect_eq(ts_cache_read(path, 1024, &r, &err), TS_E_PARSE);
+  cr_assert_eq(ts_fs_write_atomic(path, "garbage", 7, &err), TS_OK);
+  cr_expect_eq(ts_cache_read(path, 1024, &r, &err), TS_E_PARSE);
+  char *missing = ts_path_join(root, "nope");
+  cr_expect_eq(ts_cache_read(missing, 1024, &r, &err), TS_E_NOT_FOUND);
+  free(missing);
+
+  uint64_t bytes, files;
+  cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
+  cr_expect_eq(files, 1);
+  cr_assert_eq(ts_cache_clean(root, "torch.audio", &err), TS_OK);
+  cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
+  cr_expect_eq(files, 0);
+  free(path);
+  cr_assert_eq(ts_cache_clean(root, NULL, &err), TS_OK);
+  cr_expect_neq(access(root, F_OK), 0);
+  free(root);
+}
+
+Test(index_cache, hostile_names_stay_inside) {
+  char *p = ts_cache_wheel_path("/c", "../../etc", NULL, "https://h/x.whl", "../passwd");
+  cr_expect(strncmp(p, "/c/wheels-v1/_-_etc/", 20) == 0, "%s", p);
+  cr_expect(strcmp(strrchr(p, '/'), "/wheel.whl") == 0, "%s", p);
+  cr_expect(strstr(p, "/../") == NULL, "%s", p);
+  free(p);
+  p = ts_cache_metadata_path("/c", "a/b", "0123", NULL);
+  cr_expect_str_eq(p, "/c/metadata-v1/a_b/0123.metadata");
+  free(p);
+}
+
+Test(index_cache, default_dir) {
+  setenv("TORCHSOLVE_CACHE_DIR", "/x/ts", 1);
+  char *d = ts_cache_default_dir();
+  cr_expect_str_eq(d, "/x/ts");
+  free(d);
+  unsetenv("TORCHSOLVE_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/xdg", 1);
+  d = ts_cache_default_dir();
+  cr_expect_str_eq(d, "/xdg/torchsolve");
+  free(d);
+  unsetenv("XDG_CACHE_HOME");
+  setenv("HOME", "/home/u", 1);
+  d = ts_cache_default_dir();
+  cr_expect_str_eq(d, "/home/u/.cache/torchsolve");
+  free(d);
+}
+
+Test(index_cache, lock) {
+  char *root = tmpdir();
+  char *p = ts_path_join(root, "sub/file");
+  int fd = -1;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_cache_lock(p, &fd, &err), TS_OK, "%s", err.detail);
+  cr_expect_geq(fd, 0);
+  ts_cache_unlock(fd);
+  free(p);
+  ts_cache_clean(root, NULL, &err);
+  free(root);
+}

@@ -1,0 +1,352 @@
+/* Simple API parsers: poetry's fixture pages (read at run time from the
+ * shared conformance tree) and hand-written hostile pages. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/fs.h"
+#include "index/simple.h"
+#include "index/url.h"
+
+#define POETRY TS_SHARED_DIR "/conformance/poetry/tests/repositories/fixtures"
+#define FIX TS_FIXTURES_DIR "/index"
+
+static struct ts_buf load(const char *path) {
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_INDEX_PAGE);
+  struct ts_error err = {0};
+  cr_assert_eq(ts_fs_read_file(path, &b, &err), TS_OK, "%s: %s", path, err.detail);
+  return b;
+}
+
+static enum ts_code parse_file(const char *path, const char *url, const char *name,
+                               struct ts_index_project *p, struct ts_error *err) {
+  struct ts_buf b = load(path);
+  enum ts_code c = strstr(path, ".json") ? ts_index_parse_json(b.data, b.len, url, name, p, err)
+                                         : ts_index_parse_html(b.data, b.len, url, name, p, err);
+  ts_buf_free(&b);
+  return c;
+}
+
+static bool have_poetry(void) {
+  DIR *d = opendir(POETRY);
+  if (d)
+    closedir(d);
+  return d != NULL;
+}
+
+static size_t count_anchors(const char *s, size_t n) {
+  size_t c = 0;
+  for (size_t i = 0; i + 3 < n; i++)
+    if (s[i] == '<' && (s[i + 1] | 0x20) == 'a' && (s[i + 2] == ' ' || s[i + 2] == '\n'))
+      c++;
+  return c;
+}
+
+Test(index_parse, poetry_html_pages_all_parse) {
+  if (!have_poetry())
+    cr_skip_test("shared conformance data absent");
+  DIR *d = opendir(POETRY "/legacy");
+  struct dirent *e;
+  int pages = 0;
+  while ((e = readdir(d))) {
+    if (!strstr(e->d_name, ".html"))
+      continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/legacy/%s", POETRY, e->d_name);
+    struct ts_buf b = load(path);
+    struct ts_index_project p;
+    struct ts_error err = {0};
+    cr_assert_eq(ts_index_parse_html(b.data, b.len, "https://example.org/simple/x/", "x", &p, &err),
+                 TS_OK, "%s: %s", e->d_name, err.detail);
+    cr_expect_eq(p.nfiles, count_anchors(b.data, b.len), "%s: %zu files", e->d_name, p.nfiles);
+    for (size_t i = 0; i < p.nfiles; i++) {
+      cr_expect(p.files[i].filename && p.files[i].filename[0]);
+      cr_expect(strncmp(p.files[i].url, "https://", 8) == 0, "%s", p.files[i].url);
+      cr_expect(!strchr(p.files[i].url, '#'), "fragment kept: %s", p.files[i].url);
+    }
+    ts_index_project_free(&p);
+    ts_buf_free(&b);
+    pages++;
+  }
+  closedir(d);
+  cr_expect_gt(pages, 10);
+}
+
+Test(index_parse, poetry_relative_links_and_escapes) {
+  if (!have_poetry())
+    cr_skip_test("shared conformance data absent");
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(parse_file(POETRY "/legacy/relative.html", "https://example.org/simple/poetry/",
+                          "Poetry", &p, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(p.nfiles, 3);
+  cr_expect_str_eq(p.name, "poetry");
+  cr_expect_str_eq(p.files[0].url, "https://example.org/simple/poetry/poetry-0.1.0-py3-none-any.whl");
+  cr_expect_str_eq(p.files[0].filename, "poetry-0.1.0-py3-none-any.whl");
+  cr_expect_str_eq(p.files[0].sha256, "1d85132efab8ead3c6f69202843da40a03823992091c29f8d65a31af68940163");
+  cr_expect_str_eq(p.files[0].requires_python, ">=3.6.0");
+  cr_expect_not(p.files[0].yanked);
+  cr_expect_not(p.files[0].has_metadata);
+  /* the file name comes from the URL, not the (wrong) anchor text */
+  cr_expect_str_eq(p.files[2].filename, "poetry-0.1.1.tar.bz2");
+  ts_index_project_free(&p);
+}
+
+Test(index_parse, poetry_yanked_and_metadata) {
+  if (!have_poetry())
+    cr_skip_test("shared conformance data absent");
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(parse_file(POETRY "/legacy/futures-partial-yank.html", "https://e.org/simple/futures/",
+                          "futures", &p, &err), TS_OK);
+  cr_assert_eq(p.nfiles, 2);
+  cr_expect(p.files[0].yanked);
+  cr_expect_null(p.files[0].yanked_reason);
+  cr_expect_str_eq(p.files[0].requires_python, ">=2.6, <3");
+  cr_expect_not(p.files[1].yanked);
+  ts_index_project_free(&p);
+  cr_assert_eq(parse_file(POETRY "/legacy/isort-metadata.html", "https://e.org/simple/isort/",
+                          "isort", &p, &err), TS_OK);
+  cr_assert_eq(p.nfiles, 1);
+  cr_expect(p.files[0].has_metadata);
+  cr_expect_str_eq(p.files[0].metadata_sha256,
+                   "e360bf0ed8a06390513d50dd5b7e9d635c789853a93b84163f9de4ae0647580c");
+  ts_index_project_free(&p);
+}
+
+/* Every JSON page poetry ships has an HTML twin: both must say the same. */
+Test(index_parse, poetry_json_matches_html) {
+  if (!have_poetry())
+    cr_skip_test("shared conformance data absent");
+  DIR *d = opendir(POETRY "/legacy/json");
+  struct dirent *e;
+  int pairs = 0;
+  while ((e = readdir(d))) {
+    size_t l = strlen(e->d_name);
+    if (l < 6 || strcmp(e->d_name + l - 5, ".json") != 0)
+      continue;
+    char jp[512], hp[512];
+    snprintf(jp, sizeof jp, "%s/legacy/json/%s", POETRY, e->d_name);
+    snprintf(hp, sizeof hp, "%s/legacy/%.*s.html", POETRY, (int)(l - 5), e->d_name);
+    struct ts_index_project j, h;
+    struct ts_error err = {0};
+    const char *url = "https://example.org/simple/p/";
+    cr_assert_eq(parse_file(jp, url, "p", &j, &err), TS_OK, "%s: %s", jp, err.detail);
+    cr_assert_eq(parse_file(hp, url, "p", &h, &err), TS_OK, "%s: %s", hp, err.detail);
+    cr_assert_eq(j.nfiles, h.nfiles, "%s", e->d_name);
+    for (size_t i = 0; i < j.nfiles; i++) {
+      cr_expect_str_eq(j.files[i].url, h.files[i].url, "%s", e->d_name);
+      if (j.files[i].sha256 && h.files[i].sha256)
+        cr_expect_str_eq(j.files[i].sha256, h.files[i].sha256);
+      cr_expect_eq(j.files[i].yanked, h.files[i].yanked, "%s %s", e->d_name, j.files[i].filename);
+      cr_expect_eq(!j.files[i].requires_python, !h.files[i].requires_python, "%s", e->d_name);
+      if (j.files[i].requires_python && h.files[i].requires_python)
+        cr_expect_str_eq(j.files[i].requires_python, h.files[i].requires_python);
+      cr_expect_eq(j.files[i].has_metadata, h.files[i].has_metadata, "%s %s", e->d_name,
+                   j.files[i].filename);
+    }
+    ts_index_project_free(&j);
+    ts_index_project_free(&h);
+    pairs++;
+  }
+  closedir(d);
+  cr_expect_gt(pairs, 5);
+}
+
+Test(index_parse, hostile_html) {
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(parse_file(FIX "/hostile.html", "https://h.example/simple/pkg/", "PKG", &p, &err),
+               TS_OK, "%s", err.detail);
+  cr_assert_eq(p.nfiles, 8, "got %zu", p.nfiles);
+  struct ts_index_file *f = p.files;
+  cr_expect_str_eq(f[0].url, "https://h.example/packages/ab/cd/pkg-1.0-py3-none-any.whl");
+  cr_expect_str_eq(f[0].sha256, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
+  cr_expect_str_eq(f[0].requires_python, ">=3.8,<4<");
+  cr_expect(f[1].yanked);
+  cr_expect_null(f[1].yanked_reason);
+  cr_expect_str_eq(f[1].url, "https://h.example/simple/pkg/pkg-1.1.tar.gz");
+  cr_expect_str_eq(f[2].url, "https://h.example/simple/pkg/pkg-1.2.tar.gz?x=1&y=2");
+  cr_expect_str_eq(f[2].filename, "pkg-1.2.tar.gz");
+  cr_expect_str_eq(f[2].yanked_reason, "bad \"release\" \xF0\x9F\x98\x80");
+  cr_expect_str_eq(f[3].filename, "pkg+-1.3.zip");
+  cr_expect(f[3].has_metadata);
+  cr_expect_null(f[3].metadata_sha256);
+  /* data-core-metadata wins over data-dist-info-metadata (PEP 714) */
+  cr_expect_str_eq(f[4].url, "https://h.example/abs/pkg-1.4-py3-none-any.whl");
+  cr_expect(f[4].has_metadata);
+  cr_expect_null(f[4].metadata_sha256);
+  cr_expect_null(f[5].sha256); /* md5 fragments are ignored */
+  cr_expect_str_eq(f[6].filename, "pkg-1.6.tar.gz");
+  cr_expect_str_eq(f[6].requires_python, "&unknown; &amp");
+  cr_expect_str_eq(f[7].filename, "pkg-1.7.tar.gz");
+  cr_expect(f[7].yanked);
+  ts_index_project_free(&p);
+}
+
+Test(index_parse, base_href) {
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(parse_file(FIX "/base.html", "https://h.example/simple/pkg/", "pkg", &p, &err), TS_OK);
+  cr_assert_eq(p.nfiles, 2);
+  cr_expect_str_eq(p.files[0].url, "https://mirror.example/files/pkg-2.0.tar.gz");
+  cr_expect_str_eq(p.files[1].url, "https://mirror.example/other/pkg-2.1.tar.gz");
+  ts_index_project_free(&p);
+}
+
+static void expect_fail(const char *file, enum ts_code want, const char *needle) {
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", FIX, file);
+  enum ts_code c = parse_file(path, "https://user:pw@h.example/simple/p/", "p", &p, &err);
+  cr_expect_eq(c, want, "%s: got %d (%s)", file, c, err.detail);
+  cr_expect(strstr(err.detail, needle) != NULL, "%s: '%s' lacks '%s'", file, err.detail, needle);
+  cr_expect(strstr(err.detail, "pw@") == NULL, "%s: credentials in '%s'", file, err.detail);
+  cr_expect_eq(p.nfiles, 0);
+  cr_expect_null(p.files);
+}
+
+Test(index_parse, hostile_pages_fail_cleanly) {
+  expect_fail("badhash.html", TS_E_PARSE, "invalid sha256");
+  expect_fail("badscheme.html", TS_E_PARSE, "unsupported scheme");
+  expect_fail("badurl.html", TS_E_PARSE, "invalid link");
+  expect_fail("space.html", TS_E_PARSE, "control character or space");
+  expect_fail("nul.html", TS_E_PARSE, "NUL byte in href");
+  expect_fail("v2.json", TS_E_UNSUPPORTED, "unsupported Simple API version '2.0'");
+  expect_fail("filesobj.json", TS_E_PARSE, "no files[] array");
+  expect_fail("evilname.json", TS_E_PARSE, "valid filename");
+  expect_fail("badsha.json", TS_E_PARSE, "invalid sha256");
+  expect_fail("truncated.json", TS_E_PARSE, "malformed JSON");
+  expect_fail("deep.json", TS_E_PARSE, "https://***@h.example");
+}
+
+Test(index_parse, json_fields) {
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(parse_file(FIX "/good.json", "https://h.example/simple/pkg/", "Pkg", &p, &err), TS_OK,
+               "%s", err.detail);
+  cr_assert_eq(p.nfiles, 3);
+  cr_expect_str_eq(p.name, "pkg");
+  cr_expect_str_eq(p.files[0].url, "https://h.example/files/pkg-1.0-py3-none-any.whl");
+  cr_expect_str_eq(p.files[0].sha256, "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc");
+  cr_expect_str_eq(p.files[0].metadata_sha256,
+                   "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd");
+  cr_expect_str_eq(p.files[0].yanked_reason, "reason <here>");
+  cr_expect_eq(p.files[0].size, 1234);
+  cr_expect_str_eq(p.files[0].upload_time, "2024-01-02T03:04:05.000000Z");
+  cr_expect_null(p.files[1].requires_python);
+  cr_expect(p.files[1].has_metadata);
+  cr_expect(p.files[1].yanked);
+  cr_expect_null(p.files[1].yanked_reason);
+  cr_expect_eq(p.files[1].size, -1);
+  cr_expect_str_eq(p.files[2].metadata_sha256,
+                   "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
+  cr_expect_not(p.files[2].yanked);
+  ts_index_project_free(&p);
+}
+
+Test(index_parse, flat_pages_keep_one_project) {
+  struct ts_buf b = load(FIX "/flat.html");
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_index_parse_flat(b.data, b.len, "https://d.example/whl/torch_stable.html", "torch",
+                                   &p, &err), TS_OK);
+  cr_assert_eq(p.nfiles, 2);
+  cr_expect_str_eq(p.files[0].url, "https://d.example/whl/torch-2.0.0-cp311-cp311-linux_x86_64.whl");
+  cr_expect_str_eq(p.files[1].filename, "Torch-1.0.0.tar.gz");
+  ts_index_project_free(&p);
+  ts_buf_free(&b);
+  if (!have_poetry())
+    return;
+  b = load(POETRY "/find_links/torch_stable.html");
+  cr_assert_eq(ts_index_parse_flat(b.data, b.len, "https://download.pytorch.org/whl/torch_stable.html",
+                                   "torch", &p, &err), TS_OK);
+  cr_expect_gt(p.nfiles, 100);
+  for (size_t i = 0; i < p.nfiles; i++)
+    cr_expect(ts_index_filename_matches(p.files[i].filename, "torch"), "%s", p.files[i].filename);
+  ts_index_project_free(&p);
+  ts_buf_free(&b);
+}
+
+Test(index_parse, garbage_never_crashes) {
+  /* Truncations of a hostile page at every length: parse or fail, never leak. */
+  struct ts_buf b = load(FIX "/hostile.html");
+  for (size_t n = 0; n <= b.len; n += 7) {
+    struct ts_index_project p;
+    struct ts_error err = {0};
+    if (ts_index_parse_html(b.data, n, "https://h.example/simple/pkg/", "pkg", &p, &err) == TS_OK)
+      ts_index_project_free(&p);
+  }
+  ts_buf_free(&b);
+}
+
+Test(index_url, redact) {
+  char out[128];
+  ts_url_redact_buf("https://user:secret@host.example:8443/simple/?q=1", out, sizeof out);
+  cr_expect_str_eq(out, "https://***@host.example:8443/simple/?q=1");
+  ts_url_redact_buf("https://__token__@h/x", out, sizeof out);
+  cr_expect_str_eq(out, "https://***@h/x");
+  ts_url_redact_buf("https://h/path@with-at", out, sizeof out);
+  cr_expect_str_eq(out, "https://h/path@with-at");
+  ts_url_redact_buf("not a url", out, sizeof out);
+  cr_expect_str_eq(out, "not a url");
+  ts_url_redact_buf("https://a:b@c/", out, 6);
+  cr_expect_str_eq(out, "https");
+  char *r = ts_url_redact("http://u:p@[::1]:80/");
+  cr_expect_str_eq(r, "http://***@[::1]:80/");
+  free(r);
+}
+
+Test(index_url, resolve) {
+  const char *base = "https://h.example/simple/torch/";
+  struct {
+    const char *ref, *want;
+  } cases[] = {
+      {"../../packages/a/b/x.whl#sha256=00", "https://h.example/packages/a/b/x.whl"},
+      {"x%2Bcu126.whl", "https://h.example/simple/torch/x%2Bcu126.whl"},
+      {"/abs.whl", "https://h.example/abs.whl"},
+      {"//cdn.example/y.whl", "https://cdn.example/y.whl"},
+      {"http://other/z.whl", "http://other/z.whl"},
+      {"?q=1", "https://h.example/simple/torch/?q=1"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *out = NULL;
+    struct ts_error err = {0};
+    cr_assert_eq(ts_url_resolve(base, cases[i].ref, strlen(cases[i].ref), &out, &err), TS_OK,
+                 "%s: %s", cases[i].ref, err.detail);
+    cr_expect_str_eq(out, cases[i].want);
+    free(out);
+  }
+  char *b = ts_url_basename("https://h/a/torch-2.5.1%2Bcu126-cp312.whl?x#y");
+  cr_expect_str_eq(b, "torch-2.5.1+cu126-cp312.whl");
+  free(b);
+  cr_expect_null(ts_url_basename("https://h/dir/"));
+  char *p = ts_url_file_path("file:///tmp/a%20b/simple/");
+  cr_expect_str_eq(p, "/tmp/a b/simple/");
+  free(p);
+  cr_expect_null(ts_url_file_path("file://remote/x"));
+  char *pp = ts_url_project_page("https://h/simple///", "torch");
+  cr_expect_str_eq(pp, "https://h/simple/torch/");
+  free(pp);
+}
+
+Test(index_url, normalize_and_match) {
+  char *n = ts_index_normalize_name("Foo__Bar.-baz", 13);
+  cr_expect_str_eq(n, "foo-bar-baz");
+  free(n);
+  cr_expect(ts_index_filename_matches("foo_bar-1.0-py3-none-any.whl", "Foo.Bar"));
+  cr_expect(ts_index_filename_matches("foo-bar-2.0.tar.gz", "foo-bar"));
+  cr_expect_not(ts_index_filename_matches("foo-bar-2.0.tar.gz", "foo"));
+  cr_expect_not(ts_index_filename_matches("foobar", "foobar"));
+}
+
+Test(index_url, unescape) {
+  char *s = ts_index_html_unescape("&lt;&#x3e;&#62;&amp;&quot;&apos;&#0;&#x110000;&bogus;&#;",
+                                   strlen("&lt;&#x3e;&#62;&amp;&quot;&apos;&#0;&#x110000;&bogus;&#;"));
+  cr_expect_str_eq(s, "<>>&\"'\xEF\xBF\xBD\xEF\xBF\xBD&bogus;&#;");
+  free(s);
+}
