@@ -106,6 +106,14 @@ enum ts_code ts_rules_host_facts(const struct ts_host *h,
   if (h->cuda_driver)
     add_fact(out, "__cuda_driver", h->cuda_driver,
              ts_host_source_of(h, "cuda.driver_version"));
+  else if (h->cuda_version && ts_host_cuda_min_driver(h->cuda_version)) {
+    /* "--cuda 12.4" alone says the driver runs CUDA 12.4: assume the
+     * oldest driver that does, as conda's CONDA_OVERRIDE_CUDA does. */
+    char src[160];
+    snprintf(src, sizeof src, "implied by CUDA %s (%s)", h->cuda_version,
+             ts_host_source_of(h, "cuda.cuda_version"));
+    add_fact(out, "__cuda_driver", ts_host_cuda_min_driver(h->cuda_version), src);
+  }
   if (h->cuda_version)
     add_fact(out, "__cuda", h->cuda_version,
              ts_host_source_of(h, "cuda.cuda_version"));

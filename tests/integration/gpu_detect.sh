@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# torchsolve detect --json --sysroot fixtures/sysroot/<machine>: every fact
+# and the backend list, for each replayed machine; overrides and their
+# refusals; HSA_OVERRIDE_GFX_VERSION.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || ts_skip "python3 missing"
+FIX=$TS_SOURCE_DIR/fixtures/sysroot
+export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
+unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
+      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
+      HSA_OVERRIDE_GFX_VERSION ROCM_PATH
+export XDG_CONFIG_HOME=$(ts_tmpdir)
+fails=0
+
+# check MACHINE PYTHON-ASSERTIONS [extra args...]: d is the parsed JSON.
+check() {
+  local machine=$1 asserts=$2
+  shift 2
+  local out
+  if ! out=$("$TORCHSOLVE" detect --json --sysroot "$FIX/$machine" "$@" 2>&1); then
+    echo "FAIL $machine: detect exited non-zero: $out"
+    fails=$((fails + 1))
+    return
+  fi
+  if ! python3 -c "
+import json, sys
+d = json.loads(sys.argv[1])
+$asserts
+" "$out"; then
+    echo "FAIL $machine $*: $out" | head -40
+    fails=$((fails + 1))
+  else
+    echo "ok   $machine $*"
+  fi
+}
+
+check h100-cu130 '
+assert d["machine"] == "x86_64"
+assert d["glibc"] == "2.39"
+assert d["os"]["id"] == "ubuntu" and d["os"]["version"] == "24.04"
+assert d["cuda"]["driver_version"] == "580.159.04"
+assert d["cuda"]["cuda_version"] == "13.0"
+assert d["cuda"]["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}]
+assert d["rocm"] is None and d["xpu"] is False and d["wsl"] is False
+assert d["torch_release"] == "2.13"
+assert d["backends"] == ["cu130", "cu126", "cu132", "cpu"], d["backends"]
+assert d["sources"]["cuda.driver_version"] == "/sys/module/nvidia/version"
+assert d["sources"]["glibc"] == "torchsolve-capture/ldd-version"
+assert [n["backend"] for n in d["notes"]] == ["cu132"]
+'
+check rtx4090-drv550 '
+assert d["cuda"]["driver_version"] == "550.144.03"
+assert d["cuda"]["cuda_version"] == "12.4"
+assert d["cuda"]["gpus"][0]["compute_capability"] == "8.9"
+assert d["sources"]["cuda.driver_version"] == "/proc/driver/nvidia/version"
+assert d["glibc"] == "2.35"
+assert d["backends"] == ["cu126", "cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["cu130"]["rule"] == "backend-cu130-driver" and "550.144.03" in ex["cu130"]["reason"]
+'
+check gtx1080-drv580 '
+assert d["cuda"]["cuda_version"] == "13.0"
+assert d["cuda"]["gpus"][0]["compute_capability"] == "6.1"
+assert d["backends"] == ["cu126", "cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["cu130"]["rule"] == "cuda-arch-2.13-cu130", ex["cu130"]
+assert "6.1" in ex["cu130"]["reason"]
+'
+check v100-drv580 '
+assert len(d["cuda"]["gpus"]) == 2
+assert d["cuda"]["gpus"][1]["name"] == "Tesla V100-SXM2-32GB"
+assert d["backends"] == ["cu126", "cpu"], d["backends"]
+'
+check rtx5090-drv570 '
+assert d["cuda"]["cuda_version"] == "12.8"
+assert d["cuda"]["gpus"][0]["compute_capability"] == "12.0"
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["cu126"]["rule"] == "cuda-arch-2.13-cu126"
+assert d["gpu_fallback"] == {"torch_release": "2.11", "backends": ["cu128", "cpu"]}, d["gpu_fallback"]
+'
+check rx7900xt-rocm62 '
+assert d["cuda"] is None
+assert d["rocm"]["version"] == "6.2.0"
+assert d["rocm"]["gpus"] == [{"gfx": "gfx1100"}]
+assert d["rocm"]["hsa_override_gfx_version"] is None
+assert d["sources"]["rocm.version"] == "/opt/rocm/.info/version"
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm7.2"]["rule"] == "backend-rocm7.2-rocm", ex["rocm7.2"]
+# 2.5/2.6/2.7 wheels below ROCm 6.3 hit hipBLASLt on gfx1100; 2.4.1+rocm6.1 is the fix
+assert d["gpu_fallback"] == {"torch_release": "2.4", "backends": ["rocm6.1", "rocm6.0", "cpu"]}, d["gpu_fallback"]
+'
+check rx7900xt-rocm62 '
+assert d["torch_release"] == "2.5"
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.2"]["rule"] == "hipblaslt-gfx1100", ex["rocm6.2"]
+' --release 2.5
+check rx7900xt-rocm62 '
+assert d["rocm"]["version"] == "6.4"
+assert d["sources"]["rocm.version"] == "--rocm"
+assert d["gpu_fallback"]["torch_release"] == "2.9", d["gpu_fallback"]
+assert d["gpu_fallback"]["backends"][:2] == ["rocm6.4", "rocm6.3"]
+' --rocm 6.4
+check mi300x-rocm64 '
+assert d["rocm"]["version"] == "6.4.0"
+assert d["rocm"]["gpus"] == [{"gfx": "gfx942"}, {"gfx": "gfx942"}]
+assert d["backends"] == ["cpu"]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.4", "rocm6.3", "cpu"]}, d["gpu_fallback"]
+'
+check mi25-rocm57 '
+assert d["rocm"]["version"] == "5.7.1"
+assert d["rocm"]["gpus"] == [{"gfx": "gfx900"}]
+assert d["gpu_fallback"] == {"torch_release": "2.3", "backends": ["rocm5.7", "cpu"]}, d["gpu_fallback"]
+'
+check cpu-only '
+assert d["cuda"] is None and d["rocm"] is None and d["xpu"] is False
+assert d["glibc"] == "2.36" and d["os"]["id"] == "debian"
+assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None
+'
+check wsl '
+assert d["wsl"] is True and d["sources"]["wsl"] == "/proc/version"
+assert d["cuda"]["driver_version"] == "566.36"
+assert d["sources"]["cuda.driver_version"] == "torchsolve-capture/nvidia-smi-query-gpu"
+assert d["backends"] == ["cu126", "cpu"], d["backends"]
+'
+check arc-xpu '
+assert d["xpu"] is True and "driver xe" in d["sources"]["xpu"]
+assert d["backends"] == ["xpu", "cpu"], d["backends"]
+'
+# Overrides replace facts and name their source.
+check cpu-only '
+assert d["cuda"]["cuda_version"] == "12.4" and d["sources"]["cuda.cuda_version"] == "--cuda"
+assert d["cuda"]["gpus"] == [{"name": None, "compute_capability": "8.6"}]
+assert d["backends"] == ["cu126", "cpu"], d["backends"]
+' --cuda 12.4 --compute-capability 8.6
+check h100-cu130 '
+assert d["cuda"] is None and d["backends"] == ["cpu"]
+' --cuda none
+check h100-cu130 '
+assert d["backends"] == ["cpu"]
+ex = {e["backend"]: e["reason"] for e in d["excluded"]}
+assert ex["cu130"] == "--cpu was given"
+' --cpu
+check cpu-only '
+assert d["rocm"] == {"version": "7.2", "gpus": [], "hsa_override_gfx_version": None}
+assert d["backends"] == ["cpu"]
+' --rocm 7.2
+TORCHSOLVE_GFX=gfx1100,gfx90a check cpu-only '
+assert d["rocm"]["gpus"] == [{"gfx": "gfx1100"}, {"gfx": "gfx90a"}], d["rocm"]
+assert d["sources"]["rocm.gpus"] == "TORCHSOLVE_GFX"
+assert d["backends"] == ["rocm7.2", "rocm7.1", "cpu"], d["backends"]
+' --rocm 7.2
+HSA_OVERRIDE_GFX_VERSION=10.3.0 check rx7900xt-rocm62 '
+assert d["rocm"]["gpus"] == [{"gfx": "gfx1030", "real_gfx": "gfx1100"}]
+assert d["rocm"]["hsa_override_gfx_version"] == "10.3.0"
+assert d["sources"]["rocm.gpus"] == "HSA_OVERRIDE_GFX_VERSION"
+'
+TORCHSOLVE_SYSROOT=$FIX/h100-cu130 check rtx4090-drv550 '
+assert d["cuda"]["driver_version"] == "550.144.03"
+'
+
+# Refusals: --cuda 13.0 on driver 550 (exit 5, a fix), unless --ignore-host.
+out=$("$TORCHSOLVE" detect --sysroot "$FIX/rtx4090-drv550" --cuda 13.0 2>&1) && rc=0 || rc=$?
+if [ "$rc" != 5 ] || ! grep -q "needs NVIDIA driver >= 580.65.06" <<<"$out" || ! grep -q "fix:" <<<"$out"; then
+  echo "FAIL --cuda 13.0 on driver 550 not refused (rc=$rc): $out"; fails=$((fails + 1))
+else echo "ok   --cuda 13.0 on driver 550 refused"; fi
+check rtx4090-drv550 '
+assert d["cuda"]["cuda_version"] == "13.0" and d["cuda"]["driver_version"] is None
+assert d["backends"] == ["cu132", "cu130", "cu126", "rocm7.2", "rocm7.1", "xpu", "cpu"], d["backends"]
+' --cuda 13.0 --ignore-host
+for bad in "--cuda banana" "--gfx sm_90" "--compute-capability nine" "--rocm 6.x"; do
+  # shellcheck disable=SC2086
+  if "$TORCHSOLVE" detect --sysroot "$FIX/cpu-only" $bad >/dev/null 2>&1; then
+    echo "FAIL '$bad' accepted"; fails=$((fails + 1))
+  else echo "ok   '$bad' refused"; fi
+done
+if "$TORCHSOLVE" detect --sysroot "$FIX/does-not-exist" >/dev/null 2>&1; then
+  echo "FAIL missing sysroot accepted"; fails=$((fails + 1))
+fi
+# The text form names sources too.
+"$TORCHSOLVE" detect --sysroot "$FIX/h100-cu130" | grep -q "driver 580.159.04 (/sys/module/nvidia/version)" \
+  || { echo "FAIL text output"; fails=$((fails + 1)); }
+
+[ "$fails" = 0 ] || ts_fail "$fails check(s) failed"
+echo "all detect checks passed"
