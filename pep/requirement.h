@@ -38,7 +38,8 @@ struct ts_marker *ts_marker_dup(const struct ts_marker *m);
 /* Canonical text as packaging's str(Marker) ('python_version >= "3.8"'). */
 const char *ts_marker_str(const struct ts_marker *m);
 
-/* Evaluates with `extra` bound to the given name (NULL or "" = no extra).
+/* Evaluates with `extra` bound to the given name (NULL or "" = no extra);
+ * an undefined comparison (see ts_marker_evaluate) counts as false.
  * Version operators compare as PEP 440 when both sides parse as versions,
  * else as strings (== / != only; other operators on strings are false),
  * exactly as packaging 26. `extra` comparisons normalise names. */
@@ -55,6 +56,10 @@ struct ts_requirement {
   struct ts_specset *specifier; /* never NULL; empty set when none */
   char *url;                  /* "name @ url" form, else NULL */
   struct ts_marker *marker;   /* NULL when none */
+  /* Added: the extras as written (sorted, unique), which packaging's
+   * str(Requirement) prints; nextras_written long. */
+  char **extras_written;
+  size_t nextras_written;
 };
 
 /* Parses one PEP 508 string (also the legacy "name (>=1.0)" form found in
@@ -66,3 +71,47 @@ void ts_requirement_free(struct ts_requirement *r);
 struct ts_requirement *ts_requirement_dup(const struct ts_requirement *r);
 /* Canonical text as packaging's str(Requirement).  malloc'd. */
 char *ts_requirement_str(const struct ts_requirement *r);
+
+/* --- additions beyond the first contract ------------------------------ */
+
+/* Caps on hostile input: longer text fails with TS_E_TOO_BIG, and so do
+ * parentheses nested deeper than TS_MARKER_MAX_DEPTH (the parser is
+ * recursive; packaging itself fails with RecursionError near 330). */
+#define TS_REQUIREMENT_MAX_LEN 65536
+#define TS_MARKER_MAX_DEPTH 100
+
+/* packaging's Requirement equality: normalised names and extras, equal
+ * specifier sets, same URL, same marker text. */
+bool ts_requirement_equal(const struct ts_requirement *a,
+                          const struct ts_requirement *b);
+
+/* Where a marker is evaluated, as packaging's `context` argument. */
+enum ts_marker_context {
+  TS_MARKER_METADATA,    /* core metadata: `extra` defaults to "" */
+  TS_MARKER_REQUIREMENT, /* elsewhere: `extra` is undefined unless given */
+  TS_MARKER_LOCK_FILE,   /* pylock.toml: `extras`, `dependency_groups`
+                            default to empty sets */
+};
+
+struct ts_marker_eval_opts {
+  enum ts_marker_context context;
+  const char *extra; /* NULL: "" (metadata) or undefined (other contexts) */
+  /* Set-valued names (PEP 751).  NULL = undefined, except in the lock-file
+   * context where it means the empty set. */
+  const char *const *extras;
+  size_t nextras;
+  const char *const *dependency_groups;
+  size_t ngroups;
+};
+
+/* Evaluates m.  On success stores the answer in *result and returns TS_OK;
+ * comparisons packaging rejects (`~=`/`===` on non-version values, a set on
+ * the left, ...) return TS_E_INVALID with "undefined comparison ..." and a
+ * name with no value returns TS_E_INVALID with "undefined environment name
+ * ...".  Like packaging, every comparison is evaluated (no short-circuit),
+ * so errors do not depend on the other operands. opts may be NULL
+ * (metadata context, no extra). */
+enum ts_code ts_marker_evaluate(const struct ts_marker *m,
+                                const struct ts_marker_env *env,
+                                const struct ts_marker_eval_opts *opts,
+                                bool *result, struct ts_error *err);

@@ -153,6 +153,7 @@ struct parts {
   bool has_local;
   struct span local;
   size_t nlocal;
+  bool wildcard;
 };
 
 /* Case-insensitive match of word at s[p..e); returns its length or 0. */
@@ -174,13 +175,13 @@ static size_t digits(const char *s, size_t p, size_t e) {
 }
 
 /* Mirrors packaging's VERSION_PATTERN (possessive quantifiers, alternatives
- * tried in order).  Returns NULL on success, else a reason; *at is the
- * position where matching stopped. */
-static const char *parse_parts(const char *s, size_t b, size_t e,
-                               struct parts *pt, size_t *at) {
+ * tried in order) as a prefix match from b: returns the end of the match,
+ * or SIZE_MAX when there is no release number.  A '+' not followed by a
+ * valid local label ends the match before the '+'. */
+static size_t scan_parts(const char *s, size_t b, size_t e, struct parts *pt,
+                         bool allow_local, bool allow_wildcard) {
   memset(pt, 0, sizeof *pt);
   size_t p = b;
-  *at = p;
   if (p < e && lower(s[p]) == 'v')
     p++;
   size_t n = digits(s, p, e);
@@ -191,10 +192,8 @@ static const char *parse_parts(const char *s, size_t b, size_t e,
   }
   /* release */
   n = digits(s, p, e);
-  if (n == 0) {
-    *at = p;
-    return "expected a release number";
-  }
+  if (n == 0)
+    return SIZE_MAX;
   pt->release.b = p;
   pt->nrel = 1;
   p += n;
@@ -203,6 +202,10 @@ static const char *parse_parts(const char *s, size_t b, size_t e,
     pt->nrel++;
   }
   pt->release.e = p;
+  if (allow_wildcard && p + 1 < e && s[p] == '.' && s[p + 1] == '*') {
+    pt->wildcard = true;
+    return p + 2;
+  }
 
   /* pre-release */
   {
@@ -270,33 +273,59 @@ static const char *parse_parts(const char *s, size_t b, size_t e,
       p = q + n;
     }
   }
-  /* local label */
-  if (p < e && s[p] == '+') {
-    p++;
+  /* local label: [a-z0-9]+ ([-_.][a-z0-9]+)* */
+  if (allow_local && p + 1 < e && s[p] == '+' && is_alnum_ascii(s[p + 1])) {
+    size_t q = p + 1;
     pt->has_local = true;
-    pt->local.b = p;
+    pt->local.b = q;
     for (;;) {
-      size_t q = p;
       while (q < e && is_alnum_ascii(s[q]))
         q++;
-      if (q == p) {
-        *at = p;
-        return pt->nlocal ? "empty local label segment" : "empty local label";
-      }
       pt->nlocal++;
-      p = q;
-      if (p + 1 < e && is_sep(s[p]) && is_alnum_ascii(s[p + 1])) {
-        p++;
+      if (q + 1 < e && is_sep(s[q]) && is_alnum_ascii(s[q + 1])) {
+        q++;
         continue;
       }
       break;
     }
-    pt->local.e = p;
+    pt->local.e = q;
+    p = q;
+  }
+  return p;
+}
+
+/* Full match of [b, e): NULL on success, else the reason; *at is where
+ * matching stopped. */
+static const char *parse_parts(const char *s, size_t b, size_t e,
+                               struct parts *pt, size_t *at) {
+  size_t p = scan_parts(s, b, e, pt, true, false);
+  if (p == SIZE_MAX) {
+    p = b;
+    if (p < e && lower(s[p]) == 'v')
+      p++;
+    size_t n = digits(s, p, e);
+    if (n > 0 && p + n < e && s[p + n] == '!')
+      p += n + 1;
+    *at = p;
+    return "expected a release number";
   }
   *at = p;
-  if (p != e)
-    return "unexpected text";
-  return NULL;
+  if (p == e)
+    return NULL;
+  if (s[p] == '+')
+    return "invalid local version label";
+  return "unexpected text";
+}
+
+size_t ts_version_scan(const char *s, size_t len, size_t p, bool allow_local,
+                       bool allow_wildcard, size_t *nrel) {
+  struct parts pt;
+  size_t end = scan_parts(s, p, len, &pt, allow_local, allow_wildcard);
+  if (end == SIZE_MAX)
+    return p;
+  if (nrel)
+    *nrel = pt.nrel;
+  return end;
 }
 
 /* Builds the canonical string into out (NULL = only measure).  When v is

@@ -65,3 +65,10 @@ bool ts_version_same_release(const struct ts_version *a,
 /* Same pre-release segment (both none, or same letter and number). */
 bool ts_version_same_pre(const struct ts_version *a,
                          const struct ts_version *b);
+
+/* Longest prefix of s[p, len) that packaging's version grammar matches
+ * (as its specifier regex does inside requirements): returns its end, or p
+ * when there is no release number.  With allow_wildcard, a release followed
+ * by ".*" ends there.  *nrel (if non-NULL) gets the release count. */
+size_t ts_version_scan(const char *s, size_t len, size_t p, bool allow_local,
+                       bool allow_wildcard, size_t *nrel);
