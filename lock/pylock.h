@@ -1,0 +1,180 @@
+/*
+ * lock/pylock.h — PEP 751 lock files (pylock.toml): data model, validating
+ * reader, deterministic writer.
+ *
+ * The reader accepts what the specification allows and what `pip lock` and
+ * `uv export --format pylock.toml` write, and checks it as packaging's
+ * pylock module does (required keys, types, normalised names, PEP 440
+ * versions, PEP 508 markers, specifier sets, wheel and sdist file names,
+ * "exactly one source" per package, lock-version 1.x), plus two checks an
+ * installer needs: every hash value is hex of the right length for its
+ * algorithm, and a wheel's file name names the package (and its version,
+ * when the package has one).  Errors read
+ * "LINE:COL: packages[2].wheels[0].hashes: at least one hash is required".
+ *
+ * The writer gives identical bytes for identical content: packages sorted
+ * by name then PEP 440 version, wheels by file name, hashes by algorithm,
+ * keys in the specification's order, torchsolve's own facts under
+ * [tool.torchsolve] (host facts sorted by key, rule ids sorted, unique).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+#include "lock/toml.h"
+
+/* Lock files this module reads and writes: 1.x (1.0 written). */
+#define TS_PYLOCK_VERSION "1.0"
+/* Hostile-input bound on [[packages]] entries and wheels per package. */
+#define TS_PYLOCK_MAX_PACKAGES 100000
+#define TS_PYLOCK_MAX_WHEELS 10000
+
+struct ts_pylock_hash {
+  char *algo;  /* "sha256" */
+  char *value; /* lower-case hex as written */
+};
+
+/* A wheel, an sdist or an archive: the file-like sources. */
+struct ts_pylock_file {
+  char *name;        /* file name; may be NULL for an archive */
+  char *url;         /* at least one of url/path */
+  char *path;
+  long long size;    /* -1: unknown */
+  char *upload_time; /* TOML date-time text, or NULL */
+  char *subdirectory;/* archives only */
+  struct ts_pylock_hash *hashes; /* at least one */
+  size_t nhashes;
+};
+
+struct ts_pylock_vcs {
+  char *type;               /* "git" */
+  char *url;                /* at least one of url/path */
+  char *path;
+  char *requested_revision;
+  char *commit_id;          /* required */
+  char *subdirectory;
+};
+
+struct ts_pylock_directory {
+  char *path;       /* required */
+  int editable;     /* -1 unset, 0, 1 */
+  char *subdirectory;
+};
+
+struct ts_pylock_package {
+  char *name;            /* normalised (PEP 503) */
+  char *version;         /* as written; NULL when absent */
+  char *marker;          /* as written; NULL when absent */
+  char *requires_python;
+  char *index;
+  /* Sources: wheels and/or sdist, or exactly one of vcs/directory/archive. */
+  struct ts_pylock_file *wheels;
+  size_t nwheels;
+  struct ts_pylock_file *sdist;
+  struct ts_pylock_file *archive;
+  struct ts_pylock_vcs *vcs;
+  struct ts_pylock_directory *directory;
+  /* Kept as TOML: arrays of tables, and the package's [tool] table. */
+  struct ts_toml_value *dependencies;          /* array or NULL */
+  struct ts_toml_value *attestation_identities;/* array or NULL */
+  struct ts_toml_value *tool;                  /* table or NULL */
+};
+
+struct ts_pylock_kv {
+  char *key;
+  char *value;
+};
+
+struct ts_pylock {
+  char *lock_version;     /* "1.0" */
+  bool newer_minor;       /* read a 1.x newer than 1.0: warn the user */
+  char **environments;    /* marker strings */
+  size_t nenvironments;
+  char *requires_python;
+  char **extras;
+  size_t nextras;
+  char **dependency_groups;
+  size_t ndependency_groups;
+  char **default_groups;
+  size_t ndefault_groups;
+  char *created_by;       /* required */
+  struct ts_pylock_package *packages;
+  size_t npackages;
+  /* [tool.torchsolve]: host facts (key -> value) and rule ids used. */
+  struct ts_pylock_kv *host_facts;
+  size_t nhost_facts;
+  char **rule_ids;
+  size_t nrule_ids;
+  /* Other tools' tables, without "torchsolve" (table or NULL). */
+  struct ts_toml_value *tool;
+};
+
+/* Reads and validates a lock file held in memory.  `source` names it in
+ * errors (a file name, or NULL).  Caller frees *out with ts_pylock_free.
+ * TS_E_PARSE for TOML errors and spec violations, TS_E_UNSUPPORTED for a
+ * lock-version other than 1.x, TS_E_TOO_BIG above the caps. */
+enum ts_code ts_pylock_parse(const char *data, size_t len, const char *source,
+                             struct ts_pylock **out, struct ts_error *err);
+/* Reads a file (capped at TS_CAP_LOCKFILE) and parses it. */
+enum ts_code ts_pylock_read_file(const char *path, struct ts_pylock **out,
+                                 struct ts_error *err);
+/* Validates and converts an already parsed TOML tree (root table). */
+enum ts_code ts_pylock_from_toml(const struct ts_toml_value *root,
+                                 struct ts_pylock **out, struct ts_error *err);
+
+/* An empty lock: lock-version 1.0, created-by "torchsolve" (no version, so
+ * that upgrading torchsolve does not change the bytes of a lock).
+ * NULL on OOM.  Fill it with the setters below or directly (every string
+ * is owned by the lock and freed with it). */
+struct ts_pylock *ts_pylock_new(void);
+void ts_pylock_free(struct ts_pylock *lock);
+
+/* Appends a zeroed package (size fields -1) and returns it, or NULL. */
+struct ts_pylock_package *ts_pylock_add_package(struct ts_pylock *lock,
+                                                const char *name,
+                                                const char *version);
+/* Appends a wheel with one sha256 hash; url or path may be NULL (not
+ * both); upload_time may be NULL; size -1 when unknown.  Returns the wheel
+ * or NULL (OOM or invalid argument). */
+struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
+                                           const char *filename,
+                                           const char *url, const char *path,
+                                           long long size,
+                                           const char *upload_time,
+                                           const char *sha256_hex);
+/* Sets (replaces) a host fact / adds a rule id (duplicates dropped when
+ * written). */
+enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
+                                     const char *value);
+enum ts_code ts_pylock_add_rule_id(struct ts_pylock *lock, const char *id);
+/* Adds a `{name = dep}` entry to a package's dependencies. */
+enum ts_code ts_pylock_add_dependency(struct ts_pylock_package *pkg,
+                                      const char *name);
+
+/* Validates the model as the reader would (writing it, then reading it). */
+enum ts_code ts_pylock_validate(const struct ts_pylock *lock,
+                                struct ts_error *err);
+
+/* Sorts packages, wheels, hashes, host facts and rule ids in place into
+ * the writer's order (the writer sorts a copy; this is for callers that
+ * want to walk the lock in that order). */
+void ts_pylock_sort(struct ts_pylock *lock);
+
+/* Appends the TOML text to out.  Deterministic: identical content gives
+ * identical bytes whatever the order it was added in. */
+enum ts_code ts_pylock_write(const struct ts_pylock *lock, struct ts_buf *out,
+                             struct ts_error *err);
+/* Writes atomically (temporary file + rename). */
+enum ts_code ts_pylock_write_file(const struct ts_pylock *lock,
+                                  const char *path, struct ts_error *err);
+
+/* Looks up a host fact; NULL when absent. */
+const char *ts_pylock_host_fact(const struct ts_pylock *lock, const char *key);
+/* The sha256 of a file entry, or NULL. */
+const char *ts_pylock_file_sha256(const struct ts_pylock_file *f);
+/* The file name of a wheel/sdist entry: name, else the last path or URL
+ * component.  Owned by f or pointing into its strings; NULL if none. */
+const char *ts_pylock_file_name(const struct ts_pylock_file *f, size_t *len);
