@@ -467,6 +467,7 @@ static char *trim(char *s) {
   return s;
 }
 
+/* With in == NULL only validates (before the environment is touched). */
 static enum ts_code launcher(struct installer *in, size_t dist,
                              const char *name, const char *value,
                              struct ts_error *err) {
@@ -499,6 +500,10 @@ static enum ts_code launcher(struct installer *in, size_t dist,
                       value);
     free(v);
     return rc;
+  }
+  if (!in) {
+    free(v);
+    return TS_OK;
   }
   size_t head = strcspn(attr, ".");
   const char *py = in->p.python;
@@ -568,6 +573,11 @@ static enum ts_code entry_points(struct installer *in, size_t dist,
   }
   free(buf);
   return rc;
+}
+
+enum ts_code ts_wheel_check_entry_points(const char *text, size_t len,
+                                         struct ts_error *err) {
+  return entry_points(NULL, 0, text, len, err);
 }
 
 /* ---- installed distributions ------------------------------------- */
@@ -1138,6 +1148,11 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
     dists[k].req = &wheels[k];
     rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
+    if (rc == TS_OK && dists[k].u.entry_points)
+      rc = entry_points(NULL, k, dists[k].u.entry_points,
+                        dists[k].u.entry_points_len, err);
+    if (rc != TS_OK)
+      ts_error_wrap(err, "%s", wheels[k].path);
     if (rc == TS_OK)
       dists[k].libroot = xstrdup(dists[k].u.root_is_purelib ? in.p.purelib
                                                             : in.p.platlib);

@@ -440,6 +440,18 @@ static enum ts_code validate(const struct ts_zip_archive *a,
     rc = ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
     goto out;
   }
+  snprintf(rel, sizeof rel, "%s/entry_points.txt", di);
+  const struct ts_zip_entry *ep = ts_zip_find(a, rel, strlen(rel));
+  if (ep) {
+    struct ts_buf t;
+    ts_buf_init(&t, TS_CAP_SMALL_FILE);
+    rc = ts_zip_read_member(a, ep, &t, err);
+    if (rc == TS_OK)
+      rc = ts_wheel_check_entry_points(t.data, t.len, err);
+    ts_buf_free(&t);
+    if (rc != TS_OK)
+      goto out;
+  }
 
   /* Members: every file but RECORD and its signatures must be in RECORD,
    * with a sha256 and the right size; every RECORD row must name a member. */
@@ -872,7 +884,6 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   }
   rc = extract_all(a, &plan, tmp, o, err);
   if (rc != TS_OK) {
-    ts_error_wrap(err, "%s", w->path);
     ts_fs_remove_tree(tmp, NULL);
     free(final);
     goto out;

@@ -48,6 +48,12 @@ void ts_unpacked_free(struct ts_unpacked *u);
 enum ts_code ts_wheel_check_path(const char *name, size_t len,
                                  struct ts_error *err);
 
+/* Checks console_scripts/gui_scripts entries of an entry_points.txt: safe
+ * launcher names, module:attribute values (implemented in install.c, which
+ * writes the launchers). */
+enum ts_code ts_wheel_check_entry_points(const char *text, size_t len,
+                                         struct ts_error *err);
+
 /* Splits a wheel file name (basename) into name and version (malloc'd). */
 enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
                                      char **version, struct ts_error *err);

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SIGKILL at random moments of an upgrade (big-1.0 -> big-2.0, thousands of
+# files), cold and warm cache: after the next run's repair the venv must be
+# exactly the old or exactly the new state (file lists compared), pip must
+# agree, and a rerun must complete the upgrade.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || ts_skip "no python3"
+for v in $(env | grep -o '^PIP_[A-Za-z_]*' || true); do unset "$v"; done
+export PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1
+tmp=$(ts_tmpdir)
+export TORCHSOLVE_CACHE_DIR=$tmp/cache
+python3 "$TS_SOURCE_DIR/tests/support/make_wheels.py" "$tmp/fx" --big 3000
+W1=$tmp/fx/big-1.0-py3-none-any.whl W2=$tmp/fx/big-2.0-py3-none-any.whl
+V=$tmp/venv
+"$TORCHSOLVE" venv "$V" -q
+SITE=$(echo "$V"/lib/python3*/site-packages)
+state() { (cd "$V" && find . ! -name .torchsolve.lock -printf '%p %y\n' | grep -v '__pycache__' | sort | md5sum); }
+"$TORCHSOLVE" wheel install -q --python "$V" "$W2"; new=$(state)
+"$TORCHSOLVE" wheel uninstall -q --python "$V" big
+"$TORCHSOLVE" wheel install -q --python "$V" "$W1"; old=$(state)
+[ "$old" != "$new" ] || ts_fail "states must differ"
+kills=0 olds=0 news=0
+for i in $(seq 1 24); do
+  # every third round starts with a cold cache, so extraction is killed too
+  if [ $((i % 3)) = 0 ]; then rm -rf "$TORCHSOLVE_CACHE_DIR"; fi
+  "$TORCHSOLVE" wheel install -q --python "$V" "$W2" &
+  pid=$!
+  sleep "0.$(printf '%03d' $((RANDOM % 250)))"
+  kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+  wait $pid 2>/dev/null || true
+  "$TORCHSOLVE" wheel repair -q --python "$V" || ts_fail "repair failed (round $i)"
+  [ ! -e "$SITE/.torchsolve-txn" ] || ts_fail "transaction left after repair"
+  s=$(state)
+  if [ "$s" = "$old" ]; then
+    olds=$((olds + 1))
+    "$V/bin/python" -c 'import big; assert big.__version__ == "1.0"' || ts_fail "old state broken"
+  elif [ "$s" = "$new" ]; then
+    news=$((news + 1))
+    "$V/bin/python" -c 'import big; assert big.__version__ == "2.0"' || ts_fail "new state broken"
+    "$TORCHSOLVE" wheel install -q --python "$V" "$W1"   # back to old for the next round
+  else
+    ts_fail "round $i: venv is neither the old nor the new state"
+  fi
+  "$V/bin/python" -m pip --version >/dev/null 2>&1 || true
+done
+# pip (when available) agrees on the final state
+"$TORCHSOLVE" wheel install -q --python "$V" "$W2"
+[ "$(state)" = "$new" ] || ts_fail "final install did not reach the new state"
+if ls /usr/share/python-wheels/pip-*.whl >/dev/null 2>&1; then
+  "$TORCHSOLVE" wheel install -q --python "$V" /usr/share/python-wheels/pip-*.whl
+  "$V/bin/python" -m pip check || ts_fail "pip check"
+  list=$("$V/bin/python" -m pip list --format=freeze); grep -qx "big==2.0" <<<"$list" || ts_fail "pip list: $list"
+fi
+echo "ok: $kills kills, $olds rolled back/old, $news completed/new"
