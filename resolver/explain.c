@@ -65,7 +65,7 @@ static char *solvable_text(struct rs *rs, Id p) {
 }
 
 static const struct rs_dep *find_dep(struct rs *rs, Id p, Id dep) {
-  if (p <= 0 || (size_t)p >= rs->si_cap)
+  if (p <= 0 || (size_t)p >= rs->si_cap || rs->si[p].kind == RS_NONE)
     return NULL;
   for (int d = rs->si[p].first_dep; d >= 0; d = rs->deps[d].next)
     if (rs->deps[d].dep == dep)
@@ -248,9 +248,12 @@ static char *providers_text(struct rs *rs, Id dep) {
 
 static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
                           Id from, Id to, Id dep, struct lines *ls) {
-  char *f = from ? solvable_text(rs, from) : NULL;
-  char *t = to ? solvable_text(rs, to) : NULL;
-  const struct rs_dep *rec = from ? find_dep(rs, from, dep) : NULL;
+  bool pkg = (type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_PKG ||
+             (type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_UPDATE ||
+             (type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_FEATURE;
+  char *f = pkg && from ? solvable_text(rs, from) : NULL;
+  char *t = pkg && to ? solvable_text(rs, to) : NULL;
+  const struct rs_dep *rec = pkg && from ? find_dep(rs, from, dep) : NULL;
   switch (type) {
   case SOLVER_RULE_JOB: {
     int j = solver_rule2jobidx(solv, rid);
@@ -329,6 +332,11 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
   }
   case SOLVER_RULE_UPDATE:
   case SOLVER_RULE_FEATURE:
+    /* host facts and the constraints holder are locked on purpose */
+    if (from > 0 && (size_t)from < rs->si_cap &&
+        (rs->si[from].kind == RS_FACT ||
+         rs->si[from].kind == RS_CONSTRAINTS))
+      break;
     add_line(ls, 5, ts_rs_printf("%s stays as it is; pass --upgrade or "
                                  "--upgrade-package to let it change",
                                  f ? f : "an installed distribution"));

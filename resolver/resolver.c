@@ -144,6 +144,7 @@ int ts_rs_add_dep(struct rs *rs, Id p, Id dep, bool conflict, char *text,
   d->spec = spec ? ts_specset_dup(spec) : NULL;
   d->constraint = constraint;
   d->rich = rich;
+  d->extra = -1;
   struct rs_sinfo *si = sinfo(rs, p);
   d->next = si->first_dep;
   si->first_dep = (int)rs->ndeps;
@@ -201,14 +202,15 @@ Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
     result = result ? pool_rel2id(pool, result, d, REL_OR, 1) : d;
     i = hi + 1;
   }
-  return result;
+  return result ? result : pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
 }
 
 /* PEP 440 / pip: a pre-release fits a requirement when --pre is given, when
  * the specifier names a pre-release, or when no final release fits. */
 static bool pre_allowed(struct rs *rs, const struct rs_proj *pj,
                         const struct ts_specset *spec) {
-  if (rs->req->pre || (spec && ts_specset_names_prerelease(spec)))
+  if (rs->req->pre || pj->pre_named ||
+      (spec && ts_specset_names_prerelease(spec)))
     return true;
   for (size_t i = 0; i < pj->nvers; i++) {
     const struct rs_ver *v = &pj->vers[i];
@@ -255,6 +257,39 @@ static Id spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
   return d;
 }
 
+/* pip decides pre-releases per project, on the combined specifier: once
+ * any requirement on a project names a pre-release, every requirement on
+ * it admits the pre-releases in its range.  Edges encoded before the flip
+ * are re-encoded in place (requires arrays and jobs). */
+static void note_prerelease(struct rs *rs, struct rs_proj *pj,
+                            const struct ts_specset *spec) {
+  if (pj->pre_named || !spec || !ts_specset_names_prerelease(spec))
+    return;
+  pj->pre_named = true;
+  int pidx = (int)(pj - rs->projs);
+  for (size_t i = 0; i < rs->ndeps; i++) {
+    struct rs_dep *d = &rs->deps[i];
+    if (d->proj != pidx || !d->spec || d->conflict || d->constraint >= 0 || d->rich ||
+        d->solv == rs->constraints_solv)
+      continue;
+    Id nd = spec_dep(rs, pj, d->extra, d->spec);
+    if (nd == d->dep)
+      continue;
+    Solvable *s = pool_id2solvable(rs->pool, d->solv);
+    for (Id *ids = s->repo->idarraydata + s->requires; *ids; ids++)
+      if (*ids == d->dep)
+        *ids = nd;
+    d->dep = nd;
+  }
+  for (int j = 0; j + 1 < rs->jobs.count; j += 2) {
+    struct rs_job *ji = &rs->job_info[j / 2];
+    if (ji->proj != pidx || !ji->spec ||
+        (rs->jobs.elements[j] & SOLVER_JOBMASK) != SOLVER_INSTALL)
+      continue;
+    rs->jobs.elements[j + 1] = spec_dep(rs, pj, ji->extra, ji->spec);
+  }
+}
+
 /* ---- extras ---------------------------------------------------------------- */
 
 static int get_extra(struct rs *rs, int pidx, const char *extra) {
@@ -295,7 +330,8 @@ static int get_extra(struct rs *rs, int pidx, const char *extra) {
 
 struct sort_ctx {
   const struct ts_resolver_variant_pref *pref;
-  int dir; /* +1 highest preferred, -1 lowest preferred */
+  int dir;          /* +1 highest preferred, -1 lowest preferred */
+  bool demote_pre;  /* finals before pre-releases (no --pre) */
 };
 
 static int variant_score(const struct ts_resolver_variant_pref *pref,
@@ -316,6 +352,11 @@ static int variant_score(const struct ts_resolver_variant_pref *pref,
 static int pref_cmp(const void *a, const void *b, void *vctx) {
   const struct sort_ctx *ctx = vctx;
   const struct rs_ver *x = a, *y = b;
+  /* a pre-release is a fallback: any admissible final release is preferred
+   * to it, even when a specifier names a pre-release (uv does the same;
+   * pip would take the highest) */
+  if (ctx->demote_pre && x->pre != y->pre)
+    return x->pre ? -1 : 1;
   int c = ts_version_cmp(x->pub, y->pub) * ctx->dir;
   if (c)
     return c;
@@ -487,7 +528,7 @@ static void add_project(struct rs *rs, const char *name,
   }
 
   qsort(pj->vers, pj->nvers, sizeof *pj->vers, pep_cmp);
-  struct sort_ctx ctx = {NULL, 1};
+  struct sort_ctx ctx = {NULL, 1, !rs->req->pre};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)
       ctx.pref = &rs->req->variants[i];
@@ -831,6 +872,7 @@ static void want_meta_names(struct rs *rs, const struct ts_rs_meta *m,
 static void encode_req(struct rs *rs, Id p, const struct ts_requirement *r) {
   struct rs_proj *dpj = ts_rs_proj_by_name(rs, r->normalized_name);
   int didx = (int)(dpj - rs->projs);
+  note_prerelease(rs, dpj, r->specifier);
   if (r->nextras == 0) {
     Id dep = spec_dep(rs, dpj, -1, r->specifier);
     ts_rs_add_dep(rs, p, dep, false,
@@ -842,10 +884,11 @@ static void encode_req(struct rs *rs, Id p, const struct ts_requirement *r) {
     int x = get_extra(rs, didx, r->extras[e]);
     dpj = &rs->projs[didx];
     Id dep = spec_dep(rs, dpj, x, r->specifier);
-    ts_rs_add_dep(rs, p, dep, false,
-                  ts_rs_req_text(r->normalized_name, &r->extras[e], 1,
-                                 r->specifier),
-                  didx, r->specifier, -1, false);
+    int rec = ts_rs_add_dep(rs, p, dep, false,
+                            ts_rs_req_text(r->normalized_name, &r->extras[e],
+                                           1, r->specifier),
+                            didx, r->specifier, -1, false);
+    rs->deps[rec].extra = x;
   }
 }
 
@@ -1104,6 +1147,7 @@ static void add_root_jobs(struct rs *rs) {
       continue;
     struct rs_proj *pj = ts_rs_proj_by_name(rs, r->normalized_name);
     int pidx = (int)(pj - rs->projs);
+    note_prerelease(rs, pj, r->specifier);
     size_t n = r->nextras ? r->nextras : 1;
     for (size_t e = 0; e < n; e++) {
       int x = r->nextras ? get_extra(rs, pidx, r->extras[e]) : -1;
@@ -1117,6 +1161,7 @@ static void add_root_jobs(struct rs *rs) {
       ji->fact = -1;
       ji->proj = pidx;
       ji->spec = r->specifier;
+      ji->extra = x;
       ji->text = ts_rs_req_text(r->normalized_name,
                                 r->nextras ? &r->extras[e] : NULL,
                                 r->nextras ? 1 : 0, r->specifier);

@@ -42,6 +42,7 @@ struct rs_dep {
   int proj;                  /* project the dep is on, -1 when none */
   struct ts_specset *spec;   /* owned copy, or NULL */
   int constraint;            /* index in rules->constraints, or -1 */
+  int extra;                 /* extra index on proj, -1 for the base */
   int next;
 };
 
@@ -74,6 +75,7 @@ struct rs_proj {
   Id nameid;
   bool found;                /* some index has a page for it */
   bool direct;               /* named by a root requirement */
+  bool pre_named;            /* some requirement on it names a pre-release */
   struct rs_ver *vers;       /* index == rank, least preferred first */
   size_t nvers;
   Id *evrs;                  /* rank → EVR id */
@@ -97,6 +99,7 @@ struct rs_job {
   char *text;                       /* root requirement as written */
   int proj;
   const struct ts_specset *spec;    /* borrowed from the request */
+  int extra;                        /* extra index on proj, -1 for base */
   int fact;                         /* lock of a host fact, or -1 */
 };
 
