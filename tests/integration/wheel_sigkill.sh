@@ -19,13 +19,24 @@ state() { (cd "$V" && find . ! -name .torchsolve.lock -printf '%p %y\n' | grep -
 "$TORCHSOLVE" wheel uninstall -q --python "$V" big
 "$TORCHSOLVE" wheel install -q --python "$V" "$W1"; old=$(state)
 [ "$old" != "$new" ] || ts_fail "states must differ"
+# How long a warm upgrade takes here, in ms: kills are spread over it.
+t0=$(date +%s%N)
+"$TORCHSOLVE" wheel install -q --python "$V" "$W2"
+span=$(( ($(date +%s%N) - t0) / 1000000 + 20 ))
+"$TORCHSOLVE" wheel install -q --python "$V" "$W1"
 kills=0 olds=0 news=0
-for i in $(seq 1 24); do
+for i in $(seq 1 30); do
   # every third round starts with a cold cache, so extraction is killed too
   if [ $((i % 3)) = 0 ]; then rm -rf "$TORCHSOLVE_CACHE_DIR"; fi
   "$TORCHSOLVE" wheel install -q --python "$V" "$W2" &
   pid=$!
-  sleep "0.$(printf '%03d' $((RANDOM % 250)))"
+  if [ $i -gt 20 ]; then
+    # kill right after the commit point: the next run must roll forward
+    while kill -0 $pid 2>/dev/null && [ ! -e "$SITE/.torchsolve-txn/journal" ]; do :; done
+  else
+    ms=$((RANDOM % span))
+    sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
+  fi
   kill -9 $pid 2>/dev/null && kills=$((kills + 1))
   wait $pid 2>/dev/null || true
   "$TORCHSOLVE" wheel repair -q --python "$V" || ts_fail "repair failed (round $i)"
@@ -51,4 +62,5 @@ if ls /usr/share/python-wheels/pip-*.whl >/dev/null 2>&1; then
   "$V/bin/python" -m pip check || ts_fail "pip check"
   list=$("$V/bin/python" -m pip list --format=freeze); grep -qx "big==2.0" <<<"$list" || ts_fail "pip list: $list"
 fi
-echo "ok: $kills kills, $olds rolled back/old, $news completed/new"
+[ $news -gt 0 ] || ts_fail "no kill landed after the commit point ($kills kills)"
+echo "ok: warm upgrade ${span}ms, $kills kills, $olds rolled back/old, $news completed/new"
