@@ -403,3 +403,51 @@ Test(probe, musl_json)
   cr_assert_eq(ts_target_from_json("{\"probe\": 2}", 12, NULL, &t, &err),
                TS_E_PYTHON);
 }
+
+/* Markers evaluate on the probed environment as pip's packaging evaluates
+ * them inside the interpreter. */
+Test(probe, markers_agree_with_packaging)
+{
+  char *py = find_python("python3", NULL);
+  if (!py)
+    cr_skip_test("no python3");
+  struct ts_target *t = probe(py, NULL);
+  static const char *const markers[] = {
+      "python_version >= \"3.8\"",
+      "python_version < \"3.11\"",
+      "python_full_version >= \"3.11.5\"",
+      "platform_machine == \"x86_64\"",
+      "platform_machine == \"aarch64\" or sys_platform == \"darwin\"",
+      "sys_platform == \"linux\" and implementation_name == \"cpython\"",
+      "platform_system == \"Linux\" and os_name == \"posix\"",
+      "platform_python_implementation != \"PyPy\"",
+      "implementation_version >= \"3.12\"",
+      "platform_release >= \"5\"",
+  };
+  for (size_t i = 0; i < sizeof markers / sizeof *markers; i++) {
+    char script[512], out[64];
+    /* The marker goes through the environment to avoid quoting trouble. */
+    setenv("TS_MARKER", markers[i], 1);
+    snprintf(script, sizeof script,
+             "import os; from pip._vendor.packaging.markers import Marker; "
+             "print(Marker(os.environ[\"TS_MARKER\"]).evaluate())");
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s -c '%s' 2>/dev/null", py, script);
+    FILE *f = popen(cmd, "r");
+    cr_assert_not_null(f);
+    if (!fgets(out, sizeof out, f)) {
+      pclose(f);
+      cr_skip_test("%s has no pip", py);
+    }
+    pclose(f);
+    struct ts_marker *m = NULL;
+    cr_assert_eq(ts_marker_parse(markers[i], strlen(markers[i]), &m, NULL), TS_OK);
+    bool ours = ts_marker_eval(m, &t->markers, NULL);
+    ts_marker_free(m);
+    cr_assert_eq(ours, strncmp(out, "True", 4) == 0, "%s: pip says %s",
+                 markers[i], out);
+  }
+  unsetenv("TS_MARKER");
+  ts_target_free(t);
+  free(py);
+}

@@ -153,3 +153,33 @@ Test(spec, invalid)
     cr_assert_null(t);
   }
 }
+
+static bool eval(const struct ts_target *t, const char *marker)
+{
+  struct ts_marker *m = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_marker_parse(marker, strlen(marker), &m, &err), TS_OK, "%s",
+               err.detail);
+  bool r = ts_marker_eval(m, &t->markers, NULL);
+  ts_marker_free(m);
+  return r;
+}
+
+/* The spec's markers are what Requires-Dist lines get evaluated against
+ * when locking for another machine. */
+Test(spec, markers_evaluate)
+{
+  struct ts_target *t = S("3.12", "manylinux_2_28_x86_64");
+  cr_assert(eval(t, "python_version >= '3.12' and sys_platform == 'linux'"));
+  cr_assert(eval(t, "platform_machine == 'x86_64' and os_name == 'posix'"));
+  cr_assert(eval(t, "platform_system == 'Linux' and implementation_name == 'cpython'"));
+  cr_assert_not(eval(t, "python_version < '3.12'"));
+  cr_assert_not(eval(t, "python_full_version >= '3.12.1'"));
+  cr_assert_not(eval(t, "sys_platform == 'win32' or platform_machine == 'aarch64'"));
+  cr_assert(eval(t, "platform_python_implementation == 'CPython'"));
+  ts_target_free(t);
+  t = S("3.10.2", "manylinux2014_aarch64");
+  cr_assert(eval(t, "platform_machine == 'aarch64' and python_full_version > '3.10.1'"));
+  cr_assert_not(eval(t, "python_version >= '3.11'"));
+  ts_target_free(t);
+}
