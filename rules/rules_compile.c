@@ -505,7 +505,7 @@ static int cmp_choice(const void *a, const void *b) {
 static enum ts_code backend_list(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
                                  const struct ts_host *h, bool host_terms,
-                                 struct ts_constraint_set *s,
+                                 bool force_cpu, struct ts_constraint_set *s,
                                  struct ts_error *err) {
   if (!r)
     return TS_OK;
@@ -524,13 +524,13 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     c->rank = b->kind == TS_BACKEND_CUDA ? 0
               : b->kind == TS_BACKEND_ROCM ? 2
               : b->kind == TS_BACKEND_XPU ? 3 : 4;
-    if (!host_terms)
-      continue;
-    if (h->force_cpu && b->kind != TS_BACKEND_CPU) {
+    if (force_cpu && b->kind != TS_BACKEND_CPU) {
       c->usable = false;
       c->reason = rules_xstrdup("--cpu was given");
       continue;
     }
+    if (!host_terms)
+      continue;
     char *cand = rules_xprintf("%s+%s", newest, b->id);
     struct ts_version *v = NULL;
     if (ts_version_parse(cand, strlen(cand), &v, err) != TS_OK) {
@@ -639,7 +639,8 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   for (size_t i = 0; i < rules->nrules && rc == TS_OK; i++)
     rc = compile_rule(&rules->rules[i], out, host_terms, err);
   if (rc == TS_OK)
-    rc = backend_list(rules, rel, h, host_terms, out, err);
+    rc = backend_list(rules, rel, h, host_terms, host && host->force_cpu, out,
+                      err);
   if (rc == TS_OK) {
     out->release = rel ? rules_xstrdup(rel->series) : NULL;
     out->index_base = rules_xstrdup(rules->index_base ? rules->index_base : "");

@@ -1,0 +1,371 @@
+/* rules/: loading with positions, merging, compiling against hand-made
+ * hosts, and checking installed sets. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "pep/specifier.h"
+#include "rules/rules.h"
+
+#define BUNDLED TS_FIXTURES_DIR "/../rules.yaml"
+#define SYSROOT(name) TS_FIXTURES_DIR "/sysroot/" name
+
+static struct ts_rules *bundled(void) {
+  struct ts_rules *r = NULL;
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_load_file(BUNDLED, &r, NULL, &e), TS_OK, "%s", e.detail);
+  return r;
+}
+
+static struct ts_rules *parse_ok(const char *text) {
+  struct ts_rules *r = NULL;
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_parse(text, strlen(text), "t.yaml", &r, NULL, &e), TS_OK,
+               "%s", e.detail);
+  return r;
+}
+
+/* Parses text expecting failure; returns the first error. */
+static void parse_bad(const char *text, const char *want) {
+  struct ts_rules *r = NULL;
+  struct ts_error e = {0};
+  struct ts_rules_diags d = {0};
+  cr_assert_eq(ts_rules_parse(text, strlen(text), "t.yaml", &r, &d, &e),
+               TS_E_RULES, "accepted: %s", text);
+  cr_expect_null(r);
+  cr_expect_gt(d.n, 0);
+  cr_expect(strstr(e.detail, want) != NULL, "'%s' not in '%s'", want, e.detail);
+  ts_rules_diags_clear(&d);
+}
+
+Test(rules_load, bundled_file) {
+  struct ts_rules *r = bundled();
+  cr_expect_eq(r->nbackends, 24);
+  cr_expect_eq(r->nreleases, 14);
+  cr_expect_str_eq(r->releases[0].series, "2.0");
+  cr_expect_str_eq(ts_rules_newest(r)->series, "2.13");
+  cr_expect_str_eq(r->releases[10].series, "2.10"); /* numeric, not text order */
+  const struct ts_rules_backend *b = ts_rules_find_backend(r, "cu130");
+  cr_assert_not_null(b);
+  cr_expect_eq(b->kind, TS_BACKEND_CUDA);
+  cr_expect_str_eq(b->driver_min, "580");
+  b = ts_rules_find_backend(r, "rocm7.2");
+  cr_assert_not_null(b);
+  cr_expect_eq(b->ngfx, 14);
+  const struct ts_rules_release *rel = ts_rules_find_release(r, "2.13");
+  cr_assert_not_null(rel);
+  cr_expect_eq(rel->nvariants, 7);
+  /* Every rule has an id, a source URL and a message; refusals a fix. */
+  for (size_t i = 0; i < r->nrules; i++) {
+    cr_expect_not_null(r->rules[i].id);
+    cr_expect_eq(strncmp(r->rules[i].source, "http", 4), 0);
+    cr_expect_not_null(r->rules[i].message);
+    if (r->rules[i].kind != TS_RULES_CUSTOM_BUILD)
+      cr_expect_not_null(r->rules[i].fix, "%s", r->rules[i].id);
+  }
+  ts_rules_free(r);
+}
+
+Test(rules_load, errors_have_positions) {
+  parse_bad("schema: 1\nbackends:\n  - id: x\n    kind: gpu\n    source: https://e/\n",
+            "t.yaml:4:11: backend 'x': kind must be cpu, cuda, rocm or xpu");
+  parse_bad("schema: 1\nrules:\n  - id: r\n    kind: requires\n    subject: torch\n"
+            "    terms: [\"torch>=\"]\n    message: m\n    fix: f\n    source: https://e/\n",
+            "t.yaml:6:13:");
+  parse_bad("backends: []\n", "t.yaml:1:1: missing 'schema'");
+  parse_bad("schema: 1\nschema: 1\n", "duplicate key 'schema'");
+  parse_bad("schema: 1\nrules:\n  - id: r\n    kind: requires\n    subject: __gfx1100\n"
+            "    terms: [torch]\n    message: m\n    fix: f\n    source: https://e/\n",
+            "the subject must be a project");
+  parse_bad("schema: 1\nrules:\n  - id: r\n    kind: requires\n    subject: torch\n"
+            "    when: [torch]\n    terms: [numpy]\n    message: m\n    fix: f\n"
+            "    source: https://e/\n",
+            "'torch' is not a host fact");
+  parse_bad("schema: 1\nreleases:\n  - series: \"2.1\"\n    versions: [\"2.2.0\"]\n"
+            "    variants: {cpu: {}}\n    source: https://e/\n",
+            "version '2.2.0' is not in the series");
+  parse_bad("schema: 1\n---\nschema: 1\n", "more than one YAML document");
+  parse_bad("[1, 2", "YAML:");
+  parse_bad("", "the document is empty");
+  parse_bad("schema: 1\nbackends:\n  - {id: cpu, kind: cpu, source: https://e/}\n"
+            "releases:\n  - {series: \"2.0\", versions: [\"2.0.0\"], source: https://e/,"
+            " variants: {cu118: {}}}\n",
+            "variant 'cu118' is not a backend");
+}
+
+Test(rules_load, merge_by_id) {
+  struct ts_rules *r = bundled();
+  size_t nrules = r->nrules, nrel = r->nreleases;
+  struct ts_rules *u = parse_ok(
+      "schema: 1\n"
+      "rules:\n"
+      "  - {id: pymomentum-gpu-abi, kind: requires, subject: \"pymomentum-gpu<0.2\",\n"
+      "     terms: [\"torch>=2.8,<2.11\"], message: m, fix: f, source: https://e/}\n"
+      "  - {id: mine, kind: conflicts, subject: torch, terms: [\"numpy<1\"],\n"
+      "     message: m, fix: f, source: https://e/}\n"
+      "releases:\n"
+      "  - {series: \"2.14\", versions: [\"2.14.0\"], source: https://e/,\n"
+      "     variants: {cpu: {}, cu130: {archs: \"8.0;9.0\"}}}\n"
+      "routes: {source: https://e/, projects: [my_Torch.Ext, torch]}\n");
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_merge(r, u, &e), TS_OK, "%s", e.detail);
+  ts_rules_free(u);
+  cr_expect_eq(r->nrules, nrules + 1);
+  cr_expect_eq(r->nreleases, nrel + 1);
+  cr_expect_str_eq(ts_rules_newest(r)->series, "2.14");
+  bool found = false;
+  for (size_t i = 0; i < r->nrules; i++)
+    if (strcmp(r->rules[i].id, "pymomentum-gpu-abi") == 0) {
+      cr_expect_str_eq(r->rules[i].terms[0].spec, ">=2.8,<2.11");
+      found = true;
+    }
+  cr_expect(found);
+  cr_expect_str_eq(r->routes[r->nroutes - 1], "my-torch-ext");
+  ts_rules_free(r);
+}
+
+/* A hand-made host: cuda driver + one GPU, or AMD. */
+static void nv_host(struct ts_host *h, const char *driver, const char *cc) {
+  memset(h, 0, sizeof *h);
+  struct ts_host_overrides ov = {.cuda_driver = driver,
+                                 .compute_capabilities = cc};
+  struct ts_error e = {0};
+  cr_assert_eq(ts_host_apply_overrides(h, &ov, &e), TS_OK, "%s", e.detail);
+}
+
+static void amd_host(struct ts_host *h, const char *rocm, const char *gfx) {
+  memset(h, 0, sizeof *h);
+  struct ts_host_overrides ov = {.rocm = rocm ? TS_HOST_SET : TS_HOST_AUTO,
+                                 .rocm_version = rocm, .gfx = gfx};
+  struct ts_error e = {0};
+  cr_assert_eq(ts_host_apply_overrides(h, &ov, &e), TS_OK, "%s", e.detail);
+}
+
+static char *usable(const struct ts_constraint_set *s) {
+  static char buf[256];
+  buf[0] = '\0';
+  for (size_t i = 0; i < s->nbackends; i++)
+    if (s->backends[i].usable) {
+      strcat(buf, buf[0] ? " " : "");
+      strcat(buf, s->backends[i].name);
+    }
+  return buf;
+}
+
+static void compile(const struct ts_rules *r, const struct ts_host *h,
+                    const char *release, struct ts_constraint_set *s) {
+  struct ts_rules_options o = {.release = release};
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_compile(r, h, &o, s, &e), TS_OK, "%s", e.detail);
+}
+
+Test(rules_compile, backend_lists) {
+  struct ts_rules *r = bundled();
+  struct ts_host h;
+  struct ts_constraint_set s;
+  struct {
+    const char *driver, *cc, *release, *want;
+  } nv[] = {
+      {"580.159.04", "9.0", NULL, "cu130 cu126 cu132 cpu"},
+      {"550.144.03", "8.9", NULL, "cu126 cpu"},
+      {"580.95.05", "6.1", NULL, "cu126 cpu"},
+      {"570.133.07", "12.0", NULL, "cpu"},
+      {"570.133.07", "12.0", "2.11", "cu128 cpu"},
+      {"570.133.07", "12.0", "2.7", "cu128 cpu"},
+      {"595.45.04", "12.0", NULL, "cu132 cu130 cpu"},
+      {"580.65.06", "7.0,9.0", "2.10", "cu128 cu126 cpu"}, /* cu130 lacks sm_70 */
+      {"580.65.06", "6.1,9.0", "2.10", "cu126 cpu"},
+      /* native CUDA first, then minor-version compatibility, newest first */
+      {"525.60.13", "8.6", "2.5", "cu118 cu124 cu121 cpu"},
+      {"450.80.02", "8.6", "2.5", "cu118 cpu"},
+  };
+  for (size_t i = 0; i < sizeof nv / sizeof nv[0]; i++) {
+    nv_host(&h, nv[i].driver, nv[i].cc);
+    compile(r, &h, nv[i].release, &s);
+    cr_expect_str_eq(usable(&s), nv[i].want, "driver %s cc %s torch %s",
+                     nv[i].driver, nv[i].cc, nv[i].release ? nv[i].release : "newest");
+    ts_constraint_set_clear(&s);
+    ts_host_free(&h);
+  }
+  struct {
+    const char *rocm, *gfx, *release, *want;
+  } amd[] = {
+      {"6.2", "gfx1100", "2.4", "rocm6.1 rocm6.0 cpu"},
+      {"6.2", "gfx1100", "2.5", "cpu"},        /* hipBLASLt rule */
+      {"6.2", "gfx90a", "2.5", "rocm6.2 rocm6.1 cpu"},
+      {"6.2", "gfx1101", "2.4", "rocm6.1 cpu"}, /* rocm6.0 lacks gfx1101 */
+      {"6.4", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
+      {NULL, "gfx1151", NULL, "rocm7.2 cpu"},   /* no ROCm installed: no gate */
+      {"7.2", "gfx1100,gfx1031", NULL, "cpu"},   /* every GPU must be covered */
+      {"7.2", "gfx942", NULL, "rocm7.2 rocm7.1 cpu"},
+  };
+  for (size_t i = 0; i < sizeof amd / sizeof amd[0]; i++) {
+    amd_host(&h, amd[i].rocm, amd[i].gfx);
+    compile(r, &h, amd[i].release, &s);
+    cr_expect_str_eq(usable(&s), amd[i].want, "rocm %s gfx %s torch %s",
+                     amd[i].rocm ? amd[i].rocm : "-", amd[i].gfx,
+                     amd[i].release ? amd[i].release : "newest");
+    ts_constraint_set_clear(&s);
+    ts_host_free(&h);
+  }
+  /* --ignore-host: every variant, no facts. */
+  struct ts_rules_options ig = {.ignore_host = true};
+  struct ts_error e = {0};
+  memset(&h, 0, sizeof h);
+  cr_assert_eq(ts_rules_compile(r, &h, &ig, &s, &e), TS_OK);
+  cr_expect_str_eq(usable(&s), "cu132 cu130 cu126 rocm7.2 rocm7.1 xpu cpu");
+  cr_expect_eq(s.nfacts, 0);
+  for (size_t i = 0; i < s.nconstraints; i++)
+    cr_expect_str_neq(s.constraints[i].id, "hipblaslt-gfx1100");
+  ts_constraint_set_clear(&s);
+  h.force_cpu = true; /* --cpu holds even with --ignore-host */
+  cr_assert_eq(ts_rules_compile(r, &h, &ig, &s, &e), TS_OK);
+  cr_expect_str_eq(usable(&s), "cpu");
+  ts_constraint_set_clear(&s);
+  h.force_cpu = false;
+  struct ts_rules_options missing = {.release = "1.9"};
+  cr_expect_eq(ts_rules_compile(r, &h, &missing, &s, &e), TS_E_NOT_FOUND);
+  ts_rules_free(r);
+}
+
+Test(rules_compile, facts_and_constraints) {
+  struct ts_rules *r = bundled();
+  struct ts_host h;
+  struct ts_host_options o = {.sysroot = SYSROOT("rx7900xt-rocm62")};
+  struct ts_error e = {0};
+  cr_assert_eq(ts_host_detect(&o, &h, &e), TS_OK);
+  struct ts_constraint_set s;
+  compile(r, &h, NULL, &s);
+  const char *want[][2] = {{"__glibc", "2.35"}, {"__rocm", "6.2.0"}, {"__gfx1100", NULL}};
+  for (size_t i = 0; i < 3; i++) {
+    bool found = false;
+    for (size_t k = 0; k < s.nfacts; k++)
+      if (strcmp(s.facts[k].name, want[i][0]) == 0) {
+        found = true;
+        if (want[i][1])
+          cr_expect_str_eq(s.facts[k].version, want[i][1]);
+        else
+          cr_expect_null(s.facts[k].version);
+        cr_expect_not_null(s.facts[k].source);
+      }
+    cr_expect(found, "%s", want[i][0]);
+  }
+  size_t hb = 0, pairs = 0;
+  for (size_t i = 0; i < s.nconstraints; i++) {
+    const struct ts_constraint *c = &s.constraints[i];
+    cr_expect_not_null(c->message);
+    cr_expect_not_null(c->source);
+    if (strcmp(c->id, "hipblaslt-gfx1100") == 0) {
+      hb++;
+      cr_expect_eq(c->kind, TS_CONSTRAINT_CONFLICTS);
+      cr_expect_str_eq(c->subject.name, "torch");
+      cr_expect_str_eq(ts_specset_str(c->subject.spec), ">=2.5");
+      cr_expect_eq(c->nterms, 4);
+    }
+    if (strcmp(c->id, "torchvision-pairing") == 0 && c->subject.local_pattern &&
+        strcmp(c->subject.local_pattern, "rocm6.2") == 0 &&
+        strcmp(ts_specset_str(c->subject.spec), "==0.20.1") == 0) {
+      pairs++;
+      cr_assert_eq(c->nterms, 1);
+      cr_expect_str_eq(ts_specset_str(c->terms[0].spec), "==2.5.1");
+      cr_expect_str_eq(c->terms[0].local_pattern, "rocm6.2");
+    }
+    /* The blackwell rules' `when` does not hold here: dropped. */
+    cr_expect_str_neq(c->id, "blackwell-driver-sm120");
+  }
+  cr_expect_eq(hb, 4);
+  cr_expect_eq(pairs, 1);
+  cr_expect_str_eq(s.release, "2.13");
+  cr_expect_str_eq(s.index_base, "https://download.pytorch.org/whl/");
+  bool routed = false;
+  for (size_t i = 0; i < s.nrouted; i++)
+    routed |= strcmp(s.routed[i], "pytorch-triton-rocm") == 0;
+  cr_expect(routed);
+  ts_constraint_set_clear(&s);
+  ts_constraint_set_clear(&s); /* clearing twice is harmless */
+  ts_host_free(&h);
+  ts_rules_free(r);
+}
+
+static size_t audit(const struct ts_constraint_set *s,
+                    const struct ts_installed *p, size_t n, const char *want_id) {
+  struct ts_rules_finding *f = NULL;
+  size_t nf = 0;
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_check_installed(s, p, n, &f, &nf, &e), TS_OK);
+  size_t hits = 0;
+  for (size_t i = 0; i < nf; i++)
+    if (want_id && strcmp(f[i].id, want_id) == 0)
+      hits++;
+  ts_rules_findings_free(f, nf);
+  return want_id ? hits : nf;
+}
+
+Test(rules_check, installed_sets) {
+  struct ts_rules *r = bundled();
+  struct ts_host h;
+  struct ts_constraint_set s;
+
+  amd_host(&h, "6.2", "gfx1100");
+  compile(r, &h, NULL, &s);
+  struct ts_installed bad[] = {{"torch", "2.5.1+rocm6.2"}, {"torchvision", "0.20.1+rocm6.2"}};
+  cr_expect_eq(audit(&s, bad, 2, "hipblaslt-gfx1100"), 1);
+  struct ts_installed good[] = {{"torch", "2.4.1+rocm6.1"}, {"torchvision", "0.19.1+rocm6.1"}};
+  cr_expect_eq(audit(&s, good, 2, NULL), 0);
+  struct ts_installed mixed[] = {{"torch", "2.4.1+rocm6.1"}, {"torchvision", "0.19.1+rocm6.0"}};
+  cr_expect_eq(audit(&s, mixed, 2, "torchvision-pairing"), 1);
+  struct ts_installed custom[] = {{"torch", "2.9.1a0+gitd38164a"}};
+  cr_expect_eq(audit(&s, custom, 1, NULL), 0);
+  ts_constraint_set_clear(&s);
+  ts_host_free(&h);
+
+  nv_host(&h, "550.144.03", "8.9");
+  compile(r, &h, NULL, &s);
+  struct ts_installed cu130[] = {{"torch", "2.11.0+cu130"}};
+  cr_expect_eq(audit(&s, cu130, 1, "backend-cu130-driver"), 1);
+  struct ts_installed pym[] = {{"pymomentum_gpu", "0.1.2"}, {"Torch", "2.10.0+cu126"}};
+  cr_expect_eq(audit(&s, pym, 2, "pymomentum-gpu-abi"), 1);
+  struct ts_installed pym_ok[] = {{"pymomentum-gpu", "0.1.2"}, {"torch", "2.9.1+cu126"}};
+  cr_expect_eq(audit(&s, pym_ok, 2, NULL), 0);
+  struct ts_installed hf[] = {{"torch", "2.10.0"}, {"transformers", "4.44.0"},
+                              {"huggingface_hub", "0.25.0"}, {"diffusers", "0.30.0"}};
+  cr_expect_eq(audit(&s, hf, 4, "hf-stack-torch-2.10"), 1);
+  struct ts_installed audio[] = {{"torch", "2.12.1+cu126"}, {"torchaudio", "2.11.0+cu126"}};
+  cr_expect_eq(audit(&s, audio, 2, NULL), 0);
+  struct ts_installed audio_bad[] = {{"torch", "2.10.0+cu126"}, {"torchaudio", "2.11.0+cu126"}};
+  cr_expect_eq(audit(&s, audio_bad, 2, "torchaudio-pairing"), 1);
+  struct ts_installed xf[] = {{"torch", "2.5.0"}, {"xformers", "0.0.29.post1"}};
+  cr_expect_eq(audit(&s, xf, 2, "xformers-0.0.29.post1"), 1);
+  struct ts_installed fa[] = {{"torch", "2.5.1"}, {"flash-attn", "2.8.3+cu12torch2.4cxx11abiFALSE"}};
+  cr_expect_eq(audit(&s, fa, 2, "flash-attn-torch-2.4"), 1);
+  struct ts_installed junk[] = {{"torch", "not a version"}, {"", "1.0"}};
+  cr_expect_eq(audit(&s, junk, 2, NULL), 0);
+  ts_constraint_set_clear(&s);
+  ts_host_free(&h);
+
+  nv_host(&h, "580.95.05", "6.1");
+  compile(r, &h, NULL, &s);
+  struct ts_installed sm61[] = {{"torch", "2.13.0+cu130"}};
+  cr_expect_eq(audit(&s, sm61, 1, "cuda-arch-2.13-cu130"), 1);
+  struct ts_installed sm61_ok[] = {{"torch", "2.13.0+cu126"}};
+  cr_expect_eq(audit(&s, sm61_ok, 1, NULL), 0);
+  ts_constraint_set_clear(&s);
+  ts_host_free(&h);
+  ts_rules_free(r);
+}
+
+Test(rules_check, term_matches) {
+  struct ts_term t = {.name = (char *)"torch", .local_pattern = (char *)"rocm6.*"};
+  struct ts_error e = {0};
+  cr_assert_eq(ts_specset_parse(">=2.5", 5, &t.spec, &e), TS_OK);
+  cr_expect(ts_rules_term_matches(&t, "Torch", "2.5.1+rocm6.2"));
+  cr_expect_not(ts_rules_term_matches(&t, "torch", "2.5.1+rocm5.7"));
+  cr_expect_not(ts_rules_term_matches(&t, "torch", "2.4.1+rocm6.1"));
+  cr_expect_not(ts_rules_term_matches(&t, "torchvision", "2.5.1+rocm6.2"));
+  cr_expect_not(ts_rules_term_matches(&t, "torch", "garbage"));
+  t.local_pattern = (char *)"";
+  cr_expect(ts_rules_term_matches(&t, "torch", "2.6.0"));
+  cr_expect_not(ts_rules_term_matches(&t, "torch", "2.6.0+cpu"));
+  ts_specset_free(t.spec);
+}
