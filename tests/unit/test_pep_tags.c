@@ -299,3 +299,31 @@ static void compare_with_pip(const char *python)
 
 Test(tags, same_order_as_pip_python3) { compare_with_pip("python3"); }
 Test(tags, same_order_as_pip_usr_bin_python3) { compare_with_pip("/usr/bin/python3"); }
+
+Test(tags, hostile_strings)
+{
+  size_t n = 1 << 20;
+  char *big = malloc(n + 1);
+  memset(big, 'a', n);
+  big[10] = '-';
+  big[20] = '-';
+  big[n] = '\0';
+  const char *list[] = {big};
+  struct ts_tagset *set = (struct ts_tagset *)1;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_tagset_from_strings(list, 1, &set, &err), TS_E_PARSE);
+  cr_assert_null(set);
+  /* Many pieces in a compressed set. */
+  memset(big, 0, n);
+  strcpy(big, "py3-none-");
+  for (int i = 0; i < 100; i++)
+    strcat(big, i ? ".any" : "any");
+  cr_assert_eq(ts_tagset_from_strings(list, 1, &set, &err), TS_E_PARSE);
+  free(big);
+  /* Lookups of unknown or odd strings simply miss. */
+  struct ts_tagset *host = build(cp312_glibc236);
+  cr_assert_eq(ts_tagset_priority(host, "", "", ""), -1);
+  cr_assert_eq(ts_tagset_priority(host, "\xff", "abi3", "any"), -1);
+  cr_assert_eq(ts_tagset_best_priority(host, NULL, 0), -1);
+  ts_tagset_free(host);
+}
