@@ -552,8 +552,17 @@ static enum ts_code put_term(struct ts_buf *b, const struct mterm *t) {
   /* packaging prints double quotes unless the value holds one. */
   const char *q = strchr(t->value, '"') ? "'" : "\"";
   enum ts_code rc = ts_buf_append_str(b, q);
-  if (rc == TS_OK)
+  if (strpbrk(t->value, "\\\n\r")) {
+    /* packaging prints the value raw, which does not parse back to the same
+     * value once it holds a backslash or a line break: escape those. */
+    for (const char *c = t->value; *c && rc == TS_OK; c++) {
+      const char *esc = *c == '\\' ? "\\\\" : *c == '\n' ? "\\n"
+                        : *c == '\r' ? "\\r" : NULL;
+      rc = esc ? ts_buf_append_str(b, esc) : ts_buf_append(b, c, 1);
+    }
+  } else if (rc == TS_OK) {
     rc = ts_buf_append_str(b, t->value);
+  }
   if (rc == TS_OK)
     rc = ts_buf_append_str(b, q);
   return rc;
