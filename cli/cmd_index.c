@@ -3,6 +3,7 @@
  * the way the resolver reads it (PEP 658, range requests, whole wheel). */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +26,8 @@ struct index_args {
   char *variant_urls[MAX_LIST];
   struct ts_index *idx;
   bool json, stats;
-  const char *sha256, *metadata_sha256;
-  bool metadata_flag;
+  const char *sha256, *metadata_sha256, *output;
+  bool metadata_flag, progress;
 };
 
 static const char *const default_torch_projects[] = {
@@ -35,13 +36,17 @@ static const char *const default_torch_projects[] = {
 static const char usage_text[] =
     "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
     "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
+    "       torchsolve index download URL -o DEST [--sha256 HEX] [--progress] [options]\n"
     "\n"
     "Diagnostics for the index client.  'fetch' prints what the indexes say\n"
     "about each project (files, hashes, Requires-Python, yanked, whether a\n"
     "PEP 658 metadata file exists).  'metadata' prints a wheel's METADATA read\n"
     "as the resolver reads it: the PEP 658 '<url>.metadata' file (with\n"
     "--metadata), else HTTP range requests, else the whole wheel; the source\n"
-    "used is printed on stderr.\n"
+    "used is printed on stderr.  'download' fetches one file the way the\n"
+    "installer does: hashed while streaming into DEST.part (resumed with a\n"
+    "Range request when it exists), renamed to DEST only when the sha256\n"
+    "matches.\n"
     "\n"
     "options:\n"
     "  --index-url URL          general index (default " TS_INDEX_DEFAULT_URL ")\n"
@@ -155,6 +160,10 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
       if (parse_long(v, 0, 20, &l))
         return ts_cli_usage_error("index", "--retries wants 0..20");
       o->http.retries = (int)l;
+    } else if (TAKE("-o") || TAKE("--output")) {
+      a->output = v;
+    } else if (strcmp(s, "--progress") == 0) {
+      a->progress = true;
     } else if (TAKE("--sha256")) {
       a->sha256 = v;
     } else if (strcmp(s, "--metadata") == 0) {
@@ -321,6 +330,38 @@ static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
   return status;
 }
 
+static void on_progress(void *ctx, uint64_t done, uint64_t total) {
+  uint64_t *last = ctx;
+  /* One line per MiB is plenty for a diagnostic command. */
+  if (done - *last < (1u << 20) && done != total)
+    return;
+  *last = done;
+  fprintf(stderr, "progress: %llu/%llu bytes\n", (unsigned long long)done,
+          (unsigned long long)total);
+}
+
+static int cmd_download(struct index_args *a, const char **pos, size_t n) {
+  if (n != 1 || !a->output)
+    return ts_cli_usage_error("index", "download wants one URL and -o DEST");
+  uint64_t last = 0;
+  struct ts_index_download d = {0};
+  d.url = pos[0];
+  d.sha256 = a->sha256;
+  d.dest = a->output;
+  if (a->progress) {
+    d.progress = on_progress;
+    d.progress_ctx = &last;
+  }
+  struct ts_error err = {0};
+  enum ts_code c = ts_index_download(a->idx, &d, 1, &err);
+  if (c)
+    return ts_cli_report(&err);
+  if (d.code)
+    return ts_cli_report(&d.err);
+  printf("%s %llu bytes sha256=%s\n", d.dest, (unsigned long long)d.bytes, d.sha256_out);
+  return 0;
+}
+
 int ts_cmd_index(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     fputs(usage_text, argc < 2 ? stderr : stdout);
@@ -337,7 +378,8 @@ int ts_cmd_index(int argc, char **argv) {
     return status == 1 ? 0 : status;
   }
   struct ts_error err = {0};
-  if (strcmp(argv[1], "fetch") != 0 && strcmp(argv[1], "metadata") != 0) {
+  if (strcmp(argv[1], "fetch") != 0 && strcmp(argv[1], "metadata") != 0 &&
+      strcmp(argv[1], "download") != 0) {
     free(a);
     return ts_cli_usage_error("index", "unknown subcommand '%s'", argv[1]);
   }
@@ -348,8 +390,10 @@ int ts_cmd_index(int argc, char **argv) {
     status = ts_cli_report(&err);
   else if (strcmp(argv[1], "fetch") == 0)
     status = cmd_fetch(a, pos, npos);
-  else
+  else if (strcmp(argv[1], "metadata") == 0)
     status = cmd_metadata(a, pos, npos);
+  else
+    status = cmd_download(a, pos, npos);
   print_stats(a);
   for (size_t i = 0; i < a->nvariants; i++)
     free(a->variant_urls[i]);
