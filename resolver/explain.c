@@ -378,7 +378,8 @@ void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why) {
     /* stable: insertion order within a priority class */
     for (size_t i = 0; i < ls.n; i++)
       ls.v[i].prio = ls.v[i].prio * 100000 + (int)i;
-    qsort(ls.v, ls.n, sizeof *ls.v, line_cmp);
+    if (ls.n)
+      qsort(ls.v, ls.n, sizeof *ls.v, line_cmp);
     size_t need = why->nlines + ls.n + 1;
     why->lines = ts_rs_grow(why->lines, &cap, need, sizeof *why->lines);
     if (nprob > 1)

@@ -527,7 +527,8 @@ static void add_project(struct rs *rs, const char *name,
     pj->inst_v = iv; /* only for the action */
   }
 
-  qsort(pj->vers, pj->nvers, sizeof *pj->vers, pep_cmp);
+  if (pj->nvers)
+    qsort(pj->vers, pj->nvers, sizeof *pj->vers, pep_cmp);
   struct sort_ctx ctx = {NULL, 1, !rs->req->pre};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)
@@ -535,7 +536,8 @@ static void add_project(struct rs *rs, const char *name,
   if (rs->req->resolution == TS_RESOLUTION_LOWEST ||
       (rs->req->resolution == TS_RESOLUTION_LOWEST_DIRECT && pj->direct))
     ctx.dir = -1;
-  qsort_r(pj->vers, pj->nvers, sizeof *pj->vers, pref_cmp, &ctx);
+  if (pj->nvers)
+    qsort_r(pj->vers, pj->nvers, sizeof *pj->vers, pref_cmp, &ctx);
 
   pj->evrs = calloc(pj->nvers + 1, sizeof *pj->evrs);
   if (!pj->evrs)
