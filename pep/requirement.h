@@ -40,9 +40,20 @@ const char *ts_marker_str(const struct ts_marker *m);
 
 /* Evaluates with `extra` bound to the given name (NULL or "" = no extra);
  * an undefined comparison (see ts_marker_evaluate) counts as false.
- * Version operators compare as PEP 440 when both sides parse as versions,
- * else as strings (== / != only; other operators on strings are false),
- * exactly as packaging 26. `extra` comparisons normalise names. */
+ * As packaging 26: for python_version, python_full_version,
+ * implementation_version and platform_release, `op value` is tried as a
+ * PEP 440 specifier (the variable's value must then be a version to match);
+ * otherwise values compare as strings: == and !=, <= and >= mean ==, < and
+ * > are false, in / not in test substrings, ~= and === are undefined.
+ * `extra` comparisons normalise names (PEP 685).
+ *
+ * Deliberate differences from packaging, all on inputs it mishandles:
+ * two literals compare as given (packaging looks the right one up as an
+ * environment key); "a and ((b or c))" prints as "a and (b or c)" (packaging
+ * drops the parentheses, changing the meaning); a value holding a backslash
+ * or line break prints with escapes so the text parses back; \N{...}
+ * escapes, escapes producing NUL, and values holding both quote characters
+ * are parse errors. */
 bool ts_marker_eval(const struct ts_marker *m, const struct ts_marker_env *env,
                     const char *extra);
 /* True when the marker mentions the `extra` variable anywhere. */
