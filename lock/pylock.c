@@ -1365,6 +1365,23 @@ static void msort_pkgs(size_t *idx, size_t *tmp, size_t n,
   memcpy(idx, tmp, n * sizeof *idx);
 }
 
+size_t *ts_pylock_sorted_order(const struct ts_pylock *lock) {
+  if (!lock || !lock->npackages)
+    return NULL;
+  size_t *idx = malloc(lock->npackages * sizeof *idx);
+  size_t *tmp = malloc(lock->npackages * sizeof *tmp);
+  if (!idx || !tmp) {
+    free(idx);
+    free(tmp);
+    return NULL;
+  }
+  for (size_t i = 0; i < lock->npackages; i++)
+    idx[i] = i;
+  msort_pkgs(idx, tmp, lock->npackages, lock->packages);
+  free(tmp);
+  return idx;
+}
+
 static enum ts_code to_toml(const struct ts_pylock *lock,
                             struct ts_toml_value **out, struct ts_error *err) {
   *out = NULL;

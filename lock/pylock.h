@@ -163,6 +163,10 @@ enum ts_code ts_pylock_validate(const struct ts_pylock *lock,
  * want to walk the lock in that order). */
 void ts_pylock_sort(struct ts_pylock *lock);
 
+/* The writer's package order as a malloc'd array of npackages indexes
+ * (caller frees with free); NULL on OOM or when there are no packages. */
+size_t *ts_pylock_sorted_order(const struct ts_pylock *lock);
+
 /* Appends the TOML text to out.  Deterministic: identical content gives
  * identical bytes whatever the order it was added in. */
 enum ts_code ts_pylock_write(const struct ts_pylock *lock, struct ts_buf *out,

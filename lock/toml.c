@@ -441,6 +441,7 @@ struct parser {
   struct ts_error *err;
   enum ts_code rc;
   unsigned section; /* counts [headers]; dotted tables remember theirs */
+  unsigned base_depth; /* key parts of the current [header] */
   /* Incremental line/column cursor for node positions and errors. */
   size_t cur_pos, cur_line_start;
   unsigned cur_line, cur_col;
@@ -942,7 +943,8 @@ static enum ts_code parse_inline_table(struct parser *p,
     p->pos++;
     skip_ws(p);
     struct ts_toml_value *v = NULL;
-    if (parse_value(p, &v, depth + 1) != TS_OK) {
+    /* dotted parts nest tables too: they count toward the depth cap */
+    if (parse_value(p, &v, depth + (unsigned)k.n) != TS_OK) {
       key_free(&k);
       goto fail;
     }
@@ -1284,6 +1286,7 @@ static enum ts_code parse_header(struct parser *p, struct ts_toml_value *root,
   if ((rc = expect_eol(p)) != TS_OK)
     goto out;
   p->section++;
+  p->base_depth = (unsigned)k.n;
   struct ts_toml_value *parent;
   if ((rc = walk_header(p, root, &k, &parent)) != TS_OK)
     goto out;
@@ -1391,7 +1394,7 @@ enum ts_code ts_toml_parse(const char *data, size_t len,
     p.pos++;
     skip_ws(&p);
     struct ts_toml_value *v;
-    if (parse_value(&p, &v, 1) != TS_OK) {
+    if (parse_value(&p, &v, p.base_depth + (unsigned)k.n) != TS_OK) {
       key_free(&k);
       break;
     }
@@ -1502,7 +1505,7 @@ static enum ts_code write_inline_table(struct ts_buf *out,
 static enum ts_code write_value(struct ts_buf *out,
                                 const struct ts_toml_value *v, bool nested,
                                 unsigned depth) {
-  if (depth > TS_TOML_MAX_DEPTH)
+  if (depth > 2 * TS_TOML_MAX_DEPTH + 4)
     return TS_E_TOO_BIG;
   switch (v->type) {
   case TS_TOML_STRING:
@@ -1543,7 +1546,7 @@ static enum ts_code write_value(struct ts_buf *out,
 }
 
 struct path {
-  const struct ts_toml_kv *parts[TS_TOML_MAX_DEPTH];
+  const struct ts_toml_kv *parts[TS_TOML_MAX_DEPTH + 2];
   size_t n;
 };
 
@@ -1598,7 +1601,7 @@ static enum ts_code write_table_body(struct ts_buf *out,
     const struct ts_toml_kv *kv = &t->kvs[i];
     if (written_inline(kv->value))
       continue;
-    if (path->n == TS_TOML_MAX_DEPTH)
+    if (path->n == TS_TOML_MAX_DEPTH + 2)
       return TS_E_TOO_BIG;
     path->parts[path->n++] = kv;
     if (kv->value->type == TS_TOML_TABLE) {
