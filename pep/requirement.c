@@ -16,6 +16,7 @@ struct rparser {
   size_t len;
   size_t p;
   struct ts_error *err;
+  size_t spec_start; /* where the version specifier began */
 };
 
 static enum ts_code rfail(struct rparser *ps, size_t pos, const char *what) {
@@ -245,6 +246,7 @@ static enum ts_code parse_details(struct rparser *ps, struct ts_requirement *r,
                             "expected semicolon (after URL and whitespace) "
                             "or end");
   }
+  ps->spec_start = ps->p;
   bool paren = ps->p < ps->len && ps->s[ps->p] == '(';
   if (paren)
     ps->p++;
@@ -301,7 +303,7 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
   if (bad < len)
     return ts_pep508_error(err, TS_E_PARSE, s, len, bad,
                            s[bad] ? "invalid UTF-8" : "NUL byte");
-  struct rparser ps = {s, len, 0, err};
+  struct rparser ps = {s, len, 0, err, 0};
   struct ts_requirement *r = calloc(1, sizeof *r);
   if (!r)
     return nomem(err);
@@ -340,7 +342,9 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
   rc = ts_specset_parse(spec.data ? spec.data : "", spec.len, &r->specifier,
                         err);
   if (rc != TS_OK) {
-    ts_error_wrap(err, "invalid requirement");
+    /* e.g. "demo===x,y": the === token swallowed the comma. */
+    ts_error_wrap(err, "invalid version specifier at position %zu",
+                  ps.spec_start);
     goto out;
   }
 out:
