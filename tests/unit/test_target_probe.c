@@ -317,7 +317,12 @@ Test(probe, failures)
   cr_assert_eq(ts_target_probe("/nonexistent/python3", NULL, &t, &err),
                TS_E_NOT_FOUND);
   cr_assert_null(t);
-  cr_assert_eq(ts_target_probe("/etc/hostname", NULL, &t, &err), TS_E_PYTHON);
+  char *plain = fake_python("not-executable", "exit 0");
+  chmod(plain, 0644);
+  cr_assert_eq(ts_target_probe(plain, NULL, &t, &err), TS_E_PYTHON);
+  cr_assert(strstr(err.detail, "not an executable"), "%s", err.detail);
+  free(plain);
+  cr_assert_eq(ts_target_probe(tmp, NULL, &t, &err), TS_E_PYTHON);
 
   char *p = fake_python("crash", "echo 'Traceback' >&2; echo 'SyntaxError: nope' >&2; exit 3");
   cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_PYTHON);
