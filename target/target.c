@@ -727,6 +727,30 @@ bad_version:
                       "3.12.4", pv ? pv : "");
 }
 
+char *ts_target_environment_json(const struct ts_target *t)
+{
+  /* packaging.markers.default_environment's insertion order. */
+  static const size_t order[11] = {0, 1, 2, 3, 5, 6, 7, 8, 4, 9, 10};
+  cJSON *o = cJSON_CreateObject();
+  if (!o)
+    abort();
+  for (size_t k = 0; k < 11; k++) {
+    size_t i = order[k];
+    const char *v = *marker_slot((struct ts_marker_env *)&t->markers, i);
+    if (!cJSON_AddStringToObject(o, marker_names[i], v ? v : ""))
+      abort();
+  }
+  char *s = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  if (!s)
+    abort();
+  /* cJSON allocates with malloc unless hooks are installed; copy so the
+   * caller's free() is right whatever cJSON was built with. */
+  char *copy = xstrdup(s);
+  cJSON_free(s);
+  return copy;
+}
+
 /* ---- locating ------------------------------------------------------------ */
 
 static bool is_file(const char *p)

@@ -101,5 +101,10 @@ enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
 
 void ts_target_free(struct ts_target *t);
 
+/* The marker environment as a JSON object, keys in the order of
+ * packaging's default_environment() (what pip's --report writes under
+ * "environment").  malloc'd, caller frees; aborts on OOM. */
+char *ts_target_environment_json(const struct ts_target *t);
+
 /* The probe script itself (for `torchsolve debug` and tests). */
 const char *ts_target_probe_script(void);

@@ -456,3 +456,30 @@ Test(probe, markers_agree_with_packaging)
   ts_target_free(t);
   free(py);
 }
+
+/* The "environment" JSON equals packaging's default_environment(), key
+ * order included, as pip's --report writes it. */
+Test(probe, environment_json)
+{
+  char *py = find_python("python3", NULL);
+  if (!py)
+    cr_skip_test("no python3");
+  struct ts_target *t = probe(py, NULL);
+  char *ours = ts_target_environment_json(t);
+  char cmd[1024], theirs[4096] = "";
+  snprintf(cmd, sizeof cmd,
+           "%s -I -c 'import json; from pip._vendor.packaging.markers import "
+           "default_environment as d; print(json.dumps(d(), separators=(\",\", "
+           "\":\")))' 2>/dev/null", py);
+  FILE *f = popen(cmd, "r");
+  cr_assert_not_null(f);
+  bool got = fgets(theirs, sizeof theirs, f) != NULL;
+  pclose(f);
+  if (!got)
+    cr_skip_test("%s has no pip", py);
+  theirs[strcspn(theirs, "\n")] = '\0';
+  cr_assert_str_eq(ours, theirs);
+  free(ours);
+  ts_target_free(t);
+  free(py);
+}
