@@ -441,6 +441,13 @@ static void load_release(struct loader *L, yaml_node_t *n,
 
 /* ---- rules ------------------------------------------------------------ */
 
+static void term_free(struct ts_rules_term *t) {
+  free(t->name);
+  free(t->spec);
+  free(t->local);
+  memset(t, 0, sizeof *t);
+}
+
 /* "name<spec>" → name, spec.  Host facts keep their name verbatim; project
  * names are normalised (PEP 503). */
 static bool split_term(struct loader *L, yaml_node_t *n, const char *text,
@@ -466,6 +473,7 @@ static bool split_term(struct loader *L, yaml_node_t *n, const char *text,
     struct ts_error e = {0};
     if (ts_specset_parse(t->spec, strlen(t->spec), &s, &e) != TS_OK) {
       DIAG(L, n, "'%s': %s", text, e.detail);
+      term_free(t);
       return false;
     }
     ts_specset_free(s);
@@ -498,6 +506,7 @@ static bool load_term(struct loader *L, yaml_node_t *n, struct ts_rules_term *t,
     if (t->spec) {
       DIAG(L, n, "%s: give the specifier in 'name' or in 'version', not both", what);
       free(ver);
+      term_free(t);
       return false;
     }
     struct ts_specset *s = NULL;
@@ -505,6 +514,7 @@ static bool load_term(struct loader *L, yaml_node_t *n, struct ts_rules_term *t,
     if (ts_specset_parse(ver, strlen(ver), &s, &e) != TS_OK) {
       DIAG(L, get(L, n, "version"), "%s: %s", what, e.detail);
       free(ver);
+      term_free(t);
       return false;
     }
     ts_specset_free(s);
