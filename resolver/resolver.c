@@ -1182,16 +1182,24 @@ static void add_root_jobs(struct rs *rs) {
     }
   }
   for (size_t i = 0; i < rs->req->nupgrade_packages; i++) {
-    struct rs_proj *pj = ts_rs_proj_by_name(rs, rs->req->upgrade_packages[i]);
-    if (!pj || pj->direct)
+    /* the project may only show up later, as a dependency: the job names
+     * it, so it applies whenever it does */
+    char *norm = ts_name_normalize(rs->req->upgrade_packages[i],
+                                   strlen(rs->req->upgrade_packages[i]));
+    struct rs_proj *pj = ts_rs_proj_by_name(rs, norm);
+    if (pj && pj->direct) {
+      free(norm);
       continue;
-    queue_push2(&rs->jobs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME, pj->nameid);
+    }
+    queue_push2(&rs->jobs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME,
+                pool_str2id(rs->pool, norm, 1));
     rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
                               (size_t)rs->jobs.count / 2, sizeof *rs->job_info);
     struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
     ji->fact = -1;
-    ji->proj = (int)(pj - rs->projs);
-    ji->text = ts_rs_printf("--upgrade-package %s", pj->name);
+    ji->proj = -1;
+    ji->text = ts_rs_printf("--upgrade-package %s", norm);
+    free(norm);
   }
 }
 
