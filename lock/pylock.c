@@ -255,6 +255,13 @@ static enum ts_code check_marker(struct rd *r, const struct ts_toml_value *at,
   return TS_OK;
 }
 
+static int hexval(char c) {
+  return c >= '0' && c <= '9'   ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                : -1;
+}
+
 static bool is_hex(const char *s, size_t len) {
   for (size_t i = 0; i < len; i++) {
     char c = s[i];
@@ -385,6 +392,32 @@ const char *ts_pylock_file_name(const struct ts_pylock_file *f, size_t *len) {
   return NULL;
 }
 
+/* The file name, percent-decoded when it comes from a URL (the PyTorch
+ * index writes "torch-2.9.1%2Bcu130-...whl").  malloc'd; NULL if none. */
+static char *decoded_file_name(const struct ts_pylock_file *f) {
+  size_t len;
+  const char *fn = ts_pylock_file_name(f, &len);
+  if (!fn)
+    return NULL;
+  char *out = malloc(len + 1);
+  if (!out)
+    return NULL;
+  bool from_url = !f->name && !(f->path && *f->path);
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++) {
+    int hi, lo;
+    if (from_url && fn[i] == '%' && i + 2 < len &&
+        (hi = hexval(fn[i + 1])) >= 0 && (lo = hexval(fn[i + 2])) >= 0) {
+      out[o++] = (char)(hi * 16 + lo);
+      i += 2;
+    } else {
+      out[o++] = fn[i];
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
 static enum ts_code read_file_entry(struct rd *r, const struct ts_toml_value *t,
                                     struct ts_pylock_file *f, bool with_name,
                                     bool with_subdir) {
@@ -413,16 +446,20 @@ static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
   enum ts_code rc = read_file_entry(r, t, f, true, false);
   if (rc != TS_OK)
     return rc;
-  size_t len;
-  const char *fn = ts_pylock_file_name(f, &len);
+  char *fn = decoded_file_name(f);
+  size_t len = fn ? strlen(fn) : 0;
   struct ts_wheel_filename *w = NULL;
   struct ts_error e = {0};
-  if (!fn || !len)
+  if (!fn || !len) {
+    free(fn);
     return rd_fail(r, t, NULL, TS_E_PARSE, "cannot determine wheel filename");
+  }
   rc = ts_wheel_filename_parse(fn, len, &w, &e);
-  if (rc != TS_OK)
-    return rd_fail(r, t, NULL, rc, "invalid wheel filename '%.*s': %s",
-                   (int)len, fn, e.detail);
+  if (rc != TS_OK) {
+    rc = rd_fail(r, t, NULL, rc, "%s", e.detail);
+    free(fn);
+    return rc;
+  }
   /* An installer must not take a lock's word that numpy's wheel is numpy. */
   if (strcmp(w->normalized_name, pkg->name) != 0)
     rc = rd_fail(r, t, NULL, TS_E_PARSE,
@@ -439,6 +476,7 @@ static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
     ts_version_free(pv);
   }
   ts_wheel_filename_free(w);
+  free(fn);
   return rc;
 }
 
@@ -447,17 +485,20 @@ static enum ts_code read_sdist(struct rd *r, const struct ts_toml_value *t,
   enum ts_code rc = read_file_entry(r, t, f, true, false);
   if (rc != TS_OK)
     return rc;
-  size_t len;
-  const char *fn = ts_pylock_file_name(f, &len);
+  char *fn = decoded_file_name(f);
+  size_t len = fn ? strlen(fn) : 0;
   struct ts_sdist_filename *sd = NULL;
   struct ts_error e = {0};
-  if (!fn || !len)
+  if (!fn || !len) {
+    free(fn);
     return rd_fail(r, t, NULL, TS_E_PARSE, "cannot determine sdist filename");
+  }
   if (ts_sdist_filename_parse(fn, len, &sd, &e) != TS_OK)
-    return rd_fail(r, t, NULL, TS_E_PARSE, "invalid sdist filename '%.*s': %s",
-                   (int)len, fn, e.detail);
+    rc = rd_fail(r, t, NULL, TS_E_PARSE, "invalid sdist filename '%s': %s", fn,
+                 e.detail);
   ts_sdist_filename_free(sd);
-  return TS_OK;
+  free(fn);
+  return rc;
 }
 
 static enum ts_code sub_table(struct rd *r, const struct ts_toml_value *t,
@@ -790,8 +831,11 @@ enum ts_code ts_pylock_parse(const char *data, size_t len, const char *source,
     rc = ts_pylock_from_toml(root, out, err);
     ts_toml_free(root);
   }
-  if (rc != TS_OK && source)
-    ts_error_wrap(err, "%s:", source);
+  if (rc != TS_OK && source && err) {
+    char old[TS_ERROR_DETAIL_MAX];
+    snprintf(old, sizeof old, "%s", err->detail);
+    ts_error_set(err, rc, "%s:%s", source, old);
+  }
   return rc;
 }
 
