@@ -314,7 +314,7 @@ enum ts_code ts_specset_parse(const char *s, size_t len,
                         "specifier set of %zu bytes is longer than the "
                         "%d-byte limit",
                         len, TS_SPECSET_MAX_LEN);
-  const char *nul = memchr(s, '\0', len);
+  const char *nul = len ? memchr(s, '\0', len) : NULL;
   if (nul)
     return spec_error(err, s, len, (size_t)(nul - s), "NUL byte");
   size_t cap = 1;

@@ -716,7 +716,8 @@ char *ts_version_canonicalize(const char *s, size_t len,
   if (ts_version_parse(s, len, &v, NULL) != TS_OK) {
     char *copy = malloc(len + 1);
     if (copy) {
-      memcpy(copy, s, len);
+      if (len)
+        memcpy(copy, s, len);
       copy[len] = '\0';
     }
     return copy;
