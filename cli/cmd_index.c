@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "core/fs.h"
+#include "index/simple.h"
 #include "index/client.h"
 #include "index/url.h"
 
@@ -28,6 +31,7 @@ struct index_args {
   bool json, stats;
   const char *sha256, *metadata_sha256, *output;
   bool metadata_flag, progress;
+  long repeat;
 };
 
 static const char *const default_torch_projects[] = {
@@ -37,6 +41,7 @@ static const char usage_text[] =
     "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
     "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
     "       torchsolve index download URL -o DEST [--sha256 HEX] [--progress] [options]\n"
+    "       torchsolve index parse PAGE_FILE... [--index-url PAGE_URL] [--repeat N] [--stats]\n"
     "\n"
     "Diagnostics for the index client.  'fetch' prints what the indexes say\n"
     "about each project (files, hashes, Requires-Python, yanked, whether a\n"
@@ -46,7 +51,8 @@ static const char usage_text[] =
     "used is printed on stderr.  'download' fetches one file the way the\n"
     "installer does: hashed while streaming into DEST.part (resumed with a\n"
     "Range request when it exists), renamed to DEST only when the sha256\n"
-    "matches.\n"
+    "matches.  'parse' checks saved pages (JSON when named *.json) and with\n"
+    "--stats reports the parse throughput.\n"
     "\n"
     "options:\n"
     "  --index-url URL          general index (default " TS_INDEX_DEFAULT_URL ")\n"
@@ -96,6 +102,7 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
                       size_t *npos) {
   struct ts_index_options *o = &a->o;
   o->http.retries = -1;
+  a->repeat = 1;
   *npos = 0;
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
@@ -162,6 +169,10 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
       o->http.retries = (int)l;
     } else if (TAKE("-o") || TAKE("--output")) {
       a->output = v;
+    } else if (TAKE("--repeat")) {
+      if (parse_long(v, 1, 1000000, &l))
+        return ts_cli_usage_error("index", "--repeat wants 1..1000000");
+      a->repeat = l;
     } else if (strcmp(s, "--progress") == 0) {
       a->progress = true;
     } else if (TAKE("--sha256")) {
@@ -176,11 +187,11 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
     } else if (strcmp(s, "--stats") == 0) {
       a->stats = true;
     } else if (strcmp(s, "--") == 0) {
-      for (i++; i < argc && *npos < MAX_LIST; i++)
+      for (i++; i < argc; i++)
         pos[(*npos)++] = argv[i];
     } else if (s[0] == '-') {
       return ts_cli_usage_error("index", "unknown or incomplete option '%s'", s);
-    } else if (*npos < MAX_LIST) {
+    } else {
       pos[(*npos)++] = s;
     }
 #undef TAKE
@@ -330,6 +341,55 @@ static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
   return status;
 }
 
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Parses local page files (as fetched, JSON when the name ends in .json)
+ * --repeat times and reports what was found and the parse throughput. */
+static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
+  if (!n)
+    return ts_cli_usage_error("index", "parse wants page files");
+  uint64_t bytes = 0, files = 0;
+  double t = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct ts_buf b;
+    ts_buf_init(&b, TS_CAP_INDEX_PAGE);
+    struct ts_error err = {0};
+    if (ts_fs_read_file(pos[i], &b, &err)) {
+      ts_buf_free(&b);
+      return ts_cli_report(&err);
+    }
+    size_t l = strlen(pos[i]);
+    bool json = l > 5 && strcmp(pos[i] + l - 5, ".json") == 0;
+    const char *url = a->o.index_url ? a->o.index_url : "https://example.invalid/simple/p/";
+    for (long r = 0; r < a->repeat; r++) {
+      struct ts_index_project p;
+      double t0 = now_s();
+      enum ts_code c = json ? ts_index_parse_json(b.data, b.len, url, "p", &p, &err)
+                            : ts_index_parse_html(b.data, b.len, url, "p", &p, &err);
+      t += now_s() - t0;
+      if (c) {
+        ts_buf_free(&b);
+        return ts_cli_report(&err);
+      }
+      bytes += b.len;
+      files += p.nfiles;
+      if (r == 0 && !a->stats)
+        printf("%s: %zu files\n", pos[i], p.nfiles);
+      ts_index_project_free(&p);
+    }
+    ts_buf_free(&b);
+  }
+  if (a->stats)
+    fprintf(stderr, "parse: %llu bytes, %llu files in %.3f s: %.1f MB/s, %.0f files/s\n",
+            (unsigned long long)bytes, (unsigned long long)files, t,
+            t > 0 ? (double)bytes / t / 1e6 : 0.0, t > 0 ? (double)files / t : 0.0);
+  return 0;
+}
+
 static void on_progress(void *ctx, uint64_t done, uint64_t total) {
   uint64_t *last = ctx;
   /* One line per MiB is plenty for a diagnostic command. */
@@ -370,17 +430,23 @@ int ts_cmd_index(int argc, char **argv) {
   struct index_args *a = calloc(1, sizeof *a);
   if (!a)
     return 1;
-  const char *pos[MAX_LIST];
+  const char **pos = calloc((size_t)argc, sizeof *pos); /* positionals: at most argc */
+  if (!pos) {
+    free(a);
+    return 1;
+  }
   size_t npos = 0;
   int status = parse_args(argc, argv, a, pos, &npos);
   if (status) {
     free(a);
+    free(pos);
     return status == 1 ? 0 : status;
   }
   struct ts_error err = {0};
   if (strcmp(argv[1], "fetch") != 0 && strcmp(argv[1], "metadata") != 0 &&
-      strcmp(argv[1], "download") != 0) {
+      strcmp(argv[1], "download") != 0 && strcmp(argv[1], "parse") != 0) {
     free(a);
+    free(pos);
     return ts_cli_usage_error("index", "unknown subcommand '%s'", argv[1]);
   }
   a->idx = ts_index_new(&a->o, &err);
@@ -390,6 +456,8 @@ int ts_cmd_index(int argc, char **argv) {
     status = ts_cli_report(&err);
   else if (strcmp(argv[1], "fetch") == 0)
     status = cmd_fetch(a, pos, npos);
+  else if (strcmp(argv[1], "parse") == 0)
+    status = cmd_parse(a, pos, npos);
   else if (strcmp(argv[1], "metadata") == 0)
     status = cmd_metadata(a, pos, npos);
   else
@@ -399,5 +467,6 @@ int ts_cmd_index(int argc, char **argv) {
     free(a->variant_urls[i]);
   ts_index_free(a->idx);
   free(a);
+  free(pos);
   return status;
 }

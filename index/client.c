@@ -387,6 +387,14 @@ static void load_find_links(struct ts_index *idx) {
 }
 
 static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_project *src) {
+  if (dst->nfiles == 0) { /* the common case: one page, moved whole */
+    struct ts_index_file *t = dst->files;
+    dst->files = src->files;
+    dst->nfiles = src->nfiles;
+    src->files = t;
+    src->nfiles = 0;
+    return TS_OK;
+  }
   for (size_t k = 0; k < src->nfiles; k++) {
     bool dup = false;
     for (size_t m = 0; m < dst->nfiles && !dup; m++)

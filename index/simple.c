@@ -46,8 +46,7 @@ void ts_index_project_free(struct ts_index_project *p) {
   memset(p, 0, sizeof *p);
 }
 
-enum ts_code ts_index_project_add_file(struct ts_index_project *p,
-                                       const struct ts_index_file *f) {
+static enum ts_code grow(struct ts_index_project *p) {
   if ((p->nfiles & (p->nfiles - 1)) == 0) { /* grow at powers of two */
     size_t cap = p->nfiles ? p->nfiles * 2 : 8;
     struct ts_index_file *nf = realloc(p->files, cap * sizeof *nf);
@@ -55,6 +54,22 @@ enum ts_code ts_index_project_add_file(struct ts_index_project *p,
       return TS_E_NOMEM;
     p->files = nf;
   }
+  return TS_OK;
+}
+
+enum ts_code ts_index_project_take_file(struct ts_index_project *p, struct ts_index_file *f) {
+  if (grow(p))
+    return TS_E_NOMEM;
+  p->files[p->nfiles++] = *f;
+  memset(f, 0, sizeof *f);
+  f->size = -1;
+  return TS_OK;
+}
+
+enum ts_code ts_index_project_add_file(struct ts_index_project *p,
+                                       const struct ts_index_file *f) {
+  if (grow(p))
+    return TS_E_NOMEM;
   struct ts_index_file *d = &p->files[p->nfiles];
   memset(d, 0, sizeof *d);
   d->filename = dups(f->filename);
@@ -414,7 +429,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
     f.size = -1;
     c = html_anchor(attrs, na, s + ts, te - ts, base, page, &f, err);
     if (!c && (!flat || ts_index_filename_matches(f.filename, out->name)))
-      c = ts_index_project_add_file(out, &f);
+      c = ts_index_project_take_file(out, &f);
     ts_index_file_clear(&f);
     i = te;
   }
@@ -563,7 +578,7 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
     f.size = -1;
     c = json_file(o, page_url, page, &f, err);
     if (!c)
-      c = ts_index_project_add_file(out, &f);
+      c = ts_index_project_take_file(out, &f);
     ts_index_file_clear(&f);
   }
   cJSON_Delete(root);
@@ -630,7 +645,7 @@ enum ts_code ts_index_scan_dir(const char *dir, const char *name,
       if (!c)
         f.url = ts_buf_take(&u, NULL);
       if (!c)
-        c = ts_index_project_add_file(out, &f);
+        c = ts_index_project_take_file(out, &f);
       ts_index_file_clear(&f);
     }
     free(path);

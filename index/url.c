@@ -97,9 +97,145 @@ static bool has_scheme(const char *s, size_t n) {
   return false;
 }
 
+/* Characters a URL may carry verbatim; anything else goes to libcurl,
+ * which encodes or rejects it. */
+static bool plain_url_char(unsigned char c) {
+  return c > 0x20 && c < 0x7f && !strchr("\"<>\\^`{|} ", c);
+}
+
+/* RFC 3986 5.2.4 on path[0..n) in place; returns the new length. */
+static size_t remove_dot_segments(char *path, size_t n) {
+  size_t o = 0, i = 0;
+  while (i < n) {
+    /* input begins with "../" or "./": drop it */
+    if (n - i >= 3 && memcmp(path + i, "../", 3) == 0) {
+      i += 3;
+    } else if (n - i >= 2 && memcmp(path + i, "./", 2) == 0) {
+      i += 2;
+    } else if (n - i >= 3 && memcmp(path + i, "/./", 3) == 0) {
+      i += 2;
+    } else if (n - i == 2 && memcmp(path + i, "/.", 2) == 0) {
+      path[i + 1] = '/';
+      i += 1;
+    } else if ((n - i >= 4 && memcmp(path + i, "/../", 4) == 0) ||
+               (n - i == 3 && memcmp(path + i, "/..", 3) == 0)) {
+      if (n - i == 3) {
+        i += 2;
+        path[i] = '/';
+      } else {
+        i += 3;
+      }
+      while (o > 0 && path[o - 1] != '/')
+        o--;
+      if (o > 0)
+        o--;
+    } else if ((n - i == 1 && path[i] == '.') || (n - i == 2 && memcmp(path + i, "..", 2) == 0)) {
+      i = n;
+    } else {
+      /* move the first segment (with its leading '/') to the output */
+      size_t j = i + (path[i] == '/');
+      while (j < n && path[j] != '/')
+        j++;
+      memmove(path + o, path + i, j - i);
+      o += j - i;
+      i = j;
+    }
+  }
+  return o;
+}
+
+/* A well-formed http(s) URL we can keep as written: scheme://host[:port]
+ * followed by '/', '?' or nothing, all characters plain. */
+static bool simple_absolute(const char *u, size_t n) {
+  size_t s = 0;
+  if (n > 7 && strncmp(u, "http://", 7) == 0)
+    s = 7;
+  else if (n > 8 && strncmp(u, "https://", 8) == 0)
+    s = 8;
+  else
+    return false;
+  size_t h = s;
+  while (h < n && ((u[h] >= 'a' && u[h] <= 'z') || (u[h] >= '0' && u[h] <= '9') || u[h] == '.' ||
+                   u[h] == '-'))
+    h++;
+  if (h == s)
+    return false;
+  if (h < n && u[h] == ':') {
+    size_t p = ++h;
+    while (h < n && u[h] >= '0' && u[h] <= '9')
+      h++;
+    if (h == p || h - p > 5)
+      return false;
+  }
+  if (h >= n || u[h] != '/')
+    return false; /* libcurl adds the root path itself */
+  for (size_t i = h; i < n; i++)
+    if (!plain_url_char((unsigned char)u[i]))
+      return false;
+  return true;
+}
+
+/* Resolution without libcurl for the shapes index pages use: absolute
+ * http(s) URLs, "/abs/path" and "rel/../path" against an http(s) base.
+ * Returns NULL when the case is not one of those. */
+static char *fast_resolve(const char *base, const char *ref, size_t n) {
+  if (!n)
+    return NULL;
+  for (size_t i = 0; i < n; i++)
+    if (!plain_url_char((unsigned char)ref[i]))
+      return NULL;
+  if (has_scheme(ref, n))
+    return simple_absolute(ref, n) ? xstrndup(ref, n) : NULL;
+  if (ref[0] == '?' || (n >= 2 && ref[0] == '/' && ref[1] == '/'))
+    return NULL;
+  const char *sep = strstr(base, "://");
+  if (!sep)
+    return NULL;
+  size_t slen = (size_t)(sep - base);
+  if (!((slen == 4 && strncmp(base, "http", 4) == 0) ||
+        (slen == 5 && strncmp(base, "https", 5) == 0)))
+    return NULL; /* file:// pages are rare: libcurl's rules apply */
+  size_t auth_end = slen + 3 + strcspn(base + slen + 3, "/?#");
+  size_t path_end = auth_end + strcspn(base + auth_end, "?#");
+  size_t keep; /* bytes of base before the merged path */
+  size_t dir_end = auth_end;
+  if (ref[0] == '/') {
+    keep = auth_end;
+  } else {
+    for (size_t i = auth_end; i < path_end; i++)
+      if (base[i] == '/')
+        dir_end = i + 1;
+    if (dir_end == auth_end)
+      return NULL; /* base without a path: let libcurl decide */
+    keep = auth_end;
+  }
+  size_t dl = ref[0] == '/' ? 0 : dir_end - auth_end;
+  char *o = xmalloc(keep + dl + n + 2);
+  memcpy(o, base, keep);
+  char *path = o + keep;
+  memcpy(path, base + auth_end, dl);
+  memcpy(path + dl, ref, n);
+  size_t total = dl + n;
+  path[total] = '\0';
+  size_t qpos = strcspn(path, "?");
+  size_t pl = remove_dot_segments(path, qpos);
+  memmove(path + pl, path + qpos, total - qpos + 1);
+  if (path[0] != '/') { /* "../" above the root */
+    free(o);
+    return NULL;
+  }
+  return o;
+}
+
 enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
                             char **out, struct ts_error *err) {
   *out = NULL;
+  {
+    const char *hf = memchr(ref, '#', reflen);
+    size_t rn = hf ? (size_t)(hf - ref) : reflen;
+    if ((*out = fast_resolve(base, ref, rn)))
+      return TS_OK;
+  }
   const char *h = memchr(ref, '#', reflen);
   size_t n = h ? (size_t)(h - ref) : reflen;
   char rb[160];

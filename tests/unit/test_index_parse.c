@@ -350,3 +350,33 @@ Test(index_url, unescape) {
   cr_expect_str_eq(s, "<>>&\"'\xEF\xBF\xBD\xEF\xBF\xBD&bogus;&#;");
   free(s);
 }
+
+/* The fast resolver must agree with libcurl's RFC 3986 resolution. */
+#include <curl/curl.h>
+Test(index_url, resolve_matches_libcurl) {
+  const char *bases[] = {"https://h.example/simple/torch/", "http://h:8080/a/b/c",
+                         "https://h.example/", "file:///srv/simple/pkg/", "https://h/x/y/?q=1"};
+  const char *refs[] = {"a.whl", "./a.whl", "../a.whl", "../../a.whl", "../../../../a.whl",
+                        "/a.whl", "/x/../y/./z.whl", "a/./b/../c.whl", ".", "..", "./", "../",
+                        "a.whl?x=1&y=../2", "sub/..", "sub/.", "a%2Bb.whl",
+                        "https://Other.example:443/p/../q.whl", "https://o.example", "http://o/a?b",
+                        "?q", "//cdn/x.whl", "a..b.whl", "..a/b", "x/..y/z", "/", "/.."};
+  for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+    for (size_t r = 0; r < sizeof refs / sizeof refs[0]; r++) {
+      CURLU *u = curl_url();
+      char *want = NULL;
+      if (curl_url_set(u, CURLUPART_URL, bases[b], CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+          curl_url_set(u, CURLUPART_URL, refs[r], CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK)
+        curl_url_get(u, CURLUPART_URL, &want, 0);
+      curl_url_cleanup(u);
+      char *got = NULL;
+      struct ts_error err = {0};
+      enum ts_code c = ts_url_resolve(bases[b], refs[r], strlen(refs[r]), &got, &err);
+      cr_expect_eq(c == TS_OK, want != NULL, "%s + %s", bases[b], refs[r]);
+      if (c == TS_OK && want)
+        cr_expect_str_eq(got, want, "%s + %s: %s vs %s", bases[b], refs[r], got, want);
+      free(got);
+      curl_free(want);
+    }
+  }
+}
