@@ -427,14 +427,9 @@ static const struct ts_resolver_installed *find_installed(struct rs *rs,
   return NULL;
 }
 
-/* Adds one version entry (or finds the equal one). */
+/* Appends a version entry; equal versions are merged after sorting. */
 static struct rs_ver *ver_slot(struct rs_proj *pj, size_t *cap,
                                struct ts_version *v, const char *text) {
-  for (size_t i = 0; i < pj->nvers; i++)
-    if (ts_version_cmp(pj->vers[i].v, v) == 0) {
-      ts_version_free(v);
-      return &pj->vers[i];
-    }
   pj->vers = ts_rs_grow(pj->vers, cap, pj->nvers + 1, sizeof *pj->vers);
   struct rs_ver *s = &pj->vers[pj->nvers++];
   memset(s, 0, sizeof *s);
@@ -442,10 +437,68 @@ static struct rs_ver *ver_slot(struct rs_proj *pj, size_t *cap,
   s->text = ts_rs_strdup(text);
   s->prio = -1;
   s->pre = ts_version_is_prerelease(v);
-  const char *pub = ts_version_public(v);
-  if (ts_version_parse(pub, strlen(pub), &s->pub, NULL) != TS_OK)
-    s->pub = ts_version_dup(v);
   return s;
+}
+
+static void ver_free(struct rs_ver *v) {
+  ts_version_free(v->v);
+  ts_version_free(v->pub);
+  free(v->text);
+  ts_rs_meta_clear(&v->meta);
+}
+
+/* The better of two usable files: a non-yanked one, then the best tag. */
+static bool file_better(const struct ts_index_file *f, long prio,
+                        const struct ts_index_file *g, long gprio) {
+  if (!g)
+    return f != NULL;
+  if (!f)
+    return false;
+  if (f->yanked != g->yanked)
+    return !f->yanked;
+  return prio < gprio;
+}
+
+/* Sorts by PEP 440 and merges the entries of equal versions (one per file
+ * so far): O(n log n) for pages with thousands of files. */
+static void ver_merge(struct rs_proj *pj) {
+  if (!pj->nvers)
+    return;
+  qsort(pj->vers, pj->nvers, sizeof *pj->vers, pep_cmp);
+  size_t out = 0;
+  for (size_t i = 1; i < pj->nvers; i++) {
+    struct rs_ver *a = &pj->vers[out], *b = &pj->vers[i];
+    if (ts_version_cmp(a->v, b->v) != 0) {
+      pj->vers[++out] = *b;
+      continue;
+    }
+    a->has_sdist |= b->has_sdist;
+    a->has_wheel |= b->has_wheel;
+    a->has_compatible_wheel |= b->has_compatible_wheel;
+    a->no_binary_blocked |= b->no_binary_blocked;
+    a->installed |= b->installed;
+    if (!a->python_blocked)
+      a->python_blocked = b->python_blocked;
+    if (file_better(b->file, b->prio, a->file, a->prio)) {
+      a->file = b->file;
+      a->index_url = b->index_url;
+      a->prio = b->prio;
+    }
+    /* keep the spelling of a wheel (or of the installed version) */
+    if ((b->installed && !a->installed) || (!a->has_wheel && b->has_wheel)) {
+      char *t = a->text;
+      a->text = b->text;
+      b->text = t;
+    }
+    ver_free(b);
+  }
+  pj->nvers = out + 1;
+  for (size_t i = 0; i < pj->nvers; i++) {
+    struct rs_ver *s = &pj->vers[i];
+    const char *pub = ts_version_public(s->v);
+    if (ts_version_parse(pub, strlen(pub), &s->pub, NULL) != TS_OK)
+      s->pub = ts_version_dup(s->v);
+  }
 }
 
 static void add_project(struct rs *rs, const char *name,
@@ -469,6 +522,8 @@ static void add_project(struct rs *rs, const char *name,
 
   size_t cap = 0;
   bool no_binary = name_in(name, rs->req->no_binary, rs->req->nno_binary);
+  const char *last_rp = NULL;
+  bool last_ok = true;
   for (size_t k = 0; pages && k < pages->nprojects; k++) {
     const struct ts_index_project *ip = pages->projects[k];
     for (size_t f = 0; f < ip->nfiles; f++) {
@@ -494,7 +549,13 @@ static void add_project(struct rs *rs, const char *name,
       if (prio < 0)
         continue;
       s->has_compatible_wheel = true;
-      if (!python_ok(rs, file->requires_python)) {
+      /* files of one project mostly share one Requires-Python */
+      if (file->requires_python &&
+          (!last_rp || strcmp(last_rp, file->requires_python) != 0)) {
+        last_rp = file->requires_python;
+        last_ok = python_ok(rs, last_rp);
+      }
+      if (file->requires_python && !last_ok) {
         s->python_blocked = file->requires_python;
         continue;
       }
@@ -502,14 +563,9 @@ static void add_project(struct rs *rs, const char *name,
         s->no_binary_blocked = true;
         continue;
       }
-      /* best tag first; a non-yanked file beats a yanked one */
-      bool better = s->prio < 0 || (s->file->yanked && !file->yanked) ||
-                    (s->file->yanked == file->yanked && prio < s->prio);
-      if (better) {
-        s->file = file;
-        s->index_url = ip->index_url;
-        s->prio = prio;
-      }
+      s->file = file;
+      s->index_url = ip->index_url;
+      s->prio = prio;
     }
   }
   /* the installed distribution is a version of its own */
@@ -527,8 +583,7 @@ static void add_project(struct rs *rs, const char *name,
     pj->inst_v = iv; /* only for the action */
   }
 
-  if (pj->nvers)
-    qsort(pj->vers, pj->nvers, sizeof *pj->vers, pep_cmp);
+  ver_merge(pj);
   struct sort_ctx ctx = {NULL, 1, !rs->req->pre};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)
@@ -1206,12 +1261,8 @@ static void add_root_jobs(struct rs *rs) {
 static void rs_free(struct rs *rs) {
   for (size_t i = 0; i < rs->nprojs; i++) {
     struct rs_proj *pj = &rs->projs[i];
-    for (size_t k = 0; k < pj->nvers; k++) {
-      ts_version_free(pj->vers[k].v);
-      ts_version_free(pj->vers[k].pub);
-      free(pj->vers[k].text);
-      ts_rs_meta_clear(&pj->vers[k].meta);
-    }
+    for (size_t k = 0; k < pj->nvers; k++)
+      ver_free(&pj->vers[k]);
     for (size_t k = 0; k < pj->nextras; k++) {
       free(pj->extras[k].name);
       free(pj->extras[k].solv);

@@ -171,6 +171,16 @@ static inline enum ts_code mem_get_metadata(void *ctx,
     ix->meta_requests++;
     reqs[i].code = TS_E_NOT_FOUND;
     struct mem_proj *p = mem_find(ix, reqs[i].name);
+    bool exact = false;
+    for (size_t k = 0; p && k < p->nmetas && !exact; k++)
+      if (strcmp(p->metas[k].version, reqs[i].version) == 0) {
+        reqs[i].data = p->metas[k].text;
+        reqs[i].len = strlen(p->metas[k].text);
+        reqs[i].code = TS_OK;
+        exact = true;
+      }
+    if (exact)
+      continue;
     struct ts_version *want = NULL;
     if (!p || ts_version_parse(reqs[i].version, strlen(reqs[i].version),
                                &want, NULL) != TS_OK)
