@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +27,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -39,6 +42,7 @@ extern char **environ;
 #define HOST_CAP_TEXT (256u * 1024)
 #define HOST_CAP_LIBC (16u * 1024 * 1024)
 #define HOST_MAX_GPUS 64
+#define HOST_PROGRAM_TIMEOUT_MS 10000
 
 struct ctx {
   const struct ts_host_options *opt;
@@ -106,13 +110,30 @@ static char *run_program(char *const argv[]) {
   ts_buf_init(&b, HOST_CAP_TEXT);
   char chunk[4096];
   bool ok = true;
+  /* A wedged driver can hang nvidia-smi: give up after a deadline. */
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long left = HOST_PROGRAM_TIMEOUT_MS -
+                ((now.tv_sec - start.tv_sec) * 1000 +
+                 (now.tv_nsec - start.tv_nsec) / 1000000);
+    struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+    int pr = left > 0 ? poll(&pfd, 1, (int)left) : 0;
+    if (pr < 0 && errno == EINTR)
+      continue;
+    if (pr <= 0) {
+      kill(pid, SIGKILL);
+      ok = false;
+      break;
+    }
     ssize_t n = read(fds[0], chunk, sizeof chunk);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
       break;
     if (ts_buf_append(&b, chunk, (size_t)n) != TS_OK) {
+      kill(pid, SIGKILL);
       ok = false;
       break;
     }

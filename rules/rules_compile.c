@@ -251,9 +251,12 @@ static enum ts_code gate_release(const struct ts_rules *rules,
       char *archs = arch_list_text(v);
       for (size_t g = 0; g < h->ncuda_gpus && rc == TS_OK; g++) {
         const char *cc = h->cuda_gpus[g].compute_capability;
-        bool ptx_only = false;
-        if (!cc)
-          continue;
+        bool ptx_only = false, seen = false;
+        for (size_t e = 0; cc && e < g; e++)
+          seen |= h->cuda_gpus[e].compute_capability &&
+                  strcmp(h->cuda_gpus[e].compute_capability, cc) == 0;
+        if (!cc || seen)
+          continue; /* eight identical GPUs: one constraint */
         char fact[48];
         snprintf(fact, sizeof fact, "__cc_%s", cc);
         if (!arch_covers(v, cc, &ptx_only)) {
@@ -311,6 +314,8 @@ static enum ts_code gate_release(const struct ts_rules *rules,
         bool listed = false;
         for (size_t i = 0; i < ngfx; i++)
           listed |= strcmp(gfx[i], h->rocm_gpus[g].gfx) == 0;
+        for (size_t e = 0; e < g; e++)
+          listed |= strcmp(h->rocm_gpus[e].gfx, h->rocm_gpus[g].gfx) == 0;
         if (listed)
           continue;
         char fact[48];

@@ -183,5 +183,37 @@ fi
 "$TORCHSOLVE" detect --sysroot "$FIX/h100-cu130" | grep -q "driver 580.159.04 (/sys/module/nvidia/version)" \
   || { echo "FAIL text output"; fails=$((fails + 1)); }
 
+# Live mode with fake nvidia-smi / rocm_agent_enumerator / hipconfig on
+# PATH (only where the machine has no real GPU stack to shadow them).
+if [ ! -e /sys/module/nvidia ] && [ ! -e /sys/class/kfd ] && [ ! -e /opt/rocm ]; then
+  bin=$(ts_tmpdir)
+  printf '#!/bin/sh\necho "NVIDIA H100 80GB HBM3, 9.0, 580.159.04"\n' >"$bin/nvidia-smi"
+  printf '#!/bin/sh\nprintf "gfx000\\ngfx1100\\n"\n' >"$bin/rocm_agent_enumerator"
+  printf '#!/bin/sh\necho "6.2.41133-dd7f95766"\n' >"$bin/hipconfig"
+  chmod +x "$bin"/*
+  out=$(PATH=$bin:$PATH "$TORCHSOLVE" detect --json)
+  if python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+assert d["cuda"]["driver_version"] == "580.159.04", d["cuda"]
+assert d["cuda"]["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}]
+assert d["sources"]["cuda.gpus"] == "nvidia-smi"
+assert d["rocm"]["gpus"] == [{"gfx": "gfx1100"}] and d["rocm"]["version"] == "6.2"
+assert d["sources"]["rocm.version"] == "hipconfig"
+assert d["sources"]["glibc"] == "gnu_get_libc_version()"
+' "$out"; then echo "ok   live with fake programs"; else echo "FAIL live: $out"; fails=$((fails + 1)); fi
+  out=$(PATH=$bin:$PATH "$TORCHSOLVE" detect --json --no-probe-programs)
+  python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["cuda"] is None and d["rocm"] is None' "$out" \
+    || { echo "FAIL --no-probe-programs ran programs"; fails=$((fails + 1)); }
+  # A hanging nvidia-smi is killed after 10 s instead of hanging detect.
+  printf '#!/bin/sh\nexec sleep 60\n' >"$bin/nvidia-smi"
+  start=$(date +%s)
+  out=$(PATH=$bin:$PATH "$TORCHSOLVE" detect --json)
+  took=$(( $(date +%s) - start ))
+  if [ "$took" -gt 20 ] || ! python3 -c 'import json,sys; assert json.loads(sys.argv[1])["cuda"] is None' "$out"; then
+    echo "FAIL hanging nvidia-smi: ${took}s"; fails=$((fails + 1))
+  else echo "ok   hanging nvidia-smi gave up after ${took}s"; fi
+fi
+
 [ "$fails" = 0 ] || ts_fail "$fails check(s) failed"
 echo "all detect checks passed"
