@@ -181,7 +181,7 @@ static enum ts_code split_extras(struct ts_reqfile_entry *e, const char *s,
                                  size_t *len, struct ts_error *err) {
   if (*len < 3 || s[*len - 1] != ']')
     return TS_OK;
-  size_t open = *len - 1;
+  size_t open = *len - 2;
   while (open > 0 && s[open] != '[' && s[open] != ']')
     open--;
   if (s[open] != '[' || open == 0 || open + 2 > *len - 1)
@@ -288,15 +288,13 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
     size_t plen = name_len;
     if ((rc = split_extras(e, name, &plen, err)) != TS_OK)
       goto fail;
-    bool path_like = looks_like_path(name, name_len);
-    bool archive = is_archive(name, plen);
-    if (archive) {
-      const char *at = memchr(name, '@', name_len);
-      if (at && !looks_like_path(name, (size_t)(at - name)))
-        archive = path_like = false; /* "name @ https://.../x.whl" */
-      else
-        path_like = true;
-    }
+    bool path_like = looks_like_path(name, name_len) || is_archive(name, plen);
+    /* "name @ https://..." is PEP 508 even though it holds a '/': pip
+     * takes a path only when the text before any '@' looks like one (it
+     * also checks that a directory exists; we leave that to the caller) */
+    const char *at = memchr(name, '@', name_len);
+    if (path_like && at && !looks_like_path(name, (size_t)(at - name)))
+      path_like = false;
     if (path_like) {
       e->kind = TS_REQFILE_PATH;
       if (!(e->path = dup_n(name, plen)))
