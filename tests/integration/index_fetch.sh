@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # Index client against nginx: PEP 691 JSON vs PEP 503 HTML negotiation, 304
 # revalidation on a second run, --offline, --refresh, the dependency-confusion
-# guard across two indexes, unsafe-best-match, credentials never printed.
+# guard across two indexes, unsafe-best-match, routing to variant indexes,
+# credentials (URL, ~/.netrc) never printed, proxies from the environment,
+# find-links, file:// indexes, and the cache commands.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
 python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"
-ts_nginx_start "$work/www"
+# /private/ is idx1 behind HTTP basic auth (user "tester", password "s3cr3t").
+printf 'tester:%s\n' "$(openssl passwd -apr1 s3cr3t)" >"$work/htpasswd"
+# (a symlink, not alias: nginx resolves a variable index against root)
+ln -s idx1 "$work/www/private"
+TS_NGINX_EXTRA_CONF="location /private/ { auth_basic private; auth_basic_user_file $work/htpasswd; }" \
+  ts_nginx_start "$work/www"
 U=$TS_NGINX_URL
 export TORCHSOLVE_CACHE_DIR=$work/cache
 
@@ -88,6 +95,31 @@ set -e
 [ "$rc" = 1 ] || ts_fail "not found: exit $rc"
 grep -q "project 'nosuch' not found on http://\*\*\*@127.0.0.1" "$work/nf.err" || { cat "$work/nf.err"; ts_fail "bad not-found message"; }
 grep -q s3cr3t "$work/nf.err" && ts_fail "password printed"
+
+# --- credentials: URL userinfo, ~/.netrc, and a 401 that names no secret
+"$T" index fetch alpha --index-url "http://tester:s3cr3t@127.0.0.1:$TS_NGINX_PORT/private/simple" --no-cache 2>"$work/auth.err" |
+  grep -q '^alpha: 3 files from http://\*\*\*@127.0.0.1' || { cat "$work/auth.err"; ts_fail "userinfo credentials"; }
+printf 'machine 127.0.0.1\nlogin tester\npassword s3cr3t\n' >"$work/.netrc"
+chmod 600 "$work/.netrc"
+HOME=$work "$T" index fetch alpha --index-url "$U/private/simple" --no-cache | grep -q '^alpha: 3 files' ||
+  ts_fail "~/.netrc credentials"
+set +e
+"$T" index fetch alpha --index-url "http://tester:wrong-pw@127.0.0.1:$TS_NGINX_PORT/private/simple" --no-cache 2>"$work/401.err"
+rc=$?
+set -e
+[ "$rc" = 3 ] || ts_fail "401: exit $rc"
+grep -q "^error: http://\*\*\*@127.0.0.1:$TS_NGINX_PORT/private/simple/alpha/: HTTP 401; check the credentials" "$work/401.err" ||
+  { cat "$work/401.err"; ts_fail "401 message"; }
+grep -q wrong-pw "$work/401.err" && ts_fail "password printed"
+
+# --- proxies come from the environment (libcurl) ------------------------
+set +e
+http_proxy=http://127.0.0.1:9 "$T" index fetch alpha --index-url "$U/idx1/simple" --no-cache --retries 0 2>"$work/proxy.err" >/dev/null
+rc=$?
+set -e
+[ "$rc" = 3 ] || { cat "$work/proxy.err"; ts_fail "http_proxy was not used (exit $rc)"; }
+http_proxy=http://127.0.0.1:9 no_proxy=127.0.0.1 "$T" index fetch alpha --index-url "$U/idx1/simple" --no-cache |
+  grep -q '^alpha: 3 files' || ts_fail "no_proxy was not honoured"
 
 # --- find-links: local directory and flat page --------------------------
 "$T" index fetch gamma --no-index --find-links "$work/www/files" --no-cache >"$work/fl.out"

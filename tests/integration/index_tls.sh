@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # TLS: nginx serves https with a certificate from a CA made here with openssl.
 # Without that CA the fetch fails with a TLS error (exit 3); --cert CA,
-# SSL_CERT_FILE=CA and --trusted-host HOST:PORT make it pass.
+# SSL_CERT_FILE=CA and --trusted-host HOST:PORT make it pass.  HTTP/2 is used.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 command -v openssl >/dev/null || ts_skip "openssl not installed"
@@ -35,6 +35,10 @@ SSL_CERT_FILE=$work/ca.pem "$T" index fetch alpha --index-url "$U/idx1/simple" -
   ts_fail "SSL_CERT_FILE did not work"
 "$T" index fetch alpha --index-url "$U/idx1/simple" --trusted-host "127.0.0.1:$TS_NGINX_PORT" --no-cache |
   grep -q '^alpha: 3 files' || ts_fail "--trusted-host did not work"
+# HTTP/2 is used where offered (nginx offers it over TLS)
+mark=$(ts_nginx_log_mark)
+"$T" index fetch alpha shared --index-url "$U/idx1/simple" --cert "$work/ca.pem" --no-cache >/dev/null
+ts_nginx_log_since "$mark" | grep -q 'GET /idx1/simple/alpha/ HTTP/2.0' || { ts_nginx_log_since "$mark"; ts_fail "HTTP/2 not used"; }
 # range requests and PEP 658 over TLS too
 w=gamma-1.0-py3-none-any.whl
 "$T" index metadata "$U/files/$w" --cert "$work/ca.pem" 2>"$work/m.err" | grep -q '^Name: gamma' || ts_fail "metadata over TLS"

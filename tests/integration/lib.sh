@@ -21,10 +21,14 @@
 #       - access log lines: STATUS BYTES "REQUEST LINE" range="RANGE"
 #         accept="ACCEPT" (BYTES = body bytes sent; 304s log 0)
 #     Optional environment read by ts_nginx_start:
-#       TS_NGINX_TLS_CERT / TS_NGINX_TLS_KEY  serve https with this pair
+#       TS_NGINX_TLS_CERT / TS_NGINX_TLS_KEY  serve https (HTTP/2 offered
+#                                with ALPN) with this pair
 #       TS_NGINX_PAGE_MAXAGE=N   send Cache-Control: max-age=N on index pages
 #                                (default: no Cache-Control, so clients revalidate)
 #       TS_NGINX_EXTRA_CONF      extra directives inside the server block
+#                                (e.g. locations; they inherit root/index;
+#                                prefer a symlink under ROOT to "alias",
+#                                with which nginx misresolves the index)
 #     Stopped by ts_nginx_stop, and automatically at exit. One server per
 #     script: call ts_nginx_stop before starting another.
 #   ts_nginx_log_mark        print the current access-log line count
@@ -101,7 +105,7 @@ ts_nginx_start() {
   [ -r "$mime" ] || types_line="types { text/html html; application/json json; }"
   local scheme=http listen_extra="" tls_conf=""
   if [ -n "${TS_NGINX_TLS_CERT:-}" ]; then
-    scheme=https listen_extra=" ssl"
+    scheme=https listen_extra=" ssl http2"
     tls_conf="ssl_certificate ${TS_NGINX_TLS_CERT}; ssl_certificate_key ${TS_NGINX_TLS_KEY:?TS_NGINX_TLS_KEY};"
   fi
   local page_cc=""
@@ -144,9 +148,10 @@ http {
     server_name localhost;
     $tls_conf
     root $root;
+    # Server level, so that locations added by TS_NGINX_EXTRA_CONF inherit it.
+    index \$ts_index index.html;
+    autoindex on;
     location / {
-      index \$ts_index index.html;
-      autoindex on;
       add_header Vary Accept always;
     }
     location ~ /index\\.html\$ {
