@@ -124,6 +124,13 @@ http_proxy=http://127.0.0.1:9 no_proxy=127.0.0.1 "$T" index fetch alpha --index-
 # --- find-links: local directory and flat page --------------------------
 "$T" index fetch gamma --no-index --find-links "$work/www/files" --no-cache >"$work/fl.out"
 grep -q '^gamma: 2 files' "$work/fl.out" || { cat "$work/fl.out"; ts_fail "find-links dir"; }
+"$T" index fetch gamma alpha --no-index --find-links "$U/flat/links.html" --no-cache >"$work/fl2.out"
+grep -q '^gamma: 2 files' "$work/fl2.out" && grep -q '^alpha: 3 files' "$work/fl2.out" || { cat "$work/fl2.out"; ts_fail "find-links page"; }
+grep -q "gamma-1.0-py3-none-any.whl sha256=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["gamma-1.0-py3-none-any.whl"]["sha256"])' "$work/www/MANIFEST.json")" "$work/fl2.out" ||
+  ts_fail "find-links page hashes"
+# find-links are merged with the index's files (distinct URLs: 2 + 2)
+"$T" index fetch gamma --index-url "$U/nometa/simple" --find-links "$work/www/files" --no-cache >"$work/fl3.out"
+grep -q '^gamma: 4 files' "$work/fl3.out" || { cat "$work/fl3.out"; ts_fail "find-links not merged"; }
 # --- file:// index -----------------------------------------------------
 "$T" index fetch alpha --index-url "file://$work/www/idx1/simple" --no-cache >"$work/file.out"
 grep -q '^alpha: 3 files' "$work/file.out" || { cat "$work/file.out"; ts_fail "file:// index"; }

@@ -12,6 +12,7 @@ index_fixtures.py OUT   writes, under OUT:
   bad/simple/badjson/              malformed PEP 691 JSON
   bad/simple/badlink/              an anchor with an invalid URL
   files/                           the wheels and their .metadata files
+  flat/links.html                  a flat --find-links page of every wheel
   MANIFEST.json                    names, sizes and hashes for the assertions
 Wheels are real zip files built with zipfile: a package, a .dist-info with
 METADATA, WHEEL and RECORD.
@@ -134,6 +135,9 @@ def main():
     write(os.path.join(out, "bad/simple/badjson/index.html"), "<a href='x-1.0.tar.gz'>x</a>")
     write(os.path.join(out, "bad/simple/badlink/index.html"),
           '<a href="http://[::1/badlink-1.0.tar.gz">badlink-1.0.tar.gz</a>')
+    # A flat --find-links page listing every wheel (pip's torch_stable.html style).
+    write(os.path.join(out, "flat/links.html"), "".join(
+        f'<a href="../files/{fn}#sha256={r["sha256"]}">{fn}</a><br>\n' for fn, r in sorted(manifest.items())))
     write(os.path.join(out, "MANIFEST.json"), json.dumps(manifest, indent=1))
 
 
