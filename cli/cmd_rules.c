@@ -23,11 +23,14 @@ static void usage(FILE *out) {
   fputs("usage: torchsolve rules check [FILE...]\n"
         "       torchsolve rules list [GPU options]\n"
         "       torchsolve rules compile [--json] [GPU options]\n"
-        "       torchsolve rules audit [--dist-info DIR] [NAME==VERSION...] [GPU options]\n\n"
+        "       torchsolve rules audit [--dist-info DIR] [--built-with cuda=X.Y|rocm=X.Y]\n"
+        "                              [NAME==VERSION...] [GPU options]\n\n"
         "check validates rules files (default: the bundled rules.yaml) and prints\n"
         "every problem as FILE:LINE:COLUMN; it exits 1 when there is one.\n"
         "audit reports the rules that installed distributions break on this host\n"
-        "(--dist-info DIR reads NAME-VERSION.dist-info folder names in DIR).\n\n",
+        "(--dist-info DIR reads NAME-VERSION.dist-info folder names in DIR);\n"
+        "--built-with says what custom builds (torch 2.9.1a0+gitd38164a) were\n"
+        "built with, so that they are judged like that variant.\n\n",
         out);
   ts_gpu_options_help(out);
 }
@@ -81,12 +84,13 @@ static int load(struct ts_gpu_options *g, int argc, char **argv,
       continue;
     if (json && strcmp(argv[i], "--json") == 0)
       *json = true;
-    else if (argv[i][0] == '-' && strcmp(argv[i], "--dist-info") != 0)
+    else if (argv[i][0] == '-' && strcmp(argv[i], "--dist-info") != 0 &&
+             strcmp(argv[i], "--built-with") != 0)
       return ts_cli_usage_error("rules", "unknown argument '%s'", argv[i]);
     else {
       /* Positional arguments (audit) are compacted to the front. */
       argv[npos++] = argv[i];
-      if (strcmp(argv[i], "--dist-info") == 0 && i + 1 < argc)
+      if (argv[i][0] == '-' && i + 1 < argc)
         argv[npos++] = argv[++i];
     }
   }
@@ -276,9 +280,22 @@ static int cmd_audit(int argc, char **argv) {
     return st;
   char **names = NULL, **versions = NULL;
   size_t n = 0;
+  const char *built_cuda = NULL, *built_rocm = NULL;
   for (int i = 0; i < npos; i++) {
     if (strcmp(argv[i], "--dist-info") == 0 && i + 1 < npos) {
       n = read_dist_info(argv[++i], &names, &versions, n);
+      continue;
+    }
+    if (strcmp(argv[i], "--built-with") == 0 && i + 1 < npos) {
+      const char *v = argv[++i];
+      if (strncmp(v, "cuda=", 5) == 0)
+        built_cuda = v + 5;
+      else if (strncmp(v, "rocm=", 5) == 0 || strncmp(v, "hip=", 4) == 0)
+        built_rocm = strchr(v, '=') + 1;
+      else {
+        ts_rules_free(r);
+        return ts_cli_usage_error("rules", "--built-with takes cuda=X.Y or rocm=X.Y");
+      }
       continue;
     }
     const char *eq = strstr(argv[i], "==");
@@ -319,6 +336,18 @@ static int cmd_audit(int argc, char **argv) {
   size_t nf = 0;
   if (pk && ts_rules_check_installed(&s, pk, n, &f, &nf, &err) != TS_OK)
     status = ts_cli_report(&err);
+  /* Custom builds (a local label that is no variant) are judged by what
+   * --built-with says they were built with. */
+  for (size_t i = 0; pk && status == 0 && i < n && (built_cuda || built_rocm); i++) {
+    const char *plus = strchr(pk[i].version, '+');
+    bool variant = false;
+    for (size_t k = 0; plus && k < s.nbackends; k++)
+      variant |= strcmp(plus + 1, s.backends[k].name) == 0;
+    if (plus && !variant &&
+        ts_rules_check_build(&s, pk[i].name, pk[i].version, built_cuda,
+                             built_rocm, &f, &nf, &err) != TS_OK)
+      status = ts_cli_report(&err);
+  }
   for (size_t i = 0; i < nf; i++) {
     printf("%s: %s (rule %s)\n  %s\n", f[i].subject, f[i].detail, f[i].id,
            f[i].message);

@@ -214,6 +214,21 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
                                       size_t *nout, struct ts_error *err);
 void ts_rules_findings_free(struct ts_rules_finding *f, size_t n);
 
+/* A custom build (seed 003: torch-2.9.1a0+gitd38164a from a path or
+ * --find-links) is no variant of the PyTorch server, so no variant gate
+ * matches its label.  Where its wheel says what it was built with
+ * (torch/version.py: cuda = "12.8", hip = "7.1.52802"), judge it as the
+ * variant the server would have labelled it (cu128, rocm7.1) against the
+ * host facts, and append a finding per constraint it breaks; with neither
+ * given there is nothing to check.  Caller frees with
+ * ts_rules_findings_free. */
+enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
+                                  const char *name, const char *version,
+                                  const char *built_cuda,
+                                  const char *built_rocm,
+                                  struct ts_rules_finding **out, size_t *nout,
+                                  struct ts_error *err);
+
 /* True when `term` matches a distribution of that name and version; host
  * facts match the set's facts.  Exposed for the resolver's tests. */
 bool ts_rules_term_matches(const struct ts_term *term, const char *name,

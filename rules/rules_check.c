@@ -4,6 +4,7 @@
  * the installed (name, version) pairs plus the host facts, so `check` and
  * `install` can never disagree about a rule.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,4 +149,75 @@ void ts_rules_findings_free(struct ts_rules_finding *f, size_t n) {
     free(f[i].source);
   }
   free(f);
+}
+
+enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
+                                  const char *name, const char *version,
+                                  const char *built_cuda, const char *built_rocm,
+                                  struct ts_rules_finding **out, size_t *nout,
+                                  struct ts_error *err) {
+  struct ts_version *v = NULL;
+  if (ts_version_parse(version, strlen(version), &v, err) != TS_OK)
+    return ts_error_wrap(err, "%s", name);
+  /* The label the PyTorch server would give such a build. */
+  char label[32] = "";
+  unsigned long maj = 0, min = 0;
+  const char *bv = built_rocm ? built_rocm : built_cuda;
+  char *end = NULL;
+  if (bv) {
+    maj = strtoul(bv, &end, 10);
+    if (end && *end == '.')
+      min = strtoul(end + 1, NULL, 10);
+  }
+  if (built_rocm)
+    snprintf(label, sizeof label, "rocm%lu.%lu", maj, min);
+  else if (built_cuda)
+    snprintf(label, sizeof label, "cu%lu%lu", maj, min);
+  else {
+    ts_version_free(v);
+    return TS_OK; /* nothing said about the build: nothing to check */
+  }
+  char *cand_text = rules_xprintf("%s+%s", ts_version_public(v), label);
+  struct ts_version *cand = NULL;
+  enum ts_code rc = ts_version_parse(cand_text, strlen(cand_text), &cand, err);
+  ts_version_free(v);
+  if (rc != TS_OK) {
+    free(cand_text);
+    return rc;
+  }
+  struct ts_installed me = {name, version};
+  struct parsed p = {&me, cand};
+  bool gated = false;
+  for (size_t i = 0; i < set->nconstraints; i++) {
+    const struct ts_constraint *c = &set->constraints[i];
+    if (!rules_term_match_pkg(&c->subject, name, cand))
+      continue;
+    if (c->subject.local_pattern && c->subject.local_pattern[0])
+      gated = true;
+    char *why = rules_fact_violation(c, set);
+    if (why) {
+      add_finding(out, nout, c, &p,
+                  rules_xprintf("built for %s: %s", label, why));
+      free(why);
+    }
+  }
+  /* A ROCm newer than any known variant still needs the installed ROCm. */
+  const struct ts_host_fact *rocm = rules_find_fact(set, "__rocm");
+  if (built_rocm && !gated && rocm && rocm->version) {
+    char mm[32];
+    snprintf(mm, sizeof mm, "%lu.%lu", maj, min);
+    if (ts_host_vercmp(rocm->version, mm) < 0) {
+      struct ts_constraint c = {
+          .id = (char *)"custom-build-rocm",
+          .message = (char *)"a custom build made with a newer ROCm than the installed one",
+          .fix = (char *)"upgrade ROCm, or use a build made for the installed ROCm",
+          .source = (char *)"https://rocm.docs.amd.com/"};
+      add_finding(out, nout, &c, &p,
+                  rules_xprintf("built with ROCm %s; this host has ROCm %s",
+                                built_rocm, rocm->version));
+    }
+  }
+  ts_version_free(cand);
+  free(cand_text);
+  return TS_OK;
 }

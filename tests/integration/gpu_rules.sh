@@ -82,6 +82,12 @@ grep -q "rule bitsandbytes-rocm" <<<"$out" || ts_fail "seed 001: $out"
 # Seed 003: a custom local build is no variant: nothing to flag.
 "$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" torch==2.9.1a0+gitd38164a >/dev/null 2>&1 \
   || ts_fail "custom build flagged"
+# ... but judged as what its wheel says it was built with (HIP 7.1 here).
+out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" --built-with hip=7.1.52802 torch==2.9.1a0+gitd38164a 2>&1) \
+  && ts_fail "custom ROCm 7.1 build on a ROCm 6.2 host not flagged"
+grep -q "built for rocm7.1: needs ROCm >=7.1; this host has 6.2.0 (rule backend-rocm7.1-rocm)" <<<"$out" || ts_fail "custom: $out"
+"$TORCHSOLVE" rules audit --rocm 7.1 --gfx gfx1100 --built-with hip=7.1.52802 torch==2.9.1a0+gitd38164a >/dev/null 2>&1 \
+  || ts_fail "custom build flagged on a matching host"
 # A CUDA build the driver cannot run; torchvision of another torch.
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rtx4090-drv550" torch==2.11.0+cu130 torchvision==0.20.1+cu124 2>&1) && ts_fail "driver not flagged"
 grep -q "rule backend-cu130-driver" <<<"$out" || ts_fail "driver: $out"

@@ -369,3 +369,45 @@ Test(rules_check, term_matches) {
   cr_expect_not(ts_rules_term_matches(&t, "torch", "2.6.0+cpu"));
   ts_specset_free(t.spec);
 }
+
+Test(rules_check, custom_builds) {
+  struct ts_rules *r = bundled();
+  struct ts_host h;
+  struct ts_constraint_set s;
+  amd_host(&h, "6.2", "gfx1100");
+  compile(r, &h, NULL, &s);
+  struct ts_rules_finding *f = NULL;
+  size_t nf = 0;
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_check_build(&s, "torch", "2.9.1a0+gitd38164a", NULL,
+                                    "7.1.52802", &f, &nf, &e), TS_OK);
+  cr_assert_eq(nf, 1);
+  cr_expect_str_eq(f[0].id, "backend-rocm7.1-rocm");
+  ts_rules_findings_free(f, nf);
+  f = NULL;
+  nf = 0;
+  /* Built for 6.2: on gfx1100 that is the hipBLASLt rule. */
+  cr_assert_eq(ts_rules_check_build(&s, "torch", "2.5.1a0+git1234", NULL,
+                                    "6.2.4", &f, &nf, &e), TS_OK);
+  cr_assert_eq(nf, 1);
+  cr_expect_str_eq(f[0].id, "hipblaslt-gfx1100");
+  ts_rules_findings_free(f, nf);
+  f = NULL;
+  nf = 0;
+  /* Newer than any variant: the generic ROCm check. */
+  cr_assert_eq(ts_rules_check_build(&s, "torch", "2.9.1a0+git1234", NULL,
+                                    "9.9", &f, &nf, &e), TS_OK);
+  cr_assert_eq(nf, 1);
+  cr_expect_str_eq(f[0].id, "custom-build-rocm");
+  ts_rules_findings_free(f, nf);
+  f = NULL;
+  nf = 0;
+  cr_assert_eq(ts_rules_check_build(&s, "torch", "2.9.1a0+git1234", NULL, NULL,
+                                    &f, &nf, &e), TS_OK);
+  cr_expect_eq(nf, 0);
+  cr_expect_eq(ts_rules_check_build(&s, "torch", "bad version", NULL, "7.1",
+                                    &f, &nf, &e), TS_E_PARSE);
+  ts_constraint_set_clear(&s);
+  ts_host_free(&h);
+  ts_rules_free(r);
+}
