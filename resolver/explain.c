@@ -16,7 +16,10 @@
 
 struct line {
   int prio;
-  char *text;
+  char *text;     /* for a group: the part after the versions */
+  char *group;    /* "name" when versions of one project share the text */
+  char **vers;
+  size_t nvers;
 };
 
 struct lines {
@@ -26,14 +29,70 @@ struct lines {
 
 static void add_line(struct lines *ls, int prio, char *text) {
   for (size_t i = 0; i < ls->n; i++)
-    if (strcmp(ls->v[i].text, text) == 0) {
+    if (!ls->v[i].group && strcmp(ls->v[i].text, text) == 0) {
       free(text);
       return;
     }
   ls->v = ts_rs_grow(ls->v, &ls->cap, ls->n + 1, sizeof *ls->v);
+  memset(&ls->v[ls->n], 0, sizeof ls->v[ls->n]);
   ls->v[ls->n].prio = prio;
   ls->v[ls->n].text = text;
   ls->n++;
+}
+
+static void add_group(struct lines *ls, int prio, const char *name,
+                      const char *version, char *rest) {
+  for (size_t i = 0; i < ls->n; i++) {
+    struct line *l = &ls->v[i];
+    if (l->group && !strcmp(l->group, name) && !strcmp(l->text, rest)) {
+      free(rest);
+      for (size_t k = 0; k < l->nvers; k++)
+        if (!strcmp(l->vers[k], version))
+          return;
+      l->vers = realloc(l->vers, (l->nvers + 1) * sizeof *l->vers);
+      if (!l->vers)
+        abort();
+      l->vers[l->nvers++] = ts_rs_strdup(version);
+      return;
+    }
+  }
+  ls->v = ts_rs_grow(ls->v, &ls->cap, ls->n + 1, sizeof *ls->v);
+  struct line *l = &ls->v[ls->n++];
+  memset(l, 0, sizeof *l);
+  l->prio = prio;
+  l->text = rest;
+  l->group = ts_rs_strdup(name);
+  l->vers = malloc(sizeof *l->vers);
+  if (!l->vers)
+    abort();
+  l->vers[0] = ts_rs_strdup(version);
+  l->nvers = 1;
+}
+
+/* Turns a group into its sentence: "a 1.99, 1.98, 1.97 and 47 more need
+ * b>=2 (version 2.0)". */
+static void finish_group(struct line *l) {
+  if (!l->group)
+    return;
+  char buf[512];
+  size_t len = (size_t)snprintf(buf, sizeof buf, "%s ", l->group);
+  size_t shown = l->nvers > 4 ? 3 : l->nvers;
+  for (size_t k = 0; k < shown && len < sizeof buf; k++)
+    len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s",
+                            k ? (k + 1 == l->nvers ? " and " : ", ") : "",
+                            l->vers[k]);
+  if (shown < l->nvers && len < sizeof buf)
+    snprintf(buf + len, sizeof buf - len, " and %zu more", l->nvers - shown);
+  char *t = ts_rs_printf("%s %s%s", buf, l->nvers > 1 ? "need" : "needs",
+                         l->text);
+  free(l->text);
+  l->text = t;
+  free(l->group);
+  l->group = NULL;
+  for (size_t k = 0; k < l->nvers; k++)
+    free(l->vers[k]);
+  free(l->vers);
+  l->vers = NULL;
 }
 
 static char *solvable_text(struct rs *rs, Id p) {
@@ -297,7 +356,14 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
       char *prov = type == SOLVER_RULE_PKG_REQUIRES
                        ? providers_text(rs, dep)
                        : NULL;
-      if (prov)
+      struct rs_sinfo *fs = &rs->si[from];
+      if (prov && fs->kind == RS_CAND)
+        add_group(ls, 1, rs->projs[fs->proj].name,
+                  rs->projs[fs->proj].vers[fs->ver].text,
+                  ts_rs_printf(" %s (%s %s)", rec->text,
+                               strchr(prov, ',') ? "versions" : "version",
+                               prov));
+      else if (prov)
         add_line(ls, 1, ts_rs_printf("%s needs %s (%s %s)", f, rec->text,
                                      strchr(prov, ',') ? "versions" : "version",
                                      prov));
@@ -375,6 +441,8 @@ void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why) {
         rule_sentence(rs, solv, rid, iq.elements[k], iq.elements[k + 1],
                       iq.elements[k + 2], iq.elements[k + 3], &ls);
     }
+    for (size_t i = 0; i < ls.n; i++)
+      finish_group(&ls.v[i]);
     /* stable: insertion order within a priority class */
     for (size_t i = 0; i < ls.n; i++)
       ls.v[i].prio = ls.v[i].prio * 100000 + (int)i;

@@ -214,7 +214,7 @@ static bool pre_allowed(struct rs *rs, const struct rs_proj *pj,
     return true;
   for (size_t i = 0; i < pj->nvers; i++) {
     const struct rs_ver *v = &pj->vers[i];
-    if ((v->solv || (int)i == pj->inst_ver) && !v->pre &&
+    if ((v->usable || (int)i == pj->inst_ver) && !v->pre &&
         (!spec || ts_specset_contains(spec, v->v, TS_PRE_INCLUDE)))
       return false;
   }
@@ -245,9 +245,9 @@ static Id spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
   bool pre_ok = pre_allowed(rs, pj, spec);
   for (size_t i = 0; i < n; i++) {
     if (extra >= 0)
-      exists[i] = pj->extras[extra].solv[i] != 0;
+      exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
     else
-      exists[i] = pj->vers[i].solv || pj->vers[i].inst_solv;
+      exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
     match[i] = exists[i] && ts_rs_version_fits(rs, pj, i, spec, pre_ok);
   }
   Id name = extra >= 0 ? pj->extras[extra].nameid : pj->nameid;
@@ -292,6 +292,23 @@ static void note_prerelease(struct rs *rs, struct rs_proj *pj,
 
 /* ---- extras ---------------------------------------------------------------- */
 
+/* name[extra] at one version: that very version, plus the extra's deps. */
+static void add_extra_solvable(struct rs *rs, int pidx, int e, size_t i) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  struct rs_extra *x = &pj->extras[e];
+  struct rs_ver *v = &pj->vers[i];
+  if (x->solv[i])
+    return;
+  Id p = new_solvable(rs, rs->repo, x->nameid, pj->evrs[i], RS_EXTRA, pidx,
+                      (int)i, e);
+  x->solv[i] = p;
+  Id base = pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1);
+  ts_rs_add_dep(rs, p, base, false, ts_rs_printf("%s==%s", pj->name, v->text),
+                pidx, NULL, -1, false);
+  if (rs->req->no_deps)
+    sinfo(rs, p)->deps_done = true;
+}
+
 static int get_extra(struct rs *rs, int pidx, const char *extra) {
   struct rs_proj *pj = &rs->projs[pidx];
   for (size_t i = 0; i < pj->nextras; i++)
@@ -308,21 +325,9 @@ static int get_extra(struct rs *rs, int pidx, const char *extra) {
   x->solv = calloc(pj->nvers + 1, sizeof *x->solv);
   if (!x->solv)
     abort();
-  for (size_t i = 0; i < pj->nvers; i++) {
-    struct rs_ver *v = &pj->vers[i];
-    if (!v->solv && !v->inst_solv)
-      continue;
-    Id p = new_solvable(rs, rs->repo, x->nameid, pj->evrs[i], RS_EXTRA, pidx,
-                        (int)i, e);
-    x->solv[i] = p;
-    /* the extra means "this very version, plus more" */
-    Id base = pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1);
-    ts_rs_add_dep(rs, p, base, false,
-                  ts_rs_printf("%s==%s", pj->name, v->text), pidx, NULL, -1,
-                  false);
-    if (rs->req->no_deps)
-      sinfo(rs, p)->deps_done = true;
-  }
+  for (size_t i = 0; i < pj->nvers; i++)
+    if (pj->vers[i].solv || pj->vers[i].inst_solv)
+      add_extra_solvable(rs, pidx, e, i);
   return e;
 }
 
@@ -501,6 +506,85 @@ static void ver_merge(struct rs_proj *pj) {
   }
 }
 
+/* Versions become solvables in windows: the VERSION_WINDOW most preferred
+ * first, more only when a solve fails (libsolv adds a rule for every pair
+ * of versions of one name it reaches, so a project with 1,000 versions
+ * costs 500,000 rules).  Deps are built over the ranks of every usable
+ * version, hidden or not, so revealing a version never changes them. */
+#define VERSION_WINDOW 12
+
+static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
+                                   const char *name);
+
+/* A version no root requirement on its project admits can never be
+ * installed: it is not worth a solvable. */
+static bool root_admits(struct rs *rs, const char *name, const struct rs_ver *v) {
+  for (size_t i = 0; i < rs->req->nrequirements; i++) {
+    const struct ts_requirement *r = rs->req->requirements[i];
+    if (strcmp(r->normalized_name, name) != 0)
+      continue;
+    if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
+      continue;
+    if (!ts_specset_contains(r->specifier, v->v, TS_PRE_INCLUDE))
+      return false;
+  }
+  return true;
+}
+
+static void reveal(struct rs *rs, int pidx, size_t i) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  struct rs_ver *s = &pj->vers[i];
+  s->solv = new_solvable(rs, rs->repo, pj->nameid, pj->evrs[i], RS_CAND, pidx,
+                         (int)i, -1);
+  if (rs->req->no_deps)
+    sinfo(rs, s->solv)->deps_done = true;
+  for (size_t e = 0; e < pj->nextras; e++)
+    add_extra_solvable(rs, pidx, (int)e, i);
+  apply_rules_to_version(rs, s->solv, s, pj->name);
+}
+
+/* Reveals usable versions from the top until `window` are; true when any
+ * was revealed. */
+static bool reveal_window(struct rs *rs, int pidx) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  size_t shown = 0;
+  bool any = false;
+  for (size_t k = pj->nvers; k-- > 0 && shown < pj->window;) {
+    struct rs_ver *s = &pj->vers[k];
+    if (!s->usable || (!rs->reveal_all && !root_admits(rs, pj->name, s)))
+      continue;
+    shown++;
+    if (!s->solv) {
+      reveal(rs, pidx, k);
+      any = true;
+    }
+  }
+  return any;
+}
+
+/* After a failed solve: more versions of every project that hides some.
+ * The problem is unsatisfiable only once nothing is hidden. */
+static bool expand_windows(struct rs *rs) {
+  bool any = false;
+  for (size_t i = 0; i < rs->nprojs; i++) {
+    struct rs_proj *pj = &rs->projs[i];
+    if (pj->window >= pj->nvers)
+      continue;
+    pj->window *= 4;
+    any |= reveal_window(rs, (int)i);
+  }
+  if (!any && !rs->reveal_all) {
+    /* the last round: versions the roots exclude too, so that the
+     * explanation can name the root requirement that excludes them */
+    rs->reveal_all = true;
+    for (size_t i = 0; i < rs->nprojs; i++) {
+      rs->projs[i].window = rs->projs[i].nvers;
+      any |= reveal_window(rs, (int)i);
+    }
+  }
+  return any;
+}
+
 static void add_project(struct rs *rs, const char *name,
                         const struct ts_resolver_pages *pages) {
   rs->projs = ts_rs_grow(rs->projs, &rs->projs_cap, rs->nprojs + 1,
@@ -616,11 +700,10 @@ static void add_project(struct rs *rs, const char *name,
       s->yank_blocked = true;
       continue;
     }
-    s->solv = new_solvable(rs, rs->repo, pj->nameid, pj->evrs[i], RS_CAND,
-                           pidx, (int)i, -1);
-    if (rs->req->no_deps)
-      sinfo(rs, s->solv)->deps_done = true;
+    s->usable = true;
   }
+  pj->window = VERSION_WINDOW;
+  reveal_window(rs, pidx);
   rs->pages_fetched += pages ? 1 : 0;
 }
 
@@ -713,7 +796,7 @@ static Id term_dep(struct rs *rs, const struct ts_term *t) {
   if (!match || !exists)
     abort();
   for (size_t i = 0; i < n; i++) {
-    exists[i] = pj->vers[i].solv || pj->vers[i].inst_solv;
+    exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
     match[i] = exists[i] && term_matches_version(t, pj->vers[i].v);
   }
   Id d = ts_rs_ranks_dep(rs, pj->nameid, pj->evrs, n, match, exists);
@@ -797,8 +880,6 @@ static void apply_rules(struct rs *rs) {
       if (!ready)
         continue;
       rs->rule_done[c] = true;
-      if (!subject_solvables(rs, &con->subject, &subj))
-        continue;
       Id dep = 0;
       for (size_t t = 0; t < con->nterms; t++) {
         Id d = term_dep(rs, &con->terms[t]);
@@ -816,6 +897,9 @@ static void apply_rules(struct rs *rs) {
         dep = pool_rel2id(rs->pool, dep, cond, REL_COND, 1);
         rich = true;
       }
+      rs->rule_dep[c] = dep;
+      rs->rule_rich[c] = rich;
+      subject_solvables(rs, &con->subject, &subj);
       for (int k = 0; k < subj.count; k++)
         ts_rs_add_dep(rs, subj.elements[k], dep, false,
                       ts_rs_strdup(con->id), -1, NULL, (int)c, rich);
@@ -830,9 +914,10 @@ static void apply_rules(struct rs *rs) {
         if (*done || !term_ready(rs, &con->terms[t], false))
           continue;
         *done = true;
+        Id dep = term_dep(rs, &con->terms[t]);
+        rs->rule_term_dep[c][t] = dep;
         if (!subject_solvables(rs, &con->subject, &subj))
           continue;
-        Id dep = term_dep(rs, &con->terms[t]);
         for (int k = 0; k < subj.count; k++)
           ts_rs_add_dep(rs, subj.elements[k], dep, true,
                         ts_rs_strdup(con->id), -1, NULL, (int)c, false);
@@ -840,6 +925,30 @@ static void apply_rules(struct rs *rs) {
     }
   }
   queue_free(&subj);
+}
+
+/* The rules already applied to a project, for a version revealed later. */
+static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
+                                   const char *name) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  if (!set)
+    return;
+  for (size_t c = 0; c < set->nconstraints; c++) {
+    const struct ts_constraint *con = &set->constraints[c];
+    if (strcmp(con->subject.name, name) != 0 ||
+        !term_matches_version(&con->subject, v->v))
+      continue;
+    if (con->kind == TS_CONSTRAINT_REQUIRES) {
+      if (rs->rule_done[c] && rs->rule_dep[c])
+        ts_rs_add_dep(rs, p, rs->rule_dep[c], false, ts_rs_strdup(con->id),
+                      -1, NULL, (int)c, rs->rule_rich[c]);
+      continue;
+    }
+    for (size_t t = 0; t < con->nterms; t++)
+      if (rs->rule_term_done[c][t] && rs->rule_term_dep[c][t])
+        ts_rs_add_dep(rs, p, rs->rule_term_dep[c][t], true,
+                      ts_rs_strdup(con->id), -1, NULL, (int)c, false);
+  }
 }
 
 /* -c constraints: a locked pseudo-solvable conflicts with the versions a
@@ -859,7 +968,7 @@ static void apply_user_constraints(struct rs *rs, int pidx) {
       abort();
     bool any = false;
     for (size_t k = 0; k < n; k++) {
-      exists[k] = pj->vers[k].solv != 0;
+      exists[k] = pj->vers[k].usable;
       match[k] = exists[k] &&
                  !ts_specset_contains(r->specifier, pj->vers[k].v,
                                       TS_PRE_INCLUDE);
@@ -1291,10 +1400,15 @@ static void rs_free(struct rs *rs) {
   }
   free(rs->facts);
   if (rs->rule_term_done) {
-    for (size_t i = 0; i < rs->req->rules->nconstraints; i++)
+    for (size_t i = 0; i < rs->req->rules->nconstraints; i++) {
       free(rs->rule_term_done[i]);
+      free(rs->rule_term_dep[i]);
+    }
   }
   free(rs->rule_term_done);
+  free(rs->rule_term_dep);
+  free(rs->rule_dep);
+  free(rs->rule_rich);
   free(rs->rule_done);
   for (size_t i = 0; i < rs->nwant; i++)
     free(rs->want[i]);
@@ -1342,12 +1456,18 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     }
     rs.rule_done = calloc(req->rules->nconstraints + 1, sizeof(bool));
     rs.rule_term_done = calloc(req->rules->nconstraints + 1, sizeof(bool *));
-    if (!rs.rule_done || !rs.rule_term_done)
+    rs.rule_dep = calloc(req->rules->nconstraints + 1, sizeof(Id));
+    rs.rule_rich = calloc(req->rules->nconstraints + 1, sizeof(bool));
+    rs.rule_term_dep = calloc(req->rules->nconstraints + 1, sizeof(Id *));
+    if (!rs.rule_done || !rs.rule_term_done || !rs.rule_dep ||
+        !rs.rule_rich || !rs.rule_term_dep)
       abort();
     for (size_t i = 0; i < req->rules->nconstraints; i++) {
       rs.rule_term_done[i] =
           calloc(req->rules->constraints[i].nterms + 1, sizeof(bool));
-      if (!rs.rule_term_done[i])
+      rs.rule_term_dep[i] =
+          calloc(req->rules->constraints[i].nterms + 1, sizeof(Id));
+      if (!rs.rule_term_done[i] || !rs.rule_term_dep[i])
         abort();
     }
   }
@@ -1393,6 +1513,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
     res->solves++;
     int nprob = solver_solve(solv, &rs.jobs);
+    if (nprob && expand_windows(&rs)) {
+      solver_free(solv);
+      continue;
+    }
     if (nprob) {
       ts_rs_explain(&rs, solv, &res->why);
       if (req->debug_solver_dir)

@@ -57,6 +57,7 @@ struct rs_ver {
   bool installed;
   bool has_sdist, has_wheel, has_compatible_wheel, no_binary_blocked;
   bool yank_blocked;
+  bool usable;               /* has a usable wheel: a solvable when revealed */
   const char *python_blocked; /* a file's Requires-Python that failed */
   Id solv;                   /* candidate solvable, 0 when not installable */
   Id inst_solv;              /* installed solvable at this version, or 0 */
@@ -81,6 +82,7 @@ struct rs_proj {
   Id *evrs;                  /* rank → EVR id */
   struct rs_extra *extras;
   size_t nextras, extras_cap;
+  size_t window;             /* usable versions revealed, from the top */
   int inst_ver;              /* rank of the installed version, -1 */
   Id inst_solv;
   const struct ts_resolver_installed *inst;
@@ -127,6 +129,10 @@ struct rs {
   size_t job_info_cap;
   bool *rule_done;
   bool **rule_term_done;
+  Id *rule_dep;              /* requires-rule dep, for revealed versions */
+  bool *rule_rich;
+  Id **rule_term_dep;        /* conflicts-rule deps per term */
+  bool reveal_all;           /* root-excluded versions get solvables too */
   char **want;
   size_t nwant, want_cap;
   size_t pages_fetched, metadata_fetched;

@@ -588,3 +588,44 @@ Test(resolver_rules, no_deps) {
   cr_assert_eq(w.ix.meta_requests, 0);
   world_free(&w);
 }
+
+/* ---- version windows: old versions are found when the new ones fail ----- */
+
+Test(resolver_rules, deep_version_found_through_windows) {
+  struct world w;
+  world_init(&w);
+  char v[32];
+  PKG(&w, "a", "1.0", "b<2");
+  for (int i = 1; i < 100; i++) {
+    snprintf(v, sizeof v, "1.%d", i);
+    PKG(&w, "a", v, "b>=2");
+  }
+  PKG(&w, "b", "1.0");
+  PKG(&w, "b", "2.0");
+  root(&w, "a");
+  root(&w, "b<2");
+  resolve(&w);
+  dump_why(&w);
+  cr_assert_eq(w.code, TS_OK, "%s", w.err.detail);
+  cr_assert_str_eq(got(&w, "a"), "1.0");
+  cr_assert_str_eq(got(&w, "b"), "1.0");
+  ts_requirement_free(w.reqs[1]);
+  w.nreqs = 1;
+  ts_requirement_free(w.reqs[0]);
+  w.nreqs = 0;
+  root(&w, "a==1.3");
+  resolve(&w);
+  cr_assert_eq(w.code, TS_OK, "%s", w.err.detail);
+  cr_assert_str_eq(got(&w, "a"), "1.3");
+  cr_assert_str_eq(got(&w, "b"), "2.0");
+  cr_assert_eq(w.res->solves, 3, "%zu solves", w.res->solves);
+  ts_requirement_free(w.reqs[0]);
+  w.nreqs = 0;
+  root(&w, "a>=1.50");
+  root(&w, "b<2");
+  resolve(&w);
+  dump_why(&w);
+  cr_assert_eq(w.code, TS_E_RESOLVE);
+  cr_assert(why_has(&w, "you asked for b<2"));
+  world_free(&w);
+}
