@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "target/target.h"
 #include "wheel/venv.h"
 #include "wheel/wheel.h"
 
@@ -25,6 +26,39 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The base interpreter's version and path: from the cached target probe
+ * (no Python run when cached), or a direct probe for a venv's python, whose
+ * base interpreter the cached probe does not record. */
+static enum ts_code probe_base(const char *python, struct ts_venv_base *base,
+                               struct ts_error *err) {
+  char *located = NULL;
+  struct ts_target *t = NULL;
+  memset(base, 0, sizeof *base);
+  if (ts_target_locate(python, &located, err) != TS_OK)
+    return err->code;
+  char *cache = ts_wheel_default_cache_dir();
+  enum ts_code rc = ts_target_probe(located, cache, &t, err);
+  free(cache);
+  if (rc == TS_OK && !t->is_venv && t->executable && t->executable[0] == '/') {
+    size_t n = strlen(t->executable) + 1;
+    base->executable = malloc(n);
+    base->version = malloc(32);
+    if (!base->executable || !base->version)
+      abort();
+    memcpy(base->executable, t->executable, n);
+    snprintf(base->version, 32, "%d.%d.%d", t->python_major, t->python_minor,
+             t->python_micro);
+    base->major = t->python_major;
+    base->minor = t->python_minor;
+  } else if (rc == TS_OK) {
+    rc = ts_venv_probe_base(located, base, err);
+  }
+  if (t)
+    ts_target_free(t);
+  free(located);
+  return rc;
 }
 
 static int seed(const char *dir, const struct ts_venv_base *base) {
@@ -88,7 +122,7 @@ int ts_cmd_venv(int argc, char **argv) {
   double t0 = now_ms();
   struct ts_error err = {0};
   struct ts_venv_base base;
-  if (ts_venv_probe_base(python ? python : "python3", &base, &err) != TS_OK)
+  if (probe_base(python ? python : "python3", &base, &err) != TS_OK)
     return ts_cli_report(&err);
   char command[4200];
   snprintf(command, sizeof command, "torchsolve venv %s", dir);

@@ -7,9 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
-#include "wheel/venv.h"
+#include "target/target.h"
 #include "wheel/wheel.h"
 
 static const char usage[] =
@@ -52,25 +53,65 @@ static void on_repair(void *ctx, const char *what) {
   ts_cli_warn("%s", what);
 }
 
-/* --python, else $VIRTUAL_ENV, else ./.venv. */
-static int find_target(const char *python, struct ts_venv_target *t) {
+/* Install paths of the target environment: --python, else $VIRTUAL_ENV,
+ * else ./.venv (ts_target_locate), probed once and cached per interpreter. */
+struct env_paths {
+  struct ts_wheel_paths paths;
+  char *python;
+  char *headers;
+  struct ts_target *target;
+};
+
+static void env_paths_free(struct env_paths *e) {
+  free(e->python);
+  free(e->headers);
+  if (e->target)
+    ts_target_free(e->target);
+  memset(e, 0, sizeof *e);
+}
+
+static int find_target(const char *python, struct env_paths *e) {
   struct ts_error err = {0};
-  struct stat st;
-  if (!python) {
-    const char *ve = getenv("VIRTUAL_ENV");
-    if (ve && ve[0])
-      python = ve;
-    else if (stat(".venv", &st) == 0 && S_ISDIR(st.st_mode))
-      python = ".venv";
+  memset(e, 0, sizeof *e);
+  char *located = NULL;
+  if (ts_target_locate(python, &located, &err) != TS_OK)
+    return ts_cli_report(&err);
+  /* Absolute but not resolved: launchers must name the venv's python. */
+  if (located[0] == '/') {
+    e->python = located;
+  } else {
+    char *cwd = getcwd(NULL, 0);
+    size_t n = strlen(cwd ? cwd : ".") + strlen(located) + 2;
+    e->python = malloc(n);
+    if (!e->python)
+      abort();
+    snprintf(e->python, n, "%s/%s", cwd ? cwd : ".", located);
+    free(cwd);
+    free(located);
   }
-  if (!python) {
-    ts_error_set(&err, TS_E_PYTHON,
-                 "no environment: pass --python PATH, activate a venv, or "
-                 "create ./.venv with 'torchsolve venv'");
+  char *cache = ts_wheel_default_cache_dir();
+  enum ts_code rc = ts_target_probe(e->python, cache, &e->target, &err);
+  free(cache);
+  if (rc != TS_OK) {
+    env_paths_free(e);
     return ts_cli_report(&err);
   }
-  if (ts_venv_target_probe(python, t, &err) != TS_OK)
+  const struct ts_target_paths *p = &e->target->paths;
+  if (!p->purelib || !p->platlib || !p->scripts || !p->data || !p->prefix) {
+    ts_error_set(&err, TS_E_PYTHON, "'%s' reported no install paths", e->python);
+    env_paths_free(e);
     return ts_cli_report(&err);
+  }
+  size_t n = strlen(p->data) + 64;
+  e->headers = malloc(n);
+  if (!e->headers)
+    abort();
+  snprintf(e->headers, n, "%s/include/site/python%d.%d", p->data,
+           e->target->python_major, e->target->python_minor);
+  e->paths = (struct ts_wheel_paths){.prefix = p->prefix, .purelib = p->purelib,
+                                     .platlib = p->platlib, .scripts = p->scripts,
+                                     .data = p->data, .headers = e->headers,
+                                     .python = e->python};
   return 0;
 }
 
@@ -150,7 +191,7 @@ int ts_cmd_wheel(int argc, char **argv) {
                               strcmp(sub, "install") == 0 ? "wheel file"
                                                           : "name");
   }
-  struct ts_venv_target t;
+  struct env_paths t;
   int rc = find_target(python, &t);
   if (rc != 0) {
     free(args);
@@ -189,7 +230,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     }
   }
   ts_wheel_result_free(&res);
-  ts_venv_target_free(&t);
+  env_paths_free(&t);
   free(args);
   return code == TS_OK ? 0 : ts_cli_report(&err);
 }
