@@ -43,6 +43,23 @@ run "cold c=4" --concurrency 4
 rm -rf "$TORCHSOLVE_CACHE_DIR"
 run "cold c=64" --concurrency 64
 
+# The PyTorch side: six projects routed to every variant index, merged.
+mapfile -t variants < <(find "$world/pytorch/whl" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort)
+vargs=()
+for v in "${variants[@]}"; do vargs+=(--torch-variant "$v"); done
+tprojects=(torch torchvision torchaudio triton pytorch-triton-rocm pytorch-triton-xpu)
+for label in torch-cold torch-warm; do
+  mark=$(ts_nginx_log_mark)
+  t0=$(date +%s.%N)
+  "$T" index fetch "${tprojects[@]}" --index-url "$U/pypi/simple" --torch-index-url "$U/pytorch/whl" \
+    "${vargs[@]}" --stats >"$work/torch.out" 2>"$work/stats"
+  t1=$(date +%s.%N)
+  python3 -c 'import sys; l,t0,t1,r,b,f=sys.argv[1:]; t=float(t1)-float(t0); print(f"{l:12s} {r} requests ({int(b)/1024:.0f} KiB) for 6 projects x {len(sys.argv)} variants in {t:.3f} s; {f} files")' \
+    "$label" "$t0" "$t1" "$(ts_nginx_log_since "$mark" | wc -l)" \
+    "$(ts_nginx_log_since "$mark" | awk '{s+=$2} END {print s+0}')" "$(grep -c '^  ' "$work/torch.out")" |
+    sed "s/x [0-9]* variants/x ${#variants[@]} variants/"
+done
+
 mapfile -t htmls < <(find "$world" -name index.html -path '*/simple/*/*' -o -name index.html -path '*/whl/*/*/*' | sort)
 mapfile -t jsons < <(find "$world" -name index.json -path '*/simple/*/*' -o -name index.json -path '*/whl/*/*/*' | sort)
 echo "parse HTML (${#htmls[@]} pages, 5 rounds):"
