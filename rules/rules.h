@@ -69,6 +69,10 @@ struct ts_rules_release {
   size_t npairs;
   char *source;
   char *confidence;
+  /* The variant whose wheel PyPI serves without a label on Linux x86_64
+   * ("cu130" for 2.11+), or NULL. */
+  char *pypi_default;
+  char *pypi_source;
 };
 
 /* A term as written: name + specifier text + local pattern (any NULL). */

@@ -229,6 +229,113 @@ static enum ts_code gate_backend(const struct ts_rules_backend *b,
   return rc;
 }
 
+/* Compute-capability gates of one CUDA variant for this host's GPUs.
+ * `label` is the local label the gated wheels carry: the variant id, or ""
+ * for the plain PyPI wheel that is that variant with its label stripped. */
+static enum ts_code gate_cuda(const struct ts_rules_release *r,
+                              const struct ts_rules_variant *v,
+                              const struct ts_rules_backend *b,
+                              const struct ts_host *h,
+                              struct ts_constraint_set *s, const char *label,
+                              const char *src, struct ts_error *err) {
+  char series_spec[64], id[128], pid[128], what[96];
+  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  if (label[0]) {
+    snprintf(id, sizeof id, "cuda-arch-%s-%s", r->series, b->id);
+    snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", r->series, b->id);
+    snprintf(what, sizeof what, "torch %s+%s", r->series, b->id);
+  } else {
+    snprintf(id, sizeof id, "pypi-arch-%s", r->series);
+    snprintf(pid, sizeof pid, "pypi-ptx-%s", r->series);
+    snprintf(what, sizeof what, "torch %s from PyPI (the %s build)", r->series,
+             b->id);
+  }
+  enum ts_code rc = TS_OK;
+  char *archs = arch_list_text(v);
+  for (size_t g = 0; g < h->ncuda_gpus && rc == TS_OK; g++) {
+    const char *cc = h->cuda_gpus[g].compute_capability;
+    bool ptx_only = false, seen = false;
+    for (size_t e = 0; cc && e < g; e++)
+      seen |= h->cuda_gpus[e].compute_capability &&
+              strcmp(h->cuda_gpus[e].compute_capability, cc) == 0;
+    if (!cc || seen)
+      continue; /* eight identical GPUs: one constraint */
+    char fact[48];
+    snprintf(fact, sizeof fact, "__cc_%s", cc);
+    if (!arch_covers(v, cc, &ptx_only)) {
+      struct ts_constraint *c = new_constraint(
+          s, TS_CONSTRAINT_CONFLICTS, id,
+          rules_xprintf("%s carries kernels for compute capabilities %s only; "
+                        "a GPU of compute capability %s cannot run it",
+                        what, archs, cc),
+          "use a variant whose kernels cover this GPU (often an older "
+          "CUDA such as cu126 for Maxwell/Pascal/Volta), or an older torch",
+          src);
+      if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
+        rc = add_term(c, fact, NULL, NULL, err);
+    } else if (ptx_only && b->driver_toolkit) {
+      struct ts_constraint *c = new_constraint(
+          s, TS_CONSTRAINT_REQUIRES, pid,
+          rules_xprintf("%s runs on compute capability %s only by "
+                        "JIT-compiling its PTX, which needs the CUDA %s "
+                        "toolkit driver >= %s",
+                        what, cc, b->version, b->driver_toolkit),
+          "upgrade the NVIDIA driver, or use a variant with kernels for "
+          "this GPU", src);
+      char *spec = rules_xprintf(">=%s", b->driver_toolkit);
+      if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
+        rc = add_term(c, "__cuda_driver", spec, NULL, err);
+      free(spec);
+      if (rc == TS_OK)
+        rc = add_when(c, fact, NULL, err);
+    }
+  }
+  free(archs);
+  return rc;
+}
+
+/* The plain PyPI torch of a series is one CUDA variant with its label
+ * stripped (Linux x86_64); gate it like that variant. */
+static enum ts_code gate_pypi_default(const struct ts_rules *rules,
+                                      const struct ts_rules_release *r,
+                                      const struct ts_host *h,
+                                      struct ts_constraint_set *s,
+                                      struct ts_error *err) {
+  if (!r->pypi_default || (h->machine && strcmp(h->machine, "x86_64") != 0))
+    return TS_OK;
+  const struct ts_rules_variant *v = NULL;
+  for (size_t k = 0; k < r->nvariants; k++)
+    if (strcmp(r->variants[k].backend, r->pypi_default) == 0)
+      v = &r->variants[k];
+  const struct ts_rules_backend *b = ts_rules_find_backend(rules, r->pypi_default);
+  if (!v || !b || b->kind != TS_BACKEND_CUDA)
+    return TS_OK;
+  char id[96], series_spec[64];
+  snprintf(id, sizeof id, "pypi-default-%s", r->series);
+  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  struct ts_constraint *c = new_constraint(
+      s, TS_CONSTRAINT_REQUIRES, id,
+      rules_xprintf("torch %s from PyPI (no local label) is the %s build: it "
+                    "needs an NVIDIA driver >= %s", r->series, b->id,
+                    b->driver_min),
+      "install torch from the PyTorch index of a variant this host runs "
+      "(e.g. the cpu index), or upgrade the NVIDIA driver",
+      r->pypi_source ? r->pypi_source : r->source);
+  char *spec = rules_xprintf(">=%s", b->driver_min);
+  enum ts_code rc = make_term(&c->subject, "torch", series_spec, "", err);
+  if (rc == TS_OK)
+    rc = add_term(c, "__cuda_driver", spec, NULL, err);
+  /* Without any NVIDIA driver the CUDA build still runs on the CPU (the
+   * user chose PyPI); only a driver too old for it is an error. */
+  if (rc == TS_OK)
+    rc = add_when(c, "__cuda_driver", NULL, err);
+  free(spec);
+  if (rc == TS_OK && !h->force_cpu)
+    rc = gate_cuda(r, v, b, h, s, "", r->pypi_source ? r->pypi_source : r->source,
+                   err);
+  return rc;
+}
+
 /* The makeup of term specs with ownership: add_term copies nothing it is
  * given as spec text, so callers free their strings. */
 static enum ts_code gate_release(const struct ts_rules *rules,
@@ -247,50 +354,7 @@ static enum ts_code gate_release(const struct ts_rules *rules,
     const char *src = v->source ? v->source : (b->source ? b->source : r->source);
     char id[128];
     if (b->kind == TS_BACKEND_CUDA && host_terms && !h->force_cpu) {
-      snprintf(id, sizeof id, "cuda-arch-%s-%s", r->series, b->id);
-      char *archs = arch_list_text(v);
-      for (size_t g = 0; g < h->ncuda_gpus && rc == TS_OK; g++) {
-        const char *cc = h->cuda_gpus[g].compute_capability;
-        bool ptx_only = false, seen = false;
-        for (size_t e = 0; cc && e < g; e++)
-          seen |= h->cuda_gpus[e].compute_capability &&
-                  strcmp(h->cuda_gpus[e].compute_capability, cc) == 0;
-        if (!cc || seen)
-          continue; /* eight identical GPUs: one constraint */
-        char fact[48];
-        snprintf(fact, sizeof fact, "__cc_%s", cc);
-        if (!arch_covers(v, cc, &ptx_only)) {
-          struct ts_constraint *c = new_constraint(
-              s, TS_CONSTRAINT_CONFLICTS, id,
-              rules_xprintf("torch %s+%s carries kernels for compute "
-                            "capabilities %s only; a GPU of compute "
-                            "capability %s cannot run it",
-                            r->series, b->id, archs, cc),
-              "use a variant whose kernels cover this GPU (often an older "
-              "CUDA such as cu126 for Maxwell/Pascal/Volta), or an older torch",
-              src);
-          if (!(rc = make_term(&c->subject, "torch", series_spec, b->id, err)))
-            rc = add_term(c, fact, NULL, NULL, err);
-        } else if (ptx_only && b->driver_toolkit) {
-          char pid[128];
-          snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", r->series, b->id);
-          struct ts_constraint *c = new_constraint(
-              s, TS_CONSTRAINT_REQUIRES, pid,
-              rules_xprintf("torch %s+%s runs on compute capability %s only "
-                            "by JIT-compiling its PTX, which needs the CUDA "
-                            "%s toolkit driver >= %s",
-                            r->series, b->id, cc, b->version, b->driver_toolkit),
-              "upgrade the NVIDIA driver, or use a variant with kernels for "
-              "this GPU", src);
-          char *spec = rules_xprintf(">=%s", b->driver_toolkit);
-          if (!(rc = make_term(&c->subject, "torch", series_spec, b->id, err)))
-            rc = add_term(c, "__cuda_driver", spec, NULL, err);
-          free(spec);
-          if (rc == TS_OK)
-            rc = add_when(c, fact, NULL, err);
-        }
-      }
-      free(archs);
+      rc = gate_cuda(r, v, b, h, s, b->id, src, err);
     } else if (b->kind == TS_BACKEND_ROCM && host_terms) {
       char *const *gfx = v->has_gfx ? v->gfx : b->gfx;
       size_t ngfx = v->has_gfx ? v->ngfx : b->ngfx;
@@ -620,6 +684,8 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     }
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
     rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++)
+    rc = gate_pypi_default(rules, &rules->releases[i], h, out, err);
   /* The ROCm-version gate applies only where ROCm is installed: drop the
    * gates whose `when` fails, keeping the order of the others. */
   if (rc == TS_OK && host_terms) {

@@ -88,6 +88,8 @@ void rules_release_clear(struct ts_rules_release *r) {
   free(r->pairs);
   free(r->source);
   free(r->confidence);
+  free(r->pypi_default);
+  free(r->pypi_source);
   memset(r, 0, sizeof *r);
 }
 

@@ -343,7 +343,8 @@ static void load_release(struct loader *L, yaml_node_t *n,
                          struct ts_rules_release *r) {
   static const char *const keys[] = {"series", "versions", "variants",
                                      "paired", "source", "confidence",
-                                     "status", NULL};
+                                     "status", "pypi_default", "pypi_source",
+                                     NULL};
   memset(r, 0, sizeof *r);
   if (!is_map(L, n, "a release"))
     return;
@@ -356,6 +357,10 @@ static void load_release(struct loader *L, yaml_node_t *n,
   r->source = get_str(L, n, "source", true, what);
   check_url(L, n, r->source, what);
   r->confidence = get_confidence(L, n, what);
+  r->pypi_default = get_str(L, n, "pypi_default", false, what);
+  r->pypi_source = get_str(L, n, "pypi_source", false, what);
+  if (r->pypi_source && strncmp(r->pypi_source, "http", 4) != 0)
+    DIAG(L, get(L, n, "pypi_source"), "%s: pypi_source must be an http(s) URL", what);
   yaml_node_t *vers = get(L, n, "versions");
   if (!vers)
     DIAG(L, n, "%s: missing 'versions'", what);
@@ -686,6 +691,15 @@ static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) 
      * user file may name the bundled ones; ts_rules_merge checks those). */
     if (!r->nbackends)
       continue;
+    if (r->releases[i].pypi_default) {
+      bool found = false;
+      for (size_t k = 0; k < r->releases[i].nvariants; k++)
+        found |= strcmp(r->releases[i].variants[k].backend,
+                        r->releases[i].pypi_default) == 0;
+      if (!found)
+        DIAG(L, reln, "release '%s': pypi_default '%s' is not one of its variants",
+             r->releases[i].series, r->releases[i].pypi_default);
+    }
     for (size_t k = 0; k < r->releases[i].nvariants; k++) {
       const struct ts_rules_variant *v = &r->releases[i].variants[k];
       const struct ts_rules_backend *b = ts_rules_find_backend(r, v->backend);

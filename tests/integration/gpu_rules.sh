@@ -92,6 +92,15 @@ grep -q "built for rocm7.1: needs ROCm >=7.1; this host has 6.2.0 (rule backend-
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rtx4090-drv550" torch==2.11.0+cu130 torchvision==0.20.1+cu124 2>&1) && ts_fail "driver not flagged"
 grep -q "rule backend-cu130-driver" <<<"$out" || ts_fail "driver: $out"
 grep -q "torchvision 0.20.1+cu124: needs torch==2.5.1 (+cu124)" <<<"$out" || ts_fail "pairing: $out"
+# Plain PyPI torch is a CUDA build with its label stripped: gated like it
+# where there is a driver (GTX 1080 + PyPI torch 2.8 = cu128 without sm_61),
+# left alone on a CPU-only host, where it runs on the CPU.
+out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/gtx1080-drv580" torch==2.8.0 2>&1) && ts_fail "PyPI 2.8 on sm_61 not flagged"
+grep -q "rule pypi-arch-2.8" <<<"$out" || ts_fail "pypi arch: $out"
+out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rtx4090-drv550" torch==2.11.0 2>&1) && ts_fail "PyPI 2.11 on driver 550 not flagged"
+grep -q "rule pypi-default-2.11" <<<"$out" || ts_fail "pypi driver: $out"
+"$TORCHSOLVE" rules audit --sysroot "$FIX/cpu-only" torch==2.11.0 >/dev/null 2>&1 || ts_fail "PyPI torch flagged on a CPU host"
+"$TORCHSOLVE" rules audit --sysroot "$FIX/rtx4090-drv550" torch==2.10.0 >/dev/null 2>&1 || ts_fail "PyPI 2.10 (cu128) flagged on driver 550"
 # A GPU the build has no kernels for.
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/gtx1080-drv580" torch==2.13.0+cu130 2>&1) && ts_fail "sm_61 on cu130 not flagged"
 grep -q "rule cuda-arch-2.13-cu130" <<<"$out" || ts_fail "arch: $out"
