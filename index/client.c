@@ -577,10 +577,8 @@ enum ts_code ts_index_fetch_project_from(struct ts_index *idx, const char *name,
     ps.srcs[ps.nsrcs++] = trimmed[i];
   }
   ps.merge = idx->strategy == TS_INDEX_UNSAFE_BEST_MATCH;
+  /* out->project.index_url is a copy, so trimmed[] may go. */
   enum ts_code rc = fetch_projects(idx, &ps, 1, out, false, err);
-  if (out->project.index_url) {
-    /* index_url pointed into trimmed[]: it was copied, so freeing is safe */
-  }
   for (size_t i = 0; i < nurls; i++)
     free(trimmed[i]);
   free(trimmed);

@@ -81,9 +81,11 @@ struct ts_index_result {
 };
 
 /* Fetches the pages of n projects in parallel (names need not be
- * normalised) and fills out[0..n).  Returns TS_OK when the batch ran; look at
- * each result (the first failure's code is also returned via err for
- * convenience when `err` is non-NULL and the return is the failed code). */
+ * normalised) and fills out[0..n), which the caller owns (free each
+ * out[i].project).  Returns TS_OK when the batch ran — then look at each
+ * result: TS_E_NOT_FOUND when no index has the project, other codes for
+ * failures; *err then also holds the first failure other than not-found.
+ * A non-OK return is a failure of the batch itself (out of memory). */
 enum ts_code ts_index_fetch_projects(struct ts_index *idx, const char *const *names,
                                      size_t n, struct ts_index_result *out,
                                      struct ts_error *err);

@@ -359,7 +359,8 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
     struct meta_job *j = &jobs[i];
     if (!j->pending)
       continue;
-    if (!strstr(j->m->file->filename, ".whl")) {
+    size_t fl = strlen(j->m->file->filename);
+    if (fl < 4 || strcmp(j->m->file->filename + fl - 4, ".whl") != 0) {
       j->pending = false;
       j->m->code = ts_error_set(&j->m->err, TS_E_UNSUPPORTED,
                                 "%s: metadata of source distributions is not supported",
