@@ -1152,8 +1152,17 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
     struct rs_proj *pj = &rs->projs[si->proj];
     if (si->kind == RS_INST || (!pj->vers[si->ver].solv))
       continue;
+    /* prefetch only once the solver has moved away from a version of this
+     * project: the first choice usually stands, and a cold run should ask
+     * for one METADATA per chosen version */
+    size_t prefetch = pj->moved ? rs->req->prefetch : 0;
+    for (size_t i = 0; i < pj->nvers && !pj->moved; i++)
+      if ((int)i != si->ver && pj->vers[i].meta_requested)
+        pj->moved = true;
+    if (pj->moved)
+      prefetch = rs->req->prefetch;
     size_t added = 0;
-    for (int i = si->ver; i >= 0 && added <= rs->req->prefetch; i--) {
+    for (int i = si->ver; i >= 0 && added <= prefetch; i--) {
       struct rs_ver *v = &pj->vers[i];
       if (!v->solv)
         continue;

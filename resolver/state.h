@@ -77,6 +77,7 @@ struct rs_proj {
   bool found;                /* some index has a page for it */
   bool direct;               /* named by a root requirement */
   bool pre_named;            /* some requirement on it names a pre-release */
+  bool moved;                /* the solver left a version it had chosen */
   struct rs_ver *vers;       /* index == rank, least preferred first */
   size_t nvers;
   Id *evrs;                  /* rank → EVR id */
