@@ -69,20 +69,22 @@ print("wheel: %s, %.1f MiB compressed, %.1f MiB unpacked, %d files"
          sum(i.file_size for i in z.infolist()) / 2**20, len(z.infolist())))
 PY
 
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews wall times)"
 # ---- runs --------------------------------------------------------------
-declare -A walls rss
+declare -A walls rss cpus
 measure() { # name cmd... ; appends "wall rss_kb"
   local name=$1; shift
   sync
   local tf=$work/time.out
-  if ! /usr/bin/time -f "%e %M" -o "$tf" "$@" >"$work/last.log" 2>&1; then
+  if ! /usr/bin/time -f "%e %M %U %S" -o "$tf" "$@" >"$work/last.log" 2>&1; then
     echo "  $name FAILED: $(tail -3 "$work/last.log")" >&2
     walls[$name]+="fail "
     return
   fi
-  read -r w r <"$tf"
+  read -r w r u s <"$tf"
   walls[$name]+="$w "
   rss[$name]+="$r "
+  cpus[$name]+="$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}') "
 }
 fresh_ts_venv() { rm -rf "$work/v"; "$ts" venv -q "$work/v"; }
 fresh_py_venv() { rm -rf "$work/v"; python3 -m venv "$work/v"; }
@@ -105,13 +107,14 @@ for r in $(seq 1 "$runs"); do
   fi
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "-"; else print a[int((NR+1)/2)]}'; }
-printf '\n%-22s %10s %10s %12s\n' tool "median s" "min s" "peak RSS MB"
+printf '\n%-22s %10s %10s %10s %12s\n' tool "median s" "min s" "CPU s" "peak RSS MB"
 for name in "torchsolve cold" "torchsolve warm" "pip (compiles .pyc)" "pip --no-compile" "uv cold" "uv warm"; do
   [ -n "${walls[$name]:-}" ] || continue
   m=$(echo "${walls[$name]}" | median)
   mn=$(echo "${walls[$name]}" | tr ' ' '\n' | grep -v '^$' | grep -v fail | sort -g | head -1)
   r=$(echo "${rss[$name]:-}" | tr ' ' '\n' | grep -v '^$' | sort -g | tail -1)
-  printf '%-22s %10s %10s %12s\n' "$name" "$m" "${mn:--}" "$( [ -n "$r" ] && echo $((r / 1024)) || echo -)"
+  c=$(echo "${cpus[$name]:-}" | median)
+  printf '%-22s %10s %10s %10s %12s\n' "$name" "$m" "${mn:--}" "$c" "$( [ -n "$r" ] && echo $((r / 1024)) || echo -)"
 done
 pc=$(echo "${walls["pip --no-compile"]:-}" | median); pd=$(echo "${walls["pip (compiles .pyc)"]:-}" | median)
 tc=$(echo "${walls["torchsolve cold"]:-}" | median); tw=$(echo "${walls["torchsolve warm"]:-}" | median)
