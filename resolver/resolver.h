@@ -121,7 +121,9 @@ struct ts_resolver_request {
   bool force_reinstall;  /* installed distributions are not candidates */
   bool no_deps;          /* install exactly what was asked */
   bool ignore_host;      /* drop host facts (but Python) and rules on them */
-  size_t prefetch;       /* more versions fetched with each chosen one */
+  /* more versions fetched with a chosen one once the solver has moved away
+   * from a version of that project (2 is a good value) */
+  size_t prefetch;
   const char *debug_solver_dir; /* testcase_write of the last solve */
 };
 
