@@ -191,6 +191,8 @@ static int cmd_compile(int argc, char **argv) {
       cJSON_AddStringToObject(e, "message", c->message);
       if (c->fix)
         cJSON_AddStringToObject(e, "fix", c->fix);
+      if (c->confidence)
+        cJSON_AddStringToObject(e, "confidence", c->confidence);
       cJSON_AddItemToArray(cs, e);
     }
     cJSON *b = cJSON_AddArrayToObject(o, "backends");

@@ -31,6 +31,7 @@ void ts_constraint_set_clear(struct ts_constraint_set *set) {
     for (size_t j = 0; j < c->nwhen; j++)
       term_clear(&c->when[j]);
     free(c->when);
+    free(c->confidence);
   }
   free(set->constraints);
   free(set->release);

@@ -51,6 +51,7 @@ struct ts_constraint {
   size_t nterms;
   struct ts_term *when;  /* host-fact conditions (AND); may be empty */
   size_t nwhen;
+  char *confidence;      /* NULL (read from the source), "medium" or "low" */
 };
 
 /* A variant the host may (or may not) use, in preference order. */

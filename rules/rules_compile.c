@@ -352,6 +352,10 @@ static enum ts_code gate_release(const struct ts_rules *rules,
     if (!b)
       continue;
     const char *src = v->source ? v->source : (b->source ? b->source : r->source);
+    const char *conf = v->confidence ? v->confidence
+                       : b->kind == TS_BACKEND_ROCM && !v->has_gfx ? b->confidence
+                                                                   : r->confidence;
+    size_t mark = s->nconstraints;
     char id[128];
     if (b->kind == TS_BACKEND_CUDA && host_terms && !h->force_cpu) {
       rc = gate_cuda(r, v, b, h, s, b->id, src, err);
@@ -394,6 +398,10 @@ static enum ts_code gate_release(const struct ts_rules *rules,
       }
       free(list);
     }
+    /* The gates inherit the confidence of the list they come from. */
+    for (size_t i = mark; conf && strcmp(conf, "high") != 0 && i < s->nconstraints; i++)
+      if (!s->constraints[i].confidence)
+        s->constraints[i].confidence = rules_xstrdup(conf);
   }
   return rc;
 }
@@ -522,6 +530,8 @@ static enum ts_code compile_rule(const struct ts_rules_rule *r,
         s, r->kind == TS_RULES_REQUIRES ? TS_CONSTRAINT_REQUIRES
                                         : TS_CONSTRAINT_CONFLICTS,
         r->id, rules_xstrdup(r->message), r->fix, r->source);
+    if (r->confidence && strcmp(r->confidence, "high") != 0)
+      c->confidence = rules_xstrdup(r->confidence);
     enum ts_code rc = make_term(&c->subject, r->subject_name, r->subject_spec,
                                 r->nsubject_locals ? r->subject_locals[k] : NULL,
                                 err);
@@ -618,7 +628,9 @@ static enum ts_code backend_list(const struct ts_rules *rules,
       char *why = rules_fact_violation(con, s);
       if (why) {
         c->usable = false;
-        c->reason = rules_xprintf("%s: %s (rule %s)", cand, why, con->id);
+        c->reason = rules_xprintf("%s: %s (rule %s%s%s)", cand, why, con->id,
+                                  con->confidence ? ", confidence " : "",
+                                  con->confidence ? con->confidence : "");
         c->rule_id = rules_xstrdup(con->id);
         free(why);
       }
