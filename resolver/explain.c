@@ -233,7 +233,7 @@ static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
 }
 
 static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
-                       struct lines *ls) {
+                       bool present_only, struct lines *ls) {
   for (size_t i = 0; i < n; i++) {
     if (t[i].name[0] != '_' || t[i].name[1] != '_')
       continue;
@@ -245,7 +245,7 @@ static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
                                    f->source ? " (from " : "",
                                    f->source ? f->source : "",
                                    f->source ? ")" : ""));
-    else
+    else if (!present_only)
       add_line(ls, 6, ts_rs_printf("this host has no %s", t[i].name));
   }
 }
@@ -266,9 +266,11 @@ static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
                      when ? " when the host has " : "", when ? when : "",
                      con->id, con->message ? con->message : "");
   add_line(ls, 2, s);
-  fact_lines(rs, &con->subject, 1, ls);
-  fact_lines(rs, con->terms, con->nterms, ls);
-  fact_lines(rs, con->when, con->nwhen, ls);
+  /* a conflict names the facts that are there; a requirement also the
+   * ones that are missing */
+  fact_lines(rs, &con->subject, 1, conflict, ls);
+  fact_lines(rs, con->terms, con->nterms, conflict, ls);
+  fact_lines(rs, con->when, con->nwhen, conflict, ls);
   if (con->fix)
     add_line(ls, 7, ts_rs_printf("fix (rule %s): %s", con->id, con->fix));
   if (con->source)

@@ -352,8 +352,21 @@ static int variant_score(const struct ts_resolver_variant_pref *pref,
   return 0;
 }
 
+/* 2: matches a main pattern, 1: only a fallback one, 0: none. */
+static int variant_tier(const struct ts_resolver_variant_pref *pref,
+                        const struct ts_version *v) {
+  if (!pref || !pref->nfallback)
+    return 0;
+  int score = variant_score(pref, v);
+  if (!score)
+    return 0;
+  return (size_t)score > pref->nfallback ? 2 : 1;
+}
+
 /* Rank order, least preferred first: public version (reversed for lowest
- * resolution), then the variant preference, then PEP 440 (local labels). */
+ * resolution), then the variant preference, then PEP 440 (local labels);
+ * before all of these: finals before pre-releases, and the variant tier
+ * (main patterns before fallback ones). */
 static int pref_cmp(const void *a, const void *b, void *vctx) {
   const struct sort_ctx *ctx = vctx;
   const struct rs_ver *x = a, *y = b;
@@ -362,6 +375,9 @@ static int pref_cmp(const void *a, const void *b, void *vctx) {
    * pip would take the highest) */
   if (ctx->demote_pre && x->pre != y->pre)
     return x->pre ? -1 : 1;
+  int tx = variant_tier(ctx->pref, x->v), ty = variant_tier(ctx->pref, y->v);
+  if (tx != ty)
+    return tx < ty ? -1 : 1;
   int c = ts_version_cmp(x->pub, y->pub) * ctx->dir;
   if (c)
     return c;

@@ -94,11 +94,16 @@ enum ts_resolution_mode {
 /* Variant preference for one project: local-label patterns (fnmatch) in
  * order of preference, e.g. {"cu130", "cu128", "cpu"}; "" matches a version
  * without local label.  Among builds of the same public version, the one
- * matching the earliest pattern wins; builds matching none come last. */
+ * matching the earliest pattern wins; builds matching none come last.
+ * The last `nfallback` patterns (e.g. 1 for "cpu") are a fallback tier:
+ * a build matching only those is chosen only when no build matching an
+ * earlier pattern fits, whatever its version (a GPU build of an older
+ * torch before a CPU build of a newer one). */
 struct ts_resolver_variant_pref {
   const char *name;                /* normalised project name */
   const char *const *patterns;
   size_t npatterns;
+  size_t nfallback;
 };
 
 struct ts_resolver_request {

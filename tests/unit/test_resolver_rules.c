@@ -307,7 +307,7 @@ Test(resolver_rules, variant_preference_and_driver_rule) {
   PKG(&w, "torch", "2.9.1+cu128");
   PKG(&w, "torch", "2.8.0+cu130");
   const char *pats[] = {"cu130", "cu128", "cpu"};
-  struct ts_resolver_variant_pref pref = {"torch", pats, 3};
+  struct ts_resolver_variant_pref pref = {"torch", pats, 3, 0};
   w.req.variants = &pref;
   w.req.nvariants = 1;
   root(&w, "torch");
@@ -627,5 +627,33 @@ Test(resolver_rules, deep_version_found_through_windows) {
   dump_why(&w);
   cr_assert_eq(w.code, TS_E_RESOLVE);
   cr_assert(why_has(&w, "you asked for b<2"));
+  world_free(&w);
+}
+
+/* ---- fallback tier: an older GPU build before a newer CPU build --------- */
+
+Test(resolver_rules, variant_fallback_tier) {
+  struct world w;
+  world_init(&w);
+  PKG(&w, "torch", "2.4.1+rocm6.1");
+  PKG(&w, "torch", "2.5.1+cpu");
+  const char *pats[] = {"rocm6.2*", "rocm6.1*", "cpu"};
+  struct ts_resolver_variant_pref pref = {"torch", pats, 3, 0};
+  w.req.variants = &pref;
+  w.req.nvariants = 1;
+  root(&w, "torch");
+  resolve(&w);
+  cr_assert_eq(w.code, TS_OK, "%s", w.err.detail);
+  cr_assert_str_eq(got(&w, "torch"), "2.5.1+cpu"); /* no tiers: newest */
+  pref.nfallback = 1;
+  resolve(&w);
+  cr_assert_eq(w.code, TS_OK, "%s", w.err.detail);
+  cr_assert_str_eq(got(&w, "torch"), "2.4.1+rocm6.1");
+  ts_requirement_free(w.reqs[0]);
+  w.nreqs = 0;
+  root(&w, "torch>=2.5");
+  resolve(&w);
+  cr_assert_eq(w.code, TS_OK, "%s", w.err.detail);
+  cr_assert_str_eq(got(&w, "torch"), "2.5.1+cpu"); /* the fallback fits */
   world_free(&w);
 }
