@@ -1055,6 +1055,32 @@ static int file_cmp(const struct ts_pylock_file *a,
   return c;
 }
 
+/* The first wheel in writer order (the smallest by file_cmp). */
+static const struct ts_pylock_file *min_wheel(const struct ts_pylock_package *p) {
+  const struct ts_pylock_file *m = NULL;
+  for (size_t i = 0; i < p->nwheels; i++)
+    if (!m || file_cmp(&p->wheels[i], m) < 0)
+      m = &p->wheels[i];
+  return m;
+}
+
+static struct ts_toml_value *package_table(const struct ts_pylock_package *p,
+                                           struct ts_error *err);
+
+/* The package as the writer prints it (NULL on error). */
+static char *package_text(const struct ts_pylock_package *p) {
+  struct ts_toml_value *root = ts_toml_new_table();
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_LOCKFILE);
+  char *out = NULL;
+  if (root && ts_toml_table_set(root, "p", package_table(p, NULL)) == TS_OK &&
+      ts_toml_write(root, &b, NULL) == TS_OK && ts_buf_append(&b, "", 0) == TS_OK)
+    out = ts_buf_take(&b, NULL);
+  ts_buf_free(&b);
+  ts_toml_free(root);
+  return out;
+}
+
 static int package_cmp(const struct ts_pylock_package *a,
                        const struct ts_pylock_package *b) {
   int c = strcmp(a->name, b->name);
@@ -1064,8 +1090,18 @@ static int package_cmp(const struct ts_pylock_package *a,
     c = str_cmp_null(a->marker, b->marker);
   if (c == 0)
     c = str_cmp_null(a->index, b->index);
-  if (c == 0 && a->nwheels && b->nwheels)
-    c = file_cmp(&a->wheels[0], &b->wheels[0]);
+  if (c == 0) {
+    const struct ts_pylock_file *wa = min_wheel(a), *wb = min_wheel(b);
+    c = wa && wb ? file_cmp(wa, wb) : wa ? 1 : wb ? -1 : 0;
+  }
+  if (c == 0) {
+    /* Rare full tie on the keys above: order by the written text, so that
+     * the output never depends on the order packages were added in. */
+    char *ta = package_text(a), *tb = package_text(b);
+    c = str_cmp_null(ta, tb);
+    free(ta);
+    free(tb);
+  }
   return c;
 }
 

@@ -416,3 +416,35 @@ Test(pylock, hostile_files) {
   ts_pylock_free(back);
   ts_buf_free(&b);
 }
+
+/* Found by fuzz_lock_pylock: two entries equal on name, version, marker and
+ * index must still come out in one order, whatever order they came in. */
+Test(pylock, ties_do_not_leak_input_order) {
+  const char *h1 = "1111111111111111111111111111111111111111111111111111111111111111";
+  const char *h2 = "2222222222222222222222222222222222222222222222222222222222222222";
+  char *out[2];
+  for (int order = 0; order < 2; order++) {
+    struct ts_pylock *l = ts_pylock_new();
+    for (int k = 0; k < 2; k++) {
+      int i = order ? 1 - k : k;
+      struct ts_pylock_package *p = ts_pylock_add_package(l, "a", "1.0");
+      /* package 0: wheels x and z (z first); package 1: wheel y */
+      if (i == 0) {
+        cr_assert_not_null(ts_pylock_add_wheel(p, "a-1.0-py3-none-z.whl", "https://h/z", NULL, -1, NULL, h1));
+        cr_assert_not_null(ts_pylock_add_wheel(p, "a-1.0-py3-none-x.whl", "https://h/x", NULL, -1, NULL, h1));
+      } else {
+        cr_assert_not_null(ts_pylock_add_wheel(p, "a-1.0-py3-none-y.whl", "https://h/y", NULL, -1, NULL, h2));
+      }
+    }
+    out[order] = write_lock(l);
+    struct ts_pylock *back = parse_ok(out[order]);
+    char *again = write_lock(back);
+    cr_assert_str_eq(out[order], again);
+    free(again);
+    ts_pylock_free(back);
+    ts_pylock_free(l);
+  }
+  cr_assert_str_eq(out[0], out[1]);
+  free(out[0]);
+  free(out[1]);
+}
