@@ -126,8 +126,8 @@ def hostile(out):
     h("entry-point-slash", files=[("evil/__init__.py", b""),
       ("hostile_entry_point_slash-1.0.dist-info/entry_points.txt",
        b"[console_scripts]\n../../../../tmp/ts-evil = evil:main\n")])
-    # Zip bomb: 64 MiB of zeros deflates ~1000-fold.
-    h("bomb-ratio", files=[("evil/__init__.py", b""), ("evil/zeros.bin", bytes(64 << 20))])
+    # Zip bomb: 16 MiB of zeros deflates ~1000-fold.
+    h("bomb-ratio", files=[("evil/__init__.py", b""), ("evil/zeros.bin", bytes(16 << 20))])
     # Truncated archive and corrupted data are made from a valid wheel.
     ok = os.path.join(out, "tmp-ok.whl")
     build(ok, "hostile-truncated", "1.0",
