@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -613,6 +614,7 @@ struct extract_job {
   atomic_size_t next;
   atomic_bool failed;
   int dirfd;
+  size_t whole_max;
   pthread_mutex_t mu;
   enum ts_code rc;
   struct ts_error err;
@@ -656,7 +658,10 @@ static void job_fail(struct extract_job *j, const struct ts_error *e) {
 
 static void *extract_worker(void *arg) {
   struct extract_job *j = arg;
-  struct ts_zip_scratch sc = {0};
+  /* Whole-member inflate (libdeflate, ~2x zlib) needs the member's input
+   * and output in memory; 128 MiB over all workers keeps peak RSS bounded
+   * whatever the wheel, while covering all but the very largest members. */
+  struct ts_zip_scratch sc = {.whole_max = j->whole_max};
   struct ts_sha256 *sha = ts_sha256_new();
   struct ts_error err = {0};
   if (!sha) {
@@ -758,6 +763,11 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
   atomic_init(&j.failed, false);
   pthread_mutex_init(&j.mu, NULL);
   unsigned nt = worker_count(o, plan->n);
+  j.whole_max = (64u << 20) / nt;
+  if (j.whole_max > (32u << 20))
+    j.whole_max = 32u << 20;
+  if (j.whole_max < (4u << 20))
+    j.whole_max = 4u << 20;
   pthread_t th[MAX_THREADS];
   unsigned started = 0;
   for (unsigned t = 1; t < nt; t++)
@@ -797,6 +807,26 @@ char *ts_wheel_default_cache_dir(void) {
   return r;
 }
 
+/* Unpacks killed midway leave .tmp-* directories; an hour is far longer
+ * than any unpack, so older ones are garbage. */
+static void sweep_stale(const char *root) {
+  DIR *d = opendir(root);
+  if (!d)
+    return;
+  struct dirent *de;
+  time_t now = time(NULL);
+  while ((de = readdir(d))) {
+    if (strncmp(de->d_name, ".tmp-", 5) != 0)
+      continue;
+    char *p = ts_path_join(root, de->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0 && now - st.st_mtime > 3600)
+      ts_fs_remove_tree(p, NULL);
+    free(p);
+  }
+  closedir(d);
+}
+
 static enum ts_code hash_fd(int fd, uint8_t out[32], struct ts_error *err) {
   struct ts_sha256 *h = ts_sha256_new();
   unsigned char *buf = malloc(1u << 20);
@@ -827,89 +857,179 @@ static enum ts_code hash_fd(int fd, uint8_t out[32], struct ts_error *err) {
   return TS_OK;
 }
 
+/* A wheel file's identity without reading it: device, inode, size, mtime,
+ * ctime and path.  Maps to the content hash in <root>/by-stat/, so a warm
+ * install of a 4 GB wheel does not hash 4 GB. */
+static char *stat_key_path(const char *root, const char *path,
+                           const struct stat *st) {
+  char *abs = realpath(path, NULL);
+  char id[4200];
+  snprintf(id, sizeof id, "%llu:%llu:%llu:%lld.%09ld:%lld.%09ld:%s",
+           (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
+           (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec,
+           st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
+           st->st_ctim.tv_nsec, abs ? abs : path);
+  free(abs);
+  uint8_t d[32];
+  char hex[TS_SHA256_HEX_LEN + 1], rel[80 + TS_SHA256_HEX_LEN];
+  ts_sha256(id, strlen(id), d);
+  ts_sha256_hex(d, hex);
+  snprintf(rel, sizeof rel, "by-stat/%s", hex);
+  return ts_path_join(root, rel);
+}
+
+static bool stat_key_read(const char *keyfile, uint8_t sha[32]) {
+  struct ts_buf b;
+  ts_buf_init(&b, 128);
+  bool ok = ts_fs_read_file(keyfile, &b, NULL) == TS_OK &&
+            b.len == TS_SHA256_HEX_LEN &&
+            ts_sha256_from_hex(b.data, b.len, sha) == TS_OK;
+  ts_buf_free(&b);
+  return ok;
+}
+
+static void stat_key_write(const char *root, const char *keyfile,
+                           const uint8_t sha[32]) {
+  char hex[TS_SHA256_HEX_LEN + 1];
+  ts_sha256_hex(sha, hex);
+  char *dir = ts_path_join(root, "by-stat");
+  if (ts_fs_mkdirs(dir, NULL) == TS_OK) /* best effort: only an index */
+    ts_fs_write_atomic(keyfile, hex, TS_SHA256_HEX_LEN, NULL);
+  free(dir);
+}
+
+struct hash_job {
+  int fd;
+  uint8_t sha[32];
+  enum ts_code rc;
+  struct ts_error err;
+};
+
+static void *hash_worker(void *arg) {
+  struct hash_job *h = arg;
+  h->rc = hash_fd(h->fd, h->sha, &h->err);
+  return NULL;
+}
+
 enum ts_code ts_unpack(const struct ts_wheel_options *o,
                        const struct ts_wheel_request *w,
                        struct ts_unpacked *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
   char *fname = NULL, *fver = NULL, *cache = NULL, *root = NULL, *tmp = NULL;
+  char *final = NULL, *keyfile = NULL;
   struct ts_zip_archive *a = NULL;
   struct plan plan = {0};
+  struct hash_job hj = {.fd = -1};
+  pthread_t hasher;
+  bool hashing = false, known = false;
   int fd = -1;
+  struct stat st;
   enum ts_code rc = ts_wheel_parse_filename(w->path, &fname, &fver, err);
   if (rc != TS_OK)
     goto out;
   fd = open(w->path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  if (fd < 0 || fstat(fd, &st) != 0) {
     rc = ts_error_set(err, errno == ENOENT ? TS_E_NOT_FOUND : TS_E_IO,
                       "cannot open '%s': %s", w->path, strerror(errno));
     goto out;
   }
-  if (w->sha256)
-    memcpy(out->sha256, w->sha256, 32);
-  else if ((rc = hash_fd(fd, out->sha256, err)) != TS_OK)
-    goto out;
-  char hex[TS_SHA256_HEX_LEN + 1];
-  ts_sha256_hex(out->sha256, hex);
   cache = o->cache_dir ? xstrndup(o->cache_dir, strlen(o->cache_dir))
                        : ts_wheel_default_cache_dir();
   root = ts_path_join(cache, "wheels-v1");
-  char *final = ts_path_join(root, hex);
-  struct stat st;
-  if (!o->no_cache && stat(final, &st) == 0 && S_ISDIR(st.st_mode)) {
-    out->dir = final;
-    rc = load_tree(out, fname, fver, err);
-    if (rc == TS_OK && o->cb.unpacked)
-      o->cb.unpacked(o->cb.ctx, w->path, true);
-    goto out;
+  if (w->sha256) {
+    memcpy(out->sha256, w->sha256, 32);
+    known = true;
+  } else if (!o->no_cache) {
+    keyfile = stat_key_path(root, w->path, &st);
+    known = stat_key_read(keyfile, out->sha256);
+  }
+  char hex[TS_SHA256_HEX_LEN + 1];
+  if (known && !o->no_cache) {
+    ts_sha256_hex(out->sha256, hex);
+    final = ts_path_join(root, hex);
+    struct stat fst;
+    if (stat(final, &fst) == 0 && S_ISDIR(fst.st_mode)) {
+      out->dir = final;
+      final = NULL;
+      rc = load_tree(out, fname, fver, err);
+      if (rc == TS_OK && o->cb.unpacked)
+        o->cb.unpacked(o->cb.ctx, w->path, true);
+      goto out;
+    }
+  }
+  if (!known) { /* hash while validating and extracting: the key is only
+                   needed to name the finished directory */
+    hj.fd = fd;
+    hashing = pthread_create(&hasher, NULL, hash_worker, &hj) == 0;
+    if (!hashing) {
+      hash_worker(&hj);
+      if ((rc = hj.rc) != TS_OK) {
+        *err = hj.err;
+        goto out;
+      }
+    }
   }
   rc = ts_zip_open_fd(fd, &a, err);
   if (rc == TS_OK)
     rc = validate(a, o, fname, fver, &plan, err);
-  if (rc != TS_OK) {
-    free(final);
+  if (rc == TS_OK)
+    rc = ts_fs_mkdirs(root, err);
+  if (rc != TS_OK)
     goto out;
-  }
-  if ((rc = ts_fs_mkdirs(root, err)) != TS_OK) {
-    free(final);
-    goto out;
-  }
+  sweep_stale(root);
   tmp = ts_path_join(root, ".tmp-XXXXXX");
   if (!mkdtemp(tmp)) {
     rc = ts_error_set(err, TS_E_IO, "cannot create a directory in '%s': %s",
                       root, strerror(errno));
-    free(final);
     free(tmp);
     tmp = NULL;
     goto out;
   }
   rc = extract_all(a, &plan, tmp, o, err);
+  if (hashing) {
+    pthread_join(hasher, NULL);
+    hashing = false;
+    if (rc == TS_OK && hj.rc != TS_OK) {
+      rc = hj.rc;
+      *err = hj.err;
+    }
+    memcpy(out->sha256, hj.sha, 32);
+  }
   if (rc != TS_OK) {
     ts_fs_remove_tree(tmp, NULL);
-    free(final);
     goto out;
   }
   if (o->no_cache) {
-    free(final);
     out->dir = tmp;
     out->temporary = true;
     tmp = NULL;
-  } else if (rename(tmp, final) != 0) {
-    if (errno != EEXIST && errno != ENOTEMPTY) {
-      rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s", tmp,
-                        strerror(errno));
-      ts_fs_remove_tree(tmp, NULL);
-      free(final);
-      goto out;
-    }
-    ts_fs_remove_tree(tmp, NULL); /* a concurrent run got there first */
-    out->dir = final;
   } else {
+    if (!final) {
+      ts_sha256_hex(out->sha256, hex);
+      final = ts_path_join(root, hex);
+    }
+    if (rename(tmp, final) != 0) {
+      if (errno != EEXIST && errno != ENOTEMPTY) {
+        rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
+                          tmp, strerror(errno));
+        ts_fs_remove_tree(tmp, NULL);
+        goto out;
+      }
+      /* the same bytes were unpacked already (a copy of the file, or a
+       * concurrent run) */
+      ts_fs_remove_tree(tmp, NULL);
+    }
     out->dir = final;
+    final = NULL;
+    if (keyfile)
+      stat_key_write(root, keyfile, out->sha256);
   }
   rc = load_tree(out, fname, fver, err);
   if (rc == TS_OK && o->cb.unpacked)
     o->cb.unpacked(o->cb.ctx, w->path, false);
 out:
+  if (hashing)
+    pthread_join(hasher, NULL);
   if (rc != TS_OK)
     ts_unpacked_free(out);
   plan_free(&plan);
@@ -917,6 +1037,8 @@ out:
   if (fd >= 0)
     close(fd);
   free(tmp);
+  free(final);
+  free(keyfile);
   free(fname);
   free(fver);
   free(cache);

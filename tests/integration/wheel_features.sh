@@ -79,6 +79,15 @@ grep -q '^feat/__pycache__/cli\..*\.pyc,sha256=' "$SITE/feat-1.0.dist-info/RECOR
 "$TORCHSOLVE" wheel install --python "$V" --compile "$FX/feat-1.0-py3-none-any.whl" -q || ts_fail "compile from cache"
 [ -z "$(find "$TORCHSOLVE_CACHE_DIR" -name __pycache__)" ] || ts_fail "compile wrote into the cache"
 
+# The stat index never serves stale bytes: a wheel rewritten in place (here
+# with another version's content) is read again and refused.
+mkdir -p "$tmp/re" && cp "$FX/feat-1.0-py3-none-any.whl" "$tmp/re/"
+"$TORCHSOLVE" wheel install -q --python "$V" "$tmp/re/feat-1.0-py3-none-any.whl" || ts_fail "install copy"
+cp "$FX/feat-2.0-py3-none-any.whl" "$tmp/re/feat-1.0-py3-none-any.whl"
+out=$("$TORCHSOLVE" wheel install --python "$V" "$tmp/re/feat-1.0-py3-none-any.whl" 2>&1) &&
+  ts_fail "rewritten wheel served from the cache"
+grep -q "does not match its file name" <<<"$out" || ts_fail "rewritten wheel: $out"
+
 # $VIRTUAL_ENV and ./.venv are found without --python; none is an error.
 VIRTUAL_ENV=$V "$TORCHSOLVE" wheel uninstall feat -q || ts_fail "VIRTUAL_ENV target"
 (cd "$tmp" && mkdir -p empty && cd empty && env -u VIRTUAL_ENV "$TORCHSOLVE" wheel install x-1.0-py3-none-any.whl 2>/dev/null) &&

@@ -44,5 +44,6 @@ done
   ts_fail "a file escaped"
 # nothing half-unpacked is left in the cache
 [ -z "$(ls -A "$TORCHSOLVE_CACHE_DIR/wheels-v1" | grep '^\.tmp' || true)" ] || ts_fail "cache temp dirs left"
-[ "$(ls "$TORCHSOLVE_CACHE_DIR/wheels-v1" | wc -l)" = 1 ] || ts_fail "hostile wheels entered the cache"
+[ "$(ls "$TORCHSOLVE_CACHE_DIR/wheels-v1" | grep -cE "^[0-9a-f]{64}$")" = 1 ] || ts_fail "hostile wheels entered the cache"
+[ "$(ls "$TORCHSOLVE_CACHE_DIR/wheels-v1/by-stat" | wc -l)" = 1 ] || ts_fail "hostile wheels entered the stat index"
 echo "ok: $n hostile wheels refused"
