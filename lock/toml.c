@@ -1287,7 +1287,7 @@ static enum ts_code parse_header(struct parser *p, struct ts_toml_value *root,
     goto out;
   p->section++;
   p->base_depth = (unsigned)k.n;
-  struct ts_toml_value *parent;
+  struct ts_toml_value *parent = NULL;
   if ((rc = walk_header(p, root, &k, &parent)) != TS_OK)
     goto out;
   struct key_part *last = &k.parts[k.n - 1];
