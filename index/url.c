@@ -144,6 +144,36 @@ static size_t remove_dot_segments(char *path, size_t n) {
   return o;
 }
 
+/* Whether host[0..n) is one libcurl keeps as written: a name (some label
+ * is not a number), or a canonical dotted quad.  libcurl rewrites numeric
+ * shorthands ("127.1", "0x7f.1", "0177.0.0.1") to dotted quads. */
+static bool canonical_host(const char *h, size_t n) {
+  size_t parts = 0, i = 0;
+  bool all_numeric = true, canonical = true;
+  while (i <= n) {
+    size_t s = i;
+    while (i < n && h[i] != '.')
+      i++;
+    size_t l = i - s;
+    bool dec = l > 0, hex = l >= 2 && h[s] == '0' && (h[s + 1] | 0x20) == 'x';
+    for (size_t k = s; k < i; k++) {
+      dec = dec && h[k] >= '0' && h[k] <= '9';
+      if (hex && k >= s + 2)
+        hex = (h[k] >= '0' && h[k] <= '9') || ((h[k] | 0x20) >= 'a' && (h[k] | 0x20) <= 'f');
+    }
+    if (!dec && !hex)
+      all_numeric = false;
+    unsigned v = 0;
+    for (size_t k = s; dec && k < i && k < s + 4; k++)
+      v = v * 10 + (unsigned)(h[k] - '0');
+    if (!dec || l > 3 || (l > 1 && h[s] == '0') || v > 255)
+      canonical = false;
+    parts++;
+    i++;
+  }
+  return !all_numeric || (canonical && parts == 4);
+}
+
 /* A well-formed http(s) URL we can keep as written: scheme://host[:port]
  * followed by '/', '?' or nothing, all characters plain. */
 static bool simple_absolute(const char *u, size_t n) {
@@ -158,13 +188,15 @@ static bool simple_absolute(const char *u, size_t n) {
   while (h < n && ((u[h] >= 'a' && u[h] <= 'z') || (u[h] >= '0' && u[h] <= '9') || u[h] == '.' ||
                    u[h] == '-'))
     h++;
-  if (h == s)
+  if (h == s || !canonical_host(u + s, h - s))
     return false;
   if (h < n && u[h] == ':') {
     size_t p = ++h;
-    while (h < n && u[h] >= '0' && u[h] <= '9')
-      h++;
-    if (h == p || h - p > 5)
+    unsigned long port = 0;
+    while (h < n && u[h] >= '0' && u[h] <= '9' && h - p < 6)
+      port = port * 10 + (unsigned long)(u[h++] - '0');
+    /* libcurl rewrites "h:/", "h:080" and refuses ports above 65535 */
+    if (h == p || h - p > 5 || port > 65535 || (u[p] == '0' && h - p > 1))
       return false;
   }
   if (h >= n || u[h] != '/')
@@ -175,56 +207,103 @@ static bool simple_absolute(const char *u, size_t n) {
   return true;
 }
 
+/* Offset where the authority of an http(s) URL ends. */
+static size_t authority_end(const char *u) {
+  size_t s = (size_t)(strstr(u, "://") - u) + 3;
+  return s + strcspn(u + s, "/?#");
+}
+
+/* "<prefix><path>" with dot segments removed from the path (not from a
+ * query), malloc'd; NULL when the path climbs above the root. */
+static char *join_clean(const char *prefix, size_t pl, const char *dir, size_t dl,
+                        const char *rel, size_t rl) {
+  char *o = xmalloc(pl + dl + rl + 1);
+  memcpy(o, prefix, pl);
+  char *path = o + pl;
+  memcpy(path, dir, dl);
+  memcpy(path + dl, rel, rl);
+  size_t total = dl + rl;
+  path[total] = '\0';
+  size_t qpos = strcspn(path, "?");
+  if (memmem(path, qpos, "//", 2) || (qpos + 1 == total)) {
+    /* empty segments (libcurl's dot removal differs from RFC 3986 there,
+     * and libcurl is what sends the request) or an empty query (dropped) */
+    free(o);
+    return NULL;
+  }
+  size_t plen = remove_dot_segments(path, qpos);
+  memmove(path + plen, path + qpos, total - qpos + 1);
+  if (path[0] != '/') {
+    free(o);
+    return NULL;
+  }
+  return o;
+}
+
 /* Resolution without libcurl for the shapes index pages use: absolute
- * http(s) URLs, "/abs/path" and "rel/../path" against an http(s) base.
- * Returns NULL when the case is not one of those. */
+ * http(s) URLs, "/abs/path" and "rel/../path" against an http(s) base,
+ * all plain ASCII with a lower-case host.  Returns NULL for anything else,
+ * which libcurl then resolves (tests/unit and fuzz/fuzz_index_url check
+ * that both agree). */
 static char *fast_resolve(const char *base, const char *ref, size_t n) {
   if (!n)
     return NULL;
   for (size_t i = 0; i < n; i++)
     if (!plain_url_char((unsigned char)ref[i]))
       return NULL;
-  if (has_scheme(ref, n))
-    return simple_absolute(ref, n) ? xstrndup(ref, n) : NULL;
+  if (has_scheme(ref, n)) {
+    if (!simple_absolute(ref, n))
+      return NULL;
+    /* simple_absolute: "http(s)://" + host[:port] + "/" */
+    size_t hs = ref[4] == 's' ? 8 : 7;
+    const char *slash = memchr(ref + hs, '/', n - hs);
+    size_t ae = (size_t)(slash - ref);
+    return join_clean(ref, ae, "", 0, ref + ae, n - ae);
+  }
   if (ref[0] == '?' || (n >= 2 && ref[0] == '/' && ref[1] == '/'))
     return NULL;
-  const char *sep = strstr(base, "://");
-  if (!sep)
-    return NULL;
-  size_t slen = (size_t)(sep - base);
-  if (!((slen == 4 && strncmp(base, "http", 4) == 0) ||
-        (slen == 5 && strncmp(base, "https", 5) == 0)))
-    return NULL; /* file:// pages are rare: libcurl's rules apply */
-  size_t auth_end = slen + 3 + strcspn(base + slen + 3, "/?#");
-  size_t path_end = auth_end + strcspn(base + auth_end, "?#");
-  size_t keep; /* bytes of base before the merged path */
-  size_t dir_end = auth_end;
-  if (ref[0] == '/') {
-    keep = auth_end;
-  } else {
-    for (size_t i = auth_end; i < path_end; i++)
-      if (base[i] == '/')
-        dir_end = i + 1;
-    if (dir_end == auth_end)
-      return NULL; /* base without a path: let libcurl decide */
-    keep = auth_end;
+  /* a last segment "." or ".." (libcurl's handling differs from RFC 3986) */
+  {
+    size_t pe = 0;
+    while (pe < n && ref[pe] != '?')
+      pe++;
+    size_t ls = pe;
+    while (ls > 0 && ref[ls - 1] != '/')
+      ls--;
+    if ((pe - ls == 1 && ref[ls] == '.') || (pe - ls == 2 && ref[ls] == '.' && ref[ls + 1] == '.'))
+      return NULL;
+    /* nor dot segments together with a query */
+    if (pe < n)
+      for (size_t i = 0; i < pe; i++)
+        if (ref[i] == '.' && (i == 0 || ref[i - 1] == '/'))
+          return NULL;
   }
-  size_t dl = ref[0] == '/' ? 0 : dir_end - auth_end;
-  char *o = xmalloc(keep + dl + n + 2);
-  memcpy(o, base, keep);
-  char *path = o + keep;
-  memcpy(path, base + auth_end, dl);
-  memcpy(path + dl, ref, n);
-  size_t total = dl + n;
-  path[total] = '\0';
-  size_t qpos = strcspn(path, "?");
-  size_t pl = remove_dot_segments(path, qpos);
-  memmove(path + pl, path + qpos, total - qpos + 1);
-  if (path[0] != '/') { /* "../" above the root */
-    free(o);
+  /* a ':' in the first segment: libcurl may take it for a scheme */
+  for (size_t i = 0; i < n && ref[i] != '/' && ref[i] != '?'; i++)
+    if (ref[i] == ':')
+      return NULL;
+  size_t bl = strlen(base);
+  if (memchr(base, '#', bl) || !simple_absolute(base, bl))
     return NULL;
-  }
-  return o;
+  size_t ae = authority_end(base);
+  if (ref[0] == '/')
+    return join_clean(base, ae, "", 0, ref, n);
+  size_t pe = ae + strcspn(base + ae, "?");
+  /* libcurl normalises the base first; keep to bases that are already
+   * normal (no dot segments, no empty segments) */
+  for (size_t i = ae; i < pe; i++)
+    if (base[i] == '/' && i + 1 < pe + 1 &&
+        (base[i + 1] == '/' || (base[i + 1] == '.' && (i + 2 == pe || base[i + 2] == '/' ||
+                                                        (base[i + 2] == '.' &&
+                                                         (i + 3 == pe || base[i + 3] == '/'))))))
+      return NULL;
+  size_t de = ae;
+  for (size_t i = ae; i < pe; i++)
+    if (base[i] == '/')
+      de = i + 1;
+  if (de == ae)
+    return NULL;
+  return join_clean(base, ae, base + ae, de - ae, ref, n);
 }
 
 enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
@@ -262,9 +341,10 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
     free(r);
     return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
   }
-  CURLUcode uc = curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME);
-  if (!uc)
-    uc = curl_url_set(u, CURLUPART_URL, r, CURLU_NON_SUPPORT_SCHEME);
+  /* A base libcurl refuses leaves the handle empty: then only an absolute
+   * reference resolves, as it needs no base. */
+  (void)curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME);
+  CURLUcode uc = curl_url_set(u, CURLUPART_URL, r, CURLU_NON_SUPPORT_SCHEME);
   char *res = NULL;
   if (!uc)
     uc = curl_url_get(u, CURLUPART_URL, &res, 0);
