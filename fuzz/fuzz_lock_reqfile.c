@@ -37,6 +37,12 @@ static enum ts_code mem_read(void *ctx, const char *path, char **out,
   return ts_error_set(err, TS_E_NOT_FOUND, "no such file");
 }
 
+/* "sub" and "./sub" are directories; nothing else is. */
+static bool mem_is_dir(void *ctx, const char *path) {
+  (void)ctx;
+  return strcmp(path, "sub") == 0 || strcmp(path, "./sub") == 0;
+}
+
 static const char *fake_env(void *ctx, const char *name) {
   (void)ctx;
   return strcmp(name, "A") == 0 ? "x${A}y" : strcmp(name, "IDX") == 0
@@ -56,7 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       break;
     p = nul + 1;
   }
-  struct ts_reqfile_reader reader = {mem_read, &fs};
+  struct ts_reqfile_reader reader = {mem_read, mem_is_dir, &fs};
   struct ts_reqfile_opts opts = {.reader = &reader, .getenv = fake_env};
   struct ts_reqfile rf;
   ts_reqfile_init(&rf);
@@ -81,8 +87,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ts_reqfile_free(&rf);
   /* the single-requirement entry point on the first file as one line */
   struct ts_reqfile_entry e;
-  if (ts_reqfile_parse_requirement(fs.data[0] ? fs.data[0] : "", fs.len[0], &e,
-                                   NULL) == TS_OK)
+  if (ts_reqfile_parse_requirement(fs.data[0] ? fs.data[0] : "", fs.len[0],
+                                   &opts, &e, NULL) == TS_OK)
     ts_reqfile_entry_clear(&e);
   return 0;
 }

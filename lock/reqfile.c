@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
 #include "core/fs.h"
@@ -217,7 +218,28 @@ static enum ts_code check_marker_text(const char *m, size_t n,
   return TS_OK;
 }
 
+bool ts_reqfile_is_dir_real(void *ctx, const char *path) {
+  (void)ctx;
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool names_dir(const struct ts_reqfile_opts *opts, const char *s,
+                      size_t len) {
+  char *p = dup_n(s, len);
+  if (!p)
+    return false;
+  bool d;
+  if (opts && opts->reader)
+    d = opts->reader->is_dir && opts->reader->is_dir(opts->reader->ctx, p);
+  else
+    d = ts_reqfile_is_dir_real(NULL, p);
+  free(p);
+  return d;
+}
+
 enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
+                                          const struct ts_reqfile_opts *opts,
                                           struct ts_reqfile_entry *e,
                                           struct ts_error *err) {
   memset(e, 0, sizeof *e);
@@ -288,12 +310,14 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
     size_t plen = name_len;
     if ((rc = split_extras(e, name, &plen, err)) != TS_OK)
       goto fail;
-    bool path_like = looks_like_path(name, name_len) || is_archive(name, plen);
-    /* "name @ https://..." is PEP 508 even though it holds a '/': pip
-     * takes a path only when the text before any '@' looks like one (it
-     * also checks that a directory exists; we leave that to the caller) */
+    /* pip: an archive name is a path (unless it reads "name @ URL"); any
+     * other text that looks like a path is one only if the directory
+     * exists; everything else is PEP 508. */
+    bool looks = looks_like_path(name, name_len);
+    bool archive = is_archive(name, plen);
+    bool path_like = archive || (looks && names_dir(opts, name, plen));
     const char *at = memchr(name, '@', name_len);
-    if (path_like && at && !looks_like_path(name, (size_t)(at - name)))
+    if (archive && at && !looks_like_path(name, (size_t)(at - name)))
       path_like = false;
     if (path_like) {
       e->kind = TS_REQFILE_PATH;
@@ -312,8 +336,14 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
       e->kind = TS_REQFILE_NAMED;
       struct ts_error re = {0};
       if (ts_requirement_parse(name, name_len, &e->req, &re) != TS_OK) {
-        rc = ts_error_set(err, TS_E_PARSE, "invalid requirement '%s': %s",
-                          e->text, re.detail);
+        if (looks)
+          rc = ts_error_set(err, TS_E_PARSE,
+                            "invalid requirement '%s': it looks like a path, "
+                            "but no directory '%.*s' exists",
+                            e->text, (int)plen, name);
+        else
+          rc = ts_error_set(err, TS_E_PARSE, "invalid requirement '%s': %s",
+                            e->text, re.detail);
         goto fail;
       }
       if (marker) {
@@ -861,7 +891,7 @@ static enum ts_code add_entry(struct ctx *c, const char *file, unsigned line,
                               bool is_constraint) {
   struct ts_reqfile_entry e;
   struct ts_error pe = {0};
-  enum ts_code rc = ts_reqfile_parse_requirement(req, req_len, &e, &pe);
+  enum ts_code rc = ts_reqfile_parse_requirement(req, req_len, c->opts, &e, &pe);
   if (rc != TS_OK)
     return at_line(c, file, line, rc, "%s", pe.detail);
   for (size_t i = 0; i < nov && rc == TS_OK; i++) {

@@ -39,12 +39,18 @@
 #define TS_REQFILE_MAX_TOTAL (64u * 1024 * 1024) /* all files together */
 #define TS_REQFILE_MAX_LINE (1u * 1024 * 1024)   /* a line after ${VAR} */
 
-/* Reads the file `path` (as given or joined with the including file's
- * directory) into *data, malloc'd, which the parser frees; *len its size.
- * Returns TS_E_NOT_FOUND / TS_E_IO / TS_E_TOO_BIG with err set. */
+/* The parser's only windows on the file system.
+ * read: reads the file `path` (as given or joined with the including
+ * file's directory) into *data, malloc'd, which the parser frees; *len its
+ * size.  Returns TS_E_NOT_FOUND / TS_E_IO / TS_E_TOO_BIG with err set.
+ * is_dir: whether a requirement that looks like a path ("./src/pkg",
+ * relative to the working directory, as pip) names a directory; pip takes
+ * such a line as a path only then, else as a PEP 508 requirement.  NULL:
+ * nothing is a directory. */
 struct ts_reqfile_reader {
   enum ts_code (*read)(void *ctx, const char *path, char **data, size_t *len,
                        struct ts_error *err);
+  bool (*is_dir)(void *ctx, const char *path);
   void *ctx;
 };
 
@@ -128,13 +134,15 @@ enum ts_code ts_reqfile_add_buffer(struct ts_reqfile *rf, const char *name,
 
 /* Classifies and parses one requirement as pip does for a line or a
  * command-line argument (markers, URL/path detection, wheel file names);
- * the entry's file/line/hashes stay empty.  Caller frees with
- * ts_reqfile_entry_clear. */
+ * the entry's file/line/hashes stay empty.  opts (may be NULL) gives the
+ * is_dir check.  Caller frees with ts_reqfile_entry_clear. */
 enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
+                                          const struct ts_reqfile_opts *opts,
                                           struct ts_reqfile_entry *out,
                                           struct ts_error *err);
 void ts_reqfile_entry_clear(struct ts_reqfile_entry *e);
 
-/* The default reader (real files, TS_REQFILE_MAX_BYTES cap). */
+/* The default reader (real files, TS_REQFILE_MAX_BYTES cap; stat). */
 enum ts_code ts_reqfile_read_real(void *ctx, const char *path, char **data,
                                   size_t *len, struct ts_error *err);
+bool ts_reqfile_is_dir_real(void *ctx, const char *path);

@@ -27,6 +27,11 @@ static enum ts_code mem_read(void *ctx, const char *path, char **data,
   return ts_error_set(err, TS_E_NOT_FOUND, "no such file");
 }
 
+static bool mem_is_dir(void *ctx, const char *path) {
+  (void)ctx;
+  return strcmp(path, "./src/mypkg") == 0 || strcmp(path, "./src/dir") == 0;
+}
+
 static const char *fake_env(void *ctx, const char *name) {
   (void)ctx;
   if (strcmp(name, "TOKEN") == 0)
@@ -45,6 +50,7 @@ static enum ts_code parse_mem(const char *const *files, struct ts_reqfile *rf,
   fs.files = files;
   fs.reads = 0;
   reader.read = mem_read;
+  reader.is_dir = mem_is_dir;
   reader.ctx = &fs;
   struct ts_reqfile_opts opts = {.reader = &reader, .getenv = fake_env};
   ts_reqfile_init(rf);
@@ -295,17 +301,25 @@ Test(reqfile, paths_and_urls) {
 Test(reqfile, single_requirement_api) {
   struct ts_reqfile_entry e;
   struct ts_error err = {0};
-  cr_assert_eq(ts_reqfile_parse_requirement("Torch[CUDA] >=2.4;python_version>'3.9'", 38, &e, &err),
+  cr_assert_eq(ts_reqfile_parse_requirement("Torch[CUDA] >=2.4;python_version>'3.9'", 38, NULL, &e, &err),
                TS_OK, "%s", err.detail);
   cr_assert_eq(e.kind, TS_REQFILE_NAMED);
   cr_assert_str_eq(e.name, "torch");
   cr_assert_eq(e.req->nextras, 1);
   cr_assert_not_null(e.req->marker);
   ts_reqfile_entry_clear(&e);
-  cr_assert_eq(ts_reqfile_parse_requirement("   ", 3, &e, &err), TS_E_PARSE);
-  cr_assert_eq(ts_reqfile_parse_requirement("x ; python_version >>", 21, &e, &err),
+  cr_assert_eq(ts_reqfile_parse_requirement("   ", 3, NULL, &e, &err), TS_E_PARSE);
+  cr_assert_eq(ts_reqfile_parse_requirement("x ; python_version >>", 21, NULL, &e, &err),
                TS_E_PARSE);
   cr_assert(strstr(err.detail, "invalid marker"), "%s", err.detail);
+  /* a path-like text is a path only when the directory exists (stat) */
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/lock/reqs/sub", TS_FIXTURES_DIR);
+  cr_assert_eq(ts_reqfile_parse_requirement(dir, strlen(dir), NULL, &e, &err), TS_OK);
+  cr_assert_eq(e.kind, TS_REQFILE_PATH);
+  ts_reqfile_entry_clear(&e);
+  cr_assert_eq(ts_reqfile_parse_requirement("./no/such/dir", 13, NULL, &e, &err), TS_E_PARSE);
+  cr_assert(strstr(err.detail, "looks like a path"), "%s", err.detail);
 }
 
 Test(reqfile, bom_crlf_and_other_line_ends) {
