@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/index_options.h"
 #include "core/fs.h"
 #include "index/simple.h"
 #include "index/client.h"
@@ -18,10 +19,7 @@
 #define MAX_LIST 64
 
 struct index_args {
-  struct ts_index_options o;
-  const char *extra[MAX_LIST];
-  const char *links[MAX_LIST];
-  const char *trusted[MAX_LIST];
+  struct ts_index_cli cli;
   const char *variants[MAX_LIST];
   size_t nvariants;
   const char *tprojects[MAX_LIST];
@@ -37,7 +35,7 @@ struct index_args {
 static const char *const default_torch_projects[] = {
     "torch", "torchvision", "torchaudio", "triton", "pytorch-triton-rocm", "pytorch-triton-xpu"};
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
     "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
     "       torchsolve index download URL -o DEST [--sha256 HEX] [--progress] [options]\n"
@@ -54,25 +52,20 @@ static const char usage_text[] =
     "matches.  'parse' checks saved pages (JSON when named *.json) and with\n"
     "--stats reports the parse throughput.\n"
     "\n"
-    "options:\n"
-    "  --index-url URL          general index (default " TS_INDEX_DEFAULT_URL ")\n"
-    "  --extra-index-url URL    further index (repeatable)\n"
-    "  --no-index               ignore the general indexes\n"
-    "  --find-links LOC         flat page URL or local directory (repeatable)\n"
-    "  --index-strategy S       first-index (default) or unsafe-best-match\n"
-    "  --torch-index-url URL    PyTorch server base (default " TS_INDEX_DEFAULT_TORCH_URL ")\n"
+    "options:\n";
+
+static const char usage_tail[] =
     "  --torch-variant V        route PyTorch projects to URL/V/ (repeatable)\n"
     "  --torch-project NAME     project routed there (repeatable; default torch,\n"
     "                           torchvision, torchaudio, triton, pytorch-triton-*)\n"
-    "  --cache-dir DIR          default $TORCHSOLVE_CACHE_DIR, $XDG_CACHE_HOME/torchsolve\n"
-    "  --refresh | --offline | --no-cache\n"
-    "  --cert FILE              CA bundle (default $SSL_CERT_FILE, else the system's)\n"
-    "  --trusted-host HOST      skip TLS verification for HOST[:PORT] (repeatable)\n"
-    "  --concurrency N          parallel transfers (default 16)\n"
-    "  --timeout S              connect and stall timeout in seconds\n"
-    "  --retries N              retries on connection errors, 429, 5xx (default 3)\n"
     "  --json                   machine-readable output (fetch)\n"
     "  --stats                  print requests and bytes transferred on stderr\n";
+
+static void usage(FILE *out) {
+  fputs(usage_head, out);
+  fputs(ts_index_cli_help, out);
+  fputs(usage_tail, out);
+}
 
 static size_t route_cb(void *ctx, const char *name, const char **urls, size_t max) {
   struct index_args *a = ctx;
@@ -98,41 +91,25 @@ static int parse_long(const char *s, long lo, long hi, long *out) {
 }
 
 /* Parses options into a; positional arguments are collected in pos. */
+/* Parses options into a; positional arguments are collected in pos. */
 static int parse_args(int argc, char **argv, struct index_args *a, const char **pos,
                       size_t *npos) {
-  struct ts_index_options *o = &a->o;
-  o->http.retries = -1;
+  ts_index_cli_init(&a->cli);
   a->repeat = 1;
   *npos = 0;
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int used = ts_index_cli_parse(&a->cli, "index", argc, argv, &i);
+    if (used < 0)
+      return 2;
+    if (used)
+      continue;
 #define TAKE(flag) (strcmp(s, flag) == 0 && v && (i++, 1))
     long l;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-      fputs(usage_text, stdout);
+      usage(stdout);
       return 1;
-    } else if (TAKE("--index-url") || TAKE("-i")) {
-      o->index_url = v;
-    } else if (TAKE("--extra-index-url")) {
-      if (o->nextra_index_urls == MAX_LIST)
-        return ts_cli_usage_error("index", "too many --extra-index-url");
-      a->extra[o->nextra_index_urls++] = v;
-    } else if (TAKE("--find-links") || TAKE("-f")) {
-      if (o->nfind_links == MAX_LIST)
-        return ts_cli_usage_error("index", "too many --find-links");
-      a->links[o->nfind_links++] = v;
-    } else if (strcmp(s, "--no-index") == 0) {
-      o->no_index = true;
-    } else if (TAKE("--index-strategy")) {
-      if (strcmp(v, "first-index") == 0)
-        o->strategy = TS_INDEX_FIRST_INDEX;
-      else if (strcmp(v, "unsafe-best-match") == 0)
-        o->strategy = TS_INDEX_UNSAFE_BEST_MATCH;
-      else
-        return ts_cli_usage_error("index", "unknown --index-strategy '%s'", v);
-    } else if (TAKE("--torch-index-url")) {
-      o->torch_index_url = v;
     } else if (TAKE("--torch-variant")) {
       if (a->nvariants == MAX_LIST)
         return ts_cli_usage_error("index", "too many --torch-variant");
@@ -141,32 +118,6 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
       if (a->ntprojects == MAX_LIST)
         return ts_cli_usage_error("index", "too many --torch-project");
       a->tprojects[a->ntprojects++] = v;
-    } else if (TAKE("--cache-dir")) {
-      o->cache_dir = v;
-    } else if (strcmp(s, "--refresh") == 0) {
-      o->cache_mode = TS_CACHE_REFRESH;
-    } else if (strcmp(s, "--offline") == 0) {
-      o->cache_mode = TS_CACHE_OFFLINE;
-    } else if (strcmp(s, "--no-cache") == 0) {
-      o->cache_mode = TS_CACHE_DISABLED;
-    } else if (TAKE("--cert")) {
-      o->http.ca_file = v;
-    } else if (TAKE("--trusted-host")) {
-      if (o->http.ntrusted_hosts == MAX_LIST)
-        return ts_cli_usage_error("index", "too many --trusted-host");
-      a->trusted[o->http.ntrusted_hosts++] = v;
-    } else if (TAKE("--concurrency")) {
-      if (parse_long(v, 1, 256, &l))
-        return ts_cli_usage_error("index", "--concurrency wants 1..256");
-      o->http.concurrency = (int)l;
-    } else if (TAKE("--timeout")) {
-      if (parse_long(v, 1, 3600, &l))
-        return ts_cli_usage_error("index", "--timeout wants seconds (1..3600)");
-      o->http.connect_timeout_s = o->http.read_timeout_s = l;
-    } else if (TAKE("--retries")) {
-      if (parse_long(v, 0, 20, &l))
-        return ts_cli_usage_error("index", "--retries wants 0..20");
-      o->http.retries = (int)l;
     } else if (TAKE("-o") || TAKE("--output")) {
       a->output = v;
     } else if (TAKE("--repeat")) {
@@ -196,21 +147,14 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
     }
 #undef TAKE
   }
-  o->extra_index_urls = a->extra;
-  o->find_links = a->links;
-  o->http.trusted_hosts = a->trusted;
-  if (!o->http.ca_file) {
-    const char *env = getenv("SSL_CERT_FILE");
-    if (env && env[0])
-      o->http.ca_file = env;
-  }
+  ts_index_cli_finish(&a->cli);
   if (!a->ntprojects) {
     for (size_t i = 0; i < sizeof default_torch_projects / sizeof default_torch_projects[0]; i++)
       a->tprojects[a->ntprojects++] = default_torch_projects[i];
   }
   if (a->nvariants) {
-    o->route = route_cb;
-    o->route_ctx = a;
+    a->cli.opts.route = route_cb;
+    a->cli.opts.route_ctx = a;
   }
   return 0;
 }
@@ -364,7 +308,7 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
     }
     size_t l = strlen(pos[i]);
     bool json = l > 5 && strcmp(pos[i] + l - 5, ".json") == 0;
-    const char *url = a->o.index_url ? a->o.index_url : "https://example.invalid/simple/p/";
+    const char *url = a->cli.opts.index_url ? a->cli.opts.index_url : "https://example.invalid/simple/p/";
     for (long r = 0; r < a->repeat; r++) {
       struct ts_index_project p;
       double t0 = now_s();
@@ -424,7 +368,7 @@ static int cmd_download(struct index_args *a, const char **pos, size_t n) {
 
 int ts_cmd_index(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    fputs(usage_text, argc < 2 ? stderr : stdout);
+    usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   struct index_args *a = calloc(1, sizeof *a);
@@ -449,7 +393,7 @@ int ts_cmd_index(int argc, char **argv) {
     free(pos);
     return ts_cli_usage_error("index", "unknown subcommand '%s'", argv[1]);
   }
-  a->idx = ts_index_new(&a->o, &err);
+  a->idx = ts_index_new(&a->cli.opts, &err);
   for (size_t i = 0; a->idx && i < a->nvariants; i++)
     a->variant_urls[i] = ts_index_torch_url(a->idx, a->variants[i]);
   if (!a->idx)

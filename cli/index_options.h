@@ -1,0 +1,57 @@
+/*
+ * cli/index_options.h — the package-index options shared by index, install,
+ * lock and sync: which indexes, the cache mode and HTTP behaviour.
+ *
+ *   --index-url URL, -i URL   general index (default https://pypi.org/simple)
+ *   --extra-index-url URL     further general index (repeatable)
+ *   --no-index                no general index (find-links, routed indexes)
+ *   --find-links LOC, -f LOC  flat page URL or local directory (repeatable)
+ *   --index-strategy first-index|unsafe-best-match
+ *   --torch-index-url URL     PyTorch wheel server base
+ *                             (default https://download.pytorch.org/whl)
+ *   --cache-dir DIR           TORCHSOLVE_CACHE_DIR, XDG_CACHE_HOME, ~/.cache
+ *   --refresh | --offline | --no-cache
+ *   --cert FILE               SSL_CERT_FILE       CA bundle
+ *   --trusted-host HOST[:PORT] (repeatable)       no TLS verification
+ *   --concurrency N           parallel transfers (default 16)
+ *   --timeout S               connect and stall timeout
+ *   --retries N               on connection errors, stalls, 429, 5xx (default 3)
+ * Both "--flag VALUE" and "--flag=VALUE" are accepted.
+ *
+ * Usage from a command:
+ *   struct ts_index_cli o;
+ *   ts_index_cli_init(&o);
+ *   for (...) { int used = ts_index_cli_parse(&o, "install", argc, argv, &i);
+ *               if (used < 0) return 2; if (used) continue; ... }
+ *   ts_index_cli_finish(&o);            (environment defaults, pointers)
+ *   idx = ts_index_new(&o.opts, &err);  (set o.opts.route first if needed)
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "index/client.h"
+
+#define TS_INDEX_CLI_MAX 64
+
+struct ts_index_cli {
+  struct ts_index_options opts; /* strings borrowed from argv / environ */
+  const char *extra[TS_INDEX_CLI_MAX];
+  const char *links[TS_INDEX_CLI_MAX];
+  const char *trusted[TS_INDEX_CLI_MAX];
+};
+
+/* The option lines above, for a command's --help. */
+extern const char ts_index_cli_help[];
+
+void ts_index_cli_init(struct ts_index_cli *o);
+
+/* Tries argv[*i] as one of the options above.  Returns 1 when consumed
+ * (advancing *i past a separate value), 0 when it is not ours, -1 after
+ * printing a usage error for `command`. */
+int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc,
+                       char **argv, int *i);
+
+/* Points opts at the collected lists and applies SSL_CERT_FILE when no
+ * --cert was given. */
+void ts_index_cli_finish(struct ts_index_cli *o);
