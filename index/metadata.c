@@ -369,7 +369,9 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
     }
     ts_buf_init(&j->tail, 0);
     snprintf(ranges[i], 64, "-%u", TS_RANGE_TAIL);
-    http_req(&j->req, j->url, ranges[i], TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX);
+    /* Capped at the window: a server that ignores ranges and starts sending
+     * a 5 GB wheel is cut off at once (then the verified download runs). */
+    http_req(&j->req, j->url, ranges[i], TS_RANGE_TAIL);
   }
   enum ts_code rc = perform_jobs(idx, jobs, n, want_range, err);
   for (int round = 0; !rc && round < 3; round++) {
@@ -393,9 +395,16 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
       }
       if (!loc.complete && loc.need_from < j->tail_start) {
         /* grow the window backwards: [need_from, tail_start) */
+        if (j->tail_start - loc.need_from > TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX) {
+          j->m->code = ts_error_set(&j->m->err, TS_E_TOO_BIG, "%s: central directory too large",
+                                    j->m->file->filename);
+          j->pending = false;
+          j->req.url = NULL;
+          continue;
+        }
         snprintf(ranges[i], 64, "%llu-%llu", (unsigned long long)loc.need_from,
                  (unsigned long long)(j->tail_start - 1));
-        http_req(&j->req, j->url, ranges[i], TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX);
+        http_req(&j->req, j->url, ranges[i], (size_t)(j->tail_start - loc.need_from));
         more = true;
         continue;
       }
