@@ -103,7 +103,9 @@ struct ts_pylock {
   char *created_by;       /* required */
   struct ts_pylock_package *packages;
   size_t npackages;
-  /* [tool.torchsolve]: host facts (key -> value) and rule ids used. */
+  /* [tool.torchsolve]: host facts (key -> value) under
+   * [tool.torchsolve.host] and rule ids used as `rules = [...]`; other
+   * keys there are ignored on reading (and so not written back). */
   struct ts_pylock_kv *host_facts;
   size_t nhost_facts;
   char **rule_ids;
