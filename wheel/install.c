@@ -953,14 +953,13 @@ static const char compile_script[] =
     "for line in open(sys.argv[1], encoding='utf-8', "
     "errors='surrogateescape'):\n"
     "    s, d = line.rstrip('\\n').split('\\t')\n"
-    "    for opt in ('',):\n"
-    "        c = importlib.util.cache_from_source(s)\n"
-    "        try:\n"
-    "            py_compile.compile(s, cfile=c, dfile=d, doraise=True, "
+    "    c = importlib.util.cache_from_source(s)\n"
+    "    try:\n"
+    "        py_compile.compile(s, cfile=c, dfile=d, doraise=True, "
     "invalidation_mode=m)\n"
-    "        except Exception:\n"
-    "            continue\n"
-    "        sys.stdout.write(s + '\\t' + c + '\\n')\n";
+    "    except Exception:\n"
+    "        continue  # pip also installs files that do not compile\n"
+    "    sys.stdout.write(s + '\\t' + c + '\\n')\n";
 
 static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
   struct ts_buf list;
@@ -1366,12 +1365,10 @@ enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
   struct ts_unpacked u;
   *dir_out = NULL;
   enum ts_code rc = ts_unpack(o, w, &u, err);
-  if (rc == TS_OK) {
+  if (rc == TS_OK) { /* the caller owns the directory, even a temporary one */
     *dir_out = u.dir;
     u.dir = NULL;
-    if (u.temporary) { /* nothing would own it: keep it */
-      u.temporary = false;
-    }
+    u.temporary = false;
   }
   ts_unpacked_free(&u);
   return rc;
