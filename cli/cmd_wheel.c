@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "target/target.h"
+#include "wheel/venv.h"
 #include "wheel/wheel.h"
 
 static const char usage[] =
@@ -60,6 +61,8 @@ struct env_paths {
   char *python;
   char *headers;
   struct ts_target *target;
+  struct ts_venv_target layout;
+  bool from_layout;
 };
 
 static void env_paths_free(struct env_paths *e) {
@@ -67,7 +70,51 @@ static void env_paths_free(struct env_paths *e) {
   free(e->headers);
   if (e->target)
     ts_target_free(e->target);
+  if (e->from_layout)
+    ts_venv_target_free(&e->layout);
   memset(e, 0, sizeof *e);
+}
+
+/* A venv's install paths follow from its pyvenv.cfg version (CPython's
+ * "venv" scheme), so a fresh venv, whose probe is not cached yet, costs no
+ * Python run.  Anything unusual (no version, no lib/pythonX.Y/site-packages,
+ * e.g. PyPy) goes to the probe. */
+static bool venv_layout(const char *python, struct env_paths *e) {
+  size_t n = strlen(python);
+  if (n < 11 || strcmp(python + n - 11, "/bin/python") != 0)
+    return false;
+  char dir[4096], path[4200];
+  if (n - 11 >= sizeof dir)
+    return false;
+  memcpy(dir, python, n - 11);
+  dir[n - 11] = '\0';
+  snprintf(path, sizeof path, "%s/pyvenv.cfg", dir);
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return false;
+  char line[512];
+  int major = 0, minor = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (strncmp(line, "version", 7) != 0)
+      continue;
+    const char *v = strchr(line, '=');
+    if (v && sscanf(v + 1, " %d.%d", &major, &minor) == 2)
+      break;
+    major = minor = 0;
+  }
+  fclose(f);
+  if (major != 3 || minor < 6)
+    return false;
+  snprintf(path, sizeof path, "%s/lib/python%d.%d/site-packages", dir, major,
+           minor);
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+    return false;
+  ts_venv_target_for_layout(dir, major, minor, &e->layout);
+  e->from_layout = true;
+  e->paths = e->layout.paths;
+  e->paths.python = python;
+  return true;
 }
 
 static int find_target(const char *python, struct env_paths *e) {
@@ -89,6 +136,8 @@ static int find_target(const char *python, struct env_paths *e) {
     free(cwd);
     free(located);
   }
+  if (venv_layout(e->python, e))
+    return 0;
   char *cache = ts_wheel_default_cache_dir();
   enum ts_code rc = ts_target_probe(e->python, cache, &e->target, &err);
   free(cache);
