@@ -709,25 +709,31 @@ static enum ts_code remove_installed(struct installer *in, const char *name,
   for (int k = 0; k < 2; k++) {
     if (k == 1 && strcmp(dirs[0], dirs[1]) == 0)
       break;
-    for (;;) {
-      char *di = NULL;
-      enum ts_code rc = ts_wheel_find_installed(dirs[k], name, &di, NULL);
-      if (rc != TS_OK || ts_strset_has(&in->backups, di)) {
-        free(di);
-        /* A second copy (a broken env) would need another scan; rare. */
-        break;
+    DIR *d = opendir(dirs[k]);
+    if (!d)
+      continue;
+    /* Every matching dist-info: a broken environment may hold two. */
+    struct dirent *de;
+    enum ts_code rc = TS_OK;
+    while (rc == TS_OK && (de = readdir(d))) {
+      size_t l = strlen(de->d_name);
+      if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
+        continue;
+      const char *dash = memchr(de->d_name, '-', l - 10);
+      size_t nl = dash ? (size_t)(dash - de->d_name) : l - 10;
+      if (!ts_name_eq(de->d_name, nl, name, strlen(name)))
+        continue;
+      char *di = ts_path_join(dirs[k], de->d_name);
+      if (!ts_strset_has(&in->backups, di)) {
+        if (!*version && dash)
+          *version = xprintf("%.*s", (int)(l - 10 - nl - 1), dash + 1);
+        rc = plan_removal(in, di, err);
       }
-      if (!*version) {
-        const char *base = strrchr(di, '/') + 1;
-        const char *dash = strchr(base, '-');
-        if (dash)
-          *version = xprintf("%.*s", (int)(strlen(dash + 1) - 10), dash + 1);
-      }
-      rc = plan_removal(in, di, err);
       free(di);
-      if (rc != TS_OK)
-        return rc;
     }
+    closedir(d);
+    if (rc != TS_OK)
+      return rc;
   }
   return TS_OK;
 }

@@ -58,6 +58,16 @@ left=$(cd "$SITE" && ls -A | grep -v '^.torchsolve.lock$' || true)
 [ ! -e "$V/include/site/$PYV/feat" ] && [ ! -e "$V/share/feat" ] || ts_fail "data/headers dirs not pruned"
 [ -z "$(ls "$V/bin" | grep feat || true)" ] || ts_fail "launchers left"
 
+# A broken environment with two dist-infos of one project: both go.
+"$TORCHSOLVE" wheel install -q --python "$V" "$FX/feat-1.0-py3-none-any.whl"
+mkdir "$SITE/feat-0.9.dist-info"
+printf 'Metadata-Version: 2.1\nName: feat\nVersion: 0.9\n' >"$SITE/feat-0.9.dist-info/METADATA"
+printf 'feat/stale.py,,\nfeat-0.9.dist-info/METADATA,,\nfeat-0.9.dist-info/RECORD,,\n' >"$SITE/feat-0.9.dist-info/RECORD"
+touch "$SITE/feat/stale.py"
+"$TORCHSOLVE" wheel uninstall -q --python "$V" feat || ts_fail "uninstall two copies"
+[ ! -e "$SITE/feat-0.9.dist-info" ] && [ ! -e "$SITE/feat-1.0.dist-info" ] && [ ! -e "$SITE/feat" ] ||
+  ts_fail "second dist-info copy left: $(ls "$SITE")"
+
 # Link modes, --no-cache, --compile; and the cache is not modified by compile.
 for mode in copy clone hardlink; do
   "$TORCHSOLVE" wheel install --python "$V" --link-mode $mode "$FX/feat-1.0-py3-none-any.whl" ||
