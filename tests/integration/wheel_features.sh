@@ -104,11 +104,13 @@ VIRTUAL_ENV=$V "$TORCHSOLVE" wheel uninstall feat -q || ts_fail "VIRTUAL_ENV tar
   ts_fail "no environment must be an error"
 
 # The lock: a second run waits and says so.
-python3 - "$SITE/.torchsolve.lock" <<'PY' &
+python3 - "$SITE/.torchsolve.lock" "$tmp/locked" <<'PY' &
 import fcntl, sys, time
-f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX); time.sleep(1.5)
+f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close(); time.sleep(1.5)
 PY
-sleep 0.5
+for i in $(seq 1 100); do [ -e "$tmp/locked" ] && break; sleep 0.1; done
+[ -e "$tmp/locked" ] || ts_fail "the lock holder did not start"
 out=$("$TORCHSOLVE" wheel install --python "$V" "$FX/feat-1.0-py3-none-any.whl" 2>&1) || ts_fail "install under lock: $out"
 grep -q "waiting for another torchsolve" <<<"$out" || ts_fail "no waiting message: $out"
 wait

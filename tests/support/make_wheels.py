@@ -33,7 +33,8 @@ def metadata(name, version, requires=()):
     return s.encode()
 
 def build(path, name, version, files, purelib=True, record_hook=None,
-          extra_entries=(), symlinks=(), distinfo=None, skip_record=()):
+          extra_entries=(), symlinks=(), distinfo=None, skip_record=(),
+          compression=zipfile.ZIP_DEFLATED):
     """files: list of (arcname, bytes[, mode]).  symlinks: (arcname, target)."""
     di = distinfo or "%s-%s.dist-info" % (name.replace("-", "_"), version)
     entries = list(files)
@@ -51,7 +52,7 @@ def build(path, name, version, files, purelib=True, record_hook=None,
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for e in entries:
             zi = zipfile.ZipInfo(e[0], date_time=(2020, 1, 1, 0, 0, 0))
-            zi.compress_type = zipfile.ZIP_DEFLATED
+            zi.compress_type = compression
             zi.external_attr = ((e[2] if len(e) > 2 else 0o644) | stat.S_IFREG) << 16
             z.writestr(zi, e[1])
         for arc, target in symlinks:
@@ -135,8 +136,11 @@ def hostile(out):
     data = open(ok, "rb").read()
     open(os.path.join(out, "hostile_truncated-1.0-py3-none-any.whl"), "wb").write(data[: len(data) // 2])
     os.unlink(ok)
+    # Stored, so the flipped byte changes content only and the CRC must catch it
+    # (a flipped deflate byte may instead break the stream or its sizes).
     build(ok, "hostile-badcrc", "1.0",
-          [("evil/__init__.py", b""), ("evil/data.bin", b"A" * 100 + os.urandom(4000))])
+          [("evil/__init__.py", b""), ("evil/data.bin", b"A" * 100 + os.urandom(4000))],
+          compression=zipfile.ZIP_STORED)
     data = bytearray(open(ok, "rb").read())
     i = data.find(b"evil/data.bin") + len(b"evil/data.bin") + 200  # inside its data
     data[i] ^= 0xFF
