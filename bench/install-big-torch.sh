@@ -7,7 +7,7 @@
 # RSS, plus this machine's limits: zlib inflate MB/s on one core and the
 # file-create rate of the work directory's filesystem.  Not a test.
 #
-# Environment: TORCHSOLVE (default: build/cli/torchsolve), TS_SHARED_DIR
+# Environment: TORCHSOLVE (default: build/torchsolve), TS_SHARED_DIR
 # (default ../shared), WORK (default a temporary dir; use /dev/shm/... to
 # measure tools rather than the disk), RUNS (default 3), WORLD (reuse a
 # world made by make-world --big-torch).
@@ -15,7 +15,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 scale=${1:-0.05}
 shared=${TS_SHARED_DIR:-$here/../../shared}
-ts=${TORCHSOLVE:-$here/../build/cli/torchsolve}
+ts=${TORCHSOLVE:-$here/../build/torchsolve}
 runs=${RUNS:-3}
 [ -x "$ts" ] || { echo "no torchsolve binary at $ts (set TORCHSOLVE)" >&2; exit 2; }
 [ -x "$shared/bench/make-world" ] || { echo "no $shared/bench/make-world" >&2; exit 2; }

@@ -185,3 +185,6 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
 void ts_resolution_free(struct ts_resolution *r);
 
 const char *ts_resolved_action_name(enum ts_resolved_action a);
+
+/* Version of the libsolv we run with (from the library, not its header). */
+const char *ts_resolver_libsolv_version(void);

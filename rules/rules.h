@@ -237,3 +237,6 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
  * facts match the set's facts.  Exposed for the resolver's tests. */
 bool ts_rules_term_matches(const struct ts_term *term, const char *name,
                            const char *version);
+
+/* Version of the libyaml we run with. */
+const char *ts_rules_libyaml_version(void);

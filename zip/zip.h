@@ -163,3 +163,6 @@ enum ts_code ts_zip_read_member_buf(const struct ts_zip_entry *e,
 
 /* CRC-32 (ZIP polynomial), accelerated when libdeflate is present. */
 uint32_t ts_zip_crc32(uint32_t crc, const void *data, size_t len);
+
+/* Version of the zlib we run with (zlibVersion()). */
+const char *ts_zip_zlib_version(void);
