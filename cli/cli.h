@@ -50,3 +50,6 @@ ts_cli_command_fn ts_cmd_index;
 ts_cli_command_fn ts_cmd_cache;
 ts_cli_command_fn ts_cmd_detect;
 ts_cli_command_fn ts_cmd_rules;
+ts_cli_command_fn ts_cmd_install;
+ts_cli_command_fn ts_cmd_check;
+ts_cli_command_fn ts_cmd_export;

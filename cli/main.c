@@ -15,12 +15,15 @@ static int cmd_help(int argc, char **argv);
 
 static const struct ts_cli_command commands[] = {
     {"version", ts_cmd_version, "print versions of torchsolve and its libraries"},
+    {"install", ts_cmd_install, "resolve and install packages: REQ... [-r FILE] [--dry-run]"},
     {"index", ts_cmd_index, "diagnose index access: fetch PROJECT..., metadata WHEEL_URL"},
     {"cache", ts_cmd_cache, "show or clean the cache: dir, size, clean [PROJECT]"},
     {"detect", ts_cmd_detect, "show the GPU stack and the torch variants this host can use"},
     {"rules", ts_cmd_rules, "check, list, compile or audit rules.yaml"},
     {"venv", ts_cmd_venv, "create a virtual environment: [DIR] [--python PATH] [--seed]"},
     {"wheel", ts_cmd_wheel, "install wheel files, uninstall or repair: install|uninstall|repair"},
+    {"check", ts_cmd_check, "check an environment: missing/conflicting deps and broken rules"},
+    {"export", ts_cmd_export, "export pylock.toml as requirements.txt with --hash lines"},
     {"help", cmd_help, "show help for a command or topic"},
 };
 

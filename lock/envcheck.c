@@ -1,0 +1,303 @@
+/*
+ * lock/envcheck.c — pip check without Python (see envcheck.h).
+ */
+#include "lock/envcheck.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "pep/metadata.h"
+#include "pep/name.h"
+#include "pep/specifier.h"
+#include "pep/version.h"
+
+/* One distribution while checking: its parsed requirements that apply. */
+struct dist {
+  char *name;
+  char *version;
+  struct ts_version *v;
+  struct ts_requirement **reqs;
+  size_t nreqs;
+};
+
+static void dist_free(struct dist *d) {
+  free(d->name);
+  free(d->version);
+  ts_version_free(d->v);
+  for (size_t i = 0; i < d->nreqs; i++)
+    ts_requirement_free(d->reqs[i]);
+  free(d->reqs);
+}
+
+static int dist_cmp(const void *a, const void *b) {
+  return strcmp(((const struct dist *)a)->name, ((const struct dist *)b)->name);
+}
+
+static int problem_cmp(const void *a, const void *b) {
+  const struct ts_envcheck_problem *x = a, *y = b;
+  int c = strcmp(x->project, y->project);
+  return c ? c : strcmp(x->message, y->message);
+}
+
+static char *xstrdup(const char *s) {
+  return s ? strdup(s) : NULL;
+}
+
+static enum ts_code add_skipped(struct ts_envcheck_result *r, const char *name,
+                                const char *why) {
+  char **n = realloc(r->skipped, (r->nskipped + 1) * sizeof *n);
+  if (!n)
+    return TS_E_NOMEM;
+  r->skipped = n;
+  size_t len = strlen(name) + strlen(why) + 3;
+  n[r->nskipped] = malloc(len);
+  if (!n[r->nskipped])
+    return TS_E_NOMEM;
+  snprintf(n[r->nskipped], len, "%s: %s", name, why);
+  r->nskipped++;
+  return TS_OK;
+}
+
+/* Reads one dist-info: false (with *why) when pip would skip it. */
+static bool load_dist(const char *dir, struct dist *d,
+                      const struct ts_marker_env *env, struct ts_error *why) {
+  char *path = ts_path_join(dir, "METADATA");
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  enum ts_code rc = ts_fs_read_file(path, &b, why);
+  free(path);
+  if (rc != TS_OK) {
+    ts_buf_free(&b);
+    return false;
+  }
+  struct ts_metadata *md = NULL;
+  rc = ts_metadata_parse(b.data ? b.data : "", b.len, &md, why);
+  ts_buf_free(&b);
+  if (rc != TS_OK)
+    return false;
+  d->name = xstrdup(md->normalized_name);
+  d->v = ts_version_dup(md->version);
+  d->version = xstrdup(ts_version_str(md->version));
+  bool ok = d->name && d->v && d->version;
+  if (md->nrequires_dist) {
+    d->reqs = calloc(md->nrequires_dist, sizeof *d->reqs);
+    ok = ok && d->reqs;
+  }
+  for (size_t i = 0; ok && i < md->nrequires_dist; i++) {
+    struct ts_requirement *req = NULL;
+    const char *s = md->requires_dist[i];
+    if (ts_requirement_parse(s, strlen(s), &req, why) != TS_OK) {
+      ok = false;
+      break;
+    }
+    bool holds = true;
+    if (req->marker) {
+      struct ts_marker_eval_opts o = {.context = TS_MARKER_METADATA, .extra = ""};
+      if (ts_marker_evaluate(req->marker, env, &o, &holds, why) != TS_OK) {
+        ts_requirement_free(req);
+        ok = false;
+        break;
+      }
+    }
+    if (holds)
+      d->reqs[d->nreqs++] = req;
+    else
+      ts_requirement_free(req);
+  }
+  if (!ok && !why->detail[0])
+    ts_error_set(why, TS_E_NOMEM, "out of memory");
+  ts_metadata_free(md);
+  return ok;
+}
+
+static const struct dist *find(const struct dist *ds, size_t n, const char *name) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(ds[mid].name, name);
+    if (c == 0)
+      return &ds[mid];
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+static enum ts_code add_problem(struct ts_envcheck_result *r,
+                                enum ts_envcheck_kind kind, const struct dist *d,
+                                const struct ts_requirement *req,
+                                const struct dist *dep) {
+  struct ts_envcheck_problem *p =
+      realloc(r->problems, (r->nproblems + 1) * sizeof *p);
+  if (!p)
+    return TS_E_NOMEM;
+  r->problems = p;
+  p = &p[r->nproblems];
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+  p->project = xstrdup(d->name);
+  p->version = xstrdup(d->version);
+  p->requirement = ts_requirement_str(req);
+  p->dep_name = xstrdup(req->normalized_name);
+  p->dep_version = dep ? xstrdup(dep->version) : NULL;
+  struct ts_buf m;
+  ts_buf_init(&m, 1u << 20);
+  enum ts_code rc;
+  if (kind == TS_ENVCHECK_MISSING)
+    rc = ts_buf_printf(&m, "%s %s requires %s, which is not installed.",
+                       p->project, p->version, p->dep_name);
+  else
+    rc = ts_buf_printf(&m, "%s %s has requirement %s, but you have %s %s.",
+                       p->project, p->version,
+                       p->requirement ? p->requirement : "", p->dep_name,
+                       p->dep_version ? p->dep_version : "");
+  p->message = rc == TS_OK ? ts_buf_take(&m, NULL) : NULL;
+  ts_buf_free(&m);
+  r->nproblems++;
+  if (!p->project || !p->version || !p->requirement || !p->dep_name ||
+      !p->message || (dep && !p->dep_version))
+    return TS_E_NOMEM;
+  return TS_OK;
+}
+
+enum ts_code ts_envcheck_run(const char *site_dir,
+                             const struct ts_marker_env *env,
+                             struct ts_envcheck_result *out,
+                             struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  DIR *dh = opendir(site_dir);
+  if (!dh)
+    return ts_error_set(err, TS_E_NOT_FOUND, "cannot read '%s': %s", site_dir,
+                        strerror(errno));
+  struct dist *ds = NULL;
+  size_t n = 0, cap = 0;
+  enum ts_code rc = TS_OK;
+  struct dirent *e;
+  while ((e = readdir(dh))) {
+    size_t len = strlen(e->d_name);
+    if (len <= 10 || strcmp(e->d_name + len - 10, ".dist-info") != 0)
+      continue;
+    if (n >= TS_ENVCHECK_MAX_DISTS) {
+      rc = ts_error_set(err, TS_E_TOO_BIG, "'%s': more than %d distributions",
+                        site_dir, TS_ENVCHECK_MAX_DISTS);
+      break;
+    }
+    if (n == cap) {
+      size_t nc = cap ? cap * 2 : 64;
+      struct dist *g = realloc(ds, nc * sizeof *g);
+      if (!g) {
+        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+        break;
+      }
+      ds = g;
+      cap = nc;
+    }
+    struct dist d = {0};
+    struct ts_error why = {0};
+    char *dir = ts_path_join(site_dir, e->d_name);
+    bool ok = load_dist(dir, &d, env, &why);
+    free(dir);
+    if (!ok) {
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)(len - 10), e->d_name);
+      dist_free(&d);
+      if (add_skipped(out, name, why.detail[0] ? why.detail : "unreadable") != TS_OK) {
+        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+        break;
+      }
+      continue;
+    }
+    /* Two copies of one project: pip's dict keeps the last one read. */
+    bool dup = false;
+    for (size_t i = 0; i < n && !dup; i++)
+      if (strcmp(ds[i].name, d.name) == 0) {
+        dist_free(&ds[i]);
+        ds[i] = d;
+        dup = true;
+      }
+    if (!dup)
+      ds[n++] = d;
+  }
+  closedir(dh);
+  if (rc == TS_OK && n)
+    qsort(ds, n, sizeof *ds, dist_cmp);
+  for (size_t i = 0; rc == TS_OK && i < n; i++) {
+    for (size_t k = 0; rc == TS_OK && k < ds[i].nreqs; k++) {
+      const struct ts_requirement *req = ds[i].reqs[k];
+      const struct dist *dep = find(ds, n, req->normalized_name);
+      if (!dep)
+        rc = add_problem(out, TS_ENVCHECK_MISSING, &ds[i], req, NULL);
+      else if (!ts_specset_contains(req->specifier, dep->v, TS_PRE_INCLUDE))
+        rc = add_problem(out, TS_ENVCHECK_CONFLICT, &ds[i], req, dep);
+      if (rc != TS_OK)
+        ts_error_set(err, rc, "out of memory");
+    }
+  }
+  /* pip reports each (dependency, requirement) once per project. */
+  if (rc == TS_OK && out->nproblems) {
+    qsort(out->problems, out->nproblems, sizeof *out->problems, problem_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < out->nproblems; i++) {
+      if (w && strcmp(out->problems[w - 1].project, out->problems[i].project) == 0 &&
+          strcmp(out->problems[w - 1].message, out->problems[i].message) == 0) {
+        struct ts_envcheck_problem *p = &out->problems[i];
+        free(p->project);
+        free(p->version);
+        free(p->requirement);
+        free(p->dep_name);
+        free(p->dep_version);
+        free(p->message);
+        continue;
+      }
+      out->problems[w++] = out->problems[i];
+    }
+    out->nproblems = w;
+  }
+  if (rc == TS_OK && n) {
+    out->dists = calloc(n, sizeof *out->dists);
+    if (!out->dists)
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (rc == TS_OK) {
+      out->dists[i].name = ds[i].name;
+      out->dists[i].version = ds[i].version;
+      ds[i].name = ds[i].version = NULL;
+      out->ndists++;
+    }
+    dist_free(&ds[i]);
+  }
+  free(ds);
+  if (rc != TS_OK)
+    ts_envcheck_result_clear(out);
+  return rc;
+}
+
+void ts_envcheck_result_clear(struct ts_envcheck_result *r) {
+  for (size_t i = 0; i < r->ndists; i++) {
+    free(r->dists[i].name);
+    free(r->dists[i].version);
+  }
+  free(r->dists);
+  for (size_t i = 0; i < r->nproblems; i++) {
+    struct ts_envcheck_problem *p = &r->problems[i];
+    free(p->project);
+    free(p->version);
+    free(p->requirement);
+    free(p->dep_name);
+    free(p->dep_version);
+    free(p->message);
+  }
+  free(r->problems);
+  for (size_t i = 0; i < r->nskipped; i++)
+    free(r->skipped[i]);
+  free(r->skipped);
+  memset(r, 0, sizeof *r);
+}
