@@ -1,0 +1,651 @@
+/* torchsolve install — resolve requirements against the indexes and the GPU
+ * rules, then download and install them as one transaction.  The work is in
+ * plan/; this file parses flags, draws progress and prints the outcome. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/gpu_options.h"
+#include "cli/index_options.h"
+#include "core/buf.h"
+#include "core/fs.h"
+#include "lock/report.h"
+#include "lock/reqfile.h"
+#include "plan/plan.h"
+
+static const char usage[] =
+    "usage: torchsolve install [REQ...] [-r FILE]... [-c FILE]... [options]\n"
+    "\n"
+    "Resolves the requirements for the target environment and this machine's\n"
+    "GPU stack (the PyTorch build it can run: see 'torchsolve detect'), then\n"
+    "downloads and installs them as one transaction.  REQ is a PEP 508\n"
+    "requirement ('torch>=2.6', 'foo[x]'), 'name @ URL', or a path to a\n"
+    ".whl file.  '--' ends the options.\n"
+    "\n"
+    "Target:\n"
+    "  --python PATH            interpreter or venv directory (default\n"
+    "                           $VIRTUAL_ENV, else ./.venv)\n"
+    "  --python-version X.Y     with --platform: plan for an absent interpreter\n"
+    "  --platform PLAT          e.g. manylinux_2_28_x86_64 (implies --dry-run)\n"
+    "\n"
+    "Requirements and resolution:\n"
+    "  -r, --requirement FILE   requirements file (repeatable)\n"
+    "  -c, --constraint FILE    constraints file (repeatable)\n"
+    "  -U, --upgrade            upgrade the named packages to the best version\n"
+    "  --upgrade-package P      allow upgrading P only (repeatable)\n"
+    "  --force-reinstall        reinstall everything needed, even if current\n"
+    "  --no-deps                install exactly what is named, no dependencies\n"
+    "  --pre                    allow pre-releases\n"
+    "  --resolution MODE        highest (default), lowest, lowest-direct\n"
+    "  --require-hashes         every file needs a --hash in a requirements file\n"
+    "  --no-binary P            never use wheels of P (repeatable)\n"
+    "  --debug-solver DIR       write the last solver problem as a libsolv testcase\n"
+    "\n"
+    "Output and installation:\n"
+    "  --dry-run                print the plan on stdout, change nothing: one line\n"
+    "                           per package: action name version variant index\n"
+    "  --report FILE|-          write pip's installation report (JSON, version 1)\n"
+    "  --link-mode MODE         hardlink (default), copy or clone\n"
+    "  --compile                byte-compile installed .py files\n"
+    "  -q, --quiet / -v, --verbose\n"
+    "\n"
+    "Package indexes:\n";
+
+static const char usage_tail[] =
+    "\nExit status: 0 success, 1 resolution or install failure, 2 usage error,\n"
+    "other codes as 'torchsolve help' documents (host refused, network...).\n"
+    "\nExamples:\n"
+    "  torchsolve install torch torchvision\n"
+    "  torchsolve install --dry-run 'torch==2.5.1+rocm6.2'\n"
+    "  torchsolve install -r requirements.txt --require-hashes\n"
+    "  torchsolve install ./torch-2.9.1a0+gitd38164a-cp311-cp311-linux_x86_64.whl\n"
+    "  torchsolve install --python-version 3.12 --platform manylinux_2_28_x86_64 \\\n"
+    "      --cuda 12.6 --report - torch\n";
+
+static void print_help(FILE *out) {
+  fputs(usage, out);
+  fputs(ts_index_cli_help, out);
+  fputc('\n', out);
+  ts_gpu_options_help(out);
+  fputs(usage_tail, out);
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* ---- progress bars (a TTY only) ------------------------------------- */
+
+struct bars {
+  bool on;
+  const char *const *names;
+  size_t n;
+  uint64_t *done, *total;
+  size_t drawn; /* lines on screen */
+  double last;
+};
+
+static void human(uint64_t b, char *out, size_t cap) {
+  if (b >= 1u << 20)
+    snprintf(out, cap, "%.1f MiB", (double)b / (1u << 20));
+  else if (b >= 1024)
+    snprintf(out, cap, "%.1f KiB", (double)b / 1024);
+  else
+    snprintf(out, cap, "%llu B", (unsigned long long)b);
+}
+
+static void bar_line(const char *label, uint64_t done, uint64_t total) {
+  char d[32], t[32], fill[31];
+  const int width = 30;
+  int k = total ? (int)((double)done / (double)total * width) : 0;
+  if (k > width)
+    k = width;
+  for (int i = 0; i < width; i++)
+    fill[i] = i < k ? '#' : '-';
+  fill[width] = '\0';
+  human(done, d, sizeof d);
+  human(total, t, sizeof t);
+  fprintf(stderr, "\r\033[K%-40.40s [%s] %s/%s\n", label, fill, d, total ? t : "?");
+}
+
+static void bars_draw(struct bars *b, bool force) {
+  double t = now_ms();
+  if (!force && t - b->last < 80)
+    return;
+  b->last = t;
+  if (b->drawn)
+    fprintf(stderr, "\033[%zuA", b->drawn);
+  uint64_t sd = 0, st = 0;
+  size_t shown = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    sd += b->done[i];
+    st += b->total[i];
+    if (b->done[i] < b->total[i] || b->total[i] == 0) {
+      bar_line(b->names[i], b->done[i], b->total[i]);
+      shown++;
+    }
+  }
+  char label[64];
+  snprintf(label, sizeof label, "Downloading %zu files", b->n);
+  bar_line(label, sd, st);
+  shown++;
+  for (size_t i = shown; i < b->drawn; i++)
+    fprintf(stderr, "\r\033[K\n");
+  if (b->drawn > shown)
+    fprintf(stderr, "\033[%zuA", b->drawn - shown);
+  b->drawn = shown;
+  fflush(stderr);
+}
+
+static void on_begin(void *ctx, const char *const *names, size_t n) {
+  struct bars *b = ctx;
+  if (!b->on)
+    return;
+  b->names = names;
+  b->n = n;
+  b->done = calloc(n ? n : 1, sizeof *b->done);
+  b->total = calloc(n ? n : 1, sizeof *b->total);
+  if (!b->done || !b->total)
+    abort();
+  bars_draw(b, true);
+}
+
+static void on_progress(void *ctx, size_t i, uint64_t done, uint64_t total) {
+  struct bars *b = ctx;
+  if (!b->on || i >= b->n)
+    return;
+  b->done[i] = done;
+  b->total[i] = total;
+  bars_draw(b, false);
+}
+
+static void on_end(void *ctx) {
+  struct bars *b = ctx;
+  if (!b->on)
+    return;
+  for (size_t i = 0; i < b->n; i++)
+    if (b->total[i] && b->done[i] < b->total[i])
+      b->done[i] = b->total[i];
+  bars_draw(b, true);
+  free(b->done);
+  free(b->total);
+  b->done = b->total = NULL;
+}
+
+static void on_wait(void *ctx, const char *lock) {
+  (void)ctx;
+  ts_cli_info("waiting for another torchsolve using this environment (%s)...", lock);
+}
+
+static void on_repair(void *ctx, const char *what) {
+  (void)ctx;
+  ts_cli_warn("%s", what);
+}
+
+/* ---- report --------------------------------------------------------- */
+
+struct kvs {
+  struct ts_report_kv *kv;
+  size_t n;
+  char **owned;
+  size_t nowned;
+};
+
+static char *own(struct kvs *k, const char *s, size_t len) {
+  char *d = strndup(s, len);
+  if (!d)
+    abort();
+  k->owned = realloc(k->owned, (k->nowned + 1) * sizeof *k->owned);
+  if (!k->owned)
+    abort();
+  k->owned[k->nowned++] = d;
+  return d;
+}
+
+static void push_kv(struct kvs *k, const char *key, const char *value) {
+  k->kv = realloc(k->kv, (k->n + 1) * sizeof *k->kv);
+  if (!k->kv)
+    abort();
+  k->kv[k->n++] = (struct ts_report_kv){key, value};
+}
+
+/* RFC 822-style METADATA headers (continuation lines joined), then the
+ * body as Description. */
+static void parse_metadata(struct kvs *k, const char *data, size_t len) {
+  const char *s = data, *end = data + len;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    const char *le = nl ? nl : end;
+    const char *lt = le;
+    if (lt > s && lt[-1] == '\r')
+      lt--;
+    if (lt == s) {
+      s = le + 1;
+      if (s < end)
+        push_kv(k, "Description", own(k, s, (size_t)(end - s)));
+      return;
+    }
+    if ((*s == ' ' || *s == '\t') && k->n) {
+      /* continuation: append to the previous value */
+      struct ts_report_kv *prev = &k->kv[k->n - 1];
+      size_t pl = strlen(prev->value);
+      char *joined = malloc(pl + (size_t)(lt - s) + 2);
+      if (!joined)
+        abort();
+      memcpy(joined, prev->value, pl);
+      joined[pl] = '\n';
+      memcpy(joined + pl + 1, s, (size_t)(lt - s));
+      joined[pl + 1 + (lt - s)] = '\0';
+      prev->value = own(k, joined, strlen(joined));
+      free(joined);
+    } else {
+      const char *colon = memchr(s, ':', (size_t)(lt - s));
+      if (colon) {
+        const char *v = colon + 1;
+        while (v < lt && (*v == ' ' || *v == '\t'))
+          v++;
+        const char *key = own(k, s, (size_t)(colon - s));
+        push_kv(k, key, own(k, v, (size_t)(lt - v)));
+      }
+    }
+    s = le + 1;
+  }
+}
+
+static int write_report(const char *dest, const struct ts_plan_result *r) {
+  size_t n = r->res->nitems;
+  struct ts_report_item *items = calloc(n ? n : 1, sizeof *items);
+  struct kvs *k = calloc(n ? n : 1, sizeof *k);
+  if (!items || !k)
+    abort();
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_plan_item *it = &r->items[i];
+    const struct ts_resolved *x = it->r;
+    if (x->action == TS_ACTION_KEEP || !x->file)
+      continue;
+    if (it->metadata)
+      parse_metadata(&k[m], it->metadata, it->metadata_len);
+    items[m] = (struct ts_report_item){
+        .name = x->name, .version = x->version,
+        .metadata = k[m].kv, .nmetadata = k[m].n,
+        .url = x->file->url,
+        .sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256,
+        .is_direct = it->direct_url != NULL,
+        .is_yanked = x->file->yanked,
+        .requested = x->requested,
+        .requested_extras = (const char *const *)x->extras,
+        .nrequested_extras = x->nextras};
+    m++;
+  }
+  struct ts_report_kv env[TS_REPORT_ENV_KEYS];
+  size_t nenv = ts_report_env_from_markers(&r->target->markers, env);
+  struct ts_report rep = {.tool_version = "torchsolve " TS_VERSION, .items = items,
+                          .nitems = m, .environment = env, .nenvironment = nenv};
+  struct ts_buf b;
+  ts_buf_init(&b, 256u << 20);
+  struct ts_error err = {0};
+  enum ts_code rc = ts_report_write(&rep, &b, &err);
+  if (rc == TS_OK) {
+    if (strcmp(dest, "-") == 0)
+      fwrite(b.data, 1, b.len, stdout);
+    else
+      rc = ts_fs_write_atomic(dest, b.data, b.len, &err);
+  }
+  ts_buf_free(&b);
+  for (size_t i = 0; i < n; i++) {
+    for (size_t j = 0; j < k[i].nowned; j++)
+      free(k[i].owned[j]);
+    free(k[i].owned);
+    free(k[i].kv);
+  }
+  free(k);
+  free(items);
+  return rc == TS_OK ? 0 : ts_cli_report(&err);
+}
+
+/* ---- plan output ---------------------------------------------------- */
+
+static const char *variant_of(const char *version) {
+  const char *plus = strchr(version, '+');
+  return plus ? plus + 1 : "-";
+}
+
+static void print_plan(const struct ts_plan_result *r) {
+  for (size_t i = 0; i < r->res->nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    char *idx = x->index_url ? ts_plan_redact_url(x->index_url) : NULL;
+    printf("%s %s %s %s %s\n", ts_resolved_action_name(x->action), x->name, x->version,
+           variant_of(x->version), idx ? idx : "-");
+    free(idx);
+  }
+}
+
+/* When a routed project ends up with a CPU build, say why no GPU build. */
+static void explain_cpu(const struct ts_plan_result *r) {
+  const struct ts_constraint_set *s = &r->rules;
+  for (size_t i = 0; i < r->res->nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    if (strcmp(variant_of(x->version), "cpu") != 0)
+      continue;
+    bool any = false;
+    for (size_t j = 0; j < s->nbackends; j++) {
+      const struct ts_backend_choice *b = &s->backends[j];
+      if (b->usable && strcmp(b->kind, "cpu") != 0)
+        any = true;
+    }
+    if (!any)
+      ts_cli_info("note: %s %s is a CPU build: this host has no usable GPU backend "
+                  "(see 'torchsolve detect')", x->name, x->version);
+    else
+      ts_cli_info("note: %s %s is a CPU build: no GPU build fits the other "
+                  "requirements", x->name, x->version);
+    for (size_t j = 0; j < s->nbackends && ts_cli.verbosity > 0; j++)
+      if (!s->backends[j].usable && s->backends[j].reason)
+        ts_cli_info("  %s: %s", s->backends[j].name, s->backends[j].reason);
+    break;
+  }
+}
+
+/* ---- main ----------------------------------------------------------- */
+
+struct args {
+  struct ts_reqfile rf;
+  struct ts_reqfile_entry **cli_entries;
+  size_t ncli;
+  const char **upgrade_pkgs, **no_binary;
+  size_t nupgrade, nno_binary;
+};
+
+static int flag_value(const char *name, int argc, char **argv, int *i, const char **v) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n) != 0)
+    return 0;
+  if (a[n] == '=') {
+    *v = a + n + 1;
+    return 1;
+  }
+  if (a[n] != '\0')
+    return 0;
+  if (*i + 1 >= argc)
+    return -1;
+  *v = argv[++*i];
+  return 1;
+}
+
+static void args_free(struct args *a) {
+  ts_reqfile_free(&a->rf);
+  for (size_t i = 0; i < a->ncli; i++) {
+    ts_reqfile_entry_clear(a->cli_entries[i]);
+    free(a->cli_entries[i]);
+  }
+  free(a->cli_entries);
+  free(a->upgrade_pkgs);
+  free(a->no_binary);
+}
+
+int ts_cmd_install(int argc, char **argv) {
+  struct ts_gpu_options g;
+  struct ts_index_cli ic;
+  ts_gpu_options_init(&g);
+  ts_index_cli_init(&ic);
+  struct args a = {0};
+  ts_reqfile_init(&a.rf);
+  a.upgrade_pkgs = calloc((size_t)argc, sizeof *a.upgrade_pkgs);
+  a.no_binary = calloc((size_t)argc, sizeof *a.no_binary);
+  a.cli_entries = calloc((size_t)argc, sizeof *a.cli_entries);
+  if (!a.upgrade_pkgs || !a.no_binary || !a.cli_entries)
+    abort();
+  const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
+  const char *debug_dir = NULL;
+  bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
+  bool require_hashes = false, compile = false;
+  enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
+  enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
+  struct ts_error err = {0};
+  struct ts_reqfile_reader reader = {.read = ts_reqfile_read_real,
+                                     .is_dir = ts_reqfile_is_dir_real};
+  struct ts_reqfile_opts ropts = {.reader = &reader};
+  int status = 0;
+  bool opts_done = false;
+
+  for (int i = 1; i < argc; i++) {
+    const char *s = argv[i], *v = NULL;
+    int m;
+    if (!opts_done && s[0] == '-' && s[1]) {
+      if (!strcmp(s, "--")) {
+        opts_done = true;
+        continue;
+      }
+      if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
+        print_help(stdout);
+        args_free(&a);
+        return 0;
+      }
+      if (ts_cli_parse_global(argc, argv, &i))
+        continue;
+      int used = ts_gpu_options_parse(&g, "install", argc, argv, &i);
+      if (used == 0)
+        used = ts_index_cli_parse(&ic, "install", argc, argv, &i);
+      if (used < 0) {
+        args_free(&a);
+        return 2;
+      }
+      if (used)
+        continue;
+      if (!strcmp(s, "--dry-run")) { dry = true; continue; }
+      if (!strcmp(s, "--upgrade") || !strcmp(s, "-U")) { upgrade = true; continue; }
+      if (!strcmp(s, "--force-reinstall")) { force = true; continue; }
+      if (!strcmp(s, "--no-deps")) { no_deps = true; continue; }
+      if (!strcmp(s, "--pre")) { pre = true; continue; }
+      if (!strcmp(s, "--require-hashes")) { require_hashes = true; continue; }
+      if (!strcmp(s, "--compile")) { compile = true; continue; }
+      static const char *const valued[] = {
+          "--python", "--python-version", "--platform", "--report", "--requirement",
+          "-r", "--constraint", "-c", "--upgrade-package", "--resolution",
+          "--link-mode", "--debug-solver", "--no-binary"};
+      bool matched = false;
+      for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
+        m = flag_value(valued[k], argc, argv, &i, &v);
+        if (m == 0)
+          continue;
+        matched = true;
+        const char *f = valued[k];
+        if (m < 0) {
+          status = ts_cli_usage_error("install", "%s needs a value", f);
+          break;
+        }
+        if (!strcmp(f, "--python")) python = v;
+        else if (!strcmp(f, "--python-version")) pyver = v;
+        else if (!strcmp(f, "--platform")) platform = v;
+        else if (!strcmp(f, "--report")) report = v;
+        else if (!strcmp(f, "--debug-solver")) debug_dir = v;
+        else if (!strcmp(f, "--upgrade-package")) a.upgrade_pkgs[a.nupgrade++] = v;
+        else if (!strcmp(f, "--no-binary")) a.no_binary[a.nno_binary++] = v;
+        else if (!strcmp(f, "--requirement") || !strcmp(f, "-r") ||
+                 !strcmp(f, "--constraint") || !strcmp(f, "-c")) {
+          bool cons = f[1] == 'c' || f[2] == 'c';
+          if (ts_reqfile_add_file(&a.rf, v, cons, &ropts, &err) != TS_OK) {
+            status = ts_cli_report(&err);
+            if (status == 0)
+              status = 1;
+          }
+        } else if (!strcmp(f, "--resolution")) {
+          if (!strcmp(v, "highest")) mode = TS_RESOLUTION_HIGHEST;
+          else if (!strcmp(v, "lowest")) mode = TS_RESOLUTION_LOWEST;
+          else if (!strcmp(v, "lowest-direct")) mode = TS_RESOLUTION_LOWEST_DIRECT;
+          else status = ts_cli_usage_error("install", "unknown --resolution '%s'", v);
+        } else if (!strcmp(f, "--link-mode")) {
+          if (!strcmp(v, "hardlink")) link = TS_WHEEL_LINK_HARDLINK;
+          else if (!strcmp(v, "copy")) link = TS_WHEEL_LINK_COPY;
+          else if (!strcmp(v, "clone")) link = TS_WHEEL_LINK_CLONE;
+          else status = ts_cli_usage_error("install", "unknown --link-mode '%s'", v);
+        }
+      }
+      if (status) {
+        args_free(&a);
+        return status;
+      }
+      if (!matched) {
+        args_free(&a);
+        return ts_cli_usage_error("install", "unknown option '%s'", s);
+      }
+      continue;
+    }
+    struct ts_reqfile_entry *e = calloc(1, sizeof *e);
+    if (!e)
+      abort();
+    if (ts_reqfile_parse_requirement(s, strlen(s), &ropts, e, &err) != TS_OK) {
+      free(e);
+      args_free(&a);
+      return ts_cli_usage_error("install", "'%s': %s", s, err.detail);
+    }
+    a.cli_entries[a.ncli++] = e;
+  }
+  if ((pyver != NULL) != (platform != NULL)) {
+    args_free(&a);
+    return ts_cli_usage_error("install", "--python-version and --platform go together");
+  }
+  if (pyver && python) {
+    args_free(&a);
+    return ts_cli_usage_error("install", "--python and --python-version exclude each other");
+  }
+  if (pyver)
+    dry = true; /* nothing to install into */
+  if (ts_gpu_options_env(&g) < 0) {
+    args_free(&a);
+    return 2;
+  }
+  /* Index settings from requirements files fill what flags did not set. */
+  if (!ic.opts.index_url && a.rf.index_url)
+    ic.opts.index_url = a.rf.index_url;
+  if (a.rf.no_index)
+    ic.opts.no_index = true;
+  for (size_t i = 0; i < a.rf.nextra_index_urls && ic.opts.nextra_index_urls < TS_INDEX_CLI_MAX; i++)
+    ic.extra[ic.opts.nextra_index_urls++] = a.rf.extra_index_urls[i];
+  for (size_t i = 0; i < a.rf.nfind_links && ic.opts.nfind_links < TS_INDEX_CLI_MAX; i++)
+    ic.links[ic.opts.nfind_links++] = a.rf.find_links[i];
+  if (a.rf.pre)
+    pre = true;
+  if (a.rf.require_hashes)
+    require_hashes = true;
+  ts_index_cli_finish(&ic);
+
+  size_t nent = a.ncli + a.rf.nentries;
+  const struct ts_reqfile_entry **ents = calloc(nent ? nent : 1, sizeof *ents);
+  if (!ents)
+    abort();
+  size_t nroots = 0;
+  for (size_t i = 0; i < a.ncli; i++)
+    ents[i] = a.cli_entries[i];
+  for (size_t i = 0; i < a.rf.nentries; i++)
+    ents[a.ncli + i] = &a.rf.entries[i];
+  for (size_t i = 0; i < nent; i++)
+    if (!ents[i]->is_constraint)
+      nroots++;
+  if (nroots == 0) {
+    free(ents);
+    args_free(&a);
+    return ts_cli_usage_error("install", "nothing to install: give REQ or -r FILE");
+  }
+  if (require_hashes)
+    for (size_t i = 0; i < nent; i++)
+      if (!ents[i]->is_constraint && ents[i]->nhashes == 0) {
+        ts_cli_report(&(struct ts_error){.code = TS_E_HASH});
+        fprintf(stderr, "  --require-hashes: '%s' has no --hash\n", ents[i]->text);
+        free(ents);
+        args_free(&a);
+        return 1;
+      }
+
+  struct ts_host host;
+  struct ts_rules *rules = NULL;
+  enum ts_code rc = ts_gpu_host(&g, &host, &err);
+  if (rc != TS_OK) {
+    free(ents);
+    args_free(&a);
+    return ts_cli_report(&err);
+  }
+  rc = ts_gpu_rules(&g, &rules, &err);
+  if (rc != TS_OK) {
+    ts_host_free(&host);
+    free(ents);
+    args_free(&a);
+    return ts_cli_report(&err);
+  }
+  struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
+  char *cache = ts_wheel_default_cache_dir();
+  struct ts_plan_options po = {
+      .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
+      .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,
+      .nentries = nent, .upgrade_packages = a.upgrade_pkgs,
+      .nupgrade_packages = a.nupgrade, .no_binary = a.no_binary,
+      .nno_binary = a.nno_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
+      .force_reinstall = force, .no_deps = no_deps, .read_installed = true,
+      .debug_solver_dir = debug_dir, .probe_cache_dir = cache};
+  struct ts_plan_result *res = NULL;
+  rc = ts_plan_resolve(&po, &res, &err);
+  if (rc == TS_E_RESOLVE && res && res->res) {
+    ts_cli_report(&err);
+    for (size_t i = 0; i < res->res->why.nlines; i++)
+      fprintf(stderr, "  %s\n", res->res->why.lines[i]);
+    status = 1;
+  } else if (rc != TS_OK) {
+    status = ts_cli_report(&err);
+    if (status == 0)
+      status = 1;
+  } else {
+    ts_cli_info("Resolved %zu packages in %.0fms", res->res->nitems, res->resolve_ms);
+    explain_cpu(res);
+    if (report)
+      status = write_report(report, res);
+    if (dry && status == 0) {
+      if (!report || strcmp(report, "-") != 0)
+        print_plan(res);
+      size_t c = 0;
+      for (size_t i = 0; i < res->res->nitems; i++)
+        c += res->res->items[i].action != TS_ACTION_KEEP;
+      ts_cli_info("Would change %zu packages (dry run)", c);
+    } else if (status == 0) {
+      struct bars bars = {.on = ts_cli.verbosity >= 0 && isatty(STDERR_FILENO)};
+      struct ts_plan_install_options io = {
+          .require_hashes = require_hashes, .link_mode = link, .compile = compile,
+          .cb = {.ctx = &bars, .download_begin = on_begin,
+                 .download_progress = on_progress, .download_end = on_end,
+                 .wheel = {.waiting_for_lock = on_wait, .repaired = on_repair}}};
+      double t0 = now_ms();
+      size_t changed = 0;
+      rc = ts_plan_install(res, &io, &changed, &err);
+      if (rc != TS_OK) {
+        status = ts_cli_report(&err);
+        if (status == 0)
+          status = 1;
+      } else if (changed == 0) {
+        ts_cli_info("Nothing to install: every requirement is satisfied");
+      } else {
+        ts_cli_info("Installed %zu packages in %.1fs", changed, (now_ms() - t0) / 1e3);
+        for (size_t i = 0; i < res->res->nitems; i++) {
+          const struct ts_resolved *x = &res->res->items[i];
+          if (x->action == TS_ACTION_KEEP)
+            continue;
+          if (x->installed_version)
+            ts_cli_info(" - %s==%s", x->name, x->installed_version);
+          ts_cli_info(" + %s==%s", x->name, x->version);
+        }
+      }
+    }
+  }
+  ts_plan_result_free(res);
+  free(cache);
+  ts_rules_free(rules);
+  ts_host_free(&host);
+  free(ents);
+  args_free(&a);
+  return status;
+}

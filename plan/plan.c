@@ -1,0 +1,862 @@
+/* Resolve and install: see plan.h and README.md. */
+#include "plan/plan.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "pep/name.h"
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size);
+  if (!p)
+    abort();
+  return p;
+}
+
+static void *xrealloc(void *p, size_t n) {
+  p = realloc(p, n ? n : 1);
+  if (!p)
+    abort();
+  return p;
+}
+
+static char *xstrdup(const char *s) {
+  char *d = strdup(s ? s : "");
+  if (!d)
+    abort();
+  return d;
+}
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A page the provider handed out: a fetched result or a one-file page. */
+struct page {
+  struct ts_index_result res;
+  const struct ts_index_project *self[1];
+};
+
+struct direct {
+  char *name; /* normalised */
+  const struct ts_reqfile_entry *e;
+  char *location; /* path or URL as given */
+  bool is_path;
+  struct ts_index_file file;
+  struct page page;
+};
+
+struct meta {
+  const struct ts_index_file *file;
+  char *data;
+  size_t len;
+};
+
+struct inst {
+  char *name, *version;
+  struct ts_buf metadata;
+  bool requested;
+};
+
+struct priv {
+  struct ts_index *idx;
+  const struct ts_constraint_set *set;
+  char **routes; /* <torch>/<variant> for each usable backend */
+  size_t nroutes;
+  struct direct *directs;
+  size_t ndirects;
+  struct page **pages;
+  size_t npages;
+  struct meta *metas;
+  size_t nmetas;
+  struct inst *insts;
+  size_t ninsts;
+  struct ts_resolver_installed *installed;
+  struct ts_requirement **roots, **cons;
+  size_t nroots, ncons;
+  struct ts_resolver_variant_pref *prefs;
+  const char **patterns;
+  size_t nprefs;
+  char *headers;
+};
+
+char *ts_plan_redact_url(const char *url) {
+  const char *s = strstr(url, "://");
+  char *out = xstrdup(url);
+  if (!s)
+    return out;
+  const char *host = s + 3;
+  const char *slash = strchr(host, '/');
+  const char *at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
+  if (!at)
+    return out;
+  size_t pre = (size_t)(host - url);
+  snprintf(out + pre, strlen(url) + 1 - pre, "%s", at + 1);
+  return out;
+}
+
+/* ---- routing and provider -------------------------------------------- */
+
+static bool is_routed(const struct ts_constraint_set *set, const char *name) {
+  for (size_t i = 0; set && i < set->nrouted; i++)
+    if (strcmp(set->routed[i], name) == 0)
+      return true;
+  return false;
+}
+
+static size_t route(void *ctx, const char *name, const char **urls, size_t max) {
+  struct priv *p = ctx;
+  if (!is_routed(p->set, name))
+    return 0;
+  size_t n = 0;
+  for (size_t i = 0; i < p->nroutes && n < max; i++)
+    urls[n++] = p->routes[i];
+  return n;
+}
+
+static struct direct *find_direct(struct priv *p, const char *name) {
+  for (size_t i = 0; i < p->ndirects; i++)
+    if (strcmp(p->directs[i].name, name) == 0)
+      return &p->directs[i];
+  return NULL;
+}
+
+static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
+                              struct ts_resolver_pages *out, struct ts_error *err) {
+  struct priv *p = ctx;
+  const char **want = xcalloc(n, sizeof *want);
+  size_t *slot = xcalloc(n, sizeof *slot);
+  size_t nwant = 0;
+  for (size_t i = 0; i < n; i++) {
+    char *norm = ts_name_normalize(names[i], strlen(names[i]));
+    struct direct *d = norm ? find_direct(p, norm) : NULL;
+    free(norm);
+    if (d) {
+      out[i].projects = d->page.self;
+      out[i].nprojects = 1;
+      continue;
+    }
+    out[i].projects = NULL;
+    out[i].nprojects = 0;
+    want[nwant] = names[i];
+    slot[nwant++] = i;
+  }
+  enum ts_code rc = TS_OK;
+  if (nwant) {
+    struct ts_index_result *res = xcalloc(nwant, sizeof *res);
+    rc = ts_index_fetch_projects(p->idx, want, nwant, res, err);
+    for (size_t j = 0; j < nwant; j++) {
+      if (rc == TS_OK && res[j].code == TS_OK) {
+        struct page *pg = xcalloc(1, sizeof *pg);
+        pg->res = res[j];
+        pg->self[0] = &pg->res.project;
+        p->pages = xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
+        p->pages[p->npages++] = pg;
+        out[slot[j]].projects = pg->self;
+        out[slot[j]].nprojects = 1;
+        continue;
+      }
+      if (rc == TS_OK && res[j].code != TS_E_NOT_FOUND) {
+        *err = res[j].err;
+        rc = res[j].code;
+      }
+      ts_index_project_free(&res[j].project);
+    }
+    free(res);
+  }
+  free(want);
+  free(slot);
+  return rc;
+}
+
+static struct meta *find_meta(struct priv *p, const struct ts_index_file *f) {
+  for (size_t i = 0; i < p->nmetas; i++)
+    if (p->metas[i].file == f)
+      return &p->metas[i];
+  return NULL;
+}
+
+static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_t n,
+                                 struct ts_error *err) {
+  struct priv *p = ctx;
+  struct ts_index_metadata *m = xcalloc(n, sizeof *m);
+  size_t *slot = xcalloc(n, sizeof *slot);
+  size_t nm = 0;
+  for (size_t i = 0; i < n; i++) {
+    struct meta *have = find_meta(p, reqs[i].file);
+    if (have) {
+      reqs[i].data = have->data;
+      reqs[i].len = have->len;
+      reqs[i].code = TS_OK;
+      continue;
+    }
+    m[nm].file = reqs[i].file;
+    slot[nm++] = i;
+  }
+  enum ts_code rc = nm ? ts_index_fetch_metadata(p->idx, m, nm, err) : TS_OK;
+  for (size_t j = 0; j < nm; j++) {
+    struct ts_resolver_meta *r = &reqs[slot[j]];
+    if (rc == TS_OK && m[j].code == TS_OK) {
+      p->metas = xrealloc(p->metas, (p->nmetas + 1) * sizeof *p->metas);
+      p->metas[p->nmetas++] = (struct meta){m[j].file, m[j].data, m[j].len};
+      m[j].data = NULL;
+      r->data = p->metas[p->nmetas - 1].data;
+      r->len = p->metas[p->nmetas - 1].len;
+      r->code = TS_OK;
+    } else {
+      r->code = rc != TS_OK ? rc : m[j].code;
+      if (!r->prefetch && m[j].code != TS_OK && err->code == TS_OK)
+        *err = m[j].err;
+    }
+    ts_index_metadata_clear(&m[j]);
+  }
+  free(m);
+  free(slot);
+  return rc;
+}
+
+/* ---- the installed set ------------------------------------------------- */
+
+/* "Name: x" / "Version: y" from the METADATA header. */
+static char *header_field(const char *data, size_t len, const char *field) {
+  size_t fl = strlen(field);
+  const char *s = data, *end = data + len;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    const char *le = nl ? nl : end;
+    if (le == s || (le == s + 1 && *s == '\r'))
+      break; /* end of headers */
+    if ((size_t)(le - s) > fl + 1 && strncasecmp(s, field, fl) == 0 && s[fl] == ':') {
+      const char *v = s + fl + 1;
+      while (v < le && (*v == ' ' || *v == '\t'))
+        v++;
+      const char *ve = le;
+      while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
+        ve--;
+      return strndup(v, (size_t)(ve - v));
+    }
+    s = le + 1;
+  }
+  return NULL;
+}
+
+static void scan_site(struct priv *p, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    size_t nl = strlen(de->d_name);
+    if (nl < 11 || strcmp(de->d_name + nl - 10, ".dist-info") != 0)
+      continue;
+    char *sub = ts_path_join(dir, de->d_name);
+    char *mpath = ts_path_join(sub, "METADATA");
+    struct ts_buf b;
+    ts_buf_init(&b, TS_CAP_METADATA);
+    struct ts_error e = {0};
+    bool added = false;
+    if (ts_fs_read_file(mpath, &b, &e) == TS_OK && b.len) {
+      char *name = header_field(b.data, b.len, "Name");
+      char *ver = header_field(b.data, b.len, "Version");
+      if (name && ver) {
+        p->insts = xrealloc(p->insts, (p->ninsts + 1) * sizeof *p->insts);
+        struct inst *in = &p->insts[p->ninsts++];
+        in->name = name;
+        in->version = ver;
+        in->metadata = b;
+        name = ver = NULL;
+        b.data = NULL;
+        added = true;
+      }
+      free(name);
+      free(ver);
+    }
+    ts_buf_free(&b);
+    char *req = ts_path_join(sub, "REQUESTED");
+    if (added && access(req, F_OK) == 0)
+      p->insts[p->ninsts - 1].requested = true;
+    free(req);
+    free(mpath);
+    free(sub);
+  }
+  closedir(d);
+}
+
+/* ---- requirements ------------------------------------------------------ */
+
+static enum ts_code parse_req(const char *text, struct ts_requirement **out,
+                              struct ts_error *err) {
+  return ts_requirement_parse(text, strlen(text), out, err);
+}
+
+static char *file_url_for(const char *path) {
+  char *abs = realpath(path, NULL);
+  const char *use = abs ? abs : path;
+  size_t n = strlen(use) + 8;
+  char *u = xcalloc(n, 1);
+  snprintf(u, n, "file://%s", use);
+  free(abs);
+  return u;
+}
+
+static const char *basename_of(const char *s) {
+  const char *q = strchr(s, '?');
+  const char *h = strchr(s, '#');
+  size_t end = strlen(s);
+  if (q && (size_t)(q - s) < end)
+    end = (size_t)(q - s);
+  if (h && (size_t)(h - s) < end)
+    end = (size_t)(h - s);
+  const char *b = s;
+  for (size_t i = 0; i < end; i++)
+    if (s[i] == '/')
+      b = s + i + 1;
+  return b;
+}
+
+static const char *entry_sha256(const struct ts_reqfile_entry *e) {
+  for (size_t i = 0; i < e->nhashes; i++)
+    if (strncmp(e->hashes[i], "sha256:", 7) == 0)
+      return e->hashes[i] + 7;
+  return NULL;
+}
+
+/* A root given as a path or URL: a one-file page and a requirement on the
+ * name alone (the page holds nothing else). */
+static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
+                               struct ts_error *err) {
+  const char *name = NULL, *loc = NULL;
+  bool is_path = false;
+  const char *const *extras = NULL;
+  size_t nextras = 0;
+  const char *marker = NULL;
+  if (e->kind == TS_REQFILE_NAMED) {
+    name = e->req->normalized_name;
+    loc = e->req->url;
+    extras = (const char *const *)e->req->extras;
+    nextras = e->req->nextras;
+    is_path = strncmp(loc, "file://", 7) == 0;
+  } else {
+    name = e->name;
+    loc = e->kind == TS_REQFILE_URL ? e->url : e->path;
+    is_path = e->kind == TS_REQFILE_PATH;
+    extras = (const char *const *)e->extras;
+    nextras = e->nextras;
+    marker = e->marker;
+  }
+  if (!name)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "cannot tell the project name of '%s' (only wheel files "
+                        "are supported)", loc ? loc : e->text);
+  const char *fname = basename_of(loc);
+  size_t fl = strlen(fname);
+  if (fl < 5 || strcmp(fname + fl - 4, ".whl") != 0)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "'%s' is not a wheel: torchsolve installs wheels only", loc);
+  if (is_path && strncmp(loc, "file://", 7) != 0) {
+    struct stat st;
+    if (stat(loc, &st) != 0)
+      return ts_error_set(err, TS_E_NOT_FOUND, "no such file: '%s'", loc);
+  }
+  p->directs = xrealloc(p->directs, (p->ndirects + 1) * sizeof *p->directs);
+  struct direct *d = &p->directs[p->ndirects++];
+  memset(d, 0, sizeof *d);
+  d->name = ts_name_normalize(name, strlen(name));
+  d->e = e;
+  d->location = xstrdup(loc);
+  d->is_path = is_path;
+  d->file.filename = xstrdup(fname);
+  d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : xstrdup(loc);
+  const char *h = entry_sha256(e);
+  d->file.sha256 = h ? xstrdup(h) : NULL;
+  d->file.size = -1;
+  d->page.res.project.name = xstrdup(d->name);
+  d->page.res.project.index_url = xstrdup(d->file.url);
+  d->page.res.project.files = &d->file;
+  d->page.res.project.nfiles = 1;
+  /* self is set once the array stops moving (fix_directs) */
+  struct ts_buf b;
+  ts_buf_init(&b, 4096);
+  bool ok = ts_buf_append_str(&b, d->name) == TS_OK;
+  for (size_t i = 0; i < nextras; i++)
+    ok = ok && ts_buf_printf(&b, "%s%s", i ? "," : "[", extras[i]) == TS_OK;
+  if (nextras)
+    ok = ok && ts_buf_append_str(&b, "]") == TS_OK;
+  if (marker)
+    ok = ok && ts_buf_printf(&b, "; %s", marker) == TS_OK;
+  struct ts_requirement *r = NULL;
+  enum ts_code rc = ok && b.data ? parse_req(b.data, &r, err)
+                                 : ts_error_set(err, TS_E_TOO_BIG, "requirement too long");
+  ts_buf_free(&b);
+  if (rc != TS_OK)
+    return rc;
+  p->roots = xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
+  p->roots[p->nroots++] = r;
+  return TS_OK;
+}
+
+static void fix_directs(struct priv *p) {
+  for (size_t i = 0; i < p->ndirects; i++)
+    p->directs[i].page.self[0] = &p->directs[i].page.res.project;
+}
+
+/* ---- rules ------------------------------------------------------------- */
+
+static bool any_gpu(const struct ts_constraint_set *s) {
+  for (size_t i = 0; i < s->nbackends; i++)
+    if (s->backends[i].usable && strcmp(s->backends[i].kind, "cpu") != 0)
+      return true;
+  return false;
+}
+
+static enum ts_code compile_rules(const struct ts_plan_options *o,
+                                  struct ts_constraint_set *out, struct ts_error *err) {
+  struct ts_rules_options ro = {.ignore_host = o->ignore_host};
+  enum ts_code rc = ts_rules_compile(o->rules, o->host, &ro, out, err);
+  if (rc != TS_OK || o->ignore_host || any_gpu(out) ||
+      !(o->host->has_cuda || o->host->has_rocm || o->host->xpu))
+    return rc;
+  /* The newest torch has no build for this GPU: the newest series that has
+   * one decides the backend list (a GPU build of an older torch first). */
+  for (size_t i = o->rules->nreleases; i-- > 0;) {
+    struct ts_constraint_set s = {0};
+    ro.release = o->rules->releases[i].series;
+    if (ts_rules_compile(o->rules, o->host, &ro, &s, err) != TS_OK)
+      break;
+    if (any_gpu(&s)) {
+      ts_constraint_set_clear(out);
+      *out = s;
+      return TS_OK;
+    }
+    ts_constraint_set_clear(&s);
+  }
+  return TS_OK;
+}
+
+static void build_routes_and_prefs(struct priv *p, struct ts_index *idx_for_url,
+                                   const struct ts_constraint_set *set) {
+  size_t nb = 0;
+  for (size_t i = 0; i < set->nbackends; i++)
+    if (set->backends[i].usable)
+      nb++;
+  p->routes = xcalloc(nb, sizeof *p->routes);
+  p->patterns = xcalloc(nb, sizeof *p->patterns);
+  size_t k = 0, cpu = 0;
+  for (size_t i = 0; i < set->nbackends; i++) {
+    const struct ts_backend_choice *b = &set->backends[i];
+    if (!b->usable)
+      continue;
+    p->routes[p->nroutes++] = ts_index_torch_url(idx_for_url, b->name);
+    if (strcmp(b->kind, "cpu") != 0)
+      p->patterns[k++] = b->name;
+  }
+  for (size_t i = 0; i < set->nbackends; i++)
+    if (set->backends[i].usable && strcmp(set->backends[i].kind, "cpu") == 0) {
+      p->patterns[k++] = set->backends[i].name;
+      cpu++;
+    }
+  p->prefs = xcalloc(set->nrouted, sizeof *p->prefs);
+  for (size_t i = 0; i < set->nrouted; i++)
+    p->prefs[p->nprefs++] = (struct ts_resolver_variant_pref){
+        .name = set->routed[i], .patterns = p->patterns, .npatterns = k,
+        .nfallback = k > cpu ? cpu : 0};
+}
+
+/* ---- resolve ----------------------------------------------------------- */
+
+static enum ts_code make_target(const struct ts_plan_options *o, struct ts_target **t,
+                                struct ts_error *err) {
+  if (o->spec)
+    return ts_target_from_spec(o->spec, t, err);
+  char *located = NULL;
+  enum ts_code rc = ts_target_locate(o->python, &located, err);
+  if (rc != TS_OK)
+    return rc;
+  if (located[0] != '/') {
+    char *cwd = getcwd(NULL, 0);
+    char *abs = ts_path_join(cwd ? cwd : ".", located);
+    free(cwd);
+    free(located);
+    located = abs;
+  }
+  rc = ts_target_probe(located, o->probe_cache_dir, t, err);
+  free(located);
+  return rc;
+}
+
+enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
+                             struct ts_plan_result **out, struct ts_error *err) {
+  struct ts_plan_result *r = xcalloc(1, sizeof *r);
+  struct priv *p = xcalloc(1, sizeof *p);
+  r->priv = p;
+  *out = r;
+  enum ts_code rc = make_target(o, &r->target, err);
+  if (rc != TS_OK)
+    return rc;
+  const struct ts_constraint_set *set = NULL;
+  if (o->facts_override) {
+    set = o->facts_override;
+  } else if (o->rules && o->host) {
+    rc = compile_rules(o, &r->rules, err);
+    if (rc != TS_OK)
+      return rc;
+    set = &r->rules;
+  }
+  p->set = set;
+  struct ts_index_options io = *o->index;
+  io.route = route;
+  io.route_ctx = p;
+  r->idx = ts_index_new(&io, err);
+  if (!r->idx)
+    return err->code ? err->code : TS_E_NOMEM;
+  p->idx = r->idx;
+  if (set)
+    build_routes_and_prefs(p, r->idx, set);
+
+  for (size_t i = 0; i < o->nentries; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->is_constraint) {
+      if (e->kind != TS_REQFILE_NAMED || e->req->url)
+        continue; /* pip ignores non-name constraints too */
+      p->cons = xrealloc(p->cons, (p->ncons + 1) * sizeof *p->cons);
+      p->cons[p->ncons++] = ts_requirement_dup(e->req);
+      continue;
+    }
+    if (e->kind == TS_REQFILE_NAMED && !e->req->url) {
+      p->roots = xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
+      p->roots[p->nroots++] = ts_requirement_dup(e->req);
+      continue;
+    }
+    rc = add_direct(p, e, err);
+    if (rc != TS_OK)
+      return rc;
+  }
+  fix_directs(p);
+
+  if (o->read_installed && !o->spec) {
+    const struct ts_target_paths *tp = &r->target->paths;
+    if (tp->purelib)
+      scan_site(p, tp->purelib);
+    if (tp->platlib && (!tp->purelib || strcmp(tp->platlib, tp->purelib) != 0))
+      scan_site(p, tp->platlib);
+    p->installed = xcalloc(p->ninsts, sizeof *p->installed);
+    for (size_t i = 0; i < p->ninsts; i++)
+      p->installed[i] = (struct ts_resolver_installed){
+          .name = p->insts[i].name, .version = p->insts[i].version,
+          .metadata = p->insts[i].metadata.data,
+          .metadata_len = p->insts[i].metadata.len,
+          .requested = p->insts[i].requested};
+  }
+
+  struct ts_resolver_request req = {
+      .requirements = (const struct ts_requirement *const *)p->roots,
+      .nrequirements = p->nroots,
+      .constraints = (const struct ts_requirement *const *)p->cons,
+      .nconstraints = p->ncons,
+      .installed = p->installed,
+      .ninstalled = p->ninsts,
+      .rules = set,
+      .variants = p->prefs,
+      .nvariants = p->nprefs,
+      .no_binary = o->no_binary,
+      .nno_binary = o->nno_binary,
+      .upgrade_packages = o->upgrade_packages,
+      .nupgrade_packages = o->nupgrade_packages,
+      .resolution = o->resolution,
+      .pre = o->pre,
+      .upgrade = o->upgrade,
+      .force_reinstall = o->force_reinstall,
+      .no_deps = o->no_deps,
+      .ignore_host = o->ignore_host,
+      .prefetch = 2,
+      .debug_solver_dir = o->debug_solver_dir,
+  };
+  struct ts_resolver_target tgt = {
+      .markers = &r->target->markers,
+      .tags = r->target->tags,
+      .python_full_version = r->target->markers.python_full_version,
+  };
+  struct ts_resolver_provider prov = {.ctx = p, .get_pages = get_pages,
+                                      .get_metadata = get_metadata};
+  double t0 = now_ms();
+  rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
+  r->resolve_ms = now_ms() - t0;
+  if (rc != TS_OK || !r->res)
+    return rc;
+
+  r->items = xcalloc(r->res->nitems, sizeof *r->items);
+  for (size_t i = 0; i < r->res->nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    struct ts_plan_item *it = &r->items[i];
+    it->r = x;
+    const struct meta *m = x->file ? find_meta(p, x->file) : NULL;
+    if (m) {
+      it->metadata = m->data;
+      it->metadata_len = m->len;
+    } else {
+      for (size_t k = 0; k < p->ninsts; k++) {
+        char *nn = ts_name_normalize(p->insts[k].name, strlen(p->insts[k].name));
+        bool same = nn && strcmp(nn, x->name) == 0;
+        free(nn);
+        if (same) {
+          it->metadata = p->insts[k].metadata.data;
+          it->metadata_len = p->insts[k].metadata.len;
+        }
+      }
+    }
+    struct direct *d = find_direct(p, x->name);
+    if (d && x->file == &d->file) {
+      it->direct_url = d->location;
+      it->is_path = d->is_path;
+      it->user_sha256 = d->file.sha256;
+    }
+    for (size_t k = 0; k < o->nentries && !it->user_sha256; k++) {
+      const struct ts_reqfile_entry *e = o->entries[k];
+      if (e->kind == TS_REQFILE_NAMED && strcmp(e->req->normalized_name, x->name) == 0)
+        it->user_sha256 = entry_sha256(e);
+    }
+  }
+  return TS_OK;
+}
+
+void ts_plan_result_free(struct ts_plan_result *r) {
+  if (!r)
+    return;
+  if (r->res)
+    ts_resolution_free(r->res);
+  struct priv *p = r->priv;
+  if (p) {
+    for (size_t i = 0; i < p->ndirects; i++) {
+      struct direct *d = &p->directs[i];
+      free(d->name);
+      free(d->location);
+      free(d->file.filename);
+      free(d->file.url);
+      free(d->file.sha256);
+      free(d->page.res.project.name);
+      free(d->page.res.project.index_url);
+    }
+    free(p->directs);
+    for (size_t i = 0; i < p->npages; i++) {
+      ts_index_project_free(&p->pages[i]->res.project);
+      free(p->pages[i]);
+    }
+    free(p->pages);
+    for (size_t i = 0; i < p->nmetas; i++)
+      free(p->metas[i].data);
+    free(p->metas);
+    for (size_t i = 0; i < p->ninsts; i++) {
+      free(p->insts[i].name);
+      free(p->insts[i].version);
+      ts_buf_free(&p->insts[i].metadata);
+    }
+    free(p->insts);
+    free(p->installed);
+    for (size_t i = 0; i < p->nroots; i++)
+      ts_requirement_free(p->roots[i]);
+    free(p->roots);
+    for (size_t i = 0; i < p->ncons; i++)
+      ts_requirement_free(p->cons[i]);
+    free(p->cons);
+    for (size_t i = 0; i < p->nroutes; i++)
+      free(p->routes[i]);
+    free(p->routes);
+    free(p->patterns);
+    free(p->prefs);
+    free(p->headers);
+    free(p);
+  }
+  if (r->idx)
+    ts_index_free(r->idx);
+  ts_constraint_set_clear(&r->rules);
+  if (r->target)
+    ts_target_free(r->target);
+  free(r->items);
+  free(r);
+}
+
+/* ---- install ----------------------------------------------------------- */
+
+struct prog {
+  const struct ts_plan_callbacks *cb;
+  size_t i;
+};
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total) {
+  struct prog *g = ctx;
+  if (g->cb->download_progress)
+    g->cb->download_progress(g->cb->ctx, g->i, done, total);
+}
+
+static bool changes(enum ts_resolved_action a) {
+  return a == TS_ACTION_INSTALL || a == TS_ACTION_UPGRADE ||
+         a == TS_ACTION_DOWNGRADE || a == TS_ACTION_REINSTALL;
+}
+
+enum ts_code ts_plan_install(struct ts_plan_result *r,
+                             const struct ts_plan_install_options *o,
+                             size_t *changed, struct ts_error *err) {
+  if (changed)
+    *changed = 0;
+  if (!r->res || r->target->from_spec)
+    return ts_error_set(err, TS_E_INVALID, "nothing to install into (no interpreter)");
+  struct priv *p = r->priv;
+  const struct ts_target_paths *tp = &r->target->paths;
+  if (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix)
+    return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
+                        r->target->python ? r->target->python : "python");
+  size_t n = 0;
+  for (size_t i = 0; i < r->res->nitems; i++)
+    if (changes(r->res->items[i].action) && r->res->items[i].file)
+      n++;
+  if (n == 0)
+    return TS_OK;
+  struct ts_plan_item **todo = xcalloc(n, sizeof *todo);
+  size_t k = 0;
+  for (size_t i = 0; i < r->res->nitems; i++)
+    if (changes(r->res->items[i].action) && r->res->items[i].file)
+      todo[k++] = &r->items[i];
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_index_file *f = todo[i]->r->file;
+    enum ts_code hrc = TS_OK;
+    if (o->require_hashes && !todo[i]->user_sha256)
+      hrc = ts_error_set(err, TS_E_HASH,
+                         "--require-hashes: %s %s has no --hash (pin every package "
+                         "with ==VERSION --hash=sha256:...)",
+                         todo[i]->r->name, todo[i]->r->version);
+    else if (todo[i]->user_sha256 && f->sha256 &&
+             strcasecmp(todo[i]->user_sha256, f->sha256) != 0)
+      hrc = ts_error_set(err, TS_E_HASH,
+                         "%s: the index's sha256 %s differs from --hash %s",
+                         f->filename, f->sha256, todo[i]->user_sha256);
+    if (hrc != TS_OK) {
+      free(todo);
+      return hrc;
+    }
+  }
+
+  char *base = o->download_dir ? xstrdup(o->download_dir) : NULL;
+  if (!base) {
+    const char *c = ts_index_cache_dir(r->idx);
+    char *cdir = c ? xstrdup(c) : ts_wheel_default_cache_dir();
+    base = ts_path_join(cdir, "downloads-v1");
+    free(cdir);
+  }
+  enum ts_code rc = ts_fs_mkdirs(base, err);
+  char *tmpl = ts_path_join(base, "run-XXXXXX");
+  free(base);
+  char *dir = rc == TS_OK ? mkdtemp(tmpl) : NULL;
+  if (rc == TS_OK && !dir)
+    rc = ts_error_set(err, TS_E_IO, "cannot create a download directory under '%s'",
+                      tmpl);
+  if (rc != TS_OK) {
+    free(tmpl);
+    free(todo);
+    return rc;
+  }
+
+  struct ts_index_download *d = xcalloc(n, sizeof *d);
+  struct prog *pg = xcalloc(n, sizeof *pg);
+  char **dests = xcalloc(n, sizeof *dests);
+  const char **names = xcalloc(n, sizeof *names);
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_index_file *f = todo[i]->r->file;
+    dests[i] = ts_path_join(dir, f->filename);
+    names[i] = f->filename;
+    pg[i] = (struct prog){&o->cb, i};
+    d[i] = (struct ts_index_download){
+        .url = f->url,
+        .sha256 = todo[i]->user_sha256 ? todo[i]->user_sha256 : f->sha256,
+        .dest = dests[i],
+        .progress = on_progress,
+        .progress_ctx = &pg[i]};
+  }
+  if (o->cb.download_begin)
+    o->cb.download_begin(o->cb.ctx, names, n);
+  rc = ts_index_download(r->idx, d, n, err);
+  if (o->cb.download_end)
+    o->cb.download_end(o->cb.ctx);
+  for (size_t i = 0; i < n && rc == TS_OK; i++)
+    if (d[i].code != TS_OK) {
+      *err = d[i].err;
+      rc = d[i].code;
+    }
+
+  struct ts_wheel_request *w = xcalloc(n, sizeof *w);
+  uint8_t (*dig)[TS_SHA256_LEN] = xcalloc(n, sizeof *dig);
+  char **durls = xcalloc(n, sizeof *durls);
+  for (size_t i = 0; i < n && rc == TS_OK; i++) {
+    const struct ts_plan_item *it = todo[i];
+    ts_sha256_from_hex(d[i].sha256_out, 64, dig[i]);
+    w[i] = (struct ts_wheel_request){.path = dests[i], .sha256 = dig[i],
+                                     .requested = it->r->requested};
+    if (it->direct_url && it->is_path) {
+      const char *loc = it->direct_url;
+      char *abs = strncmp(loc, "file://", 7) == 0 ? xstrdup(loc + 7) : realpath(loc, NULL);
+      durls[i] = ts_wheel_direct_url_for_file(abs ? abs : loc, dig[i]);
+      free(abs);
+    } else if (it->direct_url) {
+      struct ts_buf b;
+      ts_buf_init(&b, 1u << 20);
+      bool ok = ts_buf_printf(&b, "{\"url\": \"") == TS_OK;
+      for (const char *c = it->direct_url; *c && ok; c++)
+        if (*c == '"' || *c == '\\')
+          ok = ts_buf_printf(&b, "\\%c", *c) == TS_OK;
+        else if ((unsigned char)*c >= 0x20)
+          ok = ts_buf_append(&b, c, 1) == TS_OK;
+      ok = ok && ts_buf_printf(&b, "\", \"archive_info\": {\"hash\": \"sha256=%s\", "
+                        "\"hashes\": {\"sha256\": \"%s\"}}}",
+                    d[i].sha256_out, d[i].sha256_out) == TS_OK;
+      durls[i] = ok ? ts_buf_take(&b, NULL) : NULL;
+      ts_buf_free(&b);
+    }
+    w[i].direct_url = durls[i];
+  }
+  if (rc == TS_OK) {
+    size_t hl = strlen(tp->data) + 64;
+    free(p->headers);
+    p->headers = xcalloc(hl, 1);
+    snprintf(p->headers, hl, "%s/include/site/python%d.%d", tp->data,
+             r->target->python_major, r->target->python_minor);
+    struct ts_wheel_paths wp = {.prefix = tp->prefix, .purelib = tp->purelib,
+                                .platlib = tp->platlib, .scripts = tp->scripts,
+                                .data = tp->data, .headers = p->headers,
+                                .python = r->target->python};
+    const char *c = ts_index_cache_dir(r->idx);
+    struct ts_wheel_options wo = {.paths = &wp, .link_mode = o->link_mode,
+                                  .compile = o->compile, .cb = o->cb.wheel,
+                                  .cache_dir = NULL};
+    (void)c;
+    struct ts_wheel_result res = {0};
+    rc = ts_wheel_install(&wo, w, n, &res, err);
+    if (rc == TS_OK && changed)
+      *changed = res.count;
+    ts_wheel_result_free(&res);
+  }
+  struct ts_error ignore = {0};
+  ts_fs_remove_tree(dir, &ignore);
+  for (size_t i = 0; i < n; i++) {
+    free(dests[i]);
+    free(durls[i]);
+  }
+  free(durls);
+  free(dig);
+  free(w);
+  free(dests);
+  free(names);
+  free(pg);
+  free(d);
+  free(todo);
+  free(tmpl);
+  return rc;
+}

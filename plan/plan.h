@@ -1,0 +1,115 @@
+/*
+ * plan/plan.h — what install, lock and sync share: turn requirements into a
+ * resolution for a target (ts_plan_resolve), then download and install it
+ * (ts_plan_install).  Glue over target/, rules/, index/, resolver/, wheel/
+ * and lock/; it never prints: progress goes through callbacks.
+ *
+ * Sources of packages.  Projects the rules route to the PyTorch server
+ * (torch, torchvision...) come from <torch-index-url>/<variant>/ for every
+ * usable backend, best first, merged (the variants differ by local label,
+ * and the resolver prefers the labels in backend order, CPU as a fallback
+ * tier); every other project comes from the general indexes only.  A local
+ * wheel path or "name @ url" requirement becomes a one-file project page.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "host/host.h"
+#include "index/client.h"
+#include "lock/reqfile.h"
+#include "resolver/resolver.h"
+#include "rules/constraint.h"
+#include "rules/rules.h"
+#include "target/target.h"
+#include "wheel/wheel.h"
+
+/* Progress hooks; every one may be NULL.  Called from the calling thread. */
+struct ts_plan_callbacks {
+  void *ctx;
+  /* A download of `n` files begins; names[i] is file i's name. */
+  void (*download_begin)(void *ctx, const char *const *names, size_t n);
+  /* Bytes of file i so far (total 0 when unknown). */
+  void (*download_progress)(void *ctx, size_t i, uint64_t done, uint64_t total);
+  void (*download_end)(void *ctx);
+  struct ts_wheel_callbacks wheel;
+};
+
+struct ts_plan_options {
+  /* The target: an interpreter (ts_target_locate rules: NULL = $VIRTUAL_ENV
+   * or ./.venv), or a spec (no install possible) when spec is non-NULL. */
+  const char *python;
+  const struct ts_target_spec *spec;
+  /* The host (caller detects it, overrides applied) and the rules; both may
+   * be NULL (no GPU rules, nothing routed).  facts_override non-NULL
+   * replaces the compiled set entirely (borrowed). */
+  const struct ts_host *host;
+  const struct ts_rules *rules;
+  const struct ts_constraint_set *facts_override;
+  bool ignore_host;
+  /* Index configuration (copied; route is set by the plan). */
+  const struct ts_index_options *index;
+  /* Root requirements and -c constraints (is_constraint), as parsed by
+   * lock/reqfile.h from files and the command line.  Borrowed. */
+  const struct ts_reqfile_entry *const *entries;
+  size_t nentries;
+  const char *const *upgrade_packages;
+  size_t nupgrade_packages;
+  const char *const *no_binary;
+  size_t nno_binary;
+  enum ts_resolution_mode resolution;
+  bool pre, upgrade, force_reinstall, no_deps;
+  bool read_installed; /* the target's site-packages form the installed set */
+  const char *debug_solver_dir;
+  const char *probe_cache_dir; /* target probe cache, NULL: none */
+};
+
+/* What the plan knows about one resolved item beyond the resolver's. */
+struct ts_plan_item {
+  const struct ts_resolved *r; /* into result->res */
+  const char *metadata;        /* METADATA bytes or NULL */
+  size_t metadata_len;
+  const char *user_sha256;     /* from --hash, or NULL */
+  const char *direct_url;      /* path or URL as the user gave it, or NULL */
+  bool is_path;                /* direct_url is a local path */
+};
+
+struct ts_plan_result {
+  struct ts_target *target;
+  struct ts_constraint_set rules; /* compiled (empty when none) */
+  struct ts_index *idx;
+  struct ts_resolution *res;      /* NULL on failures other than resolve */
+  struct ts_plan_item *items;     /* res->nitems long, same order */
+  double resolve_ms;
+  void *priv;                     /* provider storage */
+};
+
+/* Locates or builds the target, compiles the rules, reads the installed
+ * set and resolves.  TS_E_RESOLVE leaves *out with res->why set for the
+ * caller to print.  On other errors *out may hold a partial result (free
+ * it anyway, it may be NULL).  Free with ts_plan_result_free. */
+enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
+                             struct ts_plan_result **out, struct ts_error *err);
+void ts_plan_result_free(struct ts_plan_result *r);
+
+struct ts_plan_install_options {
+  const char *download_dir;         /* NULL: <cache>/downloads-v1 */
+  bool require_hashes;              /* every file needs a --hash */
+  enum ts_wheel_link_mode link_mode;
+  bool compile;
+  struct ts_plan_callbacks cb;
+};
+
+/* Downloads every file of an install/upgrade/downgrade/reinstall action in
+ * parallel (sha256 verified against the index and --hash), then installs
+ * them as one ts_wheel_install transaction.  *changed (may be NULL) gets the
+ * number of distributions installed. */
+enum ts_code ts_plan_install(struct ts_plan_result *r,
+                             const struct ts_plan_install_options *o,
+                             size_t *changed, struct ts_error *err);
+
+/* The URL with any user:password@ removed, malloc'd. */
+char *ts_plan_redact_url(const char *url);
