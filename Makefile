@@ -46,7 +46,7 @@ sanitize:
 
 fuzz:
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_FUZZ=ON -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
-	cmake --build $(BUILD_FUZZ) -j $(JOBS)
+	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_all
 	FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh $(BUILD_FUZZ)
 
 install: build
