@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# torchsolve install end to end: a small index built here (tiny wheels, PEP
+# 503 pages) served by nginx, installed into a fresh venv; pip check and
+# pip list agree, imports work; --dry-run changes nothing; --report - is
+# pip's JSON; a second run keeps everything; --upgrade moves to the newest.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+work=$(ts_tmpdir)
+python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+simple alpha 1.0 py3-none-any beta>=1.0
+simple alpha 1.1 py3-none-any beta>=1.0
+simple beta 1.0 py3-none-any
+simple beta 2.0 py3-none-any gamma
+simple gamma 0.5 py3-none-any
+SPEC
+ts_nginx_start "$work/www"
+U=$TS_NGINX_URL/simple
+export TORCHSOLVE_CACHE_DIR=$work/cache
+ts_make_venv "$work/venv"
+PY=$work/venv/bin/python
+pipv() { python3 -m pip --python "$PY" "$@"; }
+
+# --- dry run: the plan, nothing installed ------------------------------
+"$T" install --python "$work/venv" -i "$U" --dry-run 'alpha==1.0' >"$work/plan" 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "dry run failed"; }
+cat "$work/plan"
+grep -q '^install alpha 1.0 - ' "$work/plan" || ts_fail "dry run: alpha 1.0 not planned"
+grep -q '^install beta 2.0 ' "$work/plan" || ts_fail "dry run: beta 2.0 not planned"
+grep -q '^install gamma 0.5 ' "$work/plan" || ts_fail "dry run: gamma not planned"
+grep -q 'Resolved 3 packages in' "$work/err" || ts_fail "no Resolved summary"
+ls "$work/venv"/lib/python*/site-packages | grep -qi alpha && ts_fail "dry run installed something"
+
+# --- report ------------------------------------------------------------
+"$T" install --python "$work/venv" -i "$U" --dry-run --report - 'alpha==1.0' >"$work/report.json" 2>/dev/null
+python3 - "$work/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["version"] == "1", r
+got = {(i["metadata"]["name"], i["metadata"]["version"]) for i in r["install"]}
+assert got == {("alpha", "1.0"), ("beta", "2.0"), ("gamma", "0.5")}, got
+for i in r["install"]:
+    assert i["download_info"]["url"].startswith("http://127.0.0.1"), i
+    assert len(i["download_info"]["archive_info"]["hashes"]["sha256"]) == 64
+    assert i["requested"] == (i["metadata"]["name"] == "alpha"), i
+assert r["environment"]["implementation_name"] == "cpython"
+PY
+
+# --- install -----------------------------------------------------------
+"$T" install --python "$work/venv" -i "$U" 'alpha==1.0' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "install failed"; }
+cat "$work/err"
+grep -q 'Installed 3 packages in' "$work/err" || ts_fail "no Installed summary"
+pipv check || ts_fail "pip check"
+pipv list --format=freeze >"$work/list"
+grep -qx 'alpha==1.0' "$work/list" && grep -qx 'beta==2.0' "$work/list" &&
+  grep -qx 'gamma==0.5' "$work/list" || { cat "$work/list"; ts_fail "pip list"; }
+"$PY" -c 'import alpha, beta, gamma; assert alpha.__version__ == "1.0"' || ts_fail "import"
+site=$(echo "$work/venv"/lib/python*/site-packages)
+[ -f "$site/alpha-1.0.dist-info/REQUESTED" ] || ts_fail "alpha lacks REQUESTED"
+[ ! -f "$site/beta-2.0.dist-info/REQUESTED" ] || ts_fail "beta has REQUESTED"
+
+# --- second run keeps --------------------------------------------------
+"$T" install --python "$work/venv" -i "$U" --dry-run alpha >"$work/plan2" 2>/dev/null
+cat "$work/plan2"
+grep -q '^keep alpha 1.0' "$work/plan2" || ts_fail "second run does not keep alpha"
+"$T" install --python "$work/venv" -i "$U" alpha 2>"$work/err"
+grep -q 'Nothing to install' "$work/err" || { cat "$work/err"; ts_fail "second run changed something"; }
+
+# --- upgrade -----------------------------------------------------------
+"$T" install --python "$work/venv" -i "$U" --upgrade alpha 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "upgrade failed"; }
+pipv list --format=freeze >"$work/list"; grep -qx "alpha==1.1" "$work/list" || ts_fail "alpha not upgraded"
+pipv check || ts_fail "pip check after upgrade"
+
+# --- a resolution failure explains and exits 1 -------------------------
+rc=0
+"$T" install --python "$work/venv" -i "$U" --dry-run 'alpha==1.0' 'beta<1' 2>"$work/err" || rc=$?
+cat "$work/err"
+[ "$rc" = 1 ] || ts_fail "conflict: exit $rc, wanted 1"
+grep -q 'beta' "$work/err" || ts_fail "conflict not explained"
+
+# --- usage errors exit 2 -----------------------------------------------
+rc=0; "$T" install --no-such-flag x 2>/dev/null || rc=$?
+[ "$rc" = 2 ] || ts_fail "unknown flag: exit $rc"
+"$T" install --help >"$work/help"; grep -q -- "--dry-run" "$work/help" || ts_fail "help"
+echo "install_basic: ok"

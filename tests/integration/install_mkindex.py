@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Builds tiny wheels and PEP 503 pages for the install_*.sh tests.
+
+usage: install_mkindex.py ROOT < SPEC
+
+SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
+  INDEX  folder under ROOT holding the pages ("simple", "whl/cu126")
+  TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64")
+Everything after the tag is one Requires-Dist per ';;'-separated item.
+Pages link files under ROOT/files/ with #sha256= fragments.
+"""
+import base64
+import hashlib
+import html
+import os
+import re
+import sys
+import zipfile
+
+
+def norm(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def record_hash(data):
+    d = hashlib.sha256(data).digest()
+    return "sha256=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
+
+
+def make_wheel(dest_dir, name, version, tag, requires):
+    dist = re.sub(r"[-_.]+", "_", name)
+    fname = f"{dist}-{version}-{tag}.whl"
+    path = os.path.join(dest_dir, fname)
+    distinfo = f"{dist}-{version}.dist-info"
+    pkg = dist.lower()
+    meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    meta += "Summary: test package\n"
+    for r in requires:
+        meta += f"Requires-Dist: {r}\n"
+    files = {
+        f"{pkg}/__init__.py": f"__version__ = {version!r}\n".encode(),
+        f"{distinfo}/METADATA": meta.encode(),
+        f"{distinfo}/WHEEL": (
+            f"Wheel-Version: 1.0\nGenerator: mkindex\nRoot-Is-Purelib: "
+            f"{'true' if tag.endswith('none-any') else 'false'}\nTag: {tag}\n"
+        ).encode(),
+    }
+    record = "".join(
+        f"{p},{record_hash(d)},{len(d)}\n" for p, d in files.items()
+    ) + f"{distinfo}/RECORD,,\n"
+    files[f"{distinfo}/RECORD"] = record.encode()
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for p, d in files.items():
+            z.writestr(p, d)
+    return fname
+
+
+def main():
+    root = sys.argv[1]
+    files_dir = os.path.join(root, "files")
+    os.makedirs(files_dir, exist_ok=True)
+    pages = {}
+    for line in sys.stdin:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split(None, 4)
+        index, name, version, tag = parts[:4]
+        requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
+        fname = make_wheel(files_dir, name, version, tag, requires)
+        with open(os.path.join(files_dir, fname), "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        pages.setdefault((index, norm(name)), []).append((fname, sha))
+    for (index, name), links in pages.items():
+        d = os.path.join(root, index, name)
+        os.makedirs(d, exist_ok=True)
+        depth = index.count("/") + 2
+        up = "../" * depth
+        body = "".join(
+            f'<a href="{up}files/{html.escape(f)}#sha256={s}">{html.escape(f)}</a><br/>\n'
+            for f, s in links
+        )
+        with open(os.path.join(d, "index.html"), "w") as f:
+            f.write(f"<!DOCTYPE html><html><body>\n{body}</body></html>\n")
+
+
+main()
