@@ -42,6 +42,11 @@ void ts_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * argv[*i] was consumed. */
 int ts_cli_parse_global(int argc, char **argv, int *i);
 
+/* Help topics (cli/help_topics.c): prints TOPIC and returns 1, or 0 when
+ * there is no such topic; the list for the usage text. */
+int ts_cli_help_topic(const char *name);
+void ts_cli_help_topics_list(FILE *out);
+
 /* Commands (cli/cmd_<verb>.c). */
 ts_cli_command_fn ts_cmd_version;
 ts_cli_command_fn ts_cmd_venv;

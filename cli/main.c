@@ -33,6 +33,7 @@ static void print_usage(FILE *out) {
           "<command> [args]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  ts_cli_help_topics_list(out);
   fprintf(out, "\nRun 'torchsolve <command> --help' for a command's options.\n");
 }
 
@@ -48,6 +49,8 @@ static int cmd_help(int argc, char **argv) {
     print_usage(stdout);
     return 0;
   }
+  if (ts_cli_help_topic(argv[1]))
+    return 0;
   const struct ts_cli_command *c = find_command(argv[1]);
   if (!c)
     return ts_cli_usage_error("help", "no command or topic '%s'", argv[1]);

@@ -1,0 +1,81 @@
+/* torchsolve help TOPIC: the texts that are not one command's --help. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "core/error.h"
+
+static void topic_exit_codes(void) {
+  printf("Exit status of torchsolve:\n"
+         "  0    success (for 'check': the environment is clean)\n"
+         "  1    resolution failed, install failed, or 'check' found problems;\n"
+         "       also malformed input files and broken rules files\n"
+         "  2    usage error: unknown option, bad value\n"
+         "  3    network: unreachable index, HTTP error, TLS, timeout, offline miss\n"
+         "  4    integrity: hash mismatch, broken or hostile wheel\n"
+         "  5    the host cannot run the requested build (see --ignore-host)\n"
+         "  6    another torchsolve holds the environment's lock\n"
+         "  8    interrupted; the environment was left as it was\n"
+         "  70   internal error (a bug: please report it)\n\n"
+         "Error codes and their hints:\n");
+  for (int c = 1; c < TS_CODE_COUNT; c++)
+    printf("  %-18s exit %-3d %s\n", ts_code_name((enum ts_code)c),
+           ts_code_exit_status((enum ts_code)c), ts_code_hint((enum ts_code)c));
+}
+
+static void topic_environment(void) {
+  printf(
+      "Environment variables read by torchsolve:\n"
+      "  TORCHSOLVE_CACHE_DIR      cache root (else $XDG_CACHE_HOME/torchsolve,\n"
+      "                            else ~/.cache/torchsolve)\n"
+      "  XDG_CONFIG_HOME           user rules file: $XDG_CONFIG_HOME/torchsolve/rules.yaml\n"
+      "  VIRTUAL_ENV               target environment when --python is not given\n"
+      "  TORCHSOLVE_CUDA, TORCHSOLVE_CUDA_DRIVER, TORCHSOLVE_COMPUTE_CAPABILITY,\n"
+      "  TORCHSOLVE_ROCM, TORCHSOLVE_GFX, TORCHSOLVE_SYSROOT, TORCHSOLVE_RULES\n"
+      "                            the same as --cuda, --cuda-driver, ...\n"
+      "  TORCHSOLVE_BUNDLED_RULES  use this file instead of the installed rules.yaml\n"
+      "  HSA_OVERRIDE_GFX_VERSION  honoured as ROCm does (11.0.0 = gfx1100)\n"
+      "  SSL_CERT_FILE             extra CA bundle (as --cert)\n"
+      "  http_proxy, https_proxy, no_proxy   proxies, as curl reads them\n"
+      "  NO_COLOR                  no colour in messages\n");
+}
+
+static void topic_gpu(void) {
+  printf(
+      "How torchsolve chooses the torch build:\n"
+      "  'torchsolve detect' shows the facts (NVIDIA driver and the CUDA it\n"
+      "  supports, each GPU's compute capability, ROCm version and gfx targets,\n"
+      "  Intel XPU, glibc) and the variants usable on this host, best first.\n"
+      "  install/lock pick the newest torch whose variant the driver can run,\n"
+      "  that carries kernels for every GPU, and that passes every rule of\n"
+      "  rules.yaml; among equals the newest CUDA or ROCm variant; CPU when no\n"
+      "  GPU build fits (saying why). torchvision and torchaudio follow torch.\n"
+      "  Override facts with --cuda X.Y, --cuda-driver V, --compute-capability,\n"
+      "  --rocm X.Y, --gfx, --cpu, --xpu; build for another machine with\n"
+      "  --ignore-host. See doc/rules.md for the rules.yaml schema.\n");
+}
+
+static const struct {
+  const char *name;
+  void (*print)(void);
+  const char *summary;
+} topics[] = {
+    {"exit-codes", topic_exit_codes, "exit statuses and error codes"},
+    {"environment", topic_environment, "environment variables"},
+    {"gpu", topic_gpu, "how the torch build is chosen"},
+};
+
+int ts_cli_help_topic(const char *name) {
+  for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
+    if (strcmp(topics[i].name, name) == 0) {
+      topics[i].print();
+      return 1;
+    }
+  return 0;
+}
+
+void ts_cli_help_topics_list(FILE *out) {
+  fprintf(out, "\nhelp topics ('torchsolve help TOPIC'):\n");
+  for (size_t i = 0; i < sizeof topics / sizeof topics[0]; i++)
+    fprintf(out, "  %-12s %s\n", topics[i].name, topics[i].summary);
+}
