@@ -319,7 +319,8 @@ static const char *variant_of(const char *version) {
 static void print_plan(const struct ts_plan_result *r) {
   for (size_t i = 0; i < r->res->nitems; i++) {
     const struct ts_resolved *x = &r->res->items[i];
-    char *idx = x->index_url ? ts_plan_redact_url(x->index_url) : NULL;
+    const char *from = r->items[i].index;
+    char *idx = from ? ts_plan_redact_url(from) : NULL;
     printf("%s %s %s %s %s\n", ts_resolved_action_name(x->action), x->name, x->version,
            variant_of(x->version), idx ? idx : "-");
     free(idx);

@@ -1,6 +1,7 @@
 /* Resolve and install: see plan.h and README.md. */
 #include "plan/plan.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,12 @@ struct inst {
   bool requested;
 };
 
+struct variants {
+  char **names;
+  bool *cpu;
+  size_t n;
+};
+
 struct priv {
   struct ts_index *idx;
   const struct ts_constraint_set *set;
@@ -88,6 +95,7 @@ struct priv {
   const char **patterns;
   size_t nprefs;
   char *headers;
+  struct variants vars; /* owns the pattern strings */
 };
 
 char *ts_plan_redact_url(const char *url) {
@@ -412,57 +420,81 @@ static void fix_directs(struct priv *p) {
 
 /* ---- rules ------------------------------------------------------------- */
 
-static bool any_gpu(const struct ts_constraint_set *s) {
+/* The variants to route to, best first: the usable backends of every
+ * release series, newest series first (an older torch may be the newest
+ * with a build for this GPU), plus any label a root requirement pins
+ * ("torch==2.5.1+rocm6.2"), so that the rules can explain its refusal. */
+
+static void variants_add(struct variants *v, const char *name, bool cpu) {
+  for (size_t i = 0; i < v->n; i++)
+    if (strcmp(v->names[i], name) == 0)
+      return;
+  v->names = xrealloc(v->names, (v->n + 1) * sizeof *v->names);
+  v->cpu = xrealloc(v->cpu, (v->n + 1) * sizeof *v->cpu);
+  v->names[v->n] = xstrdup(name);
+  v->cpu[v->n++] = cpu;
+}
+
+static void collect_usable(struct variants *v, const struct ts_constraint_set *s) {
   for (size_t i = 0; i < s->nbackends; i++)
-    if (s->backends[i].usable && strcmp(s->backends[i].kind, "cpu") != 0)
-      return true;
-  return false;
+    if (s->backends[i].usable)
+      variants_add(v, s->backends[i].name, strcmp(s->backends[i].kind, "cpu") == 0);
 }
 
 static enum ts_code compile_rules(const struct ts_plan_options *o,
-                                  struct ts_constraint_set *out, struct ts_error *err) {
+                                  struct ts_constraint_set *out, struct variants *v,
+                                  struct ts_error *err) {
   struct ts_rules_options ro = {.ignore_host = o->ignore_host};
   enum ts_code rc = ts_rules_compile(o->rules, o->host, &ro, out, err);
-  if (rc != TS_OK || o->ignore_host || any_gpu(out) ||
-      !(o->host->has_cuda || o->host->has_rocm || o->host->xpu))
+  if (rc != TS_OK)
     return rc;
-  /* The newest torch has no build for this GPU: the newest series that has
-   * one decides the backend list (a GPU build of an older torch first). */
+  collect_usable(v, out);
   for (size_t i = o->rules->nreleases; i-- > 0;) {
     struct ts_constraint_set s = {0};
     ro.release = o->rules->releases[i].series;
-    if (ts_rules_compile(o->rules, o->host, &ro, &s, err) != TS_OK)
-      break;
-    if (any_gpu(&s)) {
-      ts_constraint_set_clear(out);
-      *out = s;
-      return TS_OK;
-    }
+    struct ts_error e2 = {0};
+    if (ts_rules_compile(o->rules, o->host, &ro, &s, &e2) == TS_OK)
+      collect_usable(v, &s);
     ts_constraint_set_clear(&s);
   }
   return TS_OK;
 }
 
-static void build_routes_and_prefs(struct priv *p, struct ts_index *idx_for_url,
-                                   const struct ts_constraint_set *set) {
-  size_t nb = 0;
-  for (size_t i = 0; i < set->nbackends; i++)
-    if (set->backends[i].usable)
-      nb++;
-  p->routes = xcalloc(nb, sizeof *p->routes);
-  p->patterns = xcalloc(nb, sizeof *p->patterns);
-  size_t k = 0, cpu = 0;
-  for (size_t i = 0; i < set->nbackends; i++) {
-    const struct ts_backend_choice *b = &set->backends[i];
-    if (!b->usable)
+static void pinned_labels(struct variants *v, const struct ts_constraint_set *set,
+                          const struct ts_plan_options *o) {
+  for (size_t i = 0; i < o->nentries; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->kind != TS_REQFILE_NAMED || e->req->url ||
+        !is_routed(set, e->req->normalized_name))
       continue;
-    p->routes[p->nroutes++] = ts_index_torch_url(idx_for_url, b->name);
-    if (strcmp(b->kind, "cpu") != 0)
-      p->patterns[k++] = b->name;
+    const char *plus = strchr(e->text, '+');
+    if (!plus)
+      continue;
+    size_t n = 0;
+    while (plus[1 + n] && (isalnum((unsigned char)plus[1 + n]) || plus[1 + n] == '.'))
+      n++;
+    if (n == 0 || n > 64)
+      continue;
+    char label[80];
+    snprintf(label, sizeof label, "%.*s", (int)n, plus + 1);
+    variants_add(v, label, strcmp(label, "cpu") == 0);
   }
-  for (size_t i = 0; i < set->nbackends; i++)
-    if (set->backends[i].usable && strcmp(set->backends[i].kind, "cpu") == 0) {
-      p->patterns[k++] = set->backends[i].name;
+}
+
+static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
+                                   const struct ts_constraint_set *set,
+                                   const struct variants *v) {
+  p->routes = xcalloc(v->n, sizeof *p->routes);
+  p->patterns = xcalloc(v->n, sizeof *p->patterns);
+  size_t k = 0, cpu = 0;
+  for (size_t i = 0; i < v->n; i++) {
+    p->routes[p->nroutes++] = ts_index_torch_url(idx, v->names[i]);
+    if (!v->cpu[i])
+      p->patterns[k++] = v->names[i];
+  }
+  for (size_t i = 0; i < v->n; i++)
+    if (v->cpu[i]) {
+      p->patterns[k++] = v->names[i];
       cpu++;
     }
   p->prefs = xcalloc(set->nrouted, sizeof *p->prefs);
@@ -507,7 +539,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   if (o->facts_override) {
     set = o->facts_override;
   } else if (o->rules && o->host) {
-    rc = compile_rules(o, &r->rules, err);
+    rc = compile_rules(o, &r->rules, &p->vars, err);
     if (rc != TS_OK)
       return rc;
     set = &r->rules;
@@ -520,8 +552,12 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   if (!r->idx)
     return err->code ? err->code : TS_E_NOMEM;
   p->idx = r->idx;
-  if (set)
-    build_routes_and_prefs(p, r->idx, set);
+  if (set) {
+    if (o->facts_override)
+      collect_usable(&p->vars, set);
+    pinned_labels(&p->vars, set, o);
+    build_routes_and_prefs(p, r->idx, set, &p->vars);
+  }
 
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
@@ -614,6 +650,12 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
         }
       }
     }
+    it->index = x->index_url;
+    for (size_t k = 0; x->file && k < p->nroutes; k++) {
+      size_t rl = strlen(p->routes[k]);
+      if (strncmp(x->file->url, p->routes[k], rl) == 0 && x->file->url[rl] == '/')
+        it->index = p->routes[k];
+    }
     struct direct *d = find_direct(p, x->name);
     if (d && x->file == &d->file) {
       it->direct_url = d->location;
@@ -672,6 +714,10 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(p->routes[i]);
     free(p->routes);
     free(p->patterns);
+    for (size_t i = 0; i < p->vars.n; i++)
+      free(p->vars.names[i]);
+    free(p->vars.names);
+    free(p->vars.cpu);
     free(p->prefs);
     free(p->headers);
     free(p);

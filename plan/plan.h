@@ -75,6 +75,8 @@ struct ts_plan_item {
   const char *user_sha256;     /* from --hash, or NULL */
   const char *direct_url;      /* path or URL as the user gave it, or NULL */
   bool is_path;                /* direct_url is a local path */
+  const char *index;           /* the index it came from (for a routed
+                                  project, the variant's), or NULL */
 };
 
 struct ts_plan_result {

@@ -7,7 +7,8 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
   INDEX  folder under ROOT holding the pages ("simple", "whl/cu126")
   TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64")
 Everything after the tag is one Requires-Dist per ';;'-separated item.
-Pages link files under ROOT/files/ with #sha256= fragments.
+Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
+download.pytorch.org); pages link them with #sha256= fragments.
 """
 import base64
 import hashlib
@@ -57,8 +58,6 @@ def make_wheel(dest_dir, name, version, tag, requires):
 
 def main():
     root = sys.argv[1]
-    files_dir = os.path.join(root, "files")
-    os.makedirs(files_dir, exist_ok=True)
     pages = {}
     for line in sys.stdin:
         line = line.strip()
@@ -67,6 +66,8 @@ def main():
         parts = line.split(None, 4)
         index, name, version, tag = parts[:4]
         requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
+        files_dir = os.path.join(root, index)
+        os.makedirs(files_dir, exist_ok=True)
         fname = make_wheel(files_dir, name, version, tag, requires)
         with open(os.path.join(files_dir, fname), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
@@ -74,10 +75,8 @@ def main():
     for (index, name), links in pages.items():
         d = os.path.join(root, index, name)
         os.makedirs(d, exist_ok=True)
-        depth = index.count("/") + 2
-        up = "../" * depth
         body = "".join(
-            f'<a href="{up}files/{html.escape(f)}#sha256={s}">{html.escape(f)}</a><br/>\n'
+            f'<a href="../{html.escape(f)}#sha256={s}">{html.escape(f)}</a><br/>\n'
             for f, s in links
         )
         with open(os.path.join(d, "index.html"), "w") as f:
