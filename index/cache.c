@@ -14,21 +14,11 @@
 
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "index/url.h"
 
 #define CACHE_MAGIC "TSCACHE1 "
 #define CACHE_META_MAX (64u * 1024)
-
-static char *xsprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xsprintf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = NULL;
-  if (vasprintf(&s, fmt, ap) < 0)
-    abort();
-  va_end(ap);
-  return s;
-}
 
 char *ts_cache_default_dir(void) {
   const char *d = getenv("TORCHSOLVE_CACHE_DIR");
@@ -39,7 +29,7 @@ char *ts_cache_default_dir(void) {
     return ts_path_join(d, "torchsolve");
   d = getenv("HOME");
   if (d && d[0])
-    return xsprintf("%s/.cache/torchsolve", d);
+    return ts_xasprintf("%s/.cache/torchsolve", d);
   return NULL;
 }
 
@@ -87,7 +77,7 @@ char *ts_cache_page_path(const char *root, const char *project, const char *url,
   char hex[TS_SHA256_HEX_LEN + 1];
   url_key(url, accept, hex);
   char *p = safe_project(project);
-  char *r = xsprintf("%s/pages-v1/%s/%s", root, p, hex);
+  char *r = ts_xasprintf("%s/pages-v1/%s/%s", root, p, hex);
   free(p);
   return r;
 }
@@ -98,7 +88,7 @@ char *ts_cache_metadata_path(const char *root, const char *project, const char *
   if (!key)
     url_key(url, NULL, hex);
   char *p = safe_project(project);
-  char *r = xsprintf("%s/metadata-v1/%s/%s.metadata", root, p, key ? key : hex);
+  char *r = ts_xasprintf("%s/metadata-v1/%s/%s.metadata", root, p, key ? key : hex);
   free(p);
   return r;
 }
@@ -116,7 +106,7 @@ char *ts_cache_wheel_path(const char *root, const char *project, const char *key
   for (char *q = f; *q; q++)
     if (*q == '/')
       *q = '_';
-  char *r = xsprintf("%s/wheels-v1/%s/%s/%s", root, p, key ? key : hex,
+  char *r = ts_xasprintf("%s/wheels-v1/%s/%s/%s", root, p, key ? key : hex,
                      f[0] == '.' ? "wheel.whl" : f);
   free(p);
   free(f);
@@ -224,7 +214,7 @@ bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now) {
 }
 
 enum ts_code ts_cache_lock(const char *path, int *fd, struct ts_error *err) {
-  char *lp = xsprintf("%s.lock", path);
+  char *lp = ts_xasprintf("%s.lock", path);
   char *dir = strdup(lp);
   if (!dir)
     abort();
@@ -305,7 +295,7 @@ enum ts_code ts_cache_clean(const char *root, const char *project, struct ts_err
   char *p = safe_project(project);
   enum ts_code c = TS_OK;
   for (size_t i = 0; !c && i < sizeof kinds / sizeof kinds[0]; i++) {
-    char *d = xsprintf("%s/%s/%s", root, kinds[i], p);
+    char *d = ts_xasprintf("%s/%s/%s", root, kinds[i], p);
     c = ts_fs_remove_tree(d, err);
     free(d);
   }

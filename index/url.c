@@ -5,18 +5,12 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/str.h"
 
 static void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
   if (!p)
     abort();
-  return p;
-}
-
-static char *xstrndup(const char *s, size_t n) {
-  char *p = xmalloc(n + 1);
-  memcpy(p, s, n);
-  p[n] = '\0';
   return p;
 }
 
@@ -335,7 +329,7 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
                           "invalid link '%.*s' on %s: unsupported scheme",
                           (int)(n < 80 ? n : 80), ref, rb);
   }
-  char *r = xstrndup(ref, n);
+  char *r = ts_xstrndup(ref, n);
   CURLU *u = curl_url();
   if (!u) {
     free(r);

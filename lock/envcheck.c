@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/str.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
@@ -42,10 +43,6 @@ static int problem_cmp(const void *a, const void *b) {
   const struct ts_envcheck_problem *x = a, *y = b;
   int c = strcmp(x->project, y->project);
   return c ? c : strcmp(x->message, y->message);
-}
-
-static char *xstrdup(const char *s) {
-  return s ? strdup(s) : NULL;
 }
 
 static enum ts_code add_skipped(struct ts_envcheck_result *r, const char *name,
@@ -80,9 +77,9 @@ static bool load_dist(const char *dir, struct dist *d,
   ts_buf_free(&b);
   if (rc != TS_OK)
     return false;
-  d->name = xstrdup(md->normalized_name);
+  d->name = ts_xstrdup(md->normalized_name);
   d->v = ts_version_dup(md->version);
-  d->version = xstrdup(ts_version_str(md->version));
+  d->version = ts_xstrdup(ts_version_str(md->version));
   bool ok = d->name && d->v && d->version;
   if (md->nrequires_dist) {
     d->reqs = calloc(md->nrequires_dist, sizeof *d->reqs);
@@ -142,11 +139,11 @@ static enum ts_code add_problem(struct ts_envcheck_result *r,
   p = &p[r->nproblems];
   memset(p, 0, sizeof *p);
   p->kind = kind;
-  p->project = xstrdup(d->name);
-  p->version = xstrdup(d->version);
+  p->project = ts_xstrdup(d->name);
+  p->version = ts_xstrdup(d->version);
   p->requirement = ts_requirement_str(req);
-  p->dep_name = xstrdup(req->normalized_name);
-  p->dep_version = dep ? xstrdup(dep->version) : NULL;
+  p->dep_name = ts_xstrdup(req->normalized_name);
+  p->dep_version = dep ? ts_xstrdup(dep->version) : NULL;
   struct ts_buf m;
   ts_buf_init(&m, 1u << 20);
   enum ts_code rc;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/fs.h"
+#include "core/str.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
@@ -163,10 +164,6 @@ static const char *tname(const struct ts_toml_value *v) {
   case TS_TOML_TABLE: return "table";
   }
   return "value";
-}
-
-static char *xstrdup(const char *s) {
-  return s ? strdup(s) : NULL;
 }
 
 /* Optional string: *out NULL when absent.  Strings with U+0000 are refused:
@@ -880,7 +877,7 @@ struct ts_pylock_package *ts_pylock_add_package(struct ts_pylock *lock,
   struct ts_pylock_package *p = &pk[lock->npackages];
   memset(p, 0, sizeof *p);
   p->name = ts_name_normalize(name, strlen(name));
-  p->version = xstrdup(version);
+  p->version = ts_xstrdup(version);
   if (!p->name || (version && !p->version)) {
     free(p->name);
     free(p->version);
@@ -906,10 +903,10 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
   struct ts_pylock_file *f = &w[pkg->nwheels];
   memset(f, 0, sizeof *f);
   f->size = size;
-  f->name = xstrdup(filename);
-  f->url = xstrdup(url);
-  f->path = xstrdup(path);
-  f->upload_time = xstrdup(upload_time);
+  f->name = ts_xstrdup(filename);
+  f->url = ts_xstrdup(url);
+  f->path = ts_xstrdup(path);
+  f->upload_time = ts_xstrdup(upload_time);
   f->hashes = calloc(1, sizeof *f->hashes);
   if (f->hashes) {
     f->hashes[0].algo = strdup("sha256");

@@ -9,25 +9,16 @@
 #include <strings.h>
 
 #include "pep/name.h"
+#include "core/str.h"
 
 /* Compressed tag sets are tiny in practice ("manylinux_2_17_x86_64.
  * manylinux2014_x86_64"); these caps only bound hostile names. */
 #define TAG_SET_MAX 64
 #define TAG_PRODUCT_MAX 4096
 
-static char *xstrndup(const char *s, size_t n)
-{
-  char *d = malloc(n + 1);
-  if (!d)
-    abort();
-  memcpy(d, s, n);
-  d[n] = '\0';
-  return d;
-}
-
 static char *xstrndup_lower(const char *s, size_t n)
 {
-  char *d = xstrndup(s, n);
+  char *d = ts_xstrndup(s, n);
   for (size_t i = 0; i < n; i++)
     if (d[i] >= 'A' && d[i] <= 'Z')
       d[i] = (char)(d[i] - 'A' + 'a');
@@ -264,9 +255,9 @@ static void parse_build(struct ts_wheel_filename *w, const struct piece *b)
   size_t z = 0;
   while (z + 1 < nd && b->s[z] == '0')
     z++;
-  w->build = xstrndup(b->s, b->len);
-  w->build_digits = xstrndup(b->s + z, nd - z);
-  w->build_suffix = xstrndup(b->s + nd, b->len - nd);
+  w->build = ts_xstrndup(b->s, b->len);
+  w->build_digits = ts_xstrndup(b->s + z, nd - z);
+  w->build_suffix = ts_xstrndup(b->s + nd, b->len - nd);
   unsigned long long v = 0;
   for (size_t i = z; i < nd; i++) {
     unsigned d = (unsigned)(b->s[i] - '0');
@@ -337,7 +328,7 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   if (!w)
     abort();
   w->version = version;
-  w->name = xstrndup(parts[0].s, parts[0].len);
+  w->name = ts_xstrndup(parts[0].s, parts[0].len);
   w->normalized_name = ts_name_normalize(parts[0].s, parts[0].len);
   if (n == 6)
     parse_build(w, &parts[2]);
@@ -438,7 +429,7 @@ enum ts_code ts_sdist_filename_parse(const char *s, size_t len,
   struct ts_sdist_filename *sd = calloc(1, sizeof *sd);
   if (!sd)
     abort();
-  sd->name = xstrndup(s, nlen);
+  sd->name = ts_xstrndup(s, nlen);
   sd->normalized_name = ts_name_normalize(s, nlen);
   sd->version = v;
   sd->extension = ext;

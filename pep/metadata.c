@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "core/buf.h"
+#include "core/str.h"
 #include "pep/name.h"
 
 static void *xrealloc(void *p, size_t n)
@@ -16,14 +17,6 @@ static void *xrealloc(void *p, size_t n)
   if (!q)
     abort();
   return q;
-}
-
-static char *xstrndup(const char *s, size_t n)
-{
-  char *d = xrealloc(NULL, n + 1);
-  memcpy(d, s, n);
-  d[n] = '\0';
-  return d;
 }
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -302,16 +295,16 @@ enum ts_code ts_metadata_parse(const char *data, size_t len,
       md->fields = xrealloc(md->fields, cap_fields * sizeof *md->fields);
     }
     cur = &md->fields[md->nfields++];
-    cur->name = xstrndup(line, (size_t)(colon - line));
+    cur->name = ts_xstrndup(line, (size_t)(colon - line));
     const char *v = colon + 1;
     while (v < line + n && is_blank(*v))
       v++;
     cur_len = (size_t)(line + n - v);
-    cur->value = xstrndup(v, cur_len);
+    cur->value = ts_xstrndup(v, cur_len);
     pos = next;
   }
   if (have_body && body < len)
-    md->description = xstrndup(data + body, len - body);
+    md->description = ts_xstrndup(data + body, len - body);
 
   enum ts_code rc = extract(md, err);
   if (rc != TS_OK) {

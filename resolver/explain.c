@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "resolver/state.h"
 
 #include <solv/problems.h>
@@ -83,7 +84,7 @@ static void finish_group(struct line *l) {
                             l->vers[k]);
   if (shown < l->nvers && len < sizeof buf)
     snprintf(buf + len, sizeof buf - len, " and %zu more", l->nvers - shown);
-  char *t = ts_rs_printf("%s %s%s", buf, l->nvers > 1 ? "need" : "needs",
+  char *t = ts_xasprintf("%s %s%s", buf, l->nvers > 1 ? "need" : "needs",
                          l->text);
   free(l->text);
   l->text = t;
@@ -103,17 +104,17 @@ static char *solvable_text(struct rs *rs, Id p) {
   case RS_CAND:
   case RS_INST: {
     struct rs_proj *pj = &rs->projs[si->proj];
-    return ts_rs_printf("%s %s%s", pj->name, pj->vers[si->ver].text,
+    return ts_xasprintf("%s %s%s", pj->name, pj->vers[si->ver].text,
                         si->kind == RS_INST ? " (installed)" : "");
   }
   case RS_EXTRA: {
     struct rs_proj *pj = &rs->projs[si->proj];
-    return ts_rs_printf("%s[%s] %s", pj->name, pj->extras[si->extra].name,
+    return ts_xasprintf("%s[%s] %s", pj->name, pj->extras[si->extra].name,
                         pj->vers[si->ver].text);
   }
   case RS_FACT: {
     struct rs_fact *f = &rs->facts[si->ver];
-    return f->version ? ts_rs_printf("%s %s", f->name, f->version)
+    return f->version ? ts_xasprintf("%s %s", f->name, f->version)
                       : ts_rs_strdup(f->name);
   }
   case RS_CONSTRAINTS:
@@ -146,7 +147,7 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
     return;
   struct rs_proj *pj = &rs->projs[proj];
   if (!pj->found && pj->inst_ver < 0) {
-    add_line(ls, 8, ts_rs_printf("hint: no index has a project named '%s'",
+    add_line(ls, 8, ts_xasprintf("hint: no index has a project named '%s'",
                                  pj->name));
     return;
   }
@@ -164,7 +165,7 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
     matched++;
     char *h = NULL;
     if (v->yank_blocked)
-      h = ts_rs_printf("hint: %s %s would fit but is yanked%s%s; pin it "
+      h = ts_xasprintf("hint: %s %s would fit but is yanked%s%s; pin it "
                        "with ==%s to use it anyway",
                        pj->name, v->text,
                        v->file && v->file->yanked_reason ? ": " : "",
@@ -173,26 +174,26 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
                            : "",
                        v->text);
     else if (v->python_blocked)
-      h = ts_rs_printf("hint: %s %s would fit but requires Python %s; the "
+      h = ts_xasprintf("hint: %s %s would fit but requires Python %s; the "
                        "target is Python %s",
                        pj->name, v->text, v->python_blocked,
                        rs->target->python_full_version
                            ? rs->target->python_full_version
                            : "?");
     else if (v->no_binary_blocked)
-      h = ts_rs_printf("hint: %s %s would fit but --no-binary forbids its "
+      h = ts_xasprintf("hint: %s %s would fit but --no-binary forbids its "
                        "wheels, and torchsolve installs wheels only",
                        pj->name, v->text);
     else if (!v->has_wheel && v->has_sdist)
-      h = ts_rs_printf("hint: %s %s would fit but has only a source "
+      h = ts_xasprintf("hint: %s %s would fit but has only a source "
                        "distribution; torchsolve installs wheels only",
                        pj->name, v->text);
     else if (v->has_wheel && !v->has_compatible_wheel)
-      h = ts_rs_printf("hint: %s %s would fit but has no wheel for this "
+      h = ts_xasprintf("hint: %s %s would fit but has no wheel for this "
                        "Python and platform",
                        pj->name, v->text);
     else if (v->pre && !pre_named && final_fits)
-      h = ts_rs_printf("hint: the pre-release %s %s would fit; allow it "
+      h = ts_xasprintf("hint: the pre-release %s %s would fit; allow it "
                        "with --pre or by asking for %s>=%s",
                        pj->name, v->text, pj->name, v->text);
     if (h) {
@@ -213,7 +214,7 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
       len += (size_t)w;
       listed++;
     }
-    add_line(ls, 8, ts_rs_printf("hint: %s has %s%s; none of them is %s",
+    add_line(ls, 8, ts_xasprintf("hint: %s has %s%s; none of them is %s",
                                  pj->name, buf,
                                  pj->nvers > (size_t)listed ? ", ..." : "",
                                  spec ? ts_specset_str(spec) : "?"));
@@ -224,7 +225,7 @@ static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
   char *s = ts_rs_strdup("");
   for (size_t i = 0; i < n; i++) {
     char *tt = ts_rs_term_text(&t[i]);
-    char *ns = ts_rs_printf("%s%s%s", s, i ? sep : "", tt);
+    char *ns = ts_xasprintf("%s%s%s", s, i ? sep : "", tt);
     free(tt);
     free(s);
     s = ns;
@@ -239,14 +240,14 @@ static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
       continue;
     struct rs_fact *f = ts_rs_fact(rs, t[i].name);
     if (f)
-      add_line(ls, 6, ts_rs_printf("this host has %s%s%s%s%s%s", f->name,
+      add_line(ls, 6, ts_xasprintf("this host has %s%s%s%s%s%s", f->name,
                                    f->version ? " " : "",
                                    f->version ? f->version : "",
                                    f->source ? " (from " : "",
                                    f->source ? f->source : "",
                                    f->source ? ")" : ""));
     else if (!present_only)
-      add_line(ls, 6, ts_rs_printf("this host has no %s", t[i].name));
+      add_line(ls, 6, ts_xasprintf("this host has no %s", t[i].name));
   }
 }
 
@@ -257,12 +258,12 @@ static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
   char *when = con->nwhen ? join_terms(con->when, con->nwhen, " and ") : NULL;
   char *s;
   if (conflict)
-    s = ts_rs_printf("%s cannot be installed with %s%s%s (rule %s: %s)", from,
+    s = ts_xasprintf("%s cannot be installed with %s%s%s (rule %s: %s)", from,
                      other ? other : terms, when ? " when the host has " : "",
                      when ? when : "", con->id,
                      con->message ? con->message : "");
   else
-    s = ts_rs_printf("%s needs %s%s%s (rule %s: %s)", from, terms,
+    s = ts_xasprintf("%s needs %s%s%s (rule %s: %s)", from, terms,
                      when ? " when the host has " : "", when ? when : "",
                      con->id, con->message ? con->message : "");
   add_line(ls, 2, s);
@@ -272,9 +273,9 @@ static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
   fact_lines(rs, con->terms, con->nterms, conflict, ls);
   fact_lines(rs, con->when, con->nwhen, conflict, ls);
   if (con->fix)
-    add_line(ls, 7, ts_rs_printf("fix (rule %s): %s", con->id, con->fix));
+    add_line(ls, 7, ts_xasprintf("fix (rule %s): %s", con->id, con->fix));
   if (con->source)
-    add_line(ls, 7, ts_rs_printf("source of rule %s: %s", con->id,
+    add_line(ls, 7, ts_xasprintf("source of rule %s: %s", con->id,
                                  con->source));
   free(terms);
   free(when);
@@ -304,7 +305,7 @@ static char *providers_text(struct rs *rs, Id dep) {
   }
   if (!total)
     return NULL;
-  return ts_rs_printf("%s%s", buf, total > n ? ", ..." : "");
+  return ts_xasprintf("%s%s", buf, total > n ? ", ..." : "");
 }
 
 static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
@@ -321,11 +322,11 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
     const struct rs_job *ji = j >= 0 ? &rs->job_info[j / 2] : NULL;
     if (ji && ji->fact >= 0) {
       struct rs_fact *fa = &rs->facts[ji->fact];
-      add_line(ls, 6, ts_rs_printf("this host has %s%s%s", fa->name,
+      add_line(ls, 6, ts_xasprintf("this host has %s%s%s", fa->name,
                                    fa->version ? " " : "",
                                    fa->version ? fa->version : ""));
     } else if (ji && ji->text) {
-      add_line(ls, 0, ts_rs_printf("you asked for %s", ji->text));
+      add_line(ls, 0, ts_xasprintf("you asked for %s", ji->text));
     }
     break;
   }
@@ -333,12 +334,12 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
   case SOLVER_RULE_JOB_UNKNOWN_PACKAGE: {
     const struct rs_job *ji = find_job(rs, dep);
     if (ji) {
-      add_line(ls, 0, ts_rs_printf("you asked for %s, but no version of %s "
+      add_line(ls, 0, ts_xasprintf("you asked for %s, but no version of %s "
                                    "fits",
                                    ji->text, rs->projs[ji->proj].name));
       hints(rs, ji->proj, ji->spec, ls);
     } else {
-      add_line(ls, 0, ts_rs_printf("nothing provides %s",
+      add_line(ls, 0, ts_xasprintf("nothing provides %s",
                                    pool_dep2str(rs->pool, dep)));
     }
     break;
@@ -348,7 +349,7 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
     if (rec && rec->constraint >= 0) {
       rule_lines(rs, f, rec->constraint, false, NULL, ls);
     } else if (rec && rec->proj < 0 && strncmp(rec->text, "Python", 6) == 0) {
-      add_line(ls, 3, ts_rs_printf("%s requires %s, but the target is "
+      add_line(ls, 3, ts_xasprintf("%s requires %s, but the target is "
                                    "Python %s",
                                    f, rec->text,
                                    rs->target->python_full_version
@@ -362,39 +363,39 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
       if (prov && fs->kind == RS_CAND)
         add_group(ls, 1, rs->projs[fs->proj].name,
                   rs->projs[fs->proj].vers[fs->ver].text,
-                  ts_rs_printf(" %s (%s %s)", rec->text,
+                  ts_xasprintf(" %s (%s %s)", rec->text,
                                strchr(prov, ',') ? "versions" : "version",
                                prov));
       else if (prov)
-        add_line(ls, 1, ts_rs_printf("%s needs %s (%s %s)", f, rec->text,
+        add_line(ls, 1, ts_xasprintf("%s needs %s (%s %s)", f, rec->text,
                                      strchr(prov, ',') ? "versions" : "version",
                                      prov));
       else
-        add_line(ls, 3, ts_rs_printf("%s needs %s, but no version fits", f,
+        add_line(ls, 3, ts_xasprintf("%s needs %s, but no version fits", f,
                                      rec->text));
       free(prov);
       if (type == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP)
         hints(rs, rec->proj, rec->spec, ls);
     } else {
-      add_line(ls, 3, ts_rs_printf("%s needs %s", f,
+      add_line(ls, 3, ts_xasprintf("%s needs %s", f,
                                    pool_dep2str(rs->pool, dep)));
     }
     break;
   case SOLVER_RULE_PKG_CONFLICTS:
   case SOLVER_RULE_PKG_SELF_CONFLICT:
     if (from == rs->constraints_solv && rec) {
-      add_line(ls, 4, ts_rs_printf("%s is excluded by the constraint %s",
+      add_line(ls, 4, ts_xasprintf("%s is excluded by the constraint %s",
                                    t ? t : "?", rec->text));
     } else if (rec && rec->constraint >= 0) {
       rule_lines(rs, f, rec->constraint, true, t, ls);
     } else {
-      add_line(ls, 4, ts_rs_printf("%s cannot be installed with %s", f,
+      add_line(ls, 4, ts_xasprintf("%s cannot be installed with %s", f,
                                    t ? t : pool_dep2str(rs->pool, dep)));
     }
     break;
   case SOLVER_RULE_PKG_SAME_NAME: {
     const char *name = pool_id2str(rs->pool, pool_id2solvable(rs->pool, from)->name);
-    add_line(ls, 5, ts_rs_printf("only one version of %s can be installed",
+    add_line(ls, 5, ts_xasprintf("only one version of %s can be installed",
                                  name));
     break;
   }
@@ -405,12 +406,12 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
         (rs->si[from].kind == RS_FACT ||
          rs->si[from].kind == RS_CONSTRAINTS))
       break;
-    add_line(ls, 5, ts_rs_printf("%s stays as it is; pass --upgrade or "
+    add_line(ls, 5, ts_xasprintf("%s stays as it is; pass --upgrade or "
                                  "--upgrade-package to let it change",
                                  f ? f : "an installed distribution"));
     break;
   case SOLVER_RULE_PKG_NOT_INSTALLABLE:
-    add_line(ls, 3, ts_rs_printf("%s cannot be installed", f ? f : "?"));
+    add_line(ls, 3, ts_xasprintf("%s cannot be installed", f ? f : "?"));
     break;
   default:
     add_line(ls, 9, ts_rs_strdup(
@@ -454,7 +455,7 @@ void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why) {
     why->lines = ts_rs_grow(why->lines, &cap, need, sizeof *why->lines);
     if (nprob > 1)
       why->lines[why->nlines++] =
-          ts_rs_printf("problem %d of %u:", (int)pid, nprob);
+          ts_xasprintf("problem %d of %u:", (int)pid, nprob);
     for (size_t i = 0; i < ls.n; i++)
       why->lines[why->nlines++] = ls.v[i].text;
     free(ls.v);

@@ -3,6 +3,7 @@
  * Design notes (rank encoding, lazy metadata, why each choice) live in
  * resolver/README.md; comments here say why a step is needed.
  */
+#include "core/str.h"
 #include "resolver/resolver.h"
 
 #include <fnmatch.h>
@@ -43,16 +44,6 @@ char *ts_rs_strdup(const char *s) {
   if (!d)
     abort();
   return d;
-}
-
-char *ts_rs_printf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = NULL;
-  if (vasprintf(&s, fmt, ap) < 0)
-    abort();
-  va_end(ap);
-  return s;
 }
 
 static struct rs_sinfo *sinfo(struct rs *rs, Id p) {
@@ -303,7 +294,7 @@ static void add_extra_solvable(struct rs *rs, int pidx, int e, size_t i) {
                       (int)i, e);
   x->solv[i] = p;
   Id base = pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1);
-  ts_rs_add_dep(rs, p, base, false, ts_rs_printf("%s==%s", pj->name, v->text),
+  ts_rs_add_dep(rs, p, base, false, ts_xasprintf("%s==%s", pj->name, v->text),
                 pidx, NULL, -1, false);
   if (rs->req->no_deps)
     sinfo(rs, p)->deps_done = true;
@@ -319,7 +310,7 @@ static int get_extra(struct rs *rs, int pidx, const char *extra) {
   int e = (int)pj->nextras++;
   struct rs_extra *x = &pj->extras[e];
   x->name = ts_rs_strdup(extra);
-  char *full = ts_rs_printf("%s[%s]", pj->name, extra);
+  char *full = ts_xasprintf("%s[%s]", pj->name, extra);
   x->nameid = pool_str2id(rs->pool, full, 1);
   free(full);
   x->solv = calloc(pj->nvers + 1, sizeof *x->solv);
@@ -824,9 +815,9 @@ static Id term_dep(struct rs *rs, const struct ts_term *t) {
 char *ts_rs_term_text(const struct ts_term *t) {
   const char *spec = t->spec ? ts_specset_str(t->spec) : "";
   if (t->local_pattern)
-    return ts_rs_printf("%s%s%s+%s", t->name, spec[0] ? "" : "",
+    return ts_xasprintf("%s%s%s+%s", t->name, spec[0] ? "" : "",
                         spec, t->local_pattern[0] ? t->local_pattern : "(none)");
-  return ts_rs_printf("%s%s%s", t->name, spec[0] && !strchr("<>=!~", spec[0]) ? " " : "", spec);
+  return ts_xasprintf("%s%s%s", t->name, spec[0] && !strchr("<>=!~", spec[0]) ? " " : "", spec);
 }
 
 /* Solvables a constraint's subject covers. */
@@ -1087,7 +1078,7 @@ static void encode_meta(struct rs *rs, Id p, const struct ts_rs_meta *m,
                          NULL) != TS_OK)
       sp = NULL;
     ts_rs_add_dep(rs, p, pool_rel2id(rs->pool, name, rs->none_evr, REL_EQ, 1),
-                  false, ts_rs_printf("Python%s", m->requires_python), -1, sp,
+                  false, ts_xasprintf("Python%s", m->requires_python), -1, sp,
                   -1, false);
     ts_specset_free(sp);
   }
@@ -1367,7 +1358,7 @@ static void add_root_jobs(struct rs *rs) {
       struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
       ji->fact = -1;
       ji->proj = pidx;
-      ji->text = ts_rs_printf("--upgrade %s", pj->name);
+      ji->text = ts_xasprintf("--upgrade %s", pj->name);
     }
   }
   for (size_t i = 0; i < rs->req->nupgrade_packages; i++) {
@@ -1387,7 +1378,7 @@ static void add_root_jobs(struct rs *rs) {
     struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
     ji->fact = -1;
     ji->proj = -1;
-    ji->text = ts_rs_printf("--upgrade-package %s", norm);
+    ji->text = ts_xasprintf("--upgrade-package %s", norm);
     free(norm);
   }
 }

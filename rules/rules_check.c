@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/version.h"
 #include "rules/rules.h"
@@ -28,13 +29,13 @@ static bool term_present(const struct ts_term *t, const struct parsed *pk,
     if (!rules_term_match_facts(t, set))
       return false;
     const struct ts_host_fact *f = rules_find_fact(set, t->name);
-    *who = rules_xprintf("%s%s%s", t->name, f && f->version ? " " : "",
+    *who = ts_xasprintf("%s%s%s", t->name, f && f->version ? " " : "",
                          f && f->version ? f->version : "");
     return true;
   }
   for (size_t i = 0; i < n; i++)
     if (pk[i].v && rules_term_match_pkg(t, pk[i].pkg->name, pk[i].v)) {
-      *who = rules_xprintf("%s %s", pk[i].pkg->name, pk[i].pkg->version);
+      *who = ts_xasprintf("%s %s", pk[i].pkg->name, pk[i].pkg->version);
       return true;
     }
   return false;
@@ -46,7 +47,7 @@ static void add_finding(struct ts_rules_finding **out, size_t *nout,
   *out = rules_xrealloc(*out, (*nout + 1) * sizeof **out);
   struct ts_rules_finding *f = &(*out)[(*nout)++];
   f->id = rules_xstrdup(c->id);
-  f->subject = rules_xprintf("%s %s", p->pkg->name, p->pkg->version);
+  f->subject = ts_xasprintf("%s %s", p->pkg->name, p->pkg->version);
   f->detail = detail;
   f->message = rules_xstrdup(c->message);
   f->fix = c->fix ? rules_xstrdup(c->fix) : NULL;
@@ -105,17 +106,17 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
         if (rules_term_is_fact(t0)) {
           const struct ts_host_fact *f = rules_find_fact(set, t0->name);
           detail = f && f->version
-                       ? rules_xprintf("needs %s%s; this host has %s %s", want,
+                       ? ts_xasprintf("needs %s%s; this host has %s %s", want,
                                        c->nterms > 1 ? " (or another listed fact)" : "",
                                        t0->name, f->version)
-                       : rules_xprintf("needs %s%s; this host has none", want,
+                       : ts_xasprintf("needs %s%s; this host has none", want,
                                        c->nterms > 1 ? " (or another listed fact)" : "");
         } else {
           const char *have = installed_version(t0, pk, npkgs);
-          detail = have ? rules_xprintf("needs %s%s; installed: %s %s", want,
+          detail = have ? ts_xasprintf("needs %s%s; installed: %s %s", want,
                                         c->nterms > 1 ? " (or another listed build)" : "",
                                         t0->name, have)
-                        : rules_xprintf("needs %s%s, which is not installed",
+                        : ts_xasprintf("needs %s%s, which is not installed",
                                         want, c->nterms > 1 ? " (or another listed build)" : "");
         }
         free(want);
@@ -125,7 +126,7 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
           if (!term_present(&c->terms[t], pk, npkgs, set, &who))
             continue;
           add_finding(out, nout, c, &pk[i],
-                      rules_xprintf("conflicts with %s", who));
+                      ts_xasprintf("conflicts with %s", who));
           free(who);
           who = NULL;
           break;
@@ -177,7 +178,7 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
     ts_version_free(v);
     return TS_OK; /* nothing said about the build: nothing to check */
   }
-  char *cand_text = rules_xprintf("%s+%s", ts_version_public(v), label);
+  char *cand_text = ts_xasprintf("%s+%s", ts_version_public(v), label);
   struct ts_version *cand = NULL;
   enum ts_code rc = ts_version_parse(cand_text, strlen(cand_text), &cand, err);
   ts_version_free(v);
@@ -197,7 +198,7 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
     char *why = rules_fact_violation(c, set);
     if (why) {
       add_finding(out, nout, c, &p,
-                  rules_xprintf("built for %s: %s", label, why));
+                  ts_xasprintf("built for %s: %s", label, why));
       free(why);
     }
   }
@@ -213,7 +214,7 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
           .fix = (char *)"upgrade ROCm, or use a build made for the installed ROCm",
           .source = (char *)"https://rocm.docs.amd.com/"};
       add_finding(out, nout, &c, &p,
-                  rules_xprintf("built with ROCm %s; this host has ROCm %s",
+                  ts_xasprintf("built with ROCm %s; this host has ROCm %s",
                                 built_rocm, rocm->version));
     }
   }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
 #include "rules/rules.h"
@@ -192,11 +193,11 @@ static enum ts_code gate_backend(const struct ts_rules_backend *b,
     snprintf(id, sizeof id, "backend-%s-driver", b->id);
     struct ts_constraint *c = new_constraint(
         s, TS_CONSTRAINT_REQUIRES, id,
-        rules_xprintf("torch +%s builds need an NVIDIA driver >= %s "
+        ts_xasprintf("torch +%s builds need an NVIDIA driver >= %s "
                       "(CUDA %s; minor-version compatibility floor)",
                       b->id, b->driver_min, b->version),
         "upgrade the NVIDIA driver, or use an older CUDA variant", b->source);
-    char *spec = rules_xprintf(">=%s", b->driver_min);
+    char *spec = ts_xasprintf(">=%s", b->driver_min);
     if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
       rc = add_term(c, "__cuda_driver", spec, NULL, err);
     free(spec);
@@ -205,12 +206,12 @@ static enum ts_code gate_backend(const struct ts_rules_backend *b,
     snprintf(id, sizeof id, "backend-%s-rocm", b->id);
     struct ts_constraint *c = new_constraint(
         s, TS_CONSTRAINT_REQUIRES, id,
-        rules_xprintf("torch +%s builds are made for ROCm %s; a host with an "
+        ts_xasprintf("torch +%s builds are made for ROCm %s; a host with an "
                       "older ROCm (and its kernel driver) should not run them",
                       b->id, b->version),
         "upgrade ROCm, use the variant of the installed ROCm, or pass --rocm X.Y",
         b->source);
-    char *spec = rules_xprintf(">=%s", mm);
+    char *spec = ts_xasprintf(">=%s", mm);
     if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
         !(rc = add_term(c, "__rocm", spec, NULL, err)))
       rc = add_when(c, "__rocm", NULL, err);
@@ -265,7 +266,7 @@ static enum ts_code gate_cuda(const struct ts_rules_release *r,
     if (!arch_covers(v, cc, &ptx_only)) {
       struct ts_constraint *c = new_constraint(
           s, TS_CONSTRAINT_CONFLICTS, id,
-          rules_xprintf("%s carries kernels for compute capabilities %s only; "
+          ts_xasprintf("%s carries kernels for compute capabilities %s only; "
                         "a GPU of compute capability %s cannot run it",
                         what, archs, cc),
           "use a variant whose kernels cover this GPU (often an older "
@@ -276,13 +277,13 @@ static enum ts_code gate_cuda(const struct ts_rules_release *r,
     } else if (ptx_only && b->driver_toolkit) {
       struct ts_constraint *c = new_constraint(
           s, TS_CONSTRAINT_REQUIRES, pid,
-          rules_xprintf("%s runs on compute capability %s only by "
+          ts_xasprintf("%s runs on compute capability %s only by "
                         "JIT-compiling its PTX, which needs the CUDA %s "
                         "toolkit driver >= %s",
                         what, cc, b->version, b->driver_toolkit),
           "upgrade the NVIDIA driver, or use a variant with kernels for "
           "this GPU", src);
-      char *spec = rules_xprintf(">=%s", b->driver_toolkit);
+      char *spec = ts_xasprintf(">=%s", b->driver_toolkit);
       if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
         rc = add_term(c, "__cuda_driver", spec, NULL, err);
       free(spec);
@@ -315,13 +316,13 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
   struct ts_constraint *c = new_constraint(
       s, TS_CONSTRAINT_REQUIRES, id,
-      rules_xprintf("torch %s from PyPI (no local label) is the %s build: it "
+      ts_xasprintf("torch %s from PyPI (no local label) is the %s build: it "
                     "needs an NVIDIA driver >= %s", r->series, b->id,
                     b->driver_min),
       "install torch from the PyTorch index of a variant this host runs "
       "(e.g. the cpu index), or upgrade the NVIDIA driver",
       r->pypi_source ? r->pypi_source : r->source);
-  char *spec = rules_xprintf(">=%s", b->driver_min);
+  char *spec = ts_xasprintf(">=%s", b->driver_min);
   enum ts_code rc = make_term(&c->subject, "torch", series_spec, "", err);
   if (rc == TS_OK)
     rc = add_term(c, "__cuda_driver", spec, NULL, err);
@@ -366,7 +367,7 @@ static enum ts_code gate_release(const struct ts_rules *rules,
       snprintf(id, sizeof id, "rocm-gfx-%s-%s", r->series, b->id);
       struct ts_constraint *c = new_constraint(
           s, TS_CONSTRAINT_REQUIRES, id,
-          rules_xprintf("torch %s+%s carries kernels for %s; it needs one of "
+          ts_xasprintf("torch %s+%s carries kernels for %s; it needs one of "
                         "those AMD GPUs", r->series, b->id, list),
           "use the cpu variant, or a ROCm variant built for your GPU "
           "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
@@ -390,7 +391,7 @@ static enum ts_code gate_release(const struct ts_rules *rules,
         snprintf(fact, sizeof fact, "__%s", h->rocm_gpus[g].gfx);
         struct ts_constraint *cc = new_constraint(
             s, TS_CONSTRAINT_CONFLICTS, id,
-            rules_xprintf("torch %s+%s carries no kernels for %s (only %s)",
+            ts_xasprintf("torch %s+%s carries no kernels for %s (only %s)",
                           r->series, b->id, h->rocm_gpus[g].gfx, list),
             "use a ROCm variant built for this GPU, or the cpu variant", src);
         if (!(rc = make_term(&cc->subject, "torch", series_spec, b->id, err)))
@@ -447,13 +448,13 @@ static enum ts_code pair_one(const struct ts_rules *rules,
       if (!c) {
         c = new_constraint(s, TS_CONSTRAINT_REQUIRES, p->id,
                            rules_xstrdup(p->message), p->fix, p->source);
-        char *spec = rules_xprintf("==%s", version);
+        char *spec = ts_xasprintf("==%s", version);
         rc = make_term(&c->subject, p->project, spec, local, err);
         free(spec);
         if (rc != TS_OK)
           break;
       }
-      char *tspec = rules_xprintf("==%s", r->pairs[j].torch);
+      char *tspec = ts_xasprintf("==%s", r->pairs[j].torch);
       rc = add_term(c, "torch", tspec, local[0] ? local : NULL, err);
       free(tspec);
     }
@@ -610,7 +611,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     }
     if (!host_terms)
       continue;
-    char *cand = rules_xprintf("%s+%s", newest, b->id);
+    char *cand = ts_xasprintf("%s+%s", newest, b->id);
     struct ts_version *v = NULL;
     if (ts_version_parse(cand, strlen(cand), &v, err) != TS_OK) {
       free(cand);
@@ -628,7 +629,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
       char *why = rules_fact_violation(con, s);
       if (why) {
         c->usable = false;
-        c->reason = rules_xprintf("%s: %s (rule %s%s%s)", cand, why, con->id,
+        c->reason = ts_xasprintf("%s: %s (rule %s%s%s)", cand, why, con->id,
                                   con->confidence ? ", confidence " : "",
                                   con->confidence ? con->confidence : "");
         c->rule_id = rules_xstrdup(con->id);
@@ -639,7 +640,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     if (c->usable && b->kind == TS_BACKEND_CUDA && h->cuda_version &&
         ts_host_vercmp(b->version, h->cuda_version) > 0) {
       c->rank = 1;
-      c->reason = rules_xprintf("relies on CUDA minor-version compatibility: "
+      c->reason = ts_xasprintf("relies on CUDA minor-version compatibility: "
                                 "the driver runs CUDA %s natively",
                                 h->cuda_version);
     }
@@ -653,7 +654,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     struct ts_backend_choice *o = &s->backends[s->nbackends++];
     o->name = rules_xstrdup(ch[i].b->id);
     o->kind = rules_xstrdup(kind_name(ch[i].b->kind));
-    o->index_url = rules_xprintf("%s%s%s/", base,
+    o->index_url = ts_xasprintf("%s%s%s/", base,
                                  blen && base[blen - 1] != '/' ? "/" : "",
                                  ch[i].b->index);
     o->usable = ch[i].usable;

@@ -37,17 +37,6 @@ void *rules_xcalloc(size_t n, size_t size) {
   return p;
 }
 
-char *rules_xprintf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = NULL;
-  int n = vasprintf(&s, fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    abort();
-  return s;
-}
-
 static void free_strv(char **v, size_t n) {
   for (size_t i = 0; i < n; i++)
     free(v[i]);

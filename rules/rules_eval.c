@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
@@ -69,10 +70,10 @@ bool rules_term_is_fact(const struct ts_term *t) {
 char *rules_term_str(const struct ts_term *t) {
   const char *spec = t->spec ? ts_specset_str(t->spec) : "";
   if (t->local_pattern && t->local_pattern[0])
-    return rules_xprintf("%s%s (+%s)", t->name, spec, t->local_pattern);
+    return ts_xasprintf("%s%s (+%s)", t->name, spec, t->local_pattern);
   if (t->local_pattern)
-    return rules_xprintf("%s%s (no local label)", t->name, spec);
-  return rules_xprintf("%s%s", t->name, spec);
+    return ts_xasprintf("%s%s (no local label)", t->name, spec);
+  return ts_xasprintf("%s%s", t->name, spec);
 }
 
 bool ts_rules_term_matches(const struct ts_term *term, const char *name,
@@ -99,9 +100,9 @@ static char *fact_words(const char *name) {
   if (strcmp(name, "__xpu") == 0)
     return rules_xstrdup("an Intel XPU");
   if (strncmp(name, "__cc_", 5) == 0)
-    return rules_xprintf("a GPU of compute capability %s", name + 5);
+    return ts_xasprintf("a GPU of compute capability %s", name + 5);
   if (strncmp(name, "__gfx", 5) == 0)
-    return rules_xprintf("a %s GPU", name + 2);
+    return ts_xasprintf("a %s GPU", name + 2);
   return rules_xstrdup(name);
 }
 
@@ -137,17 +138,17 @@ char *rules_fact_violation(const struct ts_constraint *c,
                                  i ? ", " : "",
                                  strncmp(n, "__", 2) == 0 ? n + 2 : n);
       }
-      return rules_xprintf("needs one of: %s; this host has none of them", buf);
+      return ts_xasprintf("needs one of: %s; this host has none of them", buf);
     }
     const struct ts_host_fact *f = rules_find_fact(set, t->name);
     char *words = fact_words(t->name);
     const char *spec = t->spec ? ts_specset_str(t->spec) : "";
     char *out;
     if (f && f->version)
-      out = rules_xprintf("needs %s %s; this host has %s", words, spec,
+      out = ts_xasprintf("needs %s %s; this host has %s", words, spec,
                           f->version);
     else
-      out = rules_xprintf("needs %s%s%s; this host has none", words,
+      out = ts_xasprintf("needs %s%s%s; this host has none", words,
                           spec[0] ? " " : "", spec);
     free(words);
     return out;
@@ -157,7 +158,7 @@ char *rules_fact_violation(const struct ts_constraint *c,
         rules_term_match_facts(&c->terms[i], set)) {
       const struct ts_host_fact *f = rules_find_fact(set, c->terms[i].name);
       char *words = fact_words(c->terms[i].name);
-      char *out = rules_xprintf("cannot run on %s%s%s", words,
+      char *out = ts_xasprintf("cannot run on %s%s%s", words,
                                 f && f->version ? " " : "",
                                 f && f->version ? f->version : "");
       free(words);

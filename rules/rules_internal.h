@@ -12,7 +12,6 @@ char *rules_xstrdup(const char *s);
 char *rules_xstrndup(const char *s, size_t n);
 void *rules_xrealloc(void *p, size_t n);
 void *rules_xcalloc(size_t n, size_t size);
-char *rules_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void rules_backend_clear(struct ts_rules_backend *b);
 void rules_release_clear(struct ts_rules_release *r);

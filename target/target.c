@@ -24,6 +24,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 
 extern char **environ;
 
@@ -113,14 +114,6 @@ static const char probe_script[] =
 
 const char *ts_target_probe_script(void) { return probe_script; }
 
-static char *xstrdup(const char *s)
-{
-  char *d = strdup(s);
-  if (!d)
-    abort();
-  return d;
-}
-
 /* Order of struct ts_marker_env's members, for filling it generically. */
 static const char *const marker_names[11] = {
     "implementation_name", "implementation_version", "os_name",
@@ -142,7 +135,7 @@ static const char **marker_slot(struct ts_marker_env *env, size_t i)
 static void set_marker(struct ts_target *t, size_t i, const char *value)
 {
   free(t->owned_markers[i]);
-  t->owned_markers[i] = xstrdup(value);
+  t->owned_markers[i] = ts_xstrdup(value);
   *marker_slot(&t->markers, i) = t->owned_markers[i];
 }
 
@@ -226,7 +219,7 @@ static const char *jstr(const cJSON *o, const char *key)
 static char *jdup(const cJSON *o, const char *key)
 {
   const char *s = jstr(o, key);
-  return s ? xstrdup(s) : NULL;
+  return s ? ts_xstrdup(s) : NULL;
 }
 
 enum ts_code ts_target_from_json(const char *json, size_t len,
@@ -320,7 +313,7 @@ enum ts_code ts_target_from_json(const char *json, size_t len,
   }
   t->is_venv = strcmp(t->paths.prefix, t->paths.base_prefix) != 0;
   if (python_path)
-    t->python = xstrdup(python_path);
+    t->python = ts_xstrdup(python_path);
   rc = build_tags(t, jstr(root, "abi_tag"), err);
   if (rc != TS_OK) {
     ts_error_wrap(err, "interpreter %s", python_path ? python_path : "");
@@ -460,10 +453,10 @@ static enum ts_code run_probe(const char *python, struct ts_buf *out,
 static char *absolute_path(const char *p)
 {
   if (p[0] == '/')
-    return xstrdup(p);
+    return ts_xstrdup(p);
   char cwd[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd))
-    return xstrdup(p);
+    return ts_xstrdup(p);
   return ts_path_join(cwd, p);
 }
 
@@ -637,7 +630,7 @@ static enum ts_code parse_platform(const char *p, struct ts_target *t,
   if (!arch_ok(arch))
     return ts_error_set(err, TS_E_INVALID,
                         "invalid architecture in platform '%.100s'", p);
-  t->tag_arch = xstrdup(arch);
+  t->tag_arch = ts_xstrdup(arch);
   return TS_OK;
 }
 
@@ -645,7 +638,7 @@ static enum ts_code parse_platform(const char *p, struct ts_target *t,
 static void host_platform(struct ts_target *t)
 {
   struct utsname u;
-  t->tag_arch = xstrdup(uname(&u) == 0 && arch_ok(u.machine) ? u.machine
+  t->tag_arch = ts_xstrdup(uname(&u) == 0 && arch_ok(u.machine) ? u.machine
                                                               : "x86_64");
   char buf[64];
   size_t n = confstr(_CS_GNU_LIBC_VERSION, buf, sizeof buf);
@@ -683,8 +676,8 @@ enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
   t->python_minor = minor;
   t->python_micro = micro;
   const char *impl = spec->implementation ? spec->implementation : "cp";
-  t->implementation = xstrdup(impl);
-  t->abi_flags = xstrdup(spec->abi_flags ? spec->abi_flags : "");
+  t->implementation = ts_xstrdup(impl);
+  t->abi_flags = ts_xstrdup(spec->abi_flags ? spec->abi_flags : "");
   enum ts_code rc;
   if (spec->platform) {
     rc = parse_platform(spec->platform, t, err);
@@ -746,7 +739,7 @@ char *ts_target_environment_json(const struct ts_target *t)
     abort();
   /* cJSON allocates with malloc unless hooks are installed; copy so the
    * caller's free() is right whatever cJSON was built with. */
-  char *copy = xstrdup(s);
+  char *copy = ts_xstrdup(s);
   cJSON_free(s);
   return copy;
 }
@@ -824,7 +817,7 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
     if (!is_file(explicit_python))
       return ts_error_set(err, TS_E_NOT_FOUND, "interpreter '%s' does not exist",
                           explicit_python);
-    *out = xstrdup(explicit_python);
+    *out = ts_xstrdup(explicit_python);
     return TS_OK;
   }
   const char *venv = getenv("VIRTUAL_ENV");

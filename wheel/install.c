@@ -17,6 +17,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "pep/name.h"
 #include "wheel/record.h"
 #include "wheel/strset.h"
@@ -28,26 +29,6 @@ extern char **environ;
 
 #define MAX_ROOTS 16
 #define TS_CAP_SCRIPT (64u * 1024 * 1024)
-
-static char *xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (!p)
-    abort();
-  memcpy(p, s, n);
-  return p;
-}
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = NULL;
-  if (vasprintf(&s, fmt, ap) < 0)
-    abort();
-  va_end(ap);
-  return s;
-}
 
 static bool has_prefix_dir(const char *path, const char *dir) {
   size_t n = strlen(dir);
@@ -101,7 +82,7 @@ static char *relpath(const char *from, const char *to) {
   if (from[i] == '\0' && to[i] == '/')
     common = i;
   else if (from[i] == '\0' && to[i] == '\0')
-    return xstrdup(".");
+    return ts_xstrdup(".");
   size_t ups = 0;
   for (const char *p = from + common; *p; p++)
     if (*p == '/' && p[1])
@@ -298,7 +279,7 @@ static size_t root_index(struct installer *in, const char *root) {
       return i;
   if (in->nroots == MAX_ROOTS)
     abort();
-  in->roots[in->nroots] = xstrdup(root);
+  in->roots[in->nroots] = ts_xstrdup(root);
   return in->nroots++;
 }
 
@@ -312,7 +293,7 @@ static void result_add(struct ts_wheel_result *r, const char *name,
     abort();
   r->changes = c;
   c[r->count++] = (struct ts_wheel_change){
-      xstrdup(name), oldv ? xstrdup(oldv) : NULL, newv ? xstrdup(newv) : NULL};
+      ts_xstrdup(name), oldv ? ts_xstrdup(oldv) : NULL, newv ? ts_xstrdup(newv) : NULL};
 }
 
 void ts_wheel_result_free(struct ts_wheel_result *r) {
@@ -330,7 +311,7 @@ void ts_wheel_result_free(struct ts_wheel_result *r) {
 /* Creates the staged parents of `staged` (inside new/). */
 static enum ts_code stage_parents(struct installer *in, const char *staged,
                                   struct ts_error *err) {
-  char *d = xstrdup(staged);
+  char *d = ts_xstrdup(staged);
   char *slash = strrchr(d, '/');
   *slash = '\0';
   if (ts_strset_has(&in->staged_dirs, d)) {
@@ -379,7 +360,7 @@ static struct newfile *add_file(struct installer *in, size_t dist,
   struct newfile *f = &in->files[in->nfiles++];
   memset(f, 0, sizeof *f);
   f->dest = dest;
-  f->staged = xprintf("%s/%zu/%s", in->txn.new_dir, root, rel);
+  f->staged = ts_xasprintf("%s/%zu/%s", in->txn.new_dir, root, rel);
   f->root = root;
   f->dist = dist;
   *rc = stage_parents(in, f->staged, err);
@@ -442,7 +423,7 @@ static enum ts_code add_generated(struct installer *in, size_t dist,
   char b64[44];
   ts_sha256(data, len, d);
   ts_sha256_b64url(d, b64);
-  f->hash = xprintf("sha256=%s", b64);
+  f->hash = ts_xasprintf("sha256=%s", b64);
   f->size = len;
   return TS_OK;
 }
@@ -482,7 +463,7 @@ static enum ts_code launcher(struct installer *in, size_t dist,
     if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
       return ts_error_set(err, TS_E_UNSAFE_PATH,
                           "entry point name has a control character");
-  char *v = xstrdup(value);
+  char *v = ts_xstrdup(value);
   char *br = strchr(v, '['); /* extras do not change the launcher */
   if (br)
     *br = '\0';
@@ -511,9 +492,9 @@ static enum ts_code launcher(struct installer *in, size_t dist,
   size_t head = strcspn(attr, ".");
   const char *py = in->p.python;
   char *shebang = strlen(py) > 127 || strpbrk(py, " \t")
-                      ? xprintf("#!/bin/sh\n'''exec' \"%s\" \"$0\" \"$@\"\n' '''", py)
-                      : xprintf("#!%s", py);
-  char *text = xprintf("%s\n"
+                      ? ts_xasprintf("#!/bin/sh\n'''exec' \"%s\" \"$0\" \"$@\"\n' '''", py)
+                      : ts_xasprintf("#!%s", py);
+  char *text = ts_xasprintf("%s\n"
                        "# -*- coding: utf-8 -*-\n"
                        "import re\n"
                        "import sys\n"
@@ -612,7 +593,7 @@ enum ts_code ts_wheel_find_installed(const char *dir, const char *name,
 }
 
 static void add_prune_parents(struct installer *in, const char *path) {
-  char *d = xstrdup(path);
+  char *d = ts_xstrdup(path);
   for (;;) {
     char *s = strrchr(d, '/');
     if (!s || s == d)
@@ -640,7 +621,7 @@ static void schedule_backup(struct installer *in, const char *path) {
 /* Adds __pycache__/<stem>.*.pyc of a .py file to the removal. */
 static void schedule_pyc(struct installer *in, const char *py) {
   const char *slash = strrchr(py, '/');
-  char *dir = xprintf("%.*s/__pycache__", (int)(slash - py), py);
+  char *dir = ts_xasprintf("%.*s/__pycache__", (int)(slash - py), py);
   const char *stem = slash + 1;
   size_t sl = strlen(stem) - 3;
   DIR *d = opendir(dir);
@@ -676,11 +657,11 @@ static enum ts_code plan_removal(struct installer *in, const char *distinfo,
     return ts_error_wrap(err, "cannot uninstall '%s' without its RECORD",
                          distinfo);
   }
-  char *site = xstrdup(distinfo);
+  char *site = ts_xstrdup(distinfo);
   *strrchr(site, '/') = '\0';
   for (size_t i = 0; i < rec.count; i++) {
     const char *rel = rec.rows[i].path;
-    char *joined = rel[0] == '/' ? xstrdup(rel) : ts_path_join(site, rel);
+    char *joined = rel[0] == '/' ? ts_xstrdup(rel) : ts_path_join(site, rel);
     char *p = normalize(joined);
     free(joined);
     struct stat st;
@@ -726,7 +707,7 @@ static enum ts_code remove_installed(struct installer *in, const char *name,
       char *di = ts_path_join(dirs[k], de->d_name);
       if (!ts_strset_has(&in->backups, di)) {
         if (!*version && dash)
-          *version = xprintf("%.*s", (int)(l - 10 - nl - 1), dash + 1);
+          *version = ts_xasprintf("%.*s", (int)(l - 10 - nl - 1), dash + 1);
         rc = plan_removal(in, di, err);
       }
       free(di);
@@ -778,7 +759,7 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
         root = root_index(in, in->p.data);
       } else if (sl == 7 && memcmp(sub, "headers", 7) == 0) {
         root = root_index(in, in->p.headers);
-        relbuf = xprintf("%s/%s", u->name, rel);
+        relbuf = ts_xasprintf("%s/%s", u->name, rel);
         rel = relbuf;
       } else {
         return ts_error_set(err, TS_E_BAD_WHEEL,
@@ -799,11 +780,11 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
     if (rc == TS_OK && rewritten) {
       char h[52];
       rc = hash_path(f->staged, h, &f->size, err);
-      f->hash = xstrdup(h);
+      f->hash = ts_xstrdup(h);
     } else if (rc == TS_OK) {
       f->src = src; /* linked by place_all, in parallel */
       src = NULL;
-      f->hash = xstrdup(uf->hash);
+      f->hash = ts_xstrdup(uf->hash);
       f->size = uf->size;
       f->py = !script && (root == root_index(in, in->p.purelib) ||
                           root == root_index(in, in->p.platlib)) &&
@@ -817,12 +798,12 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
     rc = entry_points(in, di, u->entry_points, u->entry_points_len, err);
   char *rel;
   if (rc == TS_OK) {
-    rel = xprintf("%s/INSTALLER", u->distinfo);
+    rel = ts_xasprintf("%s/INSTALLER", u->distinfo);
     rc = add_generated(in, di, lib, rel, "torchsolve\n", 11, 0644, err);
     free(rel);
   }
   if (rc == TS_OK && d->req->requested) {
-    rel = xprintf("%s/REQUESTED", u->distinfo);
+    rel = ts_xasprintf("%s/REQUESTED", u->distinfo);
     rc = add_generated(in, di, lib, rel, "", 0, 0644, err);
     free(rel);
   }
@@ -835,7 +816,7 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
       free(abs);
     }
     const char *text = json ? json : d->req->direct_url;
-    rel = xprintf("%s/direct_url.json", u->distinfo);
+    rel = ts_xasprintf("%s/direct_url.json", u->distinfo);
     rc = add_generated(in, di, lib, rel, text, strlen(text), 0644, err);
     free(rel);
     free(json);
@@ -1040,8 +1021,8 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
     const char *tab = memchr(p, '\t', (size_t)(nl - p));
     if (!tab)
       break;
-    char *src = xprintf("%.*s", (int)(tab - p), p);
-    char *pyc = xprintf("%.*s", (int)(nl - tab - 1), tab + 1);
+    char *src = ts_xasprintf("%.*s", (int)(tab - p), p);
+    char *pyc = ts_xasprintf("%.*s", (int)(nl - tab - 1), tab + 1);
     while (si < n0 && strcmp(in->files[si].staged, src) != 0)
       si++;
     if (si < n0) {
@@ -1053,7 +1034,7 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
       if (f && rc == TS_OK) {
         char h[52];
         rc = hash_path(pyc, h, &f->size, err);
-        f->hash = xstrdup(h);
+        f->hash = ts_xstrdup(h);
       }
     }
     free(src);
@@ -1077,7 +1058,7 @@ static enum ts_code write_records(struct installer *in, struct dist *dists,
     struct ts_buf b;
     ts_buf_init(&b, 0);
     enum ts_code rc = TS_OK;
-    char *recrel = xprintf("%s/RECORD", d->u.distinfo);
+    char *recrel = ts_xasprintf("%s/RECORD", d->u.distinfo);
     for (size_t i = 0; rc == TS_OK && i < in->nfiles; i++) {
       struct newfile *f = &in->files[i];
       if (f->dist != k)
@@ -1117,8 +1098,8 @@ static enum ts_code plan_moves(struct installer *in, struct ts_error *err) {
       continue;
     const char *root = in->roots[f->root];
     size_t rl = strlen(root);
-    char *d = xstrdup(f->dest);
-    char *sd = xstrdup(f->staged);
+    char *d = ts_xstrdup(f->dest);
+    char *sd = ts_xstrdup(f->staged);
     size_t sbase = strlen(sd) - strlen(f->dest + rl);
     bool done = false;
     for (char *s = d + rl + 1; *s; s++) {
@@ -1136,7 +1117,7 @@ static enum ts_code plan_moves(struct installer *in, struct ts_error *err) {
           sd[sbase + (size_t)(s - (d + rl))] = '\0';
           ts_txn_add(&in->txn, TS_TXN_MOVE, sd, d);
           free(moved);
-          moved = xstrdup(d);
+          moved = ts_xstrdup(d);
           done = true;
           break;
         }
@@ -1205,7 +1186,7 @@ static enum ts_code installer_init(struct installer *in,
   in->p.scripts = normalize(p->scripts);
   in->p.data = normalize(p->data);
   in->p.headers = normalize(p->headers);
-  in->p.python = xstrdup(p->python);
+  in->p.python = ts_xstrdup(p->python);
   const char *all[] = {in->p.purelib, in->p.platlib, in->p.scripts,
                        in->p.data, in->p.headers};
   for (size_t i = 0; i < 5; i++)
@@ -1272,7 +1253,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     if (rc != TS_OK)
       ts_error_wrap(err, "%s", wheels[k].path);
     if (rc == TS_OK)
-      dists[k].libroot = xstrdup(dists[k].u.root_is_purelib ? in.p.purelib
+      dists[k].libroot = ts_xstrdup(dists[k].u.root_is_purelib ? in.p.purelib
                                                             : in.p.platlib);
     for (size_t j = 0; rc == TS_OK && j < k; j++)
       if (ts_name_eq(dists[j].u.name, strlen(dists[j].u.name), dists[k].u.name,

@@ -11,18 +11,10 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/str.h"
 
 #define JOURNAL_MAGIC "torchsolve-txn 1\n"
 #define TS_CAP_JOURNAL (512u * 1024 * 1024)
-
-static char *xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *p = malloc(n);
-  if (!p)
-    abort();
-  memcpy(p, s, n);
-  return p;
-}
 
 void ts_txn_add(struct ts_txn *t, char kind, const char *src, const char *dst) {
   if (t->nops == t->aops) {
@@ -31,8 +23,8 @@ void ts_txn_add(struct ts_txn *t, char kind, const char *src, const char *dst) {
     if (!t->ops)
       abort();
   }
-  t->ops[t->nops++] = (struct ts_txn_op){kind, xstrdup(src),
-                                         dst ? xstrdup(dst) : NULL};
+  t->ops[t->nops++] = (struct ts_txn_op){kind, ts_xstrdup(src),
+                                         dst ? ts_xstrdup(dst) : NULL};
 }
 
 char *ts_txn_old_path(struct ts_txn *t) {

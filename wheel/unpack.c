@@ -15,6 +15,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/version.h"
 #include "wheel/record.h"
@@ -25,15 +26,6 @@
 #define DEFAULT_RATIO_MIN (1ull << 20)
 #define SYMLINK_MAX 4096u
 #define MAX_THREADS 16u
-
-static char *xstrndup(const char *s, size_t n) {
-  char *p = malloc(n + 1);
-  if (!p)
-    abort();
-  memcpy(p, s, n);
-  p[n] = '\0';
-  return p;
-}
 
 /* ---- names ---------------------------------------------------------- */
 
@@ -100,8 +92,8 @@ enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
   if (!d2 || d2 == d1 + 1)
     return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name",
                         base);
-  *name = xstrndup(base, (size_t)(d1 - base));
-  *version = xstrndup(d1 + 1, (size_t)(d2 - d1 - 1));
+  *name = ts_xstrndup(base, (size_t)(d1 - base));
+  *version = ts_xstrndup(d1 + 1, (size_t)(d2 - d1 - 1));
   return TS_OK;
 }
 
@@ -195,7 +187,7 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
         return ts_error_set(err, TS_E_BAD_WHEEL,
                             "wheel has two .dist-info directories");
       }
-      out->distinfo = xstrndup(de->d_name, l);
+      out->distinfo = ts_xstrndup(de->d_name, l);
     }
   }
   closedir(d);
@@ -213,8 +205,8 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
     return ts_error_set(err, TS_E_BAD_WHEEL,
                         "wheel's '%s' does not match its file name (%s %s)",
                         out->distinfo, fname, fver);
-  out->name = xstrndup(out->distinfo, nl);
-  out->version = xstrndup(dash + 1, sl - nl - 1);
+  out->name = ts_xstrndup(out->distinfo, nl);
+  out->version = ts_xstrndup(dash + 1, sl - nl - 1);
   size_t dl = sl + 5;
   out->datadir = malloc(dl + 1);
   if (!out->datadir)
@@ -408,8 +400,8 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   }
   if (!distinfo)
     return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no .dist-info directory");
-  char *di = xstrndup(distinfo, dil);
-  char *datadir = xstrndup(distinfo, dil - 10 + 5);
+  char *di = ts_xstrndup(distinfo, dil);
+  char *datadir = ts_xstrndup(distinfo, dil - 10 + 5);
   memcpy(datadir + dil - 10, ".data", 6);
   enum ts_code rc = TS_OK;
   struct ts_record rec = {0};
@@ -539,7 +531,7 @@ static enum ts_code validate(const struct ts_zip_archive *a,
         if (!dirs)
           abort();
       }
-      dirs[ndirs++] = xstrndup(name, (size_t)(s - name));
+      dirs[ndirs++] = ts_xstrndup(name, (size_t)(s - name));
     }
   }
   qsort(files, plan->n, sizeof *files, cmp_str);
@@ -796,7 +788,7 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
 char *ts_wheel_default_cache_dir(void) {
   const char *e = getenv("TORCHSOLVE_CACHE_DIR");
   if (e && e[0])
-    return xstrndup(e, strlen(e));
+    return ts_xstrndup(e, strlen(e));
   e = getenv("XDG_CACHE_HOME");
   if (e && e[0] == '/')
     return ts_path_join(e, "torchsolve");
@@ -933,7 +925,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
                       "cannot open '%s': %s", w->path, strerror(errno));
     goto out;
   }
-  cache = o->cache_dir ? xstrndup(o->cache_dir, strlen(o->cache_dir))
+  cache = o->cache_dir ? ts_xstrndup(o->cache_dir, strlen(o->cache_dir))
                        : ts_wheel_default_cache_dir();
   root = ts_path_join(cache, "wheels-v1");
   if (w->sha256) {

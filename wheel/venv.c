@@ -14,19 +14,9 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/str.h"
 
 extern char **environ;
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  char *s = NULL;
-  if (vasprintf(&s, fmt, ap) < 0)
-    abort();
-  va_end(ap);
-  return s;
-}
 
 /* Runs python -E -s -c script; returns its stdout (capped). */
 static enum ts_code run_python(const char *python, const char *script,
@@ -84,9 +74,9 @@ static bool lines(char *s, char **v, int n) {
 
 static char *absolute(const char *p) {
   if (p[0] == '/')
-    return xprintf("%s", p);
+    return ts_xasprintf("%s", p);
   char *cwd = getcwd(NULL, 0);
-  char *r = xprintf("%s/%s", cwd ? cwd : ".", p);
+  char *r = ts_xasprintf("%s/%s", cwd ? cwd : ".", p);
   free(cwd);
   return r;
 }
@@ -100,7 +90,7 @@ static char *find_in_path(const char *name) {
     path = "/usr/local/bin:/usr/bin:/bin";
   while (*path) {
     size_t n = strcspn(path, ":");
-    char *c = xprintf("%.*s/%s", (int)n, path, name);
+    char *c = ts_xasprintf("%.*s/%s", (int)n, path, name);
     if (access(c, X_OK) == 0) {
       char *r = absolute(c);
       free(c);
@@ -111,7 +101,7 @@ static char *find_in_path(const char *name) {
     if (*path)
       path++;
   }
-  return xprintf("%s", name);
+  return ts_xasprintf("%s", name);
 }
 
 enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,
@@ -135,10 +125,10 @@ enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,
     return ts_error_set(err, TS_E_PYTHON, "unexpected answer from '%s'",
                         python);
   }
-  out->version = xprintf("%s", v[0]);
+  out->version = ts_xasprintf("%s", v[0]);
   out->major = (int)strtol(v[1], NULL, 10);
   out->minor = (int)strtol(v[2], NULL, 10);
-  out->executable = xprintf("%s", v[3]);
+  out->executable = ts_xasprintf("%s", v[3]);
   ts_buf_free(&b);
   return TS_OK;
 }
@@ -269,7 +259,7 @@ enum ts_code ts_venv_create(const char *dir_in, const struct ts_venv_base *base,
       }
     closedir(d);
   }
-  char *site = xprintf("%s/lib/python%d.%d/site-packages", dir, base->major,
+  char *site = ts_xasprintf("%s/lib/python%d.%d/site-packages", dir, base->major,
                        base->minor);
   char *bin = ts_path_join(dir, "bin");
   if (rc == TS_OK)
@@ -287,13 +277,13 @@ enum ts_code ts_venv_create(const char *dir_in, const struct ts_venv_base *base,
     rc = link_to(base->executable, bin, "python", err);
   if (rc == TS_OK)
     rc = link_to("python", bin, "python3", err);
-  char *minor = xprintf("python%d.%d", base->major, base->minor);
+  char *minor = ts_xasprintf("python%d.%d", base->major, base->minor);
   if (rc == TS_OK)
     rc = link_to("python", bin, minor, err);
   free(minor);
-  char *home = xprintf("%s", base->executable);
+  char *home = ts_xasprintf("%s", base->executable);
   *strrchr(home, '/') = '\0';
-  char *cfg = xprintf("home = %s\n"
+  char *cfg = ts_xasprintf("home = %s\n"
                       "include-system-site-packages = false\n"
                       "version = %s\n"
                       "executable = %s\n"
@@ -347,13 +337,13 @@ void ts_venv_target_for_layout(const char *dir_in, int major, int minor,
   memset(out, 0, sizeof *out);
   char *dir = absolute(dir_in);
   out->storage_[0] = dir;
-  out->storage_[1] = xprintf("%s/lib/python%d.%d/site-packages", dir, major,
+  out->storage_[1] = ts_xasprintf("%s/lib/python%d.%d/site-packages", dir, major,
                              minor);
-  out->storage_[2] = xprintf("%s", out->storage_[1]);
-  out->storage_[3] = xprintf("%s/bin", dir);
-  out->storage_[4] = xprintf("%s", dir);
-  out->storage_[5] = xprintf("%s/include/site/python%d.%d", dir, major, minor);
-  out->storage_[6] = xprintf("%s/bin/python", dir);
+  out->storage_[2] = ts_xasprintf("%s", out->storage_[1]);
+  out->storage_[3] = ts_xasprintf("%s/bin", dir);
+  out->storage_[4] = ts_xasprintf("%s", dir);
+  out->storage_[5] = ts_xasprintf("%s/include/site/python%d.%d", dir, major, minor);
+  out->storage_[6] = ts_xasprintf("%s/bin/python", dir);
   out->major = major;
   out->minor = minor;
   fill(out);
@@ -367,7 +357,7 @@ enum ts_code ts_venv_target_probe(const char *python_in,
   char *python;
   if (stat(python_in, &st) == 0 && S_ISDIR(st.st_mode)) {
     char *a = absolute(python_in);
-    python = xprintf("%s/bin/python", a);
+    python = ts_xasprintf("%s/bin/python", a);
     free(a);
   } else {
     python = find_in_path(python_in);
@@ -394,12 +384,12 @@ enum ts_code ts_venv_target_probe(const char *python_in,
   }
   out->major = (int)strtol(v[5], NULL, 10);
   out->minor = (int)strtol(v[6], NULL, 10);
-  out->storage_[0] = xprintf("%s", v[4]);
-  out->storage_[1] = xprintf("%s", v[0]);
-  out->storage_[2] = xprintf("%s", v[1]);
-  out->storage_[3] = xprintf("%s", v[2]);
-  out->storage_[4] = xprintf("%s", v[3]);
-  out->storage_[5] = xprintf("%s/include/site/python%d.%d", v[3], out->major,
+  out->storage_[0] = ts_xasprintf("%s", v[4]);
+  out->storage_[1] = ts_xasprintf("%s", v[0]);
+  out->storage_[2] = ts_xasprintf("%s", v[1]);
+  out->storage_[3] = ts_xasprintf("%s", v[2]);
+  out->storage_[4] = ts_xasprintf("%s", v[3]);
+  out->storage_[5] = ts_xasprintf("%s/include/site/python%d.%d", v[3], out->major,
                              out->minor);
   out->storage_[6] = python;
   ts_buf_free(&b);

@@ -1,0 +1,30 @@
+#include "core/str.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *ts_xstrdup(const char *s) {
+  return s ? ts_xstrndup(s, strlen(s)) : NULL;
+}
+
+char *ts_xstrndup(const char *s, size_t n) {
+  char *p = malloc(n + 1);
+  if (!p)
+    abort();
+  memcpy(p, s, n);
+  p[n] = '\0';
+  return p;
+}
+
+char *ts_xasprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    abort();
+  return s;
+}
