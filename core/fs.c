@@ -1,4 +1,5 @@
 #include "core/fs.h"
+#include "core/str.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,4 +153,18 @@ char *ts_path_join(const char *a, const char *b) {
   memcpy(out + la + 1, b, lb);
   out[la + 1 + lb] = '\0';
   return out;
+}
+
+char *ts_cache_root_dir(void) {
+  const char *e = getenv("TORCHSOLVE_CACHE_DIR");
+  if (e && e[0])
+    return ts_xstrdup(e);
+  e = getenv("XDG_CACHE_HOME");
+  if (e && e[0] == '/')
+    return ts_path_join(e, "torchsolve");
+  const char *home = getenv("HOME");
+  char *c = ts_path_join(home && home[0] ? home : "/tmp", ".cache");
+  char *r = ts_path_join(c, "torchsolve");
+  free(c);
+  return r;
 }

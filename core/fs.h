@@ -27,5 +27,10 @@ enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
 /* rm -rf.  Missing paths are fine. */
 enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err);
 
+/* The cache root: $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve
+ * (when absolute), else $HOME/.cache/torchsolve, else /tmp/.cache/torchsolve.
+ * malloc'd; one definition for the index cache and the wheel cache. */
+char *ts_cache_root_dir(void);
+
 /* Joins a and b with one '/'; returns malloc'd string (aborts on OOM). */
 char *ts_path_join(const char *a, const char *b);

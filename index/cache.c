@@ -20,18 +20,7 @@
 #define CACHE_MAGIC "TSCACHE1 "
 #define CACHE_META_MAX (64u * 1024)
 
-char *ts_cache_default_dir(void) {
-  const char *d = getenv("TORCHSOLVE_CACHE_DIR");
-  if (d && d[0])
-    return strdup(d);
-  d = getenv("XDG_CACHE_HOME");
-  if (d && d[0] == '/')
-    return ts_path_join(d, "torchsolve");
-  d = getenv("HOME");
-  if (d && d[0])
-    return ts_xasprintf("%s/.cache/torchsolve", d);
-  return NULL;
-}
+char *ts_cache_default_dir(void) { return ts_cache_root_dir(); }
 
 void ts_cache_entry_free(struct ts_cache_entry *e) {
   free(e->url);

@@ -785,19 +785,7 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
 
 /* ---- entry point ---------------------------------------------------- */
 
-char *ts_wheel_default_cache_dir(void) {
-  const char *e = getenv("TORCHSOLVE_CACHE_DIR");
-  if (e && e[0])
-    return ts_xstrndup(e, strlen(e));
-  e = getenv("XDG_CACHE_HOME");
-  if (e && e[0] == '/')
-    return ts_path_join(e, "torchsolve");
-  const char *home = getenv("HOME");
-  char *c = ts_path_join(home && home[0] ? home : "/tmp", ".cache");
-  char *r = ts_path_join(c, "torchsolve");
-  free(c);
-  return r;
-}
+char *ts_wheel_default_cache_dir(void) { return ts_cache_root_dir(); }
 
 /* Unpacks killed midway leave .tmp-* directories; an hour is far longer
  * than any unpack, so older ones are garbage. */
