@@ -58,3 +58,4 @@ ts_cli_command_fn ts_cmd_rules;
 ts_cli_command_fn ts_cmd_install;
 ts_cli_command_fn ts_cmd_check;
 ts_cli_command_fn ts_cmd_export;
+ts_cli_command_fn ts_cmd_sync;

@@ -1,0 +1,306 @@
+/*
+ * lock/syncplan.c — the sync plan (see syncplan.h).
+ */
+#include "lock/syncplan.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pep/filename.h"
+#include "pep/name.h"
+#include "pep/specifier.h"
+#include "pep/version.h"
+
+static enum ts_code marker_holds(const char *text,
+                                 const struct ts_marker_env *env,
+                                 const struct ts_pylock *lock, bool *holds,
+                                 struct ts_error *err) {
+  struct ts_marker *m = NULL;
+  enum ts_code rc = ts_marker_parse(text, strlen(text), &m, err);
+  if (rc != TS_OK)
+    return ts_error_set(err, TS_E_INVALID, "marker '%s': %s", text, err->detail);
+  struct ts_marker_eval_opts o = {
+      .context = TS_MARKER_LOCK_FILE,
+      .dependency_groups = (const char *const *)lock->default_groups,
+      .ngroups = lock->ndefault_groups,
+  };
+  rc = ts_marker_evaluate(m, env, &o, holds, err);
+  ts_marker_free(m);
+  if (rc != TS_OK)
+    return ts_error_set(err, TS_E_INVALID, "marker '%s': %s", text, err->detail);
+  return TS_OK;
+}
+
+/* True when `spec` (NULL: anything) holds for the version text. */
+static bool python_ok(const char *spec, const char *version) {
+  if (!spec || !version)
+    return true;
+  struct ts_specset *s = NULL;
+  struct ts_version *v = NULL;
+  struct ts_error e = {0};
+  bool ok = true;
+  if (ts_specset_parse(spec, strlen(spec), &s, &e) == TS_OK &&
+      ts_version_parse(version, strlen(version), &v, &e) == TS_OK)
+    ok = ts_specset_contains(s, v, TS_PRE_INCLUDE);
+  ts_specset_free(s);
+  ts_version_free(v);
+  return ok;
+}
+
+static bool same_version(const char *a, const char *b) {
+  struct ts_version *x = NULL, *y = NULL;
+  struct ts_error e = {0};
+  bool same;
+  if (ts_version_parse(a, strlen(a), &x, &e) == TS_OK &&
+      ts_version_parse(b, strlen(b), &y, &e) == TS_OK)
+    same = ts_version_cmp(x, y) == 0;
+  else
+    same = strcmp(a, b) == 0;
+  ts_version_free(x);
+  ts_version_free(y);
+  return same;
+}
+
+static int hexval(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+char *ts_sync_file_name(const struct ts_pylock_file *f) {
+  size_t len = 0;
+  const char *fn = ts_pylock_file_name(f, &len);
+  if (!fn)
+    return NULL;
+  char *out = malloc(len + 1);
+  if (!out)
+    return NULL;
+  bool from_url = !f->name && !(f->path && *f->path);
+  size_t o = 0;
+  for (size_t i = 0; i < len; i++) {
+    int hi, lo;
+    if (from_url && fn[i] == '%' && i + 2 < len &&
+        (hi = hexval(fn[i + 1])) >= 0 && (lo = hexval(fn[i + 2])) >= 0) {
+      out[o++] = (char)(hi * 16 + lo);
+      i += 2;
+    } else {
+      out[o++] = fn[i];
+    }
+  }
+  out[o] = '\0';
+  return out;
+}
+
+static int item_cmp(const void *a, const void *b) {
+  return strcmp(((const struct ts_sync_item *)a)->name,
+                ((const struct ts_sync_item *)b)->name);
+}
+
+static struct ts_sync_item *push(struct ts_sync_plan *p) {
+  struct ts_sync_item *n = realloc(p->items, (p->n + 1) * sizeof *n);
+  if (!n)
+    return NULL;
+  p->items = n;
+  memset(&n[p->n], 0, sizeof n[p->n]);
+  return &n[p->n++];
+}
+
+/* The best wheel of pkg for the target, and its version text (malloc'd). */
+static enum ts_code pick_wheel(const struct ts_pylock_package *pkg,
+                               const struct ts_tagset *tags,
+                               const struct ts_pylock_file **best,
+                               char **version, struct ts_error *err) {
+  long best_pri = -1;
+  char *best_name = NULL;
+  *best = NULL;
+  *version = NULL;
+  for (size_t i = 0; i < pkg->nwheels; i++) {
+    char *name = ts_sync_file_name(&pkg->wheels[i]);
+    if (!name)
+      continue;
+    struct ts_wheel_filename *wf = NULL;
+    struct ts_error e = {0};
+    if (ts_wheel_filename_parse(name, strlen(name), &wf, &e) != TS_OK) {
+      free(name);
+      continue;
+    }
+    long pri = ts_tagset_best_priority(tags, wf->tags, wf->ntags);
+    bool better = pri >= 0 && (best_pri < 0 || pri < best_pri ||
+                               (pri == best_pri && strcmp(name, best_name) < 0));
+    if (!better)
+      free(name);
+    if (better) {
+      best_pri = pri;
+      free(best_name);
+      best_name = name;
+      *best = &pkg->wheels[i];
+      free(*version);
+      *version = strdup(ts_version_str(wf->version));
+      if (!*version) {
+        ts_wheel_filename_free(wf);
+        free(best_name);
+        return ts_error_set(err, TS_E_NOMEM, "out of memory");
+      }
+    }
+    ts_wheel_filename_free(wf);
+  }
+  free(best_name);
+  if (!*best)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s%s%s: none of its %zu wheel%s fits the target "
+                        "(Python, ABI or platform tags)",
+                        pkg->name, pkg->version ? " " : "",
+                        pkg->version ? pkg->version : "", pkg->nwheels,
+                        pkg->nwheels == 1 ? "" : "s");
+  return TS_OK;
+}
+
+enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
+                               const struct ts_marker_env *env,
+                               const struct ts_tagset *tags,
+                               const struct ts_sync_installed *installed,
+                               size_t ninstalled, struct ts_sync_plan *out,
+                               struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!python_ok(lock->requires_python, env->python_full_version))
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "the lock requires Python %s; the target is %s",
+                        lock->requires_python,
+                        env->python_full_version ? env->python_full_version : "?");
+  if (lock->nenvironments) {
+    bool any = false;
+    for (size_t i = 0; i < lock->nenvironments && !any; i++) {
+      enum ts_code rc = marker_holds(lock->environments[i], env, lock, &any, err);
+      if (rc != TS_OK)
+        return rc;
+    }
+    if (!any)
+      return ts_error_set(err, TS_E_UNSUPPORTED,
+                          "the lock is for other environments (%s%s)",
+                          lock->environments[0],
+                          lock->nenvironments > 1 ? ", ..." : "");
+  }
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; rc == TS_OK && i < lock->npackages; i++) {
+    const struct ts_pylock_package *pkg = &lock->packages[i];
+    bool holds = true;
+    if (pkg->marker && (rc = marker_holds(pkg->marker, env, lock, &holds, err)) != TS_OK)
+      break;
+    if (!holds)
+      continue;
+    for (size_t k = 0; k < out->n; k++)
+      if (strcmp(out->items[k].name, pkg->name) == 0) {
+        rc = ts_error_set(err, TS_E_INVALID,
+                          "two entries of '%s' apply to the target; their "
+                          "markers must exclude each other", pkg->name);
+        break;
+      }
+    if (rc != TS_OK)
+      break;
+    if (!python_ok(pkg->requires_python, env->python_full_version)) {
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s requires Python %s; the target is %s",
+                        pkg->name, pkg->requires_python, env->python_full_version);
+      break;
+    }
+    if (!pkg->nwheels) {
+      rc = ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s is locked as %s; sync installs wheels only",
+                        pkg->name, pkg->sdist ? "an sdist" : pkg->vcs ? "a VCS checkout"
+                                   : pkg->directory ? "a directory" : "an archive");
+      break;
+    }
+    const struct ts_pylock_file *w = NULL;
+    char *version = NULL;
+    if ((rc = pick_wheel(pkg, tags, &w, &version, err)) != TS_OK)
+      break;
+    const char *sha = ts_pylock_file_sha256(w);
+    if (!sha) {
+      free(version);
+      char *wn = ts_sync_file_name(w);
+      rc = ts_error_set(err, TS_E_HASH, "%s: the wheel %s has no sha256 in the lock",
+                        pkg->name, wn ? wn : "?");
+      free(wn);
+      break;
+    }
+    struct ts_sync_item *it = push(out);
+    if (!it || !(it->name = strdup(pkg->name))) {
+      free(version);
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+      break;
+    }
+    it->new_version = version;
+    it->pkg = pkg;
+    it->wheel = w;
+    it->sha256 = sha;
+    it->action = TS_SYNC_INSTALL;
+  }
+  size_t nselected = out->n;
+  for (size_t i = 0; rc == TS_OK && i < ninstalled; i++) {
+    char *name = ts_name_normalize(installed[i].name, strlen(installed[i].name));
+    if (!name) {
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+      break;
+    }
+    struct ts_sync_item *it = NULL;
+    for (size_t k = 0; k < nselected && !it; k++)
+      if (strcmp(out->items[k].name, name) == 0)
+        it = &out->items[k];
+    if (it) {
+      free(name);
+      if (it->old_version) /* two installed copies: replace them */
+        continue;
+      if (!(it->old_version = strdup(installed[i].version))) {
+        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+        break;
+      }
+      it->action = same_version(installed[i].version, it->new_version)
+                       ? TS_SYNC_KEEP : TS_SYNC_CHANGE;
+      continue;
+    }
+    bool seen = false;
+    for (size_t k = nselected; k < out->n && !seen; k++)
+      seen = strcmp(out->items[k].name, name) == 0;
+    if (seen) {
+      free(name);
+      continue;
+    }
+    it = push(out);
+    if (!it) {
+      free(name);
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+      break;
+    }
+    it->action = TS_SYNC_REMOVE;
+    it->name = name;
+    if (!(it->old_version = strdup(installed[i].version)))
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+  }
+  if (rc != TS_OK)
+    return rc;
+  if (out->n)
+    qsort(out->items, out->n, sizeof *out->items, item_cmp);
+  for (size_t i = 0; i < out->n; i++) {
+    switch (out->items[i].action) {
+    case TS_SYNC_INSTALL: out->ninstall++; break;
+    case TS_SYNC_CHANGE: out->nchange++; break;
+    case TS_SYNC_KEEP: out->nkeep++; break;
+    case TS_SYNC_REMOVE: out->nremove++; break;
+    }
+  }
+  return TS_OK;
+}
+
+void ts_sync_plan_clear(struct ts_sync_plan *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    free(p->items[i].name);
+    free(p->items[i].old_version);
+    free(p->items[i].new_version);
+  }
+  free(p->items);
+  memset(p, 0, sizeof *p);
+}

@@ -1,0 +1,72 @@
+/*
+ * lock/syncplan.h — what `torchsolve sync` must do to make an environment
+ * exactly a pylock.toml for one target: pure planning, no I/O.
+ *
+ * The lock applies to the target when its `requires-python` holds and one
+ * of its `environments` markers (if any) is true.  A package is selected
+ * when its marker is true (PEP 751 lock-file context: `extras` empty,
+ * `dependency_groups` = the lock's default-groups); two selected entries of
+ * one name are an error.  Each selected package needs a wheel: the one
+ * whose tags the target ranks best (ties: file name order), with a sha256.
+ * sdists, VCS, directory and archive sources are refused (sync builds
+ * nothing).  Compared with the installed set by normalised name: missing →
+ * install; another version (local label included) → change; same version
+ * → keep; installed but not selected → remove.  Like `uv sync`, nothing is
+ * exempt from removal: pip, setuptools and wheel stay only when locked.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "lock/pylock.h"
+#include "pep/requirement.h"
+#include "pep/tags.h"
+
+enum ts_sync_action {
+  TS_SYNC_INSTALL,
+  TS_SYNC_CHANGE,
+  TS_SYNC_KEEP,
+  TS_SYNC_REMOVE,
+};
+
+struct ts_sync_installed {
+  const char *name;    /* any spelling */
+  const char *version; /* as installed */
+};
+
+struct ts_sync_item {
+  enum ts_sync_action action;
+  char *name;          /* normalised */
+  char *old_version;   /* installed version, NULL for install */
+  char *new_version;   /* locked version, NULL for remove */
+  /* Borrowed from the lock (NULL for remove). */
+  const struct ts_pylock_package *pkg;
+  const struct ts_pylock_file *wheel;
+  const char *sha256;  /* the wheel's hex digest */
+};
+
+struct ts_sync_plan {
+  struct ts_sync_item *items; /* sorted by name */
+  size_t n;
+  size_t ninstall, nchange, nkeep, nremove;
+};
+
+/* Plans the sync.  `python_full_version` is the target's ("3.12.0").
+ * Errors: TS_E_UNSUPPORTED when the lock does not apply to the target, a
+ * package has no wheel for it, or only non-wheel sources; TS_E_HASH when
+ * the chosen wheel has no sha256; TS_E_INVALID for two selected entries of
+ * one name or a marker that cannot be evaluated.  The caller clears *out
+ * with ts_sync_plan_clear (also after an error). */
+enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
+                               const struct ts_marker_env *env,
+                               const struct ts_tagset *tags,
+                               const struct ts_sync_installed *installed,
+                               size_t ninstalled, struct ts_sync_plan *out,
+                               struct ts_error *err);
+void ts_sync_plan_clear(struct ts_sync_plan *p);
+
+/* A wheel entry's file name: `name`, else the last path or URL component,
+ * percent-decoded when it comes from a URL ("torch-2.9.1%2Bcu130-…" as the
+ * PyTorch index writes it).  malloc'd; NULL when none (or OOM). */
+char *ts_sync_file_name(const struct ts_pylock_file *f);
