@@ -28,8 +28,9 @@ static const char usage[] =
     "Target:\n"
     "  --python PATH            interpreter or venv directory (default\n"
     "                           $VIRTUAL_ENV, else ./.venv)\n"
-    "  --python-version X.Y     with --platform: plan for an absent interpreter\n"
-    "  --platform PLAT          e.g. manylinux_2_28_x86_64 (implies --dry-run)\n"
+    "  --python-version X.Y     plan for an absent interpreter (implies --dry-run;\n"
+    "                           overrides --python)\n"
+    "  --platform PLAT          with --python-version: manylinux_2_28_x86_64...\n"
     "\n"
     "Requirements and resolution:\n"
     "  -r, --requirement FILE   requirements file (repeatable)\n"
@@ -509,14 +510,12 @@ int ts_cmd_install(int argc, char **argv) {
     }
     a.cli_entries[a.ncli++] = e;
   }
-  if ((pyver != NULL) != (platform != NULL)) {
+  if (platform && !pyver) {
     args_free(&a);
-    return ts_cli_usage_error("install", "--python-version and --platform go together");
+    return ts_cli_usage_error("install", "--platform needs --python-version");
   }
-  if (pyver && python) {
-    args_free(&a);
-    return ts_cli_usage_error("install", "--python and --python-version exclude each other");
-  }
+  /* --python-version plans for that interpreter (this host's platform
+   * unless --platform): --python is then ignored, nothing is installed. */
   if (pyver)
     dry = true; /* nothing to install into */
   if (ts_gpu_options_env(&g) < 0) {

@@ -96,6 +96,8 @@ struct priv {
   size_t nprefs;
   char *headers;
   struct variants vars; /* owns the pattern strings */
+  const char **general; /* general index URLs (borrowed from the options) */
+  size_t ngeneral;
 };
 
 char *ts_plan_redact_url(const char *url) {
@@ -173,6 +175,31 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
         out[slot[j]].projects = pg->self;
         out[slot[j]].nprojects = 1;
         continue;
+      }
+      if (rc == TS_OK && res[j].code == TS_E_NOT_FOUND && p->ngeneral) {
+        /* A routed project that no variant index has (triton on the cpu
+         * index) comes from the general indexes, as pip would take it. */
+        char *norm = ts_name_normalize(want[j], strlen(want[j]));
+        bool routed = norm && is_routed(p->set, norm);
+        free(norm);
+        if (routed) {
+          struct ts_index_result fb = {0};
+          enum ts_code frc = ts_index_fetch_project_from(
+              p->idx, want[j], (const char *const *)p->general, p->ngeneral, &fb, err);
+          if (frc == TS_OK && fb.code == TS_OK) {
+            ts_index_project_free(&res[j].project);
+            struct page *pg = xcalloc(1, sizeof *pg);
+            pg->res = fb;
+            pg->self[0] = &pg->res.project;
+            p->pages = xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
+            p->pages[p->npages++] = pg;
+            out[slot[j]].projects = pg->self;
+            out[slot[j]].nprojects = 1;
+            continue;
+          }
+          ts_index_project_free(&fb.project);
+          *err = (struct ts_error){0};
+        }
       }
       if (rc == TS_OK && res[j].code != TS_E_NOT_FOUND) {
         *err = res[j].err;
@@ -552,6 +579,12 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   if (!r->idx)
     return err->code ? err->code : TS_E_NOMEM;
   p->idx = r->idx;
+  if (!io.no_index) {
+    p->general = xcalloc(1 + io.nextra_index_urls, sizeof *p->general);
+    p->general[p->ngeneral++] = io.index_url ? io.index_url : TS_INDEX_DEFAULT_URL;
+    for (size_t i = 0; i < io.nextra_index_urls; i++)
+      p->general[p->ngeneral++] = io.extra_index_urls[i];
+  }
   if (set) {
     if (o->facts_override)
       collect_usable(&p->vars, set);
@@ -720,6 +753,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     free(p->vars.cpu);
     free(p->prefs);
     free(p->headers);
+    free(p->general);
     free(p);
   }
   if (r->idx)
