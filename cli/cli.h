@@ -59,3 +59,4 @@ ts_cli_command_fn ts_cmd_install;
 ts_cli_command_fn ts_cmd_check;
 ts_cli_command_fn ts_cmd_export;
 ts_cli_command_fn ts_cmd_sync;
+ts_cli_command_fn ts_cmd_lock;

@@ -24,6 +24,7 @@ static const struct ts_cli_command commands[] = {
     {"wheel", ts_cmd_wheel, "install wheel files, uninstall or repair: install|uninstall|repair"},
     {"check", ts_cmd_check, "check an environment: missing/conflicting deps and broken rules"},
     {"export", ts_cmd_export, "export pylock.toml as requirements.txt with --hash lines"},
+    {"lock", ts_cmd_lock, "resolve requirements into a PEP 751 pylock.toml"},
     {"sync", ts_cmd_sync, "make an environment exactly a pylock.toml, verifying hashes"},
     {"help", cmd_help, "show help for a command or topic"},
 };
