@@ -107,6 +107,44 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* One status line for the downloads, redrawn at most 10 times a second,
+ * only on a terminal (nothing of it reaches a pipe). */
+struct bar {
+  bool on;
+  size_t n;
+  uint64_t *done, *total;
+  double last;
+  bool drawn;
+};
+struct bar_slot {
+  struct bar *b;
+  size_t i;
+};
+
+static void bar_draw(struct bar *b, bool force) {
+  double t = now_s();
+  if (!force && t - b->last < 0.1)
+    return;
+  b->last = t;
+  uint64_t d = 0, tot = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    d += b->done[i];
+    tot += b->total[i];
+  }
+  fprintf(stderr, "\r\033[KDownloading %zu wheel%s  %.1f/%.1f MB", b->n,
+          b->n == 1 ? "" : "s", (double)d / 1e6, (double)tot / 1e6);
+  fflush(stderr);
+  b->drawn = true;
+}
+
+static void on_progress(void *ctx, uint64_t done, uint64_t total) {
+  struct bar_slot *s = ctx;
+  s->b->done[s->i] = done;
+  if (total)
+    s->b->total[s->i] = total;
+  bar_draw(s->b, false);
+}
+
 /* Refuses the lock when the selected builds break a rule on this host. */
 static int host_gate(const struct ts_gpu_options *g, const struct ts_pylock *lock,
                      const struct ts_sync_plan *plan) {
@@ -246,6 +284,22 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
                  nmissing, nmissing == 1 ? "" : "s", missing.data);
     st = ts_cli_report(&err);
   }
+  struct bar bar = {.on = ts_cli.verbosity >= 0 && isatty(STDERR_FILENO), .n = ndl};
+  struct bar_slot *slots = NULL;
+  if (!st && ndl && bar.on) {
+    bar.done = calloc(ndl, sizeof *bar.done);
+    bar.total = calloc(ndl, sizeof *bar.total);
+    slots = calloc(ndl, sizeof *slots);
+    if (!bar.done || !bar.total || !slots)
+      abort();
+    for (size_t i = 0; i < ndl; i++) {
+      slots[i] = (struct bar_slot){&bar, i};
+      dl[i].progress = on_progress;
+      dl[i].progress_ctx = &slots[i];
+      long long sz = fx[dl_of[i]].item->wheel->size;
+      bar.total[i] = sz > 0 ? (uint64_t)sz : 0;
+    }
+  }
   if (!st && ndl) {
     double t0 = now_s();
     for (size_t i = 0; i < ndl; i++) {
@@ -260,7 +314,12 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
       }
       free(dir);
     }
-    if (!st && ts_index_download(idx, dl, ndl, &err) != TS_OK)
+    enum ts_code drc = st ? TS_OK : ts_index_download(idx, dl, ndl, &err);
+    if (bar.drawn) {
+      fputs("\r\033[K", stderr);
+      fflush(stderr);
+    }
+    if (drc != TS_OK)
       st = ts_cli_report(&err);
     uint64_t bytes = 0;
     for (size_t i = 0; !st && i < ndl; i++) {
@@ -282,6 +341,9 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
                   ndl == 1 ? "" : "s", (double)bytes / 1e6, now_s() - t0);
   }
   ts_buf_free(&missing);
+  free(bar.done);
+  free(bar.total);
+  free(slots);
   free(dl);
   free(dl_of);
   ts_index_free(idx);

@@ -120,6 +120,21 @@ snapshot "$tmp/v" >"$tmp/after.txt"
 diff "$tmp/before.txt" "$tmp/after.txt" >&2 || ts_fail "the venv changed after a hash failure"
 echo "tampered hash: exit 4, $(wc -l <"$tmp/before.txt") paths byte-identical"
 
+# 3b. Progress: a status line on a terminal (pty via script(1)), nothing
+#     of it when stderr is a pipe.
+if command -v script >/dev/null; then
+  ts_make_venv "$tmp/vt"
+  TORCHSOLVE_CACHE_DIR=$tmp/cache-tty script -qec \
+    "'$TORCHSOLVE' sync '$tmp/lock1.toml' --python '$tmp/vt'" /dev/null >"$tmp/tty.txt" 2>&1 \
+    || ts_fail "sync on a pty: $(cat "$tmp/tty.txt")"
+  grep -q "Downloading 3 wheels" "$tmp/tty.txt" || ts_fail "no progress on a terminal: $(cat -v "$tmp/tty.txt")"
+  ts_make_venv "$tmp/vp"
+  TORCHSOLVE_CACHE_DIR=$tmp/cache-pipe "$TORCHSOLVE" sync "$tmp/lock1.toml" --python "$tmp/vp" 2>"$tmp/pipe.txt" \
+    || ts_fail "sync piped"
+  grep -q "Downloading 3 wheels\|$(printf '\033')" "$tmp/pipe.txt" && ts_fail "progress escapes reached a pipe"
+  grep -q "Downloaded 3 wheels" "$tmp/pipe.txt" || ts_fail "no download summary when piped"
+fi
+
 # 4. --offline: an empty cache names what is missing (exit 3); a filled
 #    cache syncs a fresh venv without the server.
 ts_make_venv "$tmp/v2"
