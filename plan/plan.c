@@ -306,6 +306,7 @@ static void scan_site(struct priv *p, const char *dir) {
       if (name && ver) {
         p->insts = xrealloc(p->insts, (p->ninsts + 1) * sizeof *p->insts);
         struct inst *in = &p->insts[p->ninsts++];
+        memset(in, 0, sizeof *in);
         in->name = name;
         in->version = ver;
         in->metadata = b;
