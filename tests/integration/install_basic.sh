@@ -79,6 +79,33 @@ cat "$work/err"
 [ "$rc" = 1 ] || ts_fail "conflict: exit $rc, wanted 1"
 grep -q 'beta' "$work/err" || ts_fail "conflict not explained"
 
+# --- constraints, hashes, --require-hashes, --offline -----------------
+ts_make_venv "$work/v2"
+echo 'beta<2' >"$work/cons.txt"
+"$T" install --python "$work/v2" -i "$U" --dry-run -c "$work/cons.txt" alpha >"$work/plan3" 2>/dev/null
+grep -q '^install beta 1.0 ' "$work/plan3" || { cat "$work/plan3"; ts_fail "-c not applied"; }
+grep -q '^install gamma' "$work/plan3" && ts_fail "-c: gamma planned"
+good=$(sha256sum "$work/www/simple/gamma-0.5-py3-none-any.whl" | cut -d' ' -f1)
+bad=$(printf '%064d' 0)
+echo "gamma==0.5 --hash=sha256:$bad" >"$work/bad.txt"
+rc=0; "$T" install --python "$work/v2" -i "$U" -r "$work/bad.txt" 2>"$work/err" || rc=$?
+cat "$work/err"
+[ "$rc" != 0 ] || ts_fail "a wrong --hash was accepted"
+[ -z "$(ls "$work/v2"/lib/python*/site-packages | grep -i gamma)" ] || ts_fail "wrong hash: venv changed"
+echo "gamma==0.5" >"$work/nohash.txt"
+rc=0; "$T" install --python "$work/v2" -i "$U" --require-hashes -r "$work/nohash.txt" 2>"$work/err" || rc=$?
+[ "$rc" != 0 ] || ts_fail "--require-hashes accepted a requirement without --hash"
+echo "gamma==0.5 --hash=sha256:$good" >"$work/good.txt"
+"$T" install --python "$work/v2" -i "$U" --require-hashes -r "$work/good.txt" 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "a right --hash was refused"; }
+rc=0; TORCHSOLVE_CACHE_DIR=$work/empty-cache "$T" install --python "$work/v2" -i "$U" \
+  --offline --dry-run alpha >/dev/null 2>"$work/err" || rc=$?
+cat "$work/err"
+[ "$rc" != 0 ] || ts_fail "--offline with an empty cache succeeded"
+grep -q 'offline' "$work/err" || ts_fail "--offline failure does not say why"
+"$T" install --python "$work/v2" -i "$U" --report "$work/r.json" --dry-run alpha >/dev/null 2>&1
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/r.json" || ts_fail "--report FILE"
+
 # --- usage errors exit 2 -----------------------------------------------
 rc=0; "$T" install --no-such-flag x 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || ts_fail "unknown flag: exit $rc"
