@@ -70,7 +70,8 @@ static bool version_from_path(const char *p, char *out, size_t cap) {
 }
 
 static int make_target(const char *python, const char *path,
-                       const char *pyver, struct ts_target **t, char **site) {
+                       const char *pyver, struct ts_target **t, char **site,
+                       char **site2) {
   struct ts_error err = {0};
   char *cache = ts_wheel_default_cache_dir();
   char buf[32];
@@ -99,7 +100,9 @@ static int make_target(const char *python, const char *path,
     } else if (!(*t)->paths.purelib) {
       ts_error_set(&err, TS_E_PYTHON, "'%s' reported no site-packages", py);
       st = ts_cli_report(&err);
-    } else if (!(*site = strdup((*t)->paths.purelib))) {
+    } else if (!(*site = strdup((*t)->paths.purelib)) ||
+               !(*site2 = strdup((*t)->paths.platlib ? (*t)->paths.platlib
+                                                     : (*t)->paths.purelib))) {
       abort();
     }
     free(py);
@@ -158,8 +161,8 @@ int ts_cmd_check(int argc, char **argv) {
     return 2;
 
   struct ts_target *t = NULL;
-  char *site = NULL;
-  int st = make_target(python, path, pyver, &t, &site);
+  char *site = NULL, *site2 = NULL;
+  int st = make_target(python, path, pyver, &t, &site, &site2);
   if (st)
     return st;
   struct ts_error err = {0};
@@ -171,7 +174,8 @@ int ts_cmd_check(int argc, char **argv) {
   struct ts_rules_finding *f = NULL;
   size_t nf = 0;
   struct ts_installed *pk = NULL;
-  if (ts_envcheck_run(site, &t->markers, &r, &err) != TS_OK) {
+  const char *dirs[2] = {site, site2};
+  if (ts_envcheck_run_dirs(dirs, site2 ? 2 : 1, &t->markers, &r, &err) != TS_OK) {
     st = ts_cli_report(&err);
     goto out_target;
   }
@@ -267,6 +271,7 @@ out:
   ts_envcheck_result_clear(&r);
 out_target:
   free(site);
+  free(site2);
   ts_target_free(t);
   return st;
 }

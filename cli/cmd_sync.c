@@ -434,7 +434,8 @@ int ts_cmd_sync(int argc, char **argv) {
     free(py);
     py = abs;
   }
-  if (ts_envcheck_run(t->paths.purelib, &t->markers, &inst, &err) != TS_OK) {
+  const char *dirs[2] = {t->paths.purelib, t->paths.platlib};
+  if (ts_envcheck_run_dirs(dirs, 2, &t->markers, &inst, &err) != TS_OK) {
     st = ts_cli_report(&err);
     goto out;
   }

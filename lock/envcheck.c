@@ -24,6 +24,7 @@ struct dist {
   struct ts_version *v;
   struct ts_requirement **reqs;
   size_t nreqs;
+  size_t order; /* read order: of two copies, pip keeps the last read */
 };
 
 static void dist_free(struct dist *d) {
@@ -36,7 +37,9 @@ static void dist_free(struct dist *d) {
 }
 
 static int dist_cmp(const void *a, const void *b) {
-  return strcmp(((const struct dist *)a)->name, ((const struct dist *)b)->name);
+  const struct dist *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->order > y->order) - (x->order < y->order);
 }
 
 static int problem_cmp(const void *a, const void *b) {
@@ -164,17 +167,18 @@ static enum ts_code add_problem(struct ts_envcheck_result *r,
   return TS_OK;
 }
 
-enum ts_code ts_envcheck_run(const char *site_dir,
-                             const struct ts_marker_env *env,
+/* Adds the distributions of one directory to ds[0..*n). */
+static enum ts_code read_dir(const char *site_dir,
+                             const struct ts_marker_env *env, struct dist **dsp,
+                             size_t *np, size_t *capp,
                              struct ts_envcheck_result *out,
                              struct ts_error *err) {
-  memset(out, 0, sizeof *out);
   DIR *dh = opendir(site_dir);
   if (!dh)
     return ts_error_set(err, TS_E_NOT_FOUND, "cannot read '%s': %s", site_dir,
                         strerror(errno));
-  struct dist *ds = NULL;
-  size_t n = 0, cap = 0;
+  struct dist *ds = *dsp;
+  size_t n = *np, cap = *capp;
   enum ts_code rc = TS_OK;
   struct dirent *e;
   while ((e = readdir(dh))) {
@@ -211,20 +215,52 @@ enum ts_code ts_envcheck_run(const char *site_dir,
       }
       continue;
     }
-    /* Two copies of one project: pip's dict keeps the last one read. */
-    bool dup = false;
-    for (size_t i = 0; i < n && !dup; i++)
-      if (strcmp(ds[i].name, d.name) == 0) {
-        dist_free(&ds[i]);
-        ds[i] = d;
-        dup = true;
-      }
-    if (!dup)
-      ds[n++] = d;
+    d.order = n;
+    ds[n++] = d;
   }
   closedir(dh);
-  if (rc == TS_OK && n)
+  *dsp = ds;
+  *np = n;
+  *capp = cap;
+  return rc;
+}
+
+enum ts_code ts_envcheck_run(const char *site_dir,
+                             const struct ts_marker_env *env,
+                             struct ts_envcheck_result *out,
+                             struct ts_error *err) {
+  return ts_envcheck_run_dirs(&site_dir, 1, env, out, err);
+}
+
+enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
+                                  const struct ts_marker_env *env,
+                                  struct ts_envcheck_result *out,
+                                  struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  struct dist *ds = NULL;
+  size_t n = 0, cap = 0;
+  enum ts_code rc = TS_OK;
+  for (size_t di = 0; rc == TS_OK && di < ndirs; di++) {
+    bool seen = false;
+    for (size_t k = 0; k < di; k++)
+      seen |= strcmp(site_dirs[k], site_dirs[di]) == 0;
+    if (!seen)
+      rc = read_dir(site_dirs[di], env, &ds, &n, &cap, out, err);
+  }
+  if (rc == TS_OK && n) {
     qsort(ds, n, sizeof *ds, dist_cmp);
+    /* Two copies of one project: pip's dict keeps the last one read. */
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (w && strcmp(ds[w - 1].name, ds[i].name) == 0) {
+        dist_free(&ds[w - 1]);
+        ds[w - 1] = ds[i];
+      } else {
+        ds[w++] = ds[i];
+      }
+    }
+    n = w;
+  }
   for (size_t i = 0; rc == TS_OK && i < n; i++) {
     for (size_t k = 0; rc == TS_OK && k < ds[i].nreqs; k++) {
       const struct ts_requirement *req = ds[i].reqs[k];

@@ -62,4 +62,11 @@ enum ts_code ts_envcheck_run(const char *site_dir,
                              const struct ts_marker_env *env,
                              struct ts_envcheck_result *out,
                              struct ts_error *err);
+/* The same over several directories (purelib and platlib, when they
+ * differ); a project found in two is counted once (the last one read, as
+ * pip's dict keeps).  Directories named twice are read once. */
+enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
+                                  const struct ts_marker_env *env,
+                                  struct ts_envcheck_result *out,
+                                  struct ts_error *err);
 void ts_envcheck_result_clear(struct ts_envcheck_result *r);

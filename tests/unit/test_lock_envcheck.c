@@ -76,3 +76,21 @@ Test(envcheck, clean_and_absent, .init = setup, .fini = teardown) {
   ts_envcheck_result_clear(&r);
   cr_assert_eq(ts_envcheck_run("/nonexistent/x", &env312, &r, &err), TS_E_NOT_FOUND);
 }
+
+Test(envcheck, two_directories_last_copy_wins, .init = setup, .fini = teardown) {
+  char sub[128];
+  snprintf(sub, sizeof sub, "%s/plat", dir);
+  cr_assert_eq(mkdir(sub, 0755), 0);
+  dist("a-1.0.dist-info", "Metadata-Version: 2.1\nName: a\nVersion: 1.0\nRequires-Dist: b>=2\n");
+  dist("b-1.0.dist-info", "Metadata-Version: 2.1\nName: b\nVersion: 1.0\n");
+  dist("plat/b-2.0.dist-info", "Metadata-Version: 2.1\nName: B\nVersion: 2.0\n");
+  const char *dirs[] = {dir, sub, dir};
+  struct ts_envcheck_result r;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_envcheck_run_dirs(dirs, 3, &env312, &r, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(r.ndists, 2);
+  cr_assert_str_eq(r.dists[1].name, "b");
+  cr_assert_str_eq(r.dists[1].version, "2.0");
+  cr_assert_eq(r.nproblems, 0);
+  ts_envcheck_result_clear(&r);
+}
