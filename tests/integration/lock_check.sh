@@ -94,6 +94,19 @@ mk "$tmp/s4" torch 2.5.1+rocm6.2
 st=0; out=$("$TORCHSOLVE" check --path "$tmp/s4" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) || st=$?
 [ $st = 1 ] || ts_fail "seed 004: exit $st"
 echo "$out" | grep -qi "hipblaslt\|gfx1100" || ts_fail "seed 004: no hipBLASLt finding: $out"
+# A CUDA build the driver cannot run, and torchvision built for another torch.
+mk "$tmp/s5" torch 2.11.0+cu130
+mk "$tmp/s5" torchvision 0.20.1+cu124 torch
+st=0; "$TORCHSOLVE" check --path "$tmp/s5" --python-version 3.12 --sysroot "$FIX/rtx4090-drv550" --json \
+  >"$tmp/s5.json" 2>/dev/null || st=$?
+[ $st = 1 ] || ts_fail "driver 550: exit $st"
+python3 - "$tmp/s5.json" <<'PY' || ts_fail "driver/pairing findings: $(cat "$tmp/s5.json")"
+import json, sys
+o = json.load(open(sys.argv[1]))
+subjects = {r["subject"].split()[0] for r in o["rules"]}
+assert {"torch", "torchvision"} <= subjects, subjects
+assert any("550" in r["detail"] or "driver" in r["detail"] for r in o["rules"]), o["rules"]
+PY
 mk "$tmp/ok" torch 2.4.1+rocm6.1
 out=$("$TORCHSOLVE" check --path "$tmp/ok" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) \
   || ts_fail "torch 2.4.1+rocm6.1 on gfx1100 flagged: $out"
