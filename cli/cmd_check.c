@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "core/fs.h"
 #include "lock/envcheck.h"
 #include "rules/rules.h"
 #include "target/target.h"
@@ -111,6 +112,72 @@ static int make_target(const char *python, const char *path,
   return st;
 }
 
+/* A value of torch/version.py ("cuda: Optional[str] = '12.8'" or
+ * "hip = '7.1.52802'"): what a custom build was built with.  NULL when the
+ * file or the value (None) is absent.  malloc'd. */
+static char *built_with(const char *site, const char *key) {
+  char *path = ts_path_join(site, "torch/version.py");
+  FILE *f = fopen(path, "r");
+  free(path);
+  if (!f)
+    return NULL;
+  char line[512];
+  char *out = NULL;
+  size_t klen = strlen(key);
+  while (!out && fgets(line, sizeof line, f)) {
+    if (strncmp(line, key, klen) != 0 || (line[klen] != ' ' && line[klen] != ':' &&
+                                           line[klen] != '='))
+      continue;
+    const char *eq = strchr(line + klen, '=');
+    if (!eq)
+      continue;
+    const char *q = eq + 1;
+    while (*q == ' ')
+      q++;
+    if (*q != '\'' && *q != '"')
+      continue;
+    const char *end = strchr(q + 1, *q);
+    if (end && end > q + 1 && end - q < 64)
+      out = strndup(q + 1, (size_t)(end - q - 1));
+  }
+  fclose(f);
+  return out;
+}
+
+/* A torch whose local label is no variant of the PyTorch server (seed 003:
+ * 2.9.1a0+gitd38164a) is judged by what torch/version.py says it was built
+ * with. */
+static enum ts_code check_custom_torch(const struct ts_constraint_set *s,
+                                       const char *const *dirs, size_t ndirs,
+                                       const struct ts_envcheck_result *r,
+                                       struct ts_rules_finding **f, size_t *nf,
+                                       struct ts_error *err) {
+  for (size_t i = 0; i < r->ndists; i++) {
+    if (strcmp(r->dists[i].name, "torch") != 0)
+      continue;
+    const char *plus = strchr(r->dists[i].version, '+');
+    bool variant = false;
+    for (size_t k = 0; plus && k < s->nbackends; k++)
+      variant |= strcmp(plus + 1, s->backends[k].name) == 0;
+    if (!plus || variant)
+      return TS_OK;
+    for (size_t d = 0; d < ndirs; d++) {
+      char *cuda = built_with(dirs[d], "cuda");
+      char *hip = built_with(dirs[d], "hip");
+      enum ts_code rc = TS_OK;
+      if (cuda || hip)
+        rc = ts_rules_check_build(s, "torch", r->dists[i].version, cuda, hip, f,
+                                  nf, err);
+      bool found = cuda || hip;
+      free(cuda);
+      free(hip);
+      if (rc != TS_OK || found)
+        return rc;
+    }
+  }
+  return TS_OK;
+}
+
 int ts_cmd_check(int argc, char **argv) {
   struct ts_gpu_options g;
   ts_gpu_options_init(&g);
@@ -194,7 +261,8 @@ int ts_cmd_check(int argc, char **argv) {
     abort();
   for (size_t i = 0; i < r.ndists; i++)
     pk[i] = (struct ts_installed){r.dists[i].name, r.dists[i].version};
-  if (ts_rules_check_installed(&s, pk, r.ndists, &f, &nf, &err) != TS_OK) {
+  if (ts_rules_check_installed(&s, pk, r.ndists, &f, &nf, &err) != TS_OK ||
+      check_custom_torch(&s, dirs, site2 ? 2 : 1, &r, &f, &nf, &err) != TS_OK) {
     st = ts_cli_report(&err);
     goto out;
   }

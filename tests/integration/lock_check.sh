@@ -107,6 +107,17 @@ subjects = {r["subject"].split()[0] for r in o["rules"]}
 assert {"torch", "torchvision"} <= subjects, subjects
 assert any("550" in r["detail"] or "driver" in r["detail"] for r in o["rules"]), o["rules"]
 PY
+# Seed 003: a custom build judged by what torch/version.py says it was built with.
+mk "$tmp/s3" torch 2.9.1a0+gitd38164a
+mkdir -p "$tmp/s3/torch"
+printf "__version__ = '2.9.1a0+gitd38164a'\ncuda: Optional[str] = None\nhip: Optional[str] = '7.1.52802'\n" \
+  >"$tmp/s3/torch/version.py"
+st=0; out=$("$TORCHSOLVE" check --path "$tmp/s3" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) || st=$?
+[ $st = 1 ] || ts_fail "seed 003: exit $st: $out"
+echo "$out" | grep -q "torch 2.9.1a0+gitd38164a" || ts_fail "seed 003: no finding: $out"
+rm "$tmp/s3/torch/version.py"
+"$TORCHSOLVE" check --path "$tmp/s3" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" >/dev/null 2>&1 \
+  || ts_fail "seed 003 without version.py flagged"
 mk "$tmp/ok" torch 2.4.1+rocm6.1
 out=$("$TORCHSOLVE" check --path "$tmp/ok" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) \
   || ts_fail "torch 2.4.1+rocm6.1 on gfx1100 flagged: $out"
