@@ -148,6 +148,14 @@ ts_nginx_stop
 got=$(pipq "$tmp/v2" list --format=freeze | LC_ALL=C sort | tr '\n' ' ')
 [ "$got" = "alpha==1.0 beta==1.0 delta==1.0 " ] || ts_fail "offline sync: $got"
 
+# 4b. Wheels given by a path relative to the lock file (no server needed).
+sed -e "s|^url = \"$U/\(.*\)\"|path = \"files/\1\"|" "$tmp/lock2.toml" >"$tmp/root/lockp.toml"
+grep -q '^path = "files/' "$tmp/root/lockp.toml" || ts_fail "path lock not written"
+ts_make_venv "$tmp/vpath"
+"$TORCHSOLVE" sync "$tmp/root/lockp.toml" --python "$tmp/vpath" 2>"$tmp/sp.txt" || ts_fail "path lock: $(cat "$tmp/sp.txt")"
+got=$(pipq "$tmp/vpath" list --format=freeze | LC_ALL=C sort | tr '\n' ' ')
+[ "$got" = "alpha==1.0 beta==2.0 delta==1.0 " ] || ts_fail "path lock: $got"
+
 # 5. The host gate: torch 2.5.1+rocm6.2 on an RX 7900 XT (gfx1100).
 mklock "$tmp/lock5.toml" torch==2.5.1+rocm6.2
 st=0; "$TORCHSOLVE" sync "$tmp/lock5.toml" --python "$tmp/v2" --dry-run --sysroot "$FIX/rx7900xt-rocm62" \
