@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "index/cache.h"
 #include "pep/name.h"
 
 static void *xcalloc(size_t n, size_t size) {
@@ -850,23 +851,72 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   struct prog *pg = xcalloc(n, sizeof *pg);
   char **dests = xcalloc(n, sizeof *dests);
   const char **names = xcalloc(n, sizeof *names);
+  /* Verified wheels from an index are kept where the index client keeps
+   * whole wheels, so that a later run (or --offline) reads their METADATA
+   * and skips the download; the rest go to the run's directory. */
+  const char *croot = ts_index_cache_mode(r->idx) == TS_CACHE_DISABLED
+                          ? NULL : ts_index_cache_dir(r->idx);
+  struct ts_index_download **fetch = xcalloc(n, sizeof *fetch);
+  struct ts_index_download *batch = xcalloc(n, sizeof *batch);
+  size_t nfetch = 0;
   for (size_t i = 0; i < n; i++) {
     const struct ts_index_file *f = todo[i]->r->file;
-    dests[i] = ts_path_join(dir, f->filename);
+    const char *want = todo[i]->user_sha256 ? todo[i]->user_sha256 : f->sha256;
+    bool remote = strncmp(f->url, "file:", 5) != 0;
+    if (croot && remote && want && f->sha256) {
+      char *url = xstrdup(f->url);
+      url[strcspn(url, "#")] = '\0';
+      dests[i] = ts_cache_wheel_path(croot, todo[i]->r->name, f->sha256, url,
+                                     f->filename);
+      free(url);
+    } else {
+      dests[i] = ts_path_join(dir, f->filename);
+    }
     names[i] = f->filename;
     pg[i] = (struct prog){&o->cb, i};
     d[i] = (struct ts_index_download){
-        .url = f->url,
-        .sha256 = todo[i]->user_sha256 ? todo[i]->user_sha256 : f->sha256,
-        .dest = dests[i],
-        .progress = on_progress,
-        .progress_ctx = &pg[i]};
+        .url = f->url, .sha256 = want, .dest = dests[i],
+        .progress = on_progress, .progress_ctx = &pg[i]};
+    struct stat st;
+    if (want && stat(dests[i], &st) == 0 && S_ISREG(st.st_mode)) {
+      d[i].code = TS_OK; /* verified when it was stored */
+      snprintf(d[i].sha256_out, sizeof d[i].sha256_out, "%s", want);
+      d[i].bytes = (uint64_t)st.st_size;
+      continue;
+    }
+    fetch[nfetch++] = &d[i];
   }
-  if (o->cb.download_begin)
-    o->cb.download_begin(o->cb.ctx, names, n);
-  rc = ts_index_download(r->idx, d, n, err);
-  if (o->cb.download_end)
-    o->cb.download_end(o->cb.ctx);
+  if (nfetch) {
+    for (size_t j = 0; j < nfetch; j++) {
+      char *parent = xstrdup(fetch[j]->dest);
+      char *slash = strrchr(parent, '/');
+      if (slash && slash != parent) {
+        *slash = '\0';
+        struct ts_error e2 = {0};
+        ts_fs_mkdirs(parent, &e2);
+      }
+      free(parent);
+      batch[j] = *fetch[j];
+    }
+    if (o->cb.download_begin) {
+      const char **bn = xcalloc(nfetch, sizeof *bn);
+      for (size_t j = 0; j < nfetch; j++)
+        bn[j] = basename_of(batch[j].dest);
+      o->cb.download_begin(o->cb.ctx, bn, nfetch);
+      for (size_t j = 0; j < nfetch; j++)
+        ((struct prog *)batch[j].progress_ctx)->i = j;
+      rc = ts_index_download(r->idx, batch, nfetch, err);
+      if (o->cb.download_end)
+        o->cb.download_end(o->cb.ctx);
+      free(bn);
+    } else {
+      rc = ts_index_download(r->idx, batch, nfetch, err);
+    }
+    for (size_t j = 0; j < nfetch; j++)
+      *fetch[j] = batch[j];
+  }
+  free(fetch);
+  free(batch);
   for (size_t i = 0; i < n && rc == TS_OK; i++)
     if (d[i].code != TS_OK) {
       *err = d[i].err;

@@ -30,7 +30,8 @@
 /* Progress hooks; every one may be NULL.  Called from the calling thread. */
 struct ts_plan_callbacks {
   void *ctx;
-  /* A download of `n` files begins; names[i] is file i's name. */
+  /* A download of `n` files begins (only those not already in the cache);
+   * names[i] is file i's name, the index download_progress reports. */
   void (*download_begin)(void *ctx, const char *const *names, size_t n);
   /* Bytes of file i so far (total 0 when unknown). */
   void (*download_progress)(void *ctx, size_t i, uint64_t done, uint64_t total);
@@ -106,7 +107,9 @@ struct ts_plan_install_options {
 };
 
 /* Downloads every file of an install/upgrade/downgrade/reinstall action in
- * parallel (sha256 verified against the index and --hash), then installs
+ * parallel (sha256 verified against the index and --hash; wheels with an
+ * index sha256 are kept in the index client's wheel cache, where later runs
+ * and --offline find them), then installs
  * them as one ts_wheel_install transaction.  *changed (may be NULL) gets the
  * number of distributions installed. */
 enum ts_code ts_plan_install(struct ts_plan_result *r,

@@ -106,6 +106,14 @@ grep -q 'offline' "$work/err" || ts_fail "--offline failure does not say why"
 "$T" install --python "$work/v2" -i "$U" --report "$work/r.json" --dry-run alpha >/dev/null 2>&1
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/r.json" || ts_fail "--report FILE"
 
+# --- the cache serves an --offline install of what was installed -----
+ts_make_venv "$work/v3"
+"$T" install --python "$work/v3" -i "$U" --offline 'alpha==1.0' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "--offline install of cached wheels"; }
+pipv() { python3 -m pip --python "$work/v3/bin/python" "$@"; }
+pipv list --format=freeze >"$work/list"
+grep -qx 'alpha==1.0' "$work/list" && grep -qx 'beta==2.0' "$work/list" || ts_fail "--offline install"
+
 # --- usage errors exit 2 -----------------------------------------------
 rc=0; "$T" install --no-such-flag x 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || ts_fail "unknown flag: exit $rc"
