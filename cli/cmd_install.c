@@ -143,7 +143,8 @@ static void bars_draw(struct bars *b, bool force) {
   fflush(stderr);
 }
 
-static void on_begin(void *ctx, const char *const *names, size_t n) {
+static void on_begin(void *ctx, const char *const *names, const uint64_t *sizes,
+                     size_t n) {
   struct bars *b = ctx;
   if (!b->on)
     return;
@@ -153,6 +154,8 @@ static void on_begin(void *ctx, const char *const *names, size_t n) {
   b->total = calloc(n ? n : 1, sizeof *b->total);
   if (!b->done || !b->total)
     abort();
+  for (size_t i = 0; i < n; i++)
+    b->total[i] = sizes[i];
   bars_draw(b, true);
 }
 
@@ -161,7 +164,8 @@ static void on_progress(void *ctx, size_t i, uint64_t done, uint64_t total) {
   if (!b->on || i >= b->n)
     return;
   b->done[i] = done;
-  b->total[i] = total;
+  if (total)
+    b->total[i] = total;
   bars_draw(b, false);
 }
 

@@ -900,9 +900,15 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     }
     if (o->cb.download_begin) {
       const char **bn = xcalloc(nfetch, sizeof *bn);
-      for (size_t j = 0; j < nfetch; j++)
-        bn[j] = basename_of(batch[j].dest);
-      o->cb.download_begin(o->cb.ctx, bn, nfetch);
+      uint64_t *sz = xcalloc(nfetch, sizeof *sz);
+      for (size_t j = 0; j < nfetch; j++) {
+        size_t i = (size_t)(fetch[j] - d);
+        bn[j] = names[i];
+        int64_t fs = todo[i]->r->file->size;
+        sz[j] = fs > 0 ? (uint64_t)fs : 0;
+      }
+      o->cb.download_begin(o->cb.ctx, bn, sz, nfetch);
+      free(sz);
       for (size_t j = 0; j < nfetch; j++)
         ((struct prog *)batch[j].progress_ctx)->i = j;
       rc = ts_index_download(r->idx, batch, nfetch, err);

@@ -31,8 +31,10 @@
 struct ts_plan_callbacks {
   void *ctx;
   /* A download of `n` files begins (only those not already in the cache);
-   * names[i] is file i's name, the index download_progress reports. */
-  void (*download_begin)(void *ctx, const char *const *names, size_t n);
+   * names[i] is file i's name, the index download_progress reports;
+   * sizes[i] its size from the index (PEP 700), 0 when unknown. */
+  void (*download_begin)(void *ctx, const char *const *names,
+                         const uint64_t *sizes, size_t n);
   /* Bytes of file i so far (total 0 when unknown). */
   void (*download_progress)(void *ctx, size_t i, uint64_t done, uint64_t total);
   void (*download_end)(void *ctx);
