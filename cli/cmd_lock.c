@@ -23,6 +23,8 @@
 #include "core/sha256.h"
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
+#include "pep/metadata.h"
+#include "pep/requirement.h"
 #include "plan/plan.h"
 #include "wheel/wheel.h"
 
@@ -104,6 +106,62 @@ static bool ends_with(const char *s, const char *suffix) {
   return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* `dependencies = [{name = ...}]`: the locked projects that r's metadata
+ * requires on the target (with the extras it was resolved with), sorted,
+ * so the lock can be read as a graph.  Best effort: unreadable metadata
+ * gives no list. */
+static void add_dependencies(struct ts_pylock_package *p, const struct ts_plan_item *pi,
+                             const struct ts_resolution *res,
+                             const struct ts_marker_env *env) {
+  struct ts_metadata *md = NULL;
+  struct ts_error err = {0};
+  if (!pi->metadata || ts_metadata_parse(pi->metadata, pi->metadata_len, &md, &err) != TS_OK)
+    return;
+  const char **names = calloc(md->nrequires_dist ? md->nrequires_dist : 1, sizeof *names);
+  char **owned = calloc(md->nrequires_dist ? md->nrequires_dist : 1, sizeof *owned);
+  if (!names || !owned)
+    abort();
+  size_t n = 0;
+  const struct ts_resolved *r = pi->r;
+  for (size_t i = 0; i < md->nrequires_dist; i++) {
+    struct ts_requirement *req = NULL;
+    const char *txt = md->requires_dist[i];
+    if (ts_requirement_parse(txt, strlen(txt), &req, &err) != TS_OK)
+      continue;
+    bool holds = !req->marker || ts_marker_eval(req->marker, env, "");
+    for (size_t k = 0; !holds && k < r->nextras; k++)
+      holds = ts_marker_eval(req->marker, env, r->extras[k]);
+    bool locked = false;
+    for (size_t k = 0; holds && !locked && k < res->nitems; k++)
+      locked = strcmp(res->items[k].name, req->normalized_name) == 0;
+    bool dup = false;
+    for (size_t k = 0; locked && k < n && !dup; k++)
+      dup = strcmp(names[k], req->normalized_name) == 0;
+    if (holds && locked && !dup && strcmp(req->normalized_name, r->name) != 0) {
+      owned[n] = strdup(req->normalized_name);
+      if (!owned[n])
+        abort();
+      names[n] = owned[n];
+      n++;
+    }
+    ts_requirement_free(req);
+  }
+  if (n)
+    qsort(names, n, sizeof *names, cmp_str);
+  for (size_t i = 0; i < n; i++)
+    if (ts_pylock_add_dependency(p, names[i]) != TS_OK)
+      abort();
+  for (size_t i = 0; i < n; i++)
+    free(owned[i]);
+  free(owned);
+  free(names);
+  ts_metadata_free(md);
+}
+
 /* Fills the lock from a resolution; an exit status on failure. */
 static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock) {
   struct ts_error err = {0};
@@ -158,6 +216,7 @@ static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock) {
     struct ts_pylock_package *p = ts_pylock_add_package(lock, r->name, r->version);
     if (!p)
       abort();
+    add_dependencies(p, pi, res->res, &t->markers);
     const char *index = pi->index ? pi->index : r->index_url;
     if (index && !pi->is_path && strncmp(index, "file:", 5) != 0 && index[0] != '/') {
       char *clean = ts_plan_redact_url(index);

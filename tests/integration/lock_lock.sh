@@ -45,6 +45,8 @@ assert d["lock-version"] == "1.0" and d["created-by"] == "torchsolve", d
 assert d["environments"] and d["requires-python"], d
 got = {(p["name"], p["version"]) for p in d["packages"]}
 assert got == {("alpha", "1.0"), ("beta", "2.0"), ("gamma", "0.5")}, got
+deps = {p["name"]: [x["name"] for x in p.get("dependencies", [])] for p in d["packages"]}
+assert deps == {"alpha": ["beta"], "beta": ["gamma"], "gamma": []}, deps
 for p in d["packages"]:
     assert p["index"].endswith("/simple"), p
     w, = p["wheels"]
