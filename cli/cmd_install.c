@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include "core/fs.h"
 #include "lock/report.h"
 #include "lock/reqfile.h"
+#include "pep/metadata.h"
 #include "plan/plan.h"
 
 static const char usage[] =
@@ -194,72 +196,29 @@ static void on_repair(void *ctx, const char *what) {
 
 /* ---- report --------------------------------------------------------- */
 
+/* The report's metadata: every header in file order, then the body as
+ * Description (pip's msg_to_json keeps the same order). */
 struct kvs {
+  struct ts_metadata *md;
   struct ts_report_kv *kv;
   size_t n;
-  char **owned;
-  size_t nowned;
 };
 
-static char *own(struct kvs *k, const char *s, size_t len) {
-  char *d = strndup(s, len);
-  if (!d)
-    abort();
-  k->owned = realloc(k->owned, (k->nowned + 1) * sizeof *k->owned);
-  if (!k->owned)
-    abort();
-  k->owned[k->nowned++] = d;
-  return d;
-}
-
-static void push_kv(struct kvs *k, const char *key, const char *value) {
-  k->kv = realloc(k->kv, (k->n + 1) * sizeof *k->kv);
+static void metadata_kvs(struct kvs *k, const char *data, size_t len) {
+  struct ts_error err = {0};
+  if (ts_metadata_parse(data, len, &k->md, &err) != TS_OK)
+    return; /* the resolver parsed it already; nothing new to say here */
+  k->kv = calloc(k->md->nfields + 1, sizeof *k->kv);
   if (!k->kv)
     abort();
-  k->kv[k->n++] = (struct ts_report_kv){key, value};
-}
-
-/* RFC 822-style METADATA headers (continuation lines joined), then the
- * body as Description. */
-static void parse_metadata(struct kvs *k, const char *data, size_t len) {
-  const char *s = data, *end = data + len;
-  while (s < end) {
-    const char *nl = memchr(s, '\n', (size_t)(end - s));
-    const char *le = nl ? nl : end;
-    const char *lt = le;
-    if (lt > s && lt[-1] == '\r')
-      lt--;
-    if (lt == s) {
-      s = le + 1;
-      if (s < end)
-        push_kv(k, "Description", own(k, s, (size_t)(end - s)));
-      return;
-    }
-    if ((*s == ' ' || *s == '\t') && k->n) {
-      /* continuation: append to the previous value */
-      struct ts_report_kv *prev = &k->kv[k->n - 1];
-      size_t pl = strlen(prev->value);
-      char *joined = malloc(pl + (size_t)(lt - s) + 2);
-      if (!joined)
-        abort();
-      memcpy(joined, prev->value, pl);
-      joined[pl] = '\n';
-      memcpy(joined + pl + 1, s, (size_t)(lt - s));
-      joined[pl + 1 + (lt - s)] = '\0';
-      prev->value = own(k, joined, strlen(joined));
-      free(joined);
-    } else {
-      const char *colon = memchr(s, ':', (size_t)(lt - s));
-      if (colon) {
-        const char *v = colon + 1;
-        while (v < lt && (*v == ' ' || *v == '\t'))
-          v++;
-        const char *key = own(k, s, (size_t)(colon - s));
-        push_kv(k, key, own(k, v, (size_t)(lt - v)));
-      }
-    }
-    s = le + 1;
+  bool has_description_header = false;
+  for (size_t i = 0; i < k->md->nfields; i++) {
+    const struct ts_metadata_field *f = &k->md->fields[i];
+    has_description_header |= strcasecmp(f->name, "Description") == 0;
+    k->kv[k->n++] = (struct ts_report_kv){f->name, f->value};
   }
+  if (k->md->description && !has_description_header)
+    k->kv[k->n++] = (struct ts_report_kv){"Description", k->md->description};
 }
 
 static int write_report(const char *dest, const struct ts_plan_result *r) {
@@ -275,7 +234,7 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
     if (x->action == TS_ACTION_KEEP || !x->file)
       continue;
     if (it->metadata)
-      parse_metadata(&k[m], it->metadata, it->metadata_len);
+      metadata_kvs(&k[m], it->metadata, it->metadata_len);
     items[m] = (struct ts_report_item){
         .name = x->name, .version = x->version,
         .metadata = k[m].kv, .nmetadata = k[m].n,
@@ -304,9 +263,7 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
   }
   ts_buf_free(&b);
   for (size_t i = 0; i < n; i++) {
-    for (size_t j = 0; j < k[i].nowned; j++)
-      free(k[i].owned[j]);
-    free(k[i].owned);
+    ts_metadata_free(k[i].md);
     free(k[i].kv);
   }
   free(k);

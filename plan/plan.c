@@ -482,7 +482,7 @@ static enum ts_code compile_rules(const struct ts_plan_options *o,
     struct ts_constraint_set s = {0};
     ro.release = o->rules->releases[i].series;
     struct ts_error e2 = {0};
-    if (ts_rules_compile(o->rules, o->host, &ro, &s, &e2) == TS_OK)
+    if (ts_rules_release_backends(o->rules, o->host, &ro, out, &s, &e2) == TS_OK)
       collect_usable(v, &s);
     ts_constraint_set_clear(&s);
   }

@@ -187,6 +187,18 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
                               struct ts_constraint_set *out,
                               struct ts_error *err);
 
+/* The backend list of another release (opt->release) against a set that
+ * ts_rules_compile already built for the same rules, host and ignore_host:
+ * the gates do not depend on the release, so this costs one list instead
+ * of a full compile.  *out (zeroed first) receives only `backends`; the
+ * caller clears it with ts_constraint_set_clear. */
+enum ts_code ts_rules_release_backends(const struct ts_rules *rules,
+                                       const struct ts_host *host,
+                                       const struct ts_rules_options *opt,
+                                       const struct ts_constraint_set *compiled,
+                                       struct ts_constraint_set *out,
+                                       struct ts_error *err);
+
 /* Builds the host facts alone (what ts_rules_compile puts first). */
 enum ts_code ts_rules_host_facts(const struct ts_host *host,
                                  struct ts_constraint_set *out,

@@ -736,3 +736,31 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     ts_constraint_set_clear(out);
   return rc;
 }
+
+enum ts_code ts_rules_release_backends(const struct ts_rules *rules,
+                                       const struct ts_host *host,
+                                       const struct ts_rules_options *opt,
+                                       const struct ts_constraint_set *compiled,
+                                       struct ts_constraint_set *out,
+                                       struct ts_error *err) {
+  static const struct ts_host empty_host;
+  memset(out, 0, sizeof *out);
+  bool host_terms = !opt->ignore_host;
+  const struct ts_host *h = host && host_terms ? host : &empty_host;
+  const struct ts_rules_release *rel =
+      opt->release ? ts_rules_find_release(rules, opt->release)
+                   : ts_rules_newest(rules);
+  if (!rel)
+    return ts_error_set(err, TS_E_NOT_FOUND,
+                        "rules: no torch release '%s' in the rules",
+                        opt->release);
+  /* Borrow the compiled facts and constraints; only the list is ours. */
+  struct ts_constraint_set view = *compiled;
+  view.backends = NULL;
+  view.nbackends = 0;
+  enum ts_code rc = backend_list(rules, rel, h, host_terms,
+                                 host && host->force_cpu, &view, err);
+  out->backends = view.backends;
+  out->nbackends = view.nbackends;
+  return rc;
+}
