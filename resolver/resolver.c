@@ -518,7 +518,7 @@ static void ver_merge(struct rs_proj *pj) {
  * of versions of one name it reaches, so a project with 1,000 versions
  * costs 500,000 rules).  Deps are built over the ranks of every usable
  * version, hidden or not, so revealing a version never changes them. */
-#define VERSION_WINDOW 12
+#define VERSION_WINDOW 40
 
 static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
                                    const char *name);
