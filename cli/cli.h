@@ -42,6 +42,12 @@ void ts_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * argv[*i] was consumed. */
 int ts_cli_parse_global(int argc, char **argv, int *i);
 
+/* Matches argv[*i] against "--name VALUE" or "--name=VALUE" (or "-x VALUE"):
+ * returns 1 and sets *v (advancing *i past a separate value), 0 when it is
+ * another option, -1 when the value is missing. */
+int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
+                      const char **v);
+
 /* Help topics (cli/help_topics.c): prints TOPIC and returns 1, or 0 when
  * there is no such topic; the list for the usage text. */
 int ts_cli_help_topic(const char *name);

@@ -325,23 +325,6 @@ struct args {
   size_t nupgrade, nno_binary;
 };
 
-static int flag_value(const char *name, int argc, char **argv, int *i, const char **v) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0)
-    return 0;
-  if (a[n] == '=') {
-    *v = a + n + 1;
-    return 1;
-  }
-  if (a[n] != '\0')
-    return 0;
-  if (*i + 1 >= argc)
-    return -1;
-  *v = argv[++*i];
-  return 1;
-}
-
 static void args_free(struct args *a) {
   ts_reqfile_free(&a->rf);
   for (size_t i = 0; i < a->ncli; i++) {
@@ -415,7 +398,7 @@ int ts_cmd_install(int argc, char **argv) {
           "--link-mode", "--debug-solver", "--no-binary"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
-        m = flag_value(valued[k], argc, argv, &i, &v);
+        m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
         if (m == 0)
           continue;
         matched = true;

@@ -68,24 +68,6 @@ static void usage(FILE *out) {
           "  torchsolve sync pylock.toml --python .venv\n");
 }
 
-static int flag_value(const char *name, int argc, char **argv, int *i,
-                      const char **v) {
-  size_t n = strlen(name);
-  const char *a = argv[*i];
-  if (strncmp(a, name, n) != 0)
-    return 0;
-  if (a[n] == '=' && name[1] == '-') {
-    *v = a + n + 1;
-    return 1;
-  }
-  if (a[n] != '\0')
-    return 0;
-  if (*i + 1 >= argc)
-    return -1;
-  *v = argv[++*i];
-  return 1;
-}
-
 /* "sys_platform == "linux" and platform_machine == "x86_64" and ..." */
 static char *environment_marker(const struct ts_target *t) {
   struct ts_buf b;
@@ -319,7 +301,7 @@ int ts_cmd_lock(int argc, char **argv) {
                                            "--output", "-o"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
-        int m = flag_value(valued[k], argc, argv, &i, &v);
+        int m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
         if (m == 0)
           continue;
         matched = true;

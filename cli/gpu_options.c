@@ -15,26 +15,13 @@ void ts_gpu_options_init(struct ts_gpu_options *o) {
   memset(o, 0, sizeof *o);
 }
 
-/* "--name VALUE" or "--name=VALUE": *val set, *i advanced past the value. */
+/* ts_cli_flag_value that reports a missing value itself. */
 static int take_value(const char *name, int argc, char **argv, int *i,
                       const char **val, const char *command) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0)
-    return 0;
-  if (a[n] == '=') {
-    *val = a + n + 1;
-    return 1;
-  }
-  if (a[n] != '\0')
-    return 0;
-  if (*i + 1 >= argc) {
+  int r = ts_cli_flag_value(name, argc, argv, i, val);
+  if (r < 0)
     ts_cli_usage_error(command, "%s needs a value", name);
-    return -1;
-  }
-  (*i)++;
-  *val = argv[*i];
-  return 1;
+  return r;
 }
 
 /* auto|none|X.Y */

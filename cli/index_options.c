@@ -44,23 +44,6 @@ static int parse_long(const char *s, long lo, long hi, long *out) {
 }
 
 /* Matches "--name VALUE" or "--name=VALUE"; sets *v. */
-static int flag_value(const char *name, int argc, char **argv, int *i, const char **v) {
-  const char *a = argv[*i];
-  size_t n = strlen(name);
-  if (strncmp(a, name, n) != 0)
-    return 0;
-  if (a[n] == '=') {
-    *v = a + n + 1;
-    return 1;
-  }
-  if (a[n] != '\0')
-    return 0;
-  if (*i + 1 >= argc)
-    return -1;
-  *v = argv[++*i];
-  return 1;
-}
-
 static int push(const char **list, size_t *n, const char *v, const char *command,
                 const char *flag) {
   if (*n == TS_INDEX_CLI_MAX)
@@ -95,7 +78,7 @@ int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc, ch
       "--torch-index-url", "--cache-dir", "--cert", "--trusted-host", "--concurrency",
       "--timeout", "--retries"};
   for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
-    int m = flag_value(valued[k], argc, argv, i, &v);
+    int m = ts_cli_flag_value(valued[k], argc, argv, i, &v);
     if (m == 0)
       continue;
     const char *f = valued[k];
