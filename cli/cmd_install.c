@@ -467,14 +467,7 @@ int ts_cmd_install(int argc, char **argv) {
     return 2;
   }
   /* Index settings from requirements files fill what flags did not set. */
-  if (!ic.opts.index_url && a.rf.index_url)
-    ic.opts.index_url = a.rf.index_url;
-  if (a.rf.no_index)
-    ic.opts.no_index = true;
-  for (size_t i = 0; i < a.rf.nextra_index_urls && ic.opts.nextra_index_urls < TS_INDEX_CLI_MAX; i++)
-    ic.extra[ic.opts.nextra_index_urls++] = a.rf.extra_index_urls[i];
-  for (size_t i = 0; i < a.rf.nfind_links && ic.opts.nfind_links < TS_INDEX_CLI_MAX; i++)
-    ic.links[ic.opts.nfind_links++] = a.rf.find_links[i];
+  ts_index_cli_apply_reqfile(&ic, &a.rf);
   if (a.rf.pre)
     pre = true;
   if (a.rf.require_hashes)

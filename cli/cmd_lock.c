@@ -345,14 +345,7 @@ int ts_cmd_lock(int argc, char **argv) {
     args_free(&a);
     return status;
   }
-  if (!ic.opts.index_url && a.rf.index_url)
-    ic.opts.index_url = a.rf.index_url;
-  if (a.rf.no_index)
-    ic.opts.no_index = true;
-  for (size_t i = 0; i < a.rf.nextra_index_urls && ic.opts.nextra_index_urls < TS_INDEX_CLI_MAX; i++)
-    ic.extra[ic.opts.nextra_index_urls++] = a.rf.extra_index_urls[i];
-  for (size_t i = 0; i < a.rf.nfind_links && ic.opts.nfind_links < TS_INDEX_CLI_MAX; i++)
-    ic.links[ic.opts.nfind_links++] = a.rf.find_links[i];
+  ts_index_cli_apply_reqfile(&ic, &a.rf);
   pre = pre || a.rf.pre;
   ts_index_cli_finish(&ic);
 

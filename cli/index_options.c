@@ -1,5 +1,6 @@
 /* The package-index options shared by commands; see index_options.h. */
 #include "cli/index_options.h"
+#include "lock/reqfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -133,4 +134,18 @@ void ts_index_cli_finish(struct ts_index_cli *o) {
     if (env && env[0])
       o->opts.http.ca_file = env;
   }
+}
+
+void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
+                                const struct ts_reqfile *rf) {
+  if (!o->opts.index_url && rf->index_url)
+    o->opts.index_url = rf->index_url;
+  if (rf->no_index)
+    o->opts.no_index = true;
+  for (size_t i = 0; i < rf->nextra_index_urls &&
+                     o->opts.nextra_index_urls < TS_INDEX_CLI_MAX; i++)
+    o->extra[o->opts.nextra_index_urls++] = rf->extra_index_urls[i];
+  for (size_t i = 0; i < rf->nfind_links && o->opts.nfind_links < TS_INDEX_CLI_MAX;
+       i++)
+    o->links[o->opts.nfind_links++] = rf->find_links[i];
 }

@@ -55,3 +55,10 @@ int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc,
 /* Points opts at the collected lists and applies SSL_CERT_FILE when no
  * --cert was given. */
 void ts_index_cli_finish(struct ts_index_cli *o);
+
+/* Index lines of requirements files (-i, --extra-index-url, --no-index,
+ * -f) fill what the flags did not set, as pip does.  Call before finish;
+ * the strings stay owned by rf, which must outlive o. */
+struct ts_reqfile;
+void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
+                                const struct ts_reqfile *rf);
