@@ -15,56 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "conf_support.h"
 #include "pep/filename.h"
 #include "pep/name.h"
-
-struct tally {
-  int passed, failed;
-};
-
-static void check(struct tally *t, bool ok, const char *section,
-                  const char *input, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void check(struct tally *t, bool ok, const char *section,
-                  const char *input, const char *fmt, ...)
-{
-  if (ok) {
-    t->passed++;
-    return;
-  }
-  t->failed++;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "FAIL %s: '%s': ", section, input);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-static cJSON *load_json(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 65536 > cap) {
-      cap = cap ? cap * 2 : 131072;
-      buf = realloc(buf, cap);
-      if (!buf)
-        abort();
-    }
-    size_t n = fread(buf + len, 1, cap - len - 1, f);
-    if (n == 0)
-      break;
-    len += n;
-  }
-  fclose(f);
-  cJSON *j = cJSON_ParseWithLength(buf, len);
-  free(buf);
-  return j;
-}
 
 static const char *str_of(const cJSON *o, const char *key)
 {
@@ -225,7 +178,7 @@ int main(int argc, char **argv)
   }
   char path[4096];
   snprintf(path, sizeof path, "%s/packaging/names_and_filenames.json", argv[1]);
-  cJSON *root = load_json(path);
+  cJSON *root = conf_load_json(path, NULL);
   if (!root) {
     printf("%s absent or unreadable: skipped\n", path);
     return 77;

@@ -15,78 +15,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "conf_support.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
 
-struct tally {
-  int passed, failed, excepted;
-};
-
 /* Cases we deliberately do not follow, with the reason.  Matched on
  * section + input text. */
-static const struct {
-  const char *section;
-  const char *input;
-  const char *reason;
-} exceptions[] = {
+static const struct conf_exception exceptions[] = {
     {NULL, NULL, NULL},
 };
-
-static bool is_exception(const char *section, const char *input) {
-  for (size_t i = 0; exceptions[i].section; i++)
-    if (!strcmp(exceptions[i].section, section) &&
-        !strcmp(exceptions[i].input, input))
-      return true;
-  return false;
-}
-
-static void check(struct tally *t, bool ok, const char *section,
-                  const char *input, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static void check(struct tally *t, bool ok, const char *section,
-                  const char *input, const char *fmt, ...) {
-  if (ok) {
-    t->passed++;
-    return;
-  }
-  if (is_exception(section, input)) {
-    t->excepted++;
-    return;
-  }
-  t->failed++;
-  if (t->failed > 50)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "FAIL %s: '%s': ", section, input);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-static cJSON *load_json(const char *dir, const char *name) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/packaging/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    return NULL;
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *buf = malloc((size_t)n + 1);
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    fclose(f);
-    free(buf);
-    return NULL;
-  }
-  fclose(f);
-  buf[n] = '\0';
-  cJSON *j = cJSON_ParseWithLength(buf, (size_t)n);
-  free(buf);
-  return j;
-}
 
 static struct ts_version *pv(const char *s) {
   struct ts_version *v = NULL;
@@ -486,20 +423,20 @@ int main(int argc, char **argv) {
     return 77;
   }
   int bad = 0;
-  cJSON *root = load_json(argv[1], "pep440_versions.json");
+  cJSON *root = conf_load_json(argv[1], "packaging/pep440_versions.json");
   if (!root)
     return 1;
-  struct tally t = {0};
+  struct tally t = {.exceptions = exceptions};
   run_versions(root, &t);
   printf("pep440_versions.json: %d passed, %d failed (%d known exceptions)\n",
          t.passed, t.failed, t.excepted);
   bad |= t.failed > 0;
   cJSON_Delete(root);
 
-  root = load_json(argv[1], "pep440_specifiers.json");
+  root = conf_load_json(argv[1], "packaging/pep440_specifiers.json");
   if (!root)
     return 1;
-  t = (struct tally){0};
+  t = (struct tally){.exceptions = exceptions};
   run_specifiers(root, &t);
   printf("pep440_specifiers.json: %d passed, %d failed (%d known exceptions)\n",
          t.passed, t.failed, t.excepted);
