@@ -180,13 +180,13 @@ int main(int argc, char **argv)
   snprintf(path, sizeof path, "%s/packaging/names_and_filenames.json", argv[1]);
   cJSON *root = conf_load_json(path, NULL);
   if (!root) {
-    printf("%s absent or unreadable: skipped\n", path);
-    return 77;
+    printf("%s absent or unreadable\n", path);
+    return 1; /* the conformance directory exists: its data must too */
   }
   struct tally all = {0};
   run_names(root, &all);
   run_filenames(root, &all);
   cJSON_Delete(root);
   printf("%d passed, %d failed\n", all.passed, all.failed);
-  return all.failed ? 1 : 0;
+  return all.failed || all.passed == 0 ? 1 : 0;
 }

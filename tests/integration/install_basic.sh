@@ -90,18 +90,21 @@ bad=$(printf '%064d' 0)
 echo "gamma==0.5 --hash=sha256:$bad" >"$work/bad.txt"
 rc=0; "$T" install --python "$work/v2" -i "$U" -r "$work/bad.txt" 2>"$work/err" || rc=$?
 cat "$work/err"
-[ "$rc" != 0 ] || ts_fail "a wrong --hash was accepted"
+[ "$rc" = 4 ] || ts_fail "a wrong --hash: exit $rc, expected 4 (integrity)"
+grep -q 'differs from --hash' "$work/err" || ts_fail "a wrong --hash: no message naming it"
 [ -z "$(ls "$work/v2"/lib/python*/site-packages | grep -i gamma)" ] || ts_fail "wrong hash: venv changed"
 echo "gamma==0.5" >"$work/nohash.txt"
 rc=0; "$T" install --python "$work/v2" -i "$U" --require-hashes -r "$work/nohash.txt" 2>"$work/err" || rc=$?
-[ "$rc" != 0 ] || ts_fail "--require-hashes accepted a requirement without --hash"
+cat "$work/err"
+[ "$rc" = 1 ] || ts_fail "--require-hashes without --hash: exit $rc, expected 1"
+grep -qi 'hash' "$work/err" || ts_fail "--require-hashes failure does not say why"
 echo "gamma==0.5 --hash=sha256:$good" >"$work/good.txt"
 "$T" install --python "$work/v2" -i "$U" --require-hashes -r "$work/good.txt" 2>"$work/err" ||
   { cat "$work/err"; ts_fail "a right --hash was refused"; }
 rc=0; TORCHSOLVE_CACHE_DIR=$work/empty-cache "$T" install --python "$work/v2" -i "$U" \
   --offline --dry-run alpha >/dev/null 2>"$work/err" || rc=$?
 cat "$work/err"
-[ "$rc" != 0 ] || ts_fail "--offline with an empty cache succeeded"
+[ "$rc" = 3 ] || ts_fail "--offline with an empty cache: exit $rc, expected 3"
 grep -q 'offline' "$work/err" || ts_fail "--offline failure does not say why"
 "$T" install --python "$work/v2" -i "$U" --report "$work/r.json" --dry-run alpha >/dev/null 2>&1
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/r.json" || ts_fail "--report FILE"

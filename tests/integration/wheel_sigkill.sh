@@ -24,7 +24,7 @@ t0=$(date +%s%N)
 "$TORCHSOLVE" wheel install -q --python "$V" "$W2"
 span=$(( ($(date +%s%N) - t0) / 1000000 + 20 ))
 "$TORCHSOLVE" wheel install -q --python "$V" "$W1"
-kills=0 olds=0 news=0
+kills=0 olds=0 news=0 forwards=0
 for i in $(seq 1 30); do
   # every third round starts with a cold cache, so extraction is killed too
   if [ $((i % 3)) = 0 ]; then rm -rf "$TORCHSOLVE_CACHE_DIR"; fi
@@ -37,7 +37,8 @@ for i in $(seq 1 30); do
     ms=$((RANDOM % span))
     sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
   fi
-  kill -9 $pid 2>/dev/null && kills=$((kills + 1))
+  journal=no; [ -e "$SITE/.torchsolve-txn/journal" ] && journal=yes
+  killed=no; kill -9 $pid 2>/dev/null && { killed=yes; kills=$((kills + 1)); }
   wait $pid 2>/dev/null || true
   "$TORCHSOLVE" wheel repair -q --python "$V" || ts_fail "repair failed (round $i)"
   [ ! -e "$SITE/.torchsolve-txn" ] || ts_fail "transaction left after repair"
@@ -47,6 +48,8 @@ for i in $(seq 1 30); do
     "$V/bin/python" -c 'import big; assert big.__version__ == "1.0"' || ts_fail "old state broken"
   elif [ "$s" = "$new" ]; then
     news=$((news + 1))
+    # killed with the journal written: this new state is the repair's roll-forward
+    [ $i -gt 20 ] && [ $journal = yes ] && [ $killed = yes ] && forwards=$((forwards + 1))
     "$V/bin/python" -c 'import big; assert big.__version__ == "2.0"' || ts_fail "new state broken"
     "$TORCHSOLVE" wheel install -q --python "$V" "$W1"   # back to old for the next round
   else
@@ -62,5 +65,6 @@ if ls /usr/share/python-wheels/pip-*.whl >/dev/null 2>&1; then
   "$V/bin/python" -m pip check || ts_fail "pip check"
   list=$("$V/bin/python" -m pip list --format=freeze); grep -qx "big==2.0" <<<"$list" || ts_fail "pip list: $list"
 fi
-[ $news -gt 0 ] || ts_fail "no kill landed after the commit point ($kills kills)"
-echo "ok: warm upgrade ${span}ms, $kills kills, $olds rolled back/old, $news completed/new"
+[ $kills -gt 0 ] || ts_fail "no install was killed"
+[ $forwards -gt 0 ] || ts_fail "no kill landed after the commit point ($kills kills)"
+echo "ok: warm upgrade ${span}ms, $kills kills, $olds rolled back/old, $news completed/new, $forwards rolled forward"
