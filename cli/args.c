@@ -1,7 +1,33 @@
 /* Argument helpers shared by every command's option loop. */
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "cli/cli.h"
+
+int ts_cli_link_mode(const char *command, const char *v,
+                     enum ts_wheel_link_mode *out) {
+  const char *what = "--link-mode";
+  if (!v) {
+    v = getenv("TORCHSOLVE_LINK_MODE");
+    what = "TORCHSOLVE_LINK_MODE";
+    if (!v || !*v)
+      return 0;
+  }
+  static const struct {
+    const char *name;
+    enum ts_wheel_link_mode mode;
+  } modes[] = {{"hardlink", TS_WHEEL_LINK_HARDLINK},
+               {"copy", TS_WHEEL_LINK_COPY},
+               {"clone", TS_WHEEL_LINK_CLONE}};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+    if (strcmp(v, modes[k].name) == 0) {
+      *out = modes[k].mode;
+      return 0;
+    }
+  return ts_cli_usage_error(command, "unknown %s '%s' (hardlink, copy or clone)",
+                            what, v), -1;
+}
 
 int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
                       const char **v) {

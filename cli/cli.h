@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "core/error.h"
+#include "wheel/wheel.h"
 
 struct ts_cli_globals {
   int verbosity;      /* -q = -1, default 0, -v = 1, -vv = 2 */
@@ -47,6 +48,12 @@ int ts_cli_parse_global(int argc, char **argv, int *i);
  * another option, -1 when the value is missing. */
 int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
                       const char **v);
+
+/* Sets *out from a --link-mode value, or with v NULL from
+ * $TORCHSOLVE_LINK_MODE when set (else leaves *out).  Returns 0, or -1
+ * after a usage error. */
+int ts_cli_link_mode(const char *command, const char *v,
+                     enum ts_wheel_link_mode *out);
 
 /* Help topics (cli/help_topics.c): prints TOPIC and returns 1, or 0 when
  * there is no such topic; the list for the usage text. */

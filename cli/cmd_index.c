@@ -147,7 +147,8 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
     }
 #undef TAKE
   }
-  ts_index_cli_finish(&a->cli);
+  if (ts_index_cli_finish(&a->cli, "index") < 0)
+    return 2;
   if (!a->ntprojects) {
     for (size_t i = 0; i < sizeof default_torch_projects / sizeof default_torch_projects[0]; i++)
       a->tprojects[a->ntprojects++] = default_torch_projects[i];

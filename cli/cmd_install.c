@@ -354,6 +354,7 @@ int ts_cmd_install(int argc, char **argv) {
   bool require_hashes = false, compile = false;
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
+  const char *link_mode = NULL;
   struct ts_error err = {0};
   struct ts_reqfile_reader reader = {.read = ts_reqfile_read_real,
                                      .is_dir = ts_reqfile_is_dir_real};
@@ -428,10 +429,7 @@ int ts_cmd_install(int argc, char **argv) {
           else if (!strcmp(v, "lowest-direct")) mode = TS_RESOLUTION_LOWEST_DIRECT;
           else status = ts_cli_usage_error("install", "unknown --resolution '%s'", v);
         } else if (!strcmp(f, "--link-mode")) {
-          if (!strcmp(v, "hardlink")) link = TS_WHEEL_LINK_HARDLINK;
-          else if (!strcmp(v, "copy")) link = TS_WHEEL_LINK_COPY;
-          else if (!strcmp(v, "clone")) link = TS_WHEEL_LINK_CLONE;
-          else status = ts_cli_usage_error("install", "unknown --link-mode '%s'", v);
+          link_mode = v;
         }
       }
       if (status) {
@@ -462,7 +460,7 @@ int ts_cmd_install(int argc, char **argv) {
    * unless --platform): --python is then ignored, nothing is installed. */
   if (pyver)
     dry = true; /* nothing to install into */
-  if (ts_gpu_options_env(&g) < 0) {
+  if (ts_gpu_options_env(&g) < 0 || ts_cli_link_mode("install", link_mode, &link) < 0) {
     args_free(&a);
     return 2;
   }
@@ -472,7 +470,10 @@ int ts_cmd_install(int argc, char **argv) {
     pre = true;
   if (a.rf.require_hashes)
     require_hashes = true;
-  ts_index_cli_finish(&ic);
+  if (ts_index_cli_finish(&ic, "install") < 0) {
+    args_free(&a);
+    return 2;
+  }
 
   size_t nent = a.ncli + a.rf.nentries;
   const struct ts_reqfile_entry **ents = calloc(nent ? nent : 1, sizeof *ents);

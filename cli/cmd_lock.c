@@ -347,7 +347,10 @@ int ts_cmd_lock(int argc, char **argv) {
   }
   ts_index_cli_apply_reqfile(&ic, &a.rf);
   pre = pre || a.rf.pre;
-  ts_index_cli_finish(&ic);
+  if (ts_index_cli_finish(&ic, "lock") < 0) {
+    args_free(&a);
+    return 2;
+  }
 
   size_t nent = a.ncli + a.rf.nentries, nroots = 0;
   const struct ts_reqfile_entry **ents = calloc(nent ? nent : 1, sizeof *ents);

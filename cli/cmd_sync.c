@@ -203,7 +203,8 @@ out:
 static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
                      struct fetch *fx, size_t nfx, char **tmpdir) {
   struct ts_error err = {0};
-  ts_index_cli_finish(ic);
+  if (ts_index_cli_finish(ic, "sync") < 0)
+    return 2;
   bool offline = ic->opts.cache_mode == TS_CACHE_OFFLINE;
   struct ts_index *idx = ts_index_new(&ic->opts, &err);
   if (!idx)

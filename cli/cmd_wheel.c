@@ -183,7 +183,7 @@ int ts_cmd_wheel(int argc, char **argv) {
   if (strcmp(sub, "install") != 0 && strcmp(sub, "uninstall") != 0 &&
       strcmp(sub, "repair") != 0)
     return ts_cli_usage_error("wheel", "unknown subcommand '%s'", sub);
-  const char *python = NULL;
+  const char *python = NULL, *link_mode = NULL;
   struct ts_wheel_options o = {0};
   o.cb.waiting_for_lock = on_wait;
   o.cb.repaired = on_repair;
@@ -203,17 +203,7 @@ int ts_cmd_wheel(int argc, char **argv) {
       python = a + 9;
     } else if ((strcmp(a, "--link-mode") == 0 && i + 1 < argc) ||
                strncmp(a, "--link-mode=", 12) == 0) {
-      const char *m = a[11] == '=' ? a + 12 : argv[++i];
-      if (strcmp(m, "hardlink") == 0)
-        o.link_mode = TS_WHEEL_LINK_HARDLINK;
-      else if (strcmp(m, "copy") == 0)
-        o.link_mode = TS_WHEEL_LINK_COPY;
-      else if (strcmp(m, "clone") == 0)
-        o.link_mode = TS_WHEEL_LINK_CLONE;
-      else {
-        free(args);
-        return ts_cli_usage_error("wheel", "unknown link mode '%s'", m);
-      }
+      link_mode = a[11] == '=' ? a + 12 : argv[++i];
     } else if (strcmp(a, "--compile") == 0) {
       o.compile = true;
     } else if (strcmp(a, "--no-cache") == 0) {
@@ -234,6 +224,10 @@ int ts_cmd_wheel(int argc, char **argv) {
     }
   }
   bool repair = strcmp(sub, "repair") == 0;
+  if (ts_cli_link_mode("wheel", link_mode, &o.link_mode) < 0) {
+    free(args);
+    return 2;
+  }
   if (!repair && nargs == 0) {
     free(args);
     return ts_cli_usage_error("wheel", "%s needs at least one %s", sub,

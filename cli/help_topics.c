@@ -29,7 +29,16 @@ static void topic_environment(void) {
       "  TORCHSOLVE_CACHE_DIR      cache root (else $XDG_CACHE_HOME/torchsolve,\n"
       "                            else ~/.cache/torchsolve)\n"
       "  XDG_CONFIG_HOME           user rules file: $XDG_CONFIG_HOME/torchsolve/rules.yaml\n"
-      "  VIRTUAL_ENV               target environment when --python is not given\n"
+      "  TORCHSOLVE_PYTHON         target interpreter or venv when --python is not\n"
+      "                            given (before VIRTUAL_ENV and ./.venv)\n"
+      "  VIRTUAL_ENV               target environment when neither is given\n"
+      "  TORCHSOLVE_INDEX_URL, TORCHSOLVE_TORCH_INDEX_URL, TORCHSOLVE_INDEX_STRATEGY,\n"
+      "  TORCHSOLVE_CONCURRENCY    the same as --index-url, --torch-index-url, ...\n"
+      "  TORCHSOLVE_EXTRA_INDEX_URL, TORCHSOLVE_FIND_LINKS\n"
+      "                            lists separated by whitespace, as pip's\n"
+      "  TORCHSOLVE_OFFLINE, TORCHSOLVE_NO_CACHE\n"
+      "                            1, true, yes or on: as --offline, --no-cache\n"
+      "  TORCHSOLVE_LINK_MODE      as --link-mode (hardlink, copy, clone)\n"
       "  TORCHSOLVE_CUDA, TORCHSOLVE_CUDA_DRIVER, TORCHSOLVE_COMPUTE_CAPABILITY,\n"
       "  TORCHSOLVE_ROCM, TORCHSOLVE_GFX, TORCHSOLVE_SYSROOT, TORCHSOLVE_RULES\n"
       "                            the same as --cuda, --cuda-driver, ...\n"
@@ -37,7 +46,8 @@ static void topic_environment(void) {
       "  HSA_OVERRIDE_GFX_VERSION  honoured as ROCm does (11.0.0 = gfx1100)\n"
       "  SSL_CERT_FILE             extra CA bundle (as --cert)\n"
       "  http_proxy, https_proxy, no_proxy   proxies, as curl reads them\n"
-      "  NO_COLOR                  no colour in messages\n");
+      "  NO_COLOR                  no colour in messages\n"
+      "A flag, or an index line of a requirements file, beats its variable.\n");
 }
 
 static void topic_gpu(void) {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 
@@ -44,7 +45,7 @@ static int parse_long(const char *s, long lo, long hi, long *out) {
   return 0;
 }
 
-/* Matches "--name VALUE" or "--name=VALUE"; sets *v. */
+/* Appends v to a repeatable option's list. */
 static int push(const char **list, size_t *n, const char *v, const char *command,
                 const char *flag) {
   if (*n == TS_INDEX_CLI_MAX)
@@ -53,27 +54,72 @@ static int push(const char **list, size_t *n, const char *v, const char *command
   return 1;
 }
 
+/* Applies one valued option; `what` names it in messages (the flag, or the
+ * environment variable it came from). */
+static int apply_value(struct ts_index_cli *o, const char *flag, const char *what,
+                       const char *v, const char *command) {
+  struct ts_index_options *x = &o->opts;
+  long l;
+  if (!strcmp(flag, "--index-url") || !strcmp(flag, "-i")) {
+    x->index_url = v;
+  } else if (!strcmp(flag, "--extra-index-url")) {
+    return push(o->extra, &x->nextra_index_urls, v, command, what);
+  } else if (!strcmp(flag, "--find-links") || !strcmp(flag, "-f")) {
+    return push(o->links, &x->nfind_links, v, command, what);
+  } else if (!strcmp(flag, "--trusted-host")) {
+    return push(o->trusted, &x->http.ntrusted_hosts, v, command, what);
+  } else if (!strcmp(flag, "--index-strategy")) {
+    if (!strcmp(v, "first-index"))
+      x->strategy = TS_INDEX_FIRST_INDEX;
+    else if (!strcmp(v, "unsafe-best-match"))
+      x->strategy = TS_INDEX_UNSAFE_BEST_MATCH;
+    else
+      return ts_cli_usage_error(command, "unknown %s '%s' "
+                                "(first-index or unsafe-best-match)", what, v), -1;
+    o->set_strategy = true;
+  } else if (!strcmp(flag, "--torch-index-url")) {
+    x->torch_index_url = v;
+  } else if (!strcmp(flag, "--cache-dir")) {
+    x->cache_dir = v;
+  } else if (!strcmp(flag, "--cert")) {
+    x->http.ca_file = v;
+  } else if (!strcmp(flag, "--concurrency")) {
+    if (parse_long(v, 1, 256, &l))
+      return ts_cli_usage_error(command, "%s wants 1..256, not '%s'", what, v), -1;
+    x->http.concurrency = (int)l;
+  } else if (!strcmp(flag, "--timeout")) {
+    if (parse_long(v, 1, 3600, &l))
+      return ts_cli_usage_error(command, "%s wants seconds (1..3600), not '%s'", what,
+                                v), -1;
+    x->http.connect_timeout_s = x->http.read_timeout_s = l;
+  } else if (!strcmp(flag, "--retries")) {
+    if (parse_long(v, 0, 20, &l))
+      return ts_cli_usage_error(command, "%s wants 0..20, not '%s'", what, v), -1;
+    x->http.retries = (int)l;
+  }
+  return 1;
+}
+
 int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc, char **argv,
                        int *i) {
   struct ts_index_options *x = &o->opts;
   const char *a = argv[*i], *v = NULL;
-  long l;
   if (strcmp(a, "--no-index") == 0) {
     x->no_index = true;
     return 1;
   }
-  if (strcmp(a, "--refresh") == 0) {
-    x->cache_mode = TS_CACHE_REFRESH;
-    return 1;
-  }
-  if (strcmp(a, "--offline") == 0) {
-    x->cache_mode = TS_CACHE_OFFLINE;
-    return 1;
-  }
-  if (strcmp(a, "--no-cache") == 0) {
-    x->cache_mode = TS_CACHE_DISABLED;
-    return 1;
-  }
+  static const struct {
+    const char *flag;
+    enum ts_cache_mode mode;
+  } modes[] = {{"--refresh", TS_CACHE_REFRESH},
+               {"--offline", TS_CACHE_OFFLINE},
+               {"--no-cache", TS_CACHE_DISABLED}};
+  for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
+    if (strcmp(a, modes[k].flag) == 0) {
+      x->cache_mode = modes[k].mode;
+      o->set_cache_mode = true;
+      return 1;
+    }
   static const char *const valued[] = {
       "--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--index-strategy",
       "--torch-index-url", "--cache-dir", "--cert", "--trusted-host", "--concurrency",
@@ -82,50 +128,81 @@ int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc, ch
     int m = ts_cli_flag_value(valued[k], argc, argv, i, &v);
     if (m == 0)
       continue;
-    const char *f = valued[k];
     if (m < 0)
-      return ts_cli_usage_error(command, "%s needs a value", f), -1;
-    if (!strcmp(f, "--index-url") || !strcmp(f, "-i")) {
-      x->index_url = v;
-    } else if (!strcmp(f, "--extra-index-url")) {
-      return push(o->extra, &x->nextra_index_urls, v, command, f);
-    } else if (!strcmp(f, "--find-links") || !strcmp(f, "-f")) {
-      return push(o->links, &x->nfind_links, v, command, f);
-    } else if (!strcmp(f, "--trusted-host")) {
-      return push(o->trusted, &x->http.ntrusted_hosts, v, command, f);
-    } else if (!strcmp(f, "--index-strategy")) {
-      if (!strcmp(v, "first-index"))
-        x->strategy = TS_INDEX_FIRST_INDEX;
-      else if (!strcmp(v, "unsafe-best-match"))
-        x->strategy = TS_INDEX_UNSAFE_BEST_MATCH;
-      else
-        return ts_cli_usage_error(command, "unknown --index-strategy '%s' "
-                                  "(first-index or unsafe-best-match)", v), -1;
-    } else if (!strcmp(f, "--torch-index-url")) {
-      x->torch_index_url = v;
-    } else if (!strcmp(f, "--cache-dir")) {
-      x->cache_dir = v;
-    } else if (!strcmp(f, "--cert")) {
-      x->http.ca_file = v;
-    } else if (!strcmp(f, "--concurrency")) {
-      if (parse_long(v, 1, 256, &l))
-        return ts_cli_usage_error(command, "--concurrency wants 1..256"), -1;
-      x->http.concurrency = (int)l;
-    } else if (!strcmp(f, "--timeout")) {
-      if (parse_long(v, 1, 3600, &l))
-        return ts_cli_usage_error(command, "--timeout wants seconds (1..3600)"), -1;
-      x->http.connect_timeout_s = x->http.read_timeout_s = l;
-    } else if (!strcmp(f, "--retries")) {
-      if (parse_long(v, 0, 20, &l))
-        return ts_cli_usage_error(command, "--retries wants 0..20"), -1;
-      x->http.retries = (int)l;
-    }
-    return 1;
+      return ts_cli_usage_error(command, "%s needs a value", valued[k]), -1;
+    return apply_value(o, valued[k], valued[k], v, command);
   }
   return 0;
 }
 
-void ts_index_cli_finish(struct ts_index_cli *o) {
+/* pip's PIP_<FLAG> convention: an environment variable stands in for a
+ * flag the command line (or a requirements file) did not give.  List
+ * variables hold several values separated by whitespace, as
+ * PIP_EXTRA_INDEX_URL does; they are split into o->env_values, which the
+ * struct owns, so no allocation outlives the command. */
+static int apply_env_list(struct ts_index_cli *o, const char *flag, const char *name,
+                          const char *v, const char *command) {
+  size_t used = o->env_used;
+  for (const char *p = v;;) {
+    p += strspn(p, " \t\n");
+    if (!*p)
+      return 0;
+    size_t n = strcspn(p, " \t\n");
+    if (used + n + 1 > sizeof o->env_values)
+      return ts_cli_usage_error(command, "%s is too long", name), -1;
+    char *copy = o->env_values + used;
+    memcpy(copy, p, n);
+    copy[n] = 0;
+    used += n + 1;
+    o->env_used = used;
+    if (apply_value(o, flag, name, copy, command) < 0)
+      return -1;
+    p += n;
+  }
+}
+
+static bool env_true(const char *v) {
+  return !strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+         !strcasecmp(v, "on");
+}
+
+static int apply_environment(struct ts_index_cli *o, const char *command) {
+  struct ts_index_options *x = &o->opts;
+  static const struct {
+    const char *name, *flag;
+  } singles[] = {{"TORCHSOLVE_INDEX_URL", "--index-url"},
+                 {"TORCHSOLVE_TORCH_INDEX_URL", "--torch-index-url"},
+                 {"TORCHSOLVE_INDEX_STRATEGY", "--index-strategy"},
+                 {"TORCHSOLVE_CONCURRENCY", "--concurrency"}};
+  for (size_t k = 0; k < sizeof singles / sizeof singles[0]; k++) {
+    const char *v = getenv(singles[k].name);
+    if (!v || !*v)
+      continue;
+    bool given = (k == 0 && x->index_url) || (k == 1 && x->torch_index_url) ||
+                 (k == 2 && o->set_strategy) || (k == 3 && x->http.concurrency);
+    if (!given && apply_value(o, singles[k].flag, singles[k].name, v, command) < 0)
+      return -1;
+  }
+  const char *v = getenv("TORCHSOLVE_EXTRA_INDEX_URL");
+  if (v && !x->nextra_index_urls &&
+      apply_env_list(o, "--extra-index-url", "TORCHSOLVE_EXTRA_INDEX_URL", v, command) < 0)
+    return -1;
+  v = getenv("TORCHSOLVE_FIND_LINKS");
+  if (v && !x->nfind_links &&
+      apply_env_list(o, "--find-links", "TORCHSOLVE_FIND_LINKS", v, command) < 0)
+    return -1;
+  if (!o->set_cache_mode) {
+    if ((v = getenv("TORCHSOLVE_OFFLINE")) && env_true(v))
+      x->cache_mode = TS_CACHE_OFFLINE;
+    else if ((v = getenv("TORCHSOLVE_NO_CACHE")) && env_true(v))
+      x->cache_mode = TS_CACHE_DISABLED;
+  }
+  return 0;
+}
+
+int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
+  if (apply_environment(o, command) < 0)
+    return -1;
   o->opts.extra_index_urls = o->extra;
   o->opts.find_links = o->links;
   o->opts.http.trusted_hosts = o->trusted;
@@ -134,6 +211,7 @@ void ts_index_cli_finish(struct ts_index_cli *o) {
     if (env && env[0])
       o->opts.http.ca_file = env;
   }
+  return 0;
 }
 
 void ts_index_cli_apply_reqfile(struct ts_index_cli *o,

@@ -17,17 +17,25 @@
  *   --timeout S               connect and stall timeout
  *   --retries N               on connection errors, stalls, 429, 5xx (default 3)
  * Both "--flag VALUE" and "--flag=VALUE" are accepted.
+ * Environment variables stand in for flags not given (on the command line
+ * or in a requirements file), as pip's PIP_* do: TORCHSOLVE_INDEX_URL,
+ * TORCHSOLVE_EXTRA_INDEX_URL and TORCHSOLVE_FIND_LINKS (whitespace-separated
+ * lists), TORCHSOLVE_TORCH_INDEX_URL, TORCHSOLVE_INDEX_STRATEGY,
+ * TORCHSOLVE_CONCURRENCY, TORCHSOLVE_OFFLINE and TORCHSOLVE_NO_CACHE
+ * (1/true/yes/on); TORCHSOLVE_CACHE_DIR is read by the index module.
  *
  * Usage from a command:
  *   struct ts_index_cli o;
  *   ts_index_cli_init(&o);
  *   for (...) { int used = ts_index_cli_parse(&o, "install", argc, argv, &i);
  *               if (used < 0) return 2; if (used) continue; ... }
- *   ts_index_cli_finish(&o);            (environment defaults, pointers)
+ *   if (ts_index_cli_finish(&o, "install") < 0) return 2;
+ *                                       (environment defaults, pointers)
  *   idx = ts_index_new(&o.opts, &err);  (set o.opts.route first if needed)
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "index/client.h"
@@ -39,6 +47,9 @@ struct ts_index_cli {
   const char *extra[TS_INDEX_CLI_MAX];
   const char *links[TS_INDEX_CLI_MAX];
   const char *trusted[TS_INDEX_CLI_MAX];
+  bool set_strategy, set_cache_mode; /* given as flags */
+  char env_values[4096];             /* split list variables, NUL-separated */
+  size_t env_used;
 };
 
 /* The option lines above, for a command's --help. */
@@ -52,9 +63,10 @@ void ts_index_cli_init(struct ts_index_cli *o);
 int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc,
                        char **argv, int *i);
 
-/* Points opts at the collected lists and applies SSL_CERT_FILE when no
- * --cert was given. */
-void ts_index_cli_finish(struct ts_index_cli *o);
+/* Applies the environment variables above and SSL_CERT_FILE for what no
+ * flag set, and points opts at the collected lists.  Returns 0, or -1
+ * after printing a usage error naming the bad variable. */
+int ts_index_cli_finish(struct ts_index_cli *o, const char *command);
 
 /* Index lines of requirements files (-i, --extra-index-url, --no-index,
  * -f) fill what the flags did not set, as pip does.  Call before finish;

@@ -799,6 +799,13 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
                               struct ts_error *err)
 {
   *out = NULL;
+  if (!explicit_python) {
+    /* uv's UV_PYTHON: a default interpreter for every command, below the
+     * flag and above an activated venv. */
+    const char *env = getenv("TORCHSOLVE_PYTHON");
+    if (env && *env)
+      explicit_python = env;
+  }
   if (explicit_python) {
     if (is_dir(explicit_python)) {
       *out = venv_python(explicit_python);

@@ -53,8 +53,9 @@ struct ts_target {
 };
 
 /* Finds the interpreter to install into: `explicit_python` (an interpreter,
- * or a venv directory whose bin/python is used) if non-NULL, else
- * $VIRTUAL_ENV/bin/python, else ./.venv/bin/python.  *out is a malloc'd
+ * or a venv directory whose bin/python is used) if non-NULL, else the same
+ * from $TORCHSOLVE_PYTHON, else $VIRTUAL_ENV/bin/python, else
+ * ./.venv/bin/python.  *out is a malloc'd
  * path the caller frees.  TS_E_PYTHON with "no virtual environment found:
  * pass --python PATH, activate one, or create ./.venv with 'torchsolve
  * venv'" when none; TS_E_NOT_FOUND when the named one does not exist.
