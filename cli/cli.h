@@ -6,6 +6,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -16,6 +17,10 @@ struct ts_cli_globals {
   int verbosity;      /* -q = -1, default 0, -v = 1, -vv = 2 */
   bool color;         /* --color / NO_COLOR / isatty(stderr) */
   const char *argv0;
+  /* Set by the SIGINT/SIGTERM handler (main.c); passed to the index and
+   * wheel modules as their cancel flag.  The handler resets itself, so a
+   * second Ctrl-C kills at once (the journal repairs that next run). */
+  volatile sig_atomic_t interrupted;
 };
 extern struct ts_cli_globals ts_cli;
 

@@ -554,6 +554,7 @@ int ts_cmd_install(int argc, char **argv) {
       struct bars bars = {.on = ts_cli.verbosity >= 0 && isatty(STDERR_FILENO)};
       struct ts_plan_install_options io = {
           .require_hashes = require_hashes, .link_mode = link, .compile = compile,
+          .cancel = &ts_cli.interrupted,
           .cb = {.ctx = &bars, .download_begin = on_begin,
                  .download_progress = on_progress, .download_end = on_end,
                  .wheel = {.waiting_for_lock = on_wait, .repaired = on_repair}}};

@@ -497,7 +497,7 @@ int ts_cmd_sync(int argc, char **argv) {
   struct ts_wheel_paths wp = {.prefix = t->paths.prefix, .purelib = t->paths.purelib,
                               .platlib = t->paths.platlib, .scripts = t->paths.scripts,
                               .data = t->paths.data, .headers = headers, .python = py};
-  struct ts_wheel_options wo = {.paths = &wp};
+  struct ts_wheel_options wo = {.paths = &wp, .cancel = &ts_cli.interrupted};
   struct ts_wheel_result res = {0};
   if (nfx) {
     struct ts_wheel_request *rq = calloc(nfx, sizeof *rq);

@@ -184,7 +184,7 @@ int ts_cmd_wheel(int argc, char **argv) {
       strcmp(sub, "repair") != 0)
     return ts_cli_usage_error("wheel", "unknown subcommand '%s'", sub);
   const char *python = NULL, *link_mode = NULL;
-  struct ts_wheel_options o = {0};
+  struct ts_wheel_options o = {.cancel = &ts_cli.interrupted};
   o.cb.waiting_for_lock = on_wait;
   o.cb.repaired = on_repair;
   char **args = calloc((size_t)argc, sizeof *args);

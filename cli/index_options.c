@@ -203,6 +203,7 @@ static int apply_environment(struct ts_index_cli *o, const char *command) {
 int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
   if (apply_environment(o, command) < 0)
     return -1;
+  o->opts.http.cancel = &ts_cli.interrupted;
   o->opts.extra_index_urls = o->extra;
   o->opts.find_links = o->links;
   o->opts.http.trusted_hosts = o->trusted;

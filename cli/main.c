@@ -137,8 +137,26 @@ int ts_cli_parse_global(int argc, char **argv, int *i) {
   return 0;
 }
 
+static void on_interrupt(int sig) {
+  (void)sig;
+  ts_cli.interrupted = 1;
+}
+
+/* SA_RESTART keeps file and pipe I/O free of EINTR handling; the long
+ * loops (transfers, extraction, staging) poll the flag instead. */
+static void catch_interrupts(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_interrupt;
+  sa.sa_flags = SA_RESTART | SA_RESETHAND;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
 int main(int argc, char **argv) {
   ts_cli.argv0 = argv[0];
+  catch_interrupts();
   set_color("auto");
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {

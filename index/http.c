@@ -573,6 +573,10 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
   int active = 0;
   enum ts_code rc = TS_OK;
   while (done < n && !rc) {
+    if (h->o.cancel && *h->o.cancel) {
+      rc = ts_error_set(err, TS_E_INTERRUPTED, "interrupted during downloads");
+      break;
+    }
     uint64_t t = now_ms(), wait = 1000;
     /* Start what may start: first new requests in order, then due retries. */
     for (size_t i = 0; i < n && active < h->o.concurrency; i++) {

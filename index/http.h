@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,6 +36,9 @@ struct ts_http_options {
                                  (--cert, SSL_CERT_FILE), or NULL */
   const char *const *trusted_hosts; /* "host" or "host:port": no TLS checks */
   size_t ntrusted_hosts;
+  const volatile sig_atomic_t *cancel; /* when set (by a signal handler, say),
+                                          a batch stops within a second with
+                                          TS_E_INTERRUPTED; may be NULL */
 };
 
 /* Called during transfers: bytes of the body done so far (including a

@@ -969,11 +969,9 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                                 .platlib = tp->platlib, .scripts = tp->scripts,
                                 .data = tp->data, .headers = p->headers,
                                 .python = r->target->python};
-    const char *c = ts_index_cache_dir(r->idx);
     struct ts_wheel_options wo = {.paths = &wp, .link_mode = o->link_mode,
                                   .compile = o->compile, .cb = o->cb.wheel,
-                                  .cache_dir = NULL};
-    (void)c;
+                                  .cancel = o->cancel};
     struct ts_wheel_result res = {0};
     rc = ts_wheel_install(&wo, w, n, &res, err);
     if (rc == TS_OK && changed)

@@ -105,6 +105,7 @@ struct ts_plan_install_options {
   bool require_hashes;              /* every file needs a --hash */
   enum ts_wheel_link_mode link_mode;
   bool compile;
+  const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
 };
 

@@ -1220,6 +1220,16 @@ static void installer_free(struct installer *in) {
   ts_strset_free(&in->prune);
 }
 
+/* The stage may be dropped until the journal is written; a cancel request
+ * is honoured only up to there. */
+static enum ts_code check_cancel(const struct ts_wheel_options *o, enum ts_code rc,
+                                 struct ts_error *err) {
+  if (rc == TS_OK && o->cancel && *o->cancel)
+    return ts_error_set(err, TS_E_INTERRUPTED,
+                        "interrupted before the commit point: nothing was changed");
+  return rc;
+}
+
 static enum ts_code ensure_roots(struct installer *in, struct ts_error *err) {
   for (size_t i = 0; i < in->nroots; i++) {
     bool used = false;
@@ -1246,7 +1256,9 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   /* 1. Validate and unpack everything before touching the environment. */
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
     dists[k].req = &wheels[k];
-    rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
+    rc = check_cancel(o, TS_OK, err);
+    if (rc == TS_OK)
+      rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
     if (rc == TS_OK && dists[k].u.entry_points)
       rc = entry_points(NULL, k, dists[k].u.entry_points,
                         dists[k].u.entry_points_len, err);
@@ -1274,18 +1286,19 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     rc = stage_dist(&in, k, &dists[k], err);
     if (rc != TS_OK)
       ts_error_wrap(err, "%s", wheels[k].path);
+    rc = check_cancel(o, rc, err);
   }
   if (rc == TS_OK)
-    rc = place_all(&in, err);
+    rc = check_cancel(o, place_all(&in, err), err);
   if (rc == TS_OK && o->compile)
-    rc = compile_all(&in, err);
+    rc = check_cancel(o, compile_all(&in, err), err);
   if (rc == TS_OK)
     rc = write_records(&in, dists, n, err);
   /* 3. Journal and switch in. */
   if (rc == TS_OK)
     rc = ensure_roots(&in, err);
   if (rc == TS_OK)
-    rc = plan_moves(&in, err);
+    rc = check_cancel(o, plan_moves(&in, err), err);
   if (rc == TS_OK) {
     add_prunes(&in);
     rc = ts_txn_commit(&in.txn, err);

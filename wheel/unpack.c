@@ -607,6 +607,7 @@ struct extract_job {
   atomic_bool failed;
   int dirfd;
   size_t whole_max;
+  const volatile sig_atomic_t *cancel;
   pthread_mutex_t mu;
   enum ts_code rc;
   struct ts_error err;
@@ -664,6 +665,11 @@ static void *extract_worker(void *arg) {
   for (;;) {
     if (atomic_load(&j->failed))
       break;
+    if (j->cancel && *j->cancel) {
+      ts_error_set(&err, TS_E_INTERRUPTED, "interrupted while unpacking");
+      job_fail(j, &err);
+      break;
+    }
     size_t k = atomic_fetch_add(&j->next, 1);
     if (k >= j->n)
       break;
@@ -750,7 +756,7 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
     order[i] = si[i].i;
   free(si);
   struct extract_job j = {.a = a, .plan = plan, .order = order, .n = plan->n,
-                          .dirfd = dirfd, .rc = TS_OK};
+                          .dirfd = dirfd, .rc = TS_OK, .cancel = o->cancel};
   atomic_init(&j.next, 0);
   atomic_init(&j.failed, false);
   pthread_mutex_init(&j.mu, NULL);

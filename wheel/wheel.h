@@ -28,6 +28,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -81,6 +82,10 @@ struct ts_wheel_options {
   unsigned threads;                 /* extraction workers; 0 = online CPUs */
   struct ts_wheel_limits limits;
   struct ts_wheel_callbacks cb;
+  const volatile sig_atomic_t *cancel; /* when set, install stops before its
+                                          commit point with TS_E_INTERRUPTED,
+                                          leaving the environment as it was;
+                                          after it, it finishes; may be NULL */
 };
 
 /* One wheel to install. */
