@@ -231,12 +231,17 @@ static int cmd_fetch(struct index_args *a, const char **names, size_t n) {
         printf("%s: %zu files from %s\n", r->project.name, r->project.nfiles, iu);
         for (size_t k = 0; k < r->project.nfiles; k++) {
           const struct ts_index_file *f = &r->project.files[k];
-          printf("  %s sha256=%s metadata=%s%s%s%s%s\n", f->filename,
-                 f->sha256 ? f->sha256 : "-",
-                 f->has_metadata ? (f->metadata_sha256 ? "pep658+hash" : "pep658") : "no",
-                 f->requires_python ? " requires-python=" : "",
-                 f->requires_python ? f->requires_python : "", f->yanked ? " yanked" : "",
-                 f->yanked_reason ? f->yanked_reason : "");
+          printf("  %s sha256=%s metadata=%s", f->filename, f->sha256 ? f->sha256 : "-",
+                 f->has_metadata ? (f->metadata_sha256 ? "pep658+hash" : "pep658") : "no");
+          if (f->requires_python)
+            printf(" requires-python=%s", f->requires_python);
+          /* the reason is free text from the publisher: quoted, so that it
+           * cannot be read as another field */
+          if (f->yanked && f->yanked_reason && f->yanked_reason[0])
+            printf(" yanked=\"%s\"", f->yanked_reason);
+          else if (f->yanked)
+            printf(" yanked");
+          putchar('\n');
         }
       }
       free(iu);

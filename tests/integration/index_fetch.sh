@@ -54,6 +54,11 @@ ts_nginx_log_since "$mark" >"$work/second.log"
 grep -c '^304 0 .*GET /idx1/simple/' "$work/second.log" | grep -qx 2 || { cat "$work/second.log"; ts_fail "second run: expected two 304s"; }
 grep -q '^200 ' "$work/second.log" && ts_fail "second run transferred a page again"
 grep -q 'alpha: 3 files' "$work/second.out" || ts_fail "cached page not parsed"
+# text output: each field separated, the yank reason quoted
+grep -q '^  alpha-2.0-py3-none-any.whl sha256=[0-9a-f]* metadata=pep658+hash requires-python=>=3.8, <4$' "$work/second.out" ||
+  { cat "$work/second.out"; ts_fail "requires-python in text output"; }
+grep -q '^  alpha-3.0-py3-none-any.whl sha256=[0-9a-f]* metadata=pep658+hash yanked="broken <build> & more"$' "$work/second.out" ||
+  { cat "$work/second.out"; ts_fail "yank reason in text output"; }
 
 # --- --offline answers from the cache, names what is missing -----------
 mark=$(ts_nginx_log_mark)
