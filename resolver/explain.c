@@ -206,7 +206,19 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
     size_t len = 0;
     int listed = 0;
     buf[0] = '\0';
-    for (size_t k = pj->nvers; k-- > 0 && listed < 6;) {
+    /* newest first by PEP 440, not by rank: the rank order puts
+     * pre-releases last and is reversed by --resolution lowest, and the
+     * reader wants to see how far the published versions go */
+    const struct ts_version *prev = NULL;
+    while (listed < 6) {
+      size_t k = pj->nvers;
+      for (size_t i = 0; i < pj->nvers; i++)
+        if ((!prev || ts_version_cmp(pj->vers[i].v, prev) < 0) &&
+            (k == pj->nvers || ts_version_cmp(pj->vers[i].v, pj->vers[k].v) > 0))
+          k = i;
+      if (k == pj->nvers)
+        break;
+      prev = pj->vers[k].v;
       int w = snprintf(buf + len, sizeof buf - len, "%s%s",
                        listed ? ", " : "", pj->vers[k].text);
       if (w < 0 || (size_t)w >= sizeof buf - len)
