@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -428,6 +429,21 @@ static enum ts_code add_generated(struct installer *in, size_t dist,
   return TS_OK;
 }
 
+/* ---- files the environment itself owns ------------------------------ */
+
+bool ts_wheel_protected_script_name(const char *n) {
+  if (strncmp(n, "python", 6) == 0) {
+    const char *r = n + 6;
+    while ((*r >= '0' && *r <= '9') || *r == '.')
+      r++;
+    if (*r == 't' || *r == 'w')
+      r++;
+    return *r == '\0';
+  }
+  return strcmp(n, "activate") == 0 || strncmp(n, "activate.", 9) == 0 ||
+         strcasecmp(n, "Activate.ps1") == 0 || strcmp(n, "activate_this.py") == 0;
+}
+
 /* ---- entry points --------------------------------------------------- */
 
 static bool ident_ok(const char *s, size_t n) {
@@ -463,6 +479,10 @@ static enum ts_code launcher(struct installer *in, size_t dist,
     if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
       return ts_error_set(err, TS_E_UNSAFE_PATH,
                           "entry point name has a control character");
+  if (ts_wheel_protected_script_name(name))
+    return ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "entry point '%s' would replace the environment's own "
+                        "interpreter or activate script", name);
   char *v = ts_xstrdup(value);
   char *br = strchr(v, '['); /* extras do not change the launcher */
   if (br)

@@ -446,6 +446,30 @@ static enum ts_code validate(const struct ts_zip_archive *a,
       goto out;
   }
 
+  /* Scripts that would replace the environment's own files: .data/scripts/
+   * and .data/data/bin/ (the scripts directory under the data root on
+   * POSIX) with a protected name, and .data/data/pyvenv.cfg.  By name, so
+   * the wheel is refused before anything is unpacked. */
+  size_t ddl0 = strlen(datadir);
+  for (size_t i = 0; i < a->count; i++) {
+    const char *n = a->entries[i].name;
+    if (strncmp(n, datadir, ddl0) != 0 || n[ddl0] != '/')
+      continue;
+    const char *sub = n + ddl0 + 1, *base = NULL;
+    if (strncmp(sub, "scripts/", 8) == 0)
+      base = sub + 8;
+    else if (strncmp(sub, "data/bin/", 9) == 0)
+      base = sub + 9;
+    bool bad = strcmp(sub, "data/pyvenv.cfg") == 0 ||
+               (base && ts_wheel_protected_script_name(base));
+    if (bad) {
+      rc = ts_error_set(err, TS_E_UNSAFE_PATH,
+                        "wheel member '%s' would replace the environment's own "
+                        "interpreter, activate script or pyvenv.cfg", n);
+      goto out;
+    }
+  }
+
   /* Members: every file but RECORD and its signatures must be in RECORD,
    * with a sha256 and the right size; every RECORD row must name a member. */
   plan->m = calloc(a->count ? a->count : 1, sizeof *plan->m);

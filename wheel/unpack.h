@@ -54,6 +54,14 @@ enum ts_code ts_wheel_check_path(const char *name, size_t len,
 enum ts_code ts_wheel_check_entry_points(const char *text, size_t len,
                                          struct ts_error *err);
 
+/* The interpreter links and activate scripts that a venv (ours, python -m
+ * venv, uv) has in its scripts directory: "python", "python3",
+ * "python3.12t", "activate", "activate.fish", "Activate.ps1"...  No
+ * distribution owns them, so RECORD ownership cannot protect them; a wheel
+ * whose script or entry point has such a name would replace the
+ * environment's interpreter (implemented in install.c). */
+bool ts_wheel_protected_script_name(const char *name);
+
 /* Splits a wheel file name (basename) into name and version (malloc'd). */
 enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
                                      char **version, struct ts_error *err);

@@ -22,6 +22,9 @@ declare -A expect=(
   [record_size]="RECORD size" [symlink_abs]="absolute or empty path"
   [symlink_dir_write]="both a file and a directory" [symlink_escape]="escapes the target"
   [truncated]="not a zip archive"
+  [script_python]="would replace the environment's own" [entry_point_python]="would replace the environment's own"
+  [data_python]="would replace the environment's own" [data_pyvenv]="would replace the environment's own"
+  [script_activate]="would replace the environment's own"
 )
 n=0
 for w in "$tmp"/fx/hostile_*.whl; do
@@ -39,7 +42,8 @@ for w in "$tmp"/fx/hostile_*.whl; do
   done
   n=$((n + 1))
 done
-[ $n -ge 19 ] || ts_fail "only $n hostile cases ran"
+[ $n -ge 24 ] || ts_fail "only $n hostile cases ran"
+"$V/bin/python" -c "pass" || ts_fail "the venv's interpreter was replaced"
 [ ! -e /tmp/torchsolve-escaped.py ] && [ ! -e "$tmp/escaped.py" ] && [ ! -e "$tmp/fx/escaped.py" ] ||
   ts_fail "a file escaped"
 # nothing half-unpacked is left in the cache

@@ -127,6 +127,19 @@ def hostile(out):
     h("entry-point-slash", files=[("evil/__init__.py", b""),
       ("hostile_entry_point_slash-1.0.dist-info/entry_points.txt",
        b"[console_scripts]\n../../../../tmp/ts-evil = evil:main\n")])
+    # The environment's own interpreter links, activate scripts and
+    # pyvenv.cfg belong to no distribution: a wheel must not replace them.
+    h("script-python", files=[("evil/__init__.py", b""),
+      ("hostile_script_python-1.0.data/scripts/python3", b"#!/bin/sh\necho pwned\n")])
+    h("entry-point-python", files=[("evil/__init__.py", b""),
+      ("hostile_entry_point_python-1.0.dist-info/entry_points.txt",
+       b"[console_scripts]\npython = evil:main\n")])
+    h("data-python", files=[("evil/__init__.py", b""),
+      ("hostile_data_python-1.0.data/data/bin/python", b"#!/bin/sh\necho pwned\n")])
+    h("data-pyvenv", files=[("evil/__init__.py", b""),
+      ("hostile_data_pyvenv-1.0.data/data/pyvenv.cfg", b"home = /nowhere\n")])
+    h("script-activate", files=[("evil/__init__.py", b""),
+      ("hostile_script_activate-1.0.data/scripts/activate", b"echo pwned\n")])
     # Zip bomb: 16 MiB of zeros deflates ~1000-fold.
     h("bomb-ratio", files=[("evil/__init__.py", b""), ("evil/zeros.bin", bytes(16 << 20))])
     # Truncated archive and corrupted data are made from a valid wheel.
