@@ -1196,20 +1196,29 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
   }
   enum ts_code c = TS_OK;
   if (nreqs) {
-    c = rs->provider->get_metadata(rs->provider->ctx, reqs, nreqs, err);
+    /* The provider leaves the detail of the first failed non-prefetch
+     * request in err (which URL, which hash): keep it for the message
+     * instead of a bare "no metadata", and keep it away from prefetch
+     * failures, which are not errors. */
+    struct ts_error perr = {0};
+    c = rs->provider->get_metadata(rs->provider->ctx, reqs, nreqs, &perr);
+    if (c != TS_OK && err)
+      *err = perr;
     for (size_t i = 0; c == TS_OK && i < nreqs; i++) {
       struct rs_ver *v = &rs->projs[owner_p[i]].vers[owner_v[i]];
       enum ts_code mc = reqs[i].code;
       if (mc == TS_OK)
         mc = ts_rs_meta_parse(reqs[i].data, reqs[i].len, &v->meta, err);
+      else if (!reqs[i].prefetch && perr.code != TS_OK && err)
+        *err = perr;
       else
-        ts_error_set(err, mc, "no metadata");
+        ts_error_set(err, mc, "the provider could not fetch its METADATA");
       if (mc == TS_OK) {
         v->meta_ok = true;
         rs->metadata_fetched++;
       } else if (!reqs[i].prefetch) {
-        c = ts_error_wrap(err, "metadata of %s %s", reqs[i].name,
-                          reqs[i].version);
+        c = mc;
+        ts_error_wrap(err, "metadata of %s %s", reqs[i].name, reqs[i].version);
       } else {
         v->meta_requested = false; /* try again if it is ever chosen */
       }
