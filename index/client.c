@@ -414,9 +414,15 @@ static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result 
     if (l->code) {
       char r[200];
       ts_url_redact_buf(l->loc, r, sizeof r);
-      res->code = l->code;
-      ts_error_set(&res->err, l->code, "--find-links %s: %s", r, l->err.detail);
-      return l->code;
+      /* A missing find-links location is the user's mistake, not a missing
+       * project: callers read TS_E_NOT_FOUND as "no index has it" and
+       * would swallow the detail ("no index has a project named 'x'"). */
+      enum ts_code code = l->code;
+      if (code == TS_E_NOT_FOUND)
+        code = ts_url_is_http(l->loc) ? TS_E_HTTP : TS_E_IO;
+      res->code = code;
+      ts_error_set(&res->err, code, "--find-links %s: %s", r, l->err.detail);
+      return code;
     }
     if (l->dir)
       c = ts_index_scan_dir(l->dir, res->project.name, &p, &e);
