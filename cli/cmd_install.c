@@ -13,6 +13,7 @@
 #include "cli/index_options.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "lock/output.h"
 #include "lock/report.h"
 #include "lock/reqfile.h"
 #include "pep/metadata.h"
@@ -259,7 +260,7 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
     if (strcmp(dest, "-") == 0)
       fwrite(b.data, 1, b.len, stdout);
     else
-      rc = ts_fs_write_atomic(dest, b.data, b.len, &err);
+      rc = ts_output_write_file(dest, b.data, b.len, &err);
   }
   ts_buf_free(&b);
   for (size_t i = 0; i < n; i++) {

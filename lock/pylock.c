@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/fs.h"
+#include "lock/output.h"
 #include "core/str.h"
 #include "pep/filename.h"
 #include "pep/name.h"
@@ -1551,7 +1552,7 @@ enum ts_code ts_pylock_write_file(const struct ts_pylock *lock,
   ts_buf_init(&b, TS_CAP_LOCKFILE);
   enum ts_code rc = ts_pylock_write(lock, &b, err);
   if (rc == TS_OK)
-    rc = ts_fs_write_atomic(path, b.data, b.len, err);
+    rc = ts_output_write_file(path, b.data, b.len, err);
   ts_buf_free(&b);
   return rc;
 }

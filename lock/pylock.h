@@ -173,7 +173,8 @@ size_t *ts_pylock_sorted_order(const struct ts_pylock *lock);
  * identical bytes whatever the order it was added in. */
 enum ts_code ts_pylock_write(const struct ts_pylock *lock, struct ts_buf *out,
                              struct ts_error *err);
-/* Writes atomically (temporary file + rename). */
+/* Writes to path as ts_output_write_file does (lock/output.h): atomically
+ * for files, in place for /dev/stdout, FIFOs and other devices. */
 enum ts_code ts_pylock_write_file(const struct ts_pylock *lock,
                                   const char *path, struct ts_error *err);
 
