@@ -151,6 +151,22 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
                                  pj->name));
     return;
   }
+  if (pj->nvers == 0) {
+    /* a page with nothing of this project: say what it does list, so that
+     * a wrong "name @ url" or a broken mirror page is recognised */
+    if (pj->nfiles == 0)
+      add_line(ls, 8, ts_xasprintf("hint: the index page of %s lists no files",
+                                   pj->name));
+    else if (pj->other_file)
+      add_line(ls, 8, ts_xasprintf("hint: the index page of %s lists no file of "
+                                   "%s, only other projects' (%s)",
+                                   pj->name, pj->name, pj->other_file));
+    else
+      add_line(ls, 8, ts_xasprintf("hint: the index page of %s lists no wheel or "
+                                   "sdist file name torchsolve can read (%s)",
+                                   pj->name, pj->unreadable_file));
+    return;
+  }
   int shown = 0, matched = 0;
   bool pre_named = rs->req->pre || (spec && ts_specset_names_prerelease(spec));
   bool final_fits = false;

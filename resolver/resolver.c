@@ -620,9 +620,15 @@ static void add_project(struct rs *rs, const char *name,
     for (size_t f = 0; f < ip->nfiles; f++) {
       const struct ts_index_file *file = &ip->files[f];
       struct ts_rs_fname fn;
-      if (!ts_rs_fname_parse(file->filename, &fn))
+      pj->nfiles++;
+      if (!ts_rs_fname_parse(file->filename, &fn)) {
+        if (!pj->unreadable_file)
+          pj->unreadable_file = file->filename;
         continue;
+      }
       if (strcmp(fn.normalized_name, name) != 0) {
+        if (!pj->other_file)
+          pj->other_file = file->filename;
         ts_rs_fname_clear(&fn);
         continue;
       }

@@ -78,6 +78,11 @@ struct rs_proj {
   bool direct;               /* named by a root requirement */
   bool pre_named;            /* some requirement on it names a pre-release */
   bool moved;                /* the solver left a version it had chosen */
+  /* files its pages list that are no version of it, for the hint when
+   * none is: one example (provider-owned) of another project's file and
+   * of a name that is no distribution file at all */
+  const char *other_file, *unreadable_file;
+  size_t nfiles;             /* files listed on its pages */
   struct rs_ver *vers;       /* index == rank, least preferred first */
   size_t nvers;
   Id *evrs;                  /* rank → EVR id */

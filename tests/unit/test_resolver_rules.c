@@ -528,6 +528,34 @@ Test(resolver_rules, sdist_only_and_python_hints) {
   world_free(&w);
 }
 
+/* A page that lists nothing of its project (a wrong "name @ url", a
+ * broken mirror page): the hint says what it does list. */
+Test(resolver_rules, page_without_own_files_hints) {
+  struct world w;
+  world_init(&w);
+  mem_add_file(mem_project(&w.ix, "a"), "b-1.0-py3-none-any.whl", NULL, false);
+  mem_add_file(mem_project(&w.ix, "c"), "README.txt", NULL, false);
+  mem_project(&w.ix, "d");
+  const char *cases[][2] = {
+      {"a", "the index page of a lists no file of a, only other projects' "
+            "(b-1.0-py3-none-any.whl)"},
+      {"c", "the index page of c lists no wheel or sdist file name torchsolve "
+            "can read (README.txt)"},
+      {"d", "the index page of d lists no files"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    for (size_t k = 0; k < w.nreqs; k++)
+      ts_requirement_free(w.reqs[k]);
+    w.nreqs = 0;
+    root(&w, cases[i][0]);
+    resolve(&w);
+    dump_why(&w);
+    cr_assert_eq(w.code, TS_E_RESOLVE);
+    cr_assert(why_has(&w, cases[i][1]), "%s", cases[i][1]);
+  }
+  world_free(&w);
+}
+
 Test(resolver_rules, constraints_limit_without_adding) {
   struct world w;
   world_init(&w);
