@@ -52,9 +52,10 @@ static void usage(FILE *out) {
           "\n"
           "  --python PATH         interpreter or venv (default: $VIRTUAL_ENV, ./.venv)\n"
           "  -n, --dry-run         print what would change, change nothing\n"
+          "  --link-mode MODE      hardlink (default), copy or clone\n"
+          "  --compile             byte-compile installed .py files\n"
           "  -h, --help            this help\n"
-          "\nIndex options (authentication, certificates, cache):\n%s"
-          "\nGPU options (host facts for the rules):\n",
+          "\nIndex options (authentication, certificates, cache):\n%s\n",
           ts_index_cli_help);
   ts_gpu_options_help(out);
   fprintf(out,
@@ -143,6 +144,24 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total) {
   if (total)
     s->b->total[s->i] = total;
   bar_draw(s->b, false);
+}
+
+/* One line per change, after the transaction (or for --dry-run, each
+ * prefixed "would install/change/remove"), so that nothing reads as done
+ * when a download or a hash check failed. */
+static void print_changes(const struct ts_sync_plan *plan, bool dry_run) {
+  for (size_t i = 0; i < plan->n; i++) {
+    const struct ts_sync_item *it = &plan->items[i];
+    if (it->action == TS_SYNC_INSTALL)
+      ts_cli_info("%s + %s==%s", dry_run ? "would install" : "", it->name,
+                  it->new_version);
+    else if (it->action == TS_SYNC_CHANGE)
+      ts_cli_info("%s ~ %s %s -> %s", dry_run ? "would change" : "", it->name,
+                  it->old_version, it->new_version);
+    else if (it->action == TS_SYNC_REMOVE)
+      ts_cli_info("%s - %s==%s", dry_run ? "would remove" : "", it->name,
+                  it->old_version);
+  }
 }
 
 /* Refuses the lock when the selected builds break a rule on this host. */
@@ -357,7 +376,9 @@ int ts_cmd_sync(int argc, char **argv) {
   ts_gpu_options_init(&g);
   ts_index_cli_init(&ic);
   const char *lockfile = NULL, *python = NULL;
-  bool dry_run = false;
+  const char *link_mode = NULL;
+  bool dry_run = false, compile = false;
+  enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int used = ts_gpu_options_parse(&g, "sync", argc, argv, &i);
@@ -380,6 +401,11 @@ int ts_cmd_sync(int argc, char **argv) {
       return 0;
     } else if (strcmp(a, "-n") == 0 || strcmp(a, "--dry-run") == 0) {
       dry_run = true;
+    } else if (strcmp(a, "--compile") == 0) {
+      compile = true;
+    } else if ((used = ts_cli_flag_value("--link-mode", argc, argv, &i, &link_mode)) != 0) {
+      if (used < 0)
+        return ts_cli_usage_error("sync", "--link-mode needs a value");
     } else if (strncmp(a, "--python=", 9) == 0) {
       python = a + 9;
     } else if (strcmp(a, "--python") == 0) {
@@ -396,7 +422,7 @@ int ts_cmd_sync(int argc, char **argv) {
   }
   if (!lockfile)
     return ts_cli_usage_error("sync", "name the lock file (pylock.toml)");
-  if (ts_gpu_options_env(&g) < 0)
+  if (ts_gpu_options_env(&g) < 0 || ts_cli_link_mode("sync", link_mode, &link) < 0)
     return 2;
 
   double t0 = now_s();
@@ -455,17 +481,8 @@ int ts_cmd_sync(int argc, char **argv) {
   if (!g.ignore_host && (st = host_gate(&g, lock, &plan)) != 0)
     goto out;
 
-  for (size_t i = 0; i < plan.n; i++) {
-    const struct ts_sync_item *it = &plan.items[i];
-    if (it->action == TS_SYNC_INSTALL)
-      ts_cli_info("%s + %s==%s", dry_run ? "would install" : "", it->name, it->new_version);
-    else if (it->action == TS_SYNC_CHANGE)
-      ts_cli_info("%s ~ %s %s -> %s", dry_run ? "would change " : "", it->name,
-                  it->old_version, it->new_version);
-    else if (it->action == TS_SYNC_REMOVE)
-      ts_cli_info("%s - %s==%s", dry_run ? "would remove " : "", it->name, it->old_version);
-  }
   if (dry_run) {
+    print_changes(&plan, true);
     ts_cli_info("Would install %zu, change %zu, remove %zu; %zu already in sync",
                 plan.ninstall, plan.nchange, plan.nremove, plan.nkeep);
     goto out;
@@ -497,10 +514,23 @@ int ts_cmd_sync(int argc, char **argv) {
   struct ts_wheel_paths wp = {.prefix = t->paths.prefix, .purelib = t->paths.purelib,
                               .platlib = t->paths.platlib, .scripts = t->paths.scripts,
                               .data = t->paths.data, .headers = headers, .python = py};
-  struct ts_wheel_options wo = {.paths = &wp, .cancel = &ts_cli.interrupted};
+  /* Installs, changes and removals are one transaction: a failure, Ctrl-C
+   * or SIGKILL leaves the environment as it was (or rolled forward by the
+   * next run), never with the new packages in and the extraneous ones
+   * still there. */
+  const char **names = calloc(plan.nremove ? plan.nremove : 1, sizeof *names);
+  if (!names)
+    abort();
+  size_t nnames = 0;
+  for (size_t i = 0; i < plan.n; i++)
+    if (plan.items[i].action == TS_SYNC_REMOVE)
+      names[nnames++] = plan.items[i].name;
+  struct ts_wheel_options wo = {.paths = &wp, .cancel = &ts_cli.interrupted,
+                                .link_mode = link, .compile = compile,
+                                .remove = names, .nremove = nnames};
   struct ts_wheel_result res = {0};
-  if (nfx) {
-    struct ts_wheel_request *rq = calloc(nfx, sizeof *rq);
+  if (nfx || nnames) {
+    struct ts_wheel_request *rq = calloc(nfx ? nfx : 1, sizeof *rq);
     if (!rq)
       abort();
     for (size_t i = 0; i < nfx; i++)
@@ -510,27 +540,13 @@ int ts_cmd_sync(int argc, char **argv) {
     free(rq);
     ts_wheel_result_free(&res);
     if (rc != TS_OK) {
+      free(names);
       st = ts_cli_report(&err);
       goto out;
     }
   }
-  if (plan.nremove) {
-    const char **names = calloc(plan.nremove, sizeof *names);
-    if (!names)
-      abort();
-    size_t k = 0;
-    for (size_t i = 0; i < plan.n; i++)
-      if (plan.items[i].action == TS_SYNC_REMOVE)
-        names[k++] = plan.items[i].name;
-    memset(&res, 0, sizeof res);
-    rc = ts_wheel_uninstall(&wo, names, k, &res, &err);
-    free(names);
-    ts_wheel_result_free(&res);
-    if (rc != TS_OK) {
-      st = ts_cli_report(&err);
-      goto out;
-    }
-  }
+  free(names);
+  print_changes(&plan, false);
   ts_cli_info("Synced %zu package%s in %.2fs: %zu installed, %zu changed, "
               "%zu removed, %zu unchanged",
               plan.n - plan.nremove, plan.n - plan.nremove == 1 ? "" : "s",

@@ -1300,6 +1300,15 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, NULL, err);
   for (size_t k = 0; rc == TS_OK && k < n; k++)
     rc = remove_installed(&in, dists[k].u.name, &dists[k].old_version, err);
+  char **removed = calloc(o->nremove ? o->nremove : 1, sizeof *removed);
+  if (!removed)
+    abort();
+  for (size_t k = 0; rc == TS_OK && k < o->nremove; k++) {
+    rc = remove_installed(&in, o->remove[k], &removed[k], err);
+    if (rc == TS_OK && !removed[k])
+      rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed",
+                        o->remove[k]);
+  }
   if (rc == TS_OK)
     rc = ts_txn_begin(&in.txn, err);
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
@@ -1331,6 +1340,12 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     free(dists[k].libroot);
     free(dists[k].old_version);
   }
+  for (size_t k = 0; k < o->nremove; k++) {
+    if (rc == TS_OK)
+      result_add(result, o->remove[k], removed[k], NULL);
+    free(removed[k]);
+  }
+  free(removed);
   free(dists);
   installer_free(&in);
   return rc;

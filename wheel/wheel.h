@@ -82,6 +82,12 @@ struct ts_wheel_options {
   unsigned threads;                 /* extraction workers; 0 = online CPUs */
   struct ts_wheel_limits limits;
   struct ts_wheel_callbacks cb;
+  /* ts_wheel_install only: distributions (any spelling of the name) to
+   * remove through their RECORD in the same transaction, so that a sync
+   * that installs and removes is all or nothing.  Each must be installed
+   * (TS_E_NOT_FOUND otherwise, nothing changed). */
+  const char *const *remove;
+  size_t nremove;
   const volatile sig_atomic_t *cancel; /* when set, install stops before its
                                           commit point with TS_E_INTERRUPTED,
                                           leaving the environment as it was;
@@ -116,7 +122,8 @@ struct ts_wheel_result {
 void ts_wheel_result_free(struct ts_wheel_result *r);
 
 /* Installs the wheels (upgrading or reinstalling any installed versions of
- * the same distributions) as one transaction.  *result may be NULL.
+ * the same distributions) and removes o->remove, as one transaction.
+ * *result may be NULL.
  * Errors: TS_E_BAD_WHEEL / TS_E_UNSAFE_PATH / TS_E_HASH / TS_E_TOO_BIG for
  * bad wheels (nothing written to the environment), TS_E_IO, TS_E_PYTHON
  * (compile failed), TS_E_BUSY never (we wait). */

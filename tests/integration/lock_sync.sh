@@ -118,6 +118,8 @@ st=0; "$TORCHSOLVE" sync "$tmp/lock3.toml" --python "$tmp/v" 2>"$tmp/s3.txt" || 
 [ $st = 4 ] || ts_fail "tampered hash: exit $st: $(cat "$tmp/s3.txt")"
 snapshot "$tmp/v" >"$tmp/after.txt"
 diff "$tmp/before.txt" "$tmp/after.txt" >&2 || ts_fail "the venv changed after a hash failure"
+# Nothing was installed or removed, so nothing may read as if it had been.
+! grep -E '^ [-+~] ' "$tmp/s3.txt" || ts_fail "a failed sync listed changes as done: $(cat "$tmp/s3.txt")"
 echo "tampered hash: exit 4, $(wc -l <"$tmp/before.txt") paths byte-identical"
 
 # 3b. Progress: a status line on a terminal (pty via script(1)), nothing

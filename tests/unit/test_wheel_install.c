@@ -210,3 +210,47 @@ Test(wheel_install, two_versions_of_one_dist_refused) {
   cr_assert_eq(ts_wheel_install(&o, r, 2, NULL, &err), TS_E_INVALID);
   cr_assert(!exists(tgt.paths.purelib, "feat"));
 }
+
+/* sync installs and removes in one transaction (o->remove): both happen,
+ * or, when a removal cannot (not installed), neither. */
+Test(wheel_install, install_and_remove_in_one_transaction) {
+  struct ts_wheel_options o = opts();
+  struct ts_error err = {0};
+  struct ts_wheel_request odd = req("Odd.Name-1.0-py3-none-any.whl");
+  cr_assert_eq(ts_wheel_install(&o, &odd, 1, NULL, &err), TS_OK, "%s", err.detail);
+  const char *site = tgt.paths.purelib;
+
+  /* A name that is not installed: nothing at all happens. */
+  const char *bad[] = {"odd-name", "not-installed"};
+  o.remove = bad;
+  o.nremove = 2;
+  struct ts_wheel_request feat = req("feat-1.0-py3-none-any.whl");
+  cr_assert_eq(ts_wheel_install(&o, &feat, 1, NULL, &err), TS_E_NOT_FOUND);
+  cr_assert_not_null(strstr(err.detail, "not-installed"), "%s", err.detail);
+  cr_assert(!exists(site, "feat-1.0.dist-info"), "feat installed though the removal failed");
+  cr_assert(exists(site, "Odd.Name-1.0.dist-info") || exists(site, "odd_name-1.0.dist-info"),
+            "Odd.Name removed though the transaction failed");
+  cr_assert(!exists(site, ".torchsolve-txn"));
+
+  /* Both: feat in, Odd.Name out, one result listing each. */
+  const char *rm[] = {"odd-name"};
+  o.remove = rm;
+  o.nremove = 1;
+  struct ts_wheel_result res;
+  cr_assert_eq(ts_wheel_install(&o, &feat, 1, &res, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(res.count, 2);
+  cr_assert_str_eq(res.changes[0].name, "feat");
+  cr_assert_str_eq(res.changes[1].name, "odd-name");
+  cr_assert_str_eq(res.changes[1].old_version, "1.0");
+  cr_assert_null(res.changes[1].new_version);
+  ts_wheel_result_free(&res);
+  cr_assert(exists(site, "feat-1.0.dist-info"));
+  cr_assert(!exists(site, "Odd.Name-1.0.dist-info") && !exists(site, "odd_name-1.0.dist-info"));
+
+  /* Removal only (a sync whose lock dropped a package). */
+  const char *rm2[] = {"feat"};
+  o.remove = rm2;
+  cr_assert_eq(ts_wheel_install(&o, NULL, 0, NULL, &err), TS_OK, "%s", err.detail);
+  cr_assert(!exists(site, "feat"));
+  cr_assert(!exists(tgt.paths.scripts, "feat"));
+}
