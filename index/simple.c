@@ -23,6 +23,20 @@ static char *dupn(const char *s, size_t n) {
 
 static char *dups(const char *s) { return s ? dupn(s, strlen(s)) : NULL; }
 
+/* Free text from a page (a yank reason, Requires-Python) ends up in the
+ * user's terminal: control characters (C0, DEL, and C1 in UTF-8, which
+ * some terminals obey) become spaces, in place, so that a hostile index
+ * cannot move the cursor, recolour or split the one-line messages. */
+static char *clean_text(char *s) {
+  for (unsigned char *p = (unsigned char *)s; p && *p; p++) {
+    if (*p < 0x20 || *p == 0x7f)
+      *p = ' ';
+    else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+      p[0] = p[1] = ' ';
+  }
+  return s;
+}
+
 void ts_index_file_clear(struct ts_index_file *f) {
   free(f->filename);
   free(f->url);
@@ -342,12 +356,12 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
   }
   const struct html_attr *a;
   if ((a = find_attr(attrs, na, "data-requires-python")) && a->val && a->vlen &&
-      !(f->requires_python = ts_index_html_unescape(a->val, a->vlen)))
+      !clean_text(f->requires_python = ts_index_html_unescape(a->val, a->vlen)))
     return TS_E_NOMEM;
   if ((a = find_attr(attrs, na, "data-yanked"))) {
     f->yanked = true;
     if (a->val && a->vlen &&
-        !(f->yanked_reason = ts_index_html_unescape(a->val, a->vlen)))
+        !clean_text(f->yanked_reason = ts_index_html_unescape(a->val, a->vlen)))
       return TS_E_NOMEM;
   }
   a = find_attr(attrs, na, "data-core-metadata");
@@ -510,14 +524,14 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
   }
   const cJSON *rp = cJSON_GetObjectItemCaseSensitive(o, "requires-python");
   if (cJSON_IsString(rp) && rp->valuestring[0] &&
-      !(f->requires_python = dups(rp->valuestring)))
+      !clean_text(f->requires_python = dups(rp->valuestring)))
     return TS_E_NOMEM;
   const cJSON *y = cJSON_GetObjectItemCaseSensitive(o, "yanked");
   if (cJSON_IsTrue(y)) {
     f->yanked = true;
   } else if (cJSON_IsString(y)) {
     f->yanked = true;
-    if (y->valuestring[0] && !(f->yanked_reason = dups(y->valuestring)))
+    if (y->valuestring[0] && !clean_text(f->yanked_reason = dups(y->valuestring)))
       return TS_E_NOMEM;
   }
   /* PEP 714 key first; older servers only send the PEP 691 spelling. */
@@ -532,7 +546,7 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
   if (cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9e15)
     f->size = (int64_t)size->valuedouble;
   const cJSON *ut = cJSON_GetObjectItemCaseSensitive(o, "upload-time");
-  if (cJSON_IsString(ut) && !(f->upload_time = dups(ut->valuestring)))
+  if (cJSON_IsString(ut) && !clean_text(f->upload_time = dups(ut->valuestring)))
     return TS_E_NOMEM;
   return TS_OK;
 }

@@ -249,6 +249,33 @@ Test(index_parse, json_fields) {
   ts_index_project_free(&p);
 }
 
+/* Free text from a page reaches the terminal: no control characters. */
+Test(index_parse, control_characters_in_free_text) {
+  static const char html[] =
+      "<a href=\"x-1.0-py3-none-any.whl\" data-yanked=\"a&#27;[31mred&#10;b&#155;c\" "
+      "data-requires-python=\"&gt;=3\x7f\">x-1.0-py3-none-any.whl</a>";
+  static const char json[] =
+      "{\"meta\":{\"api-version\":\"1.1\"},\"name\":\"x\",\"files\":[{\"filename\":"
+      "\"x-1.0-py3-none-any.whl\",\"url\":\"x-1.0-py3-none-any.whl\",\"hashes\":{},"
+      "\"yanked\":\"a\\u001b[31mred\\nb\\u009bc\",\"requires-python\":\">=3\\u007f\","
+      "\"upload-time\":\"2024\\r\\n\"}]}";
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_index_parse_html(html, sizeof html - 1, "https://h.example/simple/x/", "x", &p, &err),
+               TS_OK, "%s", err.detail);
+  cr_assert_eq(p.nfiles, 1);
+  cr_expect_str_eq(p.files[0].yanked_reason, "a [31mred b  c");
+  cr_expect_str_eq(p.files[0].requires_python, ">=3 ");
+  ts_index_project_free(&p);
+  cr_assert_eq(ts_index_parse_json(json, sizeof json - 1, "https://h.example/simple/x/", "x", &p, &err),
+               TS_OK, "%s", err.detail);
+  cr_assert_eq(p.nfiles, 1);
+  cr_expect_str_eq(p.files[0].yanked_reason, "a [31mred b  c");
+  cr_expect_str_eq(p.files[0].requires_python, ">=3 ");
+  cr_expect_str_eq(p.files[0].upload_time, "2024  ");
+  ts_index_project_free(&p);
+}
+
 Test(index_parse, flat_pages_keep_one_project) {
   struct ts_buf b = load(FIX "/flat.html");
   struct ts_index_project p;
