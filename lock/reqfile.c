@@ -1089,6 +1089,29 @@ static enum ts_code expand_env(struct ctx *c, const char *s, size_t len,
   return rc;
 }
 
+/* A line that failed and still holds ${VAR}: pip leaves unset variables
+ * as written, so the error shows the symptom ("invalid requirement
+ * 'x==${VER}'"); name the cause after it. */
+static void note_unset_env(struct ctx *c, const char *s, size_t len) {
+  if (!c->err)
+    return;
+  for (size_t i = 0; i + 3 < len; i++) {
+    if (s[i] != '$' || s[i + 1] != '{')
+      continue;
+    size_t j = i + 2;
+    while (j < len && ((s[j] >= 'A' && s[j] <= 'Z') ||
+                       (s[j] >= '0' && s[j] <= '9') || s[j] == '_'))
+      j++;
+    if (j == i + 2 || j >= len || s[j] != '}' || j - i - 2 > 200)
+      continue;
+    size_t used = strlen(c->err->detail);
+    snprintf(c->err->detail + used, sizeof c->err->detail - used,
+             " (the environment variable %.*s is unset or empty)", (int)(j - i - 2),
+             s + i + 2);
+    return;
+  }
+}
+
 /* ignore_comments + expand_env_variables + handle_line for one joined
  * line. */
 static enum ts_code process_line(struct ctx *c, const char *file,
@@ -1119,6 +1142,8 @@ static enum ts_code process_line(struct ctx *c, const char *file,
   else
     rc = handle_line(c, file, line, x.data ? x.data : "", x.len,
                      is_constraint);
+  if (rc != TS_OK && rc != TS_E_NOMEM)
+    note_unset_env(c, x.data ? x.data : "", x.len);
   ts_buf_free(&x);
   return rc;
 }

@@ -253,6 +253,14 @@ Test(reqfile, environment_variables_as_pip) {
   cr_assert_str_eq(rf.extra_index_urls[2],
                    "https://h/${UNSET}/${EMPTY}/$TOKEN/${token}/");
   ts_reqfile_free(&rf);
+  /* a line that fails because a variable stayed as written names it */
+  const char *unset[] = {"r.txt", "ok\ntorch==${TORCH_VER}\n", NULL};
+  expect_error(unset, TS_E_PARSE,
+               "r.txt:2: invalid requirement 'torch==${TORCH_VER}'");
+  expect_error(unset, TS_E_PARSE,
+               "(the environment variable TORCH_VER is unset or empty)");
+  const char *empty[] = {"r.txt", "torch==${EMPTY}\n", NULL};
+  expect_error(empty, TS_E_PARSE, "EMPTY is unset or empty");
 }
 
 Test(reqfile, paths_and_urls) {
