@@ -183,8 +183,11 @@ static cJSON *file_json(const struct ts_index_file *f) {
     cJSON_AddStringToObject(o, "requires_python", f->requires_python);
   else
     cJSON_AddNullToObject(o, "requires_python");
-  if (f->yanked)
-    cJSON_AddStringToObject(o, "yanked", f->yanked_reason ? f->yanked_reason : "");
+  /* PEP 691: the reason, or true; never "" (falsy for most readers) */
+  if (f->yanked && f->yanked_reason && f->yanked_reason[0])
+    cJSON_AddStringToObject(o, "yanked", f->yanked_reason);
+  else if (f->yanked)
+    cJSON_AddTrueToObject(o, "yanked");
   else
     cJSON_AddFalseToObject(o, "yanked");
   cJSON_AddBoolToObject(o, "has_metadata", f->has_metadata);

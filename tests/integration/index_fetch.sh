@@ -44,6 +44,16 @@ PY
 grep -q 'GET /idx1/simple/alpha/ .*accept="application/vnd.pypi.simple.v1+json' "$TS_NGINX_ACCESS_LOG" ||
   ts_fail "the JSON Accept header was not sent"
 
+# a yank without a reason is reported as true (PEP 691), not as "" (falsy)
+mkdir -p "$work/www/noreason/simple/alpha"
+printf '<a href="../../../files/alpha-1.0-py3-none-any.whl" data-yanked>alpha-1.0-py3-none-any.whl</a>\n' \
+  >"$work/www/noreason/simple/alpha/index.html"
+"$T" index fetch alpha --index-url "$U/noreason/simple" --json --no-cache >"$work/noreason.out"
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))[0]["files"][0]; assert f["yanked"] is True, f' "$work/noreason.out" ||
+  ts_fail "a yank without a reason"
+"$T" index fetch alpha --index-url "$U/noreason/simple" --no-cache | grep -q 'metadata=no yanked$' ||
+  ts_fail "a yank without a reason (text)"
+
 # --- 304 revalidation on the second run --------------------------------
 mark=$(ts_nginx_log_mark)
 "$T" index fetch alpha shared --index-url "$U/idx1/simple" >/dev/null
