@@ -1,7 +1,7 @@
 /* Argument helpers shared by every command's option loop. */
-#include <string.h>
-
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 
@@ -46,4 +46,16 @@ int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
     return -1;
   *v = argv[++*i];
   return 1;
+}
+
+const char *ts_cli_plural(size_t n) { return n == 1 ? "" : "s"; }
+
+const char *ts_cli_elapsed(double ms, char out[32]) {
+  /* "0.0s" for a 4 ms install says nothing: milliseconds below a second,
+   * as uv prints them, tenths of a second above. */
+  if (ms < 999.5)
+    snprintf(out, 32, "%.0fms", ms < 0 ? 0 : ms);
+  else
+    snprintf(out, 32, "%.1fs", ms / 1e3);
+  return out;
 }

@@ -36,17 +36,20 @@ struct ts_cli_command {
 /* Prints "torchsolve: error: <detail>" and, when the code has one, a hint
  * line; returns the documented exit status for the code. */
 int ts_cli_report(const struct ts_error *err);
-/* Usage error: prints the message and "see 'torchsolve <cmd> --help'";
- * returns 2. */
+/* Usage error: prints the message and "see 'torchsolve <cmd> --help'"
+ * ('torchsolve --help' when command is NULL); returns 2. */
 int ts_cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Informational line on stderr unless -q ("Resolved 3 packages in 4ms"). */
 void ts_cli_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Warning line on stderr (always). */
 void ts_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Parses --color/-q/-v style globals common to all commands; returns 1 when
- * argv[*i] was consumed. */
-int ts_cli_parse_global(int argc, char **argv, int *i);
+/* Parses the globals every command accepts: -q/--quiet, -v/-vv/-vvv/
+ * --verbose, --color auto|always|never (or --color=MODE).  Returns 1 when
+ * argv[*i] was consumed (advancing *i past a separate value), 0 when it is
+ * not a global, -1 after printing a usage error for `command` (NULL: the
+ * top level) about a missing or bad --color value: return 2 then. */
+int ts_cli_parse_global(const char *command, int argc, char **argv, int *i);
 
 /* Matches argv[*i] against "--name VALUE" or "--name=VALUE" (or "-x VALUE"):
  * returns 1 and sets *v (advancing *i past a separate value), 0 when it is
@@ -59,6 +62,11 @@ int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
  * after a usage error. */
 int ts_cli_link_mode(const char *command, const char *v,
                      enum ts_wheel_link_mode *out);
+
+/* Summary helpers: "s" unless n == 1 ("Resolved 1 package"); a duration
+ * as "31ms" below a second, "1.2s" above; returns out. */
+const char *ts_cli_plural(size_t n);
+const char *ts_cli_elapsed(double ms, char out[32]);
 
 /* Help topics (cli/help_topics.c): prints TOPIC and returns 1, or 0 when
  * there is no such topic; the list for the usage text. */

@@ -192,9 +192,9 @@ int ts_cmd_check(int argc, char **argv) {
       return 2;
     if (used)
       continue;
-    used = ts_cli_parse_global(argc, argv, &i);
+    used = ts_cli_parse_global("check", argc, argv, &i);
     if (used < 0)
-      return ts_cli_usage_error("check", "invalid value for %s", a);
+      return 2;
     if (used)
       continue;
     const char **slot = NULL;

@@ -213,7 +213,9 @@ int ts_cmd_detect(int argc, char **argv) {
   bool json = false;
   const char *release = NULL;
   for (int i = 1; i < argc; i++) {
-    int used = ts_gpu_options_parse(&g, "detect", argc, argv, &i);
+    int used = ts_cli_parse_global("detect", argc, argv, &i);
+    if (used == 0)
+      used = ts_gpu_options_parse(&g, "detect", argc, argv, &i);
     if (used < 0)
       return 2;
     if (used)

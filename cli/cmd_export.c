@@ -45,9 +45,9 @@ int ts_cmd_export(int argc, char **argv) {
   bool index_urls = false, header = true;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    int used = ts_cli_parse_global(argc, argv, &i);
+    int used = ts_cli_parse_global("export", argc, argv, &i);
     if (used < 0)
-      return ts_cli_usage_error("export", "invalid value for %s", a);
+      return 2;
     if (used)
       continue;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {

@@ -376,7 +376,12 @@ int ts_cmd_install(int argc, char **argv) {
         args_free(&a);
         return 0;
       }
-      if (ts_cli_parse_global(argc, argv, &i))
+      int g_used = ts_cli_parse_global("install", argc, argv, &i);
+      if (g_used < 0) {
+        args_free(&a);
+        return 2;
+      }
+      if (g_used)
         continue;
       int used = ts_gpu_options_parse(&g, "install", argc, argv, &i);
       if (used == 0)
@@ -540,7 +545,9 @@ int ts_cmd_install(int argc, char **argv) {
     if (status == 0)
       status = 1;
   } else {
-    ts_cli_info("Resolved %zu packages in %.0fms", res->res->nitems, res->resolve_ms);
+    char el[32];
+    ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
+                ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
     explain_cpu(res);
     if (report)
       status = write_report(report, res);
@@ -550,7 +557,7 @@ int ts_cmd_install(int argc, char **argv) {
       size_t c = 0;
       for (size_t i = 0; i < res->res->nitems; i++)
         c += res->res->items[i].action != TS_ACTION_KEEP;
-      ts_cli_info("Would change %zu packages (dry run)", c);
+      ts_cli_info("Would change %zu package%s (dry run)", c, ts_cli_plural(c));
     } else if (status == 0) {
       struct bars bars = {.on = ts_cli.verbosity >= 0 && isatty(STDERR_FILENO)};
       struct ts_plan_install_options io = {
@@ -569,7 +576,8 @@ int ts_cmd_install(int argc, char **argv) {
       } else if (changed == 0) {
         ts_cli_info("Nothing to install: every requirement is satisfied");
       } else {
-        ts_cli_info("Installed %zu packages in %.1fs", changed, (now_ms() - t0) / 1e3);
+        ts_cli_info("Installed %zu package%s in %s", changed, ts_cli_plural(changed),
+                    ts_cli_elapsed(now_ms() - t0, el));
         for (size_t i = 0; i < res->res->nitems; i++) {
           const struct ts_resolved *x = &res->res->items[i];
           if (x->action == TS_ACTION_KEEP)

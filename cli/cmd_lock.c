@@ -281,9 +281,9 @@ int ts_cmd_lock(int argc, char **argv) {
         args_free(&a);
         return 0;
       }
-      if (ts_cli_parse_global(argc, argv, &i))
-        continue;
-      int used = ts_gpu_options_parse(&g, "lock", argc, argv, &i);
+      int used = ts_cli_parse_global("lock", argc, argv, &i);
+      if (used == 0)
+        used = ts_gpu_options_parse(&g, "lock", argc, argv, &i);
       if (used == 0)
         used = ts_index_cli_parse(&ic, "lock", argc, argv, &i);
       if (used < 0) {
@@ -399,7 +399,9 @@ int ts_cmd_lock(int argc, char **argv) {
     if (!status)
       status = 1;
   } else {
-    ts_cli_info("Resolved %zu packages in %.0fms", res->res->nitems, res->resolve_ms);
+    char el[32];
+    ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
+                ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
     struct ts_pylock *lock = ts_pylock_new();
     if (!lock)
       abort();
@@ -416,7 +418,8 @@ int ts_cmd_lock(int argc, char **argv) {
       } else if (ts_pylock_write_file(lock, output, &err) != TS_OK) {
         status = ts_cli_report(&err);
       } else {
-        ts_cli_info("Locked %zu packages in %s", lock->npackages, output);
+        ts_cli_info("Locked %zu package%s in %s", lock->npackages,
+                    ts_cli_plural(lock->npackages), output);
       }
     }
     ts_pylock_free(lock);

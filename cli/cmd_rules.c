@@ -77,7 +77,9 @@ static int load(struct ts_gpu_options *g, int argc, char **argv,
   *first_arg = argc;
   int npos = 0;
   for (int i = 0; i < argc; i++) {
-    int used = ts_gpu_options_parse(g, cmd, argc, argv, &i);
+    int used = ts_cli_parse_global("rules", argc, argv, &i);
+    if (used == 0)
+      used = ts_gpu_options_parse(g, cmd, argc, argv, &i);
     if (used < 0)
       return 2;
     if (used)

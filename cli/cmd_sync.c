@@ -391,9 +391,9 @@ int ts_cmd_sync(int argc, char **argv) {
       return 2;
     if (used)
       continue;
-    used = ts_cli_parse_global(argc, argv, &i);
+    used = ts_cli_parse_global("sync", argc, argv, &i);
     if (used < 0)
-      return ts_cli_usage_error("sync", "invalid value for %s", a);
+      return 2;
     if (used)
       continue;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -547,10 +547,12 @@ int ts_cmd_sync(int argc, char **argv) {
   }
   free(names);
   print_changes(&plan, false);
-  ts_cli_info("Synced %zu package%s in %.2fs: %zu installed, %zu changed, "
+  char el[32];
+  ts_cli_info("Synced %zu package%s in %s: %zu installed, %zu changed, "
               "%zu removed, %zu unchanged",
-              plan.n - plan.nremove, plan.n - plan.nremove == 1 ? "" : "s",
-              now_s() - t0, plan.ninstall, plan.nchange, plan.nremove, plan.nkeep);
+              plan.n - plan.nremove, ts_cli_plural(plan.n - plan.nremove),
+              ts_cli_elapsed((now_s() - t0) * 1e3, el), plan.ninstall, plan.nchange,
+              plan.nremove, plan.nkeep);
 out:
   for (size_t i = 0; i < nfx; i++)
     free(fx[i].path);

@@ -100,15 +100,16 @@ int ts_cmd_venv(int argc, char **argv) {
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       fputs(usage, stdout);
       return 0;
-    } else if (strcmp(a, "--python") == 0 && i + 1 < argc) {
-      python = argv[++i];
-    } else if (strncmp(a, "--python=", 9) == 0) {
-      python = a + 9;
+    } else if (strcmp(a, "--python") == 0 || strncmp(a, "--python=", 9) == 0) {
+      if (ts_cli_flag_value("--python", argc, argv, &i, &python) < 0)
+        return ts_cli_usage_error("venv", "--python needs a value");
     } else if (strcmp(a, "--seed") == 0) {
       do_seed = true;
     } else if (a[0] == '-' && a[1]) {
-      int j = i;
-      if (ts_cli_parse_global(argc, argv, &j) <= 0)
+      int j = i, used = ts_cli_parse_global("venv", argc, argv, &j);
+      if (used < 0)
+        return 2;
+      if (used == 0)
         return ts_cli_usage_error("venv", "unknown option '%s'", a);
       i = j;
     } else if (!dir) {

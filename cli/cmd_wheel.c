@@ -213,10 +213,10 @@ int ts_cmd_wheel(int argc, char **argv) {
         args[nargs++] = argv[i];
     } else if (a[0] == '-' && a[1]) {
       int j = i;
-      int used = ts_cli_parse_global(argc, argv, &j);
+      int used = ts_cli_parse_global("wheel", argc, argv, &j);
       if (used <= 0) {
         free(args);
-        return ts_cli_usage_error("wheel", "unknown option '%s'", a);
+        return used < 0 ? 2 : ts_cli_usage_error("wheel", "unknown option '%s'", a);
       }
       i = j;
     } else {
@@ -260,15 +260,17 @@ int ts_cmd_wheel(int argc, char **argv) {
     code = ts_wheel_install(&o, w, nargs, &res, &err);
     free(w);
     if (code == TS_OK) {
-      ts_cli_info("Installed %zu package%s in %.0fms", res.count,
-                  res.count == 1 ? "" : "s", now_ms() - t0);
+      char el[32];
+      ts_cli_info("Installed %zu package%s in %s", res.count, ts_cli_plural(res.count),
+                  ts_cli_elapsed(now_ms() - t0, el));
       print_changes(&res);
     }
   } else {
     code = ts_wheel_uninstall(&o, (const char *const *)args, nargs, &res, &err);
     if (code == TS_OK) {
-      ts_cli_info("Uninstalled %zu package%s in %.0fms", res.count,
-                  res.count == 1 ? "" : "s", now_ms() - t0);
+      char el[32];
+      ts_cli_info("Uninstalled %zu package%s in %s", res.count, ts_cli_plural(res.count),
+                  ts_cli_elapsed(now_ms() - t0, el));
       print_changes(&res);
     }
   }

@@ -47,7 +47,7 @@ static const struct ts_cli_command *find_command(const char *name) {
 }
 
 static int cmd_help(int argc, char **argv) {
-  if (argc < 2) {
+  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     print_usage(stdout);
     return 0;
   }
@@ -76,7 +76,10 @@ int ts_cli_usage_error(const char *command, const char *fmt, ...) {
   va_start(ap, fmt);
   fprintf(stderr, "error: ");
   vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n  see 'torchsolve %s --help'\n", command ? command : "help");
+  if (command)
+    fprintf(stderr, "\n  see 'torchsolve %s --help'\n", command);
+  else
+    fprintf(stderr, "\n  see 'torchsolve --help'\n");
   va_end(ap);
   return 2;
 }
@@ -107,34 +110,48 @@ static int set_color(const char *mode) {
     ts_cli.color = true;
   else if (strcmp(mode, "never") == 0)
     ts_cli.color = false;
-  else if (strcmp(mode, "auto") == 0)
-    ts_cli.color = isatty(STDERR_FILENO) && !getenv("NO_COLOR");
-  else
+  else if (strcmp(mode, "auto") == 0) {
+    /* no-color.org: NO_COLOR set to a non-empty value disables colour. */
+    const char *nc = getenv("NO_COLOR");
+    ts_cli.color = isatty(STDERR_FILENO) && !(nc && nc[0]);
+  } else
     return -1;
   return 0;
 }
 
-int ts_cli_parse_global(int argc, char **argv, int *i) {
+/* "-v", "-vv", "-vvv"... (or "-q", "-qq"): the letter repeated; returns
+ * the count, 0 when a is not such a flag. */
+static int repeated(const char *a, char letter) {
+  if (a[0] != '-' || a[1] != letter)
+    return 0;
+  int n = 0;
+  for (a++; *a == letter; a++)
+    n++;
+  return *a ? 0 : n;
+}
+
+int ts_cli_parse_global(const char *command, int argc, char **argv, int *i) {
   const char *a = argv[*i];
-  if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+  if (repeated(a, 'q') || strcmp(a, "--quiet") == 0) {
     ts_cli.verbosity = -1;
     return 1;
   }
-  if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
-    ts_cli.verbosity++;
+  int v = repeated(a, 'v');
+  if (v || strcmp(a, "--verbose") == 0) {
+    ts_cli.verbosity += v ? v : 1;
     return 1;
   }
-  if (strcmp(a, "-vv") == 0) {
-    ts_cli.verbosity += 2;
-    return 1;
-  }
-  if (strncmp(a, "--color=", 8) == 0)
-    return set_color(a + 8) == 0 ? 1 : -1;
-  if (strcmp(a, "--color") == 0 && *i + 1 < argc) {
-    (*i)++;
-    return set_color(argv[*i]) == 0 ? 1 : -1;
-  }
-  return 0;
+  const char *mode = NULL;
+  if (ts_cli_flag_value("--color", argc, argv, i, &mode) == 0)
+    return 0;
+  if (!mode)
+    return ts_cli_usage_error(command, "--color needs a value: auto, always or never"),
+           -1;
+  if (set_color(mode) != 0)
+    return ts_cli_usage_error(command, "--color must be auto, always or never, not '%s'",
+                              mode),
+           -1;
+  return 1;
 }
 
 static void on_interrupt(int sig) {
@@ -166,9 +183,9 @@ int main(int argc, char **argv) {
       print_usage(stdout);
       return 0;
     }
-    int used = ts_cli_parse_global(argc, argv, &i);
+    int used = ts_cli_parse_global(NULL, argc, argv, &i);
     if (used < 0)
-      return ts_cli_usage_error(NULL, "invalid value for %s", argv[i]);
+      return 2;
     if (used == 0)
       return ts_cli_usage_error(NULL, "unknown option '%s'", argv[i]);
   }
