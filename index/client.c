@@ -38,6 +38,7 @@ struct ts_index {
   enum ts_index_strategy strategy;
   enum ts_cache_mode mode;
   char *cache_dir;
+  char *scratch_dir; /* --no-cache downloads; removed by ts_index_free */
   struct ts_http *http;
 };
 
@@ -126,8 +127,26 @@ void ts_index_free(struct ts_index *idx) {
   free(idx->links);
   free(idx->torch_url);
   free(idx->cache_dir);
+  if (idx->scratch_dir)
+    ts_fs_remove_tree(idx->scratch_dir, NULL);
+  free(idx->scratch_dir);
   ts_http_free(idx->http);
   free(idx);
+}
+
+const char *ts_index_scratch_dir(struct ts_index *idx, struct ts_error *err) {
+  if (idx->scratch_dir)
+    return idx->scratch_dir;
+  const char *tmp = getenv("TMPDIR");
+  char *tmpl = ts_path_join(tmp && *tmp ? tmp : "/tmp", "torchsolve-nocache-XXXXXX");
+  if (!mkdtemp(tmpl)) {
+    ts_error_set(err, TS_E_IO, "cannot create a temporary directory '%s': %s", tmpl,
+                 strerror(errno));
+    free(tmpl);
+    return NULL;
+  }
+  idx->scratch_dir = tmpl;
+  return tmpl;
 }
 
 char *ts_index_torch_url(const struct ts_index *idx, const char *variant) {
@@ -386,7 +405,19 @@ static void load_find_links(struct ts_index *idx) {
   free(rs);
 }
 
-static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_project *src) {
+/* Moves src's files into dst, each marked with where it came from when
+ * that is not dst's index (src_index: another index; NULL: find-links), so
+ * that a merged project still names the right index per file. */
+static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_project *src,
+                                const char *src_index) {
+  bool other = src_index && dst->index_url && strcmp(src_index, dst->index_url) != 0;
+  for (size_t k = 0; k < src->nfiles; k++) {
+    struct ts_index_file *f = &src->files[k];
+    if (!src_index)
+      f->from_find_links = true;
+    else if (other && !f->index_url && !(f->index_url = strdup(src_index)))
+      return TS_E_NOMEM;
+  }
   if (dst->nfiles == 0) { /* the common case: one page, moved whole */
     struct ts_index_file *t = dst->files;
     dst->files = src->files;
@@ -429,7 +460,7 @@ static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result 
     else
       c = ts_index_parse_flat(l->page.data, l->page.len, l->page_url, res->project.name, &p, &e);
     if (!c)
-      c = merge_files(&res->project, &p);
+      c = merge_files(&res->project, &p, NULL);
     ts_index_project_free(&p);
     if (c) {
       res->code = c;
@@ -493,7 +524,7 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
             r->project.index_url = xstrdup(jobs[j].index_url);
           }
           p->found = true;
-          if (merge_files(&r->project, &jobs[j].project)) {
+          if (merge_files(&r->project, &jobs[j].project, jobs[j].index_url)) {
             r->code = ts_error_set(&r->err, TS_E_NOMEM, "out of memory");
           }
           if (!p->merge)

@@ -146,9 +146,16 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
                                struct ts_error *err);
 
 /* The cached whole wheel for a file (downloading and verifying it when not
- * cached yet): *path malloc'd, caller frees. */
+ * cached yet): *path malloc'd, caller frees.  Without a cache (--no-cache)
+ * the wheel goes to the scratch directory below, so the path is valid only
+ * until ts_index_free. */
 enum ts_code ts_index_fetch_wheel(struct ts_index *idx, const struct ts_index_file *f,
                                   char **path, struct ts_error *err);
+
+/* A private temporary directory for this client's downloads when there is
+ * no cache (--no-cache), created on first use and removed with everything
+ * in it by ts_index_free.  NULL on error (detail in err). */
+const char *ts_index_scratch_dir(struct ts_index *idx, struct ts_error *err);
 
 /* The client's HTTP handle (borrowed) and cache mode, for callers that
  * issue their own requests through the same connections. */

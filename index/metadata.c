@@ -222,8 +222,10 @@ enum ts_code ts_index_fetch_wheel(struct ts_index *idx, const struct ts_index_fi
     *path = local;
     return TS_OK;
   }
-  if (!root)
-    return ts_error_set(err, TS_E_IO, "no cache directory to keep %s in", f->filename);
+  /* --no-cache: still a whole file on disk (lock hashes it, metadata reads
+   * it), in a directory that goes away with the client */
+  if (!root && !(root = ts_index_scratch_dir(idx, err)))
+    return err ? err->code : TS_E_IO;
   char *proj = project_of(f->filename);
   char *url = strip_fragment(f->url);
   char *p = ts_cache_wheel_path(root, proj, f->sha256, url, f->filename);

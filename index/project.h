@@ -24,6 +24,12 @@ struct ts_index_file {
   char *metadata_sha256;    /* its sha256 when given, else NULL */
   int64_t size;             /* PEP 700, -1 when unknown */
   char *upload_time;        /* PEP 700 ISO 8601 string, or NULL */
+  /* Where the file came from when it is not the project's index_url:
+   * another index merged in by unsafe-best-match (index_url), or a
+   * --find-links location (from_find_links, which is no index: a lock
+   * records no index for it).  NULL / false in the common case. */
+  char *index_url;
+  bool from_find_links;
 };
 
 struct ts_index_project {

@@ -45,6 +45,7 @@ void ts_index_file_clear(struct ts_index_file *f) {
   free(f->yanked_reason);
   free(f->metadata_sha256);
   free(f->upload_time);
+  free(f->index_url);
   memset(f, 0, sizeof *f);
   f->size = -1;
 }
@@ -96,11 +97,13 @@ enum ts_code ts_index_project_add_file(struct ts_index_project *p,
   d->metadata_sha256 = dups(f->metadata_sha256);
   d->size = f->size;
   d->upload_time = dups(f->upload_time);
+  d->index_url = dups(f->index_url);
+  d->from_find_links = f->from_find_links;
   if (!d->filename || !d->url || (f->sha256 && !d->sha256) ||
       (f->requires_python && !d->requires_python) ||
       (f->yanked_reason && !d->yanked_reason) ||
       (f->metadata_sha256 && !d->metadata_sha256) ||
-      (f->upload_time && !d->upload_time)) {
+      (f->upload_time && !d->upload_time) || (f->index_url && !d->index_url)) {
     ts_index_file_clear(d);
     return TS_E_NOMEM;
   }

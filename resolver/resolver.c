@@ -661,7 +661,9 @@ static void add_project(struct rs *rs, const char *name,
         continue;
       }
       s->file = file;
-      s->index_url = ip->index_url;
+      s->index_url = file->from_find_links ? NULL
+                     : file->index_url               ? file->index_url
+                                                     : ip->index_url;
       s->prio = prio;
     }
   }

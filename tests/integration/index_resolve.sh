@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The index client seen through resolution (install --dry-run, lock):
+# - failures reach the user with their detail: a PEP 658 metadata file whose
+#   hash is wrong names its URL (not a bare "no metadata"), and a
+#   --find-links location that does not exist is named as such (not read as
+#   "no index has a project named X");
+# - each package names the index its file came from, also when
+#   unsafe-best-match merged several, and none for --find-links files;
+# - --no-cache still works where a whole wheel is needed (a lock of links
+#   without hashes), leaving nothing behind.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+work=$(ts_tmpdir)
+python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"
+ts_nginx_start "$work/www"
+U=$TS_NGINX_URL
+export TORCHSOLVE_CACHE_DIR=$work/cache
+ts_make_venv "$work/venv"
+fails() { # EXPECTED_EXIT PATTERN ARGS... : one error line matching PATTERN
+  local want=$1 pat=$2 rc
+  shift 2
+  set +e
+  "$T" "$@" >"$work/out" 2>"$work/err"
+  rc=$?
+  set -e
+  [ "$rc" = "$want" ] || { cat "$work/err"; ts_fail "$*: exit $rc, expected $want"; }
+  [ "$(grep -c '^error: ' "$work/err")" = 1 ] || { cat "$work/err"; ts_fail "$*: expected one error line"; }
+  grep -q -- "$pat" "$work/err" || { cat "$work/err"; ts_fail "$*: error does not match '$pat'"; }
+}
+P=(--python "$work/venv")
+
+# the chosen version's .metadata does not match data-core-metadata
+fails 4 "^error: metadata of badhash 1.0: $U/files/badhash-1.0-py3-none-any.whl.metadata: sha256 differs" \
+  install --dry-run badhash --index-url "$U/bad/simple" "${P[@]}"
+[ -z "$(find "$TORCHSOLVE_CACHE_DIR" -path '*metadata*' -type f ! -name '*.lock' 2>/dev/null)" ] ||
+  ts_fail "unverified metadata was cached"
+
+# --find-links locations that do not exist: named, whatever the project
+fails 1 "^error: --find-links $work/nowhere: '$work/nowhere' does not exist" \
+  install --dry-run alpha --index-url "$U/idx1/simple" --find-links "$work/nowhere" "${P[@]}"
+fails 3 "^error: --find-links $U/flat/nowhere.html: .*HTTP 404" \
+  install --dry-run alpha --no-index --find-links "$U/flat/nowhere.html" "${P[@]}"
+grep -q "no index has" "$work/err" && ts_fail "a missing --find-links page read as a missing project"
+
+# and the same sources, when present, resolve
+"$T" install --dry-run gamma --no-index --find-links "$work/www/files" "${P[@]}" --no-cache >"$work/ok.out" 2>&1 ||
+  { cat "$work/ok.out"; ts_fail "find-links directory"; }
+grep -q '^install gamma 2.0 ' "$work/ok.out" || { cat "$work/ok.out"; ts_fail "find-links directory: gamma 2.0"; }
+# unsafe-best-match: shared 99.0 comes from idx2, and says so
+"$T" install --dry-run shared --index-url "$U/idx1/simple" --extra-index-url "$U/idx2/simple" \
+  --index-strategy unsafe-best-match "${P[@]}" >"$work/ubm.out" 2>&1 || { cat "$work/ubm.out"; ts_fail "unsafe-best-match"; }
+grep -qx "install shared 99.0 - $U/idx2/simple" "$work/ubm.out" || { cat "$work/ubm.out"; ts_fail "merged file's index"; }
+"$T" lock shared --index-url "$U/idx1/simple" --extra-index-url "$U/idx2/simple" \
+  --index-strategy unsafe-best-match "${P[@]}" -o "$work/ubm.toml" >/dev/null 2>&1 || ts_fail "lock unsafe-best-match"
+grep -qx "index = \"$U/idx2/simple\"" "$work/ubm.toml" || { cat "$work/ubm.toml"; ts_fail "lock: merged file's index"; }
+
+# --find-links only, links without hashes (nginx's listing of /files/),
+# --no-cache: the lock hashes whole wheels kept in a scratch directory
+mkdir -p "$work/tmp"
+TMPDIR=$work/tmp "$T" lock gamma --no-index --find-links "$U/files/" --no-cache "${P[@]}" -o "$work/fl.toml" \
+  >"$work/fl.out" 2>&1 || { cat "$work/fl.out"; ts_fail "lock --no-cache from a find-links page without hashes"; }
+grep -q "^hashes = { sha256 = \"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["gamma-2.0-py3-none-any.whl"]["sha256"])' "$work/www/MANIFEST.json")\" }" "$work/fl.toml" ||
+  { cat "$work/fl.toml"; ts_fail "lock: gamma's hash"; }
+grep -q '^index' "$work/fl.toml" && { cat "$work/fl.toml"; ts_fail "lock: a find-links file recorded an index"; }
+[ -z "$(ls -A "$work/tmp")" ] || { ls -la "$work/tmp"; ts_fail "--no-cache left files behind"; }
+echo "index_resolve: all checks passed"
