@@ -498,14 +498,23 @@ int ts_cmd_install(int argc, char **argv) {
     args_free(&a);
     return ts_cli_usage_error("install", "nothing to install: give REQ or -r FILE");
   }
+  /* Before resolving, as pip does: a named requirement without a hash. */
   if (require_hashes)
     for (size_t i = 0; i < nent; i++)
       if (!ents[i]->is_constraint && ents[i]->nhashes == 0) {
-        ts_cli_report(&(struct ts_error){.code = TS_E_HASH});
-        fprintf(stderr, "  --require-hashes: '%s' has no --hash\n", ents[i]->text);
+        if (ents[i]->file)
+          ts_error_set(&err, TS_E_PARSE,
+                       "--require-hashes: '%s' (%s line %u) has no --hash; add "
+                       "--hash=sha256:... to it, or drop --require-hashes",
+                       ents[i]->text, ents[i]->file, ents[i]->line);
+        else
+          ts_error_set(&err, TS_E_PARSE,
+                       "--require-hashes: '%s' has no --hash; name it in a "
+                       "requirements file with --hash=sha256:..., or drop "
+                       "--require-hashes", ents[i]->text);
         free(ents);
         args_free(&a);
-        return 1;
+        return ts_cli_report(&err);
       }
 
   struct ts_host host;
@@ -551,6 +560,8 @@ int ts_cmd_install(int argc, char **argv) {
     explain_cpu(res);
     if (report)
       status = write_report(report, res);
+    if (dry && status == 0 && ts_plan_check_hashes(res, require_hashes, &err) != TS_OK)
+      status = ts_cli_report(&err);
     if (dry && status == 0) {
       if (!report || strcmp(report, "-") != 0)
         print_plan(res);

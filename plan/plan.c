@@ -785,6 +785,31 @@ static bool changes(enum ts_resolved_action a) {
          a == TS_ACTION_DOWNGRADE || a == TS_ACTION_REINSTALL;
 }
 
+enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
+                                  bool require_hashes, struct ts_error *err) {
+  for (size_t i = 0; r->res && i < r->res->nitems; i++) {
+    const struct ts_plan_item *it = &r->items[i];
+    const struct ts_index_file *f = it->r->file;
+    if (!changes(it->r->action) || !f)
+      continue;
+    /* A missing hash is a gap in the requirements, not a mismatch: exit 1
+     * (pip's status), with the fix in the message. */
+    if (require_hashes && !it->user_sha256)
+      return ts_error_set(err, TS_E_PARSE,
+                          "--require-hashes: %s %s%s has no --hash; pin every "
+                          "package, dependencies included, with ==VERSION "
+                          "--hash=sha256:... ('torchsolve lock' then 'torchsolve "
+                          "export' writes such a file)",
+                          it->r->name, it->r->version,
+                          it->r->requested ? "" : " (a dependency)");
+    if (it->user_sha256 && f->sha256 && strcasecmp(it->user_sha256, f->sha256) != 0)
+      return ts_error_set(err, TS_E_HASH,
+                          "%s: the index's sha256 %s differs from --hash %s",
+                          f->filename, f->sha256, it->user_sha256);
+  }
+  return TS_OK;
+}
+
 enum ts_code ts_plan_install(struct ts_plan_result *r,
                              const struct ts_plan_install_options *o,
                              size_t *changed, struct ts_error *err) {
@@ -808,23 +833,10 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   for (size_t i = 0; i < r->res->nitems; i++)
     if (changes(r->res->items[i].action) && r->res->items[i].file)
       todo[k++] = &r->items[i];
-  for (size_t i = 0; i < n; i++) {
-    const struct ts_index_file *f = todo[i]->r->file;
-    enum ts_code hrc = TS_OK;
-    if (o->require_hashes && !todo[i]->user_sha256)
-      hrc = ts_error_set(err, TS_E_HASH,
-                         "--require-hashes: %s %s has no --hash (pin every package "
-                         "with ==VERSION --hash=sha256:...)",
-                         todo[i]->r->name, todo[i]->r->version);
-    else if (todo[i]->user_sha256 && f->sha256 &&
-             strcasecmp(todo[i]->user_sha256, f->sha256) != 0)
-      hrc = ts_error_set(err, TS_E_HASH,
-                         "%s: the index's sha256 %s differs from --hash %s",
-                         f->filename, f->sha256, todo[i]->user_sha256);
-    if (hrc != TS_OK) {
-      free(todo);
-      return hrc;
-    }
+  enum ts_code hrc = ts_plan_check_hashes(r, o->require_hashes, err);
+  if (hrc != TS_OK) {
+    free(todo);
+    return hrc;
   }
 
   char *base = o->download_dir ? xstrdup(o->download_dir) : NULL;

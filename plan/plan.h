@@ -109,6 +109,15 @@ struct ts_plan_install_options {
   struct ts_plan_callbacks cb;
 };
 
+/* Checks the hashes the plan can check before downloading anything: with
+ * require_hashes every file to install needs a --hash (TS_E_PARSE naming
+ * the first without, dependencies included, as pip's --require-hashes),
+ * and a --hash must equal the index's sha256 when the index gives one
+ * (TS_E_HASH).  ts_plan_install runs it first; install --dry-run runs it
+ * so that a dry run fails where the install would. */
+enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
+                                  bool require_hashes, struct ts_error *err);
+
 /* Downloads every file of an install/upgrade/downgrade/reinstall action in
  * parallel (sha256 verified against the index and --hash; wheels with an
  * index sha256 are kept in the index client's wheel cache, where later runs

@@ -98,6 +98,17 @@ rc=0; "$T" install --python "$work/v2" -i "$U" --require-hashes -r "$work/nohash
 cat "$work/err"
 [ "$rc" = 1 ] || ts_fail "--require-hashes without --hash: exit $rc, expected 1"
 grep -qi 'hash' "$work/err" || ts_fail "--require-hashes failure does not say why"
+grep -q "nohash.txt line 1" "$work/err" || ts_fail "--require-hashes: the line without a hash is not named"
+grep -q "do not trust" "$work/err" && ts_fail "a missing --hash reported as tampering"
+[ "$(grep -c '^error' "$work/err")" = 1 ] || ts_fail "--require-hashes: not one error line"
+# A dependency without a hash: a dry run fails as the install would (pip).
+alpha_h=$(sha256sum "$work/www/simple/alpha-1.0-py3-none-any.whl" | cut -d' ' -f1)
+echo "alpha==1.0 --hash=sha256:$alpha_h" >"$work/rootonly.txt"
+rc=0; "$T" install --python "$work/v2" -i "$U" --dry-run --require-hashes -r "$work/rootonly.txt" \
+  >/dev/null 2>"$work/err" || rc=$?
+cat "$work/err"
+[ "$rc" = 1 ] || ts_fail "--require-hashes dry run with an unhashed dependency: exit $rc, expected 1"
+grep -q "beta 2.0 (a dependency) has no --hash" "$work/err" || ts_fail "the unhashed dependency is not named"
 echo "gamma==0.5 --hash=sha256:$good" >"$work/good.txt"
 "$T" install --python "$work/v2" -i "$U" --require-hashes -r "$work/good.txt" 2>"$work/err" ||
   { cat "$work/err"; ts_fail "a right --hash was refused"; }
