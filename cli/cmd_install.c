@@ -54,6 +54,8 @@ static const char usage[] =
     "  --report FILE|-          write pip's installation report (JSON, version 1)\n"
     "  --link-mode MODE         hardlink (default), copy or clone\n"
     "  --compile                byte-compile installed .py files\n"
+    "  --break-system-packages  install into an interpreter its distribution\n"
+    "                           manages (PEP 668 EXTERNALLY-MANAGED) anyway\n"
     "  -q, --quiet / -v, --verbose\n"
     "\n"
     "Package indexes:\n";
@@ -352,7 +354,7 @@ int ts_cmd_install(int argc, char **argv) {
   const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
   const char *debug_dir = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
-  bool require_hashes = false, compile = false;
+  bool require_hashes = false, compile = false, break_system = false;
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   const char *link_mode = NULL;
@@ -399,6 +401,7 @@ int ts_cmd_install(int argc, char **argv) {
       if (!strcmp(s, "--pre")) { pre = true; continue; }
       if (!strcmp(s, "--require-hashes")) { require_hashes = true; continue; }
       if (!strcmp(s, "--compile")) { compile = true; continue; }
+      if (!strcmp(s, "--break-system-packages")) { break_system = true; continue; }
       static const char *const valued[] = {
           "--python", "--python-version", "--platform", "--report", "--requirement",
           "-r", "--constraint", "-c", "--upgrade-package", "--resolution",
@@ -572,7 +575,8 @@ int ts_cmd_install(int argc, char **argv) {
     } else if (status == 0) {
       struct bars bars = {.on = ts_cli.verbosity >= 0 && isatty(STDERR_FILENO)};
       struct ts_plan_install_options io = {
-          .require_hashes = require_hashes, .link_mode = link, .compile = compile,
+          .require_hashes = require_hashes, .break_system_packages = break_system,
+          .link_mode = link, .compile = compile,
           .cancel = &ts_cli.interrupted,
           .cb = {.ctx = &bars, .download_begin = on_begin,
                  .download_progress = on_progress, .download_end = on_end,

@@ -29,6 +29,7 @@
 #include "lock/envcheck.h"
 #include "lock/pylock.h"
 #include "lock/syncplan.h"
+#include "plan/plan.h"
 #include "rules/rules.h"
 #include "target/target.h"
 #include "wheel/wheel.h"
@@ -54,6 +55,8 @@ static void usage(FILE *out) {
           "  -n, --dry-run         print what would change, change nothing\n"
           "  --link-mode MODE      hardlink (default), copy or clone\n"
           "  --compile             byte-compile installed .py files\n"
+          "  --break-system-packages  sync an interpreter its distribution manages\n"
+          "                        (PEP 668 EXTERNALLY-MANAGED) anyway\n"
           "  -h, --help            this help\n"
           "\nIndex options (authentication, certificates, cache):\n%s\n",
           ts_index_cli_help);
@@ -377,7 +380,7 @@ int ts_cmd_sync(int argc, char **argv) {
   ts_index_cli_init(&ic);
   const char *lockfile = NULL, *python = NULL;
   const char *link_mode = NULL;
-  bool dry_run = false, compile = false;
+  bool dry_run = false, compile = false, break_system = false;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -403,6 +406,8 @@ int ts_cmd_sync(int argc, char **argv) {
       dry_run = true;
     } else if (strcmp(a, "--compile") == 0) {
       compile = true;
+    } else if (strcmp(a, "--break-system-packages") == 0) {
+      break_system = true;
     } else if ((used = ts_cli_flag_value("--link-mode", argc, argv, &i, &link_mode)) != 0) {
       if (used < 0)
         return ts_cli_usage_error("sync", "--link-mode needs a value");
@@ -460,6 +465,11 @@ int ts_cmd_sync(int argc, char **argv) {
     free(cwd);
     free(py);
     py = abs;
+  }
+  if (!dry_run && !break_system &&
+      ts_plan_check_externally_managed(t, &err) != TS_OK) {
+    st = ts_cli_report(&err);
+    goto out;
   }
   const char *dirs[2] = {t->paths.purelib, t->paths.platlib};
   if (ts_envcheck_run_dirs(dirs, 2, &t->markers, &inst, &err) != TS_OK) {

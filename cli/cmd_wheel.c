@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "plan/plan.h"
 #include "target/target.h"
 #include "wheel/venv.h"
 #include "wheel/wheel.h"
@@ -33,6 +34,8 @@ static const char usage[] =
     "                 across filesystems), copy, or clone (reflink, else copy)\n"
     "  --compile      byte-compile the installed .py files\n"
     "  --no-cache     unpack into a temporary directory, not the cache\n"
+    "  --break-system-packages  install into or remove from an interpreter\n"
+    "                 its distribution manages (PEP 668) anyway\n"
     "\n"
     "Wheels are unpacked once into $TORCHSOLVE_CACHE_DIR, else\n"
     "$XDG_CACHE_HOME/torchsolve, else ~/.cache/torchsolve (wheels-v1/).\n";
@@ -184,6 +187,7 @@ int ts_cmd_wheel(int argc, char **argv) {
       strcmp(sub, "repair") != 0)
     return ts_cli_usage_error("wheel", "unknown subcommand '%s'", sub);
   const char *python = NULL, *link_mode = NULL;
+  bool break_system = false;
   struct ts_wheel_options o = {.cancel = &ts_cli.interrupted};
   o.cb.waiting_for_lock = on_wait;
   o.cb.repaired = on_repair;
@@ -206,6 +210,8 @@ int ts_cmd_wheel(int argc, char **argv) {
       link_mode = a[11] == '=' ? a + 12 : argv[++i];
     } else if (strcmp(a, "--compile") == 0) {
       o.compile = true;
+    } else if (strcmp(a, "--break-system-packages") == 0) {
+      break_system = true;
     } else if (strcmp(a, "--no-cache") == 0) {
       o.no_cache = true;
     } else if (strcmp(a, "--") == 0) {
@@ -242,6 +248,12 @@ int ts_cmd_wheel(int argc, char **argv) {
   }
   o.paths = &t.paths;
   struct ts_error err = {0};
+  if (!repair && !break_system &&
+      ts_plan_check_externally_managed(t.target, &err) != TS_OK) {
+    env_paths_free(&t);
+    free(args);
+    return ts_cli_report(&err);
+  }
   struct ts_wheel_result res = {0};
   double t0 = now_ms();
   enum ts_code code;

@@ -785,6 +785,40 @@ static bool changes(enum ts_resolved_action a) {
          a == TS_ACTION_DOWNGRADE || a == TS_ACTION_REINSTALL;
 }
 
+enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
+                                              struct ts_error *err) {
+  if (!t || t->from_spec || t->is_venv || !t->paths.base_prefix)
+    return TS_OK;
+  /* sysconfig's stdlib on POSIX is <base_prefix>/lib/pythonX.Y (Debian's
+   * /usr/lib/python3.11 included); the probe does not report it. */
+  char marker[4200];
+  snprintf(marker, sizeof marker, "%s/lib/python%d.%d/EXTERNALLY-MANAGED",
+           t->paths.base_prefix, t->python_major, t->python_minor);
+  FILE *f = fopen(marker, "r");
+  if (!f)
+    return TS_OK;
+  /* The [externally-managed] Error= line, for the distributor's advice
+   * (its first line only: the error stays one line). */
+  char line[512], why[512] = "";
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "Error", 5) == 0) {
+      const char *v = strchr(line, '=');
+      if (v) {
+        v++;
+        while (*v == ' ' || *v == '\t')
+          v++;
+        snprintf(why, sizeof why, " (\"%.*s\")", (int)strcspn(v, "\r\n"), v);
+      }
+      break;
+    }
+  fclose(f);
+  return ts_error_set(err, TS_E_PYTHON,
+                      "'%s' is externally managed%s (PEP 668, %s): create a venv "
+                      "with 'torchsolve venv' and install there, or pass "
+                      "--break-system-packages",
+                      t->python ? t->python : "python", why, marker);
+}
+
 enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
                                   bool require_hashes, struct ts_error *err) {
   for (size_t i = 0; r->res && i < r->res->nitems; i++) {
@@ -833,7 +867,11 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   for (size_t i = 0; i < r->res->nitems; i++)
     if (changes(r->res->items[i].action) && r->res->items[i].file)
       todo[k++] = &r->items[i];
-  enum ts_code hrc = ts_plan_check_hashes(r, o->require_hashes, err);
+  enum ts_code hrc = o->break_system_packages
+                         ? TS_OK
+                         : ts_plan_check_externally_managed(r->target, err);
+  if (hrc == TS_OK)
+    hrc = ts_plan_check_hashes(r, o->require_hashes, err);
   if (hrc != TS_OK) {
     free(todo);
     return hrc;

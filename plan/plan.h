@@ -103,11 +103,21 @@ void ts_plan_result_free(struct ts_plan_result *r);
 struct ts_plan_install_options {
   const char *download_dir;         /* NULL: <cache>/downloads-v1 */
   bool require_hashes;              /* every file needs a --hash */
+  bool break_system_packages;       /* skip the PEP 668 refusal */
   enum ts_wheel_link_mode link_mode;
   bool compile;
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
 };
+
+/* PEP 668: an interpreter outside a venv whose stdlib directory holds
+ * EXTERNALLY-MANAGED belongs to the system's package manager (Debian's
+ * /usr/bin/python3): TS_E_PYTHON naming the file, its Error= text, and the
+ * ways out (a venv, or --break-system-packages).  TS_OK for venvs, spec
+ * targets and unmanaged interpreters.  Checked before anything is
+ * installed or removed (install, sync, wheel). */
+enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
+                                              struct ts_error *err);
 
 /* Checks the hashes the plan can check before downloading anything: with
  * require_hashes every file to install needs a --hash (TS_E_PARSE naming
