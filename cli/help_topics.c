@@ -43,10 +43,13 @@ static void topic_environment(void) {
       "  TORCHSOLVE_ROCM, TORCHSOLVE_GFX, TORCHSOLVE_SYSROOT, TORCHSOLVE_RULES\n"
       "                            the same as --cuda, --cuda-driver, ...\n"
       "  TORCHSOLVE_BUNDLED_RULES  use this file instead of the installed rules.yaml\n"
+      "  TORCHSOLVE_SEED_WHEELS    directory with the pip wheel for 'venv --seed'\n"
+      "                            (default /usr/share/python-wheels)\n"
+      "  ROCM_PATH                 ROCm installation to read (default /opt/rocm)\n"
       "  HSA_OVERRIDE_GFX_VERSION  honoured as ROCm does (11.0.0 = gfx1100)\n"
       "  SSL_CERT_FILE             extra CA bundle (as --cert)\n"
       "  http_proxy, https_proxy, no_proxy   proxies, as curl reads them\n"
-      "  NO_COLOR                  no colour in messages\n"
+      "  NO_COLOR                  set and non-empty: no colour in messages\n"
       "A flag, or an index line of a requirements file, beats its variable.\n");
 }
 
