@@ -194,6 +194,11 @@ static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock) {
       ts_sha256_hex(d, hex);
       free(path);
       sha = hex;
+      if (!ts_plan_item_hash_allowed(pi, sha)) {
+        ts_error_set(&err, TS_E_HASH, "%s: its sha256 %s matches no --hash of "
+                     "'%s'", f->filename, sha, pi->hashed_by->text);
+        return ts_cli_report(&err);
+      }
     }
     struct ts_pylock_package *p = ts_pylock_add_package(lock, r->name, r->version);
     if (!p)

@@ -14,7 +14,10 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "index/cache.h"
+#include "index/simple.h"
+#include "pep/filename.h"
 #include "pep/name.h"
+#include "pep/specifier.h"
 
 static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size);
@@ -99,6 +102,8 @@ struct priv {
   struct variants vars; /* owns the pattern strings */
   const char **general; /* general index URLs (borrowed from the options) */
   size_t ngeneral;
+  const struct ts_reqfile_entry *const *entries; /* borrowed from the options */
+  size_t nentries;
 };
 
 char *ts_plan_redact_url(const char *url) {
@@ -114,6 +119,102 @@ char *ts_plan_redact_url(const char *url) {
   size_t pre = (size_t)(host - url);
   snprintf(out + pre, strlen(url) + 1 - pre, "%s", at + 1);
   return out;
+}
+
+/* ---- --hash options ----------------------------------------------------
+ * A requirement may list several --hash values (pip-compile writes one per
+ * file of the pinned version); the chosen file must match any one of them. */
+
+static size_t entry_nsha256(const struct ts_reqfile_entry *e) {
+  size_t n = 0;
+  for (size_t i = 0; e && i < e->nhashes; i++)
+    n += strncmp(e->hashes[i], "sha256:", 7) == 0;
+  return n;
+}
+
+/* The only sha256 a requirement allows, or NULL when it gives none or several. */
+static const char *entry_only_sha256(const struct ts_reqfile_entry *e) {
+  if (entry_nsha256(e) != 1)
+    return NULL;
+  for (size_t i = 0;; i++)
+    if (strncmp(e->hashes[i], "sha256:", 7) == 0)
+      return e->hashes[i] + 7;
+}
+
+static bool entry_allows(const struct ts_reqfile_entry *e, const char *hex) {
+  for (size_t i = 0; hex && i < e->nhashes; i++)
+    if (strncmp(e->hashes[i], "sha256:", 7) == 0 && strcasecmp(e->hashes[i] + 7, hex) == 0)
+      return true;
+  return false;
+}
+
+static const char *entry_name(const struct ts_reqfile_entry *e) {
+  return e->kind == TS_REQFILE_NAMED ? e->req->normalized_name : e->name;
+}
+
+/* The requirement whose --hash values project `name` (normalised) must match. */
+static const struct ts_reqfile_entry *hash_entry(const struct ts_reqfile_entry *const *es,
+                                                 size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++) {
+    const char *en = entry_name(es[i]);
+    if (!es[i]->is_constraint && entry_nsha256(es[i]) && en) {
+      char *norm = ts_name_normalize(en, strlen(en));
+      bool same = norm && strcmp(norm, name) == 0;
+      free(norm);
+      if (same)
+        return es[i];
+    }
+  }
+  return NULL;
+}
+
+/* Whether the file's version is one the requirement accepts (pip filters
+ * hashes among the candidates its specifier already let through).  A name
+ * that does not parse counts as accepted: the resolver judges it. */
+static bool entry_accepts_file(const struct ts_reqfile_entry *e,
+                               const struct ts_index_file *f) {
+  if (e->kind != TS_REQFILE_NAMED || ts_specset_count(e->req->specifier) == 0)
+    return true;
+  struct ts_error ignore = {0};
+  struct ts_wheel_filename *w = NULL;
+  struct ts_sdist_filename *sd = NULL;
+  const struct ts_version *v = NULL;
+  size_t n = strlen(f->filename);
+  if (ts_wheel_filename_parse(f->filename, n, &w, &ignore) == TS_OK)
+    v = w->version;
+  else if (ts_sdist_filename_parse(f->filename, n, &sd, &ignore) == TS_OK)
+    v = sd->version;
+  bool ok = !v || ts_specset_contains(e->req->specifier, v, TS_PRE_INCLUDE);
+  if (w)
+    ts_wheel_filename_free(w);
+  if (sd)
+    ts_sdist_filename_free(sd);
+  return ok;
+}
+
+/* pip's filter_unallowed_hashes: when some file the requirement accepts has
+ * an allowed hash, the accepted files whose known hash is not allowed are
+ * dropped, so the resolver picks among what the hashes permit (files
+ * without a hash stay: the download checks them).  When none matches, the
+ * page is left whole and the mismatch is reported once a file is chosen. */
+static void filter_hashes(struct ts_index_project *pr, const struct ts_reqfile_entry *e) {
+  bool any = false;
+  for (size_t i = 0; i < pr->nfiles && !any; i++)
+    any = entry_allows(e, pr->files[i].sha256) && entry_accepts_file(e, &pr->files[i]);
+  if (!any)
+    return;
+  size_t k = 0;
+  for (size_t i = 0; i < pr->nfiles; i++) {
+    if (pr->files[i].sha256 && !entry_allows(e, pr->files[i].sha256) &&
+        entry_accepts_file(e, &pr->files[i])) {
+      ts_index_file_clear(&pr->files[i]);
+      continue;
+    }
+    if (k != i)
+      pr->files[k] = pr->files[i];
+    k++;
+  }
+  pr->nfiles = k;
 }
 
 /* ---- routing and provider -------------------------------------------- */
@@ -168,6 +269,10 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
     rc = ts_index_fetch_projects(p->idx, want, nwant, res, err);
     for (size_t j = 0; j < nwant; j++) {
       if (rc == TS_OK && res[j].code == TS_OK) {
+        const struct ts_reqfile_entry *he =
+            hash_entry(p->entries, p->nentries, res[j].project.name);
+        if (he)
+          filter_hashes(&res[j].project, he);
         struct page *pg = xcalloc(1, sizeof *pg);
         pg->res = res[j];
         pg->self[0] = &pg->res.project;
@@ -361,13 +466,6 @@ static const char *basename_of(const char *s) {
   return b;
 }
 
-static const char *entry_sha256(const struct ts_reqfile_entry *e) {
-  for (size_t i = 0; i < e->nhashes; i++)
-    if (strncmp(e->hashes[i], "sha256:", 7) == 0)
-      return e->hashes[i] + 7;
-  return NULL;
-}
-
 /* A root given as a path or URL: a one-file page and a requirement on the
  * name alone (the page holds nothing else). */
 static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
@@ -414,7 +512,7 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   d->is_path = is_path;
   d->file.filename = xstrdup(fname);
   d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : xstrdup(loc);
-  const char *h = entry_sha256(e);
+  const char *h = entry_only_sha256(e);
   d->file.sha256 = h ? xstrdup(h) : NULL;
   d->file.size = -1;
   d->page.res.project.name = xstrdup(d->name);
@@ -574,6 +672,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     set = &r->rules;
   }
   p->set = set;
+  p->entries = o->entries;
+  p->nentries = o->nentries;
   struct ts_index_options io = *o->index;
   io.route = route;
   io.route_ctx = p;
@@ -695,12 +795,16 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (d && x->file == &d->file) {
       it->direct_url = d->location;
       it->is_path = d->is_path;
-      it->user_sha256 = d->file.sha256;
+      it->hashed_by = entry_nsha256(d->e) ? d->e : NULL;
+    } else {
+      it->hashed_by = hash_entry(o->entries, o->nentries, x->name);
     }
-    for (size_t k = 0; k < o->nentries && !it->user_sha256; k++) {
-      const struct ts_reqfile_entry *e = o->entries[k];
-      if (e->kind == TS_REQFILE_NAMED && strcmp(e->req->normalized_name, x->name) == 0)
-        it->user_sha256 = entry_sha256(e);
+    if (it->hashed_by && x->file) {
+      const struct ts_index_file *f = x->file;
+      if (f->sha256 && entry_allows(it->hashed_by, f->sha256))
+        it->user_sha256 = f->sha256;
+      else if (!f->sha256)
+        it->user_sha256 = entry_only_sha256(it->hashed_by);
     }
   }
   return TS_OK;
@@ -819,6 +923,31 @@ enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
                       t->python ? t->python : "python", why, marker);
 }
 
+/* A named requirement pinned to one version: == without a wildcard, or ===. */
+static bool pinned(const struct ts_requirement *r) {
+  if (ts_specset_count(r->specifier) != 1)
+    return false;
+  enum ts_spec_op op = ts_specset_op_at(r->specifier, 0);
+  const char *v = ts_specset_version_at(r->specifier, 0);
+  size_t n = strlen(v);
+  return op == TS_OP_ARBITRARY || (op == TS_OP_EQ && !(n >= 2 && !strcmp(v + n - 2, ".*")));
+}
+
+/* " (FILE:LINE)" for a requirements-file entry, "" for the command line. */
+struct where {
+  char s[600];
+};
+static struct where where(const struct ts_reqfile_entry *e) {
+  struct where w = {""};
+  if (e->file)
+    snprintf(w.s, sizeof w.s, " (%s:%u)", e->file, (unsigned)e->line);
+  return w;
+}
+
+bool ts_plan_item_hash_allowed(const struct ts_plan_item *it, const char *sha256_hex) {
+  return !it->hashed_by || entry_allows(it->hashed_by, sha256_hex);
+}
+
 enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
                                   bool require_hashes, struct ts_error *err) {
   for (size_t i = 0; r->res && i < r->res->nitems; i++) {
@@ -828,7 +957,7 @@ enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
       continue;
     /* A missing hash is a gap in the requirements, not a mismatch: exit 1
      * (pip's status), with the fix in the message. */
-    if (require_hashes && !it->user_sha256)
+    if (require_hashes && !it->hashed_by)
       return ts_error_set(err, TS_E_PARSE,
                           "--require-hashes: %s %s%s has no --hash; pin every "
                           "package, dependencies included, with ==VERSION "
@@ -836,10 +965,18 @@ enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
                           "export' writes such a file)",
                           it->r->name, it->r->version,
                           it->r->requested ? "" : " (a dependency)");
-    if (it->user_sha256 && f->sha256 && strcasecmp(it->user_sha256, f->sha256) != 0)
+    const struct ts_reqfile_entry *e = it->hashed_by;
+    if (require_hashes && e && e->kind == TS_REQFILE_NAMED && !e->req->url &&
+        !pinned(e->req))
+      return ts_error_set(err, TS_E_PARSE,
+                          "--require-hashes: '%s'%s is not pinned: write %s==%s "
+                          "(pip demands == with hashes)",
+                          e->text, where(e).s, it->r->name, it->r->version);
+    if (e && f->sha256 && !entry_allows(e, f->sha256))
       return ts_error_set(err, TS_E_HASH,
-                          "%s: the index's sha256 %s differs from --hash %s",
-                          f->filename, f->sha256, it->user_sha256);
+                          "%s: the index's sha256 %s matches no --hash of '%s'%s "
+                          "(%zu given)",
+                          f->filename, f->sha256, e->text, where(e).s, entry_nsha256(e));
   }
   return TS_OK;
 }
@@ -973,11 +1110,19 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   }
   free(fetch);
   free(batch);
-  for (size_t i = 0; i < n && rc == TS_OK; i++)
+  for (size_t i = 0; i < n && rc == TS_OK; i++) {
     if (d[i].code != TS_OK) {
       *err = d[i].err;
       rc = d[i].code;
+    } else if (!ts_plan_item_hash_allowed(todo[i], d[i].sha256_out)) {
+      /* no single expected hash (the index gave none, --hash several):
+       * the downloaded file must be one of them */
+      const struct ts_reqfile_entry *e = todo[i]->hashed_by;
+      rc = ts_error_set(err, TS_E_HASH,
+                        "%s: its sha256 %s matches no --hash of '%s'%s (%zu given)",
+                        names[i], d[i].sha256_out, e->text, where(e).s, entry_nsha256(e));
     }
+  }
 
   struct ts_wheel_request *w = xcalloc(n, sizeof *w);
   uint8_t (*dig)[TS_SHA256_LEN] = xcalloc(n, sizeof *dig);

@@ -75,7 +75,13 @@ struct ts_plan_item {
   const struct ts_resolved *r; /* into result->res */
   const char *metadata;        /* METADATA bytes or NULL */
   size_t metadata_len;
-  const char *user_sha256;     /* from --hash, or NULL */
+  const struct ts_reqfile_entry *hashed_by; /* the requirement whose --hash
+                                  values the file must match (any one of
+                                  them; pip's rule), or NULL */
+  const char *user_sha256;     /* the file's expected sha256 from those: the
+                                  index's hash when allowed, else the only
+                                  --hash value; NULL when unknown until the
+                                  file is hashed */
   const char *direct_url;      /* path or URL as the user gave it, or NULL */
   bool is_path;                /* direct_url is a local path */
   const char *index;           /* the index it came from (for a routed
@@ -120,11 +126,15 @@ enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
                                               struct ts_error *err);
 
 /* Checks the hashes the plan can check before downloading anything: with
- * require_hashes every file to install needs a --hash (TS_E_PARSE naming
- * the first without, dependencies included, as pip's --require-hashes),
- * and a --hash must equal the index's sha256 when the index gives one
- * (TS_E_HASH).  ts_plan_install runs it first; install --dry-run runs it
+ * require_hashes every file to install needs a --hash and every named
+ * requirement a == pin (TS_E_PARSE naming the first without, dependencies
+ * included, as pip's --require-hashes), and the index's sha256, when it
+ * gives one, must be one of the requirement's --hash values (TS_E_HASH).  ts_plan_install runs it first; install --dry-run runs it
  * so that a dry run fails where the install would. */
+/* Whether a file with this sha256 (hex) may be installed for the item:
+ * true without --hash values, else when it is one of them. */
+bool ts_plan_item_hash_allowed(const struct ts_plan_item *it, const char *sha256_hex);
+
 enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
                                   bool require_hashes, struct ts_error *err);
 
