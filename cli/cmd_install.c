@@ -501,6 +501,13 @@ int ts_cmd_install(int argc, char **argv) {
     args_free(&a);
     return ts_cli_usage_error("install", "nothing to install: give REQ or -r FILE");
   }
+  /* pip turns hash-checking on when any requirement carries a --hash: one
+   * hashed line must not let its unhashed neighbours through. */
+  bool asked = require_hashes;
+  for (size_t i = 0; i < nent && !require_hashes; i++)
+    require_hashes = ents[i]->nhashes > 0;
+  const char *off = asked ? "drop --require-hashes"
+                          : "drop every --hash (one turns hash-checking on, as in pip)";
   /* Before resolving, as pip does: a named requirement without a hash. */
   if (require_hashes)
     for (size_t i = 0; i < nent; i++)
@@ -508,13 +515,13 @@ int ts_cmd_install(int argc, char **argv) {
         if (ents[i]->file)
           ts_error_set(&err, TS_E_PARSE,
                        "--require-hashes: '%s' (%s line %u) has no --hash; add "
-                       "--hash=sha256:... to it, or drop --require-hashes",
-                       ents[i]->text, ents[i]->file, ents[i]->line);
+                       "--hash=sha256:... to it, or %s",
+                       ents[i]->text, ents[i]->file, ents[i]->line, off);
         else
           ts_error_set(&err, TS_E_PARSE,
                        "--require-hashes: '%s' has no --hash; name it in a "
-                       "requirements file with --hash=sha256:..., or drop "
-                       "--require-hashes", ents[i]->text);
+                       "requirements file with --hash=sha256:..., or %s",
+                       ents[i]->text, off);
         free(ents);
         args_free(&a);
         return ts_cli_report(&err);

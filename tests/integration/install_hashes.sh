@@ -63,6 +63,12 @@ rc=0; "$T" install -q --python "$work/v3" -i "$U" --require-hashes -r "$work/r4.
 [ $rc = 1 ] || ts_fail "--require-hashes with an unpinned requirement: exit $rc, want 1"
 grep -q 'not pinned' "$work/err" || ts_fail "unpinned requirement not named: $(cat "$work/err")"
 
+# --- one --hash turns hash-checking on for the whole file (pip) ----------
+printf 'alpha==1.0 --hash=sha256:%s\nalpha-extra==1.0\n' "$ANY" >"$work/r7.txt"
+rc=0; "$T" install -q --python "$work/v3" -i "$U" -r "$work/r7.txt" 2>"$work/err" || rc=$?
+[ $rc = 1 ] || ts_fail "a hashed line beside an unhashed one: exit $rc, want 1"
+grep -q "alpha-extra==1.0.*has no --hash" "$work/err" || ts_fail "unhashed line not named: $(cat "$work/err")"
+
 # --- no index hash (a find-links directory): the download is checked -----
 mkdir -p "$work/links"
 cp "$work/www/simple/alpha-1.0-py3-none-any.whl" "$work/links/"
