@@ -36,6 +36,9 @@ struct ts_cli_command {
 /* Prints "torchsolve: error: <detail>" and, when the code has one, a hint
  * line; returns the documented exit status for the code. */
 int ts_cli_report(const struct ts_error *err);
+/* The same with explanation lines (a failed resolution's chain) printed,
+ * indented, between the error and its hint. */
+int ts_cli_report_explained(const struct ts_error *err, char *const *lines, size_t n);
 /* Usage error: prints the message and "see 'torchsolve <cmd> --help'"
  * ('torchsolve --help' when command is NULL); returns 2. */
 int ts_cli_usage_error(const char *command, const char *fmt, ...)

@@ -555,10 +555,7 @@ int ts_cmd_install(int argc, char **argv) {
   struct ts_plan_result *res = NULL;
   rc = ts_plan_resolve(&po, &res, &err);
   if (rc == TS_E_RESOLVE && res && res->res) {
-    ts_cli_report(&err);
-    for (size_t i = 0; i < res->res->why.nlines; i++)
-      fprintf(stderr, "  %s\n", res->res->why.lines[i]);
-    status = 1;
+    status = ts_cli_report_explained(&err, res->res->why.lines, res->res->why.nlines);
   } else if (rc != TS_OK) {
     status = ts_cli_report(&err);
     if (status == 0)

@@ -61,10 +61,16 @@ static int cmd_help(int argc, char **argv) {
 }
 
 int ts_cli_report(const struct ts_error *err) {
+  return ts_cli_report_explained(err, NULL, 0);
+}
+
+int ts_cli_report_explained(const struct ts_error *err, char *const *lines, size_t n) {
   const char *red = ts_cli.color ? "\033[1;31m" : "";
   const char *reset = ts_cli.color ? "\033[0m" : "";
   fprintf(stderr, "%serror%s: %s\n", red, reset,
           err->detail[0] ? err->detail : ts_code_name(err->code));
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, "  %s\n", lines[i]);
   const char *hint = ts_code_hint(err->code);
   if (hint[0])
     fprintf(stderr, "  hint: %s\n", hint);

@@ -34,7 +34,7 @@
   X(TS_E_HASH,           4, "the file differs from what was published or locked; do not trust it") \
   X(TS_E_BAD_WHEEL,      4, "the wheel is broken or hostile; nothing was installed") \
   X(TS_E_UNSAFE_PATH,    4, "the archive tries to write outside its target; nothing was installed") \
-  X(TS_E_RESOLVE,        1, "relax a requirement, or see the explanation above") \
+  X(TS_E_RESOLVE,        1, "relax a requirement named above") \
   X(TS_E_HOST,           5, "pick a build this machine can run, or pass --ignore-host") \
   X(TS_E_RULES,          1, "fix the rules file (see 'torchsolve rules check')") \
   X(TS_E_PYTHON,         1, "pass --python PATH to a working interpreter or venv") \
