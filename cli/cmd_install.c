@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/resolution_notes.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "core/buf.h"
@@ -565,6 +566,7 @@ int ts_cmd_install(int argc, char **argv) {
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
     explain_cpu(res);
+    ts_cli_warn_resolution(res);
     if (report)
       status = write_report(report, res);
     if (dry && status == 0 && ts_plan_check_hashes(res, require_hashes, &err) != TS_OK)

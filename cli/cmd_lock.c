@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "cli/resolution_notes.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "core/buf.h"
@@ -404,6 +405,7 @@ int ts_cmd_lock(int argc, char **argv) {
     char el[32];
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
+    ts_cli_warn_resolution(res);
     struct ts_pylock *lock = ts_pylock_new();
     if (!lock)
       abort();

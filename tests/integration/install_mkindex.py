@@ -5,8 +5,10 @@ usage: install_mkindex.py ROOT < SPEC
 
 SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
   INDEX  folder under ROOT holding the pages ("simple", "whl/cu126")
-  TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64")
-Everything after the tag is one Requires-Dist per ';;'-separated item.
+  TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64"),
+         optionally ",yanked=REASON" to mark the file yanked (PEP 592)
+Everything after the tag is one Requires-Dist per ';;'-separated item;
+extras named in their markers become Provides-Extra lines.
 Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
 download.pytorch.org); pages link them with #sha256= fragments.
 """
@@ -36,6 +38,9 @@ def make_wheel(dest_dir, name, version, tag, requires):
     pkg = dist.lower()
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     meta += "Summary: test package\n"
+    for e in sorted({m for r in requires
+                     for m in re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", r)}):
+        meta += f"Provides-Extra: {e}\n"
     for r in requires:
         meta += f"Requires-Dist: {r}\n"
     files = {
@@ -65,19 +70,23 @@ def main():
             continue
         parts = line.split(None, 4)
         index, name, version, tag = parts[:4]
+        tag, _, flag = tag.partition(",")
+        yanked = flag[len("yanked="):] if flag.startswith("yanked=") else None
         requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
         files_dir = os.path.join(root, index)
         os.makedirs(files_dir, exist_ok=True)
         fname = make_wheel(files_dir, name, version, tag, requires)
         with open(os.path.join(files_dir, fname), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
-        pages.setdefault((index, norm(name)), []).append((fname, sha))
+        pages.setdefault((index, norm(name)), []).append((fname, sha, yanked))
     for (index, name), links in pages.items():
         d = os.path.join(root, index, name)
         os.makedirs(d, exist_ok=True)
         body = "".join(
-            f'<a href="../{html.escape(f)}#sha256={s}">{html.escape(f)}</a><br/>\n'
-            for f, s in links
+            f'<a href="../{html.escape(f)}#sha256={s}"'
+            + ("" if y is None else f' data-yanked="{html.escape(y)}"')
+            + f">{html.escape(f)}</a><br/>\n"
+            for f, s, y in links
         )
         with open(os.path.join(d, "index.html"), "w") as f:
             f.write(f"<!DOCTYPE html><html><body>\n{body}</body></html>\n")

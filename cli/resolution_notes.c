@@ -1,0 +1,44 @@
+/* Warnings about a successful resolution; see resolution_notes.h. */
+#include "cli/resolution_notes.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "pep/metadata.h"
+#include "pep/name.h"
+#include "plan/plan.h"
+
+static bool provides(const struct ts_metadata *md, const char *extra) {
+  bool found = false;
+  for (size_t i = 0; i < md->nprovides_extra && !found; i++) {
+    const char *p = md->provides_extra[i];
+    char *norm = ts_name_normalize(p, strlen(p));
+    found = norm && strcmp(norm, extra) == 0;
+    free(norm);
+  }
+  return found;
+}
+
+void ts_cli_warn_resolution(const struct ts_plan_result *res) {
+  for (size_t i = 0; res->res && i < res->res->nitems; i++) {
+    const struct ts_plan_item *it = &res->items[i];
+    const struct ts_resolved *x = it->r;
+    if (x->file && x->file->yanked)
+      ts_cli_warn("%s %s is yanked (%s): it was chosen because a requirement pins it",
+                  x->name, x->version,
+                  x->file->yanked_reason ? x->file->yanked_reason : "no reason given");
+    if (!x->nextras || !it->metadata)
+      continue;
+    struct ts_metadata *md = NULL;
+    struct ts_error ignore = {0};
+    if (ts_metadata_parse(it->metadata, it->metadata_len, &md, &ignore) != TS_OK)
+      continue;
+    for (size_t k = 0; k < x->nextras; k++)
+      if (!provides(md, x->extras[k]))
+        ts_cli_warn("%s %s does not provide the extra '%s'", x->name, x->version,
+                    x->extras[k]);
+    ts_metadata_free(md);
+  }
+}

@@ -1,0 +1,12 @@
+/*
+ * cli/resolution_notes.h — the warnings pip prints about a resolution that
+ * succeeded: a yanked file was chosen (PEP 592 allows it only for an == or
+ * === pin, and the installer must say so, with the reason), and an extra
+ * asked for that the chosen distribution does not provide.
+ */
+#pragma once
+
+struct ts_plan_result;
+
+/* Prints one warning line per finding on stderr (always, as pip does). */
+void ts_cli_warn_resolution(const struct ts_plan_result *res);

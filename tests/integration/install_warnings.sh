@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The warnings pip prints about a resolution that succeeds: a yanked file
+# chosen through an == pin (with its reason), an extra the distribution does
+# not provide.  Neither appears when it does not apply; both go to stderr
+# and do not change the exit status.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+work=$(ts_tmpdir)
+python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+simple delta 0.9 py3-none-any
+simple delta 1.0 py3-none-any,yanked=broken-build
+simple epsilon 1.0 py3-none-any beta; extra == 'fast'
+simple beta 1.0 py3-none-any
+SPEC
+ts_nginx_start "$work/www"
+U=$TS_NGINX_URL/simple
+export TORCHSOLVE_CACHE_DIR=$work/cache
+ts_make_venv "$work/v"
+run() { "$T" install --python "$work/v" -i "$U" "$@" 2>"$work/err" >/dev/null ||
+          { cat "$work/err"; ts_fail "install $* failed"; }; }
+
+run --dry-run delta
+grep -q 'yanked' "$work/err" && ts_fail "a warning about a yanked file that was not chosen"
+grep -q 'install delta 0.9' <("$T" install --python "$work/v" -i "$U" --dry-run delta 2>/dev/null) ||
+  ts_fail "the yanked 1.0 was chosen without a pin"
+run 'delta==1.0'
+grep -q 'warning.*delta 1.0 is yanked (broken-build)' "$work/err" ||
+  ts_fail "no warning for the pinned yanked file: $(cat "$work/err")"
+"$work/v/bin/python" -c 'import delta; assert delta.__version__ == "1.0"' || ts_fail "delta 1.0"
+
+run 'epsilon[bogus]'
+grep -q "warning.*epsilon 1.0 does not provide the extra 'bogus'" "$work/err" ||
+  ts_fail "no warning for an unknown extra: $(cat "$work/err")"
+run --dry-run 'epsilon[fast]'
+grep -q 'does not provide' "$work/err" && ts_fail "a warning for an extra that exists"
+run 'epsilon[fast]'
+"$work/v/bin/python" -c 'import beta' || ts_fail "the extra's dependency was not installed"
+echo "ok: yanked and extra warnings"
