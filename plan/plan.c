@@ -104,6 +104,8 @@ struct priv {
   size_t ngeneral;
   const struct ts_reqfile_entry *const *entries; /* borrowed from the options */
   size_t nentries;
+  char **not_found; /* the index client's words for names no index has */
+  size_t nnot_found;
 };
 
 char *ts_plan_redact_url(const char *url) {
@@ -310,6 +312,10 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
       if (rc == TS_OK && res[j].code != TS_E_NOT_FOUND) {
         *err = res[j].err;
         rc = res[j].code;
+      } else if (rc == TS_OK && res[j].err.detail[0]) {
+        p->not_found = xrealloc(p->not_found, (p->nnot_found + 1) * sizeof *p->not_found);
+        p->not_found[p->nnot_found] = xstrdup(res[j].err.detail);
+        out[slot[j]].not_found = p->not_found[p->nnot_found++];
       }
       ts_index_project_free(&res[j].project);
     }
@@ -860,6 +866,9 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     free(p->prefs);
     free(p->headers);
     free(p->general);
+    for (size_t i = 0; i < p->nnot_found; i++)
+      free(p->not_found[i]);
+    free(p->not_found);
     free(p);
   }
   if (r->idx)

@@ -147,8 +147,12 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
     return;
   struct rs_proj *pj = &rs->projs[proj];
   if (!pj->found && pj->inst_ver < 0) {
-    add_line(ls, 8, ts_xasprintf("hint: no index has a project named '%s'",
-                                 pj->name));
+    if (pj->not_found) /* names the URLs: a mistyped index shows at once */
+      add_line(ls, 8, ts_xasprintf("hint: %s; check the name and the index URL",
+                                   pj->not_found));
+    else
+      add_line(ls, 8, ts_xasprintf("hint: no index has a project named '%s'",
+                                   pj->name));
     return;
   }
   if (pj->nvers == 0) {

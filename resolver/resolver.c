@@ -603,6 +603,8 @@ static void add_project(struct rs *rs, const char *name,
   pj->nameid = pool_str2id(rs->pool, name, 1);
   pj->inst_ver = -1;
   pj->found = pages && pages->nprojects > 0;
+  if (!pj->found && pages && pages->not_found)
+    pj->not_found = ts_rs_strdup(pages->not_found);
   rs->pidx = ts_rs_grow(rs->pidx, &rs->pidx_cap, (size_t)pj->nameid + 1,
                         sizeof *rs->pidx);
   rs->pidx[pj->nameid] = pidx + 1;
@@ -1414,6 +1416,7 @@ static void rs_free(struct rs *rs) {
     free(pj->extras);
     free(pj->vers);
     free(pj->evrs);
+    free(pj->not_found);
     free(pj->name);
   }
   free(rs->projs);

@@ -32,6 +32,10 @@
 struct ts_resolver_pages {
   const struct ts_index_project *const *projects;
   size_t nprojects;
+  /* With nprojects 0: where the provider looked, in its words ("project 'x'
+   * not found on URL, URL"), for the explanation; NULL if it has none.
+   * Copied before get_pages' caller returns. */
+  const char *not_found;
 };
 
 /* One METADATA file wanted: the resolver fills name/version/file/index_url,

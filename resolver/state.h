@@ -75,6 +75,7 @@ struct rs_proj {
   char *name;
   Id nameid;
   bool found;                /* some index has a page for it */
+  char *not_found;           /* else the provider's words on where it looked */
   bool direct;               /* named by a root requirement */
   bool pre_named;            /* some requirement on it names a pre-release */
   bool moved;                /* the solver left a version it had chosen */

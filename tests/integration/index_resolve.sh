@@ -3,7 +3,8 @@
 # - failures reach the user with their detail: a PEP 658 metadata file whose
 #   hash is wrong names its URL (not a bare "no metadata"), and a
 #   --find-links location that does not exist is named as such (not read as
-#   "no index has a project named X");
+#   "no index has a project named X"), and a project no index has is
+#   reported with the index URLs asked;
 # - each package names the index its file came from, also when
 #   unsafe-best-match merged several, and none for --find-links files;
 # - --no-cache still works where a whole wheel is needed (a lock of links
@@ -41,6 +42,13 @@ fails 1 "^error: --find-links $work/nowhere: '$work/nowhere' does not exist" \
 fails 3 "^error: --find-links $U/flat/nowhere.html: .*HTTP 404" \
   install --dry-run alpha --no-index --find-links "$U/flat/nowhere.html" "${P[@]}"
 grep -q "no index has" "$work/err" && ts_fail "a missing --find-links page read as a missing project"
+
+# a project no index has: the explanation names the URLs asked, so that a
+# mistyped --index-url shows at once
+fails 1 "the requirements cannot be met" \
+  install --dry-run alpha --index-url "$U/idx1/simpel" "${P[@]}"
+grep -q "hint: project 'alpha' not found on $U/idx1/simpel; check the name and the index URL" \
+  "$work/err" || { cat "$work/err"; ts_fail "a missing project: the index URL is not named"; }
 
 # and the same sources, when present, resolve
 "$T" install --dry-run gamma --no-index --find-links "$work/www/files" "${P[@]}" --no-cache >"$work/ok.out" 2>&1 ||
