@@ -106,6 +106,7 @@ struct priv {
   size_t nentries;
   char **not_found; /* the index client's words for names no index has */
   size_t nnot_found;
+  bool first_index;  /* the strategy: later general indexes are not asked */
 };
 
 char *ts_plan_redact_url(const char *url) {
@@ -324,6 +325,41 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
   free(want);
   free(slot);
   return rc;
+}
+
+/* For an explanation: the project's pages on the general indexes after the
+ * one that answered, which first-index never asked.  Routed projects are
+ * left out: they come from the PyTorch server by design, not by order. */
+static size_t get_pages_elsewhere(void *ctx, const char *name,
+                                  const struct ts_index_project **out, size_t max) {
+  struct priv *p = ctx;
+  if (!p->first_index || p->ngeneral < 2 || is_routed(p->set, name))
+    return 0;
+  const char *from = NULL;
+  for (size_t i = 0; i < p->npages && !from; i++)
+    if (strcmp(p->pages[i]->res.project.name, name) == 0)
+      from = p->pages[i]->res.project.index_url;
+  size_t n = 0, start = 0;
+  for (size_t i = 0; from && i < p->ngeneral; i++)
+    if (strcmp(p->general[i], from) == 0)
+      start = i + 1;
+  for (size_t i = start; i < p->ngeneral && n < max; i++) {
+    struct ts_index_result res = {0};
+    struct ts_error ignore = {0};
+    if (ts_index_fetch_project_from(p->idx, name, &p->general[i], 1, &res, &ignore) !=
+            TS_OK ||
+        res.code != TS_OK) {
+      ts_index_project_free(&res.project);
+      continue;
+    }
+    struct page *pg = xcalloc(1, sizeof *pg);
+    pg->res = res;
+    pg->self[0] = &pg->res.project;
+    p->pages = xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
+    p->pages[p->npages++] = pg;
+    out[n++] = &pg->res.project;
+  }
+  return n;
 }
 
 static struct meta *find_meta(struct priv *p, const struct ts_index_file *f) {
@@ -763,8 +799,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .tags = r->target->tags,
       .python_full_version = r->target->markers.python_full_version,
   };
+  p->first_index = io.strategy == TS_INDEX_FIRST_INDEX;
   struct ts_resolver_provider prov = {.ctx = p, .get_pages = get_pages,
-                                      .get_metadata = get_metadata};
+                                      .get_metadata = get_metadata,
+                                      .get_pages_elsewhere = get_pages_elsewhere};
   double t0 = now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
   r->resolve_ms = now_ms() - t0;

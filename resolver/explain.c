@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "core/str.h"
+#include "index/url.h"
+#include "pep/filename.h"
 #include "resolver/state.h"
 
 #include <solv/problems.h>
@@ -140,6 +142,64 @@ static const struct rs_job *find_job(struct rs *rs, Id dep) {
   return NULL;
 }
 
+/* The newest version on page pr that spec admits (any, without spec), as
+ * text into buf; false when there is none. */
+static bool newest_fitting(const struct ts_index_project *pr, const struct ts_specset *spec,
+                           char *buf, size_t size) {
+  struct ts_version *best = NULL;
+  for (size_t i = 0; i < pr->nfiles; i++) {
+    const char *fn = pr->files[i].filename;
+    size_t n = strlen(fn);
+    struct ts_error ignore = {0};
+    struct ts_wheel_filename *w = NULL;
+    struct ts_sdist_filename *sd = NULL;
+    struct ts_version **v = NULL;
+    if (ts_wheel_filename_parse(fn, n, &w, &ignore) == TS_OK)
+      v = &w->version;
+    else if (ts_sdist_filename_parse(fn, n, &sd, &ignore) == TS_OK)
+      v = &sd->version;
+    if (v && (!spec || ts_specset_contains(spec, *v, TS_PRE_DEFAULT)) &&
+        (!best || ts_version_cmp(*v, best) > 0)) {
+      ts_version_free(best);
+      best = *v;
+      *v = NULL; /* taken */
+    }
+    if (w)
+      ts_wheel_filename_free(w);
+    if (sd)
+      ts_sdist_filename_free(sd);
+  }
+  if (!best)
+    return false;
+  snprintf(buf, size, "%s", ts_version_str(best));
+  ts_version_free(best);
+  return true;
+}
+
+/* An index the request did not consult that has a fitting version: the
+ * fix is a flag away, but a deliberate one (first-index is the guard
+ * against dependency confusion), so the hint says what it costs. */
+static void elsewhere_hint(struct rs *rs, const struct rs_proj *pj,
+                           const struct ts_specset *spec, struct lines *ls) {
+  if (!rs->provider->get_pages_elsewhere)
+    return;
+  const struct ts_index_project *pages[8];
+  size_t n = rs->provider->get_pages_elsewhere(rs->provider->ctx, pj->name, pages, 8);
+  for (size_t i = 0; i < n; i++) {
+    char ver[128];
+    if (!newest_fitting(pages[i], spec, ver, sizeof ver))
+      continue;
+    char *url = ts_url_redact(pages[i]->index_url);
+    add_line(ls, 8, ts_xasprintf("hint: %s also has %s %s, which fits; it was not "
+                                 "asked because a project comes from the first "
+                                 "index that has it: add --index-strategy "
+                                 "unsafe-best-match if you trust every index",
+                                 url ? url : "another index", pj->name, ver));
+    free(url);
+    return;
+  }
+}
+
 /* Versions of pj that exist but were left out although they are in spec. */
 static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
                   struct lines *ls) {
@@ -250,6 +310,7 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
                                  pj->name, buf,
                                  pj->nvers > (size_t)listed ? ", ..." : "",
                                  spec ? ts_specset_str(spec) : "?"));
+    elsewhere_hint(rs, pj, spec, ls);
   }
 }
 

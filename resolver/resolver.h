@@ -67,6 +67,13 @@ struct ts_resolver_provider {
    * stay valid until the provider's next callback. */
   enum ts_code (*get_metadata)(void *ctx, struct ts_resolver_meta *reqs,
                                size_t n, struct ts_error *err);
+  /* Optional, asked only to explain a failure: the pages of `name` on the
+   * indexes that were NOT consulted for it (further general indexes under
+   * first-index; the general indexes for a project routed to the PyTorch
+   * server).  Writes up to max pages and returns how many; they stay valid
+   * until the resolution is freed.  Best effort: failures give 0. */
+  size_t (*get_pages_elsewhere)(void *ctx, const char *name,
+                                const struct ts_index_project **out, size_t max);
 };
 
 /* ---- the target interpreter --------------------------------------------- */

@@ -218,7 +218,8 @@ static enum ts_code install(const cJSON *available, struct mem_index *ix,
       .no_deps = no_deps,
       .prefetch = 2,
   };
-  struct ts_resolver_provider prov = {ix, mem_get_pages, mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   struct ts_resolution *res = NULL;
   enum ts_code c = ts_resolver_resolve(&req, &tg->target, &prov, &res, &err);
   if (c == TS_OK) {

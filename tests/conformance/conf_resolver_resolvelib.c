@@ -114,7 +114,8 @@ static char *run_case(const char *name, const cJSON *cs, const cJSON *index,
       .nrequirements = k,
       .prefetch = 2,
   };
-  struct ts_resolver_provider prov = {&ix, mem_get_pages, mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = &ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   struct ts_resolution *res = NULL;
   enum ts_code c = TS_E_INVALID;
   if (!buf[0]) {

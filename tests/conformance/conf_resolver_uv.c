@@ -194,7 +194,8 @@ static char *run_scenario(const cJSON *sc, bool verbose) {
                         ? TS_RESOLUTION_LOWEST_DIRECT
                         : TS_RESOLUTION_HIGHEST,
   };
-  struct ts_resolver_provider prov = {&ix, mem_get_pages, mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = &ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   struct ts_resolution *res = NULL;
   enum ts_code c = TS_OK;
   if (!fail)

@@ -2,7 +2,8 @@
 # The warnings pip prints about a resolution that succeeds: a yanked file
 # chosen through an == pin (with its reason), an extra the distribution does
 # not provide.  Neither appears when it does not apply; both go to stderr
-# and do not change the exit status.
+# and do not change the exit status.  And the hint for a failure that an
+# index not asked (first-index) would solve.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
@@ -11,6 +12,7 @@ simple delta 0.9 py3-none-any
 simple delta 1.0 py3-none-any,yanked=broken-build
 simple epsilon 1.0 py3-none-any beta; extra == 'fast'
 simple beta 1.0 py3-none-any
+extra beta 2.0 py3-none-any
 SPEC
 ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
@@ -35,4 +37,15 @@ run --dry-run 'epsilon[fast]'
 grep -q 'does not provide' "$work/err" && ts_fail "a warning for an extra that exists"
 run 'epsilon[fast]'
 "$work/v/bin/python" -c 'import beta' || ts_fail "the extra's dependency was not installed"
-echo "ok: yanked and extra warnings"
+# --- beta>=2 exists only on the extra index, which first-index never asks --
+rc=0; "$T" install --python "$work/v" -i "$U" --extra-index-url "$TS_NGINX_URL/extra" \
+  --dry-run 'beta>=2' 2>"$work/err" >/dev/null || rc=$?
+[ $rc = 1 ] || { cat "$work/err"; ts_fail "beta>=2 under first-index: exit $rc, want 1"; }
+grep -q "hint: $TS_NGINX_URL/extra also has beta 2.0, which fits.*--index-strategy unsafe-best-match" \
+  "$work/err" || { cat "$work/err"; ts_fail "no hint naming the index that has beta 2.0"; }
+"$T" install --python "$work/v" -i "$U" --extra-index-url "$TS_NGINX_URL/extra" \
+  --index-strategy unsafe-best-match --dry-run 'beta>=2' 2>/dev/null | grep -q 'beta 2.0' ||
+  ts_fail "the hinted flag does not resolve beta 2.0"
+rc=0; "$T" install --python "$work/v" -i "$U" --dry-run 'beta>=3' 2>"$work/err" >/dev/null || rc=$?
+grep -q "also has" "$work/err" && ts_fail "a hint about another index without one"
+echo "ok: yanked and extra warnings, the other-index hint"

@@ -313,8 +313,8 @@ static char *run_fixture(const char *path, const char *debug_dir) {
   fx->req.debug_solver_dir = debug_dir;
   if (fx->rules.nfacts || fx->rules.nconstraints)
     fx->req.rules = &fx->rules;
-  struct ts_resolver_provider prov = {&fx->ix, mem_get_pages,
-                                      mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = &fx->ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   struct ts_resolution *res = NULL;
   struct ts_error err = {0};
   enum ts_code c = ts_resolver_resolve(&fx->req, &tg.target, &prov, &res,

@@ -58,7 +58,8 @@ static enum ts_code resolve(struct mem_index *ix, struct ts_constraint_set *set,
                                     .rules = set,
                                     .variants = &vp,
                                     .nvariants = 1};
-  struct ts_resolver_provider prov = {ix, mem_get_pages, mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   struct ts_error err = {0};
   enum ts_code c = ts_resolver_resolve(&req, &tg.target, &prov, res, &err);
   for (size_t i = 0; *res && i < (*res)->why.nlines; i++)
@@ -118,7 +119,8 @@ Test(resolver_gpu, rtx4090_driver550) {
   struct ts_resolver_request req = {.requirements = roots, .nrequirements = 1,
                                     .rules = &set, .variants = &vp,
                                     .nvariants = 1};
-  struct ts_resolver_provider prov = {&ix, mem_get_pages, mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = &ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   struct ts_error err = {0};
   cr_assert_eq(ts_resolver_resolve(&req, &tg.target, &prov, &res, &err), TS_OK,
                "%s", err.detail);

@@ -102,8 +102,8 @@ static void resolve(struct world *w) {
   w->req.nrequirements = w->nreqs;
   if (w->rules.nfacts || w->rules.nconstraints)
     w->req.rules = &w->rules;
-  struct ts_resolver_provider prov = {&w->ix, mem_get_pages,
-                                      mem_get_metadata};
+  struct ts_resolver_provider prov = {.ctx = &w->ix, .get_pages = mem_get_pages,
+                                      .get_metadata = mem_get_metadata};
   ts_resolution_free(w->res);
   w->res = NULL;
   w->code = ts_resolver_resolve(&w->req, &w->tg.target, &prov, &w->res,
