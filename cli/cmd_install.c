@@ -51,7 +51,8 @@ static const char usage[] =
     "\n"
     "Output and installation:\n"
     "  --dry-run                print the plan on stdout, change nothing: one line\n"
-    "                           per package: action name version variant index\n"
+    "                           per package: action name version variant index,\n"
+    "                           and for a change of what is installed, (was OLD)\n"
     "  --report FILE|-          write pip's installation report (JSON, version 1)\n"
     "  --link-mode MODE         hardlink (default), copy or clone\n"
     "  --compile                byte-compile installed .py files\n"
@@ -287,8 +288,14 @@ static void print_plan(const struct ts_plan_result *r) {
     const struct ts_resolved *x = &r->res->items[i];
     const char *from = r->items[i].index;
     char *idx = from ? ts_plan_redact_url(from) : NULL;
-    printf("%s %s %s %s %s\n", ts_resolved_action_name(x->action), x->name, x->version,
+    printf("%s %s %s %s %s", ts_resolved_action_name(x->action), x->name, x->version,
            variant_of(x->version), idx ? idx : "-");
+    /* the version replaced: a variant switch (2.10.0+cpu -> 2.10.0+cu126)
+     * reads as "upgrade torch 2.10.0+cu126" without it */
+    if (x->installed_version && x->action != TS_ACTION_KEEP &&
+        x->action != TS_ACTION_INSTALL)
+      printf(" (was %s)", x->installed_version);
+    putchar('\n');
     free(idx);
   }
 }

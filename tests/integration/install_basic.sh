@@ -67,6 +67,8 @@ grep -q '^keep alpha 1.0' "$work/plan2" || ts_fail "second run does not keep alp
 grep -q 'Nothing to install' "$work/err" || { cat "$work/err"; ts_fail "second run changed something"; }
 
 # --- upgrade -----------------------------------------------------------
+"$T" install --python "$work/venv" -i "$U" --upgrade --dry-run alpha >"$work/plan" 2>/dev/null
+grep -q '^upgrade alpha 1.1 - .* (was 1.0)$' "$work/plan" || { cat "$work/plan"; ts_fail "dry run: the replaced version not shown"; }
 "$T" install --python "$work/venv" -i "$U" --upgrade alpha 2>"$work/err" ||
   { cat "$work/err"; ts_fail "upgrade failed"; }
 pipv list --format=freeze >"$work/list"; grep -qx "alpha==1.1" "$work/list" || ts_fail "alpha not upgraded"
