@@ -31,7 +31,7 @@ static const char usage[] =
     "\n"
     "Target:\n"
     "  --python PATH            interpreter or venv directory (default\n"
-    "                           $VIRTUAL_ENV, else ./.venv)\n"
+    "                           $TORCHSOLVE_PYTHON, $VIRTUAL_ENV, else ./.venv)\n"
     "  --python-version X.Y     plan for an absent interpreter (implies --dry-run;\n"
     "                           overrides --python)\n"
     "  --platform PLAT          with --python-version: manylinux_2_28_x86_64...\n"

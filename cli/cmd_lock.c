@@ -48,7 +48,7 @@ static void usage(FILE *out) {
           "  -c, --constraint FILE   constraints file (repeatable)\n"
           "  -o, --output FILE     where to write (default pylock.toml; '-' = stdout)\n"
           "  --python PATH         lock for this interpreter or venv (default:\n"
-          "                        $VIRTUAL_ENV, then ./.venv)\n"
+          "                        $TORCHSOLVE_PYTHON, $VIRTUAL_ENV, then ./.venv)\n"
           "  --python-version X.Y  lock for an absent interpreter (no Python is run)\n"
           "  --platform PLAT       with --python-version: manylinux_2_28_x86_64...\n"
           "                        (default: like this host)\n"

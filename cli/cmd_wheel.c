@@ -28,7 +28,7 @@ static const char usage[] =
     "installed them.\n"
     "\n"
     "The environment is --python PATH (an interpreter, or a venv directory),\n"
-    "else $VIRTUAL_ENV, else ./.venv.\n"
+    "else $TORCHSOLVE_PYTHON, else $VIRTUAL_ENV, else ./.venv.\n"
     "\n"
     "  --link-mode M  how files come from the cache: hardlink (default; copies\n"
     "                 across filesystems), copy, or clone (reflink, else copy)\n"
@@ -57,7 +57,8 @@ static void on_repair(void *ctx, const char *what) {
   ts_cli_warn("%s", what);
 }
 
-/* Install paths of the target environment: --python, else $VIRTUAL_ENV,
+/* Install paths of the target environment: --python, else
+ * $TORCHSOLVE_PYTHON, else $VIRTUAL_ENV,
  * else ./.venv (ts_target_locate), probed once and cached per interpreter. */
 struct env_paths {
   struct ts_wheel_paths paths;
