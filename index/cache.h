@@ -3,7 +3,11 @@
  *
  * Layout under the root (see ts_cache_default_dir):
  *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body)
- *   metadata-v1/<project>/<key>.metadata      verified METADATA files
+ *   metadata-v1/<project>/<key>.metadata      verified METADATA files: PEP 658
+ *                                             files checked against the index's
+ *                                             hash, or read by range from a wheel
+ *                                             the index gave a sha256 for (zip
+ *                                             CRC-32 and size checked)
  *   wheels-v1/<project>/<key>/<filename>      verified whole wheels
  * Keys are the file's sha256 when the index gives one, else sha256(url).
  *

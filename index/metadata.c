@@ -352,6 +352,19 @@ static void range_tail_done(struct meta_job *j) {
   j->tail_start = start;
 }
 
+/* Keeps verified METADATA for later runs and --offline. */
+static void cache_metadata(const struct meta_job *j, enum ts_cache_mode mode) {
+  if (!j->cache_path || mode == TS_CACHE_DISABLED)
+    return;
+  char *dir = strdup(j->cache_path);
+  if (!dir)
+    abort();
+  *strrchr(dir, '/') = '\0';
+  if (!ts_fs_mkdirs(dir, NULL))
+    ts_fs_write_atomic(j->cache_path, j->m->data, j->m->len, NULL);
+  free(dir);
+}
+
 static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, size_t n,
                                    struct ts_error *err) {
   char (*ranges)[64] = calloc(n ? n : 1, 64);
@@ -485,6 +498,12 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
     if (!c) {
       j->m->data = ts_buf_take(&b, &j->m->len);
       j->m->source = TS_METADATA_RANGE;
+      /* The member's CRC-32 and size matched its central directory, and
+       * the key is the wheel's sha256 from the index, so the entry names
+       * exactly this file's METADATA.  Without an index hash the key
+       * would be the URL, which a re-upload could reuse: not cached. */
+      if (j->m->file->sha256)
+        cache_metadata(j, ts_index_cache_mode(idx));
     }
     ts_buf_free(&b);
     j->pending = false;
@@ -600,15 +619,8 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     m->data = ts_buf_take(&r->body, &m->len);
     m->source = TS_METADATA_PEP658;
     /* Only hash-verified metadata is cached. */
-    if (j->cache_path && m->file->metadata_sha256 && mode != TS_CACHE_DISABLED) {
-      char *dir = strdup(j->cache_path);
-      if (!dir)
-        abort();
-      *strrchr(dir, '/') = '\0';
-      if (!ts_fs_mkdirs(dir, NULL))
-        ts_fs_write_atomic(j->cache_path, m->data, m->len, NULL);
-      free(dir);
-    }
+    if (m->file->metadata_sha256)
+      cache_metadata(j, mode);
   }
   if (!rc)
     rc = range_metadata(idx, jobs, n, err);

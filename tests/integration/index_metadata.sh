@@ -64,6 +64,20 @@ done
 # gamma-2.0 has a central directory larger than the first window and its
 # METADATA far from the end: the window must grow, then the member be read.
 [ "$n" -ge 3 ] || ts_fail "gamma-2.0: expected at least 3 range requests, got $n"
+# read by range from a wheel with an index sha256: kept, so the next run
+# (and --offline) asks nothing
+mark=$(ts_nginx_log_mark)
+"$T" index metadata "$U/files/$w" --sha256 "$(man $w sha256)" --offline >"$work/r" 2>"$work/r.err" ||
+  { cat "$work/r.err"; ts_fail "$w: range-read metadata not cached"; }
+expect_metadata $w "$work/r"
+grep -q 'source: cache' "$work/r.err" || { cat "$work/r.err"; ts_fail "$w: not answered by the cache"; }
+[ -z "$(ts_nginx_log_since "$mark")" ] || ts_fail "$w: the cached metadata was fetched again"
+# without an index sha256 the key would be the URL alone: not kept
+rm -rf "$TORCHSOLVE_CACHE_DIR/metadata-v1"
+"$T" index metadata "$U/files/$w" >/dev/null 2>&1 || ts_fail "$w without a hash"
+[ -z "$(find "$TORCHSOLVE_CACHE_DIR/metadata-v1" -type f ! -name '*.lock' 2>/dev/null)" ] ||
+  ts_fail "$w: metadata of a wheel without an index hash was cached"
+rm -rf "$TORCHSOLVE_CACHE_DIR/metadata-v1"
 
 # --- whole wheel when the server ignores ranges --------------------------
 w=gamma-1.0-py3-none-any.whl
