@@ -7,20 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/fs.h"
+#include "core/str.h"
 #include "target/target.h"
 #include "wheel/venv.h"
 #include "wheel/wheel.h"
 
 static const char usage[] =
-    "usage: torchsolve venv [DIR] [--python PATH] [--seed]\n"
+    "usage: torchsolve venv [DIR] [--python PATH] [--seed] [--clear]\n"
     "\n"
     "Creates a virtual environment in DIR (default ./.venv) for the\n"
     "interpreter PATH (default python3 on PATH): pyvenv.cfg, bin/python\n"
     "links, site-packages, and activate scripts for bash/zsh, fish and csh.\n"
     "No pip is installed unless --seed is given; then pip comes from\n"
-    "$TORCHSOLVE_SEED_WHEELS (a directory) or /usr/share/python-wheels.\n";
+    "$TORCHSOLVE_SEED_WHEELS (a directory) or /usr/share/python-wheels.\n"
+    "DIR must not exist or be empty; --clear replaces an existing virtual\n"
+    "environment there (one with a pyvenv.cfg; other directories are never\n"
+    "deleted).\n";
 
 static double now_ms(void) {
   struct timespec ts;
@@ -94,7 +100,7 @@ static int seed(const char *dir, const struct ts_venv_base *base) {
 
 int ts_cmd_venv(int argc, char **argv) {
   const char *dir = NULL, *python = NULL;
-  bool do_seed = false;
+  bool do_seed = false, clear = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -105,6 +111,8 @@ int ts_cmd_venv(int argc, char **argv) {
         return ts_cli_usage_error("venv", "--python needs a value");
     } else if (strcmp(a, "--seed") == 0) {
       do_seed = true;
+    } else if (strcmp(a, "--clear") == 0) {
+      clear = true;
     } else if (a[0] == '-' && a[1]) {
       int j = i, used = ts_cli_parse_global("venv", argc, argv, &j);
       if (used < 0)
@@ -125,6 +133,15 @@ int ts_cmd_venv(int argc, char **argv) {
   struct ts_venv_base base;
   if (probe_base(python ? python : "python3", &base, &err) != TS_OK)
     return ts_cli_report(&err);
+  /* Only what is a venv by its pyvenv.cfg is cleared: a mistyped DIR must
+   * not cost the user a directory of their own. */
+  char *cfg = ts_xasprintf("%s/pyvenv.cfg", dir);
+  bool is_venv = access(cfg, F_OK) == 0;
+  free(cfg);
+  if (clear && is_venv && ts_fs_remove_tree(dir, &err) != TS_OK) {
+    ts_venv_base_free(&base);
+    return ts_cli_report(&err);
+  }
   char command[4200];
   snprintf(command, sizeof command, "torchsolve venv %s", dir);
   int rc = 0;

@@ -253,8 +253,15 @@ enum ts_code ts_venv_create(const char *dir_in, const struct ts_venv_base *base,
     struct dirent *de;
     while ((de = readdir(d)))
       if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0) {
-        rc = ts_error_set(err, TS_E_IO,
-                          "'%s' exists and is not empty; remove it first", dir);
+        char *cfg = ts_path_join(dir, "pyvenv.cfg");
+        bool venv = access(cfg, F_OK) == 0;
+        free(cfg);
+        rc = venv ? ts_error_set(err, TS_E_INVALID,
+                                 "'%s' is already a virtual environment: use it, "
+                                 "or pass --clear to replace it", dir)
+                  : ts_error_set(err, TS_E_INVALID,
+                                 "'%s' exists and is not empty (and is no virtual "
+                                 "environment): choose another directory", dir);
         break;
       }
     closedir(d);

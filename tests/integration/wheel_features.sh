@@ -11,6 +11,16 @@ export TORCHSOLVE_CACHE_DIR=$tmp/cache
 python3 "$TS_SOURCE_DIR/tests/support/make_wheels.py" "$tmp/fx"
 FX=$tmp/fx V=$tmp/venv
 "$TORCHSOLVE" venv "$V" -q || ts_fail "venv"
+# an existing venv is kept unless --clear; a non-venv directory never goes
+touch "$V/lib/marker"
+rc=0; "$TORCHSOLVE" venv "$V" -q 2>"$tmp/err" || rc=$?
+[ $rc = 2 ] && grep -q 'already a virtual environment.*--clear' "$tmp/err" || ts_fail "venv over a venv: exit $rc"
+[ -e "$V/lib/marker" ] || ts_fail "venv without --clear touched the existing one"
+"$TORCHSOLVE" venv "$V" -q --clear || ts_fail "venv --clear"
+[ ! -e "$V/lib/marker" ] && [ -x "$V/bin/python" ] || ts_fail "venv --clear did not replace it"
+mkdir -p "$tmp/mine" && touch "$tmp/mine/keep"
+rc=0; "$TORCHSOLVE" venv "$tmp/mine" -q --clear 2>/dev/null || rc=$?
+[ $rc = 2 ] && [ -e "$tmp/mine/keep" ] || ts_fail "venv --clear on a non-venv directory: exit $rc"
 SITE=$(echo "$V"/lib/python3*/site-packages)
 PYV=$(basename "$(dirname "$SITE")")
 
