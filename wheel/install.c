@@ -1108,7 +1108,8 @@ static enum ts_code write_records(struct installer *in, struct dist *dists,
  * each new path moves in whole; files in existing directories one by one,
  * the file they replace moved aside first. */
 static enum ts_code plan_moves(struct installer *in, struct ts_error *err) {
-  qsort(in->files, in->nfiles, sizeof *in->files, cmp_dest);
+  if (in->nfiles) /* none in a removal-only transaction; qsort wants non-NULL */
+    qsort(in->files, in->nfiles, sizeof *in->files, cmp_dest);
   struct ts_strset present_dirs = {0};
   char *moved = NULL;
   enum ts_code rc = TS_OK;

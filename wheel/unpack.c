@@ -559,7 +559,8 @@ static enum ts_code validate(const struct ts_zip_archive *a,
     }
   }
   qsort(files, plan->n, sizeof *files, cmp_str);
-  qsort(dirs, ndirs, sizeof *dirs, cmp_str);
+  if (ndirs)
+    qsort(dirs, ndirs, sizeof *dirs, cmp_str);
   size_t u = 0;
   for (size_t i = 0; i < ndirs; i++) {
     if (u && strcmp(dirs[u - 1], dirs[i]) == 0) {
