@@ -73,6 +73,26 @@ enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
   return TS_OK;
 }
 
+enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *path,
+                            struct ts_error *err) {
+  const char *p = data;
+  while (len) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(e));
+    }
+    p += n;
+    len -= (size_t)n;
+  }
+  if (close(fd) != 0)
+    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
+  return TS_OK;
+}
+
 enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
                                 struct ts_error *err) {
   static atomic_uint counter;
@@ -89,24 +109,13 @@ enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
     return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
                         strerror(e));
   }
-  const char *p = data;
-  size_t left = len;
-  while (left) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      int e = errno;
-      close(fd);
-      unlink(tmp);
-      free(tmp);
-      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
-                          strerror(e));
-    }
-    p += n;
-    left -= (size_t)n;
+  enum ts_code rc = ts_fs_write_fd(fd, data, len, path, err);
+  if (rc != TS_OK) {
+    unlink(tmp);
+    free(tmp);
+    return rc;
   }
-  if (close(fd) != 0 || rename(tmp, path) != 0) {
+  if (rename(tmp, path) != 0) {
     int e = errno;
     unlink(tmp);
     free(tmp);

@@ -19,6 +19,11 @@ enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err);
 enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
                              struct ts_error *err);
 
+/* Writes all of data to the open fd (retrying short writes and EINTR) and
+ * closes it, whatever happens; errors name `path`. */
+enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *path,
+                            struct ts_error *err);
+
 /* Writes data to path atomically: path.tmp.<pid>.<n>, fsync-free, rename.
  * On error the temporary is unlinked and path is untouched. */
 enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,

@@ -21,25 +21,7 @@ static enum ts_code write_in_place(const char *path, const void *data,
   if (fd < 0)
     return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
                         strerror(errno));
-  const char *p = data;
-  size_t left = len;
-  while (left) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
-                          strerror(e));
-    }
-    p += n;
-    left -= (size_t)n;
-  }
-  if (close(fd) != 0)
-    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
-                        strerror(errno));
-  return TS_OK;
+  return ts_fs_write_fd(fd, data, len, path, err);
 }
 
 enum ts_code ts_output_write_file(const char *path, const void *data, size_t len,

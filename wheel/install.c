@@ -112,24 +112,7 @@ static enum ts_code write_new_file(const char *path, const void *data,
   if (fd < 0)
     return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", path,
                         strerror(errno));
-  const char *p = data;
-  while (len) {
-    ssize_t k = write(fd, p, len);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k < 0) {
-      int e = errno;
-      close(fd);
-      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
-                          strerror(e));
-    }
-    p += k;
-    len -= (size_t)k;
-  }
-  if (close(fd) != 0)
-    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
-                        strerror(errno));
-  return TS_OK;
+  return ts_fs_write_fd(fd, data, len, path, err);
 }
 
 static enum ts_code copy_file(const char *src, const char *dst, bool clone,

@@ -17,17 +17,6 @@ F=http://127.0.0.1:$(cat "$work/port")
 export TORCHSOLVE_CACHE_DIR=$work/cache
 count() { python3 -c 'import json,sys,urllib.request; print(json.load(urllib.request.urlopen(sys.argv[1]+"/count")).get(sys.argv[2],0))' "$F" "$1"; }
 no_cache_entries() { [ -z "$(find "$TORCHSOLVE_CACHE_DIR" -type f ! -name '*.lock' 2>/dev/null)" ] || { find "$TORCHSOLVE_CACHE_DIR" -type f; ts_fail "$1: something was cached"; }; }
-fails() { # EXPECTED_EXIT PATTERN ARGS... : runs torchsolve, checks exit and one error line
-  local want=$1 pat=$2 rc
-  shift 2
-  set +e
-  "$T" "$@" >"$work/out" 2>"$work/err"
-  rc=$?
-  set -e
-  [ "$rc" = "$want" ] || { cat "$work/err"; ts_fail "$*: exit $rc, expected $want"; }
-  [ "$(grep -c '^error: ' "$work/err")" = 1 ] || { cat "$work/err"; ts_fail "$*: expected one error line"; }
-  grep -q -- "$pat" "$work/err" || { cat "$work/err"; ts_fail "$*: error does not match '$pat'"; }
-}
 O=(--retries 3 --timeout 2)
 
 # 5xx twice, then 200: retried and succeeds
@@ -36,34 +25,34 @@ grep -q '^alpha: 1 files' "$work/out" || ts_fail "flaky: no page"
 [ "$(count /flaky/simple/alpha/)" = 3 ] || ts_fail "flaky: expected 3 requests, got $(count /flaky/simple/alpha/)"
 grep -q 'stats: 3 requests, .* 2 retries' "$work/err" || { cat "$work/err"; ts_fail "flaky: stats"; }
 # 5xx forever: gives up after 1 + 3 attempts
-fails 3 "always500/simple/beta/: HTTP 503" index fetch beta --index-url "$F/always500/simple" "${O[@]}"
+ts_fails 3 "always500/simple/beta/: HTTP 503" index fetch beta --index-url "$F/always500/simple" "${O[@]}"
 [ "$(count /always500/simple/beta/)" = 4 ] || ts_fail "always500: expected 4 requests"
 # 404: not retried, "not found"
-fails 1 "project 'gamma' not found on $F/missing/simple" index fetch gamma --index-url "$F/missing/simple" "${O[@]}"
+ts_fails 1 "project 'gamma' not found on $F/missing/simple" index fetch gamma --index-url "$F/missing/simple" "${O[@]}"
 [ "$(count /missing/simple/gamma/)" = 1 ] || ts_fail "404 was retried"
 # truncated body: retried, then an error, nothing cached
-fails 3 "truncate/simple/delta/: truncated response" index fetch delta --index-url "$F/truncate/simple" "${O[@]}"
+ts_fails 3 "truncate/simple/delta/: truncated response" index fetch delta --index-url "$F/truncate/simple" "${O[@]}"
 [ "$(count /truncate/simple/delta/)" = 4 ] || ts_fail "truncation not retried"
 # Content-Length larger than the body
-fails 3 "wronglen/simple/eps/: truncated response" index fetch eps --index-url "$F/wronglen/simple" --retries 0
+ts_fails 3 "wronglen/simple/eps/: truncated response" index fetch eps --index-url "$F/wronglen/simple" --retries 0
 # a stalled server: the read timeout fires
 start=$(date +%s)
-fails 3 "stall/simple/zeta/: no data for 1s (server stalled)" index fetch zeta --index-url "$F/stall/simple" --retries 1 --timeout 1
+ts_fails 3 "stall/simple/zeta/: no data for 1s (server stalled)" index fetch zeta --index-url "$F/stall/simple" --retries 1 --timeout 1
 [ $(($(date +%s) - start)) -lt 20 ] || ts_fail "stall took too long"
 # wrong content type
-fails 1 "unexpected content type 'application/octet-stream'" index fetch eta --index-url "$F/ctype/simple"
+ts_fails 1 "unexpected content type 'application/octet-stream'" index fetch eta --index-url "$F/ctype/simple"
 # redirect loop
-fails 3 "loop/simple/theta/: redirect loop" index fetch theta --index-url "$F/loop/simple"
+ts_fails 3 "loop/simple/theta/: redirect loop" index fetch theta --index-url "$F/loop/simple"
 # a 100 MB page: refused at the cap
-fails 1 "huge/simple/iota/: response larger than the 64 MiB limit" index fetch iota --index-url "$F/huge/simple"
+ts_fails 1 "huge/simple/iota/: response larger than the 64 MiB limit" index fetch iota --index-url "$F/huge/simple"
 no_cache_entries "fault pages"
 
 # hostile pages served by nginx
 python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"
 ts_nginx_start "$work/www"
 U=$TS_NGINX_URL
-fails 1 "malformed JSON at byte .* of $U/bad/simple/badjson/" index fetch badjson --index-url "$U/bad/simple"
-fails 1 "invalid link 'http://\[::1/badlink-1.0.tar.gz' on $U/bad/simple/badlink/" index fetch badlink --index-url "$U/bad/simple"
-fails 2 "index URL 'ftp://x/simple' must start with" index fetch x --index-url ftp://x/simple
+ts_fails 1 "malformed JSON at byte .* of $U/bad/simple/badjson/" index fetch badjson --index-url "$U/bad/simple"
+ts_fails 1 "invalid link 'http://\[::1/badlink-1.0.tar.gz' on $U/bad/simple/badlink/" index fetch badlink --index-url "$U/bad/simple"
+ts_fails 2 "index URL 'ftp://x/simple' must start with" index fetch x --index-url ftp://x/simple
 no_cache_entries "hostile pages"
 echo "index_faults: all checks passed"

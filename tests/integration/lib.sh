@@ -209,3 +209,18 @@ ts_nginx_log_mark() {
 ts_nginx_log_since() {
   tail -n "+$((${1:?usage: ts_nginx_log_since MARK} + 1))" "$TS_NGINX_ACCESS_LOG"
 }
+
+# ts_fails EXPECTED_EXIT PATTERN ARGS...: runs "$T" ARGS (torchsolve), wants
+# that exit status and exactly one "error: " line matching PATTERN; the
+# output stays in $work/out and $work/err (both variables set by the test).
+ts_fails() {
+  local want=$1 pat=$2 rc
+  shift 2
+  set +e
+  "${T:?}" "$@" >"${work:?}/out" 2>"$work/err"
+  rc=$?
+  set -e
+  [ "$rc" = "$want" ] || { cat "$work/err"; ts_fail "$*: exit $rc, expected $want"; }
+  [ "$(grep -c '^error: ' "$work/err")" = 1 ] || { cat "$work/err"; ts_fail "$*: expected one error line"; }
+  grep -q -- "$pat" "$work/err" || { cat "$work/err"; ts_fail "$*: error does not match '$pat'"; }
+}
