@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +38,18 @@ enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err) {
     return ts_error_set(err, TS_E_IO, "'%s' exists and is not a directory",
                         path);
   return TS_OK;
+}
+
+void ts_fs_spread_subdirs(const char *path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  int flags = 0;
+  if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
+    flags |= FS_TOPDIR_FL;
+    (void)ioctl(fd, FS_IOC_SETFLAGS, &flags);
+  }
+  close(fd);
 }
 
 enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,

@@ -14,6 +14,16 @@
 /* mkdir -p with mode 0755.  Existing directories are fine. */
 enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err);
 
+/* Marks directory `path` as the top of independent trees (chattr +T,
+ * FS_TOPDIR_FL), best effort: filesystems without the flag ignore it.
+ * Why: on ext4, subdirectories of a TOPDIR directory are placed by the
+ * Orlov allocator in spread-out block groups instead of next to their
+ * parent.  Without that, a cache tree unpacked minutes after another was
+ * deleted lands in the same groups, and on a journal-less ext4 every file
+ * create scans past the recently freed inodes (recently_deleted() in
+ * ialloc.c): 11,843 creates took 3.7 s of kernel time instead of 0.5 s. */
+void ts_fs_spread_subdirs(const char *path);
+
 /* Reads a whole regular file into *out (initialised by the caller with its
  * cap).  TS_E_NOT_FOUND when it does not exist, TS_E_TOO_BIG above the cap. */
 enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,

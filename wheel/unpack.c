@@ -987,6 +987,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     rc = ts_fs_mkdirs(root, err);
   if (rc != TS_OK)
     goto out;
+  ts_fs_spread_subdirs(root);
   sweep_stale(root);
   tmp = ts_path_join(root, ".tmp-XXXXXX");
   if (!mkdtemp(tmp)) {

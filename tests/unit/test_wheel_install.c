@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,6 +130,36 @@ Test(wheel_install, install_upgrade_uninstall) {
   cr_assert(!exists(site, "feat"));
   cr_assert(!exists(tgt.paths.scripts, "feat"));
   cr_assert_eq(ts_wheel_uninstall(&o, names, 1, NULL, &err), TS_E_NOT_FOUND);
+}
+
+static int dir_flags(const char *path) {
+  int fd = open(path, O_RDONLY | O_DIRECTORY);
+  int flags = -1;
+  if (fd >= 0 && ioctl(fd, FS_IOC_GETFLAGS, &flags) != 0)
+    flags = -1;
+  if (fd >= 0)
+    close(fd);
+  return flags;
+}
+
+/* The unpacked-wheel root is a TOPDIR (see ts_fs_spread_subdirs), on the
+ * filesystems that have the flag. */
+Test(wheel_install, cache_root_spreads_its_trees) {
+  char probe[320];
+  snprintf(probe, sizeof probe, "%s/probe", root);
+  cr_assert_eq(mkdir(probe, 0755), 0);
+  ts_fs_spread_subdirs(probe);
+  int pf = dir_flags(probe);
+  if (pf < 0 || !(pf & FS_TOPDIR_FL))
+    cr_skip_test("this filesystem has no TOPDIR flag");
+  struct ts_wheel_options o = opts();
+  struct ts_error err = {0};
+  struct ts_wheel_request r = req("feat-1.0-py3-none-any.whl");
+  cr_assert_eq(ts_wheel_install(&o, &r, 1, NULL, &err), TS_OK, "%s", err.detail);
+  char wroot[400];
+  snprintf(wroot, sizeof wroot, "%s/wheels-v1", o.cache_dir);
+  int f = dir_flags(wroot);
+  cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", wroot, (unsigned)f);
 }
 
 Test(wheel_install, caps_refuse_before_touching_the_env) {
