@@ -230,6 +230,9 @@ enum ts_code ts_txn_begin(struct ts_txn *t, struct ts_error *err) {
   if (mkdir(t->new_dir, 0755) != 0 || mkdir(t->old_dir, 0755) != 0)
     return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", t->new_dir,
                         strerror(errno));
+  /* the staged trees are renamed into site-packages and keep their block
+   * groups: spread them for the same reason as the wheel cache */
+  ts_fs_spread_subdirs(t->new_dir);
   return TS_OK;
 }
 

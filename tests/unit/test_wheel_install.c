@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "wheel/txn.h"
 #include "wheel/venv.h"
 #include "wheel/wheel.h"
 
@@ -142,9 +143,9 @@ static int dir_flags(const char *path) {
   return flags;
 }
 
-/* The unpacked-wheel root is a TOPDIR (see ts_fs_spread_subdirs), on the
+/* The unpacked-wheel root and the stage are TOPDIRs (ts_fs_spread_subdirs), on the
  * filesystems that have the flag. */
-Test(wheel_install, cache_root_spreads_its_trees) {
+Test(wheel_install, cache_and_stage_roots_spread_their_trees) {
   char probe[320];
   snprintf(probe, sizeof probe, "%s/probe", root);
   cr_assert_eq(mkdir(probe, 0755), 0);
@@ -160,6 +161,16 @@ Test(wheel_install, cache_root_spreads_its_trees) {
   snprintf(wroot, sizeof wroot, "%s/wheels-v1", o.cache_dir);
   int f = dir_flags(wroot);
   cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", wroot, (unsigned)f);
+
+  /* the transaction's staging root too: its trees are renamed into place */
+  struct ts_txn t;
+  cr_assert_eq(ts_txn_open(&t, tgt.paths.purelib, NULL, NULL, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_txn_begin(&t, &err), TS_OK, "%s", err.detail);
+  f = dir_flags(t.new_dir);
+  cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", t.new_dir, (unsigned)f);
+  cr_assert_eq(ts_txn_commit(&t, &err), TS_OK, "%s", err.detail);
+  ts_txn_end(&t);
+  cr_assert(!exists(tgt.paths.purelib, ".torchsolve-txn"));
 }
 
 Test(wheel_install, caps_refuse_before_touching_the_env) {
