@@ -129,7 +129,9 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
 struct ts_index_download {
   const char *url;            /* in: http(s) or file:// */
   const char *sha256;         /* in: expected hex digest, or NULL */
-  const char *dest;           /* in: final path; "<dest>.part" while running */
+  const char *dest;           /* in: final path; "<dest>.part" while running;
+                                 ignored for file:// URLs, which are hashed
+                                 and verified where they are, not copied */
   ts_http_progress_fn *progress;
   void *progress_ctx;
   enum ts_code code;          /* out */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,22 +108,71 @@ static enum ts_code metadata_from_fd(int fd, const char *filename, const char *w
 
 /* ---- downloads ------------------------------------------------------- */
 
-static enum ts_code copy_local(const char *src, struct ts_index_download *d) {
-  struct ts_buf b;
-  ts_buf_init(&b, 0);
-  enum ts_code c = ts_fs_read_file(src, &b, &d->err);
-  if (!c) {
-    uint8_t dg[TS_SHA256_LEN];
-    ts_sha256(b.data, b.len, dg);
-    ts_sha256_hex(dg, d->sha256_out);
-    d->bytes = b.len;
-    if (d->sha256 && !hex_equal(dg, d->sha256))
-      c = ts_error_set(&d->err, TS_E_HASH, "%s: sha256 %s, expected %s", src, d->sha256_out,
-                       d->sha256);
-    else
-      c = ts_fs_write_atomic(d->dest, b.data, b.len, &d->err);
+/* A local file is hashed where it is, in chunks: copying it would cost a
+ * second write of the whole wheel (50 ms for a 34 MiB wheel, seconds for
+ * the real torch) and reading it whole would hold it in memory. */
+static enum ts_code check_local_digest(const char *src, struct ts_index_download *d) {
+  if (d->sha256 && strcasecmp(d->sha256_out, d->sha256) != 0)
+    return ts_error_set(&d->err, TS_E_HASH, "%s: sha256 %s, expected %s", src, d->sha256_out,
+                        d->sha256);
+  return TS_OK;
+}
+
+/* ... and its digest is remembered in the cache (ts_cache_local_digest_get)
+ * so that the next install of the same unchanged file reads none of it. */
+static enum ts_code verify_local(struct ts_index *idx, const char *src,
+                                 struct ts_index_download *d) {
+  int fd = open(src, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return ts_error_set(&d->err, errno == ENOENT ? TS_E_NOT_FOUND : TS_E_IO,
+                        "cannot read '%s': %s", src, strerror(errno));
+  enum ts_cache_mode mode = ts_index_cache_mode(idx);
+  const char *root = mode == TS_CACHE_NORMAL || mode == TS_CACHE_OFFLINE ? cache_root(idx) : NULL;
+  struct stat st;
+  char *abs = root && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? realpath(src, NULL) : NULL;
+  if (abs && ts_cache_local_digest_get(root, abs, &st, d->sha256_out)) {
+    close(fd);
+    free(abs);
+    d->bytes = (uint64_t)st.st_size;
+    return check_local_digest(src, d);
   }
-  ts_buf_free(&b);
+  struct ts_sha256 *h = ts_sha256_new();
+  if (!h)
+    abort();
+  static const size_t chunk = 1u << 20;
+  char *buf = malloc(chunk);
+  if (!buf)
+    abort();
+  enum ts_code c = TS_OK;
+  uint64_t total = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf, chunk);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      c = ts_error_set(&d->err, TS_E_IO, "cannot read '%s': %s", src, strerror(errno));
+      break;
+    }
+    if (n == 0)
+      break;
+    ts_sha256_update(h, buf, (size_t)n);
+    total += (uint64_t)n;
+  }
+  free(buf);
+  close(fd);
+  uint8_t dg[TS_SHA256_LEN];
+  ts_sha256_final(h, dg);
+  ts_sha256_free(h);
+  if (!c) {
+    ts_sha256_hex(dg, d->sha256_out);
+    d->bytes = total;
+    /* st was taken before reading: a write meanwhile moves the ctime past
+     * it, so the entry would never match */
+    if (abs && total == (uint64_t)st.st_size)
+      ts_cache_local_digest_put(root, abs, &st, d->sha256_out);
+    c = check_local_digest(src, d);
+  }
+  free(abs);
   return c;
 }
 
@@ -140,7 +190,7 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
     rs[i].fd = -1;
     char *local = ts_url_file_path(d[i].url);
     if (local) {
-      d[i].code = copy_local(local, &d[i]);
+      d[i].code = verify_local(idx, local, &d[i]);
       free(local);
       continue;
     }

@@ -15,6 +15,7 @@
 #include "core/sha256.h"
 #include "index/cache.h"
 #include "index/simple.h"
+#include "index/url.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
@@ -1103,6 +1104,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       dests[i] = ts_cache_wheel_path(croot, todo[i]->r->name, f->sha256, url,
                                      f->filename);
       free(url);
+    } else if (!remote && (dests[i] = ts_url_file_path(f->url))) {
+      /* installed from where it is, after its hash is checked below */
     } else {
       dests[i] = ts_path_join(dir, f->filename);
     }
@@ -1112,7 +1115,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
         .url = f->url, .sha256 = want, .dest = dests[i],
         .progress = on_progress, .progress_ctx = &pg[i]};
     struct stat st;
-    if (want && stat(dests[i], &st) == 0 && S_ISREG(st.st_mode)) {
+    if (remote && want && stat(dests[i], &st) == 0 && S_ISREG(st.st_mode)) {
       d[i].code = TS_OK; /* verified when it was stored */
       snprintf(d[i].sha256_out, sizeof d[i].sha256_out, "%s", want);
       d[i].bytes = (uint64_t)st.st_size;

@@ -85,6 +85,21 @@ rc=0; "$T" install -q --python "$work/v6" --no-index -f "$work/links" -r "$work/
 grep -q 'matches no --hash of .*(2 given)' "$work/err" || ts_fail "find-links mismatch: $(cat "$work/err")"
 [ "$(state "$work/v6")" = "$before" ] || ts_fail "venv changed after a find-links hash mismatch"
 
+# --- local files are hashed in place, the digest remembered while the ---
+# --- file is unchanged; a rewritten file is hashed again ----------------
+[ "$(sha "$work/links/alpha-1.0-py3-none-any.whl")" = "$ANY" ] ||
+  ts_fail "the local wheel changed under the install"
+grep -rqs "$ANY" "$TORCHSOLVE_CACHE_DIR/local-v1" || ts_fail "local wheel digest not remembered"
+ts_make_venv "$work/v8"
+"$T" install -q --python "$work/v8" --no-index -f "$work/links" -r "$work/r5.txt" ||
+  ts_fail "second install of the unchanged local wheel failed"
+cat "$work/www/simple/alpha-1.0-cp311-cp311-linux_x86_64.whl" >"$work/links/alpha-1.0-py3-none-any.whl"
+touch -r "$work/www/simple/alpha-1.0-py3-none-any.whl" "$work/links/alpha-1.0-py3-none-any.whl"
+ts_make_venv "$work/v9"
+rc=0; "$T" install -q --python "$work/v9" --no-index -f "$work/links" -r "$work/r5.txt" \
+  2>"$work/err" || rc=$?
+[ $rc = 4 ] || ts_fail "a rewritten local wheel passed on its remembered digest: exit $rc, want 4"
+
 # --- lock records the file's own hash ------------------------------------
 "$T" lock -q --python "$work/v1" -i "$U" -r "$work/r1.txt" -o "$work/pylock.toml" ||
   ts_fail "lock with several --hash values failed"
