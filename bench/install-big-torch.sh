@@ -145,9 +145,9 @@ fresh_py_venv() { nv=$((nv + 1)); v=$work/v$nv; python3 -m venv "$v"; }
 for r in $(seq 1 "$runs"); do
   echo "run $r/$runs ..." >&2
   fresh_ts_venv
-  measure "torchsolve cold" env TORCHSOLVE_CACHE_DIR="$work/tscache$r" "$ts" wheel install -q --python "$v" "$whl"
+  measure "torchsolve cold" env TORCHSOLVE_CACHE_DIR="$work/tscache$r" "$ts" install -q --no-deps --no-index --python "$v" "$whl"
   fresh_ts_venv
-  measure "torchsolve warm" env TORCHSOLVE_CACHE_DIR="$work/tscache$r" "$ts" wheel install -q --python "$v" "$whl"
+  measure "torchsolve warm" env TORCHSOLVE_CACHE_DIR="$work/tscache$r" "$ts" install -q --no-deps --no-index --python "$v" "$whl"
   "$v/bin/python" -c 'import torch; print(torch.__version__)' >/dev/null || echo "  torchsolve: import torch failed" >&2
   fresh_py_venv
   measure "pip (compiles .pyc)" "$v/bin/python" -m pip install -q --no-deps --no-index --cache-dir "$work/pipcache$r" "$whl"
