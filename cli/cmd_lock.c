@@ -21,6 +21,7 @@
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "core/buf.h"
+#include "core/filehash.h"
 #include "core/sha256.h"
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
@@ -180,20 +181,12 @@ static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock) {
       char *path = NULL;
       if (ts_index_fetch_wheel(res->idx, f, &path, &err) != TS_OK)
         return ts_cli_report(&err);
-      FILE *fp = fopen(path, "rb");
-      struct ts_sha256 *h = ts_sha256_new();
-      if (!fp || !h)
-        abort();
-      static char buf[1 << 16];
-      size_t n;
-      while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
-        ts_sha256_update(h, buf, n);
-      fclose(fp);
-      uint8_t d[32];
-      ts_sha256_final(h, d);
-      ts_sha256_free(h);
-      ts_sha256_hex(d, hex);
+      uint8_t d[TS_SHA256_LEN];
+      enum ts_code hc = ts_filehash_path(path, NULL, d, NULL, &err);
       free(path);
+      if (hc != TS_OK)
+        return ts_cli_report(&err);
+      ts_sha256_hex(d, hex);
       sha = hex;
       if (!ts_plan_item_hash_allowed(pi, sha)) {
         ts_error_set(&err, TS_E_HASH, "%s: its sha256 %s matches no --hash of "

@@ -22,6 +22,7 @@
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "core/buf.h"
+#include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "index/cache.h"
@@ -71,22 +72,10 @@ static void usage(FILE *out) {
           "  torchsolve sync pylock.toml --offline      # from the cache only\n");
 }
 
-/* sha256 of a file into hex[65]; false when it cannot be read. */
+/* sha256 of a file into hex[65]; false when it cannot be read.  Always
+ * read, never from the stat memo: sync verifies every byte it installs. */
 static bool hash_file(const char *path, char hex[65], uint8_t digest[32]) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return false;
-  struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    abort();
-  static char buf[1 << 16];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0)
-    ts_sha256_update(h, buf, (size_t)n);
-  close(fd);
-  ts_sha256_final(h, digest);
-  ts_sha256_free(h);
-  if (n < 0)
+  if (ts_filehash_path(path, NULL, digest, NULL, NULL) != TS_OK)
     return false;
   ts_sha256_hex(digest, hex);
   return true;

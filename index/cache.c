@@ -82,55 +82,6 @@ char *ts_cache_metadata_path(const char *root, const char *project, const char *
   return r;
 }
 
-static char *local_digest_path(const char *root, const char *path) {
-  char hex[TS_SHA256_HEX_LEN + 1];
-  url_key(path, NULL, hex);
-  return ts_xasprintf("%s/local-v1/%s", root, hex);
-}
-
-/* One line: "<dev> <ino> <size> <mtime s.ns> <ctime s.ns> <sha256>\n". */
-static char *local_digest_facts(const struct stat *st) {
-  return ts_xasprintf("%llu %llu %lld %lld.%09ld %lld.%09ld ", (unsigned long long)st->st_dev,
-                      (unsigned long long)st->st_ino, (long long)st->st_size,
-                      (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec,
-                      (long long)st->st_ctim.tv_sec, st->st_ctim.tv_nsec);
-}
-
-bool ts_cache_local_digest_get(const char *root, const char *path, const struct stat *st,
-                               char hex[65]) {
-  char *p = local_digest_path(root, path);
-  struct ts_buf b;
-  ts_buf_init(&b, 512);
-  bool ok = ts_fs_read_file(p, &b, NULL) == TS_OK;
-  free(p);
-  char *facts = local_digest_facts(st);
-  size_t fl = strlen(facts);
-  ok = ok && b.len == fl + 65 && memcmp(b.data, facts, fl) == 0 && b.data[fl + 64] == '\n';
-  for (size_t i = 0; ok && i < 64; i++)
-    ok = strchr("0123456789abcdef", b.data[fl + i]) != NULL;
-  if (ok) {
-    memcpy(hex, b.data + fl, 64);
-    hex[64] = '\0';
-  }
-  free(facts);
-  ts_buf_free(&b);
-  return ok;
-}
-
-void ts_cache_local_digest_put(const char *root, const char *path, const struct stat *st,
-                               const char *hex) {
-  char *p = local_digest_path(root, path);
-  char *dir = ts_xasprintf("%s/local-v1", root);
-  char *facts = local_digest_facts(st);
-  char *line = ts_xasprintf("%s%s\n", facts, hex);
-  if (ts_fs_mkdirs(dir, NULL) == TS_OK)
-    ts_fs_write_atomic(p, line, strlen(line), NULL);
-  free(line);
-  free(facts);
-  free(dir);
-  free(p);
-}
-
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
                           const char *url, const char *filename) {
   char hex[TS_SHA256_HEX_LEN + 1];

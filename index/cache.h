@@ -9,8 +9,8 @@
  *                                             the index gave a sha256 for (zip
  *                                             CRC-32 and size checked)
  *   wheels-v1/<project>/<key>/<filename>      verified whole wheels
- *   local-v1/<sha256(absolute path)>          sha256 of a local wheel, with
- *                                             the stat facts it was taken at
+ *   wheels-v1/by-stat/<key>                   sha256 of local wheels by stat
+ *                                             identity (core/filehash.h)
  * Keys are the file's sha256 when the index gives one, else sha256(url).
  *
  * Every file is written to a temporary name in its directory and renamed,
@@ -23,7 +23,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/stat.h>
 
 #include "core/buf.h"
 #include "core/error.h"
@@ -61,16 +60,6 @@ char *ts_cache_metadata_path(const char *root, const char *project, const char *
                              const char *url);
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
                           const char *url, const char *filename);
-
-/* The sha256 of local file `path` as last computed, when its device, inode,
- * size, mtime and ctime are still those of `st` (any write, and any utime
- * that could fake the mtime, moves the ctime), so that installing a local
- * wheel again does not read all of it.  `hex` gets 64 hex digits. */
-bool ts_cache_local_digest_get(const char *root, const char *path, const struct stat *st,
-                               char hex[65]);
-/* Records it, best effort (a cache that cannot be written costs a rehash). */
-void ts_cache_local_digest_put(const char *root, const char *path, const struct stat *st,
-                               const char *hex);
 
 /* Reads an entry; body capped at `cap`.  TS_E_NOT_FOUND when absent,
  * TS_E_PARSE when corrupt (callers treat it as absent). */

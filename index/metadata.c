@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "index/client.h"
@@ -108,72 +108,25 @@ static enum ts_code metadata_from_fd(int fd, const char *filename, const char *w
 
 /* ---- downloads ------------------------------------------------------- */
 
-/* A local file is hashed where it is, in chunks: copying it would cost a
- * second write of the whole wheel (50 ms for a 34 MiB wheel, seconds for
- * the real torch) and reading it whole would hold it in memory. */
-static enum ts_code check_local_digest(const char *src, struct ts_index_download *d) {
-  if (d->sha256 && strcasecmp(d->sha256_out, d->sha256) != 0)
+/* A local file is hashed where it is (ts_filehash_path): copying it would
+ * cost a second write of the whole wheel (50 ms for a 34 MiB wheel, seconds
+ * for the real torch), and its digest is remembered so that installing the
+ * same unchanged file again reads none of it. */
+static enum ts_code verify_local(struct ts_index *idx, const char *src,
+                                 struct ts_index_download *d) {
+  enum ts_cache_mode mode = ts_index_cache_mode(idx);
+  const char *root = mode == TS_CACHE_NORMAL || mode == TS_CACHE_OFFLINE ? cache_root(idx) : NULL;
+  char *memo = root ? ts_filehash_memo_dir(root) : NULL;
+  uint8_t dg[TS_SHA256_LEN];
+  enum ts_code c = ts_filehash_path(src, memo, dg, &d->bytes, &d->err);
+  free(memo);
+  if (c)
+    return c;
+  ts_sha256_hex(dg, d->sha256_out);
+  if (d->sha256 && !hex_equal(dg, d->sha256))
     return ts_error_set(&d->err, TS_E_HASH, "%s: sha256 %s, expected %s", src, d->sha256_out,
                         d->sha256);
   return TS_OK;
-}
-
-/* ... and its digest is remembered in the cache (ts_cache_local_digest_get)
- * so that the next install of the same unchanged file reads none of it. */
-static enum ts_code verify_local(struct ts_index *idx, const char *src,
-                                 struct ts_index_download *d) {
-  int fd = open(src, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return ts_error_set(&d->err, errno == ENOENT ? TS_E_NOT_FOUND : TS_E_IO,
-                        "cannot read '%s': %s", src, strerror(errno));
-  enum ts_cache_mode mode = ts_index_cache_mode(idx);
-  const char *root = mode == TS_CACHE_NORMAL || mode == TS_CACHE_OFFLINE ? cache_root(idx) : NULL;
-  struct stat st;
-  char *abs = root && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? realpath(src, NULL) : NULL;
-  if (abs && ts_cache_local_digest_get(root, abs, &st, d->sha256_out)) {
-    close(fd);
-    free(abs);
-    d->bytes = (uint64_t)st.st_size;
-    return check_local_digest(src, d);
-  }
-  struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    abort();
-  static const size_t chunk = 1u << 20;
-  char *buf = malloc(chunk);
-  if (!buf)
-    abort();
-  enum ts_code c = TS_OK;
-  uint64_t total = 0;
-  for (;;) {
-    ssize_t n = read(fd, buf, chunk);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      c = ts_error_set(&d->err, TS_E_IO, "cannot read '%s': %s", src, strerror(errno));
-      break;
-    }
-    if (n == 0)
-      break;
-    ts_sha256_update(h, buf, (size_t)n);
-    total += (uint64_t)n;
-  }
-  free(buf);
-  close(fd);
-  uint8_t dg[TS_SHA256_LEN];
-  ts_sha256_final(h, dg);
-  ts_sha256_free(h);
-  if (!c) {
-    ts_sha256_hex(dg, d->sha256_out);
-    d->bytes = total;
-    /* st was taken before reading: a write meanwhile moves the ctime past
-     * it, so the entry would never match */
-    if (abs && total == (uint64_t)st.st_size)
-      ts_cache_local_digest_put(root, abs, &st, d->sha256_out);
-    c = check_local_digest(src, d);
-  }
-  free(abs);
-  return c;
 }
 
 enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d, size_t n,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -838,79 +839,9 @@ static void sweep_stale(const char *root) {
   closedir(d);
 }
 
-static enum ts_code hash_fd(int fd, uint8_t out[32], struct ts_error *err) {
-  struct ts_sha256 *h = ts_sha256_new();
-  unsigned char *buf = malloc(1u << 20);
-  if (!h || !buf) {
-    ts_sha256_free(h);
-    free(buf);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory hashing wheel");
-  }
-  off_t off = 0;
-  for (;;) {
-    ssize_t n = pread(fd, buf, 1u << 20, off);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0) {
-      int e = errno;
-      ts_sha256_free(h);
-      free(buf);
-      return ts_error_set(err, TS_E_IO, "cannot read wheel: %s", strerror(e));
-    }
-    if (n == 0)
-      break;
-    ts_sha256_update(h, buf, (size_t)n);
-    off += n;
-  }
-  ts_sha256_final(h, out);
-  ts_sha256_free(h);
-  free(buf);
-  return TS_OK;
-}
-
-/* A wheel file's identity without reading it: device, inode, size, mtime,
- * ctime and path.  Maps to the content hash in <root>/by-stat/, so a warm
- * install of a 4 GB wheel does not hash 4 GB. */
-static char *stat_key_path(const char *root, const char *path,
-                           const struct stat *st) {
-  char *abs = realpath(path, NULL);
-  char id[4200];
-  snprintf(id, sizeof id, "%llu:%llu:%llu:%lld.%09ld:%lld.%09ld:%s",
-           (unsigned long long)st->st_dev, (unsigned long long)st->st_ino,
-           (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec,
-           st->st_mtim.tv_nsec, (long long)st->st_ctim.tv_sec,
-           st->st_ctim.tv_nsec, abs ? abs : path);
-  free(abs);
-  uint8_t d[32];
-  char hex[TS_SHA256_HEX_LEN + 1], rel[80 + TS_SHA256_HEX_LEN];
-  ts_sha256(id, strlen(id), d);
-  ts_sha256_hex(d, hex);
-  snprintf(rel, sizeof rel, "by-stat/%s", hex);
-  return ts_path_join(root, rel);
-}
-
-static bool stat_key_read(const char *keyfile, uint8_t sha[32]) {
-  struct ts_buf b;
-  ts_buf_init(&b, 128);
-  bool ok = ts_fs_read_file(keyfile, &b, NULL) == TS_OK &&
-            b.len == TS_SHA256_HEX_LEN &&
-            ts_sha256_from_hex(b.data, b.len, sha) == TS_OK;
-  ts_buf_free(&b);
-  return ok;
-}
-
-static void stat_key_write(const char *root, const char *keyfile,
-                           const uint8_t sha[32]) {
-  char hex[TS_SHA256_HEX_LEN + 1];
-  ts_sha256_hex(sha, hex);
-  char *dir = ts_path_join(root, "by-stat");
-  if (ts_fs_mkdirs(dir, NULL) == TS_OK) /* best effort: only an index */
-    ts_fs_write_atomic(keyfile, hex, TS_SHA256_HEX_LEN, NULL);
-  free(dir);
-}
-
 struct hash_job {
   int fd;
+  const char *path;
   uint8_t sha[32];
   enum ts_code rc;
   struct ts_error err;
@@ -918,7 +849,7 @@ struct hash_job {
 
 static void *hash_worker(void *arg) {
   struct hash_job *h = arg;
-  h->rc = hash_fd(h->fd, h->sha, &h->err);
+  h->rc = ts_filehash_fd(h->fd, h->path, h->sha, NULL, &h->err);
   return NULL;
 }
 
@@ -927,7 +858,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
                        struct ts_unpacked *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
   char *fname = NULL, *fver = NULL, *cache = NULL, *root = NULL, *tmp = NULL;
-  char *final = NULL, *keyfile = NULL;
+  char *final = NULL, *keyfile = NULL, *memo = NULL;
   struct ts_zip_archive *a = NULL;
   struct plan plan = {0};
   struct hash_job hj = {.fd = -1};
@@ -951,8 +882,9 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     memcpy(out->sha256, w->sha256, 32);
     known = true;
   } else if (!o->no_cache) {
-    keyfile = stat_key_path(root, w->path, &st);
-    known = stat_key_read(keyfile, out->sha256);
+    memo = ts_filehash_memo_dir(cache);
+    keyfile = ts_filehash_memo_key(memo, w->path, &st);
+    known = ts_filehash_memo_read(keyfile, out->sha256);
   }
   char hex[TS_SHA256_HEX_LEN + 1];
   if (known && !o->no_cache) {
@@ -971,6 +903,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   if (!known) { /* hash while validating and extracting: the key is only
                    needed to name the finished directory */
     hj.fd = fd;
+    hj.path = w->path;
     hashing = pthread_create(&hasher, NULL, hash_worker, &hj) == 0;
     if (!hashing) {
       hash_worker(&hj);
@@ -1034,7 +967,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     out->dir = final;
     final = NULL;
     if (keyfile)
-      stat_key_write(root, keyfile, out->sha256);
+      ts_filehash_memo_write(memo, keyfile, out->sha256);
   }
   rc = load_tree(out, fname, fver, err);
   if (rc == TS_OK && o->cb.unpacked)
@@ -1051,6 +984,7 @@ out:
   free(tmp);
   free(final);
   free(keyfile);
+  free(memo);
   free(fname);
   free(fver);
   free(cache);

@@ -89,7 +89,7 @@ grep -q 'matches no --hash of .*(2 given)' "$work/err" || ts_fail "find-links mi
 # --- file is unchanged; a rewritten file is hashed again ----------------
 [ "$(sha "$work/links/alpha-1.0-py3-none-any.whl")" = "$ANY" ] ||
   ts_fail "the local wheel changed under the install"
-grep -rqs "$ANY" "$TORCHSOLVE_CACHE_DIR/local-v1" || ts_fail "local wheel digest not remembered"
+grep -rqs "$ANY" "$TORCHSOLVE_CACHE_DIR/wheels-v1/by-stat" || ts_fail "local wheel digest not remembered"
 ts_make_venv "$work/v8"
 "$T" install -q --python "$work/v8" --no-index -f "$work/links" -r "$work/r5.txt" ||
   ts_fail "second install of the unchanged local wheel failed"
