@@ -380,7 +380,7 @@ int ts_cmd_lock(int argc, char **argv) {
     return ts_cli_report(&err);
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
-  char *cache = ts_wheel_default_cache_dir();
+  char *cache = ts_index_cli_cache_root(&ic);
   struct ts_plan_options po = {
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,

@@ -429,20 +429,18 @@ int ts_cmd_sync(int argc, char **argv) {
     ts_cli_warn("%s: lock-version %s is newer than 1.0; reading it as 1.0",
                 lockfile, lock->lock_version);
   int st = 0;
-  char *py = NULL, *headers = NULL, *tmpdir = NULL, *lock_dir = NULL;
+  char *py = NULL, *headers = NULL, *tmpdir = NULL, *lock_dir = NULL, *cache = NULL;
   struct ts_target *t = NULL;
   struct ts_envcheck_result inst = {0};
   struct ts_sync_plan plan = {0};
   struct fetch *fx = NULL;
   size_t nfx = 0;
-  char *cache = ts_wheel_default_cache_dir();
+  cache = ts_index_cli_cache_root(&ic);
   if (ts_target_locate(python, &py, &err) != TS_OK ||
       ts_target_probe(py, cache, &t, &err) != TS_OK) {
-    free(cache);
     st = ts_cli_report(&err);
     goto out;
   }
-  free(cache);
   if (!t->paths.purelib || !t->paths.prefix || !t->paths.scripts ||
       !t->paths.data || !t->paths.platlib) {
     ts_error_set(&err, TS_E_PYTHON, "'%s' reported no install paths", py);
@@ -525,9 +523,12 @@ int ts_cmd_sync(int argc, char **argv) {
   for (size_t i = 0; i < plan.n; i++)
     if (plan.items[i].action == TS_SYNC_REMOVE)
       names[nnames++] = plan.items[i].name;
+  free(cache); /* again: fetch_all applied TORCHSOLVE_NO_CACHE and the like */
+  cache = ts_index_cli_cache_root(&ic);
   struct ts_wheel_options wo = {.paths = &wp, .cancel = &ts_cli.interrupted,
                                 .link_mode = link, .compile = compile,
-                                .remove = names, .nremove = nnames};
+                                .remove = names, .nremove = nnames,
+                                .cache_dir = cache, .no_cache = cache == NULL};
   struct ts_wheel_result res = {0};
   if (nfx || nnames) {
     struct ts_wheel_request *rq = calloc(nfx ? nfx : 1, sizeof *rq);
@@ -564,6 +565,7 @@ out:
   }
   free(lock_dir);
   free(headers);
+  free(cache);
   ts_sync_plan_clear(&plan);
   ts_envcheck_result_clear(&inst);
   ts_target_free(t);

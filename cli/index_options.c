@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "index/cache.h"
 
 const char ts_index_cli_help[] =
     "  -i, --index-url URL      general index (default " TS_INDEX_DEFAULT_URL ")\n"
@@ -227,4 +228,16 @@ void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
   for (size_t i = 0; i < rf->nfind_links && o->opts.nfind_links < TS_INDEX_CLI_MAX;
        i++)
     o->links[o->opts.nfind_links++] = rf->find_links[i];
+}
+
+char *ts_index_cli_cache_root(const struct ts_index_cli *o) {
+  if (o->opts.cache_mode == TS_CACHE_DISABLED)
+    return NULL;
+  if (o->opts.cache_dir) {
+    char *d = strdup(o->opts.cache_dir);
+    if (!d)
+      abort();
+    return d;
+  }
+  return ts_cache_default_dir();
 }

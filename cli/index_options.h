@@ -68,6 +68,12 @@ int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc,
  * after printing a usage error naming the bad variable. */
 int ts_index_cli_finish(struct ts_index_cli *o, const char *command);
 
+/* The cache root these options name: --cache-dir, else the default
+ * ($TORCHSOLVE_CACHE_DIR, $XDG_CACHE_HOME/torchsolve, ~/.cache/torchsolve);
+ * NULL with --no-cache.  Pages, unpacked wheels and interpreter probes all
+ * live under it, so --cache-dir moves all of them.  malloc'd. */
+char *ts_index_cli_cache_root(const struct ts_index_cli *o);
+
 /* Index lines of requirements files (-i, --extra-index-url, --no-index,
  * -f) fill what the flags did not set, as pip does.  Call before finish;
  * the strings stay owned by rf, which must outlive o. */

@@ -40,6 +40,11 @@ enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err) {
   return TS_OK;
 }
 
+const char *ts_fs_temp_dir(void) {
+  const char *t = getenv("TMPDIR");
+  return t && *t ? t : "/tmp";
+}
+
 void ts_fs_spread_subdirs(const char *path) {
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)

@@ -47,5 +47,8 @@ enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err);
  * malloc'd; one definition for the index cache and the wheel cache. */
 char *ts_cache_root_dir(void);
 
+/* $TMPDIR when set and not empty, else /tmp: where --no-cache work goes. */
+const char *ts_fs_temp_dir(void);
+
 /* Joins a and b with one '/'; returns malloc'd string (aborts on OOM). */
 char *ts_path_join(const char *a, const char *b);

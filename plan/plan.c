@@ -1063,14 +1063,12 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   }
 
   char *base = o->download_dir ? xstrdup(o->download_dir) : NULL;
-  if (!base) {
+  if (!base) { /* --no-cache: nothing under the cache, the temp dir */
     const char *c = ts_index_cache_dir(r->idx);
-    char *cdir = c ? xstrdup(c) : ts_wheel_default_cache_dir();
-    base = ts_path_join(cdir, "downloads-v1");
-    free(cdir);
+    base = c ? ts_path_join(c, "downloads-v1") : xstrdup(ts_fs_temp_dir());
   }
   enum ts_code rc = ts_fs_mkdirs(base, err);
-  char *tmpl = ts_path_join(base, "run-XXXXXX");
+  char *tmpl = ts_path_join(base, "torchsolve-run-XXXXXX");
   free(base);
   char *dir = rc == TS_OK ? mkdtemp(tmpl) : NULL;
   if (rc == TS_OK && !dir)
@@ -1214,9 +1212,11 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                                 .platlib = tp->platlib, .scripts = tp->scripts,
                                 .data = tp->data, .headers = p->headers,
                                 .python = r->target->python};
+    /* unpacked wheels live in the index's cache (--cache-dir, --no-cache) */
     struct ts_wheel_options wo = {.paths = &wp, .link_mode = o->link_mode,
                                   .compile = o->compile, .cb = o->cb.wheel,
-                                  .cancel = o->cancel};
+                                  .cancel = o->cancel, .cache_dir = croot,
+                                  .no_cache = croot == NULL};
     struct ts_wheel_result res = {0};
     rc = ts_wheel_install(&wo, w, n, &res, err);
     if (rc == TS_OK && changed)

@@ -875,9 +875,13 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
                       "cannot open '%s': %s", w->path, strerror(errno));
     goto out;
   }
-  cache = o->cache_dir ? ts_xstrndup(o->cache_dir, strlen(o->cache_dir))
-                       : ts_wheel_default_cache_dir();
-  root = ts_path_join(cache, "wheels-v1");
+  if (o->no_cache) { /* --no-cache: nothing under the cache, pip's temp dir */
+    root = ts_xstrndup(ts_fs_temp_dir(), strlen(ts_fs_temp_dir()));
+  } else {
+    cache = o->cache_dir ? ts_xstrndup(o->cache_dir, strlen(o->cache_dir))
+                         : ts_wheel_default_cache_dir();
+    root = ts_path_join(cache, "wheels-v1");
+  }
   if (w->sha256) {
     memcpy(out->sha256, w->sha256, 32);
     known = true;
@@ -916,13 +920,15 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   rc = ts_zip_open_fd(fd, &a, err);
   if (rc == TS_OK)
     rc = validate(a, o, fname, fver, &plan, err);
-  if (rc == TS_OK)
+  if (rc == TS_OK && !o->no_cache)
     rc = ts_fs_mkdirs(root, err);
   if (rc != TS_OK)
     goto out;
-  ts_fs_spread_subdirs(root);
-  sweep_stale(root);
-  tmp = ts_path_join(root, ".tmp-XXXXXX");
+  if (!o->no_cache) {
+    ts_fs_spread_subdirs(root);
+    sweep_stale(root);
+  }
+  tmp = ts_path_join(root, o->no_cache ? "torchsolve-unpack-XXXXXX" : ".tmp-XXXXXX");
   if (!mkdtemp(tmp)) {
     rc = ts_error_set(err, TS_E_IO, "cannot create a directory in '%s': %s",
                       root, strerror(errno));

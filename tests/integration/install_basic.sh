@@ -130,6 +130,23 @@ pipv() { python3 -m pip --python "$work/v3/bin/python" "$@"; }
 pipv list --format=freeze >"$work/list"
 grep -qx 'alpha==1.0' "$work/list" && grep -qx 'beta==2.0' "$work/list" || ts_fail "--offline install"
 
+# --- --cache-dir moves the whole cache; --no-cache writes none ---------
+ts_make_venv "$work/v-cd"
+(unset TORCHSOLVE_CACHE_DIR; HOME=$work/home XDG_CACHE_HOME= \
+  "$T" install -q --python "$work/v-cd" -i "$U" --cache-dir "$work/cd" alpha) ||
+  ts_fail "--cache-dir install failed"
+for d in pages-v1 wheels-v1 python; do
+  [ -d "$work/cd/$d" ] || ts_fail "--cache-dir: no $d under it"
+done
+[ ! -e "$work/home/.cache" ] || ts_fail "--cache-dir: something went to ~/.cache: $(find "$work/home" | head -5)"
+ts_make_venv "$work/v-nc"
+mkdir -p "$work/tmp"
+(unset TORCHSOLVE_CACHE_DIR; HOME=$work/home XDG_CACHE_HOME= TMPDIR=$work/tmp \
+  "$T" install -q --python "$work/v-nc" -i "$U" --no-cache alpha) || ts_fail "--no-cache install failed"
+"$work/v-nc/bin/python" -c 'import alpha' || ts_fail "--no-cache: alpha not importable"
+[ ! -e "$work/home/.cache" ] || ts_fail "--no-cache wrote a cache: $(find "$work/home" | head -5)"
+[ -z "$(ls -A "$work/tmp")" ] || ts_fail "--no-cache left temporary files: $(ls -A "$work/tmp")"
+
 # --- usage errors exit 2 -----------------------------------------------
 rc=0; "$T" install --no-such-flag x 2>/dev/null || rc=$?
 [ "$rc" = 2 ] || ts_fail "unknown flag: exit $rc"
