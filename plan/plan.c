@@ -627,6 +627,26 @@ static enum ts_code compile_rules(const struct ts_plan_options *o,
       collect_usable(v, &s);
     ts_constraint_set_clear(&s);
   }
+  /* The labels were gathered newest series first, so a variant only an
+   * older series has (cu129 of 2.8, cu124 of 2.5) landed behind the newest
+   * series' ones and lost to them among builds of one version: torch==2.8.0
+   * on a 13.0 driver came as +cu126, not +cu129.  One order of the backend
+   * list (the same for every series) puts them back. */
+  const struct ts_host *h = o->ignore_host ? NULL : o->host;
+  for (size_t i = 1; i < v->n; i++)
+    for (size_t j = i; j > 0; j--) {
+      const struct ts_rules_backend *a =
+          ts_rules_find_backend(o->rules, v->names[j - 1]);
+      const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, v->names[j]);
+      if (!a || !b || ts_rules_backend_cmp(b, a, h) >= 0)
+        break;
+      char *tn = v->names[j - 1];
+      bool tc = v->cpu[j - 1];
+      v->names[j - 1] = v->names[j];
+      v->cpu[j - 1] = v->cpu[j];
+      v->names[j] = tn;
+      v->cpu[j] = tc;
+    }
   return TS_OK;
 }
 

@@ -199,6 +199,15 @@ enum ts_code ts_rules_release_backends(const struct ts_rules *rules,
                                        struct ts_constraint_set *out,
                                        struct ts_error *err);
 
+/* How two backends rank on this host, as every backend list orders its
+ * usable entries: CUDA the driver runs natively, CUDA through minor-version
+ * compatibility, ROCm, XPU, CPU; the newest CUDA or ROCm first within each.
+ * Negative when `a` is preferred.  `host` may be NULL (no driver: every
+ * CUDA build counts as native).  Lets one order serve every release. */
+int ts_rules_backend_cmp(const struct ts_rules_backend *a,
+                         const struct ts_rules_backend *b,
+                         const struct ts_host *host);
+
 /* Builds the host facts alone (what ts_rules_compile puts first). */
 enum ts_code ts_rules_host_facts(const struct ts_host *host,
                                  struct ts_constraint_set *out,

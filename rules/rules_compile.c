@@ -665,6 +665,31 @@ static enum ts_code backend_list(const struct ts_rules *rules,
   return TS_OK;
 }
 
+static int backend_rank(const struct ts_rules_backend *b,
+                        const struct ts_host *h) {
+  switch (b->kind) {
+  case TS_BACKEND_CUDA:
+    return h && h->cuda_version && b->version &&
+                   ts_host_vercmp(b->version, h->cuda_version) > 0
+               ? 1
+               : 0;
+  case TS_BACKEND_ROCM: return 2;
+  case TS_BACKEND_XPU: return 3;
+  default: return 4;
+  }
+}
+
+int ts_rules_backend_cmp(const struct ts_rules_backend *a,
+                         const struct ts_rules_backend *b,
+                         const struct ts_host *host) {
+  int ra = backend_rank(a, host), rb = backend_rank(b, host);
+  if (ra != rb)
+    return ra - rb;
+  int v = ts_host_vercmp(b->version ? b->version : "0",
+                         a->version ? a->version : "0");
+  return v ? v : strcmp(a->id, b->id);
+}
+
 enum ts_code ts_rules_compile(const struct ts_rules *rules,
                               const struct ts_host *host,
                               const struct ts_rules_options *opt,

@@ -53,6 +53,12 @@ grep -q '^install torchvision 0.19.1+rocm6.1 ' "$work/out" || { cat "$work/out";
 run h100-cu130 torch || { cat "$work/err"; ts_fail "h100: torch"; }
 [ "$(torch_of)" = 2.10.0+cu130 ] || ts_fail "h100: picked $(torch_of), wanted 2.10.0+cu130"
 
+# --- V100 on driver 580: among builds of one torch, the newest CUDA that
+# has sm_70 (2.9's cu128), although the newest torch's list (2.13: cu126)
+# has no cu128 (it used to come out as +cu126)
+run v100-drv580 'torch==2.9.1' || { cat "$work/err"; ts_fail "v100: torch==2.9.1"; }
+[ "$(torch_of)" = 2.9.1+cu128 ] || ts_fail "v100: picked $(torch_of), wanted 2.9.1+cu128"
+
 # --- RTX 4090 on driver 550: never a CUDA 13 build --------------------
 run rtx4090-drv550 torch || { cat "$work/err"; ts_fail "rtx4090: torch"; }
 case $(torch_of) in *cu130* | *cpu* | "") ts_fail "rtx4090: picked '$(torch_of)'" ;; esac
