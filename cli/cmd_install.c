@@ -232,18 +232,24 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
   struct kvs *k = calloc(n ? n : 1, sizeof *k);
   if (!items || !k)
     abort();
+  /* pip's report carries DirectUrl.redacted_url: no user:password@ */
+  char **urls = calloc(n ? n : 1, sizeof *urls);
+  if (!urls)
+    abort();
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     const struct ts_plan_item *it = &r->items[i];
     const struct ts_resolved *x = it->r;
     if (x->action == TS_ACTION_KEEP || !x->file)
       continue;
+    if (x->file->url && !(urls[m] = ts_plan_redact_url(x->file->url)))
+      abort();
     if (it->metadata)
       metadata_kvs(&k[m], it->metadata, it->metadata_len);
     items[m] = (struct ts_report_item){
         .name = x->name, .version = x->version,
         .metadata = k[m].kv, .nmetadata = k[m].n,
-        .url = x->file->url,
+        .url = urls[m],
         .sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256,
         .is_direct = it->direct_url != NULL,
         .is_yanked = x->file->yanked,
@@ -272,6 +278,9 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
     free(k[i].kv);
   }
   free(k);
+  for (size_t i = 0; i < m; i++)
+    free(urls[i]);
+  free(urls);
   free(items);
   return rc == TS_OK ? 0 : ts_cli_report(&err);
 }

@@ -44,6 +44,12 @@ for i in r["install"]:
     assert i["requested"] == (i["metadata"]["name"] == "alpha"), i
 assert r["environment"]["implementation_name"] == "cpython"
 PY
+# pip's report redacts user:password@ from download_info.url (DirectUrl.redacted_url)
+UC=${U/http:\/\//http://user:s3cret@}
+"$T" install --python "$work/venv" -i "$UC" --dry-run --report - 'alpha==1.0' >"$work/report-cred.json" 2>/dev/null ||
+  ts_fail "dry run with credentials in the index URL failed"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/report-cred.json" || ts_fail "--report with credentials"
+grep -q "s3cret" "$work/report-cred.json" && ts_fail "--report leaks the index password"
 
 # --- install -----------------------------------------------------------
 "$T" install --python "$work/venv" -i "$U" 'alpha==1.0' 2>"$work/err" ||
