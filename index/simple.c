@@ -37,6 +37,13 @@ static char *clean_text(char *s) {
   return s;
 }
 
+/* Page text (a file name, an attribute) in an error message: clipped, with
+ * control characters shown as '?' (ts_url_for_message). */
+static const char *shown(const char *s, char buf[128]) {
+  ts_url_for_message(s ? s : "", s ? strlen(s) : 0, buf, 128);
+  return buf;
+}
+
 void ts_index_file_clear(struct ts_index_file *f) {
   free(f->filename);
   free(f->url);
@@ -303,10 +310,11 @@ static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
     return TS_OK;
   f->has_metadata = true;
   if (strncasecmp(v, "sha256=", 7) == 0) {
-    if (!valid_sha256(v + 7, strlen(v + 7)))
-      return ts_error_set(err, TS_E_PARSE,
-                          "invalid metadata hash '%.80s' for %s on %s", v,
-                          f->filename, page);
+    if (!valid_sha256(v + 7, strlen(v + 7))) {
+      char b1[128], b2[128];
+      return ts_error_set(err, TS_E_PARSE, "invalid metadata hash '%s' for %s on %s",
+                          shown(v, b1), shown(f->filename, b2), page);
+    }
     f->metadata_sha256 = lower_dup(v + 7, 64);
     if (!f->metadata_sha256)
       return ts_error_set(err, TS_E_NOMEM, "out of memory");
@@ -331,9 +339,11 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
   size_t fl;
   if (!c && ts_url_fragment(h, hl, &frag, &fl) && fl > 7 &&
       strncasecmp(frag, "sha256=", 7) == 0) {
-    if (!valid_sha256(frag + 7, fl - 7))
-      c = ts_error_set(err, TS_E_PARSE, "invalid sha256 in link '%.100s' on %s",
-                       h, page);
+    if (!valid_sha256(frag + 7, fl - 7)) {
+      char shown[128];
+      ts_url_for_message(h, hl, shown, sizeof shown);
+      c = ts_error_set(err, TS_E_PARSE, "invalid sha256 in link '%s' on %s", shown, page);
+    }
     else if (!(f->sha256 = lower_dup(frag + 7, 64)))
       c = ts_error_set(err, TS_E_NOMEM, "out of memory");
   }
@@ -477,6 +487,7 @@ enum ts_code ts_index_parse_flat(const char *data, size_t len,
 
 static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
                                   const char *page, struct ts_error *err) {
+  char b[128];
   if (cJSON_IsTrue(v)) {
     f->has_metadata = true;
   } else if (cJSON_IsObject(v)) {
@@ -485,13 +496,13 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
     if (cJSON_IsString(h)) {
       if (!valid_sha256(h->valuestring, strlen(h->valuestring)))
         return ts_error_set(err, TS_E_PARSE, "invalid metadata sha256 for %s on %s",
-                            f->filename, page);
+                            shown(f->filename, b), page);
       if (!(f->metadata_sha256 = lower_dup(h->valuestring, 64)))
         return TS_E_NOMEM;
     }
   } else if (v && !cJSON_IsFalse(v) && !cJSON_IsNull(v)) {
     return ts_error_set(err, TS_E_PARSE, "invalid core-metadata value for %s on %s",
-                        f->filename, page);
+                        shown(f->filename, b), page);
   }
   return TS_OK;
 }
@@ -499,6 +510,7 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
 static enum ts_code json_file(const cJSON *o, const char *page_url,
                               const char *page, struct ts_index_file *f,
                               struct ts_error *err) {
+  char b[128];
   if (!cJSON_IsObject(o))
     return ts_error_set(err, TS_E_PARSE, "a files[] entry is not an object on %s", page);
   const cJSON *fn = cJSON_GetObjectItemCaseSensitive(o, "filename");
@@ -516,12 +528,12 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
   const cJSON *hashes = cJSON_GetObjectItemCaseSensitive(o, "hashes");
   if (hashes && !cJSON_IsObject(hashes))
     return ts_error_set(err, TS_E_PARSE, "hashes of %s is not an object on %s",
-                        f->filename, page);
+                        shown(f->filename, b), page);
   const cJSON *sha = cJSON_GetObjectItemCaseSensitive(hashes, "sha256");
   if (sha) {
     if (!cJSON_IsString(sha) || !valid_sha256(sha->valuestring, strlen(sha->valuestring)))
       return ts_error_set(err, TS_E_PARSE, "invalid sha256 for %s on %s",
-                          f->filename, page);
+                          shown(f->filename, b), page);
     if (!(f->sha256 = lower_dup(sha->valuestring, 64)))
       return TS_E_NOMEM;
   }

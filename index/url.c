@@ -66,6 +66,21 @@ char *ts_url_redact(const char *url) {
   return out;
 }
 
+void ts_url_for_message(const char *ref, size_t n, char *out, size_t outn) {
+  char clip[101];
+  if (n > 100)
+    n = 100;
+  memcpy(clip, ref, n);
+  clip[n] = '\0';
+  for (unsigned char *p = (unsigned char *)clip; *p; p++) {
+    if (*p < 0x20 || *p == 0x7f)
+      *p = '?';
+    else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+      p[0] = p[1] = '?';
+  }
+  ts_url_redact_buf(clip, out, outn);
+}
+
 bool ts_url_fragment(const char *ref, size_t reflen, const char **frag,
                      size_t *fraglen) {
   const char *h = memchr(ref, '#', reflen);
@@ -311,23 +326,22 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
   }
   const char *h = memchr(ref, '#', reflen);
   size_t n = h ? (size_t)(h - ref) : reflen;
-  char rb[160];
+  char rb[160], shown[128];
   ts_url_redact_buf(base, rb, sizeof rb);
+  ts_url_for_message(ref, n, shown, sizeof shown);
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)ref[i];
     if (c < 0x21 || c == 0x7f)
       return ts_error_set(err, TS_E_PARSE,
-                          "invalid link '%.*s' on %s: control character or space",
-                          (int)(n < 80 ? n : 80), ref, rb);
+                          "invalid link '%s' on %s: control character or space", shown, rb);
   }
   if (has_scheme(ref, n)) {
     size_t sl = strcspn(ref, ":");
     if (!((sl == 4 && strncasecmp(ref, "http", 4) == 0) ||
           (sl == 5 && strncasecmp(ref, "https", 5) == 0) ||
           (sl == 4 && strncasecmp(ref, "file", 4) == 0)))
-      return ts_error_set(err, TS_E_PARSE,
-                          "invalid link '%.*s' on %s: unsupported scheme",
-                          (int)(n < 80 ? n : 80), ref, rb);
+      return ts_error_set(err, TS_E_PARSE, "invalid link '%s' on %s: unsupported scheme",
+                          shown, rb);
   }
   char *r = ts_xstrndup(ref, n);
   CURLU *u = curl_url();
@@ -344,8 +358,8 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
     uc = curl_url_get(u, CURLUPART_URL, &res, 0);
   curl_url_cleanup(u);
   if (uc) {
-    enum ts_code c = ts_error_set(err, TS_E_PARSE, "invalid link '%.*s' on %s: %s",
-                                  (int)(n < 80 ? n : 80), r, rb, curl_url_strerror(uc));
+    enum ts_code c = ts_error_set(err, TS_E_PARSE, "invalid link '%s' on %s: %s", shown, rb,
+                                  curl_url_strerror(uc));
     free(r);
     return c;
   }

@@ -16,6 +16,11 @@
 void ts_url_redact_buf(const char *url, char *out, size_t n);
 /* Same, malloc'd; caller frees.  Aborts on OOM like ts_path_join. */
 char *ts_url_redact(const char *url);
+/* A link taken from a page, fit for a one-line message: ref[0..n) clipped
+ * to 100 bytes, userinfo redacted, control characters (C0, DEL, C1 in
+ * UTF-8) shown as '?', so a hostile page can neither leak the credentials
+ * of an absolute link nor send escape sequences to the terminal. */
+void ts_url_for_message(const char *ref, size_t n, char *out, size_t outn);
 
 /* Resolves ref[0..reflen) (absolute or relative, e.g. "../../files/x.whl")
  * against the absolute base URL; the fragment of ref, if any, is dropped

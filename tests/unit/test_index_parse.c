@@ -276,6 +276,35 @@ Test(index_parse, control_characters_in_free_text) {
   ts_index_project_free(&p);
 }
 
+/* An invalid link is named in the error, but never with the credentials
+ * of an absolute URL nor with the escape sequences a hostile page put in. */
+Test(index_parse, bad_links_are_named_safely) {
+  static const char *const pages[] = {
+      "<a href=\"http://user:s3cret@[::1/x-1.0.tar.gz\">x</a>",
+      "<a href=\"http://user:s3cret@h.example/x-1.0.tar.gz#sha256=zz\">x</a>",
+      "<a href=\"x\x1b[31mRED y.whl\">x</a>",
+      "<a href=\"x-1.0.tar.gz\" data-core-metadata=\"sha256=\x1b[2J\">x</a>",
+  };
+  for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+    struct ts_index_project p;
+    struct ts_error err = {0};
+    cr_assert_eq(ts_index_parse_html(pages[i], strlen(pages[i]), "https://h.example/simple/x/",
+                                     "x", &p, &err), TS_E_PARSE, "page %zu", i);
+    cr_expect_null(strstr(err.detail, "s3cret"), "%s", err.detail);
+    cr_expect_null(strchr(err.detail, '\x1b'), "%s", err.detail);
+    cr_expect(strstr(err.detail, "'http://***@") || strstr(err.detail, "?["), "%s", err.detail);
+  }
+  static const char json[] =
+      "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"x\\u001b[2J.whl\","
+      "\"url\":\"x.whl\",\"hashes\":{\"sha256\":\"no\"}}]}";
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_index_parse_json(json, sizeof json - 1, "https://h.example/simple/x/", "x", &p,
+                                   &err), TS_E_PARSE);
+  cr_expect_null(strchr(err.detail, '\x1b'), "%s", err.detail);
+  cr_expect_not_null(strstr(err.detail, "x?[2J.whl"), "%s", err.detail);
+}
+
 Test(index_parse, flat_pages_keep_one_project) {
   struct ts_buf b = load(FIX "/flat.html");
   struct ts_index_project p;
