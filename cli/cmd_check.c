@@ -47,8 +47,8 @@ static void usage(FILE *out) {
           "\nGPU options (host facts for the rules):\n");
   ts_gpu_options_help(out);
   fprintf(out,
-          "\nExit status: 0 clean, 1 problems or broken rules, 2 usage error,\n"
-          "others as for every command.\n"
+          "\nExit status: 0 clean, 1 problems, broken rules or unreadable metadata,\n"
+          "2 usage error, others as for every command.\n"
           "\nExamples:\n"
           "  torchsolve check\n"
           "  torchsolve check --python .venv --json\n"
@@ -305,7 +305,7 @@ int ts_cmd_check(int argc, char **argv) {
     cJSON *sa = cJSON_AddArrayToObject(o, "skipped");
     for (size_t i = 0; i < r.nskipped; i++)
       cJSON_AddItemToArray(sa, cJSON_CreateString(r.skipped[i]));
-    cJSON_AddBoolToObject(o, "ok", r.nproblems == 0 && nf == 0);
+    cJSON_AddBoolToObject(o, "ok", r.nproblems == 0 && nf == 0 && r.nskipped == 0);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text)
@@ -323,14 +323,18 @@ int ts_cmd_check(int argc, char **argv) {
       if (f[i].fix)
         printf("  fix: %s\n", f[i].fix);
     }
-    if (r.nproblems == 0 && nf == 0)
+    if (r.nproblems == 0 && nf == 0 && r.nskipped == 0)
       puts("No broken requirements found.");
+    char unreadable[64] = "";
+    if (r.nskipped)
+      snprintf(unreadable, sizeof unreadable, ", %zu unreadable", r.nskipped);
     ts_cli_info("%zu distribution%s checked, %zu broken requirement%s, "
-                "%zu broken rule%s",
+                "%zu broken rule%s%s",
                 r.ndists, r.ndists == 1 ? "" : "s", r.nproblems,
-                r.nproblems == 1 ? "" : "s", nf, nf == 1 ? "" : "s");
+                r.nproblems == 1 ? "" : "s", nf, nf == 1 ? "" : "s", unreadable);
   }
-  st = (r.nproblems || nf) ? 1 : 0;
+  /* pip check fails on metadata it cannot parse too (its parsing_probs) */
+  st = (r.nproblems || nf || r.nskipped) ? 1 : 0;
 out:
   ts_rules_findings_free(f, nf);
   free(pk);

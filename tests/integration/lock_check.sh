@@ -125,6 +125,17 @@ out=$("$TORCHSOLVE" check --path "$tmp/ok" --python-version 3.12 --sysroot "$FIX
   || ts_fail "torch 2.4.1+rocm6.1 on gfx1100 flagged: $out"
 echo "$out" | grep -q "No broken requirements found." || ts_fail "clean: no summary"
 
+# 3b. A Requires-Dist that cannot be parsed: pip check warns and exits 1
+#     (its parsing_probs), never "No broken requirements found.".
+mk "$tmp/bad" good 1.0
+mk "$tmp/bad" broken 1.0 "[[[not a requirement"
+st=0; out=$("$TORCHSOLVE" check --path "$tmp/bad" --python-version 3.12 --cpu 2>&1) || st=$?
+[ $st = 1 ] || ts_fail "unparsable Requires-Dist: exit $st, expected 1: $out"
+echo "$out" | grep -q "broken-1.0\|broken 1.0\|broken:" || ts_fail "unparsable Requires-Dist not named: $out"
+echo "$out" | grep -q "No broken requirements found." && ts_fail "unparsable metadata reported clean: $out"
+{ "$TORCHSOLVE" check --path "$tmp/bad" --python-version 3.12 --cpu --json 2>/dev/null || true; } | python3 -c '
+import json,sys; o=json.load(sys.stdin); assert not o["ok"] and o["skipped"], o' || ts_fail "unparsable: JSON ok"
+
 # 4. A venv through --python (markers from the probe).
 ts_make_venv "$tmp/venv"
 mk "$(echo "$tmp"/venv/lib/python3*/site-packages)" needs_x 1.0 "x-dep>=1"
