@@ -132,7 +132,9 @@ struct ts_host_overrides {
 
 /* Replaces facts of *h by the overrides.  Unless ignore_host, refuses
  * (TS_E_HOST, with the fix in the detail) an override the detected driver
- * cannot honour, e.g. --cuda 13.0 on driver 550.  TS_E_INVALID for a
+ * cannot honour even through CUDA minor-version compatibility, e.g.
+ * --cuda 13.0 on driver 550 (--cuda 12.8 there is honoured, as the cu128
+ * builds run on it).  TS_E_INVALID for a
  * malformed value. */
 enum ts_code ts_host_apply_overrides(struct ts_host *h,
                                      const struct ts_host_overrides *ov,
@@ -150,6 +152,12 @@ const char *ts_host_driver_max_cuda(const char *driver);
 /* The Linux driver a CUDA toolkit version needs ("13.0" → "580.65.06");
  * NULL when the version is not in the table. */
 const char *ts_host_cuda_min_driver(const char *cuda);
+/* The minor-version-compatibility floor of a CUDA version's major
+ * ("12.8" → "525.60.13", "13.2" → "580"); NULL outside 11.x–13.x. */
+const char *ts_host_cuda_compat_driver(const char *cuda);
+/* The newest CUDA a Linux driver runs through minor-version compatibility
+ * ("550.144.03" → "12.9"); NULL below every floor. */
+const char *ts_host_driver_max_cuda_compat(const char *driver);
 /* KFD gfx_target_version (110000) → "gfx1100" into buf; false for 0 (a
  * CPU node) or values that do not decode. */
 bool ts_host_gfx_from_target_version(unsigned long v, char *buf, size_t cap);

@@ -2,6 +2,7 @@
  * host_override.c — --cuda/--rocm/--gfx/... replace detected facts.
  */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,19 +131,35 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
     clear_cuda(h);
     host_source(h, "cuda", src_or(ov->cuda_source, "--cuda"));
   } else if (ov->cuda == TS_HOST_SET) {
-    const char *need = ts_host_cuda_min_driver(ov->cuda_version);
+    /* Refused only below the minor-version-compatibility floor: the
+     * variant gates call a cu126 build runnable on a 550 driver, so
+     * --cuda 12.6 there asks for nothing the host cannot run. */
+    const char *native = ts_host_cuda_min_driver(ov->cuda_version);
+    const char *compat = ts_host_cuda_compat_driver(ov->cuda_version);
+    const char *need = compat ? compat : native;
     if (!ov->ignore_host && h->cuda_driver && need &&
         ts_host_vercmp(h->cuda_driver, need) < 0) {
       const char *max = ts_host_driver_max_cuda(h->cuda_driver);
+      const char *cmax = ts_host_driver_max_cuda_compat(h->cuda_driver);
+      char also[96] = "";
+      if (max && cmax && strcmp(max, cmax) != 0)
+        snprintf(also, sizeof also,
+                 " (%s or lower through minor-version compatibility)", cmax);
+      char floor[96] = "";
+      if (compat && native && strcmp(compat, native) != 0)
+        snprintf(floor, sizeof floor,
+                 " (>= %s through CUDA minor-version compatibility)", compat);
+      char ask[160] = "--cuda none";
+      if (max || cmax)
+        snprintf(ask, sizeof ask, "--cuda %s or lower%s", max ? max : cmax, also);
       return ts_error_set(
           err, TS_E_HOST,
-          "%s %s needs NVIDIA driver >= %s, but this host has %s (from %s); "
-          "fix: upgrade the driver, ask for %s%s or lower, or pass "
-          "--ignore-host to plan for another machine",
-          src_or(ov->cuda_source, "--cuda"), ov->cuda_version, need,
-          h->cuda_driver,
-          src_or(ts_host_source_of(h, "cuda.driver_version"), "detection"),
-          max ? "--cuda " : "--cuda none", max ? max : "");
+          "%s %s needs NVIDIA driver >= %s%s, but this host has %s (from %s); "
+          "fix: upgrade the driver, ask for %s, or pass --ignore-host to plan "
+          "for another machine",
+          src_or(ov->cuda_source, "--cuda"), ov->cuda_version,
+          native ? native : need, floor, h->cuda_driver,
+          src_or(ts_host_source_of(h, "cuda.driver_version"), "detection"), ask);
     }
     host_set(&h->cuda_version, ov->cuda_version);
     host_source(h, "cuda.cuda_version", src_or(ov->cuda_source, "--cuda"));

@@ -79,6 +79,35 @@ const char *ts_host_cuda_min_driver(const char *cuda) {
   return found;
 }
 
+/* Table 2 of the CUDA release notes (minor-version compatibility): a
+ * driver at or above the floor of a CUDA major runs every CUDA of that
+ * major, newer minors included (PTX JIT and new GPUs aside). */
+const char *ts_host_cuda_compat_driver(const char *cuda) {
+  if (!cuda)
+    return NULL;
+  switch (strtoul(cuda, NULL, 10)) {
+  case 11: return "450.80.02";
+  case 12: return "525.60.13";
+  case 13: return "580";
+  default: return NULL;
+  }
+}
+
+const char *ts_host_driver_max_cuda_compat(const char *driver) {
+  const char *best = NULL;
+  if (!driver)
+    return NULL;
+  for (size_t i = 0; i < sizeof toolkit_drivers / sizeof toolkit_drivers[0];
+       i++) {
+    const char *floor = ts_host_cuda_compat_driver(toolkit_drivers[i].cuda);
+    if (!floor)
+      floor = toolkit_drivers[i].driver;
+    if (ts_host_vercmp(driver, floor) >= 0)
+      best = toolkit_drivers[i].cuda;
+  }
+  return best;
+}
+
 bool ts_host_gfx_from_target_version(unsigned long v, char *buf, size_t cap) {
   if (v == 0 || v > 999999)
     return false;

@@ -181,7 +181,25 @@ Test(host_override, replace_and_refuse) {
   cr_expect_eq(ts_host_apply_overrides(&h, &ov, &e), TS_E_HOST);
   cr_expect(strstr(e.detail, "TORCHSOLVE_CUDA 13.0 needs NVIDIA driver >= 580.65.06") != NULL, "%s", e.detail);
   cr_expect(strstr(e.detail, "--cuda 12.4") != NULL, "%s", e.detail);
+  cr_expect(strstr(e.detail, "12.9 or lower through minor-version") != NULL, "%s", e.detail);
   cr_expect_str_eq(h.cuda_version, "12.4"); /* unchanged */
+  /* 12.8 on 550 is below the 12.8 toolkit driver but above the 12.x
+   * minor-version floor: cu128 builds run there, so it is honoured. */
+  struct ts_host h2;
+  detect(SYSROOT("rtx4090-drv550"), &h2);
+  ov.cuda_version = "12.8";
+  cr_expect_eq(ts_host_apply_overrides(&h2, &ov, &e), TS_OK, "%s", e.detail);
+  cr_expect_str_eq(h2.cuda_version, "12.8");
+  ts_host_free(&h2);
+  struct ts_host_overrides old = {.cuda = TS_HOST_SET, .cuda_version = "11.8",
+                                  .cuda_driver = "440.10"};
+  detect(SYSROOT("cpu-only"), &h2);
+  cr_expect_eq(ts_host_apply_overrides(&h2, &old, &e), TS_E_HOST);
+  cr_expect(strstr(e.detail, "ask for --cuda none,") != NULL, "%s", e.detail);
+  ts_host_free(&h2);
+  cr_expect_str_eq(ts_host_cuda_compat_driver("13.2"), "580");
+  cr_expect_str_eq(ts_host_driver_max_cuda_compat("550.144.03"), "12.9");
+  cr_expect_null(ts_host_driver_max_cuda_compat("440.10"));
   ov.cuda_version = "12.1";
   cr_assert_eq(ts_host_apply_overrides(&h, &ov, &e), TS_OK);
   cr_expect_str_eq(h.cuda_version, "12.1");
