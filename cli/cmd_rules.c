@@ -35,6 +35,29 @@ static void usage(FILE *out) {
   ts_gpu_options_help(out);
 }
 
+/* A file other than the bundled one is used merged over it (--rules,
+ * the config file): its references to bundled backends are checked that
+ * way, on a second copy of the file. */
+static enum ts_code over_bundled(const char *file, const char *bundled,
+                                 struct ts_error *err) {
+  char *a = realpath(file, NULL), *b = realpath(bundled, NULL);
+  bool same = a && b && strcmp(a, b) == 0;
+  free(a);
+  free(b);
+  if (same)
+    return TS_OK;
+  struct ts_rules *base = NULL, *copy = NULL;
+  struct ts_error ignored = {0};
+  if (ts_rules_load_file(bundled, &base, NULL, &ignored) != TS_OK)
+    return TS_OK; /* no bundled rules to merge over: nothing more to check */
+  enum ts_code rc = ts_rules_load_file(file, &copy, NULL, err);
+  if (rc == TS_OK)
+    rc = ts_rules_merge(base, copy, err);
+  ts_rules_free(copy);
+  ts_rules_free(base);
+  return rc;
+}
+
 static int cmd_check(int argc, char **argv) {
   int bad = 0;
   const char *deflt[] = {ts_gpu_bundled_rules_path()};
@@ -52,6 +75,12 @@ static int cmd_check(int argc, char **argv) {
         else
           fprintf(stderr, "%s: error: %s\n", d.items[k].file, d.items[k].message);
       fprintf(stderr, "%s: %zu error%s\n", files[i], d.n, d.n == 1 ? "" : "s");
+      bad = 1;
+    } else if (over_bundled(files[i], deflt[0], &err) != TS_OK) {
+      /* --rules FILE would refuse it: say so here, not "ok". */
+      fprintf(stderr, "%s: error: %s (merged over %s)\n", files[i], err.detail,
+              deflt[0]);
+      fprintf(stderr, "%s: 1 error\n", files[i]);
       bad = 1;
     } else {
       size_t low = 0;

@@ -214,13 +214,32 @@ enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
   over->nroutes = 0;
   if (base->nreleases > 1)
     qsort(base->releases, base->nreleases, sizeof *base->releases, cmp_release);
-  /* References the user file could not check alone. */
-  for (size_t i = 0; i < base->nreleases; i++)
-    for (size_t k = 0; k < base->releases[i].nvariants; k++)
-      if (!ts_rules_find_backend(base, base->releases[i].variants[k].backend))
+  /* References the user file could not check alone: the same checks the
+   * loader makes on a file that defines its backends. */
+  for (size_t i = 0; i < base->nreleases; i++) {
+    const struct ts_rules_release *r = &base->releases[i];
+    bool has_default = !r->pypi_default;
+    for (size_t k = 0; k < r->nvariants; k++) {
+      const struct ts_rules_variant *v = &r->variants[k];
+      const struct ts_rules_backend *b = ts_rules_find_backend(base, v->backend);
+      has_default |= r->pypi_default && strcmp(r->pypi_default, v->backend) == 0;
+      if (!b)
         return ts_error_set(err, TS_E_RULES,
                             "release '%s': variant '%s' is not a backend",
-                            base->releases[i].series,
-                            base->releases[i].variants[k].backend);
+                            r->series, v->backend);
+      if (b->kind == TS_BACKEND_CUDA && !v->narchs)
+        return ts_error_set(err, TS_E_RULES,
+                            "release '%s': CUDA variant '%s' needs archs",
+                            r->series, v->backend);
+      if (b->kind != TS_BACKEND_CUDA && v->narchs)
+        return ts_error_set(err, TS_E_RULES,
+                            "release '%s': variant '%s' is not CUDA but has archs",
+                            r->series, v->backend);
+    }
+    if (!has_default)
+      return ts_error_set(err, TS_E_RULES,
+                          "release '%s': pypi_default '%s' is not one of its variants",
+                          r->series, r->pypi_default);
+  }
   return TS_OK;
 }

@@ -142,6 +142,15 @@ rm -r "$XDG_CONFIG_HOME/torchsolve"
 printf 'schema: 1\nreleases:\n  - {series: "2.99", versions: ["2.99.0"], source: https://example.org/, variants: {cu999: {archs: "9.0"}}}\n' >"$tmp/ref.yaml"
 out=$("$TORCHSOLVE" rules list --rules "$tmp/ref.yaml" 2>&1) && ts_fail "unknown backend in a user file accepted"
 grep -q "variant 'cu999' is not a backend" <<<"$out" || ts_fail "merge check: $out"
+# rules check judges a user file as --rules uses it: merged over the bundled
+# rules (it said "ok" for both, and a CUDA variant without archs merged in
+# silently, excluding that build everywhere).
+out=$("$TORCHSOLVE" rules check "$tmp/ref.yaml" 2>&1) && ts_fail "rules check: unknown backend accepted: $out"
+grep -q "ref.yaml: error: release '2.99': variant 'cu999' is not a backend" <<<"$out" || ts_fail "rules check merge: $out"
+printf 'schema: 1\nreleases:\n  - {series: "2.99", versions: ["2.99.0"], source: https://example.org/, variants: {cu130: {}}}\n' >"$tmp/noarch.yaml"
+out=$("$TORCHSOLVE" rules check "$tmp/noarch.yaml" 2>&1) && ts_fail "rules check: CUDA variant without archs accepted: $out"
+grep -q "CUDA variant 'cu130' needs archs" <<<"$out" || ts_fail "rules check archs: $out"
+out=$("$TORCHSOLVE" detect --rules "$tmp/noarch.yaml" 2>&1) && ts_fail "--rules: CUDA variant without archs accepted: $out"
 
 # compile --json: what the resolver receives.
 "$TORCHSOLVE" rules compile --json --sysroot "$FIX/rx7900xt-rocm62" >"$tmp/c.json"
