@@ -17,18 +17,19 @@ static enum ts_code marker_holds(const char *text,
                                  const struct ts_pylock *lock, bool *holds,
                                  struct ts_error *err) {
   struct ts_marker *m = NULL;
-  enum ts_code rc = ts_marker_parse(text, strlen(text), &m, err);
+  struct ts_error why = {0}; /* not err: its detail is an argument below */
+  enum ts_code rc = ts_marker_parse(text, strlen(text), &m, &why);
   if (rc != TS_OK)
-    return ts_error_set(err, TS_E_INVALID, "marker '%s': %s", text, err->detail);
+    return ts_error_set(err, TS_E_PARSE, "marker '%s': %s", text, why.detail);
   struct ts_marker_eval_opts o = {
       .context = TS_MARKER_LOCK_FILE,
       .dependency_groups = (const char *const *)lock->default_groups,
       .ngroups = lock->ndefault_groups,
   };
-  rc = ts_marker_evaluate(m, env, &o, holds, err);
+  rc = ts_marker_evaluate(m, env, &o, holds, &why);
   ts_marker_free(m);
   if (rc != TS_OK)
-    return ts_error_set(err, TS_E_INVALID, "marker '%s': %s", text, err->detail);
+    return ts_error_set(err, TS_E_PARSE, "marker '%s': %s", text, why.detail);
   return TS_OK;
 }
 
@@ -151,7 +152,7 @@ static enum ts_code pick_wheel(const struct ts_pylock_package *pkg,
   }
   free(best_name);
   if (!*best)
-    return ts_error_set(err, TS_E_UNSUPPORTED,
+    return ts_error_set(err, TS_E_PYTHON,
                         "%s%s%s: none of its %zu wheel%s fits the target "
                         "(Python, ABI or platform tags)",
                         pkg->name, pkg->version ? " " : "",
@@ -168,7 +169,7 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
                                struct ts_error *err) {
   memset(out, 0, sizeof *out);
   if (!python_ok(lock->requires_python, env->python_full_version))
-    return ts_error_set(err, TS_E_UNSUPPORTED,
+    return ts_error_set(err, TS_E_PYTHON,
                         "the lock requires Python %s; the target is %s",
                         lock->requires_python,
                         env->python_full_version ? env->python_full_version : "?");
@@ -180,7 +181,7 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
         return rc;
     }
     if (!any)
-      return ts_error_set(err, TS_E_UNSUPPORTED,
+      return ts_error_set(err, TS_E_PYTHON,
                           "the lock is for other environments (%s%s)",
                           lock->environments[0],
                           lock->nenvironments > 1 ? ", ..." : "");
@@ -195,7 +196,7 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
       continue;
     for (size_t k = 0; k < out->n; k++)
       if (strcmp(out->items[k].name, pkg->name) == 0) {
-        rc = ts_error_set(err, TS_E_INVALID,
+        rc = ts_error_set(err, TS_E_PARSE,
                           "two entries of '%s' apply to the target; their "
                           "markers must exclude each other", pkg->name);
         break;
@@ -203,7 +204,7 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
     if (rc != TS_OK)
       break;
     if (!python_ok(pkg->requires_python, env->python_full_version)) {
-      rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s requires Python %s; the target is %s",
+      rc = ts_error_set(err, TS_E_PYTHON, "%s requires Python %s; the target is %s",
                         pkg->name, pkg->requires_python, env->python_full_version);
       break;
     }
@@ -222,7 +223,9 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
     if (!sha) {
       free(version);
       char *wn = ts_sync_file_name(w);
-      rc = ts_error_set(err, TS_E_HASH, "%s: the wheel %s has no sha256 in the lock",
+      rc = ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s: the wheel %s has no sha256 in the lock, the only "
+                        "hash sync verifies",
                         pkg->name, wn ? wn : "?");
       free(wn);
       break;

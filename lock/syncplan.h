@@ -53,9 +53,10 @@ struct ts_sync_plan {
 };
 
 /* Plans the sync.  `python_full_version` is the target's ("3.12.0").
- * Errors: TS_E_UNSUPPORTED when the lock does not apply to the target, a
- * package has no wheel for it, or only non-wheel sources; TS_E_HASH when
- * the chosen wheel has no sha256; TS_E_INVALID for two selected entries of
+ * Errors: TS_E_PYTHON when the lock does not apply to the target (its
+ * requires-python, environments, a package's requires-python) or a package
+ * has no wheel for it; TS_E_UNSUPPORTED for only non-wheel sources or a
+ * chosen wheel without a sha256; TS_E_PARSE for two selected entries of
  * one name or a marker that cannot be evaluated.  The caller clears *out
  * with ts_sync_plan_clear (also after an error). */
 enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,

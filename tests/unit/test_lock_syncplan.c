@@ -102,21 +102,21 @@ Test(syncplan, refuses_what_does_not_apply) {
   /* requires-python */
   struct ts_pylock *l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n"
                               "requires-python = \"==3.11.*\"\npackages = []\n");
-  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_UNSUPPORTED);
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_PYTHON);
   cr_assert(strstr(err.detail, "3.11"), "%s", err.detail);
   ts_sync_plan_clear(&p);
   ts_pylock_free(l);
   /* environments */
   l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n"
             "environments = [\"sys_platform == 'darwin'\"]\npackages = []\n");
-  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_UNSUPPORTED);
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_PYTHON);
   ts_sync_plan_clear(&p);
   ts_pylock_free(l);
   /* no wheel for the target */
   l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"a\"\n"
             "version = \"1\"\nwheels = [{url = \"https://x/a-1-cp39-cp39-win_amd64.whl\", "
             "hashes = {sha256 = \"" H64("a") "\"}}]\n");
-  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_UNSUPPORTED);
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_PYTHON);
   cr_assert(strstr(err.detail, "fits the target"), "%s", err.detail);
   ts_sync_plan_clear(&p);
   ts_pylock_free(l);
@@ -126,6 +126,50 @@ Test(syncplan, refuses_what_does_not_apply) {
             "hashes = {sha256 = \"" H64("a") "\"}}\n");
   cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_UNSUPPORTED);
   cr_assert(strstr(err.detail, "wheels only"), "%s", err.detail);
+  ts_sync_plan_clear(&p);
+  ts_pylock_free(l);
+  /* a package's own requires-python */
+  l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"a\"\n"
+            "version = \"1\"\nrequires-python = \">=3.13\"\nwheels = [{url = "
+            "\"https://x/a-1-py3-none-any.whl\", hashes = {sha256 = \"" H64("a") "\"}}]\n");
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_PYTHON);
+  cr_assert(strstr(err.detail, ">=3.13"), "%s", err.detail);
+  ts_sync_plan_clear(&p);
+  ts_pylock_free(l);
+  /* a wheel hashed with sha512 only: sync verifies sha256, and that is no
+   * hash mismatch (exit 4) */
+  l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"a\"\n"
+            "version = \"1\"\nwheels = [{url = \"https://x/a-1-py3-none-any.whl\", "
+            "hashes = {sha512 = \"" H64("ab") "\"}}]\n");
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_UNSUPPORTED);
+  cr_assert(strstr(err.detail, "no sha256"), "%s", err.detail);
+  ts_sync_plan_clear(&p);
+  ts_pylock_free(l);
+  ts_tagset_free(tags);
+}
+
+/* Faults of the lock file's content are TS_E_PARSE (exit 1, "the input is
+ * malformed"), not a usage error; a marker's message keeps its own detail. */
+Test(syncplan, malformed_content_is_a_parse_error) {
+  struct ts_tagset *tags = tags312();
+  struct ts_sync_plan p;
+  struct ts_error err = {0};
+  struct ts_pylock *l = parse(
+      "lock-version = \"1.0\"\ncreated-by = \"t\"\n"
+      "[[packages]]\nname = \"a\"\nversion = \"1\"\nwheels = [{url = "
+      "\"https://x/a-1-py3-none-any.whl\", hashes = {sha256 = \"" H64("a") "\"}}]\n"
+      "[[packages]]\nname = \"a\"\nversion = \"2\"\nwheels = [{url = "
+      "\"https://x/a-2-py3-none-any.whl\", hashes = {sha256 = \"" H64("b") "\"}}]\n");
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_PARSE);
+  cr_assert(strstr(err.detail, "two entries of 'a'"), "%s", err.detail);
+  ts_sync_plan_clear(&p);
+  ts_pylock_free(l);
+  l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"a\"\n"
+            "version = \"1\"\nmarker = 'extra == \"x\"'\nwheels = [{url = "
+            "\"https://x/a-1-py3-none-any.whl\", hashes = {sha256 = \"" H64("a") "\"}}]\n");
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_PARSE);
+  cr_assert(strstr(err.detail, "marker 'extra == \"x\"': undefined environment name"),
+            "%s", err.detail);
   ts_sync_plan_clear(&p);
   ts_pylock_free(l);
   ts_tagset_free(tags);
