@@ -1109,6 +1109,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
    * and skips the download; the rest go to the run's directory. */
   const char *croot = ts_index_cache_mode(r->idx) == TS_CACHE_DISABLED
                           ? NULL : ts_index_cache_dir(r->idx);
+  bool *hash_later = xcalloc(n, sizeof *hash_later);
   struct ts_index_download **fetch = xcalloc(n, sizeof *fetch);
   struct ts_index_download *batch = xcalloc(n, sizeof *batch);
   size_t nfetch = 0;
@@ -1123,7 +1124,15 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                                      f->filename);
       free(url);
     } else if (!remote && (dests[i] = ts_url_file_path(f->url))) {
-      /* installed from where it is, after its hash is checked below */
+      /* installed from where it is.  With nothing to check it against, the
+       * unpacker hashes it while extracting (or knows it from the stat
+       * memo), on its own thread, instead of a whole read first. */
+      if (!want && !todo[i]->hashed_by) {
+        hash_later[i] = true;
+        names[i] = f->filename;
+        d[i] = (struct ts_index_download){.url = f->url, .dest = dests[i], .code = TS_OK};
+        continue;
+      }
     } else {
       dests[i] = ts_path_join(dir, f->filename);
     }
@@ -1197,6 +1206,11 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   char **durls = xcalloc(n, sizeof *durls);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     const struct ts_plan_item *it = todo[i];
+    if (hash_later[i]) {
+      w[i] = (struct ts_wheel_request){.path = dests[i], .requested = it->r->requested,
+                                       .direct_url_from_path = it->direct_url && it->is_path};
+      continue;
+    }
     ts_sha256_from_hex(d[i].sha256_out, 64, dig[i]);
     w[i] = (struct ts_wheel_request){.path = dests[i], .sha256 = dig[i],
                                      .requested = it->r->requested};
@@ -1251,6 +1265,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   }
   free(durls);
   free(dig);
+  free(hash_later);
   free(w);
   free(dests);
   free(names);
