@@ -72,7 +72,7 @@ static enum ts_code requirement_text(const struct ts_pylock_package *p,
   if (rc != TS_OK)
     return ts_error_set(err, rc, "out of memory");
   if (!safe_text(o->data))
-    return ts_error_set(err, TS_E_INVALID,
+    return ts_error_set(err, TS_E_PARSE,
                         "package '%s' cannot be written as a requirements "
                         "line: '%s'",
                         p->name, o->data);
@@ -122,7 +122,7 @@ enum ts_code ts_export_requirements(const struct ts_pylock *lock,
     bool needs_hash = p->nwheels || p->sdist || p->archive;
     if (needs_hash && nh == 0) {
       free(hashes);
-      rc = ts_error_set(err, TS_E_INVALID,
+      rc = ts_error_set(err, TS_E_UNSUPPORTED,
                         "package '%s' has no sha256 hash to pin it with",
                         p->name);
       break;

@@ -29,9 +29,10 @@ struct ts_export_opts {
   const char *source;
 };
 
-/* Appends the requirements text to out.  TS_E_INVALID when a package has
- * no sha256 to pin a wheel or sdist with (detail names it).  opts may be
- * NULL. */
+/* Appends the requirements text to out.  TS_E_UNSUPPORTED when a package
+ * has no sha256 to pin a wheel or sdist with, TS_E_PARSE when a field
+ * would not stay one requirements line (detail names the package); both
+ * exit 1, as a lock that cannot be read does.  opts may be NULL. */
 enum ts_code ts_export_requirements(const struct ts_pylock *lock,
                                     const struct ts_export_opts *opts,
                                     struct ts_buf *out, struct ts_error *err);

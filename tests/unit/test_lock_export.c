@@ -103,15 +103,18 @@ Test(export, refuses_what_pip_would_misread) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   struct ts_error err = {0};
-  cr_assert_eq(ts_export_requirements(l, NULL, &b, &err), TS_E_INVALID);
+  cr_assert_eq(ts_export_requirements(l, NULL, &b, &err), TS_E_PARSE);
   /* a wheel without a sha256 cannot be pinned */
   free(p->marker);
   p->marker = NULL;
   free(p->wheels[0].hashes[0].algo);
   p->wheels[0].hashes[0].algo = strdup("sha512");
   ts_buf_reset(&b);
-  cr_assert_eq(ts_export_requirements(l, NULL, &b, &err), TS_E_INVALID);
+  cr_assert_eq(ts_export_requirements(l, NULL, &b, &err), TS_E_UNSUPPORTED);
   cr_assert(strstr(err.detail, "no sha256"), "%s", err.detail);
+  /* export --help documents exit 1 for both, as for an unreadable lock */
+  cr_assert_eq(ts_code_exit_status(TS_E_UNSUPPORTED), 1);
+  cr_assert_eq(ts_code_exit_status(TS_E_PARSE), 1);
   ts_buf_free(&b);
   ts_pylock_free(l);
 }
