@@ -10,6 +10,7 @@
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "index/client.h"
 #include "index/url.h"
 #include "zip/zip.h"
@@ -216,6 +217,36 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
   return rc;
 }
 
+/* Renames the downloaded tmp to dest when it opens as a zip archive,
+ * else deletes it. */
+static enum ts_code keep_if_zip(const char *tmp, const char *dest, const char *url,
+                                struct ts_error *err) {
+  struct ts_error e = {0};
+  struct ts_zip_archive *a = NULL;
+  int fd = open(tmp, O_RDONLY | O_CLOEXEC);
+  enum ts_code c = fd < 0 ? ts_error_set(&e, TS_E_IO, "%s", strerror(errno))
+                          : ts_zip_open_fd(fd, &a, &e);
+  ts_zip_close(a);
+  if (fd >= 0)
+    close(fd);
+  char u[200];
+  ts_url_redact_buf(url, u, sizeof u);
+  if (c) {
+    unlink(tmp);
+    if (c != TS_E_IO)
+      c = TS_E_BAD_WHEEL;
+    return ts_error_set(err, c,
+                        "%s: the download is not a whole wheel (%s); the server may have cut "
+                        "it short; nothing was cached, try again",
+                        u, e.detail);
+  }
+  if (rename(tmp, dest) != 0) {
+    c = ts_error_set(err, TS_E_IO, "cannot rename '%s': %s", tmp, strerror(errno));
+    unlink(tmp);
+  }
+  return c;
+}
+
 enum ts_code ts_index_fetch_wheel(struct ts_index *idx, const struct ts_index_file *f,
                                   char **path, struct ts_error *err) {
   *path = NULL;
@@ -245,16 +276,23 @@ enum ts_code ts_index_fetch_wheel(struct ts_index *idx, const struct ts_index_fi
       c = ts_cache_lock(p, &lock, err);
       /* Another process may have finished it while we waited. */
       if (!c && stat(p, &st) != 0) {
+        /* Without an index hash nothing vouches for the body (a server
+         * that closes early without a Content-Length looks like a short
+         * success): it must at least open as a zip before it is kept. */
+        char *tmp = f->sha256 ? NULL : ts_xasprintf("%s.unverified", p);
         struct ts_index_download d = {0};
         d.url = url;
         d.sha256 = f->sha256;
-        d.dest = p;
+        d.dest = tmp ? tmp : p;
         c = ts_index_download(idx, &d, 1, err);
         if (!c && d.code) {
           c = d.code;
           if (err)
             *err = d.err;
         }
+        if (!c && tmp)
+          c = keep_if_zip(tmp, p, url, err);
+        free(tmp);
       }
       ts_cache_unlock(lock);
     }

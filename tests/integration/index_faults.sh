@@ -46,6 +46,11 @@ ts_fails 3 "loop/simple/theta/: redirect loop" index fetch theta --index-url "$F
 # a 100 MB page: refused at the cap
 ts_fails 1 "huge/simple/iota/: response larger than the 64 MiB limit" index fetch iota --index-url "$F/huge/simple"
 no_cache_entries "fault pages"
+# a wheel without an index hash, cut short by a server that sends no
+# Content-Length: refused, and not kept in the cache to fail every later run
+ts_fails 4 "cutwheel/cut-1.0-py3-none-any.whl: the download is not a whole wheel" index metadata "$F/cutwheel/cut-1.0-py3-none-any.whl"
+no_cache_entries "cut wheel"
+ts_fails 4 "cutwheel/cut-1.0-py3-none-any.whl: the download is not a whole wheel" index metadata "$F/cutwheel/cut-1.0-py3-none-any.whl"
 
 # hostile pages served by nginx
 python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"

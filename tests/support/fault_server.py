@@ -12,6 +12,8 @@ serves until killed.  Paths (PROJECT is the last path component asked for):
   /ctype/simple/P/       200 with Content-Type application/octet-stream
   /loop/simple/P/        302 to itself
   /huge/simple/P/        a 100 MB text/html page (streamed, never stored)
+  /cutwheel/P            a wheel cut short: 200 without Content-Length
+                         (Range ignored), half a zip, connection closed
   /count                 JSON: requests seen per path
 """
 import json
@@ -90,6 +92,21 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Location", path)
             self.send_header("Content-Length", "0")
             self.end_headers()
+            return
+        if kind == "cutwheel":
+            import io
+            import zipfile
+            buf = io.BytesIO()
+            with zipfile.ZipFile(buf, "w") as z:
+                z.writestr("cut-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: cut\nVersion: 1.0\n")
+                z.writestr("cut/__init__.py", "x = 1\n" * 2000)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(buf.getvalue()[: len(buf.getvalue()) // 2])
+            self.wfile.flush()
+            self.close_connection = True
             return
         if kind == "huge":
             size = 100 * 1024 * 1024
