@@ -309,28 +309,83 @@ static void print_plan(const struct ts_plan_result *r) {
   }
 }
 
-/* When a routed project ends up with a CPU build, say why no GPU build. */
-static void explain_cpu(const struct ts_plan_result *r) {
+static bool any_gpu(const struct ts_constraint_set *s) {
+  for (size_t j = 0; j < s->nbackends; j++)
+    if (s->backends[j].usable && strcmp(s->backends[j].kind, "cpu") != 0)
+      return true;
+  return false;
+}
+
+/* The backend list of a torch series on this host (ts_rules_release_backends
+ * over the compiled set); false when the rules do not know the series. */
+static bool series_backends(const struct ts_plan_result *r,
+                            const struct ts_rules *rules, const struct ts_host *h,
+                            bool ignore_host, const char *series,
+                            struct ts_constraint_set *out) {
+  struct ts_rules_options ro = {.ignore_host = ignore_host, .release = series};
+  struct ts_error e = {0};
+  memset(out, 0, sizeof *out);
+  if (!rules || !ts_rules_find_release(rules, series))
+    return false;
+  if (ts_rules_release_backends(rules, h, &ro, &r->rules, out, &e) != TS_OK) {
+    ts_constraint_set_clear(out);
+    return false;
+  }
+  return true;
+}
+
+/* When a routed project ends up with a CPU build, say why no GPU build:
+ * judged for the torch series chosen (torch==2.5.1 on an RX 7900 XT has no
+ * GPU build; torch 2.4 has one), not only the newest. */
+static void explain_cpu(const struct ts_plan_result *r, const struct ts_rules *rules,
+                        const struct ts_host *h, bool ignore_host) {
   const struct ts_constraint_set *s = &r->rules;
   for (size_t i = 0; i < r->res->nitems; i++) {
     const struct ts_resolved *x = &r->res->items[i];
     if (strcmp(variant_of(x->version), "cpu") != 0)
       continue;
-    bool any = false;
-    for (size_t j = 0; j < s->nbackends; j++) {
-      const struct ts_backend_choice *b = &s->backends[j];
-      if (b->usable && strcmp(b->kind, "cpu") != 0)
-        any = true;
-    }
-    if (!any)
-      ts_cli_info("note: %s %s is a CPU build: this host has no usable GPU backend "
-                  "(see 'torchsolve detect')", x->name, x->version);
+    /* "2.5.1+cpu" -> "2.5"; torchvision/torchaudio follow torch's */
+    const char *tv = x->version;
+    for (size_t k = 0; k < r->res->nitems; k++)
+      if (strcmp(r->res->items[k].name, "torch") == 0)
+        tv = r->res->items[k].version;
+    char series[32] = "";
+    const char *d1 = strchr(tv, '.');
+    size_t n = d1 ? strspn(d1 + 1, "0123456789") : 0;
+    if (d1 && n && (size_t)(d1 - tv) + 1 + n < sizeof series)
+      snprintf(series, sizeof series, "%.*s", (int)((d1 - tv) + 1 + n), tv);
+    struct ts_constraint_set mine;
+    const struct ts_constraint_set *list = s;
+    if (series[0] && series_backends(r, rules, h, ignore_host, series, &mine))
+      list = &mine;
     else
+      memset(&mine, 0, sizeof mine);
+    if (any_gpu(list)) {
       ts_cli_info("note: %s %s is a CPU build: no GPU build fits the other "
                   "requirements", x->name, x->version);
-    for (size_t j = 0; j < s->nbackends && ts_cli.verbosity > 0; j++)
-      if (!s->backends[j].usable && s->backends[j].reason)
-        ts_cli_info("  %s: %s", s->backends[j].name, s->backends[j].reason);
+    } else {
+      /* the newest series that has a GPU build here, as detect says */
+      const char *older = NULL;
+      for (size_t k = rules ? rules->nreleases : 0; k-- > 0 && !older;) {
+        struct ts_constraint_set o;
+        if (series_backends(r, rules, h, ignore_host, rules->releases[k].series, &o) &&
+            any_gpu(&o))
+          older = rules->releases[k].series;
+        ts_constraint_set_clear(&o);
+      }
+      if (older && list == &mine)
+        ts_cli_info("note: %s %s is a CPU build: torch %s has no build for this "
+                    "host's GPU; the newest torch with one is %s, which the "
+                    "other requirements rule out (see 'torchsolve detect')",
+                    x->name, x->version, series, older);
+      else
+        ts_cli_info("note: %s %s is a CPU build: this host has no usable GPU "
+                    "backend (see 'torchsolve detect')", x->name, x->version);
+    }
+    for (size_t j = 0; j < list->nbackends && ts_cli.verbosity > 0; j++)
+      if (!list->backends[j].usable && list->backends[j].reason)
+        ts_cli_info("  %s: %s", list->backends[j].name, list->backends[j].reason);
+    ts_constraint_set_clear(&mine);
     break;
   }
 }
@@ -581,7 +636,7 @@ int ts_cmd_install(int argc, char **argv) {
     char el[32];
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
-    explain_cpu(res);
+    explain_cpu(res, rules, &host, g.ignore_host);
     ts_cli_warn_resolution(res);
     if (report)
       status = write_report(report, res);

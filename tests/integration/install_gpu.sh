@@ -49,6 +49,13 @@ grep -qi 'fix' "$work/err" || ts_fail "rx7900xt: no fix"
 run rx7900xt-rocm62 torch torchvision || { cat "$work/err"; ts_fail "rx7900xt: torch torchvision"; }
 grep -q '^install torchvision 0.19.1+rocm6.1 ' "$work/out" || { cat "$work/out"; ts_fail "torchvision pairing"; }
 
+# torch==2.5.1 has no build for gfx1100 on ROCm 6.2: the CPU build, and the
+# note says so (it said "this host has no usable GPU backend")
+run rx7900xt-rocm62 'torch==2.5.1' || { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1"; }
+[ "$(torch_of)" = 2.5.1+cpu ] || ts_fail "rx7900xt: torch==2.5.1 picked $(torch_of)"
+grep -q 'torch 2.5 has no build for this host.s GPU; the newest torch with one is 2.4' "$work/err" ||
+  { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1 CPU note"; }
+
 # --- H100 on driver 580 (CUDA 13.0) -----------------------------------
 run h100-cu130 torch || { cat "$work/err"; ts_fail "h100: torch"; }
 [ "$(torch_of)" = 2.10.0+cu130 ] || ts_fail "h100: picked $(torch_of), wanted 2.10.0+cu130"
