@@ -22,6 +22,7 @@
 #include "cli/index_options.h"
 #include "core/buf.h"
 #include "core/filehash.h"
+#include "core/fs.h"
 #include "core/sha256.h"
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
@@ -146,8 +147,71 @@ static void add_dependencies(struct ts_pylock_package *p, const struct ts_plan_i
   ts_metadata_free(md);
 }
 
+static int hexval(char c) {
+  return c >= '0' && c <= '9' ? c - '0'
+         : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* realpath() of the directory part of a path ("." when it has none);
+ * NULL when it cannot be resolved. */
+static char *real_dir_of(const char *path) {
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
+                    : strdup(".");
+  if (!dir)
+    abort();
+  char *r = realpath(dir, NULL);
+  free(dir);
+  return r;
+}
+
+/* The `path` of a local wheel: PEP 751 reads a relative path from the lock
+ * file's directory, so one given relative to the working directory is
+ * rewritten relative to where the lock is written (sync reads it so).  A
+ * file:// URL becomes its absolute path; an absolute path stays. */
+static char *wheel_path(const char *given, const char *output) {
+  if (strncmp(given, "file://", 7) == 0) {
+    const char *p = given + 7;
+    if (strncmp(p, "localhost/", 10) == 0)
+      p += 9;
+    char *out = malloc(strlen(p) + 1);
+    if (!out)
+      abort();
+    size_t o = 0;
+    for (size_t i = 0; p[i]; i++) {
+      int hi, lo;
+      if (p[i] == '%' && (hi = hexval(p[i + 1])) >= 0 && (lo = hexval(p[i + 2])) >= 0) {
+        out[o++] = (char)(hi * 16 + lo);
+        i += 2;
+      } else {
+        out[o++] = p[i];
+      }
+    }
+    out[o] = '\0';
+    return out;
+  }
+  char *copy = strdup(given);
+  if (!copy)
+    abort();
+  if (given[0] == '/' || strcmp(output, "-") == 0)
+    return copy;
+  char *from = real_dir_of(output), *wdir = real_dir_of(given);
+  const char *base = strrchr(given, '/');
+  char *to = wdir ? ts_path_join(wdir, base ? base + 1 : given) : NULL;
+  char *rel = ts_pylock_relative_path(from, to);
+  free(from);
+  free(wdir);
+  free(to);
+  if (!rel)
+    return copy;
+  free(copy);
+  return rel;
+}
+
 /* Fills the lock from a resolution; an exit status on failure. */
-static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock) {
+static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock,
+                     const char *output) {
   struct ts_error err = {0};
   const struct ts_target *t = res->target;
   char *env = environment_marker(t);
@@ -205,8 +269,9 @@ static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock) {
     }
     struct ts_pylock_file *w;
     if (pi->is_path && pi->direct_url) {
-      w = ts_pylock_add_wheel(p, f->filename, NULL, pi->direct_url, f->size,
-                              f->upload_time, sha);
+      char *path = wheel_path(pi->direct_url, output);
+      w = ts_pylock_add_wheel(p, f->filename, NULL, path, f->size, f->upload_time, sha);
+      free(path);
     } else {
       char *url = ts_plan_redact_url(f->url);
       w = ts_pylock_add_wheel(p, f->filename, url, NULL, f->size, f->upload_time, sha);
@@ -402,7 +467,7 @@ int ts_cmd_lock(int argc, char **argv) {
     struct ts_pylock *lock = ts_pylock_new();
     if (!lock)
       abort();
-    status = fill_lock(res, lock);
+    status = fill_lock(res, lock, output);
     if (!status) {
       if (strcmp(output, "-") == 0) {
         struct ts_buf out;

@@ -353,6 +353,41 @@ static enum ts_code read_size(struct rd *r, const struct ts_toml_value *t,
   return TS_OK;
 }
 
+char *ts_pylock_relative_path(const char *from_dir, const char *to) {
+  if (!from_dir || !to || from_dir[0] != '/' || to[0] != '/')
+    return NULL;
+  /* the longest common prefix that ends at a segment boundary */
+  size_t common = 0;
+  for (size_t i = 0;; i++) {
+    char a = from_dir[i], b = to[i];
+    bool a_end = a == '\0' || a == '/', b_end = b == '\0' || b == '/';
+    if (a_end && b_end)
+      common = i;
+    if (a != b || a == '\0' || b == '\0')
+      break;
+  }
+  size_t ups = 0;
+  for (const char *p = from_dir + common; *p; p++)
+    if (*p == '/' && p[1] && p[1] != '/')
+      ups++;
+  const char *rest = to + common;
+  while (*rest == '/')
+    rest++;
+  size_t n = 3 * ups + strlen(rest) + 3;
+  char *out = malloc(n);
+  if (!out)
+    return NULL;
+  size_t o = 0;
+  if (ups == 0) {
+    memcpy(out, "./", 2);
+    o = 2;
+  }
+  for (size_t i = 0; i < ups; i++, o += 3)
+    memcpy(out + o, "../", 3);
+  memcpy(out + o, rest, strlen(rest) + 1);
+  return out;
+}
+
 const char *ts_pylock_file_name(const struct ts_pylock_file *f, size_t *len) {
   if (f->name) {
     *len = strlen(f->name);

@@ -182,6 +182,11 @@ enum ts_code ts_pylock_write_file(const struct ts_pylock *lock,
 const char *ts_pylock_host_fact(const struct ts_pylock *lock, const char *key);
 /* The sha256 of a file entry, or NULL. */
 const char *ts_pylock_file_sha256(const struct ts_pylock_file *f);
+/* A file's `path` as PEP 751 wants it, relative to the lock file's
+ * directory: `to` and `from_dir` are absolute and normalized (realpath);
+ * gives "./x.whl", "sub/../" never, "../../w/x.whl".  malloc'd; NULL when
+ * either is not absolute or on OOM. */
+char *ts_pylock_relative_path(const char *from_dir, const char *to);
 /* The file name of a wheel/sdist entry: name, else the last path or URL
  * component.  Owned by f or pointing into its strings; NULL if none. */
 const char *ts_pylock_file_name(const struct ts_pylock_file *f, size_t *len);

@@ -106,4 +106,16 @@ fi
 
 # 5. export of our lock is pinned with hashes.
 "$T" export "$work/cu.toml" | grep -q "^torch==2.9.1+cu126" || ts_fail "export of the CUDA lock"
+# 6. A local wheel given relative to the working directory: its `path` is
+#    relative to the lock file's directory (PEP 751), so sync finds it.
+mkdir -p "$work/proj/wheels" "$work/proj/locks"
+cp "$work/www/simple/gamma-0.5-py3-none-any.whl" "$work/proj/wheels/"
+(cd "$work/proj" && "$T" lock --python "$work/venv" --no-index ./wheels/gamma-0.5-py3-none-any.whl \
+   -o locks/pylock.toml) 2>"$work/err" || { cat "$work/err"; ts_fail "lock of a local wheel"; }
+grep -qx 'path = "../wheels/gamma-0.5-py3-none-any.whl"' "$work/proj/locks/pylock.toml" \
+  || { cat "$work/proj/locks/pylock.toml"; ts_fail "local wheel path not relative to the lock file"; }
+ts_make_venv "$work/v-local"
+(cd / && "$T" sync "$work/proj/locks/pylock.toml" --python "$work/v-local" --cpu) 2>"$work/err" \
+  || { cat "$work/err"; ts_fail "sync of a local-wheel lock from another directory"; }
+"$work/v-local/bin/python" -c 'import gamma' || ts_fail "local wheel not installed by sync"
 echo "lock_lock: ok"

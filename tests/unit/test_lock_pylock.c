@@ -448,3 +448,26 @@ Test(pylock, ties_do_not_leak_input_order) {
   free(out[0]);
   free(out[1]);
 }
+
+/* A local file's `path` relative to the lock file's directory (PEP 751). */
+Test(pylock, relative_path_from_the_lock_directory) {
+  static const char *const cases[][3] = {
+      {"/a/b", "/a/b/x.whl", "./x.whl"},
+      {"/a/b", "/a/b/w/x.whl", "./w/x.whl"},
+      {"/a/b", "/a/c/x.whl", "../c/x.whl"},
+      {"/a/b/c", "/a/x.whl", "../../x.whl"},
+      {"/a/bc", "/a/b/x.whl", "../b/x.whl"},
+      {"/a/b", "/a/bc/x.whl", "../bc/x.whl"},
+      {"/", "/x.whl", "./x.whl"},
+      {"/a", "/x.whl", "../x.whl"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char *r = ts_pylock_relative_path(cases[i][0], cases[i][1]);
+    cr_assert_not_null(r, "%s -> %s", cases[i][0], cases[i][1]);
+    cr_assert_str_eq(r, cases[i][2], "%s -> %s", cases[i][0], cases[i][1]);
+    free(r);
+  }
+  cr_assert_null(ts_pylock_relative_path("a/b", "/x.whl"));
+  cr_assert_null(ts_pylock_relative_path("/a", "x.whl"));
+  cr_assert_null(ts_pylock_relative_path(NULL, "/x.whl"));
+}
