@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -130,14 +131,66 @@ static enum ts_code verify_local(struct ts_index *idx, const char *src,
   return TS_OK;
 }
 
+static int by_part(const void *a, const void *b, void *parts) {
+  char **p = parts;
+  return strcmp(p[*(const size_t *)a], p[*(const size_t *)b]);
+}
+
+/* Opens and locks "<dest>.part" (*fd).  When another process held it, it
+ * may have finished meanwhile (renamed the .part to dest): then a dest
+ * whose sha256 is the expected one is the answer, *fd stays -1. */
+static enum ts_code lock_part(const char *part, struct ts_index_download *d, int *fd) {
+  *fd = -1;
+  bool contended = false;
+  for (int tries = 0;; tries++) {
+    int f = open(part, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (f < 0)
+      return ts_error_set(&d->err, TS_E_IO, "cannot create '%s': %s", part, strerror(errno));
+    int r = flock(f, LOCK_EX | LOCK_NB);
+    if (r != 0 && errno == EWOULDBLOCK) {
+      contended = true;
+      while ((r = flock(f, LOCK_EX)) != 0 && errno == EINTR)
+        ;
+    }
+    if (r != 0) {
+      enum ts_code c = ts_error_set(&d->err, TS_E_IO, "cannot lock '%s': %s", part,
+                                    strerror(errno));
+      close(f);
+      return c;
+    }
+    struct stat fst, pst;
+    bool current = fstat(f, &fst) == 0 && stat(part, &pst) == 0 && fst.st_dev == pst.st_dev &&
+                   fst.st_ino == pst.st_ino;
+    contended = contended || !current;
+    if (contended && d->sha256) {
+      uint8_t dg[TS_SHA256_LEN];
+      uint64_t size = 0;
+      if (ts_filehash_path(d->dest, NULL, dg, &size, NULL) == TS_OK && hex_equal(dg, d->sha256)) {
+        if (current && fst.st_size == 0)
+          unlink(part);
+        close(f);
+        ts_sha256_hex(dg, d->sha256_out);
+        d->bytes = size;
+        return TS_OK;
+      }
+    }
+    if (current || tries >= 100) {
+      *fd = f;
+      return TS_OK;
+    }
+    close(f); /* renamed or removed while we waited: take the new one */
+  }
+}
+
 enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d, size_t n,
                                struct ts_error *err) {
   struct ts_http_request *rs = calloc(n ? n : 1, sizeof *rs);
   struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
   char **parts = calloc(n ? n : 1, sizeof *parts);
-  if (!rs || !reqs || !parts)
+  size_t *order = calloc(n ? n : 1, sizeof *order);
+  if (!rs || !reqs || !parts || !order)
     abort();
-  size_t nreq = 0;
+  size_t nreq = 0, nlock = 0;
   for (size_t i = 0; i < n; i++) {
     d[i].code = TS_OK;
     d[i].err.detail[0] = '\0';
@@ -161,19 +214,31 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
     free(dir);
     if (asprintf(&parts[i], "%s.part", d[i].dest) < 0)
       abort();
-    int fd = open(parts[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-      d[i].code = ts_error_set(&d[i].err, TS_E_IO, "cannot create '%s': %s", parts[i],
-                               strerror(errno));
+    order[nlock++] = i;
+  }
+  /* Another process may be writing the same file: each .part is locked,
+   * in one global order (by path) so that two batches cannot deadlock. */
+  qsort_r(order, nlock, sizeof *order, by_part, parts);
+  for (size_t k = 0; k < nlock; k++) {
+    size_t i = order[k];
+    if (k && strcmp(parts[i], parts[order[k - 1]]) == 0) {
+      d[i].code = ts_error_set(&d[i].err, TS_E_INVALID, "'%s' is the destination of two downloads",
+                               d[i].dest);
       continue;
     }
+    int fd = -1;
+    if ((d[i].code = lock_part(parts[i], &d[i], &fd)) || fd < 0)
+      continue; /* an error, or another process already stored it */
     rs[i].url = d[i].url;
     rs[i].fd = fd;
     rs[i].hash = ts_sha256_new();
     rs[i].progress = d[i].progress;
     rs[i].progress_ctx = d[i].progress_ctx;
-    reqs[nreq++] = &rs[i];
   }
+  for (size_t i = 0; i < n; i++)
+    if (rs[i].url)
+      reqs[nreq++] = &rs[i];
+  free(order);
   enum ts_code rc = ts_http_perform(ts_index_http(idx), reqs, nreq, err);
   for (size_t i = 0; i < n; i++) {
     struct ts_http_request *r = &rs[i];
@@ -203,9 +268,11 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
         x->code = ts_error_set(&x->err, TS_E_IO, "cannot rename '%s': %s", parts[i],
                                strerror(errno));
     }
-    close(r->fd);
+    /* unlinked before the lock goes with close: a waiting process must
+     * not resume from a file that failed */
     if ((rc || x->code) && !keep_part)
       unlink(parts[i]);
+    close(r->fd);
     ts_sha256_free(r->hash);
     ts_http_request_clear(r);
   }

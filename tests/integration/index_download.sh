@@ -2,13 +2,16 @@
 # Verified downloads (the installer's path) and concurrency: streaming
 # sha256, resume of a .part with a Range request, restart when the server
 # ignores ranges, a poisoned .part caught by the hash, progress reports;
-# several torchsolve processes sharing one cache; links on a redirected page
-# resolved against the final URL.
+# several torchsolve processes sharing one cache, and downloading the same
+# file to the same place at once (one transfer, the others wait for it);
+# links on a redirected page resolved against the final URL.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
 python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"
+head -c 3000000 /dev/urandom >"$work/www/files/big.bin"
 TS_NGINX_EXTRA_CONF="location /norange-files/ { alias $work/www/files/; max_ranges 0; }
+    location /slow-files/ { alias $work/www/files/; limit_rate 2m; }
     location /deep/ { rewrite ^/deep/a/b/(.*)\$ /idx1/\$1 redirect; }" \
   ts_nginx_start "$work/www"
 U=$TS_NGINX_URL
@@ -71,6 +74,22 @@ cached=$(find "$TORCHSOLVE_CACHE_DIR/wheels-v1" -name "$w")
 [ "$(echo "$cached" | wc -l)" = 1 ] || ts_fail "wheel cached more than once"
 cmp -s "$cached" "$src" || ts_fail "cached wheel differs"
 [ -z "$(find "$TORCHSOLVE_CACHE_DIR" -name '*.part' -o -name '*.tmp.*')" ] || ts_fail "temporary files left"
+
+# the same file to the same destination from four processes at once: all
+# succeed (before: each wrote into the shared .part, and all but the first
+# failed to rename it), and the file is transferred once
+bsha=$(sha256sum "$work/www/files/big.bin" | cut -d' ' -f1)
+mark=$(ts_nginx_log_mark)
+pids=()
+for i in 1 2 3 4; do
+  "$T" index download "$U/slow-files/big.bin" -o "$work/same.bin" --sha256 "$bsha" >"$work/s$i.out" 2>&1 &
+  pids+=($!)
+done
+for i in 0 1 2 3; do wait "${pids[$i]}" || { cat "$work/s$((i + 1)).out"; ts_fail "concurrent download $((i + 1)) failed"; }; done
+cmp -s "$work/www/files/big.bin" "$work/same.bin" || ts_fail "concurrent downloads: file differs"
+[ "$(ts_nginx_log_since "$mark" | grep -c 'GET /slow-files/big.bin')" = 1 ] ||
+  { ts_nginx_log_since "$mark"; ts_fail "concurrent downloads: not one transfer"; }
+[ -e "$work/same.bin.part" ] && ts_fail "concurrent downloads: .part left"
 
 # links on a redirected page resolve against the final URL
 "$T" index fetch alpha --index-url "$U/deep/a/b/simple" --json --no-cache >"$work/redir.json"
