@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -413,6 +414,12 @@ static enum ts_code start_attempt(struct ts_http *h, struct xfer *x, struct ts_e
     curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
   if (r->compressed)
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+  /* libcurl reads https_proxy, HTTPS_PROXY, all_proxy and no_proxy, but of
+   * http's only the lower-case name (a CGI guard); pip, uv and Docker's
+   * build args use HTTP_PROXY too.  no_proxy still applies. */
+  const char *hp = getenv("HTTP_PROXY");
+  if (hp && hp[0] && !getenv("http_proxy") && strncasecmp(r->url, "http://", 7) == 0)
+    curl_easy_setopt(e, CURLOPT_PROXY, hp);
   if (h->ca_file)
     curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file);
   if (host_trusted(h, r->url)) {

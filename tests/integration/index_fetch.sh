@@ -135,6 +135,14 @@ set -e
 [ "$rc" = 3 ] || { cat "$work/proxy.err"; ts_fail "http_proxy was not used (exit $rc)"; }
 http_proxy=http://127.0.0.1:9 no_proxy=127.0.0.1 "$T" index fetch alpha --index-url "$U/idx1/simple" --no-cache |
   grep -q '^alpha: 3 files' || ts_fail "no_proxy was not honoured"
+# HTTP_PROXY too (libcurl alone reads only http_proxy for http URLs), with NO_PROXY
+set +e
+env -u http_proxy HTTP_PROXY=http://127.0.0.1:9 "$T" index fetch alpha --index-url "$U/idx1/simple" --no-cache --retries 0 2>"$work/proxy.err" >/dev/null
+rc=$?
+set -e
+[ "$rc" = 3 ] || { cat "$work/proxy.err"; ts_fail "HTTP_PROXY was not used (exit $rc)"; }
+env -u http_proxy -u no_proxy HTTP_PROXY=http://127.0.0.1:9 NO_PROXY=127.0.0.1 "$T" index fetch alpha --index-url "$U/idx1/simple" --no-cache |
+  grep -q '^alpha: 3 files' || ts_fail "NO_PROXY was not honoured with HTTP_PROXY"
 
 # --- find-links: local directory and flat page --------------------------
 "$T" index fetch gamma --no-index --find-links "$work/www/files" --no-cache >"$work/fl.out"
