@@ -48,7 +48,7 @@ static void topic_environment(void) {
       "  ROCM_PATH                 ROCm installation to read (default /opt/rocm)\n"
       "  HSA_OVERRIDE_GFX_VERSION  honoured as ROCm does (11.0.0 = gfx1100)\n"
       "  SSL_CERT_FILE             extra CA bundle (as --cert)\n"
-      "  http_proxy, https_proxy, no_proxy   proxies, as curl reads them\n"
+      "  http_proxy, https_proxy, all_proxy, no_proxy (or upper case)  proxies\n"
       "  NO_COLOR                  set and non-empty: no colour in messages\n"
       "A flag, or an index line of a requirements file, beats its variable.\n");
 }
