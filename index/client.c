@@ -104,6 +104,14 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
       return NULL;
     }
   }
+  if (!ts_url_is_http(idx->torch_url) && strncmp(idx->torch_url, "file://", 7) != 0) {
+    char r[200];
+    ts_url_redact_buf(idx->torch_url, r, sizeof r);
+    ts_error_set(err, TS_E_INVALID,
+                 "--torch-index-url '%s' must start with http://, https:// or file://", r);
+    ts_index_free(idx);
+    return NULL;
+  }
   idx->http = ts_http_new(&o->http, err);
   if (!idx->http) {
     ts_index_free(idx);

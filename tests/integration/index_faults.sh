@@ -59,5 +59,6 @@ U=$TS_NGINX_URL
 ts_fails 1 "malformed JSON at byte .* of $U/bad/simple/badjson/" index fetch badjson --index-url "$U/bad/simple"
 ts_fails 1 "invalid link 'http://\[::1/badlink-1.0.tar.gz' on $U/bad/simple/badlink/" index fetch badlink --index-url "$U/bad/simple"
 ts_fails 2 "index URL 'ftp://x/simple' must start with" index fetch x --index-url ftp://x/simple
+ts_fails 2 "torch-index-url 'download.pytorch.org/whl' must start with" index fetch torch --torch-index-url download.pytorch.org/whl --torch-variant cu126
 no_cache_entries "hostile pages"
 echo "index_faults: all checks passed"
