@@ -2,7 +2,9 @@
  * index/cache.h — torchsolve's on-disk cache.
  *
  * Layout under the root (see ts_cache_default_dir):
- *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body)
+ *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body);
+ *                                             --find-links pages under the
+ *                                             project "find-links"
  *   metadata-v1/<project>/<key>.metadata      verified METADATA files: PEP 658
  *                                             files checked against the index's
  *                                             hash, or read by range from a wheel

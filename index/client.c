@@ -341,12 +341,19 @@ static void page_job_clear(struct page_job *j) {
   ts_index_project_free(&j->project);
 }
 
-/* Find-links: fetched once per client, parsed per project. */
+/* Find-links: fetched once per client, parsed per project.  Pages fetched
+ * over HTTP go through the page cache as index pages do (under the project
+ * name "find-links"), so that --offline and fresh entries need no request. */
 static void load_find_links(struct ts_index *idx) {
-  struct ts_http_request **reqs = calloc(idx->nlinks ? idx->nlinks : 1, sizeof *reqs);
-  struct ts_http_request *rs = calloc(idx->nlinks ? idx->nlinks : 1, sizeof *rs);
-  if (!reqs || !rs)
+  size_t nl = idx->nlinks ? idx->nlinks : 1;
+  struct ts_http_request **reqs = calloc(nl, sizeof *reqs);
+  struct ts_http_request *rs = calloc(nl, sizeof *rs);
+  struct ts_cache_entry *ces = calloc(nl, sizeof *ces);
+  bool *have = calloc(nl, sizeof *have);
+  char **cpaths = calloc(nl, sizeof *cpaths);
+  if (!reqs || !rs || !ces || !have || !cpaths)
     abort();
+  int64_t now = (int64_t)time(NULL);
   size_t nreq = 0;
   for (size_t i = 0; i < idx->nlinks; i++) {
     struct find_link *l = &idx->links[i];
@@ -383,8 +390,19 @@ static void load_find_links(struct ts_index *idx) {
       l->code = ts_error_set(&l->err, TS_E_INVALID, "unsupported --find-links location");
       continue;
     }
+    if (idx->mode != TS_CACHE_DISABLED) {
+      cpaths[i] = ts_cache_page_path(idx->cache_dir, "find-links", l->loc, "text/html");
+      have[i] = ts_cache_read(cpaths[i], TS_CAP_INDEX_PAGE, &ces[i], NULL) == TS_OK;
+    }
+    if (have[i] && (idx->mode == TS_CACHE_OFFLINE ||
+                    (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&ces[i], now)))) {
+      l->page = ces[i].body;
+      ts_buf_init(&ces[i].body, 0);
+      l->page_url = xstrdup(ces[i].final_url);
+      continue;
+    }
     if (idx->mode == TS_CACHE_OFFLINE) {
-      l->code = ts_error_set(&l->err, TS_E_OFFLINE, "find-links pages are not cached (--offline)");
+      l->code = ts_error_set(&l->err, TS_E_OFFLINE, "the page is not in the cache (--offline)");
       continue;
     }
     rs[i].url = l->loc;
@@ -392,6 +410,10 @@ static void load_find_links(struct ts_index *idx) {
     rs[i].compressed = true;
     rs[i].max_body = TS_CAP_INDEX_PAGE;
     rs[i].fd = -1;
+    if (have[i]) {
+      rs[i].if_none_match = ces[i].etag;
+      rs[i].if_modified_since = ces[i].last_modified;
+    }
     reqs[nreq++] = &rs[i];
   }
   struct ts_error e = {0};
@@ -400,15 +422,55 @@ static void load_find_links(struct ts_index *idx) {
     if (!rs[i].url)
       continue;
     struct find_link *l = &idx->links[i];
-    l->code = rs[i].code;
-    l->err = rs[i].err;
-    if (!l->code) {
-      l->page = rs[i].body;
-      ts_buf_init(&rs[i].body, 0);
-      l->page_url = xstrdup(rs[i].effective_url);
+    struct ts_http_request *r = &rs[i];
+    l->code = r->code;
+    l->err = r->err;
+    if (!l->code && r->status == 304 && have[i]) {
+      ces[i].stored_at = now;
+      if (r->max_age >= 0)
+        ces[i].max_age = r->max_age;
+      ts_cache_write(cpaths[i], &ces[i], NULL); /* best effort: freshness only */
+      l->page = ces[i].body;
+      ts_buf_init(&ces[i].body, 0);
+      l->page_url = xstrdup(ces[i].final_url);
+    } else if (!l->code && r->status == 304) {
+      char u[200];
+      ts_url_redact_buf(l->loc, u, sizeof u);
+      l->code = ts_error_set(&l->err, TS_E_HTTP, "%s: unexpected 304 without a cached copy", u);
+    } else if (!l->code) {
+      struct ts_index_project chk = {0};
+      struct ts_error pe = {0};
+      /* cached only when every link on it is valid (it then parses) */
+      bool valid = cpaths[i] && !r->no_store &&
+                   ts_index_parse_flat(r->body.data, r->body.len, r->effective_url, "-", &chk,
+                                       &pe) == TS_OK;
+      ts_index_project_free(&chk);
+      if (valid) {
+        struct ts_cache_entry ce = {0};
+        ce.url = (char *)l->loc;
+        ce.final_url = r->effective_url;
+        ce.content_type = r->content_type;
+        ce.etag = r->etag;
+        ce.last_modified = r->last_modified;
+        ce.stored_at = now;
+        ce.max_age = r->max_age;
+        ce.body = r->body;
+        ts_cache_write(cpaths[i], &ce, NULL); /* a failed cache write is not fatal */
+      }
+      l->page = r->body;
+      ts_buf_init(&r->body, 0);
+      l->page_url = xstrdup(r->effective_url);
     }
-    ts_http_request_clear(&rs[i]);
+    ts_http_request_clear(r);
   }
+  for (size_t i = 0; i < idx->nlinks; i++) {
+    if (have[i])
+      ts_cache_entry_free(&ces[i]);
+    free(cpaths[i]);
+  }
+  free(cpaths);
+  free(have);
+  free(ces);
   free(reqs);
   free(rs);
 }

@@ -151,6 +151,18 @@ grep -q '^gamma: 2 files' "$work/fl.out" || { cat "$work/fl.out"; ts_fail "find-
 grep -q '^gamma: 2 files' "$work/fl2.out" && grep -q '^alpha: 3 files' "$work/fl2.out" || { cat "$work/fl2.out"; ts_fail "find-links page"; }
 grep -q "gamma-1.0-py3-none-any.whl sha256=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["gamma-1.0-py3-none-any.whl"]["sha256"])' "$work/www/MANIFEST.json")" "$work/fl2.out" ||
   ts_fail "find-links page hashes"
+# a flat page fetched over HTTP is cached like index pages: --offline uses
+# it, and one never fetched is named
+"$T" index fetch gamma --no-index --find-links "$U/flat/links.html" >/dev/null
+"$T" index fetch gamma --no-index --find-links "$U/flat/links.html" --offline >"$work/fl4.out" ||
+  ts_fail "find-links page not answered from the cache with --offline"
+grep -q '^gamma: 2 files' "$work/fl4.out" || { cat "$work/fl4.out"; ts_fail "find-links page from the cache"; }
+set +e
+"$T" index fetch gamma --no-index --find-links "$U/flat/other.html" --offline 2>"$work/fl5.err"
+rc=$?
+set -e
+[ "$rc" != 0 ] && grep -q -- "--find-links $U/flat/other.html: the page is not in the cache (--offline)" "$work/fl5.err" ||
+  { cat "$work/fl5.err"; ts_fail "uncached find-links page with --offline"; }
 # find-links are merged with the index's files (distinct URLs: 2 + 2)
 "$T" index fetch gamma --index-url "$U/nometa/simple" --find-links "$work/www/files" --no-cache >"$work/fl3.out"
 grep -q '^gamma: 4 files' "$work/fl3.out" || { cat "$work/fl3.out"; ts_fail "find-links not merged"; }
