@@ -342,6 +342,12 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
           (sl == 4 && strncasecmp(ref, "file", 4) == 0)))
       return ts_error_set(err, TS_E_PARSE, "invalid link '%s' on %s: unsupported scheme",
                           shown, rb);
+    /* A page from a server may not point into this machine's files (a
+     * hostile index linking file:///etc/... or a private wheel). */
+    if (sl == 4 && strncasecmp(ref, "file", 4) == 0 && ts_url_is_http(base))
+      return ts_error_set(err, TS_E_PARSE,
+                          "invalid link '%s' on %s: a page from a server may not link to local files",
+                          shown, rb);
   }
   char *r = ts_xstrndup(ref, n);
   CURLU *u = curl_url();

@@ -305,6 +305,34 @@ Test(index_parse, bad_links_are_named_safely) {
   cr_expect_not_null(strstr(err.detail, "x?[2J.whl"), "%s", err.detail);
 }
 
+Test(index_parse, remote_pages_cannot_link_local_files) {
+  static const char *const pages[] = {
+      "<a href=\"file:///etc/x-1.0-py3-none-any.whl\">x</a>",
+      "<a href=\"FILE:///etc/x-1.0-py3-none-any.whl\">x</a>",
+      "<base href=\"file:///etc/\"><a href=\"x-1.0-py3-none-any.whl\">x</a>",
+  };
+  for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+    struct ts_index_project p;
+    struct ts_error err = {0};
+    cr_assert_eq(ts_index_parse_html(pages[i], strlen(pages[i]), "http://h.example/simple/x/",
+                                     "x", &p, &err), TS_E_PARSE, "page %zu", i);
+    cr_expect_not_null(strstr(err.detail, "local files"), "%s", err.detail);
+  }
+  static const char json[] =
+      "{\"meta\":{\"api-version\":\"1.0\"},\"files\":[{\"filename\":\"x-1.0-py3-none-any.whl\","
+      "\"url\":\"file:///etc/x-1.0-py3-none-any.whl\",\"hashes\":{}}]}";
+  struct ts_index_project p;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_index_parse_json(json, sizeof json - 1, "https://h.example/simple/x/", "x", &p,
+                                   &err), TS_E_PARSE);
+  /* a local index may of course link its own files */
+  const char *local = pages[0];
+  cr_assert_eq(ts_index_parse_html(local, strlen(local), "file:///srv/simple/x/", "x", &p, &err),
+               TS_OK, "%s", err.detail);
+  cr_expect_eq(p.nfiles, 1);
+  ts_index_project_free(&p);
+}
+
 Test(index_parse, flat_pages_keep_one_project) {
   struct ts_buf b = load(FIX "/flat.html");
   struct ts_index_project p;
