@@ -64,13 +64,26 @@ int ts_cli_report(const struct ts_error *err) {
   return ts_cli_report_explained(err, NULL, 0);
 }
 
+/* Error text can quote what a server or a file said: control characters
+ * are shown as '?' so that none reaches the terminal as an escape. */
+static void put_safe(const char *s) {
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    fputc(c < 0x20 || c == 0x7f ? '?' : c, stderr);
+  }
+}
+
 int ts_cli_report_explained(const struct ts_error *err, char *const *lines, size_t n) {
   const char *red = ts_cli.color ? "\033[1;31m" : "";
   const char *reset = ts_cli.color ? "\033[0m" : "";
-  fprintf(stderr, "%serror%s: %s\n", red, reset,
-          err->detail[0] ? err->detail : ts_code_name(err->code));
-  for (size_t i = 0; i < n; i++)
-    fprintf(stderr, "  %s\n", lines[i]);
+  fprintf(stderr, "%serror%s: ", red, reset);
+  put_safe(err->detail[0] ? err->detail : ts_code_name(err->code));
+  fputc('\n', stderr);
+  for (size_t i = 0; i < n; i++) {
+    fputs("  ", stderr);
+    put_safe(lines[i]);
+    fputc('\n', stderr);
+  }
   const char *hint = ts_code_hint(err->code);
   if (hint[0])
     fprintf(stderr, "  hint: %s\n", hint);

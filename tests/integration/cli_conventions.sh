@@ -71,4 +71,9 @@ grep -qE '^Installed 1 package in ([0-9]+ms|[0-9]+\.[0-9]s)$' "$work/err" || ts_
 grep -q ' 0\.0s' "$work/err" && ts_fail "a duration of 0.0s"
 "$T" lock "${I[@]}" solo -o "$work/pylock.toml" 2>"$work/err" || ts_fail "lock"
 grep -q '^Locked 1 package in ' "$work/err" || ts_fail "Locked summary: $(cat "$work/err")"
+# --- error text never carries a terminal escape from its input ---------
+rc=0; "$T" install --python $'/nonexistent\x1b[2Jx' solo 2>"$work/err" || rc=$?
+[ $rc != 0 ] || ts_fail "a missing interpreter was accepted"
+grep -q $'\x1b' "$work/err" && ts_fail "an escape sequence reached the terminal: $(od -c "$work/err" | head -3)"
+grep -q 'nonexistent?\[2Jx' "$work/err" || ts_fail "the bad path is not named: $(cat "$work/err")"
 echo "ok: cli conventions"
