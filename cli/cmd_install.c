@@ -601,6 +601,7 @@ int ts_cmd_install(int argc, char **argv) {
 
   struct ts_host host;
   struct ts_rules *rules = NULL;
+  g.ov.platform = platform;
   enum ts_code rc = ts_gpu_host(&g, &host, &err);
   if (rc != TS_OK) {
     free(ents);

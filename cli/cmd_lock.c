@@ -433,6 +433,7 @@ int ts_cmd_lock(int argc, char **argv) {
   }
   struct ts_host host;
   struct ts_rules *rules = NULL;
+  g.ov.platform = platform; /* a lock for another machine records its facts */
   if (ts_gpu_host(&g, &host, &err) != TS_OK) {
     free(ents);
     args_free(&a);

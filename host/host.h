@@ -125,6 +125,10 @@ struct ts_host_overrides {
   const char *gfx_source;
   bool cpu;                        /* --cpu */
   bool xpu;                        /* --xpu */
+  /* --platform of a described target (lock for another machine): its
+   * glibc ("2.28" from manylinux_2_28_*, the legacy aliases' floors, none
+   * for musllinux_* and linux_*) and machine replace this host's. */
+  const char *platform;
   /* --ignore-host: detection is skipped by the caller; overrides never
    * get checked against detected facts. */
   bool ignore_host;

@@ -57,6 +57,40 @@ static void clear_rocm_gpus(struct ts_host *h) {
   h->nrocm_gpus = 0;
 }
 
+/* The glibc and machine a platform tag stands for.  A tag we cannot read
+ * changes nothing: the target layer refuses it with the full message. */
+static void apply_platform(struct ts_host *h, const char *p) {
+  static const struct {
+    const char *prefix, *glibc;
+  } legacy[] = {{"manylinux2014_", "2.17"}, {"manylinux2010_", "2.12"}, {"manylinux1_", "2.5"}};
+  const char *arch = NULL;
+  char glibc[32] = "";
+  for (size_t i = 0; i < sizeof legacy / sizeof legacy[0] && !arch; i++)
+    if (strncmp(p, legacy[i].prefix, strlen(legacy[i].prefix)) == 0) {
+      arch = p + strlen(legacy[i].prefix);
+      snprintf(glibc, sizeof glibc, "%s", legacy[i].glibc);
+    }
+  unsigned maj, min;
+  int used = 0;
+  if (!arch && strncmp(p, "manylinux_", 10) == 0 &&
+      sscanf(p + 10, "%u_%u_%n", &maj, &min, &used) == 2 && used > 0) {
+    arch = p + 10 + used;
+    snprintf(glibc, sizeof glibc, "%u.%u", maj, min);
+  } else if (!arch && strncmp(p, "musllinux_", 10) == 0 &&
+             sscanf(p + 10, "%u_%u_%n", &maj, &min, &used) == 2 && used > 0) {
+    arch = p + 10 + used;
+  } else if (!arch && strncmp(p, "linux_", 6) == 0) {
+    arch = p + 6;
+  }
+  if (!arch || !*arch)
+    return;
+  free(h->glibc);
+  h->glibc = glibc[0] ? host_xstrndup(glibc, strlen(glibc)) : NULL;
+  host_source(h, "glibc", "--platform");
+  host_set(&h->machine, arch);
+  host_source(h, "machine", "--platform");
+}
+
 static const char *src_or(const char *s, const char *dflt) {
   return s && *s ? s : dflt;
 }
@@ -214,6 +248,8 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
     host_source(h, "rocm.gpus", src_or(ov->gfx_source, "--gfx"));
     h->has_rocm = true;
   }
+  if (ov->platform)
+    apply_platform(h, ov->platform);
   if (ov->xpu) {
     h->xpu = true;
     host_source(h, "xpu", "--xpu");

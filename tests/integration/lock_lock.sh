@@ -84,6 +84,8 @@ assert "cp312-cp312-manylinux_2_28_x86_64" in torch["wheels"][0]["name"], torch
 assert torch["index"].endswith("/whl/cu126"), torch
 ts = d["tool"]["torchsolve"]
 assert ts["host"]["__cuda"] == "12.6", ts
+# the target's glibc (the manylinux_2_28 floor), not this build machine's
+assert ts["host"]["__glibc"] == "2.28", ts
 PY
 PATH=$work/nopy "$T" lock "${IDX[@]}" --python-version 3.12 --platform manylinux_2_28_x86_64 \
   --cuda 12.6 --cuda-driver 560.35 --compute-capability 8.9 torch -o "$work/cu2.toml" 2>/dev/null
