@@ -90,8 +90,12 @@ int ts_cmd_export(int argc, char **argv) {
   if (lock->newer_minor)
     ts_cli_warn("%s: lock-version %s is newer than 1.0; reading it as 1.0",
                 lockfile, lock->lock_version);
+  char *lock_dir = realpath(lockfile, NULL); /* local wheels' paths are relative to it */
+  char *slash = lock_dir ? strrchr(lock_dir, '/') : NULL;
+  if (slash)
+    slash[slash == lock_dir] = '\0';
   struct ts_export_opts o = {.emit_index_urls = index_urls,
-                             .source = header ? lockfile : NULL};
+                             .source = header ? lockfile : NULL, .lock_dir = lock_dir};
   struct ts_buf out;
   ts_buf_init(&out, TS_CAP_LOCKFILE);
   int st = 0;
@@ -108,6 +112,7 @@ int ts_cmd_export(int argc, char **argv) {
     st = ts_cli_report(&err);
   }
   ts_buf_free(&out);
+  free(lock_dir);
   ts_pylock_free(lock);
   return st;
 }

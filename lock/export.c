@@ -46,9 +46,19 @@ static bool safe_text(const char *s) {
   return s[0] != '-';
 }
 
+/* The one wheel of a package that has no URL, only a path (lock of a local
+ * build); NULL otherwise.  Several such wheels cannot be one line. */
+static const struct ts_pylock_file *path_only_wheel(const struct ts_pylock_package *p) {
+  if (p->nwheels != 1 || p->sdist || p->wheels[0].url || !p->wheels[0].path)
+    return NULL;
+  return &p->wheels[0];
+}
+
 static enum ts_code requirement_text(const struct ts_pylock_package *p,
+                                     const struct ts_export_opts *opts,
                                      struct ts_buf *o, struct ts_error *err) {
   enum ts_code rc;
+  const struct ts_pylock_file *local = path_only_wheel(p);
   if (p->vcs) {
     const char *u = p->vcs->url ? p->vcs->url : p->vcs->path;
     rc = ts_buf_printf(o, "%s @ %s+%s@%s", p->name, p->vcs->type, u,
@@ -62,6 +72,13 @@ static enum ts_code requirement_text(const struct ts_pylock_package *p,
       rc = ts_buf_printf(o, "%s @ %s", p->name, p->archive->url);
     else
       rc = ts_buf_append_str(o, p->archive->path);
+  } else if (local) {
+    const char *dir = opts && opts->lock_dir && local->path[0] != '/' ? opts->lock_dir : NULL;
+    const char *rel = local->path;
+    if (dir && rel[0] == '.' && rel[1] == '/')
+      rel += 2;
+    rc = dir ? ts_buf_printf(o, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", rel)
+             : ts_buf_append_str(o, local->path);
   } else if (p->version) {
     rc = ts_buf_printf(o, "%s==%s", p->name, p->version);
   } else {
@@ -111,7 +128,7 @@ enum ts_code ts_export_requirements(const struct ts_pylock *lock,
   for (size_t i = 0; rc == TS_OK && i < lock->npackages; i++) {
     const struct ts_pylock_package *p = &lock->packages[order[i]];
     ts_buf_reset(&line);
-    if ((rc = requirement_text(p, &line, err)) != TS_OK)
+    if ((rc = requirement_text(p, opts, &line, err)) != TS_OK)
       break;
     const char **hashes = malloc((p->nwheels + 3) * sizeof *hashes);
     if (!hashes) {

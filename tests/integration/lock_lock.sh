@@ -120,4 +120,15 @@ ts_make_venv "$work/v-local"
 (cd / && "$T" sync "$work/proj/locks/pylock.toml" --python "$work/v-local" --cpu) 2>"$work/err" \
   || { cat "$work/err"; ts_fail "sync of a local-wheel lock from another directory"; }
 "$work/v-local/bin/python" -c 'import gamma' || ts_fail "local wheel not installed by sync"
+# ... and export writes that wheel as its path, which pip --require-hashes
+# installs from any directory (name==version would send pip to an index).
+"$T" export "$work/proj/locks/pylock.toml" >"$work/local-req.txt" || ts_fail "export of a local-wheel lock"
+cat "$work/local-req.txt"
+grep -q "^$work/proj/locks/.*gamma-0.5-py3-none-any.whl" "$work/local-req.txt" ||
+  ts_fail "export did not write the local wheel's path"
+ts_make_venv "$work/v-pip-local"
+(cd / && env -u PIP_FIND_LINKS -u PIP_CERT python3 -m pip --python "$work/v-pip-local/bin/python" \
+   install -q --no-index --require-hashes -r "$work/local-req.txt") 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "pip --require-hashes rejected the exported local wheel"; }
+"$work/v-pip-local/bin/python" -c 'import gamma' || ts_fail "exported local wheel not installed by pip"
 echo "lock_lock: ok"
