@@ -114,6 +114,11 @@ enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *pa
 
 enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
                                 struct ts_error *err) {
+  return ts_fs_write_atomic_mode(path, data, len, 0644, err);
+}
+
+enum ts_code ts_fs_write_atomic_mode(const char *path, const void *data, size_t len,
+                                     unsigned mode, struct ts_error *err) {
   static atomic_uint counter;
   size_t plen = strlen(path) + 64;
   char *tmp = malloc(plen);
@@ -121,7 +126,7 @@ enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
     return ts_error_set(err, TS_E_NOMEM, "writing %s: out of memory", path);
   snprintf(tmp, plen, "%s.tmp.%ld.%u", path, (long)getpid(),
            atomic_fetch_add(&counter, 1));
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
   if (fd < 0) {
     int e = errno;
     free(tmp);

@@ -38,6 +38,10 @@ enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *pa
  * On error the temporary is unlinked and path is untouched. */
 enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
                                 struct ts_error *err);
+/* The same with the file's permission bits (before the umask), e.g. 0600
+ * for what only its owner may read. */
+enum ts_code ts_fs_write_atomic_mode(const char *path, const void *data, size_t len,
+                                     unsigned mode, struct ts_error *err);
 
 /* rm -rf.  Missing paths are fine. */
 enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err);

@@ -68,6 +68,31 @@ Test(index_cache, roundtrip_and_freshness) {
   free(root);
 }
 
+/* An entry whose URL carries user:password@ is readable by its owner only. */
+Test(index_cache, entries_with_credentials_are_private) {
+  char *root = tmpdir();
+  const char *urls[] = {"https://h/simple/a/", "https://u:s3cret@h/simple/b/",
+                        "https://h/simple/c/"};
+  const char *finals[] = {NULL, NULL, "https://u:s3cret@mirror/simple/c/"};
+  for (size_t i = 0; i < 3; i++) {
+    char *path = ts_cache_page_path(root, "p", urls[i], "a");
+    struct ts_cache_entry e = {.url = (char *)urls[i], .final_url = (char *)finals[i],
+                               .stored_at = 1, .max_age = 1};
+    ts_buf_init(&e.body, 0);
+    struct ts_error err = {0};
+    cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    if (i == 0)
+      cr_expect_eq(st.st_mode & 044, 044 & ~umask(umask(0)), "mode %o", st.st_mode & 0777);
+    else
+      cr_expect_eq(st.st_mode & 077, 0, "%s: mode %o", urls[i], st.st_mode & 0777);
+    free(path);
+  }
+  ts_cache_clean(root, NULL, NULL);
+  free(root);
+}
+
 Test(index_cache, hostile_names_stay_inside) {
   char *p = ts_cache_wheel_path("/c", "../../etc", NULL, "https://h/x.whl", "../passwd");
   cr_expect(strncmp(p, "/c/wheels-v1/_-_etc/", 20) == 0, "%s", p);
