@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "index/cache.h"
@@ -208,6 +209,10 @@ int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
   o->opts.extra_index_urls = o->extra;
   o->opts.find_links = o->links;
   o->opts.http.trusted_hosts = o->trusted;
+  /* checked now, not at the first https request (never, on an http index) */
+  if (o->opts.http.ca_file && access(o->opts.http.ca_file, R_OK) != 0)
+    return ts_cli_usage_error(command, "--cert '%s': %s", o->opts.http.ca_file,
+                              strerror(errno)), -1;
   if (!o->opts.http.ca_file) {
     const char *env = getenv("SSL_CERT_FILE");
     if (env && env[0])

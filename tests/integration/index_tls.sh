@@ -31,6 +31,11 @@ grep -q -- '--cert' "$work/err" || ts_fail "the hint does not mention --cert"
 
 "$T" index fetch alpha --index-url "$U/idx1/simple" --cert "$work/ca.pem" --no-cache | grep -q '^alpha: 3 files' ||
   ts_fail "--cert CA did not work"
+# a --cert file that is not there is a usage error at once, even for http
+rc=0; "$T" install --dry-run --cert "$work/missing.pem" -i "http://127.0.0.1:1/simple" alpha \
+  2>"$work/err" || rc=$?
+[ $rc = 2 ] || ts_fail "missing --cert file: exit $rc, want 2"
+grep -q "missing.pem" "$work/err" || ts_fail "missing --cert file not named: $(cat "$work/err")"
 SSL_CERT_FILE=$work/ca.pem "$T" index fetch alpha --index-url "$U/idx1/simple" --no-cache | grep -q '^alpha: 3 files' ||
   ts_fail "SSL_CERT_FILE did not work"
 "$T" index fetch alpha --index-url "$U/idx1/simple" --trusted-host "127.0.0.1:$TS_NGINX_PORT" --no-cache |
