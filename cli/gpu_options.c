@@ -176,9 +176,20 @@ enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
       return rc;
   }
   enum ts_code rc = ts_host_apply_overrides(h, &o->ov, err);
-  if (rc != TS_OK)
+  if (rc != TS_OK) {
     ts_host_free(h);
-  return rc;
+    return rc;
+  }
+  /* Without NVML or nvidia-smi a GPU is known by name only: no build can
+   * be checked for its kernels, which is what refuses a cu130 torch on a
+   * Pascal card. */
+  for (size_t i = 0; h->has_cuda && !h->force_cpu && i < h->ncuda_gpus; i++)
+    if (!h->cuda_gpus[i].compute_capability)
+      ts_cli_warn("GPU %zu (%s): compute capability unknown, so CUDA builds are not checked "
+                  "for its kernels; pass --compute-capability X.Y (nvidia-smi "
+                  "--query-gpu=compute_cap)", i,
+                  h->cuda_gpus[i].name ? h->cuda_gpus[i].name : "unnamed");
+  return TS_OK;
 }
 
 static bool readable(const char *path) {

@@ -215,5 +215,19 @@ assert d["sources"]["glibc"] == "gnu_get_libc_version()"
   else echo "ok   hanging nvidia-smi gave up after ${took}s"; fi
 fi
 
+# A GPU known only by name (no NVML, no nvidia-smi answer): the user is
+# told its builds go unchecked and how to say the compute capability.
+nocc=$(mktemp -d)
+mkdir -p "$nocc/sys/module/nvidia" "$nocc/proc/driver/nvidia/gpus/0000:01:00.0"
+echo 580.65.06 >"$nocc/sys/module/nvidia/version"
+printf 'Model: \t\t NVIDIA GeForce GTX 1080\n' >"$nocc/proc/driver/nvidia/gpus/0000:01:00.0/information"
+err=$("$TORCHSOLVE" detect --sysroot "$nocc" 2>&1 >/dev/null)
+if echo "$err" | grep -q 'GTX 1080.*compute capability unknown.*--compute-capability'; then
+  echo "ok   unknown compute capability is warned about"
+else echo "FAIL unknown compute capability not warned: $err"; fails=$((fails + 1)); fi
+err=$("$TORCHSOLVE" detect --sysroot "$nocc" --compute-capability 6.1 2>&1 >/dev/null)
+[ -z "$err" ] || { echo "FAIL warning despite --compute-capability: $err"; fails=$((fails + 1)); }
+rm -rf "$nocc"
+
 [ "$fails" = 0 ] || ts_fail "$fails check(s) failed"
 echo "all detect checks passed"
