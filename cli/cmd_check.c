@@ -44,7 +44,7 @@ static void usage(FILE *out) {
           "  --python-version X.Y  Python version for markers with --path\n"
           "  --json                print one JSON object: checked, problems, rules, skipped\n"
           "  -h, --help            this help\n"
-          "\nGPU options (host facts for the rules):\n");
+          "\n");
   ts_gpu_options_help(out);
   fprintf(out,
           "\nExit status: 0 clean, 1 problems, broken rules or unreadable metadata,\n"

@@ -57,11 +57,12 @@ static void usage(FILE *out) {
           "  --pre                 allow pre-releases\n"
           "  -h, --help            this help\n"
           "\nIndex options:\n%s"
-          "\nGPU options (what the lock is for; --cuda 12.6 etc. lock for a GPU this\n"
-          "machine does not have):\n",
+          "\n",
           ts_index_cli_help);
   ts_gpu_options_help(out);
   fprintf(out,
+          "  (they describe the machine the lock is for: --cuda 12.6 etc. lock for\n"
+          "  a GPU this machine does not have)\n"
           "\nExit status: 0 written, 1 no resolution or a failure, 2 usage error,\n"
           "3 network.\n"
           "\nExamples:\n"
