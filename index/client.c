@@ -192,6 +192,26 @@ static bool ctype_is(const char *ct, const char *want) {
   return strncasecmp(ct, want, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
+/* A page the server sent (200), stored for later runs.  Best effort: a
+ * failed cache write is not fatal. */
+static void store_page(const char *path, const char *url, const struct ts_http_request *r,
+                       int64_t now) {
+  struct ts_cache_entry e = {.url = (char *)url, .final_url = r->effective_url,
+                             .content_type = r->content_type, .etag = r->etag,
+                             .last_modified = r->last_modified, .stored_at = now,
+                             .max_age = r->max_age, .body = r->body};
+  ts_cache_write(path, &e, NULL);
+}
+
+/* A cached page the server confirmed (304): fresh again from now. */
+static void refresh_page(const char *path, struct ts_cache_entry *cached,
+                         const struct ts_http_request *r, int64_t now) {
+  cached->stored_at = now;
+  if (r->max_age >= 0)
+    cached->max_age = r->max_age;
+  ts_cache_write(path, cached, NULL);
+}
+
 static enum ts_code parse_page(const char *body, size_t len, const char *ctype,
                                const char *url, const char *name,
                                struct ts_index_project *out, struct ts_error *err) {
@@ -297,16 +317,11 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
       j->err = r->err;
       continue;
     }
-    struct ts_cache_entry e = {0};
     if (r->status == 304 && j->have_cached) {
       j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
                            j->cached.final_url, j->name, &j->project, &j->err);
-      e = j->cached;
-      e.stored_at = now;
-      if (r->max_age >= 0)
-        e.max_age = r->max_age;
       if (!j->code)
-        ts_cache_write(j->cache_path, &e, NULL); /* best effort: freshness only */
+        refresh_page(j->cache_path, &j->cached, r, now);
       continue;
     }
     if (r->status == 304) {
@@ -319,15 +334,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
                          j->name, &j->project, &j->err);
     if (j->code || !j->cache_path || r->no_store)
       continue; /* nothing unverified (unparsable) is cached */
-    e.url = j->url;
-    e.final_url = r->effective_url;
-    e.content_type = r->content_type;
-    e.etag = r->etag;
-    e.last_modified = r->last_modified;
-    e.stored_at = now;
-    e.max_age = r->max_age;
-    e.body = r->body;
-    ts_cache_write(j->cache_path, &e, NULL); /* a failed cache write is not fatal */
+    store_page(j->cache_path, j->url, r, now);
   }
   return TS_OK;
 }
@@ -426,10 +433,7 @@ static void load_find_links(struct ts_index *idx) {
     l->code = r->code;
     l->err = r->err;
     if (!l->code && r->status == 304 && have[i]) {
-      ces[i].stored_at = now;
-      if (r->max_age >= 0)
-        ces[i].max_age = r->max_age;
-      ts_cache_write(cpaths[i], &ces[i], NULL); /* best effort: freshness only */
+      refresh_page(cpaths[i], &ces[i], r, now);
       l->page = ces[i].body;
       ts_buf_init(&ces[i].body, 0);
       l->page_url = xstrdup(ces[i].final_url);
@@ -445,18 +449,8 @@ static void load_find_links(struct ts_index *idx) {
                    ts_index_parse_flat(r->body.data, r->body.len, r->effective_url, "-", &chk,
                                        &pe) == TS_OK;
       ts_index_project_free(&chk);
-      if (valid) {
-        struct ts_cache_entry ce = {0};
-        ce.url = (char *)l->loc;
-        ce.final_url = r->effective_url;
-        ce.content_type = r->content_type;
-        ce.etag = r->etag;
-        ce.last_modified = r->last_modified;
-        ce.stored_at = now;
-        ce.max_age = r->max_age;
-        ce.body = r->body;
-        ts_cache_write(cpaths[i], &ce, NULL); /* a failed cache write is not fatal */
-      }
+      if (valid)
+        store_page(cpaths[i], l->loc, r, now);
       l->page = r->body;
       ts_buf_init(&r->body, 0);
       l->page_url = xstrdup(r->effective_url);
