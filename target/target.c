@@ -510,6 +510,102 @@ static char *cache_path(const char *python, const char *cache_dir)
   return path;
 }
 
+/* The venv directory of python (…/VENV/bin/python with VENV/pyvenv.cfg),
+ * absolute but not symlink-resolved, as Python computes sys.prefix; NULL
+ * when python is not in a venv. */
+static char *venv_of(const char *python)
+{
+  char *abs = absolute_path(python);
+  char *slash = strrchr(abs, '/');
+  char *bin = NULL;
+  if (slash) {
+    *slash = '\0';
+    bin = strrchr(abs, '/');
+  }
+  if (!bin || bin == abs || strcmp(bin, "/bin") != 0) {
+    free(abs);
+    return NULL;
+  }
+  *bin = '\0';
+  char *cfg = ts_path_join(abs, "pyvenv.cfg");
+  bool venv = access(cfg, R_OK) == 0;
+  free(cfg);
+  if (!venv) {
+    free(abs);
+    return NULL;
+  }
+  return abs;
+}
+
+/* A second entry for venv interpreters, keyed by the base binary they link
+ * to: every venv made from one interpreter probes the same but for the
+ * paths under its own prefix, so a new venv (one per CI job or container
+ * build layer) reuses it with the prefix replaced instead of starting
+ * Python (~20 ms).  A venv whose bin/python is a copy has its own binary
+ * and gets its own entry. */
+static char *base_cache_path(const char *python, const char *cache_dir)
+{
+  char real[PATH_MAX];
+  if (!realpath(python, real))
+    return NULL;
+  struct ts_buf key;
+  ts_buf_init(&key, 0);
+  if (ts_buf_printf(&key, "venv-base %d\n", PROBE_FORMAT) != TS_OK)
+    abort();
+  hash_stat(&key, real);
+  uint8_t digest[TS_SHA256_LEN];
+  ts_sha256(key.data, key.len, digest);
+  ts_buf_free(&key);
+  char hex[TS_SHA256_HEX_LEN + 1];
+  ts_sha256_hex(digest, hex);
+  char *name = ts_xasprintf("venv-base-%s.json", hex);
+  char *dir = ts_path_join(cache_dir, "python");
+  char *path = ts_path_join(dir, name);
+  free(dir);
+  free(name);
+  return path;
+}
+
+/* *slot under old_prefix moves under new_prefix. */
+static void reroot(char **slot, const char *old_prefix, const char *new_prefix)
+{
+  size_t n = strlen(old_prefix);
+  if (!*slot || strncmp(*slot, old_prefix, n) != 0 || ((*slot)[n] && (*slot)[n] != '/'))
+    return;
+  char *moved = ts_xasprintf("%s%s", new_prefix, *slot + n);
+  free(*slot);
+  *slot = moved;
+}
+
+/* The target of the venv at `venv` from the probe of another venv of the
+ * same base interpreter. */
+static enum ts_code from_sibling_venv(const char *entry, const char *python, const char *venv,
+                                      struct ts_target **out)
+{
+  struct ts_buf cached;
+  ts_buf_init(&cached, TS_CAP_SMALL_FILE);
+  enum ts_code rc = ts_fs_read_file(entry, &cached, NULL);
+  if (rc == TS_OK)
+    rc = ts_target_from_json(cached.data, cached.len, python, out, NULL);
+  ts_buf_free(&cached);
+  if (rc != TS_OK)
+    return rc;
+  struct ts_target *t = *out;
+  if (!t->is_venv) {
+    ts_target_free(t);
+    *out = NULL;
+    return TS_E_PARSE;
+  }
+  char *old = ts_xstrdup(t->paths.prefix);
+  char **slots[] = {&t->paths.purelib, &t->paths.platlib, &t->paths.scripts, &t->paths.data,
+                    &t->paths.include, &t->paths.prefix, &t->executable};
+  for (size_t i = 0; i < sizeof slots / sizeof slots[0]; i++)
+    reroot(slots[i], old, venv);
+  free(old);
+  t->from_cache = true;
+  return TS_OK;
+}
+
 /* Only real binaries are cached: a wrapper script (a pyenv shim) may run a
  * different interpreter tomorrow without changing itself. */
 static bool is_elf(const char *path)
@@ -552,6 +648,15 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
     ts_buf_free(&cached);
   }
 
+  char *venv = cpath ? venv_of(python_path) : NULL;
+  char *bpath = venv ? base_cache_path(python_path, cache_dir) : NULL;
+  if (bpath && from_sibling_venv(bpath, python_path, venv, out) == TS_OK) {
+    free(bpath);
+    free(venv);
+    free(cpath);
+    return TS_OK;
+  }
+
   struct ts_buf json;
   ts_buf_init(&json, TS_CAP_SMALL_FILE);
   enum ts_code rc = run_probe(python_path, &json, err);
@@ -561,11 +666,17 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
   if (rc == TS_OK && cpath) {
     /* The cache is an optimisation: failing to write it is not an error. */
     char *dir = ts_path_join(cache_dir, "python");
-    if (ts_fs_mkdirs(dir, NULL) == TS_OK)
+    if (ts_fs_mkdirs(dir, NULL) == TS_OK) {
       (void)ts_fs_write_atomic(cpath, json.data, json.len, NULL);
+      /* only when Python agrees on where the venv is */
+      if (bpath && (*out)->is_venv && strcmp((*out)->paths.prefix, venv) == 0)
+        (void)ts_fs_write_atomic(bpath, json.data, json.len, NULL);
+    }
     free(dir);
   }
   ts_buf_free(&json);
+  free(bpath);
+  free(venv);
   free(cpath);
   return rc;
 }

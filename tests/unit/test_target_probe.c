@@ -299,6 +299,47 @@ Test(probe, cache)
   free(py);
 }
 
+/* A new venv of an interpreter already probed through another venv starts
+ * no Python, and gets exactly what probing it would give. */
+Test(probe, sibling_venv_from_the_cache)
+{
+  char *py = find_python("python3", NULL);
+  if (!py)
+    cr_skip_test("no python3");
+  char cache[512], va[512], vb[512], cmd[2048];
+  snprintf(cache, sizeof cache, "%s/cache", tmp);
+  snprintf(va, sizeof va, "%s/venv-a", tmp);
+  snprintf(vb, sizeof vb, "%s/other dir/venv-b", tmp);
+  snprintf(cmd, sizeof cmd, "%s -m venv --without-pip %s && %s -m venv --without-pip '%s'", py,
+           va, py, vb);
+  if (system(cmd) != 0)
+    cr_skip_test("cannot create venvs with %s", py);
+  char pa[600], pb[600];
+  snprintf(pa, sizeof pa, "%s/bin/python", va);
+  snprintf(pb, sizeof pb, "%s/bin/python", vb);
+  struct ts_target *a = probe(pa, cache);
+  cr_assert_not(a->from_cache);
+  struct ts_target *b = probe(pb, cache);
+  cr_assert(b->from_cache, "the sibling venv was probed again");
+  struct ts_target *want = probe(pb, NULL); /* what Python says */
+  cr_assert_not(want->from_cache);
+  cr_expect_str_eq(b->paths.purelib, want->paths.purelib);
+  cr_expect_str_eq(b->paths.platlib, want->paths.platlib);
+  cr_expect_str_eq(b->paths.scripts, want->paths.scripts);
+  cr_expect_str_eq(b->paths.data, want->paths.data);
+  cr_expect_str_eq(b->paths.include, want->paths.include);
+  cr_expect_str_eq(b->paths.prefix, want->paths.prefix);
+  cr_expect_str_eq(b->paths.base_prefix, want->paths.base_prefix);
+  cr_expect_str_eq(b->executable, want->executable);
+  cr_expect_str_eq(b->markers.python_full_version, want->markers.python_full_version);
+  cr_expect(b->is_venv);
+  cr_expect_eq(ts_tagset_count(b->tags), ts_tagset_count(want->tags));
+  ts_target_free(want);
+  ts_target_free(b);
+  ts_target_free(a);
+  free(py);
+}
+
 static char *fake_python(const char *name, const char *body)
 {
   char *p = ts_path_join(tmp, name);
