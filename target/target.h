@@ -67,7 +67,10 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
  * builds the target.  With cache_dir non-NULL, the JSON is cached in
  * cache_dir/python/<key>.json, key = SHA-256 of the path as given, its
  * realpath, and the realpath's mtime and size (and pyvenv.cfg's mtime), so
- * a replaced interpreter or venv is probed again.  Caller frees with
+ * a replaced interpreter or venv is probed again.  A venv's probe is also
+ * kept under its base binary (venv-base-<key>.json): another venv of the
+ * same base is then answered from it with its own prefix, no Python run.
+ * Caller frees with
  * ts_target_free.  Errors: TS_E_PYTHON (cannot run, non-zero exit, bad
  * output), TS_E_NOT_FOUND. */
 enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
