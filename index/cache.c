@@ -156,16 +156,6 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   return TS_OK;
 }
 
-static bool has_userinfo(const char *url) {
-  const char *a = strstr(url, "://");
-  if (!a)
-    return false;
-  a += 3;
-  size_t auth = strcspn(a, "/?#");
-  const char *at = memchr(a, '@', auth);
-  return at != NULL;
-}
-
 enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
                             struct ts_error *err) {
   cJSON *m = cJSON_CreateObject();
@@ -202,7 +192,8 @@ enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
   /* An index URL with user:password@ is kept as given (links resolve
    * against it, credentials included): only the user may read such an
    * entry. */
-  bool secret = has_userinfo(e->url) || (e->final_url && has_userinfo(e->final_url));
+  bool secret = ts_url_has_userinfo(e->url) ||
+                (e->final_url && ts_url_has_userinfo(e->final_url));
   if (!c)
     c = ts_fs_write_atomic_mode(path, out.data, out.len, secret ? 0600 : 0644, err);
   else if (c == TS_E_NOMEM)

@@ -31,6 +31,11 @@ static size_t userinfo_span(const char *url, size_t *start) {
   return (size_t)(at - auth) + 1;
 }
 
+bool ts_url_has_userinfo(const char *url) {
+  size_t start = 0;
+  return userinfo_span(url, &start) != 0;
+}
+
 void ts_url_redact_buf(const char *url, char *out, size_t n) {
   if (!n)
     return;

@@ -45,6 +45,8 @@ char *ts_url_file_path(const char *url);
 /* Whether url uses http or https (the only schemes fetched over the
  * network). */
 bool ts_url_is_http(const char *url);
+/* Whether url carries "user[:password]@" in its authority. */
+bool ts_url_has_userinfo(const char *url);
 
 /* "http://h/simple" + "torch" → "http://h/simple/torch/"; malloc'd. */
 char *ts_url_project_page(const char *index_url, const char *project);
