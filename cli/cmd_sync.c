@@ -215,8 +215,6 @@ out:
 static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
                      struct fetch *fx, size_t nfx, char **tmpdir) {
   struct ts_error err = {0};
-  if (ts_index_cli_finish(ic, "sync") < 0)
-    return 2;
   bool offline = ic->opts.cache_mode == TS_CACHE_OFFLINE;
   struct ts_index *idx = ts_index_new(&ic->opts, &err);
   if (!idx)
@@ -417,7 +415,8 @@ int ts_cmd_sync(int argc, char **argv) {
   }
   if (!lockfile)
     return ts_cli_usage_error("sync", "name the lock file (pylock.toml)");
-  if (ts_gpu_options_env(&g) < 0 || ts_cli_link_mode("sync", link_mode, &link) < 0)
+  if (ts_gpu_options_env(&g) < 0 || ts_cli_link_mode("sync", link_mode, &link) < 0 ||
+      ts_index_cli_finish(&ic, "sync") < 0)
     return 2;
 
   double t0 = now_s();
@@ -523,8 +522,6 @@ int ts_cmd_sync(int argc, char **argv) {
   for (size_t i = 0; i < plan.n; i++)
     if (plan.items[i].action == TS_SYNC_REMOVE)
       names[nnames++] = plan.items[i].name;
-  free(cache); /* again: fetch_all applied TORCHSOLVE_NO_CACHE and the like */
-  cache = ts_index_cli_cache_root(&ic);
   struct ts_wheel_options wo = {.paths = &wp, .cancel = &ts_cli.interrupted,
                                 .link_mode = link, .compile = compile,
                                 .remove = names, .nremove = nnames,
