@@ -876,9 +876,9 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     goto out;
   }
   if (o->no_cache) { /* --no-cache: nothing under the cache, pip's temp dir */
-    root = ts_xstrndup(ts_fs_temp_dir(), strlen(ts_fs_temp_dir()));
+    root = ts_xstrdup(ts_fs_temp_dir());
   } else {
-    cache = o->cache_dir ? ts_xstrndup(o->cache_dir, strlen(o->cache_dir))
+    cache = o->cache_dir ? ts_xstrdup(o->cache_dir)
                          : ts_wheel_default_cache_dir();
     root = ts_path_join(cache, "wheels-v1");
   }
