@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,9 +14,8 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "lock/output.h"
-#include "lock/report.h"
 #include "lock/reqfile.h"
-#include "pep/metadata.h"
+#include "index/url.h"
 #include "plan/plan.h"
 
 static const char usage[] =
@@ -201,71 +199,11 @@ static void on_repair(void *ctx, const char *what) {
 
 /* ---- report --------------------------------------------------------- */
 
-/* The report's metadata: every header in file order, then the body as
- * Description (pip's msg_to_json keeps the same order). */
-struct kvs {
-  struct ts_metadata *md;
-  struct ts_report_kv *kv;
-  size_t n;
-};
-
-static void metadata_kvs(struct kvs *k, const char *data, size_t len) {
-  struct ts_error err = {0};
-  if (ts_metadata_parse(data, len, &k->md, &err) != TS_OK)
-    return; /* the resolver parsed it already; nothing new to say here */
-  k->kv = calloc(k->md->nfields + 1, sizeof *k->kv);
-  if (!k->kv)
-    abort();
-  bool has_description_header = false;
-  for (size_t i = 0; i < k->md->nfields; i++) {
-    const struct ts_metadata_field *f = &k->md->fields[i];
-    has_description_header |= strcasecmp(f->name, "Description") == 0;
-    k->kv[k->n++] = (struct ts_report_kv){f->name, f->value};
-  }
-  if (k->md->description && !has_description_header)
-    k->kv[k->n++] = (struct ts_report_kv){"Description", k->md->description};
-}
-
 static int write_report(const char *dest, const struct ts_plan_result *r) {
-  size_t n = r->res->nitems;
-  struct ts_report_item *items = calloc(n ? n : 1, sizeof *items);
-  struct kvs *k = calloc(n ? n : 1, sizeof *k);
-  if (!items || !k)
-    abort();
-  /* pip's report carries DirectUrl.redacted_url: no user:password@ */
-  char **urls = calloc(n ? n : 1, sizeof *urls);
-  if (!urls)
-    abort();
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    const struct ts_plan_item *it = &r->items[i];
-    const struct ts_resolved *x = it->r;
-    if (x->action == TS_ACTION_KEEP || !x->file)
-      continue;
-    if (x->file->url && !(urls[m] = ts_plan_redact_url(x->file->url)))
-      abort();
-    if (it->metadata)
-      metadata_kvs(&k[m], it->metadata, it->metadata_len);
-    items[m] = (struct ts_report_item){
-        .name = x->name, .version = x->version,
-        .metadata = k[m].kv, .nmetadata = k[m].n,
-        .url = urls[m],
-        .sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256,
-        .is_direct = it->direct_url != NULL,
-        .is_yanked = x->file->yanked,
-        .requested = x->requested,
-        .requested_extras = (const char *const *)x->extras,
-        .nrequested_extras = x->nextras};
-    m++;
-  }
-  struct ts_report_kv env[TS_REPORT_ENV_KEYS];
-  size_t nenv = ts_report_env_from_markers(&r->target->markers, env);
-  struct ts_report rep = {.tool_version = "torchsolve " TS_VERSION, .items = items,
-                          .nitems = m, .environment = env, .nenvironment = nenv};
   struct ts_buf b;
   ts_buf_init(&b, 256u << 20);
   struct ts_error err = {0};
-  enum ts_code rc = ts_report_write(&rep, &b, &err);
+  enum ts_code rc = ts_plan_report(r, &b, &err);
   if (rc == TS_OK) {
     if (strcmp(dest, "-") == 0)
       fwrite(b.data, 1, b.len, stdout);
@@ -273,15 +211,6 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
       rc = ts_output_write_file(dest, b.data, b.len, &err);
   }
   ts_buf_free(&b);
-  for (size_t i = 0; i < n; i++) {
-    ts_metadata_free(k[i].md);
-    free(k[i].kv);
-  }
-  free(k);
-  for (size_t i = 0; i < m; i++)
-    free(urls[i]);
-  free(urls);
-  free(items);
   return rc == TS_OK ? 0 : ts_cli_report(&err);
 }
 
@@ -296,7 +225,7 @@ static void print_plan(const struct ts_plan_result *r) {
   for (size_t i = 0; i < r->res->nitems; i++) {
     const struct ts_resolved *x = &r->res->items[i];
     const char *from = r->items[i].index;
-    char *idx = from ? ts_plan_redact_url(from) : NULL;
+    char *idx = from ? ts_url_without_userinfo(from) : NULL;
     printf("%s %s %s %s %s", ts_resolved_action_name(x->action), x->name, x->version,
            variant_of(x->version), idx ? idx : "-");
     /* the version replaced: a variant switch (2.10.0+cpu -> 2.10.0+cu126)

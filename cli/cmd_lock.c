@@ -14,22 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/resolution_notes.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "core/buf.h"
-#include "core/filehash.h"
-#include "core/fs.h"
-#include "core/sha256.h"
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
-#include "pep/metadata.h"
-#include "pep/requirement.h"
 #include "plan/plan.h"
-#include "wheel/wheel.h"
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -70,235 +63,6 @@ static void usage(FILE *out) {
           "  torchsolve lock -r requirements.txt --python-version 3.12 \\\n"
           "      --platform manylinux_2_28_x86_64 --cuda 12.6 -o pylock.toml\n"
           "  torchsolve sync pylock.toml --python .venv\n");
-}
-
-/* "sys_platform == "linux" and platform_machine == "x86_64" and ..." */
-static char *environment_marker(const struct ts_target *t) {
-  struct ts_buf b;
-  ts_buf_init(&b, 4096);
-  const struct ts_marker_env *m = &t->markers;
-  if (ts_buf_printf(&b, "sys_platform == \"%s\" and platform_machine == \"%s\" "
-                        "and implementation_name == \"%s\" and python_version == \"%s\"",
-                    m->sys_platform ? m->sys_platform : "",
-                    m->platform_machine ? m->platform_machine : "",
-                    m->implementation_name ? m->implementation_name : "",
-                    m->python_version ? m->python_version : "") != TS_OK)
-    abort();
-  return ts_buf_take(&b, NULL);
-}
-
-static bool ends_with(const char *s, const char *suffix) {
-  size_t a = strlen(s), b = strlen(suffix);
-  return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* `dependencies = [{name = ...}]`: the locked projects that r's metadata
- * requires on the target (with the extras it was resolved with), sorted,
- * so the lock can be read as a graph.  Best effort: unreadable metadata
- * gives no list. */
-static void add_dependencies(struct ts_pylock_package *p, const struct ts_plan_item *pi,
-                             const struct ts_resolution *res,
-                             const struct ts_marker_env *env) {
-  struct ts_metadata *md = NULL;
-  struct ts_error err = {0};
-  if (!pi->metadata || ts_metadata_parse(pi->metadata, pi->metadata_len, &md, &err) != TS_OK)
-    return;
-  const char **names = calloc(md->nrequires_dist ? md->nrequires_dist : 1, sizeof *names);
-  char **owned = calloc(md->nrequires_dist ? md->nrequires_dist : 1, sizeof *owned);
-  if (!names || !owned)
-    abort();
-  size_t n = 0;
-  const struct ts_resolved *r = pi->r;
-  for (size_t i = 0; i < md->nrequires_dist; i++) {
-    struct ts_requirement *req = NULL;
-    const char *txt = md->requires_dist[i];
-    if (ts_requirement_parse(txt, strlen(txt), &req, &err) != TS_OK)
-      continue;
-    bool holds = !req->marker || ts_marker_eval(req->marker, env, "");
-    for (size_t k = 0; !holds && k < r->nextras; k++)
-      holds = ts_marker_eval(req->marker, env, r->extras[k]);
-    bool locked = false;
-    for (size_t k = 0; holds && !locked && k < res->nitems; k++)
-      locked = strcmp(res->items[k].name, req->normalized_name) == 0;
-    bool dup = false;
-    for (size_t k = 0; locked && k < n && !dup; k++)
-      dup = strcmp(names[k], req->normalized_name) == 0;
-    if (holds && locked && !dup && strcmp(req->normalized_name, r->name) != 0) {
-      owned[n] = strdup(req->normalized_name);
-      if (!owned[n])
-        abort();
-      names[n] = owned[n];
-      n++;
-    }
-    ts_requirement_free(req);
-  }
-  if (n)
-    qsort(names, n, sizeof *names, cmp_str);
-  for (size_t i = 0; i < n; i++)
-    if (ts_pylock_add_dependency(p, names[i]) != TS_OK)
-      abort();
-  for (size_t i = 0; i < n; i++)
-    free(owned[i]);
-  free(owned);
-  free(names);
-  ts_metadata_free(md);
-}
-
-static int hexval(char c) {
-  return c >= '0' && c <= '9' ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-/* realpath() of the directory part of a path ("." when it has none);
- * NULL when it cannot be resolved. */
-static char *real_dir_of(const char *path) {
-  const char *slash = strrchr(path, '/');
-  char *dir = slash ? strndup(path, (size_t)(slash - path) + (slash == path))
-                    : strdup(".");
-  if (!dir)
-    abort();
-  char *r = realpath(dir, NULL);
-  free(dir);
-  return r;
-}
-
-/* The `path` of a local wheel: PEP 751 reads a relative path from the lock
- * file's directory, so one given relative to the working directory is
- * rewritten relative to where the lock is written (sync reads it so).  A
- * file:// URL becomes its absolute path; an absolute path stays. */
-static char *wheel_path(const char *given, const char *output) {
-  if (strncmp(given, "file://", 7) == 0) {
-    const char *p = given + 7;
-    if (strncmp(p, "localhost/", 10) == 0)
-      p += 9;
-    char *out = malloc(strlen(p) + 1);
-    if (!out)
-      abort();
-    size_t o = 0;
-    for (size_t i = 0; p[i]; i++) {
-      int hi, lo;
-      if (p[i] == '%' && (hi = hexval(p[i + 1])) >= 0 && (lo = hexval(p[i + 2])) >= 0) {
-        out[o++] = (char)(hi * 16 + lo);
-        i += 2;
-      } else {
-        out[o++] = p[i];
-      }
-    }
-    out[o] = '\0';
-    return out;
-  }
-  char *copy = strdup(given);
-  if (!copy)
-    abort();
-  if (given[0] == '/' || strcmp(output, "-") == 0)
-    return copy;
-  char *from = real_dir_of(output), *wdir = real_dir_of(given);
-  const char *base = strrchr(given, '/');
-  char *to = wdir ? ts_path_join(wdir, base ? base + 1 : given) : NULL;
-  char *rel = ts_pylock_relative_path(from, to);
-  free(from);
-  free(wdir);
-  free(to);
-  if (!rel)
-    return copy;
-  free(copy);
-  return rel;
-}
-
-/* Fills the lock from a resolution; an exit status on failure. */
-static int fill_lock(struct ts_plan_result *res, struct ts_pylock *lock,
-                     const char *output) {
-  struct ts_error err = {0};
-  const struct ts_target *t = res->target;
-  char *env = environment_marker(t);
-  lock->environments = calloc(1, sizeof *lock->environments);
-  if (!lock->environments)
-    abort();
-  lock->environments[0] = env;
-  lock->nenvironments = 1;
-  char rp[64];
-  snprintf(rp, sizeof rp, "==%d.%d.*", t->python_major, t->python_minor);
-  if (!(lock->requires_python = strdup(rp)))
-    abort();
-  for (size_t i = 0; i < res->res->nitems; i++) {
-    const struct ts_resolved *r = &res->res->items[i];
-    const struct ts_plan_item *pi = &res->items[i];
-    const struct ts_index_file *f = r->file;
-    if (!f) {
-      ts_error_set(&err, TS_E_INTERNAL, "%s %s: the resolution names no file",
-                   r->name, r->version);
-      return ts_cli_report(&err);
-    }
-    if (!ends_with(f->filename, ".whl")) {
-      ts_error_set(&err, TS_E_UNSUPPORTED,
-                   "%s %s: only an sdist (%s) fits the target; a lock needs wheels",
-                   r->name, r->version, f->filename);
-      return ts_cli_report(&err);
-    }
-    const char *sha = pi->user_sha256 ? pi->user_sha256 : f->sha256;
-    char hex[65];
-    if (!sha) { /* the index gave none: hash the file itself */
-      char *path = NULL;
-      if (ts_index_fetch_wheel(res->idx, f, &path, &err) != TS_OK)
-        return ts_cli_report(&err);
-      uint8_t d[TS_SHA256_LEN];
-      enum ts_code hc = ts_filehash_path(path, NULL, d, NULL, &err);
-      free(path);
-      if (hc != TS_OK)
-        return ts_cli_report(&err);
-      ts_sha256_hex(d, hex);
-      sha = hex;
-      if (!ts_plan_item_hash_allowed(pi, sha)) {
-        ts_error_set(&err, TS_E_HASH, "%s: its sha256 %s matches no --hash of "
-                     "'%s'", f->filename, sha, pi->hashed_by->text);
-        return ts_cli_report(&err);
-      }
-    }
-    struct ts_pylock_package *p = ts_pylock_add_package(lock, r->name, r->version);
-    if (!p)
-      abort();
-    add_dependencies(p, pi, res->res, &t->markers);
-    const char *index = pi->index ? pi->index : r->index_url;
-    if (index && !pi->is_path && strncmp(index, "file:", 5) != 0 && index[0] != '/') {
-      char *clean = ts_plan_redact_url(index);
-      p->index = clean;
-    }
-    struct ts_pylock_file *w;
-    if (pi->is_path && pi->direct_url) {
-      char *path = wheel_path(pi->direct_url, output);
-      w = ts_pylock_add_wheel(p, f->filename, NULL, path, f->size, f->upload_time, sha);
-      free(path);
-    } else {
-      char *url = ts_plan_redact_url(f->url);
-      w = ts_pylock_add_wheel(p, f->filename, url, NULL, f->size, f->upload_time, sha);
-      free(url);
-    }
-    if (!w) {
-      ts_error_set(&err, TS_E_INVALID, "%s %s: cannot record the wheel %s",
-                   r->name, r->version, f->filename);
-      return ts_cli_report(&err);
-    }
-  }
-  const struct ts_constraint_set *s = &res->rules;
-  for (size_t i = 0; i < s->nfacts; i++)
-    if (ts_pylock_set_host_fact(lock, s->facts[i].name,
-                                s->facts[i].version ? s->facts[i].version : "present") != TS_OK)
-      abort();
-  for (size_t i = 0; i < s->nconstraints; i++)
-    for (size_t k = 0; k < res->res->nitems; k++)
-      if (strcmp(s->constraints[i].subject.name, res->res->items[k].name) == 0 &&
-          ts_rules_term_matches(&s->constraints[i].subject, res->res->items[k].name,
-                                res->res->items[k].version)) {
-        if (ts_pylock_add_rule_id(lock, s->constraints[i].id) != TS_OK)
-          abort();
-        break;
-      }
-  return 0;
 }
 
 struct args {
@@ -466,10 +230,9 @@ int ts_cmd_lock(int argc, char **argv) {
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
     ts_cli_warn_resolution(res);
-    struct ts_pylock *lock = ts_pylock_new();
-    if (!lock)
-      abort();
-    status = fill_lock(res, lock, output);
+    struct ts_pylock *lock = NULL;
+    if (ts_plan_to_pylock(res, output, &lock, &err) != TS_OK)
+      status = ts_cli_report(&err);
     if (!status) {
       if (strcmp(output, "-") == 0) {
         struct ts_buf out;

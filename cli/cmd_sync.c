@@ -25,6 +25,7 @@
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "index/cache.h"
 #include "index/client.h"
 #include "lock/envcheck.h"
@@ -79,13 +80,6 @@ static bool hash_file(const char *path, char hex[65], uint8_t digest[32]) {
     return false;
   ts_sha256_hex(digest, hex);
   return true;
-}
-
-static char *xstrdup(const char *s) {
-  char *d = strdup(s);
-  if (!d)
-    abort();
-  return d;
 }
 
 struct fetch {
@@ -228,7 +222,7 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
                    strerror(errno));
       return ts_cli_report(&err);
     }
-    *tmpdir = xstrdup(tmpl);
+    *tmpdir = ts_xstrdup(tmpl);
     root = *tmpdir;
   }
   struct ts_index_download *dl = calloc(nfx ? nfx : 1, sizeof *dl);
@@ -243,13 +237,13 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
   for (size_t i = 0; i < nfx && !st; i++) {
     const struct ts_sync_item *it = fx[i].item;
     const struct ts_pylock_file *w = it->wheel;
-    char *fn0 = ts_sync_file_name(w);
+    char *fn0 = ts_pylock_file_decoded_name(w);
     char fname[1024];
     snprintf(fname, sizeof fname, "%s", fn0 ? fn0 : "wheel.whl");
     free(fn0);
     char hex[65];
     if (!w->url) { /* a path relative to the lock file */
-      char *p = w->path[0] == '/' ? xstrdup(w->path) : ts_path_join(lock_dir, w->path);
+      char *p = w->path[0] == '/' ? ts_xstrdup(w->path) : ts_path_join(lock_dir, w->path);
       if (!hash_file(p, hex, fx[i].digest)) {
         ts_error_set(&err, TS_E_NOT_FOUND, "%s: cannot read '%s'", it->name, p);
         free(p);
@@ -314,7 +308,7 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
   if (!st && ndl) {
     double t0 = now_s();
     for (size_t i = 0; i < ndl; i++) {
-      char *dir = xstrdup(dl[i].dest);
+      char *dir = ts_xstrdup(dl[i].dest);
       char *slash = strrchr(dir, '/');
       if (slash)
         *slash = '\0';
@@ -494,7 +488,7 @@ int ts_cmd_sync(int argc, char **argv) {
   {
     const char *slash = strrchr(lockfile, '/');
     lock_dir = slash ? strndup(lockfile, (size_t)(slash - lockfile + (slash == lockfile)))
-                     : xstrdup(".");
+                     : ts_xstrdup(".");
     if (!lock_dir)
       abort();
   }

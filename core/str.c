@@ -28,3 +28,11 @@ char *ts_xasprintf(const char *fmt, ...) {
     abort();
   return s;
 }
+
+char *ts_xstrndup_lower(const char *s, size_t n) {
+  char *d = ts_xstrndup(s, n);
+  for (size_t i = 0; i < n; i++)
+    if (d[i] >= 'A' && d[i] <= 'Z')
+      d[i] = (char)(d[i] - 'A' + 'a');
+  return d;
+}

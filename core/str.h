@@ -1,14 +1,13 @@
 /*
- * core/str.h — string copies that abort on out-of-memory.
- *
- * Like libsolv's solv_malloc, small allocations whose failure leaves nothing
- * sensible to recover abort instead of threading TS_E_NOMEM through every
- * caller; buffers sized by untrusted input still go through core/buf.h caps.
- * The caller owns (and frees) every returned string.
+ * core/str.h — string copies, under core/alloc.h's policy (out of memory
+ * aborts; ts_xstrdup(NULL) is NULL, the others never return NULL).  The
+ * caller owns (and frees) every returned string.
  */
 #pragma once
 
 #include <stddef.h>
+
+#include "core/alloc.h"
 
 /* strdup; NULL in gives NULL out. */
 char *ts_xstrdup(const char *s);
@@ -16,3 +15,5 @@ char *ts_xstrdup(const char *s);
 char *ts_xstrndup(const char *s, size_t n);
 /* asprintf. */
 char *ts_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Copies n bytes of s with ASCII A-Z lowered (tags, file-name parts). */
+char *ts_xstrndup_lower(const char *s, size_t n);

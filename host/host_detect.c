@@ -18,24 +18,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gnu/libc-version.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/proc.h"
+#include "core/str.h"
 #include "host/host.h"
 #include "host/host_internal.h"
 
-extern char **environ;
 
 /* A captured program output or a /proc file is small; libc.so.6 is not
  * (~2 MB), so it gets its own cap. */
@@ -51,7 +48,7 @@ struct ctx {
 
 static char *rooted(const struct ctx *c, const char *path) {
   if (!c->opt->sysroot)
-    return host_xstrdup(path);
+    return ts_xstrdup(path);
   return ts_path_join(c->opt->sysroot, path[0] == '/' ? path + 1 : path);
 }
 
@@ -88,66 +85,20 @@ static void trim(char *s) {
 }
 
 /* Runs argv[0] from PATH without a shell, stdout captured (capped), stderr
- * discarded.  NULL when it cannot run or exits non-zero. */
+ * discarded, killed after a deadline (a wedged driver can hang
+ * nvidia-smi).  NULL when it cannot run or exits non-zero. */
 static char *run_program(char *const argv[]) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    return NULL;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY,
-                                   0);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    return NULL;
-  }
-  struct ts_buf b;
-  ts_buf_init(&b, HOST_CAP_TEXT);
-  char chunk[4096];
-  bool ok = true;
-  /* A wedged driver can hang nvidia-smi: give up after a deadline. */
-  struct timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  for (;;) {
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long left = HOST_PROGRAM_TIMEOUT_MS -
-                ((now.tv_sec - start.tv_sec) * 1000 +
-                 (now.tv_nsec - start.tv_nsec) / 1000000);
-    struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
-    int pr = left > 0 ? poll(&pfd, 1, (int)left) : 0;
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr <= 0) {
-      kill(pid, SIGKILL);
-      ok = false;
-      break;
-    }
-    ssize_t n = read(fds[0], chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    if (ts_buf_append(&b, chunk, (size_t)n) != TS_OK) {
-      kill(pid, SIGKILL);
-      ok = false;
-      break;
-    }
-  }
-  close(fds[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-      ts_buf_append(&b, "", 0) != TS_OK) {
-    ts_buf_free(&b);
-    return NULL;
-  }
-  return ts_buf_take(&b, NULL);
+  struct ts_proc_options po = {.search_path = true,
+                               .stderr_mode = TS_PROC_STDERR_DISCARD,
+                               .timeout_ms = HOST_PROGRAM_TIMEOUT_MS,
+                               .stdout_cap = HOST_CAP_TEXT};
+  struct ts_proc_result pr;
+  struct ts_error ignore = {0};
+  char *text = NULL;
+  if (ts_proc_run(argv, &po, &pr, &ignore) == TS_OK && ts_proc_succeeded(&pr))
+    text = ts_buf_take(&pr.out, NULL);
+  ts_proc_result_clear(&pr);
+  return text;
 }
 
 /* A program's output: the captured file in sysroot mode, the program
@@ -171,9 +122,9 @@ static void detect_machine(struct ctx *c) {
   if (!c->opt->sysroot) {
     struct utsname u;
     if (uname(&u) == 0) {
-      host_set(&h->machine, u.machine);
-      host_set(&h->kernel, u.release);
-      host_source(h, "machine", "uname");
+      ts_host_set_string(&h->machine, u.machine);
+      ts_host_set_string(&h->kernel, u.release);
+      ts_host_add_source(h, "machine", "uname");
     }
     return;
   }
@@ -181,8 +132,8 @@ static void detect_machine(struct ctx *c) {
   if (arch) {
     trim(arch);
     if (arch[0]) {
-      host_set(&h->machine, arch);
-      host_source(h, "machine", "/proc/sys/kernel/arch");
+      ts_host_set_string(&h->machine, arch);
+      ts_host_add_source(h, "machine", "/proc/sys/kernel/arch");
     }
     free(arch);
   }
@@ -195,14 +146,14 @@ static void detect_machine(struct ctx *c) {
   for (size_t i = 0; !h->machine && i < sizeof triplets / sizeof triplets[0];
        i++)
     if (exists(c, triplets[i][1])) {
-      host_set(&h->machine, triplets[i][0]);
-      host_source(h, "machine", triplets[i][1]);
+      ts_host_set_string(&h->machine, triplets[i][0]);
+      ts_host_add_source(h, "machine", triplets[i][1]);
     }
   char *rel = read_text(c, "/proc/sys/kernel/osrelease", HOST_CAP_TEXT);
   if (rel) {
     trim(rel);
     if (rel[0])
-      host_set(&h->kernel, rel);
+      ts_host_set_string(&h->kernel, rel);
     free(rel);
   }
 }
@@ -221,7 +172,7 @@ static void os_release_value(const char *text, const char *key, char **out) {
         vlen -= 2;
       }
       free(*out);
-      *out = host_xstrndup(v, vlen);
+      *out = ts_xstrndup(v, vlen);
       return;
     }
     line = eol ? eol + 1 : NULL;
@@ -230,7 +181,7 @@ static void os_release_value(const char *text, const char *key, char **out) {
 
 static void detect_os(struct ctx *c) {
   struct ts_host *h = c->h;
-  host_set(&h->os, "linux");
+  ts_host_set_string(&h->os, "linux");
   const char *path = "/etc/os-release";
   char *text = read_text(c, path, HOST_CAP_TEXT);
   if (!text) {
@@ -241,16 +192,16 @@ static void detect_os(struct ctx *c) {
     os_release_value(text, "PRETTY_NAME", &h->os_pretty);
     os_release_value(text, "ID", &h->os_id);
     os_release_value(text, "VERSION_ID", &h->os_version);
-    host_source(h, "os", path);
+    ts_host_add_source(h, "os", path);
     free(text);
   }
   char *ver = read_text(c, "/proc/version", HOST_CAP_TEXT);
   if (ver && (strstr(ver, "microsoft") || strstr(ver, "Microsoft"))) {
     h->wsl = true;
-    host_source(h, "wsl", "/proc/version");
+    ts_host_add_source(h, "wsl", "/proc/version");
   } else if (exists(c, "/dev/dxg")) {
     h->wsl = true;
-    host_source(h, "wsl", "/dev/dxg");
+    ts_host_add_source(h, "wsl", "/dev/dxg");
   }
   free(ver);
 }
@@ -267,7 +218,7 @@ static char *glibc_from_text(const char *text, size_t len, bool ldd) {
     while (s && !isspace((unsigned char)text[s - 1]))
       s--;
     if (s < n && isdigit((unsigned char)text[s]))
-      return host_xstrndup(text + s, n - s);
+      return ts_xstrndup(text + s, n - s);
     return NULL;
   }
   static const char needle[] = "release version ";
@@ -280,14 +231,14 @@ static char *glibc_from_text(const char *text, size_t len, bool ldd) {
     n++;
   while (n && p[n - 1] == '.')
     n--;
-  return n ? host_xstrndup(p, n) : NULL;
+  return n ? ts_xstrndup(p, n) : NULL;
 }
 
 static void detect_glibc(struct ctx *c) {
   struct ts_host *h = c->h;
   if (!c->opt->sysroot) {
-    host_set(&h->glibc, gnu_get_libc_version());
-    host_source(h, "glibc", "gnu_get_libc_version()");
+    ts_host_set_string(&h->glibc, gnu_get_libc_version());
+    ts_host_add_source(h, "glibc", "gnu_get_libc_version()");
     return;
   }
   char *text = read_text(c, TS_HOST_CAPTURE_LDD, HOST_CAP_TEXT);
@@ -295,7 +246,7 @@ static void detect_glibc(struct ctx *c) {
     h->glibc = glibc_from_text(text, strlen(text), true);
     free(text);
     if (h->glibc) {
-      host_source(h, "glibc", TS_HOST_CAPTURE_LDD);
+      ts_host_add_source(h, "glibc", TS_HOST_CAPTURE_LDD);
       return;
     }
   }
@@ -311,7 +262,7 @@ static void detect_glibc(struct ctx *c) {
     if (ts_fs_read_file(full, &b, NULL) == TS_OK) {
       h->glibc = glibc_from_text(b.data, b.len, false);
       if (h->glibc)
-        host_source(h, "glibc", libcs[i]);
+        ts_host_add_source(h, "glibc", libcs[i]);
     }
     ts_buf_free(&b);
     free(full);
@@ -340,7 +291,7 @@ static char *driver_token(const char *text) {
         ok = false;
     }
     if (ok && dots >= 1 && s[n - 1] != '.')
-      return host_xstrndup(s, n);
+      return ts_xstrndup(s, n);
   }
   return NULL;
 }
@@ -348,11 +299,11 @@ static char *driver_token(const char *text) {
 static void add_cuda_gpu(struct ts_host *h, const char *name, const char *cc) {
   if (h->ncuda_gpus >= HOST_MAX_GPUS)
     return;
-  h->cuda_gpus = host_xrealloc(h->cuda_gpus,
+  h->cuda_gpus = ts_xrealloc(h->cuda_gpus,
                                (h->ncuda_gpus + 1) * sizeof *h->cuda_gpus);
   struct ts_host_cuda_gpu *g = &h->cuda_gpus[h->ncuda_gpus++];
-  g->name = name && *name ? host_xstrdup(name) : NULL;
-  g->compute_capability = cc && *cc ? host_xstrdup(cc) : NULL;
+  g->name = name && *name ? ts_xstrdup(name) : NULL;
+  g->compute_capability = cc && *cc ? ts_xstrdup(cc) : NULL;
 }
 
 /* NVML through dlopen: the few prototypes we call, declared here so that no
@@ -389,14 +340,14 @@ static bool detect_nvml(struct ctx *c, bool want_driver) {
   char buf[96];
   if (want_driver && drv && drv(buf, sizeof buf) == 0) {
     buf[sizeof buf - 1] = '\0';
-    host_set(&h->cuda_driver, buf);
-    host_source(h, "cuda.driver_version", "NVML");
+    ts_host_set_string(&h->cuda_driver, buf);
+    ts_host_add_source(h, "cuda.driver_version", "NVML");
   }
   int cv = 0;
   if (cuda && cuda(&cv) == 0 && cv > 0) {
     snprintf(buf, sizeof buf, "%d.%d", cv / 1000, cv % 1000 / 10);
-    host_set(&h->cuda_version, buf);
-    host_source(h, "cuda.cuda_version", "NVML");
+    ts_host_set_string(&h->cuda_version, buf);
+    ts_host_add_source(h, "cuda.cuda_version", "NVML");
   }
   unsigned n = 0;
   if (count && handle && count(&n) == 0) {
@@ -413,7 +364,7 @@ static bool detect_nvml(struct ctx *c, bool want_driver) {
       add_cuda_gpu(h, nm, ccs);
     }
     if (h->ncuda_gpus)
-      host_source(h, "cuda.gpus", "NVML");
+      ts_host_add_source(h, "cuda.gpus", "NVML");
   }
   shutdown();
   dlclose(lib);
@@ -426,7 +377,7 @@ static void parse_smi(struct ts_host *h, const char *text, bool want_driver,
   for (const char *line = text; line && *line;) {
     const char *eol = strchr(line, '\n');
     size_t len = eol ? (size_t)(eol - line) : strlen(line);
-    char *l = host_xstrndup(line, len);
+    char *l = ts_xstrndup(line, len);
     char *f[3] = {NULL, NULL, NULL};
     size_t nf = 0;
     char *p = l;
@@ -445,15 +396,15 @@ static void parse_smi(struct ts_host *h, const char *text, bool want_driver,
       add_cuda_gpu(h, f[0], ccv);
       if (want_driver && nf == 3 && !h->cuda_driver &&
           isdigit((unsigned char)f[2][0])) {
-        host_set(&h->cuda_driver, f[2]);
-        host_source(h, "cuda.driver_version", source);
+        ts_host_set_string(&h->cuda_driver, f[2]);
+        ts_host_add_source(h, "cuda.driver_version", source);
       }
     }
     free(l);
     line = eol ? eol + 1 : NULL;
   }
   if (h->ncuda_gpus)
-    host_source(h, "cuda.gpus", source);
+    ts_host_add_source(h, "cuda.gpus", source);
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -473,8 +424,8 @@ static char **list_dir(const struct ctx *c, const char *path, size_t *n) {
   while ((e = readdir(d)) && *n < 4096) {
     if (e->d_name[0] == '.')
       continue;
-    names = host_xrealloc(names, (*n + 1) * sizeof *names);
-    names[(*n)++] = host_xstrdup(e->d_name);
+    names = ts_xrealloc(names, (*n + 1) * sizeof *names);
+    names[(*n)++] = ts_xstrdup(e->d_name);
   }
   closedir(d);
   if (*n)
@@ -531,8 +482,8 @@ static void detect_nvidia(struct ctx *c) {
   if (text) {
     trim(text);
     if (text[0]) {
-      host_set(&h->cuda_driver, text);
-      host_source(h, "cuda.driver_version", "/sys/module/nvidia/version");
+      ts_host_set_string(&h->cuda_driver, text);
+      ts_host_add_source(h, "cuda.driver_version", "/sys/module/nvidia/version");
     }
     free(text);
   }
@@ -543,7 +494,7 @@ static void detect_nvidia(struct ctx *c) {
       char *tok = driver_token(p ? p + strlen("Kernel Module") : text);
       if (tok) {
         h->cuda_driver = tok;
-        host_source(h, "cuda.driver_version", "/proc/driver/nvidia/version");
+        ts_host_add_source(h, "cuda.driver_version", "/proc/driver/nvidia/version");
       }
       free(text);
     }
@@ -591,7 +542,7 @@ static void detect_nvidia(struct ctx *c) {
       free(info);
     }
     if (h->ncuda_gpus)
-      host_source(h, "cuda.gpus", "/proc/driver/nvidia/gpus");
+      ts_host_add_source(h, "cuda.gpus", "/proc/driver/nvidia/gpus");
     free_names(dirs, n);
   }
   if (!h->ncuda_gpus && h->cuda_driver) {
@@ -604,14 +555,14 @@ static void detect_nvidia(struct ctx *c) {
         add_cuda_gpu(h, NULL, NULL);
     }
     if (h->ncuda_gpus)
-      host_source(h, "cuda.gpus", "/sys/bus/pci/devices (vendor 0x10de)");
+      ts_host_add_source(h, "cuda.gpus", "/sys/bus/pci/devices (vendor 0x10de)");
     free_names(devs, n);
   }
   if (h->cuda_driver && !h->cuda_version) {
     const char *cv = ts_host_driver_max_cuda(h->cuda_driver);
     if (cv) {
-      host_set(&h->cuda_version, cv);
-      host_source(h, "cuda.cuda_version", "driver table (CUDA toolkit release notes, Table 3)");
+      ts_host_set_string(&h->cuda_version, cv);
+      ts_host_add_source(h, "cuda.cuda_version", "driver table (CUDA toolkit release notes, Table 3)");
     }
   }
   h->has_cuda = h->cuda_driver || h->ncuda_gpus;
@@ -623,8 +574,8 @@ static void add_rocm_gpu(struct ts_host *h, const char *gfx) {
   if (h->nrocm_gpus >= HOST_MAX_GPUS)
     return;
   h->rocm_gpus =
-      host_xrealloc(h->rocm_gpus, (h->nrocm_gpus + 1) * sizeof *h->rocm_gpus);
-  h->rocm_gpus[h->nrocm_gpus].gfx = host_xstrdup(gfx);
+      ts_xrealloc(h->rocm_gpus, (h->nrocm_gpus + 1) * sizeof *h->rocm_gpus);
+  h->rocm_gpus[h->nrocm_gpus].gfx = ts_xstrdup(gfx);
   h->rocm_gpus[h->nrocm_gpus].real_gfx = NULL;
   h->nrocm_gpus++;
 }
@@ -657,7 +608,7 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
   }
   free_names(nodes, n);
   if (h->nrocm_gpus)
-    host_source(h, "rocm.gpus", "/sys/class/kfd/kfd/topology/nodes/*/properties");
+    ts_host_add_source(h, "rocm.gpus", "/sys/class/kfd/kfd/topology/nodes/*/properties");
   else {
     char *const argv[] = {(char *)"rocm_agent_enumerator", NULL};
     const char *src = NULL;
@@ -674,14 +625,14 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
     }
     free(text);
     if (h->nrocm_gpus)
-      host_source(h, "rocm.gpus", src);
+      ts_host_add_source(h, "rocm.gpus", src);
   }
 
   /* The installed user-space ROCm. */
   char *candidates[2] = {NULL, NULL};
   if (c->opt->rocm_path && c->opt->rocm_path[0])
     candidates[0] = ts_path_join(c->opt->rocm_path, ".info/version");
-  candidates[1] = host_xstrdup("/opt/rocm/.info/version");
+  candidates[1] = ts_xstrdup("/opt/rocm/.info/version");
   for (size_t i = 0; i < 2 && !h->rocm_version; i++) {
     if (!candidates[i])
       continue;
@@ -694,8 +645,8 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
       while (k && text[k - 1] == '.')
         k--;
       if (k) {
-        h->rocm_version = host_xstrndup(text, k);
-        host_source(h, "rocm.version", candidates[i]);
+        h->rocm_version = ts_xstrndup(text, k);
+        ts_host_add_source(h, "rocm.version", candidates[i]);
       }
       free(text);
     }
@@ -716,8 +667,8 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
         min = strtoul(end + 1, NULL, 10);
         char buf[32];
         snprintf(buf, sizeof buf, "%lu.%lu", maj, min);
-        host_set(&h->rocm_version, buf);
-        host_source(h, "rocm.version", src);
+        ts_host_set_string(&h->rocm_version, buf);
+        ts_host_add_source(h, "rocm.version", src);
       }
       free(text);
     }
@@ -730,17 +681,17 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
                           "HSA_OVERRIDE_GFX_VERSION='%s' is not major.minor.step "
                           "(e.g. 11.0.0 for gfx1100)",
                           c->opt->hsa_override);
-    host_set(&h->hsa_override, c->opt->hsa_override);
+    ts_host_set_string(&h->hsa_override, c->opt->hsa_override);
     for (size_t i = 0; i < h->nrocm_gpus; i++) {
       struct ts_host_rocm_gpu *g = &h->rocm_gpus[i];
       if (strcmp(g->gfx, gfx) != 0) {
         g->real_gfx = g->gfx;
-        g->gfx = host_xstrdup(gfx);
+        g->gfx = ts_xstrdup(gfx);
       }
     }
     if (h->nrocm_gpus)
-      host_source(h, "rocm.gpus", "HSA_OVERRIDE_GFX_VERSION");
-    host_source(h, "rocm.hsa_override", "HSA_OVERRIDE_GFX_VERSION");
+      ts_host_add_source(h, "rocm.gpus", "HSA_OVERRIDE_GFX_VERSION");
+    ts_host_add_source(h, "rocm.hsa_override", "HSA_OVERRIDE_GFX_VERSION");
   }
   h->has_rocm = h->nrocm_gpus || h->rocm_version;
   return TS_OK;
@@ -767,7 +718,7 @@ static void detect_intel(struct ctx *c) {
       snprintf(src, sizeof src,
                "/sys/bus/pci/devices/%s (vendor 0x8086, class 0x%06lx, driver %s)",
                devs[i], d.cls, d.driver);
-      host_source(h, "xpu", src);
+      ts_host_add_source(h, "xpu", src);
     }
   }
   free_names(devs, n);

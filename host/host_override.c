@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "host/host.h"
 #include "host/host_internal.h"
 
@@ -35,8 +36,8 @@ static bool gfx_name(const char *s, size_t n) {
 }
 
 static void clear_cuda(struct ts_host *h) {
-  host_set(&h->cuda_driver, NULL);
-  host_set(&h->cuda_version, NULL);
+  ts_host_set_string(&h->cuda_driver, NULL);
+  ts_host_set_string(&h->cuda_version, NULL);
   for (size_t i = 0; i < h->ncuda_gpus; i++) {
     free(h->cuda_gpus[i].name);
     free(h->cuda_gpus[i].compute_capability);
@@ -85,10 +86,10 @@ static void apply_platform(struct ts_host *h, const char *p) {
   if (!arch || !*arch)
     return;
   free(h->glibc);
-  h->glibc = glibc[0] ? host_xstrndup(glibc, strlen(glibc)) : NULL;
-  host_source(h, "glibc", "--platform");
-  host_set(&h->machine, arch);
-  host_source(h, "machine", "--platform");
+  h->glibc = glibc[0] ? ts_xstrndup(glibc, strlen(glibc)) : NULL;
+  ts_host_add_source(h, "glibc", "--platform");
+  ts_host_set_string(&h->machine, arch);
+  ts_host_add_source(h, "machine", "--platform");
 }
 
 static const char *src_or(const char *s, const char *dflt) {
@@ -152,18 +153,18 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
 
   /* The driver a --cuda-driver names, or the one detected. */
   if (ov->cuda_driver) {
-    host_set(&h->cuda_driver, ov->cuda_driver);
-    host_source(h, "cuda.driver_version",
+    ts_host_set_string(&h->cuda_driver, ov->cuda_driver);
+    ts_host_add_source(h, "cuda.driver_version",
                 src_or(ov->cuda_driver_source, "--cuda-driver"));
     const char *cv = ts_host_driver_max_cuda(ov->cuda_driver);
-    host_set(&h->cuda_version, cv);
+    ts_host_set_string(&h->cuda_version, cv);
     if (cv)
-      host_source(h, "cuda.cuda_version", "driver table (from --cuda-driver)");
+      ts_host_add_source(h, "cuda.cuda_version", "driver table (from --cuda-driver)");
     h->has_cuda = true;
   }
   if (ov->cuda == TS_HOST_NONE) {
     clear_cuda(h);
-    host_source(h, "cuda", src_or(ov->cuda_source, "--cuda"));
+    ts_host_add_source(h, "cuda", src_or(ov->cuda_source, "--cuda"));
   } else if (ov->cuda == TS_HOST_SET) {
     /* Refused only below the minor-version-compatibility floor: the
      * variant gates call a cu126 build runnable on a 550 driver, so
@@ -195,8 +196,8 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
           native ? native : need, floor, h->cuda_driver,
           src_or(ts_host_source_of(h, "cuda.driver_version"), "detection"), ask);
     }
-    host_set(&h->cuda_version, ov->cuda_version);
-    host_source(h, "cuda.cuda_version", src_or(ov->cuda_source, "--cuda"));
+    ts_host_set_string(&h->cuda_version, ov->cuda_version);
+    ts_host_add_source(h, "cuda.cuda_version", src_or(ov->cuda_source, "--cuda"));
     h->has_cuda = true;
   }
   if (ov->compute_capabilities && ov->cuda != TS_HOST_NONE) {
@@ -209,27 +210,27 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
     do {
       const char *e = strchr(p, ',');
       size_t n = e ? (size_t)(e - p) : strlen(p);
-      h->cuda_gpus = host_xrealloc(h->cuda_gpus,
+      h->cuda_gpus = ts_xrealloc(h->cuda_gpus,
                                    (h->ncuda_gpus + 1) * sizeof *h->cuda_gpus);
       h->cuda_gpus[h->ncuda_gpus].name = NULL;
-      h->cuda_gpus[h->ncuda_gpus].compute_capability = host_xstrndup(p, n);
+      h->cuda_gpus[h->ncuda_gpus].compute_capability = ts_xstrndup(p, n);
       h->ncuda_gpus++;
       p = e ? e + 1 : NULL;
     } while (p);
-    host_source(h, "cuda.gpus",
+    ts_host_add_source(h, "cuda.gpus",
                 src_or(ov->compute_capabilities_source, "--compute-capability"));
     h->has_cuda = true;
   }
 
   if (ov->rocm == TS_HOST_NONE) {
-    host_set(&h->rocm_version, NULL);
-    host_set(&h->hsa_override, NULL);
+    ts_host_set_string(&h->rocm_version, NULL);
+    ts_host_set_string(&h->hsa_override, NULL);
     clear_rocm_gpus(h);
     h->has_rocm = false;
-    host_source(h, "rocm", src_or(ov->rocm_source, "--rocm"));
+    ts_host_add_source(h, "rocm", src_or(ov->rocm_source, "--rocm"));
   } else if (ov->rocm == TS_HOST_SET) {
-    host_set(&h->rocm_version, ov->rocm_version);
-    host_source(h, "rocm.version", src_or(ov->rocm_source, "--rocm"));
+    ts_host_set_string(&h->rocm_version, ov->rocm_version);
+    ts_host_add_source(h, "rocm.version", src_or(ov->rocm_source, "--rocm"));
     h->has_rocm = true;
   }
   if (ov->gfx && ov->rocm != TS_HOST_NONE) {
@@ -239,24 +240,24 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
       const char *e = strchr(p, ',');
       size_t n = e ? (size_t)(e - p) : strlen(p);
       h->rocm_gpus =
-          host_xrealloc(h->rocm_gpus, (h->nrocm_gpus + 1) * sizeof *h->rocm_gpus);
-      h->rocm_gpus[h->nrocm_gpus].gfx = host_xstrndup(p, n);
+          ts_xrealloc(h->rocm_gpus, (h->nrocm_gpus + 1) * sizeof *h->rocm_gpus);
+      h->rocm_gpus[h->nrocm_gpus].gfx = ts_xstrndup(p, n);
       h->rocm_gpus[h->nrocm_gpus].real_gfx = NULL;
       h->nrocm_gpus++;
       p = e ? e + 1 : NULL;
     } while (p);
-    host_source(h, "rocm.gpus", src_or(ov->gfx_source, "--gfx"));
+    ts_host_add_source(h, "rocm.gpus", src_or(ov->gfx_source, "--gfx"));
     h->has_rocm = true;
   }
   if (ov->platform)
     apply_platform(h, ov->platform);
   if (ov->xpu) {
     h->xpu = true;
-    host_source(h, "xpu", "--xpu");
+    ts_host_add_source(h, "xpu", "--xpu");
   }
   if (ov->cpu) {
     h->force_cpu = true;
-    host_source(h, "backend", "--cpu");
+    ts_host_add_source(h, "backend", "--cpu");
   }
   return TS_OK;
 }

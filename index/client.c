@@ -12,6 +12,7 @@
 
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "index/simple.h"
 #include "index/url.h"
 
@@ -42,15 +43,8 @@ struct ts_index {
   struct ts_http *http;
 };
 
-static char *xstrdup(const char *s) {
-  char *p = strdup(s ? s : "");
-  if (!p)
-    abort();
-  return p;
-}
-
 static char *trim_slash(const char *s) {
-  char *p = xstrdup(s);
+  char *p = ts_xstrdup(s ? s : "");
   size_t n = strlen(p);
   while (n > 1 && p[n - 1] == '/')
     p[--n] = '\0';
@@ -77,7 +71,7 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
       abort();
     idx->nlinks = o->nfind_links;
     for (size_t i = 0; i < o->nfind_links; i++) {
-      idx->links[i].loc = xstrdup(o->find_links[i]);
+      idx->links[i].loc = ts_xstrdup(o->find_links[i]);
       ts_buf_init(&idx->links[i].page, TS_CAP_INDEX_PAGE);
     }
   }
@@ -86,7 +80,7 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
   idx->strategy = o->strategy;
   idx->mode = o->cache_mode;
   if (o->cache_mode != TS_CACHE_DISABLED) {
-    idx->cache_dir = o->cache_dir ? xstrdup(o->cache_dir) : ts_cache_default_dir();
+    idx->cache_dir = o->cache_dir ? ts_xstrdup(o->cache_dir) : ts_cache_default_dir();
     if (!idx->cache_dir && o->cache_mode == TS_CACHE_OFFLINE) {
       ts_index_free(idx);
       ts_error_set(err, TS_E_OFFLINE, "--offline needs a cache, but no cache directory is set");
@@ -369,7 +363,7 @@ static void load_find_links(struct ts_index *idx) {
     l->fetched = true;
     char *path = ts_url_file_path(l->loc);
     if (!path && !strstr(l->loc, "://"))
-      path = xstrdup(l->loc);
+      path = ts_xstrdup(l->loc);
     if (path) {
       struct stat st;
       if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -379,7 +373,7 @@ static void load_find_links(struct ts_index *idx) {
       l->code = ts_fs_read_file(path, &l->page, &l->err);
       if (!l->code) {
         if (strstr(l->loc, "://")) {
-          l->page_url = xstrdup(l->loc);
+          l->page_url = ts_xstrdup(l->loc);
         } else {
           char *abs = realpath(path, NULL);
           struct ts_buf u;
@@ -405,7 +399,7 @@ static void load_find_links(struct ts_index *idx) {
                     (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&ces[i], now)))) {
       l->page = ces[i].body;
       ts_buf_init(&ces[i].body, 0);
-      l->page_url = xstrdup(ces[i].final_url);
+      l->page_url = ts_xstrdup(ces[i].final_url ? ces[i].final_url : "");
       continue;
     }
     if (idx->mode == TS_CACHE_OFFLINE) {
@@ -436,7 +430,7 @@ static void load_find_links(struct ts_index *idx) {
       refresh_page(cpaths[i], &ces[i], r, now);
       l->page = ces[i].body;
       ts_buf_init(&ces[i].body, 0);
-      l->page_url = xstrdup(ces[i].final_url);
+      l->page_url = ts_xstrdup(ces[i].final_url ? ces[i].final_url : "");
     } else if (!l->code && r->status == 304) {
       char u[200];
       ts_url_redact_buf(l->loc, u, sizeof u);
@@ -453,7 +447,7 @@ static void load_find_links(struct ts_index *idx) {
         store_page(cpaths[i], l->loc, r, now);
       l->page = r->body;
       ts_buf_init(&r->body, 0);
-      l->page_url = xstrdup(r->effective_url);
+      l->page_url = ts_xstrdup(r->effective_url ? r->effective_url : "");
     }
     ts_http_request_clear(r);
   }
@@ -550,7 +544,7 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
     load_find_links(idx);
   for (size_t i = 0; i < n; i++) {
     memset(&out[i], 0, sizeof out[i]);
-    out[i].project.name = xstrdup(ps[i].name);
+    out[i].project.name = ts_xstrdup(ps[i].name);
   }
   enum ts_code rc = TS_OK;
   for (;;) {
@@ -585,7 +579,7 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
         if (jobs[j].code == TS_OK) {
           if (!p->found) {
             free(r->project.index_url);
-            r->project.index_url = xstrdup(jobs[j].index_url);
+            r->project.index_url = ts_xstrdup(jobs[j].index_url ? jobs[j].index_url : "");
           }
           p->found = true;
           if (merge_files(&r->project, &jobs[j].project, jobs[j].index_url)) {
@@ -627,7 +621,7 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
       ts_buf_free(&where);
     }
     if (!r->project.index_url)
-      r->project.index_url = xstrdup(ps[i].nsrcs ? ps[i].srcs[0] : "");
+      r->project.index_url = ts_xstrdup(ps[i].nsrcs ? ps[i].srcs[0] : "");
   }
   return TS_OK;
 }

@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/text.h"
 #include "index/url.h"
 
 static char *dupn(const char *s, size_t n) {
@@ -120,24 +121,12 @@ enum ts_code ts_index_project_add_file(struct ts_index_project *p,
 
 /* ---- HTML ---------------------------------------------------------- */
 
+/* A character reference's code point as UTF-8; the ones HTML maps to
+ * U+FFFD (NUL, surrogates, beyond Unicode) become U+FFFD. */
 static void put_utf8(char *o, size_t *j, unsigned long cp) {
   if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
     cp = 0xFFFD;
-  if (cp < 0x80) {
-    o[(*j)++] = (char)cp;
-  } else if (cp < 0x800) {
-    o[(*j)++] = (char)(0xC0 | (cp >> 6));
-    o[(*j)++] = (char)(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    o[(*j)++] = (char)(0xE0 | (cp >> 12));
-    o[(*j)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[(*j)++] = (char)(0x80 | (cp & 0x3F));
-  } else {
-    o[(*j)++] = (char)(0xF0 | (cp >> 18));
-    o[(*j)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    o[(*j)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    o[(*j)++] = (char)(0x80 | (cp & 0x3F));
-  }
+  *j += ts_utf8_put(o + *j, (uint32_t)cp);
 }
 
 char *ts_index_html_unescape(const char *s, size_t n) {

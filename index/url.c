@@ -6,13 +6,7 @@
 
 #include "core/buf.h"
 #include "core/str.h"
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p)
-    abort();
-  return p;
-}
+#include "core/text.h"
 
 /* Returns the span of userinfo-including-'@' in url, or 0 when none. */
 static size_t userinfo_span(const char *url, size_t *start) {
@@ -34,6 +28,13 @@ static size_t userinfo_span(const char *url, size_t *start) {
 bool ts_url_has_userinfo(const char *url) {
   size_t start = 0;
   return userinfo_span(url, &start) != 0;
+}
+
+char *ts_url_without_userinfo(const char *url) {
+  size_t start = 0, span = userinfo_span(url, &start);
+  if (!span)
+    return ts_xstrdup(url);
+  return ts_xasprintf("%.*s%s", (int)start, url, url + start + span);
 }
 
 void ts_url_redact_buf(const char *url, char *out, size_t n) {
@@ -66,7 +67,7 @@ void ts_url_redact_buf(const char *url, char *out, size_t n) {
 
 char *ts_url_redact(const char *url) {
   size_t n = (url ? strlen(url) : 0) + 8;
-  char *out = xmalloc(n);
+  char *out = ts_xmalloc(n);
   ts_url_redact_buf(url, out, n);
   return out;
 }
@@ -231,7 +232,7 @@ static size_t authority_end(const char *u) {
  * query), malloc'd; NULL when the path climbs above the root. */
 static char *join_clean(const char *prefix, size_t pl, const char *dir, size_t dl,
                         const char *rel, size_t rl) {
-  char *o = xmalloc(pl + dl + rl + 1);
+  char *o = ts_xmalloc(pl + dl + rl + 1);
   memcpy(o, prefix, pl);
   char *path = o + pl;
   memcpy(path, dir, dl);
@@ -382,31 +383,6 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
   return TS_OK;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  c = (char)(c | 0x20);
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  return -1;
-}
-
-static char *percent_decode(const char *s, size_t n) {
-  char *o = xmalloc(n + 1);
-  size_t j = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (s[i] == '%' && i + 2 < n && hexval(s[i + 1]) >= 0 &&
-        hexval(s[i + 2]) >= 0) {
-      o[j++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
-      i += 2;
-    } else {
-      o[j++] = s[i];
-    }
-  }
-  o[j] = '\0';
-  return o;
-}
-
 char *ts_url_basename(const char *url) {
   size_t end = strcspn(url, "?#");
   size_t start = 0;
@@ -417,7 +393,7 @@ char *ts_url_basename(const char *url) {
       start = i + 1;
   if (!start || start >= end)
     return NULL;
-  char *d = percent_decode(url + start, end - start);
+  char *d = ts_percent_decode(url + start, end - start);
   if (!d[0] || strchr(d, '/')) {
     free(d);
     return NULL;
@@ -433,7 +409,7 @@ char *ts_url_file_path(const char *url) {
     p += 9;
   if (p[0] != '/')
     return NULL;
-  return percent_decode(p, strcspn(p, "?#"));
+  return ts_percent_decode(p, strcspn(p, "?#"));
 }
 
 bool ts_url_is_http(const char *url) {
@@ -445,7 +421,7 @@ char *ts_url_project_page(const char *index_url, const char *project) {
   while (n && index_url[n - 1] == '/')
     n--;
   size_t pl = strlen(project);
-  char *o = xmalloc(n + pl + 3);
+  char *o = ts_xmalloc(n + pl + 3);
   memcpy(o, index_url, n);
   o[n] = '/';
   memcpy(o + n + 1, project, pl);
@@ -455,7 +431,7 @@ char *ts_url_project_page(const char *index_url, const char *project) {
 }
 
 char *ts_index_normalize_name(const char *name, size_t len) {
-  char *o = xmalloc(len + 1);
+  char *o = ts_xmalloc(len + 1);
   size_t j = 0;
   bool sep = false;
   for (size_t i = 0; i < len; i++) {

@@ -1,6 +1,7 @@
 /*
  * index/url.h — URL helpers for the index client: redaction of credentials
- * (every URL in a message goes through ts_url_redact), resolution of
+ * (every URL in a message goes through ts_url_redact, every URL written as
+ * data through ts_url_without_userinfo; one parser of the authority), resolution of
  * relative links against a page URL, fragments, file:// paths, and PEP 503
  * project-name normalisation.
  */
@@ -16,6 +17,11 @@
 void ts_url_redact_buf(const char *url, char *out, size_t n);
 /* Same, malloc'd; caller frees.  Aborts on OOM like ts_path_join. */
 char *ts_url_redact(const char *url);
+/* The URL with "user[:password]@" removed altogether, for what is written
+ * as data rather than shown (lock files, pip's report, the dry-run plan):
+ * the URL still works where the credentials come from elsewhere (netrc,
+ * keyring), and no placeholder poses as a user name.  malloc'd. */
+char *ts_url_without_userinfo(const char *url);
 /* A link taken from a page, fit for a one-line message: ref[0..n) clipped
  * to 100 bytes, userinfo redacted, control characters (C0, DEL, C1 in
  * UTF-8) shown as '?', so a hostile page can neither leak the credentials

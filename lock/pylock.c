@@ -12,6 +12,7 @@
 #include "core/fs.h"
 #include "lock/output.h"
 #include "core/str.h"
+#include "core/text.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
@@ -253,18 +254,9 @@ static enum ts_code check_marker(struct rd *r, const struct ts_toml_value *at,
   return TS_OK;
 }
 
-static int hexval(char c) {
-  return c >= '0' && c <= '9'   ? c - '0'
-         : c >= 'a' && c <= 'f' ? c - 'a' + 10
-         : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                : -1;
-}
-
 static bool is_hex(const char *s, size_t len) {
   for (size_t i = 0; i < len; i++) {
-    char c = s[i];
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-          (c >= 'A' && c <= 'F')))
+    if (ts_hex_digit(s[i]) < 0)
       return false;
   }
   return len > 0;
@@ -425,30 +417,13 @@ const char *ts_pylock_file_name(const struct ts_pylock_file *f, size_t *len) {
   return NULL;
 }
 
-/* The file name, percent-decoded when it comes from a URL (the PyTorch
- * index writes "torch-2.9.1%2Bcu130-...whl").  malloc'd; NULL if none. */
-static char *decoded_file_name(const struct ts_pylock_file *f) {
+char *ts_pylock_file_decoded_name(const struct ts_pylock_file *f) {
   size_t len;
   const char *fn = ts_pylock_file_name(f, &len);
   if (!fn)
     return NULL;
-  char *out = malloc(len + 1);
-  if (!out)
-    return NULL;
   bool from_url = !f->name && !(f->path && *f->path);
-  size_t o = 0;
-  for (size_t i = 0; i < len; i++) {
-    int hi, lo;
-    if (from_url && fn[i] == '%' && i + 2 < len &&
-        (hi = hexval(fn[i + 1])) >= 0 && (lo = hexval(fn[i + 2])) >= 0) {
-      out[o++] = (char)(hi * 16 + lo);
-      i += 2;
-    } else {
-      out[o++] = fn[i];
-    }
-  }
-  out[o] = '\0';
-  return out;
+  return from_url ? ts_percent_decode(fn, len) : ts_xstrndup(fn, len);
 }
 
 static enum ts_code read_file_entry(struct rd *r, const struct ts_toml_value *t,
@@ -479,7 +454,7 @@ static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
   enum ts_code rc = read_file_entry(r, t, f, true, false);
   if (rc != TS_OK)
     return rc;
-  char *fn = decoded_file_name(f);
+  char *fn = ts_pylock_file_decoded_name(f);
   size_t len = fn ? strlen(fn) : 0;
   struct ts_wheel_filename *w = NULL;
   struct ts_error e = {0};
@@ -518,7 +493,7 @@ static enum ts_code read_sdist(struct rd *r, const struct ts_toml_value *t,
   enum ts_code rc = read_file_entry(r, t, f, true, false);
   if (rc != TS_OK)
     return rc;
-  char *fn = decoded_file_name(f);
+  char *fn = ts_pylock_file_decoded_name(f);
   size_t len = fn ? strlen(fn) : 0;
   struct ts_sdist_filename *sd = NULL;
   struct ts_error e = {0};

@@ -190,3 +190,7 @@ char *ts_pylock_relative_path(const char *from_dir, const char *to);
 /* The file name of a wheel/sdist entry: name, else the last path or URL
  * component.  Owned by f or pointing into its strings; NULL if none. */
 const char *ts_pylock_file_name(const struct ts_pylock_file *f, size_t *len);
+/* The same name as a string, percent-decoded when it comes from a URL
+ * ("torch-2.9.1%2Bcu130-..." as the PyTorch index writes it).  malloc'd;
+ * NULL when there is none. */
+char *ts_pylock_file_decoded_name(const struct ts_pylock_file *f);

@@ -3,6 +3,7 @@
  * by our own printer to match Python's json.dump(indent=2,
  * ensure_ascii=False) byte for byte (cJSON's printer uses tabs).
  */
+#include "core/text.h"
 #include "lock/report.h"
 
 #include <cjson/cJSON.h>
@@ -184,38 +185,8 @@ static cJSON *download_info(const struct ts_report_item *it) {
 
 /* ---- printing as Python's json.dump(indent=2, ensure_ascii=False) ---- */
 
-static bool utf8_valid(const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
-  while (*p) {
-    unsigned char c = *p;
-    size_t n;
-    unsigned cp, min;
-    if (c < 0x80) {
-      p++;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-      return false;
-    }
-    for (size_t k = 1; k < n; k++) {
-      if ((p[k] & 0xC0) != 0x80)
-        return false;
-      cp = (cp << 6) | (p[k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return false;
-    p += n;
-  }
-  return true;
-}
-
 static enum ts_code put_string(struct ts_buf *o, const char *s) {
-  if (!utf8_valid(s))
+  if (ts_utf8_check(s, strlen(s)) != strlen(s))
     return TS_E_INVALID;
   enum ts_code rc = ts_buf_append(o, "\"", 1);
   const char *run = s;

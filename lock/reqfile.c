@@ -15,6 +15,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/text.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 
@@ -525,45 +526,6 @@ static bool is_comment_line(const char *s, size_t len) {
   while (i < len && is_space(s[i]))
     i++;
   return i < len && s[i] == '#';
-}
-
-static bool utf8_ok(const unsigned char *s, size_t len, size_t *bad) {
-  size_t i = 0;
-  while (i < len) {
-    unsigned char c = s[i];
-    size_t n;
-    unsigned cp, min;
-    if (c < 0x80) {
-      i++;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      n = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-      *bad = i;
-      return false;
-    }
-    if (i + n > len) {
-      *bad = i;
-      return false;
-    }
-    for (size_t k = 1; k < n; k++) {
-      if ((s[i + k] & 0xC0) != 0x80) {
-        *bad = i;
-        return false;
-      }
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      *bad = i;
-      return false;
-    }
-    i += n;
-  }
-  return true;
 }
 
 /* ---- options -------------------------------------------------------- */
@@ -1165,8 +1127,8 @@ static enum ts_code parse_file(struct ctx *c, const char *name,
     data += 3;
     len -= 3;
   }
-  size_t bad;
-  if (!utf8_ok((const unsigned char *)data, len, &bad)) {
+  size_t bad = ts_utf8_check(data, len);
+  if (bad != len) {
     unsigned ln = 1;
     for (size_t i = 0; i < bad; i++)
       ln += data[i] == '\n';

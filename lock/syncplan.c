@@ -63,40 +63,6 @@ static bool same_version(const char *a, const char *b) {
   return same;
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-char *ts_sync_file_name(const struct ts_pylock_file *f) {
-  size_t len = 0;
-  const char *fn = ts_pylock_file_name(f, &len);
-  if (!fn)
-    return NULL;
-  char *out = malloc(len + 1);
-  if (!out)
-    return NULL;
-  bool from_url = !f->name && !(f->path && *f->path);
-  size_t o = 0;
-  for (size_t i = 0; i < len; i++) {
-    int hi, lo;
-    if (from_url && fn[i] == '%' && i + 2 < len &&
-        (hi = hexval(fn[i + 1])) >= 0 && (lo = hexval(fn[i + 2])) >= 0) {
-      out[o++] = (char)(hi * 16 + lo);
-      i += 2;
-    } else {
-      out[o++] = fn[i];
-    }
-  }
-  out[o] = '\0';
-  return out;
-}
-
 static int item_cmp(const void *a, const void *b) {
   return strcmp(((const struct ts_sync_item *)a)->name,
                 ((const struct ts_sync_item *)b)->name);
@@ -121,7 +87,7 @@ static enum ts_code pick_wheel(const struct ts_pylock_package *pkg,
   *best = NULL;
   *version = NULL;
   for (size_t i = 0; i < pkg->nwheels; i++) {
-    char *name = ts_sync_file_name(&pkg->wheels[i]);
+    char *name = ts_pylock_file_decoded_name(&pkg->wheels[i]);
     if (!name)
       continue;
     struct ts_wheel_filename *wf = NULL;
@@ -222,7 +188,7 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
     const char *sha = ts_pylock_file_sha256(w);
     if (!sha) {
       free(version);
-      char *wn = ts_sync_file_name(w);
+      char *wn = ts_pylock_file_decoded_name(w);
       rc = ts_error_set(err, TS_E_UNSUPPORTED,
                         "%s: the wheel %s has no sha256 in the lock, the only "
                         "hash sync verifies",

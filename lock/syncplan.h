@@ -67,7 +67,3 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
                                struct ts_error *err);
 void ts_sync_plan_clear(struct ts_sync_plan *p);
 
-/* A wheel entry's file name: `name`, else the last path or URL component,
- * percent-decoded when it comes from a URL ("torch-2.9.1%2Bcu130-…" as the
- * PyTorch index writes it).  malloc'd; NULL when none (or OOM). */
-char *ts_sync_file_name(const struct ts_pylock_file *f);

@@ -5,6 +5,7 @@
  * dotted keys are closed to headers and, once their section ends, to other
  * dotted keys; inline tables and value arrays are frozen.
  */
+#include "core/text.h"
 #include "lock/toml.h"
 
 #include <limits.h>
@@ -560,64 +561,6 @@ static enum ts_code expect_eol(struct parser *p) {
               peek(p) >= 0x20 && peek(p) < 0x7F ? peek(p) : '?');
 }
 
-/* UTF-8 of a Unicode scalar value. */
-static size_t utf8_put(char *out, uint32_t cp) {
-  if (cp < 0x80) {
-    out[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    out[0] = (char)(0xC0 | (cp >> 6));
-    out[1] = (char)(0x80 | (cp & 0x3F));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    out[0] = (char)(0xE0 | (cp >> 12));
-    out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  out[0] = (char)(0xF0 | (cp >> 18));
-  out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-  out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-  out[3] = (char)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
-/* Position of the first invalid UTF-8 sequence, or len if none. */
-static size_t utf8_check(const unsigned char *s, size_t len) {
-  size_t i = 0;
-  while (i < len) {
-    unsigned char c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t n;
-    uint32_t cp, min;
-    if ((c & 0xE0) == 0xC0) {
-      n = 2, cp = c & 0x1F, min = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 3, cp = c & 0x0F, min = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 4, cp = c & 0x07, min = 0x10000;
-    } else {
-      return i;
-    }
-    if (i + n > len)
-      return i;
-    for (size_t k = 1; k < n; k++) {
-      if ((s[i + k] & 0xC0) != 0x80)
-        return i;
-      cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return i;
-    i += n;
-  }
-  return len;
-}
-
 /* Parses a string of any of the four kinds at p->pos into a new buffer. */
 static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) {
   *out = NULL;
@@ -735,7 +678,7 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
         break;
       }
       char u[4];
-      size_t ul = utf8_put(u, cp);
+      size_t ul = ts_utf8_put(u, cp);
       rc = ts_buf_append(&b, u, ul);
       p->pos += 1 + n;
       continue;
@@ -1361,7 +1304,7 @@ enum ts_code ts_toml_parse(const char *data, size_t len,
                         TS_CAP_LOCKFILE);
   if (!data && len)
     return ts_error_set(err, TS_E_INVALID, "no data");
-  size_t bad = utf8_check((const unsigned char *)data, len);
+  size_t bad = ts_utf8_check(data, len);
   if (bad != len)
     return fail_at(&p, bad, TS_E_PARSE, "invalid UTF-8");
   struct ts_toml_value *top = node_new(TS_TOML_TABLE);
@@ -1426,7 +1369,7 @@ enum ts_code ts_toml_write_key(struct ts_buf *out, const char *key,
 
 enum ts_code ts_toml_write_string(struct ts_buf *out, const char *s,
                                   size_t len) {
-  if (utf8_check((const unsigned char *)s, len) != len)
+  if (ts_utf8_check(s, len) != len)
     return TS_E_INVALID;
   enum ts_code rc = ts_buf_append(out, "\"", 1);
   size_t run = 0;

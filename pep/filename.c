@@ -10,20 +10,12 @@
 
 #include "pep/name.h"
 #include "core/str.h"
+#include "core/text.h"
 
 /* Compressed tag sets are tiny in practice ("manylinux_2_17_x86_64.
  * manylinux2014_x86_64"); these caps only bound hostile names. */
 #define TAG_SET_MAX 64
 #define TAG_PRODUCT_MAX 4096
-
-static char *xstrndup_lower(const char *s, size_t n)
-{
-  char *d = ts_xstrndup(s, n);
-  for (size_t i = 0; i < n; i++)
-    if (d[i] >= 'A' && d[i] <= 'Z')
-      d[i] = (char)(d[i] - 'A' + 'a');
-  return d;
-}
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 static bool is_alpha(char c)
@@ -51,40 +43,6 @@ static bool has_forbidden_byte(const char *s, size_t len)
   return false;
 }
 
-/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if
- * invalid (overlong, surrogate, > U+10FFFF, truncated). */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-  unsigned char c = s[0];
-  size_t len;
-  unsigned long cp;
-  if (c < 0x80)
-    return 1;
-  if (c >= 0xc2 && c <= 0xdf) {
-    len = 2;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    len = 3;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (n < len)
-    return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-    cp = (cp << 6) | (s[i] & 0x3f);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-      (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-    return 0;
-  return len;
-}
-
 /* The escaped project name of a wheel: packaging checks
  * ^[\w\d._]*$ without "__"; non-ASCII letters are \w too, so any valid
  * UTF-8 beyond ASCII is taken as a letter. */
@@ -97,7 +55,7 @@ static bool wheel_name_ok(const char *s, size_t len)
     if (c == '_' && i + 1 < len && s[i + 1] == '_')
       return false;
     if ((unsigned char)c >= 0x80) {
-      size_t n = utf8_seq((const unsigned char *)s + i, len - i);
+      size_t n = ts_utf8_seq_len((const unsigned char *)s + i, len - i);
       if (!n)
         return false;
       i += n;
@@ -332,9 +290,9 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   w->normalized_name = ts_name_normalize(parts[0].s, parts[0].len);
   if (n == 6)
     parse_build(w, &parts[2]);
-  w->python_tags = xstrndup_lower(tp[0].s, tp[0].len);
-  w->abi_tags = xstrndup_lower(tp[1].s, tp[1].len);
-  w->platform_tags = xstrndup_lower(tp[2].s, tp[2].len);
+  w->python_tags = ts_xstrndup_lower(tp[0].s, tp[0].len);
+  w->abi_tags = ts_xstrndup_lower(tp[1].s, tp[1].len);
+  w->platform_tags = ts_xstrndup_lower(tp[2].s, tp[2].len);
   w->ntags = npy * nabi * nplat;
   w->tags = calloc(w->ntags, sizeof *w->tags);
   if (!w->tags)
@@ -343,9 +301,9 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   for (size_t a = 0; a < npy; a++)
     for (size_t b = 0; b < nabi; b++)
       for (size_t c = 0; c < nplat; c++, k++) {
-        w->tags[k].python = xstrndup_lower(py[a].s, py[a].len);
-        w->tags[k].abi = xstrndup_lower(abi[b].s, abi[b].len);
-        w->tags[k].platform = xstrndup_lower(plat[c].s, plat[c].len);
+        w->tags[k].python = ts_xstrndup_lower(py[a].s, py[a].len);
+        w->tags[k].abi = ts_xstrndup_lower(abi[b].s, abi[b].len);
+        w->tags[k].platform = ts_xstrndup_lower(plat[c].s, plat[c].len);
       }
   *out = w;
   return TS_OK;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/text.h"
 #include "pep/name.h"
 #include "pep/pep508_internal.h"
 #include "pep/requirement.h"
@@ -143,43 +144,8 @@ bool ts_pep508_word_boundary(const char *s, size_t len, size_t p) {
 }
 
 size_t ts_pep508_check_utf8(const char *s, size_t len) {
-  size_t i = 0;
-  while (i < len) {
-    unsigned char c = (unsigned char)s[i];
-    if (c == 0)
-      return i;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t n;
-    uint32_t cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-      n = 2;
-      cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      n = 3;
-      cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      n = 4;
-      cp = c & 0x07;
-    } else {
-      return i;
-    }
-    if (i + n > len)
-      return i;
-    for (size_t k = 1; k < n; k++) {
-      unsigned char d = (unsigned char)s[i + k];
-      if ((d & 0xc0) != 0x80)
-        return i;
-      cp = (cp << 6) | (d & 0x3f);
-    }
-    if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-      return i;
-    i += n;
-  }
-  return len;
+  const char *nul = memchr(s, '\0', len);
+  return ts_utf8_check(s, nul ? (size_t)(nul - s) : len);
 }
 
 enum ts_code ts_pep508_error(struct ts_error *err, enum ts_code code,
@@ -238,39 +204,6 @@ static bool keyword_at(const struct parser *ps, const char *w) {
          ts_pep508_word_boundary(ps->s, ps->len, ps->p + n);
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-static size_t put_utf8(char *o, uint32_t cp) {
-  if (cp < 0x80) {
-    o[0] = (char)cp;
-    return 1;
-  }
-  if (cp < 0x800) {
-    o[0] = (char)(0xc0 | (cp >> 6));
-    o[1] = (char)(0x80 | (cp & 0x3f));
-    return 2;
-  }
-  if (cp < 0x10000) {
-    o[0] = (char)(0xe0 | (cp >> 12));
-    o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-    o[2] = (char)(0x80 | (cp & 0x3f));
-    return 3;
-  }
-  o[0] = (char)(0xf0 | (cp >> 18));
-  o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-  o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-  o[3] = (char)(0x80 | (cp & 0x3f));
-  return 4;
-}
-
 /* packaging evaluates a quoted string with ast.literal_eval: Python escape
  * sequences apply.  Returns a malloc'd value or NULL where Python raises
  * (trailing backslash, bad \x, raw newline) or where the value would hold
@@ -312,7 +245,7 @@ static char *unquote(const char *s, size_t b, size_t e) {
         goto bad;
       cp = 0;
       for (size_t k = 1; k <= nd; k++) {
-        int h = hexval(s[i + k]);
+        int h = ts_hex_digit(s[i + k]);
         if (h < 0)
           goto bad;
         cp = cp * 16 + (uint32_t)h;
@@ -337,7 +270,7 @@ static char *unquote(const char *s, size_t b, size_t e) {
     }
     if (cp == 0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
       goto bad;
-    o += put_utf8(out + o, cp);
+    o += ts_utf8_put(out + o, cp);
   }
   out[o] = '\0';
   if (strchr(out, '"') && strchr(out, '\''))

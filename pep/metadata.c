@@ -11,14 +11,6 @@
 #include "core/str.h"
 #include "pep/name.h"
 
-static void *xrealloc(void *p, size_t n)
-{
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    abort();
-  return q;
-}
-
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 void ts_metadata_free(struct ts_metadata *md)
@@ -69,7 +61,7 @@ static bool header_name_ok(const char *s, size_t n)
 static char *unfold(const char *raw)
 {
   size_t n = strlen(raw);
-  char *out = xrealloc(NULL, n + 1);
+  char *out = ts_xrealloc(NULL, n + 1);
   size_t o = 0;
   for (size_t i = 0; i < n; i++) {
     if (raw[i] == '\n') {
@@ -96,7 +88,7 @@ static char *unfold(const char *raw)
 static char *unescape_description(const char *raw)
 {
   size_t n = strlen(raw);
-  char *out = xrealloc(NULL, n + 1);
+  char *out = ts_xrealloc(NULL, n + 1);
   size_t o = 0;
   bool line_start = false;
   for (size_t i = 0; i < n;) {
@@ -121,7 +113,7 @@ static char *unescape_description(const char *raw)
 
 static void push_str(char ***v, size_t *n, char *s)
 {
-  *v = xrealloc(*v, (*n + 1) * sizeof **v);
+  *v = ts_xrealloc(*v, (*n + 1) * sizeof **v);
   (*v)[(*n)++] = s;
 }
 
@@ -274,7 +266,7 @@ enum ts_code ts_metadata_parse(const char *data, size_t len,
                             "METADATA line %zu: continuation line before any "
                             "header", lineno);
       }
-      cur->value = xrealloc(cur->value, cur_len + 1 + n + 1);
+      cur->value = ts_xrealloc(cur->value, cur_len + 1 + n + 1);
       cur->value[cur_len] = '\n';
       memcpy(cur->value + cur_len + 1, line, n);
       cur_len += 1 + n;
@@ -292,7 +284,7 @@ enum ts_code ts_metadata_parse(const char *data, size_t len,
     }
     if (md->nfields == cap_fields) {
       cap_fields = cap_fields ? cap_fields * 2 : 32;
-      md->fields = xrealloc(md->fields, cap_fields * sizeof *md->fields);
+      md->fields = ts_xrealloc(md->fields, cap_fields * sizeof *md->fields);
     }
     cur = &md->fields[md->nfields++];
     cur->name = ts_xstrndup(line, (size_t)(colon - line));

@@ -4,6 +4,7 @@
  * The order below is the order pip and packaging use; each block says which
  * packaging function it mirrors so a difference can be looked up.
  */
+#include "core/str.h"
 #include "pep/tags.h"
 
 #include <stdint.h>
@@ -24,25 +25,6 @@ struct ts_tagset {
   size_t *slots;
   size_t nslots;
 };
-
-static void *xrealloc(void *p, size_t n)
-{
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    abort();
-  return q;
-}
-
-static char *xstrdup_lower(const char *s, size_t len)
-{
-  char *d = xrealloc(NULL, len + 1);
-  for (size_t i = 0; i < len; i++) {
-    char c = s[i];
-    d[i] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-  }
-  d[len] = '\0';
-  return d;
-}
 
 static uint64_t hash_part(uint64_t h, const char *s)
 {
@@ -75,9 +57,9 @@ static char *intern(struct ts_tagset *set, const char *s, size_t len)
       return set->strs[i];
   if (set->nstrs == set->astrs) {
     set->astrs = set->astrs ? set->astrs * 2 : 64;
-    set->strs = xrealloc(set->strs, set->astrs * sizeof *set->strs);
+    set->strs = ts_xrealloc(set->strs, set->astrs * sizeof *set->strs);
   }
-  return set->strs[set->nstrs++] = xstrdup_lower(s, len);
+  return set->strs[set->nstrs++] = ts_xstrndup_lower(s, len);
 }
 
 static long lookup(const struct ts_tagset *set, const char *py,
@@ -128,7 +110,7 @@ static void add_tag(struct ts_tagset *set, const char *py, const char *abi,
     return;
   if (set->n == set->alloc) {
     set->alloc = set->alloc ? set->alloc * 2 : 256;
-    set->tags = xrealloc(set->tags, set->alloc * sizeof *set->tags);
+    set->tags = ts_xrealloc(set->tags, set->alloc * sizeof *set->tags);
   }
   struct ts_tag *t = &set->tags[set->n];
   t->python = intern(set, py, strlen(py));
@@ -189,7 +171,7 @@ long ts_tagset_best_priority(const struct ts_tagset *set,
 char *ts_tag_str(const struct ts_tag *tag)
 {
   size_t n = strlen(tag->python) + strlen(tag->abi) + strlen(tag->platform) + 3;
-  char *s = xrealloc(NULL, n);
+  char *s = ts_xrealloc(NULL, n);
   snprintf(s, n, "%s-%s-%s", tag->python, tag->abi, tag->platform);
   return s;
 }
@@ -236,9 +218,9 @@ static void strlist_push(struct strlist *l, const char *s)
 {
   if (l->n == l->alloc) {
     l->alloc = l->alloc ? l->alloc * 2 : 64;
-    l->v = xrealloc(l->v, l->alloc * sizeof *l->v);
+    l->v = ts_xrealloc(l->v, l->alloc * sizeof *l->v);
   }
-  l->v[l->n++] = xstrdup_lower(s, strlen(s));
+  l->v[l->n++] = ts_xstrndup_lower(s, strlen(s));
 }
 
 static void strlist_free(struct strlist *l)

@@ -13,33 +13,13 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/str.h"
 #include "index/cache.h"
 #include "index/simple.h"
 #include "index/url.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
-
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size);
-  if (!p)
-    abort();
-  return p;
-}
-
-static void *xrealloc(void *p, size_t n) {
-  p = realloc(p, n ? n : 1);
-  if (!p)
-    abort();
-  return p;
-}
-
-static char *xstrdup(const char *s) {
-  char *d = strdup(s ? s : "");
-  if (!d)
-    abort();
-  return d;
-}
 
 static double now_ms(void) {
   struct timespec ts;
@@ -109,21 +89,6 @@ struct priv {
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
 };
-
-char *ts_plan_redact_url(const char *url) {
-  const char *s = strstr(url, "://");
-  char *out = xstrdup(url);
-  if (!s)
-    return out;
-  const char *host = s + 3;
-  const char *slash = strchr(host, '/');
-  const char *at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
-  if (!at)
-    return out;
-  size_t pre = (size_t)(host - url);
-  snprintf(out + pre, strlen(url) + 1 - pre, "%s", at + 1);
-  return out;
-}
 
 /* ---- --hash options ----------------------------------------------------
  * A requirement may list several --hash values (pip-compile writes one per
@@ -250,8 +215,8 @@ static struct direct *find_direct(struct priv *p, const char *name) {
 static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
                               struct ts_resolver_pages *out, struct ts_error *err) {
   struct priv *p = ctx;
-  const char **want = xcalloc(n, sizeof *want);
-  size_t *slot = xcalloc(n, sizeof *slot);
+  const char **want = ts_xcalloc(n, sizeof *want);
+  size_t *slot = ts_xcalloc(n, sizeof *slot);
   size_t nwant = 0;
   for (size_t i = 0; i < n; i++) {
     char *norm = ts_name_normalize(names[i], strlen(names[i]));
@@ -269,7 +234,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
   }
   enum ts_code rc = TS_OK;
   if (nwant) {
-    struct ts_index_result *res = xcalloc(nwant, sizeof *res);
+    struct ts_index_result *res = ts_xcalloc(nwant, sizeof *res);
     rc = ts_index_fetch_projects(p->idx, want, nwant, res, err);
     for (size_t j = 0; j < nwant; j++) {
       if (rc == TS_OK && res[j].code == TS_OK) {
@@ -277,10 +242,10 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
             hash_entry(p->entries, p->nentries, res[j].project.name);
         if (he)
           filter_hashes(&res[j].project, he);
-        struct page *pg = xcalloc(1, sizeof *pg);
+        struct page *pg = ts_xcalloc(1, sizeof *pg);
         pg->res = res[j];
         pg->self[0] = &pg->res.project;
-        p->pages = xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
+        p->pages = ts_xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
         p->pages[p->npages++] = pg;
         out[slot[j]].projects = pg->self;
         out[slot[j]].nprojects = 1;
@@ -298,10 +263,10 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
               p->idx, want[j], (const char *const *)p->general, p->ngeneral, &fb, err);
           if (frc == TS_OK && fb.code == TS_OK) {
             ts_index_project_free(&res[j].project);
-            struct page *pg = xcalloc(1, sizeof *pg);
+            struct page *pg = ts_xcalloc(1, sizeof *pg);
             pg->res = fb;
             pg->self[0] = &pg->res.project;
-            p->pages = xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
+            p->pages = ts_xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
             p->pages[p->npages++] = pg;
             out[slot[j]].projects = pg->self;
             out[slot[j]].nprojects = 1;
@@ -315,8 +280,8 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
         *err = res[j].err;
         rc = res[j].code;
       } else if (rc == TS_OK && res[j].err.detail[0]) {
-        p->not_found = xrealloc(p->not_found, (p->nnot_found + 1) * sizeof *p->not_found);
-        p->not_found[p->nnot_found] = xstrdup(res[j].err.detail);
+        p->not_found = ts_xrealloc(p->not_found, (p->nnot_found + 1) * sizeof *p->not_found);
+        p->not_found[p->nnot_found] = ts_xstrdup(res[j].err.detail);
         out[slot[j]].not_found = p->not_found[p->nnot_found++];
       }
       ts_index_project_free(&res[j].project);
@@ -353,10 +318,10 @@ static size_t get_pages_elsewhere(void *ctx, const char *name,
       ts_index_project_free(&res.project);
       continue;
     }
-    struct page *pg = xcalloc(1, sizeof *pg);
+    struct page *pg = ts_xcalloc(1, sizeof *pg);
     pg->res = res;
     pg->self[0] = &pg->res.project;
-    p->pages = xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
+    p->pages = ts_xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
     p->pages[p->npages++] = pg;
     out[n++] = &pg->res.project;
   }
@@ -373,8 +338,8 @@ static struct meta *find_meta(struct priv *p, const struct ts_index_file *f) {
 static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_t n,
                                  struct ts_error *err) {
   struct priv *p = ctx;
-  struct ts_index_metadata *m = xcalloc(n, sizeof *m);
-  size_t *slot = xcalloc(n, sizeof *slot);
+  struct ts_index_metadata *m = ts_xcalloc(n, sizeof *m);
+  size_t *slot = ts_xcalloc(n, sizeof *slot);
   size_t nm = 0;
   for (size_t i = 0; i < n; i++) {
     struct meta *have = find_meta(p, reqs[i].file);
@@ -391,7 +356,7 @@ static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_
   for (size_t j = 0; j < nm; j++) {
     struct ts_resolver_meta *r = &reqs[slot[j]];
     if (rc == TS_OK && m[j].code == TS_OK) {
-      p->metas = xrealloc(p->metas, (p->nmetas + 1) * sizeof *p->metas);
+      p->metas = ts_xrealloc(p->metas, (p->nmetas + 1) * sizeof *p->metas);
       p->metas[p->nmetas++] = (struct meta){m[j].file, m[j].data, m[j].len};
       m[j].data = NULL;
       r->data = p->metas[p->nmetas - 1].data;
@@ -453,7 +418,7 @@ static void scan_site(struct priv *p, const char *dir) {
       char *name = header_field(b.data, b.len, "Name");
       char *ver = header_field(b.data, b.len, "Version");
       if (name && ver) {
-        p->insts = xrealloc(p->insts, (p->ninsts + 1) * sizeof *p->insts);
+        p->insts = ts_xrealloc(p->insts, (p->ninsts + 1) * sizeof *p->insts);
         struct inst *in = &p->insts[p->ninsts++];
         memset(in, 0, sizeof *in);
         in->name = name;
@@ -488,7 +453,7 @@ static char *file_url_for(const char *path) {
   char *abs = realpath(path, NULL);
   const char *use = abs ? abs : path;
   size_t n = strlen(use) + 8;
-  char *u = xcalloc(n, 1);
+  char *u = ts_xcalloc(n, 1);
   snprintf(u, n, "file://%s", use);
   free(abs);
   return u;
@@ -546,20 +511,20 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     if (stat(loc, &st) != 0)
       return ts_error_set(err, TS_E_NOT_FOUND, "no such file: '%s'", loc);
   }
-  p->directs = xrealloc(p->directs, (p->ndirects + 1) * sizeof *p->directs);
+  p->directs = ts_xrealloc(p->directs, (p->ndirects + 1) * sizeof *p->directs);
   struct direct *d = &p->directs[p->ndirects++];
   memset(d, 0, sizeof *d);
   d->name = ts_name_normalize(name, strlen(name));
   d->e = e;
-  d->location = xstrdup(loc);
+  d->location = ts_xstrdup(loc);
   d->is_path = is_path;
-  d->file.filename = xstrdup(fname);
-  d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : xstrdup(loc);
+  d->file.filename = ts_xstrdup(fname);
+  d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : ts_xstrdup(loc);
   const char *h = entry_only_sha256(e);
-  d->file.sha256 = h ? xstrdup(h) : NULL;
+  d->file.sha256 = h ? ts_xstrdup(h) : NULL;
   d->file.size = -1;
-  d->page.res.project.name = xstrdup(d->name);
-  d->page.res.project.index_url = xstrdup(d->file.url);
+  d->page.res.project.name = ts_xstrdup(d->name);
+  d->page.res.project.index_url = ts_xstrdup(d->file.url);
   d->page.res.project.files = &d->file;
   d->page.res.project.nfiles = 1;
   /* self is set once the array stops moving (fix_directs) */
@@ -578,7 +543,7 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   ts_buf_free(&b);
   if (rc != TS_OK)
     return rc;
-  p->roots = xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
+  p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
   p->roots[p->nroots++] = r;
   return TS_OK;
 }
@@ -599,9 +564,9 @@ static void variants_add(struct variants *v, const char *name, bool cpu) {
   for (size_t i = 0; i < v->n; i++)
     if (strcmp(v->names[i], name) == 0)
       return;
-  v->names = xrealloc(v->names, (v->n + 1) * sizeof *v->names);
-  v->cpu = xrealloc(v->cpu, (v->n + 1) * sizeof *v->cpu);
-  v->names[v->n] = xstrdup(name);
+  v->names = ts_xrealloc(v->names, (v->n + 1) * sizeof *v->names);
+  v->cpu = ts_xrealloc(v->cpu, (v->n + 1) * sizeof *v->cpu);
+  v->names[v->n] = ts_xstrdup(name);
   v->cpu[v->n++] = cpu;
 }
 
@@ -674,8 +639,8 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
 static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct ts_constraint_set *set,
                                    const struct variants *v) {
-  p->routes = xcalloc(v->n, sizeof *p->routes);
-  p->patterns = xcalloc(v->n, sizeof *p->patterns);
+  p->routes = ts_xcalloc(v->n, sizeof *p->routes);
+  p->patterns = ts_xcalloc(v->n, sizeof *p->patterns);
   size_t k = 0, cpu = 0;
   for (size_t i = 0; i < v->n; i++) {
     p->routes[p->nroutes++] = ts_index_torch_url(idx, v->names[i]);
@@ -687,7 +652,7 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
       p->patterns[k++] = v->names[i];
       cpu++;
     }
-  p->prefs = xcalloc(set->nrouted, sizeof *p->prefs);
+  p->prefs = ts_xcalloc(set->nrouted, sizeof *p->prefs);
   for (size_t i = 0; i < set->nrouted; i++)
     p->prefs[p->nprefs++] = (struct ts_resolver_variant_pref){
         .name = set->routed[i], .patterns = p->patterns, .npatterns = k,
@@ -718,8 +683,8 @@ static enum ts_code make_target(const struct ts_plan_options *o, struct ts_targe
 
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
-  struct ts_plan_result *r = xcalloc(1, sizeof *r);
-  struct priv *p = xcalloc(1, sizeof *p);
+  struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
+  struct priv *p = ts_xcalloc(1, sizeof *p);
   r->priv = p;
   *out = r;
   enum ts_code rc = make_target(o, &r->target, err);
@@ -745,7 +710,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     return err->code ? err->code : TS_E_NOMEM;
   p->idx = r->idx;
   if (!io.no_index) {
-    p->general = xcalloc(1 + io.nextra_index_urls, sizeof *p->general);
+    p->general = ts_xcalloc(1 + io.nextra_index_urls, sizeof *p->general);
     p->general[p->ngeneral++] = io.index_url ? io.index_url : TS_INDEX_DEFAULT_URL;
     for (size_t i = 0; i < io.nextra_index_urls; i++)
       p->general[p->ngeneral++] = io.extra_index_urls[i];
@@ -762,12 +727,12 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (e->is_constraint) {
       if (e->kind != TS_REQFILE_NAMED || e->req->url)
         continue; /* pip ignores non-name constraints too */
-      p->cons = xrealloc(p->cons, (p->ncons + 1) * sizeof *p->cons);
+      p->cons = ts_xrealloc(p->cons, (p->ncons + 1) * sizeof *p->cons);
       p->cons[p->ncons++] = ts_requirement_dup(e->req);
       continue;
     }
     if (e->kind == TS_REQFILE_NAMED && !e->req->url) {
-      p->roots = xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
+      p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
       p->roots[p->nroots++] = ts_requirement_dup(e->req);
       continue;
     }
@@ -783,7 +748,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       scan_site(p, tp->purelib);
     if (tp->platlib && (!tp->purelib || strcmp(tp->platlib, tp->purelib) != 0))
       scan_site(p, tp->platlib);
-    p->installed = xcalloc(p->ninsts, sizeof *p->installed);
+    p->installed = ts_xcalloc(p->ninsts, sizeof *p->installed);
     for (size_t i = 0; i < p->ninsts; i++)
       p->installed[i] = (struct ts_resolver_installed){
           .name = p->insts[i].name, .version = p->insts[i].version,
@@ -830,7 +795,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   if (rc != TS_OK || !r->res)
     return rc;
 
-  r->items = xcalloc(r->res->nitems, sizeof *r->items);
+  r->items = ts_xcalloc(r->res->nitems, sizeof *r->items);
   for (size_t i = 0; i < r->res->nitems; i++) {
     const struct ts_resolved *x = &r->res->items[i];
     struct ts_plan_item *it = &r->items[i];
@@ -1067,7 +1032,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       n++;
   if (n == 0)
     return TS_OK;
-  struct ts_plan_item **todo = xcalloc(n, sizeof *todo);
+  struct ts_plan_item **todo = ts_xcalloc(n, sizeof *todo);
   size_t k = 0;
   for (size_t i = 0; i < r->res->nitems; i++)
     if (changes(r->res->items[i].action) && r->res->items[i].file)
@@ -1082,10 +1047,10 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     return hrc;
   }
 
-  char *base = o->download_dir ? xstrdup(o->download_dir) : NULL;
+  char *base = o->download_dir ? ts_xstrdup(o->download_dir) : NULL;
   if (!base) { /* --no-cache: nothing under the cache, the temp dir */
     const char *c = ts_index_cache_dir(r->idx);
-    base = c ? ts_path_join(c, "downloads-v1") : xstrdup(ts_fs_temp_dir());
+    base = c ? ts_path_join(c, "downloads-v1") : ts_xstrdup(ts_fs_temp_dir());
   }
   enum ts_code rc = ts_fs_mkdirs(base, err);
   char *tmpl = ts_path_join(base, "torchsolve-run-XXXXXX");
@@ -1100,25 +1065,25 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     return rc;
   }
 
-  struct ts_index_download *d = xcalloc(n, sizeof *d);
-  struct prog *pg = xcalloc(n, sizeof *pg);
-  char **dests = xcalloc(n, sizeof *dests);
-  const char **names = xcalloc(n, sizeof *names);
+  struct ts_index_download *d = ts_xcalloc(n, sizeof *d);
+  struct prog *pg = ts_xcalloc(n, sizeof *pg);
+  char **dests = ts_xcalloc(n, sizeof *dests);
+  const char **names = ts_xcalloc(n, sizeof *names);
   /* Verified wheels from an index are kept where the index client keeps
    * whole wheels, so that a later run (or --offline) reads their METADATA
    * and skips the download; the rest go to the run's directory. */
   const char *croot = ts_index_cache_mode(r->idx) == TS_CACHE_DISABLED
                           ? NULL : ts_index_cache_dir(r->idx);
-  bool *hash_later = xcalloc(n, sizeof *hash_later);
-  struct ts_index_download **fetch = xcalloc(n, sizeof *fetch);
-  struct ts_index_download *batch = xcalloc(n, sizeof *batch);
+  bool *hash_later = ts_xcalloc(n, sizeof *hash_later);
+  struct ts_index_download **fetch = ts_xcalloc(n, sizeof *fetch);
+  struct ts_index_download *batch = ts_xcalloc(n, sizeof *batch);
   size_t nfetch = 0;
   for (size_t i = 0; i < n; i++) {
     const struct ts_index_file *f = todo[i]->r->file;
     const char *want = todo[i]->user_sha256 ? todo[i]->user_sha256 : f->sha256;
     bool remote = strncmp(f->url, "file:", 5) != 0;
     if (croot && remote && want && f->sha256) {
-      char *url = xstrdup(f->url);
+      char *url = ts_xstrdup(f->url);
       url[strcspn(url, "#")] = '\0';
       dests[i] = ts_cache_wheel_path(croot, todo[i]->r->name, f->sha256, url,
                                      f->filename);
@@ -1152,7 +1117,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   }
   if (nfetch) {
     for (size_t j = 0; j < nfetch; j++) {
-      char *parent = xstrdup(fetch[j]->dest);
+      char *parent = ts_xstrdup(fetch[j]->dest);
       char *slash = strrchr(parent, '/');
       if (slash && slash != parent) {
         *slash = '\0';
@@ -1163,8 +1128,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       batch[j] = *fetch[j];
     }
     if (o->cb.download_begin) {
-      const char **bn = xcalloc(nfetch, sizeof *bn);
-      uint64_t *sz = xcalloc(nfetch, sizeof *sz);
+      const char **bn = ts_xcalloc(nfetch, sizeof *bn);
+      uint64_t *sz = ts_xcalloc(nfetch, sizeof *sz);
       for (size_t j = 0; j < nfetch; j++) {
         size_t i = (size_t)(fetch[j] - d);
         bn[j] = names[i];
@@ -1201,9 +1166,9 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     }
   }
 
-  struct ts_wheel_request *w = xcalloc(n, sizeof *w);
-  uint8_t (*dig)[TS_SHA256_LEN] = xcalloc(n, sizeof *dig);
-  char **durls = xcalloc(n, sizeof *durls);
+  struct ts_wheel_request *w = ts_xcalloc(n, sizeof *w);
+  uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(n, sizeof *dig);
+  char **durls = ts_xcalloc(n, sizeof *durls);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     const struct ts_plan_item *it = todo[i];
     if (hash_later[i]) {
@@ -1216,7 +1181,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                                      .requested = it->r->requested};
     if (it->direct_url && it->is_path) {
       const char *loc = it->direct_url;
-      char *abs = strncmp(loc, "file://", 7) == 0 ? xstrdup(loc + 7) : realpath(loc, NULL);
+      char *abs = strncmp(loc, "file://", 7) == 0 ? ts_xstrdup(loc + 7) : realpath(loc, NULL);
       durls[i] = ts_wheel_direct_url_for_file(abs ? abs : loc, dig[i]);
       free(abs);
     } else if (it->direct_url) {
@@ -1239,7 +1204,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   if (rc == TS_OK) {
     size_t hl = strlen(tp->data) + 64;
     free(p->headers);
-    p->headers = xcalloc(hl, 1);
+    p->headers = ts_xcalloc(hl, 1);
     snprintf(p->headers, hl, "%s/include/site/python%d.%d", tp->data,
              r->target->python_major, r->target->python_minor);
     struct ts_wheel_paths wp = {.prefix = tp->prefix, .purelib = tp->purelib,

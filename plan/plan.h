@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "host/host.h"
 #include "index/client.h"
+#include "lock/pylock.h"
 #include "lock/reqfile.h"
 #include "resolver/resolver.h"
 #include "rules/constraint.h"
@@ -148,5 +149,29 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                              const struct ts_plan_install_options *o,
                              size_t *changed, struct ts_error *err);
 
-/* The URL with any user:password@ removed, malloc'd. */
-char *ts_plan_redact_url(const char *url);
+
+/* ---- lock (plan_lock.c) ------------------------------------------------ */
+
+/* The resolution as a PEP 751 lock: per package the wheel chosen for the
+ * target (url or path, size, upload-time, sha256: the --hash or index one,
+ * else the file's own, fetched into the wheel cache), its dependencies
+ * among the locked packages, its index without credentials; the target as
+ * `environments` and `requires-python`; the host facts and the ids of the
+ * rules that concern the locked packages under [tool.torchsolve].
+ * `output` is where the lock will be written ("-" or NULL: stdout): a
+ * local wheel's path is written relative to its directory.  The writer
+ * sorts everything, so the same resolution gives the same bytes.
+ * TS_E_UNSUPPORTED when only an sdist fits; *out is freed by the caller
+ * (ts_pylock_free). */
+enum ts_code ts_plan_to_pylock(struct ts_plan_result *r, const char *output,
+                               struct ts_pylock **out, struct ts_error *err);
+
+/* ---- report (plan_report.c) -------------------------------------------- */
+
+/* pip's installation report (JSON, version 1) of what the resolution
+ * installs or changes: per item the full METADATA as pip's msg_to_json
+ * gives it, download_info with the URL without credentials and its sha256,
+ * requested and its extras; the target's marker environment.  Appended to
+ * out (the caller sizes its cap). */
+enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
+                            struct ts_error *err);

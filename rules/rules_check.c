@@ -25,16 +25,16 @@ struct parsed {
 static bool term_present(const struct ts_term *t, const struct parsed *pk,
                          size_t n, const struct ts_constraint_set *set,
                          char **who) {
-  if (rules_term_is_fact(t)) {
-    if (!rules_term_match_facts(t, set))
+  if (ts_rules_term_is_fact(t)) {
+    if (!ts_rules_term_match_facts(t, set))
       return false;
-    const struct ts_host_fact *f = rules_find_fact(set, t->name);
+    const struct ts_host_fact *f = ts_rules_find_fact(set, t->name);
     *who = ts_xasprintf("%s%s%s", t->name, f && f->version ? " " : "",
                          f && f->version ? f->version : "");
     return true;
   }
   for (size_t i = 0; i < n; i++)
-    if (pk[i].v && rules_term_match_pkg(t, pk[i].pkg->name, pk[i].v)) {
+    if (pk[i].v && ts_rules_term_match_pkg(t, pk[i].pkg->name, pk[i].v)) {
       *who = ts_xasprintf("%s %s", pk[i].pkg->name, pk[i].pkg->version);
       return true;
     }
@@ -44,14 +44,14 @@ static bool term_present(const struct ts_term *t, const struct parsed *pk,
 static void add_finding(struct ts_rules_finding **out, size_t *nout,
                         const struct ts_constraint *c, const struct parsed *p,
                         char *detail) {
-  *out = rules_xrealloc(*out, (*nout + 1) * sizeof **out);
+  *out = ts_xrealloc(*out, (*nout + 1) * sizeof **out);
   struct ts_rules_finding *f = &(*out)[(*nout)++];
-  f->id = rules_xstrdup(c->id);
+  f->id = ts_xstrdup(c->id ? c->id : "");
   f->subject = ts_xasprintf("%s %s", p->pkg->name, p->pkg->version);
   f->detail = detail;
-  f->message = rules_xstrdup(c->message);
-  f->fix = c->fix ? rules_xstrdup(c->fix) : NULL;
-  f->source = rules_xstrdup(c->source ? c->source : "");
+  f->message = ts_xstrdup(c->message ? c->message : "");
+  f->fix = c->fix ? ts_xstrdup(c->fix) : NULL;
+  f->source = ts_xstrdup(c->source ? c->source : "");
 }
 
 /* The installed version of the project a term names, for the detail. */
@@ -72,7 +72,7 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
   (void)err;
   *out = NULL;
   *nout = 0;
-  struct parsed *pk = rules_xcalloc(npkgs, sizeof *pk);
+  struct parsed *pk = ts_xcalloc(npkgs, sizeof *pk);
   for (size_t i = 0; i < npkgs; i++) {
     pk[i].pkg = &pkgs[i];
     if (pkgs[i].name && pkgs[i].version &&
@@ -84,11 +84,11 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
     const struct ts_constraint *c = &set->constraints[ci];
     bool when = true;
     for (size_t w = 0; w < c->nwhen; w++)
-      when &= rules_term_match_facts(&c->when[w], set);
+      when &= ts_rules_term_match_facts(&c->when[w], set);
     if (!when)
       continue;
     for (size_t i = 0; i < npkgs; i++) {
-      if (!pk[i].v || !rules_term_match_pkg(&c->subject, pk[i].pkg->name, pk[i].v))
+      if (!pk[i].v || !ts_rules_term_match_pkg(&c->subject, pk[i].pkg->name, pk[i].v))
         continue;
       char *who = NULL;
       if (c->kind == TS_CONSTRAINT_REQUIRES) {
@@ -101,10 +101,10 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
         if (ok || c->nterms == 0)
           continue;
         const struct ts_term *t0 = &c->terms[0];
-        char *want = rules_term_str(t0);
+        char *want = ts_rules_term_str(t0);
         char *detail;
-        if (rules_term_is_fact(t0)) {
-          const struct ts_host_fact *f = rules_find_fact(set, t0->name);
+        if (ts_rules_term_is_fact(t0)) {
+          const struct ts_host_fact *f = ts_rules_find_fact(set, t0->name);
           detail = f && f->version
                        ? ts_xasprintf("needs %s%s; this host has %s %s", want,
                                        c->nterms > 1 ? " (or another listed fact)" : "",
@@ -191,11 +191,11 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
   bool gated = false;
   for (size_t i = 0; i < set->nconstraints; i++) {
     const struct ts_constraint *c = &set->constraints[i];
-    if (!rules_term_match_pkg(&c->subject, name, cand))
+    if (!ts_rules_term_match_pkg(&c->subject, name, cand))
       continue;
     if (c->subject.local_pattern && c->subject.local_pattern[0])
       gated = true;
-    char *why = rules_fact_violation(c, set);
+    char *why = ts_rules_fact_violation(c, set);
     if (why) {
       add_finding(out, nout, c, &p,
                   ts_xasprintf("built for %s: %s", label, why));
@@ -203,7 +203,7 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
     }
   }
   /* A ROCm newer than any known variant still needs the installed ROCm. */
-  const struct ts_host_fact *rocm = rules_find_fact(set, "__rocm");
+  const struct ts_host_fact *rocm = ts_rules_find_fact(set, "__rocm");
   if (built_rocm && !gated && rocm && rocm->version) {
     char mm[32];
     snprintf(mm, sizeof mm, "%lu.%lu", maj, min);

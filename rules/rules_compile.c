@@ -26,19 +26,19 @@ static void add_fact(struct ts_constraint_set *s, const char *name,
   for (size_t i = 0; i < s->nfacts; i++)
     if (strcmp(s->facts[i].name, name) == 0)
       return; /* two GPUs of one kind: one fact */
-  s->facts = rules_xrealloc(s->facts, (s->nfacts + 1) * sizeof *s->facts);
+  s->facts = ts_xrealloc(s->facts, (s->nfacts + 1) * sizeof *s->facts);
   struct ts_host_fact *f = &s->facts[s->nfacts++];
-  f->name = rules_xstrdup(name);
-  f->version = version ? rules_xstrdup(version) : NULL;
-  f->source = rules_xstrdup(source ? source : "detected");
+  f->name = ts_xstrdup(name ? name : "");
+  f->version = version ? ts_xstrdup(version) : NULL;
+  f->source = ts_xstrdup(source ? source : "detected");
 }
 
 static enum ts_code make_term(struct ts_term *t, const char *name,
                               const char *spec, const char *local,
                               struct ts_error *err) {
   memset(t, 0, sizeof *t);
-  t->name = rules_xstrdup(name);
-  t->local_pattern = local ? rules_xstrdup(local) : NULL;
+  t->name = ts_xstrdup(name ? name : "");
+  t->local_pattern = local ? ts_xstrdup(local) : NULL;
   if (spec && ts_specset_parse(spec, strlen(spec), &t->spec, err) != TS_OK)
     return ts_error_wrap(err, "rules: term '%s %s'", name, spec);
   return TS_OK;
@@ -49,28 +49,28 @@ static struct ts_constraint *new_constraint(struct ts_constraint_set *s,
                                             const char *id, char *message,
                                             const char *fix,
                                             const char *source) {
-  s->constraints = rules_xrealloc(
+  s->constraints = ts_xrealloc(
       s->constraints, (s->nconstraints + 1) * sizeof *s->constraints);
   struct ts_constraint *c = &s->constraints[s->nconstraints++];
   memset(c, 0, sizeof *c);
   c->kind = kind;
-  c->id = rules_xstrdup(id);
+  c->id = ts_xstrdup(id ? id : "");
   c->message = message; /* takes ownership */
-  c->fix = fix ? rules_xstrdup(fix) : NULL;
-  c->source = rules_xstrdup(source ? source : "");
+  c->fix = fix ? ts_xstrdup(fix) : NULL;
+  c->source = ts_xstrdup(source ? source : "");
   return c;
 }
 
 static enum ts_code add_term(struct ts_constraint *c, const char *name,
                              const char *spec, const char *local,
                              struct ts_error *err) {
-  c->terms = rules_xrealloc(c->terms, (c->nterms + 1) * sizeof *c->terms);
+  c->terms = ts_xrealloc(c->terms, (c->nterms + 1) * sizeof *c->terms);
   return make_term(&c->terms[c->nterms++], name, spec, local, err);
 }
 
 static enum ts_code add_when(struct ts_constraint *c, const char *name,
                              const char *spec, struct ts_error *err) {
-  c->when = rules_xrealloc(c->when, (c->nwhen + 1) * sizeof *c->when);
+  c->when = ts_xrealloc(c->when, (c->nwhen + 1) * sizeof *c->when);
   return make_term(&c->when[c->nwhen++], name, spec, NULL, err);
 }
 
@@ -78,16 +78,16 @@ static enum ts_code add_when(struct ts_constraint *c, const char *name,
 static char *major_minor(const char *v) {
   const char *dot = strchr(v, '.');
   if (!dot)
-    return rules_xstrdup(v);
+    return ts_xstrdup(v);
   const char *dot2 = strchr(dot + 1, '.');
-  return dot2 ? rules_xstrndup(v, (size_t)(dot2 - v)) : rules_xstrdup(v);
+  return dot2 ? ts_xstrndup(v, (size_t)(dot2 - v)) : ts_xstrdup(v);
 }
 
 /* Frees constraints [mark, n) and shrinks the set back to mark. */
 static void drop_from(struct ts_constraint_set *s, size_t mark) {
   struct ts_constraint_set tmp = {0};
   tmp.nconstraints = s->nconstraints - mark;
-  tmp.constraints = rules_xcalloc(tmp.nconstraints, sizeof *tmp.constraints);
+  tmp.constraints = ts_xcalloc(tmp.nconstraints, sizeof *tmp.constraints);
   memcpy(tmp.constraints, s->constraints + mark,
          tmp.nconstraints * sizeof *tmp.constraints);
   ts_constraint_set_clear(&tmp);
@@ -163,7 +163,7 @@ static char *arch_list_text(const struct ts_rules_variant *v) {
     used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s%s",
                              i ? " " : "", v->archs[i].cc,
                              v->archs[i].ptx ? "+PTX" : "");
-  return rules_xstrdup(buf);
+  return ts_xstrdup(buf);
 }
 
 static char *gfx_list_text(char *const *gfx, size_t n) {
@@ -172,7 +172,7 @@ static char *gfx_list_text(char *const *gfx, size_t n) {
   for (size_t i = 0; i < n && used < sizeof buf - 32; i++)
     used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
                              i ? " " : "", gfx[i]);
-  return rules_xstrdup(buf);
+  return ts_xstrdup(buf);
 }
 
 static bool backend_gated(const struct ts_constraint_set *s, const char *id) {
@@ -221,7 +221,7 @@ static enum ts_code gate_backend(const struct ts_rules_backend *b,
     snprintf(id, sizeof id, "backend-%s", b->id);
     struct ts_constraint *c = new_constraint(
         s, TS_CONSTRAINT_REQUIRES, id,
-        rules_xstrdup("torch +xpu builds need an Intel GPU with a compute "
+        ts_xstrdup("torch +xpu builds need an Intel GPU with a compute "
                       "driver (i915 or xe)"),
         "use the cpu variant, or pass --xpu when the GPU is there", b->source);
     if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
@@ -402,7 +402,7 @@ static enum ts_code gate_release(const struct ts_rules *rules,
     /* The gates inherit the confidence of the list they come from. */
     for (size_t i = mark; conf && strcmp(conf, "high") != 0 && i < s->nconstraints; i++)
       if (!s->constraints[i].confidence)
-        s->constraints[i].confidence = rules_xstrdup(conf);
+        s->constraints[i].confidence = ts_xstrdup(conf);
   }
   return rc;
 }
@@ -447,7 +447,7 @@ static enum ts_code pair_one(const struct ts_rules *rules,
         continue;
       if (!c) {
         c = new_constraint(s, TS_CONSTRAINT_REQUIRES, p->id,
-                           rules_xstrdup(p->message), p->fix, p->source);
+                           ts_xstrdup(p->message ? p->message : ""), p->fix, p->source);
         char *spec = ts_xasprintf("==%s", version);
         rc = make_term(&c->subject, p->project, spec, local, err);
         free(spec);
@@ -466,8 +466,8 @@ static bool seen_str(char ***seen, size_t *n, const char *s) {
   for (size_t i = 0; i < *n; i++)
     if (strcmp((*seen)[i], s) == 0)
       return true;
-  *seen = rules_xrealloc(*seen, (*n + 1) * sizeof **seen);
-  (*seen)[(*n)++] = rules_xstrdup(s);
+  *seen = ts_xrealloc(*seen, (*n + 1) * sizeof **seen);
+  (*seen)[(*n)++] = ts_xstrdup(s);
   return false;
 }
 
@@ -530,9 +530,9 @@ static enum ts_code compile_rule(const struct ts_rules_rule *r,
     struct ts_constraint *c = new_constraint(
         s, r->kind == TS_RULES_REQUIRES ? TS_CONSTRAINT_REQUIRES
                                         : TS_CONSTRAINT_CONFLICTS,
-        r->id, rules_xstrdup(r->message), r->fix, r->source);
+        r->id, ts_xstrdup(r->message ? r->message : ""), r->fix, r->source);
     if (r->confidence && strcmp(r->confidence, "high") != 0)
-      c->confidence = rules_xstrdup(r->confidence);
+      c->confidence = ts_xstrdup(r->confidence);
     enum ts_code rc = make_term(&c->subject, r->subject_name, r->subject_spec,
                                 r->nsubject_locals ? r->subject_locals[k] : NULL,
                                 err);
@@ -545,7 +545,7 @@ static enum ts_code compile_rule(const struct ts_rules_rule *r,
     /* A rule whose `when` fails on this host can never fire: drop it. */
     bool holds = true;
     for (size_t i = 0; i < c->nwhen; i++)
-      holds &= rules_term_match_facts(&c->when[i], s);
+      holds &= ts_rules_term_match_facts(&c->when[i], s);
     if (!holds)
       drop_from(s, mark);
   }
@@ -590,7 +590,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
   if (!r)
     return TS_OK;
   const char *newest = r->nversions ? r->versions[r->nversions - 1] : r->series;
-  struct choice *ch = rules_xcalloc(r->nvariants, sizeof *ch);
+  struct choice *ch = ts_xcalloc(r->nvariants, sizeof *ch);
   size_t n = 0;
   for (size_t k = 0; k < r->nvariants; k++) {
     const struct ts_rules_backend *b = ts_rules_find_backend(rules, r->variants[k].backend);
@@ -606,7 +606,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
               : b->kind == TS_BACKEND_XPU ? 3 : 4;
     if (force_cpu && b->kind != TS_BACKEND_CPU) {
       c->usable = false;
-      c->reason = rules_xstrdup("--cpu was given");
+      c->reason = ts_xstrdup("--cpu was given");
       continue;
     }
     if (!host_terms)
@@ -624,15 +624,15 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     }
     for (size_t i = 0; i < s->nconstraints && c->usable; i++) {
       const struct ts_constraint *con = &s->constraints[i];
-      if (!rules_term_match_pkg(&con->subject, "torch", v))
+      if (!ts_rules_term_match_pkg(&con->subject, "torch", v))
         continue;
-      char *why = rules_fact_violation(con, s);
+      char *why = ts_rules_fact_violation(con, s);
       if (why) {
         c->usable = false;
         c->reason = ts_xasprintf("%s: %s (rule %s%s%s)", cand, why, con->id,
                                   con->confidence ? ", confidence " : "",
                                   con->confidence ? con->confidence : "");
-        c->rule_id = rules_xstrdup(con->id);
+        c->rule_id = ts_xstrdup(con->id);
         free(why);
       }
     }
@@ -647,13 +647,13 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     free(cand);
   }
   qsort(ch, n, sizeof *ch, cmp_choice);
-  s->backends = rules_xcalloc(n, sizeof *s->backends);
+  s->backends = ts_xcalloc(n, sizeof *s->backends);
   const char *base = rules->index_base ? rules->index_base : "";
   size_t blen = strlen(base);
   for (size_t i = 0; i < n; i++) {
     struct ts_backend_choice *o = &s->backends[s->nbackends++];
-    o->name = rules_xstrdup(ch[i].b->id);
-    o->kind = rules_xstrdup(kind_name(ch[i].b->kind));
+    o->name = ts_xstrdup(ch[i].b->id ? ch[i].b->id : "");
+    o->kind = ts_xstrdup(kind_name(ch[i].b->kind));
     o->index_url = ts_xasprintf("%s%s%s/", base,
                                  blen && base[blen - 1] != '/' ? "/" : "",
                                  ch[i].b->index);
@@ -729,12 +729,12 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   if (rc == TS_OK && host_terms) {
     size_t keep = 0;
     struct ts_constraint_set dropped = {0};
-    dropped.constraints = rules_xcalloc(out->nconstraints, sizeof *out->constraints);
+    dropped.constraints = ts_xcalloc(out->nconstraints, sizeof *out->constraints);
     for (size_t i = 0; i < out->nconstraints; i++) {
       struct ts_constraint *c = &out->constraints[i];
       bool holds = true;
       for (size_t j = 0; j < c->nwhen; j++)
-        holds &= rules_term_match_facts(&c->when[j], out);
+        holds &= ts_rules_term_match_facts(&c->when[j], out);
       if (holds)
         out->constraints[keep++] = *c;
       else
@@ -751,11 +751,11 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     rc = backend_list(rules, rel, h, host_terms, host && host->force_cpu, out,
                       err);
   if (rc == TS_OK) {
-    out->release = rel ? rules_xstrdup(rel->series) : NULL;
-    out->index_base = rules_xstrdup(rules->index_base ? rules->index_base : "");
-    out->routed = rules_xcalloc(rules->nroutes, sizeof *out->routed);
+    out->release = rel ? ts_xstrdup(rel->series) : NULL;
+    out->index_base = ts_xstrdup(rules->index_base ? rules->index_base : "");
+    out->routed = ts_xcalloc(rules->nroutes, sizeof *out->routed);
     for (size_t i = 0; i < rules->nroutes; i++)
-      out->routed[out->nrouted++] = rules_xstrdup(rules->routes[i]);
+      out->routed[out->nrouted++] = ts_xstrdup(rules->routes[i]);
   }
   if (rc != TS_OK)
     ts_constraint_set_clear(out);

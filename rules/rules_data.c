@@ -6,36 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "rules/rules.h"
 #include "rules/rules_internal.h"
-
-char *rules_xstrdup(const char *s) {
-  char *d = strdup(s ? s : "");
-  if (!d)
-    abort();
-  return d;
-}
-
-char *rules_xstrndup(const char *s, size_t n) {
-  char *d = strndup(s, n);
-  if (!d)
-    abort();
-  return d;
-}
-
-void *rules_xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    abort();
-  return q;
-}
-
-void *rules_xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p)
-    abort();
-  return p;
-}
 
 static void free_strv(char **v, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -43,7 +16,7 @@ static void free_strv(char **v, size_t n) {
   free(v);
 }
 
-void rules_backend_clear(struct ts_rules_backend *b) {
+void ts_rules_backend_clear(struct ts_rules_backend *b) {
   free(b->id);
   free(b->version);
   free(b->index);
@@ -55,7 +28,7 @@ void rules_backend_clear(struct ts_rules_backend *b) {
   memset(b, 0, sizeof *b);
 }
 
-void rules_release_clear(struct ts_rules_release *r) {
+void ts_rules_release_clear(struct ts_rules_release *r) {
   free(r->series);
   free_strv(r->versions, r->nversions);
   for (size_t i = 0; i < r->nvariants; i++) {
@@ -88,7 +61,7 @@ static void term_clear(struct ts_rules_term *t) {
   free(t->local);
 }
 
-void rules_rule_clear(struct ts_rules_rule *r) {
+void ts_rules_rule_clear(struct ts_rules_rule *r) {
   free(r->id);
   free(r->subject_name);
   free(r->subject_spec);
@@ -107,7 +80,7 @@ void rules_rule_clear(struct ts_rules_rule *r) {
   memset(r, 0, sizeof *r);
 }
 
-void rules_pairing_clear(struct ts_rules_pairing *p) {
+void ts_rules_pairing_clear(struct ts_rules_pairing *p) {
   free(p->id);
   free(p->project);
   free(p->message);
@@ -121,18 +94,18 @@ void ts_rules_free(struct ts_rules *r) {
     return;
   free(r->index_base);
   for (size_t i = 0; i < r->nbackends; i++)
-    rules_backend_clear(&r->backends[i]);
+    ts_rules_backend_clear(&r->backends[i]);
   free(r->backends);
   for (size_t i = 0; i < r->nreleases; i++)
-    rules_release_clear(&r->releases[i]);
+    ts_rules_release_clear(&r->releases[i]);
   free(r->releases);
   free_strv(r->routes, r->nroutes);
   free(r->routes_source);
   for (size_t i = 0; i < r->npairings; i++)
-    rules_pairing_clear(&r->pairings[i]);
+    ts_rules_pairing_clear(&r->pairings[i]);
   free(r->pairings);
   for (size_t i = 0; i < r->nrules; i++)
-    rules_rule_clear(&r->rules[i]);
+    ts_rules_rule_clear(&r->rules[i]);
   free(r->rules);
   free(r);
 }
@@ -172,7 +145,7 @@ static int cmp_release(const void *a, const void *b) {
       if (j_ < (base_n))                                                    \
         clear(&(base_arr)[j_]);                                             \
       else                                                                  \
-        (base_arr) = rules_xrealloc((base_arr),                             \
+        (base_arr) = ts_xrealloc((base_arr),                             \
                                     ((base_n) + 1) * sizeof *(base_arr)),   \
         (base_n)++;                                                         \
       (base_arr)[j_] = (over_arr)[i_];                                      \
@@ -190,13 +163,13 @@ enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
     over->index_base = NULL;
   }
   MERGE_BY(base->backends, base->nbackends, over->backends, over->nbackends,
-           id, rules_backend_clear);
+           id, ts_rules_backend_clear);
   MERGE_BY(base->releases, base->nreleases, over->releases, over->nreleases,
-           series, rules_release_clear);
+           series, ts_rules_release_clear);
   MERGE_BY(base->rules, base->nrules, over->rules, over->nrules, id,
-           rules_rule_clear);
+           ts_rules_rule_clear);
   MERGE_BY(base->pairings, base->npairings, over->pairings, over->npairings,
-           id, rules_pairing_clear);
+           id, ts_rules_pairing_clear);
   for (size_t i = 0; i < over->nroutes; i++) {
     bool dup = false;
     for (size_t j = 0; j < base->nroutes; j++)
@@ -205,7 +178,7 @@ enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
       free(over->routes[i]);
       continue;
     }
-    base->routes = rules_xrealloc(base->routes,
+    base->routes = ts_xrealloc(base->routes,
                                   (base->nroutes + 1) * sizeof *base->routes);
     base->routes[base->nroutes++] = over->routes[i];
   }

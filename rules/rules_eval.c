@@ -24,21 +24,21 @@ static bool local_matches(const char *pattern, const struct ts_version *v) {
   return local && fnmatch(pattern, local, 0) == 0;
 }
 
-bool rules_term_match_version(const struct ts_term *t,
+bool ts_rules_term_match_version(const struct ts_term *t,
                               const struct ts_version *v) {
   if (t->spec && !ts_specset_contains(t->spec, v, TS_PRE_INCLUDE))
     return false;
   return local_matches(t->local_pattern, v);
 }
 
-bool rules_term_match_pkg(const struct ts_term *t, const char *name,
+bool ts_rules_term_match_pkg(const struct ts_term *t, const char *name,
                           const struct ts_version *v) {
   if (!ts_name_eq(t->name, strlen(t->name), name, strlen(name)))
     return false;
-  return rules_term_match_version(t, v);
+  return ts_rules_term_match_version(t, v);
 }
 
-const struct ts_host_fact *rules_find_fact(const struct ts_constraint_set *set,
+const struct ts_host_fact *ts_rules_find_fact(const struct ts_constraint_set *set,
                                            const char *name) {
   for (size_t i = 0; i < set->nfacts; i++)
     if (strcmp(set->facts[i].name, name) == 0)
@@ -46,9 +46,9 @@ const struct ts_host_fact *rules_find_fact(const struct ts_constraint_set *set,
   return NULL;
 }
 
-bool rules_term_match_facts(const struct ts_term *t,
+bool ts_rules_term_match_facts(const struct ts_term *t,
                             const struct ts_constraint_set *set) {
-  const struct ts_host_fact *f = rules_find_fact(set, t->name);
+  const struct ts_host_fact *f = ts_rules_find_fact(set, t->name);
   if (!f)
     return false;
   if (!t->spec)
@@ -63,11 +63,11 @@ bool rules_term_match_facts(const struct ts_term *t,
   return ok;
 }
 
-bool rules_term_is_fact(const struct ts_term *t) {
+bool ts_rules_term_is_fact(const struct ts_term *t) {
   return strncmp(t->name, "__", 2) == 0;
 }
 
-char *rules_term_str(const struct ts_term *t) {
+char *ts_rules_term_str(const struct ts_term *t) {
   const char *spec = t->spec ? ts_specset_str(t->spec) : "";
   if (t->local_pattern && t->local_pattern[0])
     return ts_xasprintf("%s%s (+%s)", t->name, spec, t->local_pattern);
@@ -82,7 +82,7 @@ bool ts_rules_term_matches(const struct ts_term *term, const char *name,
   if (!name || !version ||
       ts_version_parse(version, strlen(version), &v, NULL) != TS_OK)
     return false;
-  bool ok = rules_term_match_pkg(term, name, v);
+  bool ok = ts_rules_term_match_pkg(term, name, v);
   ts_version_free(v);
   return ok;
 }
@@ -90,33 +90,33 @@ bool ts_rules_term_matches(const struct ts_term *term, const char *name,
 /* A host fact in words: "__cuda_driver" → "NVIDIA driver". */
 static char *fact_words(const char *name) {
   if (strcmp(name, "__cuda_driver") == 0)
-    return rules_xstrdup("NVIDIA driver");
+    return ts_xstrdup("NVIDIA driver");
   if (strcmp(name, "__cuda") == 0)
-    return rules_xstrdup("CUDA (driver-supported)");
+    return ts_xstrdup("CUDA (driver-supported)");
   if (strcmp(name, "__rocm") == 0)
-    return rules_xstrdup("ROCm");
+    return ts_xstrdup("ROCm");
   if (strcmp(name, "__glibc") == 0)
-    return rules_xstrdup("glibc");
+    return ts_xstrdup("glibc");
   if (strcmp(name, "__xpu") == 0)
-    return rules_xstrdup("an Intel XPU");
+    return ts_xstrdup("an Intel XPU");
   if (strncmp(name, "__cc_", 5) == 0)
     return ts_xasprintf("a GPU of compute capability %s", name + 5);
   if (strncmp(name, "__gfx", 5) == 0)
     return ts_xasprintf("a %s GPU", name + 2);
-  return rules_xstrdup(name);
+  return ts_xstrdup(name);
 }
 
 /* Why the host facts break constraint c for a subject, or NULL when they do
  * not (only fact terms are judged: package terms are the resolver's). */
-char *rules_fact_violation(const struct ts_constraint *c,
+char *ts_rules_fact_violation(const struct ts_constraint *c,
                            const struct ts_constraint_set *set) {
   for (size_t i = 0; i < c->nwhen; i++)
-    if (!rules_term_match_facts(&c->when[i], set))
+    if (!ts_rules_term_match_facts(&c->when[i], set))
       return NULL;
   if (c->kind == TS_CONSTRAINT_REQUIRES) {
     for (size_t i = 0; i < c->nterms; i++)
-      if (!rules_term_is_fact(&c->terms[i]) ||
-          rules_term_match_facts(&c->terms[i], set))
+      if (!ts_rules_term_is_fact(&c->terms[i]) ||
+          ts_rules_term_match_facts(&c->terms[i], set))
         return NULL;
     if (c->nterms == 0)
       return NULL;
@@ -126,7 +126,7 @@ char *rules_fact_violation(const struct ts_constraint *c,
       for (size_t i = 0; i < set->nfacts; i++)
         any_amd |= strncmp(set->facts[i].name, "__gfx", 5) == 0;
       if (!any_amd)
-        return rules_xstrdup("needs an AMD GPU; this host has none");
+        return ts_xstrdup("needs an AMD GPU; this host has none");
     }
     if (c->nterms > 1) {
       /* "needs one of gfx900, gfx906 GPUs" */
@@ -140,7 +140,7 @@ char *rules_fact_violation(const struct ts_constraint *c,
       }
       return ts_xasprintf("needs one of: %s; this host has none of them", buf);
     }
-    const struct ts_host_fact *f = rules_find_fact(set, t->name);
+    const struct ts_host_fact *f = ts_rules_find_fact(set, t->name);
     char *words = fact_words(t->name);
     const char *spec = t->spec ? ts_specset_str(t->spec) : "";
     char *out;
@@ -154,9 +154,9 @@ char *rules_fact_violation(const struct ts_constraint *c,
     return out;
   }
   for (size_t i = 0; i < c->nterms; i++)
-    if (rules_term_is_fact(&c->terms[i]) &&
-        rules_term_match_facts(&c->terms[i], set)) {
-      const struct ts_host_fact *f = rules_find_fact(set, c->terms[i].name);
+    if (ts_rules_term_is_fact(&c->terms[i]) &&
+        ts_rules_term_match_facts(&c->terms[i], set)) {
+      const struct ts_host_fact *f = ts_rules_find_fact(set, c->terms[i].name);
       char *words = fact_words(c->terms[i].name);
       char *out = ts_xasprintf("cannot run on %s%s%s", words,
                                 f && f->version ? " " : "",

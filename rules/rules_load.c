@@ -16,6 +16,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
@@ -47,13 +48,13 @@ static void diag_at(struct loader *L, unsigned line, unsigned col,
   L->nerrors++;
   if (!L->diags || L->diags->n >= MAX_DIAGS)
     return;
-  L->diags->items = rules_xrealloc(L->diags->items,
+  L->diags->items = ts_xrealloc(L->diags->items,
                                    (L->diags->n + 1) * sizeof *L->diags->items);
   struct ts_rules_diag *d = &L->diags->items[L->diags->n++];
-  d->file = rules_xstrdup(L->file);
+  d->file = ts_xstrdup(L->file ? L->file : "");
   d->line = line;
   d->column = col;
-  d->message = rules_xstrdup(msg);
+  d->message = ts_xstrdup(msg);
 }
 
 #define DIAG(L, node, ...)                                              \
@@ -147,7 +148,7 @@ static char *get_str(struct loader *L, yaml_node_t *map, const char *key,
   char label[160];
   snprintf(label, sizeof label, "%s: '%s'", what, key);
   const char *v = scalar(L, n, label);
-  return v ? rules_xstrdup(v) : NULL;
+  return v ? ts_xstrdup(v) : NULL;
 }
 
 static bool dotted_version(const char *s) {
@@ -196,8 +197,8 @@ static char **get_strlist(struct loader *L, yaml_node_t *n, size_t *count,
     const char *v = scalar(L, n, what);
     if (!v)
       return NULL;
-    char **out = rules_xrealloc(NULL, sizeof *out);
-    out[0] = rules_xstrdup(v);
+    char **out = ts_xrealloc(NULL, sizeof *out);
+    out[0] = ts_xstrdup(v);
     *count = 1;
     return out;
   }
@@ -209,8 +210,8 @@ static char **get_strlist(struct loader *L, yaml_node_t *n, size_t *count,
     const char *v = scalar(L, node_at(L, *it), what);
     if (!v)
       continue;
-    out = rules_xrealloc(out, (*count + 1) * sizeof *out);
-    out[(*count)++] = rules_xstrdup(v);
+    out = ts_xrealloc(out, (*count + 1) * sizeof *out);
+    out[(*count)++] = ts_xstrdup(v);
   }
   return out;
 }
@@ -259,7 +260,7 @@ static void load_backend(struct loader *L, yaml_node_t *n,
   free(kind);
   b->index = get_str(L, n, "index", false, what);
   if (!b->index && b->id)
-    b->index = rules_xstrdup(b->id);
+    b->index = ts_xstrdup(b->id);
   b->source = get_str(L, n, "source", true, what);
   check_url(L, n, b->source, what);
   b->confidence = get_confidence(L, n, what);
@@ -319,8 +320,8 @@ static void load_archs(struct loader *L, yaml_node_t *n, const char *text,
       DIAG(L, n, "%s: '%s' is not a compute capability like 8.6", what, tmp);
       return;
     }
-    v->archs = rules_xrealloc(v->archs, (v->narchs + 1) * sizeof *v->archs);
-    v->archs[v->narchs].cc = rules_xstrdup(tmp);
+    v->archs = ts_xrealloc(v->archs, (v->narchs + 1) * sizeof *v->archs);
+    v->archs[v->narchs].cc = ts_xstrdup(tmp);
     v->archs[v->narchs].ptx = ptx;
     v->narchs++;
     p = e ? e + 1 : p + len;
@@ -384,11 +385,11 @@ static void load_release(struct loader *L, yaml_node_t *n,
       yaml_node_t *val = node_at(L, p->value);
       if (!id)
         continue;
-      r->variants = rules_xrealloc(r->variants,
+      r->variants = ts_xrealloc(r->variants,
                                    (r->nvariants + 1) * sizeof *r->variants);
       struct ts_rules_variant *v = &r->variants[r->nvariants++];
       memset(v, 0, sizeof *v);
-      v->backend = rules_xstrdup(id);
+      v->backend = ts_xstrdup(id);
       char vw[200];
       snprintf(vw, sizeof vw, "%s variant '%s'", what, id);
       if (val && val->type == YAML_SCALAR_NODE &&
@@ -431,9 +432,9 @@ static void load_release(struct loader *L, yaml_node_t *n,
         listed |= strcmp(r->versions[i], tv) == 0;
       if (!listed)
         DIAG(L, k, "%s: paired version '%s' is not in versions", what, tv);
-      r->pairs = rules_xrealloc(r->pairs, (r->npairs + 1) * sizeof *r->pairs);
+      r->pairs = ts_xrealloc(r->pairs, (r->npairs + 1) * sizeof *r->pairs);
       struct ts_rules_pair *pr = &r->pairs[r->npairs++];
-      pr->torch = rules_xstrdup(tv);
+      pr->torch = ts_xstrdup(tv);
       pr->torchvision = get_str(L, val, "torchvision", true, "pairing");
       pr->torchaudio = get_str(L, val, "torchaudio", false, "pairing");
       if (pr->torchvision)
@@ -466,13 +467,13 @@ static bool split_term(struct loader *L, yaml_node_t *n, const char *text,
     return false;
   }
   if (text[0] == '_' && text[1] == '_')
-    t->name = rules_xstrndup(text, i);
+    t->name = ts_xstrndup(text, i);
   else
     t->name = ts_name_normalize(text, i);
   const char *rest = text + i;
   while (*rest == ' ')
     rest++;
-  t->spec = *rest ? rules_xstrdup(rest) : NULL;
+  t->spec = *rest ? ts_xstrdup(rest) : NULL;
   if (t->spec) {
     struct ts_specset *s = NULL;
     struct ts_error e = {0};
@@ -562,7 +563,7 @@ static struct ts_rules_term *load_terms(struct loader *L, yaml_node_t *n,
     if (facts_only && strncmp(t.name, "__", 2) != 0)
       DIAG(L, tn, "%s: '%s' is not a host fact (facts start with __)", what,
            t.name);
-    out = rules_xrealloc(out, (*count + 1) * sizeof *out);
+    out = ts_xrealloc(out, (*count + 1) * sizeof *out);
     out[(*count)++] = t;
   }
   return out;
@@ -573,7 +574,7 @@ static void load_rule(struct loader *L, yaml_node_t *n, struct ts_rules_rule *r)
                                      "message", "fix", "source", "confidence",
                                      "evidence", NULL};
   memset(r, 0, sizeof *r);
-  r->file = rules_xstrdup(L->file);
+  r->file = ts_xstrdup(L->file ? L->file : "");
   r->line = n ? (unsigned)n->start_mark.line + 1 : 0;
   if (!is_map(L, n, "a rule"))
     return;
@@ -661,7 +662,7 @@ static int cmp_release(const void *a, const void *b) {
     if ((node) && is_seq((L), (node), (what)))                             \
       for (yaml_node_item_t *it_ = (node)->data.sequence.items.start;      \
            it_ < (node)->data.sequence.items.top; it_++) {                 \
-        (arr) = rules_xrealloc((arr), ((count) + 1) * sizeof *(arr));      \
+        (arr) = ts_xrealloc((arr), ((count) + 1) * sizeof *(arr));      \
         fn((L), node_at((L), *it_), &(arr)[(count)++]);                    \
       }                                                                    \
   } while (0)
@@ -764,7 +765,7 @@ static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
     for (size_t i = 0; i < np; i++) {
       if (!ts_name_is_valid(p[i], strlen(p[i])))
         DIAG(L, pj, "routes: '%s' is not a project name", p[i]);
-      r->routes = rules_xrealloc(r->routes, (r->nroutes + 1) * sizeof *r->routes);
+      r->routes = ts_xrealloc(r->routes, (r->nroutes + 1) * sizeof *r->routes);
       r->routes[r->nroutes++] = ts_name_normalize(p[i], strlen(p[i]));
       free(p[i]);
     }
@@ -796,7 +797,7 @@ enum ts_code ts_rules_parse(const char *data, size_t len, const char *name,
     yaml_parser_delete(&parser);
     return TS_E_RULES;
   }
-  struct ts_rules *r = rules_xcalloc(1, sizeof *r);
+  struct ts_rules *r = ts_xcalloc(1, sizeof *r);
   load_root(&L, yaml_document_get_root_node(&doc), r);
   /* A second document would silently be ignored: refuse it. */
   yaml_document_t extra;
@@ -825,12 +826,12 @@ enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
   if (rc != TS_OK) {
     ts_buf_free(&b);
     if (diags) {
-      diags->items = rules_xrealloc(diags->items,
+      diags->items = ts_xrealloc(diags->items,
                                     (diags->n + 1) * sizeof *diags->items);
-      diags->items[diags->n].file = rules_xstrdup(path);
+      diags->items[diags->n].file = ts_xstrdup(path);
       diags->items[diags->n].line = 0;
       diags->items[diags->n].column = 0;
-      diags->items[diags->n].message = rules_xstrdup(err ? err->detail : "cannot read");
+      diags->items[diags->n].message = ts_xstrdup(err ? err->detail : "cannot read");
       diags->n++;
     }
     return rc;

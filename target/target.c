@@ -8,25 +8,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "core/proc.h"
 #include "core/str.h"
 
-extern char **environ;
 
 #define PROBE_TIMEOUT_MS 30000
 #define PROBE_STDERR_MAX 4096
@@ -334,117 +330,47 @@ out:
 
 /* ---- running the interpreter ------------------------------------------ */
 
-static long long now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Reads what is available on fd into b; returns false at EOF or error. */
-static bool drain(int fd, struct ts_buf *b, bool *too_big)
-{
-  char chunk[8192];
-  ssize_t n = read(fd, chunk, sizeof chunk);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN))
-    return true;
-  if (n <= 0)
-    return false;
-  if (ts_buf_append(b, chunk, (size_t)n) != TS_OK)
-    *too_big = true;
-  return true;
-}
-
 static enum ts_code run_probe(const char *python, struct ts_buf *out,
                               struct ts_error *err)
 {
-  int op[2], ep[2];
-  if (pipe2(op, O_CLOEXEC) != 0)
-    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
-  if (pipe2(ep, O_CLOEXEC) != 0) {
-    close(op[0]);
-    close(op[1]);
-    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, op[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, ep[1], 2);
   char *argv[] = {(char *)python, "-I", "-c", (char *)probe_script, NULL};
-  pid_t pid;
-  int sr = posix_spawn(&pid, python, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(op[1]);
-  close(ep[1]);
-  if (sr != 0) {
-    close(op[0]);
-    close(ep[0]);
-    return ts_error_set(err, TS_E_PYTHON, "cannot run %s: %s", python,
-                        strerror(sr));
+  struct ts_proc_options po = {.stderr_mode = TS_PROC_STDERR_CAPTURE,
+                               .timeout_ms = PROBE_TIMEOUT_MS,
+                               .stdout_cap = out->max,
+                               .stderr_cap = PROBE_STDERR_MAX};
+  struct ts_proc_result pr;
+  enum ts_code rc = ts_proc_run(argv, &po, &pr, err);
+  if (rc != TS_OK) {
+    ts_proc_result_clear(&pr);
+    return ts_error_set(err, TS_E_PYTHON, "%s", err->detail);
   }
-
-  struct ts_buf errb;
-  ts_buf_init(&errb, PROBE_STDERR_MAX);
-  bool too_big = false, errb_full = false, timed_out = false;
-  struct pollfd pf[2] = {{op[0], POLLIN, 0}, {ep[0], POLLIN, 0}};
-  long long deadline = now_ms() + PROBE_TIMEOUT_MS;
-  int open_fds = 2;
-  while (open_fds > 0 && !too_big) {
-    long long left = deadline - now_ms();
-    if (left <= 0) {
-      timed_out = true;
-      break;
-    }
-    int r = poll(pf, 2, (int)left);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r < 0)
-      break;
-    for (int i = 0; i < 2; i++) {
-      if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      bool more = i == 0 ? drain(pf[i].fd, out, &too_big)
-                         : drain(pf[i].fd, &errb, &errb_full);
-      if (!more) {
-        close(pf[i].fd);
-        pf[i].fd = -1;
-        open_fds--;
-      }
-    }
-  }
-  for (int i = 0; i < 2; i++)
-    if (pf[i].fd >= 0)
-      close(pf[i].fd);
-  if (timed_out || too_big)
-    kill(pid, SIGKILL);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  enum ts_code rc = TS_OK;
-  if (timed_out) {
+  if (pr.timed_out) {
     rc = ts_error_set(err, TS_E_PYTHON, "%s did not answer within %d s",
                       python, PROBE_TIMEOUT_MS / 1000);
-  } else if (too_big) {
+  } else if (pr.too_big) {
     rc = ts_error_set(err, TS_E_PYTHON, "%s printed too much", python);
-  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  } else if (!ts_proc_succeeded(&pr)) {
     /* The last line of stderr is usually the Python exception. */
-    const char *msg = errb.data ? errb.data : "";
-    size_t n = errb.len;
+    const char *msg = pr.err.data ? pr.err.data : "";
+    size_t n = pr.err.len;
     while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
       n--;
     size_t start = n;
     while (start > 0 && msg[start - 1] != '\n')
       start--;
-    if (WIFEXITED(status))
+    if (pr.exited)
       rc = ts_error_set(err, TS_E_PYTHON, "%s exited with status %d%s%.*s",
-                        python, WEXITSTATUS(status), n ? ": " : "",
+                        python, pr.exit_code, n ? ": " : "",
                         (int)(n - start > 300 ? 300 : n - start), msg + start);
     else
       rc = ts_error_set(err, TS_E_PYTHON, "%s was killed by signal %d",
-                        python, WTERMSIG(status));
+                        python, pr.signal);
+  } else {
+    ts_buf_free(out);
+    *out = pr.out;
+    pr.out = (struct ts_buf){0};
   }
-  ts_buf_free(&errb);
+  ts_proc_result_clear(&pr);
   return rc;
 }
 

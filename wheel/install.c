@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <pthread.h>
-#include <spawn.h>
 #include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,11 +11,11 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/proc.h"
 #include "core/sha256.h"
 #include "core/str.h"
 #include "pep/name.h"
@@ -26,7 +25,6 @@
 #include "wheel/unpack.h"
 #include "wheel/wheel.h"
 
-extern char **environ;
 
 #define MAX_ROOTS 16
 #define TS_CAP_SCRIPT (64u * 1024 * 1024)
@@ -971,49 +969,27 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
     free(lp);
     return rc;
   }
-  int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) {
-    free(lp);
-    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
-  }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
   char *argv[] = {(char *)in->p.python, (char *)"-E", (char *)"-s",
                   (char *)"-c", (char *)compile_script, lp, NULL};
-  pid_t pid;
-  int sr = posix_spawn(&pid, in->p.python, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(pipefd[1]);
-  if (sr != 0) {
-    close(pipefd[0]);
-    free(lp);
-    return ts_error_set(err, TS_E_PYTHON, "cannot run '%s': %s", in->p.python,
-                        strerror(sr));
-  }
-  struct ts_buf out;
-  ts_buf_init(&out, 256u << 20);
-  char chunk[65536];
-  for (;;) {
-    ssize_t k = read(pipefd[0], chunk, sizeof chunk);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      break;
-    if (ts_buf_append(&out, chunk, (size_t)k) != TS_OK)
-      break;
-  }
-  close(pipefd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  struct ts_proc_options po = {.stderr_mode = TS_PROC_STDERR_INHERIT,
+                               .stdout_cap = 256u << 20};
+  struct ts_proc_result pr;
+  rc = ts_proc_run(argv, &po, &pr, err);
   free(lp);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    ts_buf_free(&out);
+  if (rc != TS_OK) {
+    ts_proc_result_clear(&pr);
+    return ts_error_set(err, TS_E_PYTHON, "%s", err->detail);
+  }
+  if (!pr.exited || pr.exit_code != 0) {
+    int status = pr.exited ? pr.exit_code : 128 + pr.signal;
+    ts_proc_result_clear(&pr);
     return ts_error_set(err, TS_E_PYTHON,
                         "byte-compiling with '%s' failed (status %d)",
                         in->p.python, status);
   }
+  struct ts_buf out = pr.out;
+  pr.out = (struct ts_buf){0};
+  ts_proc_result_clear(&pr);
   /* Map each "staged\tpyc" line back to its source file's plan entry. */
   size_t si = 0;
   const char *p = out.data ? out.data : "", *end = p + out.len;

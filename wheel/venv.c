@@ -3,59 +3,39 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/proc.h"
 #include "core/str.h"
-
-extern char **environ;
 
 /* Runs python -E -s -c script; returns its stdout (capped). */
 static enum ts_code run_python(const char *python, const char *script,
                                struct ts_buf *out, struct ts_error *err) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
   char *argv[] = {(char *)python, (char *)"-E", (char *)"-s", (char *)"-c",
                   (char *)script, NULL};
-  pid_t pid;
-  int sr = posix_spawn(&pid, python, &fa, NULL, argv, environ);
-  posix_spawn_file_actions_destroy(&fa);
-  close(fds[1]);
-  if (sr != 0) {
-    close(fds[0]);
-    return ts_error_set(err, TS_E_PYTHON, "cannot run '%s': %s", python,
-                        strerror(sr));
+  struct ts_proc_options po = {.stderr_mode = TS_PROC_STDERR_INHERIT,
+                               .stdout_cap = TS_CAP_SMALL_FILE};
+  struct ts_proc_result pr;
+  enum ts_code rc = ts_proc_run(argv, &po, &pr, err);
+  if (rc != TS_OK) {
+    ts_proc_result_clear(&pr);
+    return ts_error_set(err, TS_E_PYTHON, "%s", err->detail);
   }
-  ts_buf_init(out, TS_CAP_SMALL_FILE);
-  char chunk[4096];
-  for (;;) {
-    ssize_t k = read(fds[0], chunk, sizeof chunk);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0 || ts_buf_append(out, chunk, (size_t)k) != TS_OK)
-      break;
-  }
-  close(fds[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !out->data) {
-    ts_buf_free(out);
+  if (!ts_proc_succeeded(&pr) || !pr.out.data) {
+    ts_proc_result_clear(&pr);
     return ts_error_set(err, TS_E_PYTHON, "'%s' is not a working Python",
                         python);
   }
+  *out = pr.out;
+  pr.out = (struct ts_buf){0};
+  ts_proc_result_clear(&pr);
   return TS_OK;
 }
 

@@ -14,4 +14,16 @@ if [ -n "$hits" ]; then
   echo "$hits"
   exit 1
 fi
-echo "no banned functions in: $(echo $dirs)"
+# One allocation policy (core/alloc.h): no private xmalloc/xstrdup-style
+# helper outside core/.  A definition is a line starting with a return type
+# and a name like xmalloc, xcalloc, xrealloc, xstrdup, xstrndup, or any
+# <prefix>_x<alloc> spelling (rules_xstrdup, host_xrealloc...).
+# shellcheck disable=SC2086
+alloc=$(grep -rnE '^(static[[:space:]]+)?(inline[[:space:]]+)?(void|char)[[:space:]]*\*[[:space:]]*([a-z0-9_]*_)?x(malloc|calloc|realloc|reallocarray|strdup|strndup|asprintf|memdup)[a-z_]*[[:space:]]*\(' \
+          --include='*.c' --include='*.h' $(echo $dirs | tr ' ' '\n' | grep -vx core)) || [ $? = 1 ]
+if [ -n "$alloc" ]; then
+  echo "private allocation helpers (use core/alloc.h and core/str.h: ts_xmalloc, ts_xstrdup...):"
+  echo "$alloc"
+  exit 1
+fi
+echo "no banned functions and no private allocation helpers in: $(echo $dirs)"

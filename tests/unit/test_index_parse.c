@@ -380,6 +380,16 @@ Test(index_url, redact) {
   cr_expect_str_eq(out, "not a url");
   ts_url_redact_buf("https://a:b@c/", out, 6);
   cr_expect_str_eq(out, "https");
+  char *w = ts_url_without_userinfo("https://user:pw@host.example/simple/");
+  cr_expect_str_eq(w, "https://host.example/simple/");
+  free(w);
+  w = ts_url_without_userinfo("https://host.example/a@b/");
+  cr_expect_str_eq(w, "https://host.example/a@b/");
+  free(w);
+  /* the authority ends at '?' too: an '@' in the query is no userinfo */
+  w = ts_url_without_userinfo("https://host.example?to=a@b");
+  cr_expect_str_eq(w, "https://host.example?to=a@b");
+  free(w);
   char *r = ts_url_redact("http://u:p@[::1]:80/");
   cr_expect_str_eq(r, "http://***@[::1]:80/");
   free(r);

@@ -89,7 +89,7 @@ Test(syncplan, installs_changes_keeps_removes) {
 
 Test(syncplan, decodes_url_file_names) {
   struct ts_pylock *l = parse(LOCK);
-  char *n = ts_sync_file_name(&l->packages[1].wheels[0]);
+  char *n = ts_pylock_file_decoded_name(&l->packages[1].wheels[0]);
   cr_assert_str_eq(n, "torch-2.9.1+cu126-cp312-cp312-manylinux_2_28_x86_64.whl");
   free(n);
   ts_pylock_free(l);

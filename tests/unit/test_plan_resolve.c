@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "core/sha256.h"
 #include "plan/plan.h"
 
 static char root[256];
@@ -26,8 +27,14 @@ static void page(const char *index, const char *project, const char *const *file
   FILE *f = fopen(path, "w");
   cr_assert(f);
   fputs("<html><body>\n", f);
-  for (size_t i = 0; i < n; i++)
-    fprintf(f, "<a href=\"../%s\">%s</a>\n", files[i], files[i]);
+  /* each file's sha256 is that of its name: the lock records it as given */
+  for (size_t i = 0; i < n; i++) {
+    uint8_t d[TS_SHA256_LEN];
+    char hex[TS_SHA256_HEX_LEN + 1];
+    ts_sha256(files[i], strlen(files[i]), d);
+    ts_sha256_hex(d, hex);
+    fprintf(f, "<a href=\"../%s#sha256=%s\">%s</a>\n", files[i], hex, files[i]);
+  }
   fputs("</body></html>\n", f);
   fclose(f);
 }
@@ -161,11 +168,60 @@ Test(plan, unrouted_projects_come_from_the_general_index) {
   done(r, &h, rules, &e);
 }
 
-Test(plan_url, redact) {
-  char *s = ts_plan_redact_url("https://user:pw@host.example/simple/");
-  cr_assert_str_eq(s, "https://host.example/simple/");
-  free(s);
-  s = ts_plan_redact_url("https://host.example/a@b/");
-  cr_assert_str_eq(s, "https://host.example/a@b/");
-  free(s);
+
+/* ts_plan_to_pylock without a server: the lock of a resolution is the same
+ * bytes every time, and records what was chosen and from where. */
+static char *lock_text(struct ts_plan_result *r) {
+  struct ts_pylock *lock = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_plan_to_pylock(r, "-", &lock, &err), TS_OK, "%s", err.detail);
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_LOCKFILE);
+  cr_assert_eq(ts_pylock_write(lock, &b, &err), TS_OK, "%s", err.detail);
+  ts_pylock_free(lock);
+  return ts_buf_take(&b, NULL);
+}
+
+Test(plan, lock_is_byte_identical_and_complete) {
+  struct ts_plan_result *r = NULL;
+  struct ts_host h;
+  struct ts_rules *rules = NULL;
+  struct ts_reqfile_entry e = {0};
+  cr_assert_eq(plan_for("rx7900xt-rocm62", "torch", &r, &h, &rules, &e), TS_OK);
+  char *a = lock_text(r), *b = lock_text(r);
+  cr_assert_str_eq(a, b);
+  uint8_t d[TS_SHA256_LEN];
+  char hex[TS_SHA256_HEX_LEN + 1];
+  const char *whl = "torch-2.4.1+rocm6.1-cp312-cp312-manylinux_2_28_x86_64.whl";
+  ts_sha256(whl, strlen(whl), d);
+  ts_sha256_hex(d, hex);
+  /* everything before the tool section, byte for byte (the rule ids under
+   * it follow rules.yaml) */
+  char want[4096];
+  snprintf(want, sizeof want,
+           "lock-version = \"1.0\"\n"
+           "environments = [\"sys_platform == \\\"linux\\\" and platform_machine == "
+           "\\\"x86_64\\\" and implementation_name == \\\"cpython\\\" and "
+           "python_version == \\\"3.12\\\"\"]\n"
+           "requires-python = \"==3.12.*\"\n"
+           "created-by = \"torchsolve\"\n"
+           "\n"
+           "[[packages]]\n"
+           "name = \"torch\"\n"
+           "version = \"2.4.1+rocm6.1\"\n"
+           "\n"
+           "[[packages.wheels]]\n"
+           "name = \"%s\"\n"
+           "url = \"file://%s/whl/rocm6.1/%s\"\n"
+           "hashes = { sha256 = \"%s\" }\n"
+           "\n"
+           "[tool.torchsolve]\n",
+           whl, root, whl, hex);
+  cr_expect_eq(strncmp(a, want, strlen(want)), 0, "lock:\n%s\nwanted:\n%s", a, want);
+  cr_expect(strstr(a, "[tool.torchsolve.host]\n"), "%s", a);
+  cr_expect(strstr(a, "\n__rocm = \"6.2.0\"\n"), "%s", a);
+  cr_expect(strstr(a, "\"rocm-gfx-2.4-rocm6.1\""), "%s", a);
+  free(a);
+  free(b);
+  done(r, &h, rules, &e);
 }

@@ -1,0 +1,124 @@
+#include "core/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static long long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Reads what is available on fd into b; false at EOF or a read error.
+ * A full buffer sets *full and keeps draining (the child must not block). */
+static bool drain(int fd, struct ts_buf *b, bool *full) {
+  char chunk[16384];
+  ssize_t n = read(fd, chunk, sizeof chunk);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return true;
+  if (n <= 0)
+    return false;
+  if (!*full && ts_buf_append(b, chunk, (size_t)n) != TS_OK)
+    *full = true;
+  return true;
+}
+
+enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
+                         struct ts_proc_result *r, struct ts_error *err) {
+  memset(r, 0, sizeof *r);
+  ts_buf_init(&r->out, o->stdout_cap ? o->stdout_cap : TS_CAP_SMALL_FILE);
+  ts_buf_init(&r->err, o->stderr_cap ? o->stderr_cap : TS_CAP_SMALL_FILE);
+  bool capture_err = o->stderr_mode == TS_PROC_STDERR_CAPTURE;
+  int op[2] = {-1, -1}, ep[2] = {-1, -1};
+  if (pipe2(op, O_CLOEXEC) != 0 || (capture_err && pipe2(ep, O_CLOEXEC) != 0)) {
+    int e = errno;
+    for (int i = 0; i < 2; i++) {
+      if (op[i] >= 0)
+        close(op[i]);
+    }
+    return ts_error_set(err, TS_E_IO, "cannot run '%s': pipe: %s", argv[0], strerror(e));
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
+  if (capture_err)
+    posix_spawn_file_actions_adddup2(&fa, ep[1], STDERR_FILENO);
+  else if (o->stderr_mode == TS_PROC_STDERR_DISCARD)
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int sr = o->search_path ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)
+                          : posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(op[1]);
+  if (capture_err)
+    close(ep[1]);
+  if (sr != 0) {
+    close(op[0]);
+    if (capture_err)
+      close(ep[0]);
+    return ts_error_set(err, TS_E_IO, "cannot run '%s': %s", argv[0], strerror(sr));
+  }
+
+  struct pollfd pf[2] = {{op[0], POLLIN, 0}, {capture_err ? ep[0] : -1, POLLIN, 0}};
+  int open_fds = capture_err ? 2 : 1;
+  bool err_full = false;
+  long long deadline = o->timeout_ms > 0 ? now_ms() + o->timeout_ms : 0;
+  while (open_fds > 0 && !r->too_big) {
+    int wait = -1;
+    if (deadline) {
+      long long left = deadline - now_ms();
+      if (left <= 0) {
+        r->timed_out = true;
+        break;
+      }
+      wait = (int)left;
+    }
+    int pr = poll(pf, 2, wait);
+    if (pr < 0 && errno == EINTR)
+      continue;
+    if (pr < 0)
+      break;
+    for (int i = 0; i < 2; i++) {
+      if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      bool more = i == 0 ? drain(pf[i].fd, &r->out, &r->too_big)
+                         : drain(pf[i].fd, &r->err, &err_full);
+      if (!more) {
+        close(pf[i].fd);
+        pf[i].fd = -1;
+        open_fds--;
+      }
+    }
+  }
+  for (int i = 0; i < 2; i++)
+    if (pf[i].fd >= 0)
+      close(pf[i].fd);
+  if (r->timed_out || r->too_big)
+    kill(pid, SIGKILL);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  r->exited = WIFEXITED(status);
+  r->exit_code = r->exited ? WEXITSTATUS(status) : 0;
+  r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+  return TS_OK;
+}
+
+bool ts_proc_succeeded(const struct ts_proc_result *r) {
+  return r->exited && r->exit_code == 0 && !r->timed_out && !r->too_big;
+}
+
+void ts_proc_result_clear(struct ts_proc_result *r) {
+  ts_buf_free(&r->out);
+  ts_buf_free(&r->err);
+}

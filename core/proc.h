@@ -1,0 +1,48 @@
+/*
+ * core/proc.h — the one way library code runs a program: no shell, argv
+ * as given, stdout captured into a capped buffer, stderr captured,
+ * discarded or inherited, and an optional deadline after which the child
+ * is killed (a wedged driver can hang nvidia-smi, a broken interpreter can
+ * hang a probe).  The child's stdin is /dev/null.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/buf.h"
+#include "core/error.h"
+
+enum ts_proc_stderr {
+  TS_PROC_STDERR_INHERIT, /* the child writes to our stderr */
+  TS_PROC_STDERR_DISCARD, /* /dev/null */
+  TS_PROC_STDERR_CAPTURE, /* into ts_proc_result.err */
+};
+
+struct ts_proc_options {
+  bool search_path;            /* argv[0] looked up in $PATH (posix_spawnp) */
+  enum ts_proc_stderr stderr_mode;
+  int timeout_ms;              /* 0: wait as long as it takes */
+  size_t stdout_cap, stderr_cap; /* ts_buf caps; 0: TS_CAP_SMALL_FILE */
+};
+
+struct ts_proc_result {
+  struct ts_buf out, err;  /* data NULL when nothing was written */
+  bool timed_out;          /* killed at the deadline */
+  bool too_big;            /* killed: stdout passed its cap */
+  bool exited;             /* ended normally: exit_code holds its status */
+  int exit_code;
+  int signal;              /* the signal that ended it, when !exited */
+};
+
+/* Runs argv (NULL-terminated).  TS_E_IO when it cannot be started (the
+ * detail names argv[0] and the reason); otherwise TS_OK with *r telling
+ * how it ended: callers judge the status, the timeout and the output.
+ * Free r with ts_proc_result_clear, whatever the return. */
+enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
+                         struct ts_proc_result *r, struct ts_error *err);
+
+/* True when it exited with status 0 and was not killed. */
+bool ts_proc_succeeded(const struct ts_proc_result *r);
+
+void ts_proc_result_clear(struct ts_proc_result *r);

@@ -1,0 +1,81 @@
+/* pip's installation report of a resolution: see plan.h (ts_plan_report). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/str.h"
+#include "index/url.h"
+#include "lock/report.h"
+#include "pep/metadata.h"
+#include "plan/plan.h"
+
+/* The report's metadata: every header in file order, then the body as
+ * Description (pip's msg_to_json keeps the same order). */
+struct kvs {
+  struct ts_metadata *md;
+  struct ts_report_kv *kv;
+  size_t n;
+};
+
+static void metadata_kvs(struct kvs *k, const char *data, size_t len) {
+  struct ts_error err = {0};
+  if (ts_metadata_parse(data, len, &k->md, &err) != TS_OK)
+    return; /* the resolver parsed it already; nothing new to say here */
+  k->kv = ts_xcalloc(k->md->nfields + 1, sizeof *k->kv);
+  bool has_description_header = false;
+  for (size_t i = 0; i < k->md->nfields; i++) {
+    const struct ts_metadata_field *f = &k->md->fields[i];
+    has_description_header |= strcasecmp(f->name, "Description") == 0;
+    k->kv[k->n++] = (struct ts_report_kv){f->name, f->value};
+  }
+  if (k->md->description && !has_description_header)
+    k->kv[k->n++] = (struct ts_report_kv){"Description", k->md->description};
+}
+
+enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
+                            struct ts_error *err) {
+  if (!r->res)
+    return ts_error_set(err, TS_E_INTERNAL, "no resolution to report");
+  size_t n = r->res->nitems;
+  struct ts_report_item *items = ts_xcalloc(n, sizeof *items);
+  struct kvs *k = ts_xcalloc(n, sizeof *k);
+  /* pip's report carries DirectUrl.redacted_url: no user:password@ */
+  char **urls = ts_xcalloc(n, sizeof *urls);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_plan_item *it = &r->items[i];
+    const struct ts_resolved *x = it->r;
+    if (x->action == TS_ACTION_KEEP || !x->file)
+      continue;
+    if (x->file->url)
+      urls[m] = ts_url_without_userinfo(x->file->url);
+    if (it->metadata)
+      metadata_kvs(&k[m], it->metadata, it->metadata_len);
+    items[m] = (struct ts_report_item){
+        .name = x->name, .version = x->version,
+        .metadata = k[m].kv, .nmetadata = k[m].n,
+        .url = urls[m],
+        .sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256,
+        .is_direct = it->direct_url != NULL,
+        .is_yanked = x->file->yanked,
+        .requested = x->requested,
+        .requested_extras = (const char *const *)x->extras,
+        .nrequested_extras = x->nextras};
+    m++;
+  }
+  struct ts_report_kv env[TS_REPORT_ENV_KEYS];
+  size_t nenv = ts_report_env_from_markers(&r->target->markers, env);
+  struct ts_report rep = {.tool_version = "torchsolve " TS_VERSION, .items = items,
+                          .nitems = m, .environment = env, .nenvironment = nenv};
+  enum ts_code rc = ts_report_write(&rep, out, err);
+  for (size_t i = 0; i < n; i++) {
+    ts_metadata_free(k[i].md);
+    free(k[i].kv);
+  }
+  free(k);
+  for (size_t i = 0; i < m; i++)
+    free(urls[i]);
+  free(urls);
+  free(items);
+  return rc;
+}
