@@ -29,6 +29,21 @@ int ts_cli_link_mode(const char *command, const char *v,
                             what, v), -1;
 }
 
+static void on_waiting(void *ctx, const char *env) {
+  (void)ctx;
+  ts_cli_info("waiting for another torchsolve on %s… (--no-wait: fail instead)", env);
+}
+
+static void on_repaired(void *ctx, const char *what) {
+  (void)ctx;
+  ts_cli_warn("%s", what);
+}
+
+struct ts_wheel_callbacks ts_cli_env_callbacks(void) {
+  return (struct ts_wheel_callbacks){.waiting_for_lock = on_waiting,
+                                     .repaired = on_repaired};
+}
+
 int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
                       const char **v) {
   size_t n = strlen(name);

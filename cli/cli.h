@@ -66,6 +66,11 @@ int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
 int ts_cli_link_mode(const char *command, const char *v,
                      enum ts_wheel_link_mode *out);
 
+/* The wheel callbacks of every command that changes an environment
+ * (install, sync, wheel): "waiting for another torchsolve on ENV…" when
+ * another process holds its lock, and a warning for each repair. */
+struct ts_wheel_callbacks ts_cli_env_callbacks(void);
+
 /* Summary helpers: "s" unless n == 1 ("Resolved 1 package"); a duration
  * as "31ms" below a second, "1.2s" above; returns out. */
 const char *ts_cli_plural(size_t n);

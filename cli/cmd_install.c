@@ -54,6 +54,8 @@ static const char usage[] =
     "  --report FILE|-          write pip's installation report (JSON, version 1)\n"
     "  --link-mode MODE         hardlink (default), copy or clone\n"
     "  --compile                byte-compile installed .py files\n"
+    "  --no-wait                when another torchsolve is changing the\n"
+    "                           environment, exit 6 instead of waiting for it\n"
     "  --break-system-packages  install into an interpreter its distribution\n"
     "                           manages (PEP 668 EXTERNALLY-MANAGED) anyway\n"
     "  -q, --quiet / -v, --verbose\n"
@@ -187,15 +189,6 @@ static void on_end(void *ctx) {
   b->done = b->total = NULL;
 }
 
-static void on_wait(void *ctx, const char *lock) {
-  (void)ctx;
-  ts_cli_info("waiting for another torchsolve using this environment (%s)...", lock);
-}
-
-static void on_repair(void *ctx, const char *what) {
-  (void)ctx;
-  ts_cli_warn("%s", what);
-}
 
 /* ---- report --------------------------------------------------------- */
 
@@ -355,7 +348,7 @@ int ts_cmd_install(int argc, char **argv) {
   const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
   const char *debug_dir = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
-  bool require_hashes = false, compile = false, break_system = false;
+  bool require_hashes = false, compile = false, break_system = false, no_wait = false;
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   const char *link_mode = NULL;
@@ -402,6 +395,7 @@ int ts_cmd_install(int argc, char **argv) {
       if (!strcmp(s, "--pre")) { pre = true; continue; }
       if (!strcmp(s, "--require-hashes")) { require_hashes = true; continue; }
       if (!strcmp(s, "--compile")) { compile = true; continue; }
+      if (!strcmp(s, "--no-wait")) { no_wait = true; continue; }
       if (!strcmp(s, "--break-system-packages")) { break_system = true; continue; }
       static const char *const valued[] = {
           "--python", "--python-version", "--platform", "--report", "--requirement",
@@ -553,6 +547,7 @@ int ts_cmd_install(int argc, char **argv) {
       .nupgrade_packages = a.nupgrade, .no_binary = a.no_binary,
       .nno_binary = a.nno_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
       .force_reinstall = force, .no_deps = no_deps, .read_installed = true,
+      .lock_env = !dry, .no_wait = no_wait, .lock_cb = ts_cli_env_callbacks(),
       .debug_solver_dir = debug_dir, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
   rc = ts_plan_resolve(&po, &res, &err);
@@ -587,7 +582,7 @@ int ts_cmd_install(int argc, char **argv) {
           .cancel = &ts_cli.interrupted,
           .cb = {.ctx = &bars, .download_begin = on_begin,
                  .download_progress = on_progress, .download_end = on_end,
-                 .wheel = {.waiting_for_lock = on_wait, .repaired = on_repair}}};
+                 .wheel = ts_cli_env_callbacks()}};
       double t0 = now_ms();
       size_t changed = 0;
       rc = ts_plan_install(res, &io, &changed, &err);

@@ -58,6 +58,8 @@ static void usage(FILE *out) {
           "  -n, --dry-run         print what would change, change nothing\n"
           "  --link-mode MODE      hardlink (default), copy or clone\n"
           "  --compile             byte-compile installed .py files\n"
+          "  --no-wait             when another torchsolve is changing the\n"
+          "                        environment, exit 6 instead of waiting for it\n"
           "  --break-system-packages  sync an interpreter its distribution manages\n"
           "                        (PEP 668 EXTERNALLY-MANAGED) anyway\n"
           "  -h, --help            this help\n"
@@ -66,7 +68,8 @@ static void usage(FILE *out) {
   ts_gpu_options_help(out);
   fprintf(out,
           "\nExit status: 0 in sync, 1 install failure, 3 network or --offline miss,\n"
-          "4 a hash mismatch, 5 the host cannot run the lock, 2 usage error.\n"
+          "4 a hash mismatch, 5 the host cannot run the lock, 6 --no-wait and\n"
+          "another torchsolve is changing the environment, 2 usage error.\n"
           "\nExamples:\n"
           "  torchsolve sync pylock.toml --python .venv\n"
           "  torchsolve sync pylock.toml --dry-run\n"
@@ -362,7 +365,7 @@ int ts_cmd_sync(int argc, char **argv) {
   ts_index_cli_init(&ic);
   const char *lockfile = NULL, *python = NULL;
   const char *link_mode = NULL;
-  bool dry_run = false, compile = false, break_system = false;
+  bool dry_run = false, compile = false, break_system = false, no_wait = false;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -388,6 +391,8 @@ int ts_cmd_sync(int argc, char **argv) {
       dry_run = true;
     } else if (strcmp(a, "--compile") == 0) {
       compile = true;
+    } else if (strcmp(a, "--no-wait") == 0) {
+      no_wait = true;
     } else if (strcmp(a, "--break-system-packages") == 0) {
       break_system = true;
     } else if ((used = ts_cli_flag_value("--link-mode", argc, argv, &i, &link_mode)) != 0) {
@@ -428,6 +433,7 @@ int ts_cmd_sync(int argc, char **argv) {
   struct ts_sync_plan plan = {0};
   struct fetch *fx = NULL;
   size_t nfx = 0;
+  int env_lock = -1;
   cache = ts_index_cli_cache_root(&ic);
   if (ts_target_locate(python, &py, &err) != TS_OK ||
       ts_target_probe(py, cache, &t, &err) != TS_OK) {
@@ -449,6 +455,14 @@ int ts_cmd_sync(int argc, char **argv) {
   }
   if (!dry_run && !break_system &&
       ts_plan_check_externally_managed(t, &err) != TS_OK) {
+    st = ts_cli_report(&err);
+    goto out;
+  }
+  /* The lock from reading the installed set to the commit: another
+   * install or sync then runs wholly before or after this one. */
+  struct ts_wheel_callbacks env_cb = ts_cli_env_callbacks();
+  if (!dry_run && ts_wheel_lock_env(t->paths.purelib, t->paths.prefix, no_wait,
+                                    &env_cb, &env_lock, &err) != TS_OK) {
     st = ts_cli_report(&err);
     goto out;
   }
@@ -519,7 +533,8 @@ int ts_cmd_sync(int argc, char **argv) {
   struct ts_wheel_options wo = {.paths = &wp, .cancel = &ts_cli.interrupted,
                                 .link_mode = link, .compile = compile,
                                 .remove = names, .nremove = nnames,
-                                .cache_dir = cache, .no_cache = cache == NULL};
+                                .cache_dir = cache, .no_cache = cache == NULL,
+                                .cb = env_cb, .env_locked = true};
   struct ts_wheel_result res = {0};
   if (nfx || nnames) {
     struct ts_wheel_request *rq = calloc(nfx ? nfx : 1, sizeof *rq);
@@ -559,6 +574,7 @@ out:
   free(cache);
   ts_sync_plan_clear(&plan);
   ts_envcheck_result_clear(&inst);
+  ts_wheel_unlock_env(env_lock);
   ts_target_free(t);
   free(py);
   ts_pylock_free(lock);

@@ -18,7 +18,7 @@
 static const char usage[] =
     "usage: torchsolve wheel install FILE.whl... [--python PATH]\n"
     "                                [--link-mode hardlink|copy|clone]\n"
-    "                                [--compile] [--no-cache]\n"
+    "                                [--compile] [--no-cache] [--no-wait]\n"
     "       torchsolve wheel uninstall NAME... [--python PATH]\n"
     "       torchsolve wheel repair [--python PATH]\n"
     "\n"
@@ -34,6 +34,8 @@ static const char usage[] =
     "                 across filesystems), copy, or clone (reflink, else copy)\n"
     "  --compile      byte-compile the installed .py files\n"
     "  --no-cache     unpack into a temporary directory, not the cache\n"
+    "  --no-wait      when another torchsolve is changing the environment,\n"
+    "                 exit 6 instead of waiting for it\n"
     "  --break-system-packages  install into or remove from an interpreter\n"
     "                 its distribution manages (PEP 668) anyway\n"
     "\n"
@@ -44,17 +46,6 @@ static double now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void on_wait(void *ctx, const char *lock) {
-  (void)ctx;
-  ts_cli_info("waiting for another torchsolve using this environment (%s)...",
-              lock);
-}
-
-static void on_repair(void *ctx, const char *what) {
-  (void)ctx;
-  ts_cli_warn("%s", what);
 }
 
 /* Install paths of the target environment: --python, else
@@ -190,8 +181,7 @@ int ts_cmd_wheel(int argc, char **argv) {
   const char *python = NULL, *link_mode = NULL;
   bool break_system = false;
   struct ts_wheel_options o = {.cancel = &ts_cli.interrupted};
-  o.cb.waiting_for_lock = on_wait;
-  o.cb.repaired = on_repair;
+  o.cb = ts_cli_env_callbacks();
   char **args = calloc((size_t)argc, sizeof *args);
   size_t nargs = 0;
   if (!args)
@@ -215,6 +205,8 @@ int ts_cmd_wheel(int argc, char **argv) {
       break_system = true;
     } else if (strcmp(a, "--no-cache") == 0) {
       o.no_cache = true;
+    } else if (strcmp(a, "--no-wait") == 0) {
+      o.no_wait = true;
     } else if (strcmp(a, "--") == 0) {
       for (i++; i < argc; i++)
         args[nargs++] = argv[i];

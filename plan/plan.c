@@ -88,6 +88,7 @@ struct priv {
   char **not_found; /* the index client's words for names no index has */
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
+  int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
 };
 
 /* ---- --hash options ----------------------------------------------------
@@ -685,6 +686,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
   struct priv *p = ts_xcalloc(1, sizeof *p);
+  p->env_lock_fd = -1;
   r->priv = p;
   *out = r;
   enum ts_code rc = make_target(o, &r->target, err);
@@ -744,6 +746,12 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
 
   if (o->read_installed && !o->spec) {
     const struct ts_target_paths *tp = &r->target->paths;
+    if (o->lock_env && tp->purelib) {
+      rc = ts_wheel_lock_env(tp->purelib, tp->prefix ? tp->prefix : tp->purelib,
+                             o->no_wait, &o->lock_cb, &p->env_lock_fd, err);
+      if (rc != TS_OK)
+        return rc;
+    }
     if (tp->purelib)
       scan_site(p, tp->purelib);
     if (tp->platlib && (!tp->purelib || strcmp(tp->platlib, tp->purelib) != 0))
@@ -893,6 +901,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
     free(p->not_found);
+    ts_wheel_unlock_env(p->env_lock_fd);
     free(p);
   }
   if (r->idx)
@@ -1215,7 +1224,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     struct ts_wheel_options wo = {.paths = &wp, .link_mode = o->link_mode,
                                   .compile = o->compile, .cb = o->cb.wheel,
                                   .cancel = o->cancel, .cache_dir = croot,
-                                  .no_cache = croot == NULL};
+                                  .no_cache = croot == NULL,
+                                  .env_locked = p->env_lock_fd >= 0};
     struct ts_wheel_result res = {0};
     rc = ts_wheel_install(&wo, w, n, &res, err);
     if (rc == TS_OK && changed)

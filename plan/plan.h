@@ -67,6 +67,14 @@ struct ts_plan_options {
   enum ts_resolution_mode resolution;
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */
+  /* With read_installed: take the environment's lock before reading the
+   * installed set and hold it until ts_plan_result_free, so that
+   * ts_plan_install commits against the set the plan was made from (two
+   * installs into one venv behave as some serial order; see
+   * ts_wheel_lock_env).  no_wait: TS_E_BUSY instead of waiting; lock_cb
+   * says that we wait (waiting_for_lock) and what was repaired. */
+  bool lock_env, no_wait;
+  struct ts_wheel_callbacks lock_cb;
   const char *debug_solver_dir;
   const char *probe_cache_dir; /* target probe cache, NULL: none */
 };

@@ -1210,6 +1210,12 @@ static enum ts_code check_cancel(const struct ts_wheel_options *o, enum ts_code 
   return rc;
 }
 
+static enum ts_txn_locking locking(const struct ts_wheel_options *o) {
+  return o->env_locked ? TS_TXN_LOCK_HELD
+         : o->no_wait  ? TS_TXN_LOCK_NO_WAIT
+                       : TS_TXN_LOCK_WAIT;
+}
+
 static enum ts_code ensure_roots(struct installer *in, struct ts_error *err) {
   for (size_t i = 0; i < in->nroots; i++) {
     bool used = false;
@@ -1257,7 +1263,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   }
   /* 2. Lock, repair, stage. */
   if (rc == TS_OK)
-    rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, NULL, err);
+    rc = ts_txn_open(&in.txn, in.p.purelib, in.p.prefix, locking(o), &o->cb, NULL, err);
   for (size_t k = 0; rc == TS_OK && k < n; k++)
     rc = remove_installed(&in, dists[k].u.name, &dists[k].old_version, err);
   char **removed = calloc(o->nremove ? o->nremove : 1, sizeof *removed);
@@ -1318,7 +1324,7 @@ enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
   struct installer in;
   enum ts_code rc = installer_init(&in, o, result, err);
   if (rc == TS_OK)
-    rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, NULL, err);
+    rc = ts_txn_open(&in.txn, in.p.purelib, in.p.prefix, locking(o), &o->cb, NULL, err);
   char **versions = calloc(n ? n : 1, sizeof *versions);
   if (!versions)
     abort();
@@ -1349,9 +1355,30 @@ enum ts_code ts_wheel_repair(const struct ts_wheel_options *o, bool *repaired,
   struct installer in;
   enum ts_code rc = installer_init(&in, o, NULL, err);
   if (rc == TS_OK)
-    rc = ts_txn_open(&in.txn, in.p.purelib, &o->cb, repaired, err);
+    rc = ts_txn_open(&in.txn, in.p.purelib, in.p.prefix, locking(o), &o->cb, repaired, err);
   installer_free(&in);
   return rc;
+}
+
+enum ts_code ts_wheel_lock_env(const char *purelib, const char *env, bool no_wait,
+                               const struct ts_wheel_callbacks *cb, int *fd,
+                               struct ts_error *err) {
+  struct ts_txn t;
+  *fd = -1;
+  enum ts_code rc = ts_txn_open(&t, purelib, env,
+                                no_wait ? TS_TXN_LOCK_NO_WAIT : TS_TXN_LOCK_WAIT,
+                                cb, NULL, err);
+  if (rc != TS_OK)
+    return rc;
+  *fd = t.lock_fd; /* ours now: ts_txn_end must not close it */
+  t.lock_fd = -1;
+  ts_txn_end(&t);
+  return TS_OK;
+}
+
+void ts_wheel_unlock_env(int fd) {
+  if (fd >= 0)
+    close(fd); /* releases the flock */
 }
 
 enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,

@@ -170,7 +170,33 @@ static enum ts_code recover(struct ts_txn *t, const struct ts_wheel_callbacks *c
   return rc;
 }
 
-enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib,
+/* Takes the flock on fd as `how` says; the lock file's path is for
+ * messages. */
+static enum ts_code take_lock(int fd, const char *lock, const char *env,
+                              enum ts_txn_locking how,
+                              const struct ts_wheel_callbacks *cb,
+                              struct ts_error *err) {
+  if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+    return TS_OK;
+  if (errno != EWOULDBLOCK)
+    return ts_error_set(err, TS_E_IO, "cannot lock '%s': %s", lock,
+                        strerror(errno));
+  if (how == TS_TXN_LOCK_NO_WAIT)
+    return ts_error_set(err, TS_E_BUSY,
+                        "another torchsolve is changing %s (it holds %s); "
+                        "run again without --no-wait to wait for it",
+                        env, lock);
+  if (cb && cb->waiting_for_lock)
+    cb->waiting_for_lock(cb->ctx, env);
+  while (flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return ts_error_set(err, TS_E_IO, "cannot lock '%s': %s", lock,
+                          strerror(errno));
+  return TS_OK;
+}
+
+enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib, const char *env,
+                         enum ts_txn_locking how,
                          const struct ts_wheel_callbacks *cb, bool *repaired,
                          struct ts_error *err) {
   memset(t, 0, sizeof *t);
@@ -181,37 +207,21 @@ enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib,
   if (stat(purelib, &st) != 0 || !S_ISDIR(st.st_mode))
     return ts_error_set(err, TS_E_PYTHON,
                         "site-packages '%s' does not exist", purelib);
-  char *lock = ts_path_join(purelib, ".torchsolve.lock");
-  t->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (t->lock_fd < 0) {
-    enum ts_code rc = ts_error_set(err, TS_E_IO, "cannot open '%s': %s", lock,
-                                   strerror(errno));
+  if (how != TS_TXN_LOCK_HELD) {
+    char *lock = ts_path_join(purelib, ".torchsolve.lock");
+    t->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    enum ts_code rc =
+        t->lock_fd < 0
+            ? ts_error_set(err, TS_E_IO, "cannot open '%s': %s", lock, strerror(errno))
+            : take_lock(t->lock_fd, lock, env ? env : purelib, how, cb, err);
     free(lock);
-    return rc;
-  }
-  if (flock(t->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK) {
-      enum ts_code rc = ts_error_set(err, TS_E_IO, "cannot lock '%s': %s",
-                                     lock, strerror(errno));
-      free(lock);
-      close(t->lock_fd);
-      t->lock_fd = -1;
-      return rc;
-    }
-    if (cb && cb->waiting_for_lock)
-      cb->waiting_for_lock(cb->ctx, lock);
-    while (flock(t->lock_fd, LOCK_EX) != 0) {
-      if (errno == EINTR)
-        continue;
-      enum ts_code rc = ts_error_set(err, TS_E_IO, "cannot lock '%s': %s",
-                                     lock, strerror(errno));
-      free(lock);
-      close(t->lock_fd);
+    if (rc != TS_OK) {
+      if (t->lock_fd >= 0)
+        close(t->lock_fd);
       t->lock_fd = -1;
       return rc;
     }
   }
-  free(lock);
   t->dir = ts_path_join(purelib, ".torchsolve-txn");
   t->new_dir = ts_path_join(t->dir, "new");
   t->old_dir = ts_path_join(t->dir, "old");

@@ -40,11 +40,22 @@ struct ts_txn {
   size_t nold;
 };
 
-/* Locks the environment (flock on <purelib>/.torchsolve.lock), calling
- * cb->waiting_for_lock when another process holds it, then repairs an
- * interrupted transaction (cb->repaired).  On success t is ready for
- * ts_txn_begin; release with ts_txn_end. */
-enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib,
+/* How ts_txn_open treats the environment's lock. */
+enum ts_txn_locking {
+  TS_TXN_LOCK_WAIT,    /* take it, waiting for another process */
+  TS_TXN_LOCK_NO_WAIT, /* take it, or TS_E_BUSY when another process has it */
+  TS_TXN_LOCK_HELD,    /* the caller holds it already (ts_wheel_lock_env):
+                          flock(2) locks belong to one open file, so taking
+                          it again from this process would wait forever */
+};
+
+/* Locks the environment `env` (its sys.prefix, for messages) with flock on
+ * <purelib>/.torchsolve.lock as `how` says, calling cb->waiting_for_lock
+ * when another process holds it, then repairs an interrupted transaction
+ * (cb->repaired).  On success t is ready for ts_txn_begin; release with
+ * ts_txn_end (which unlocks unless the lock was HELD). */
+enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib, const char *env,
+                         enum ts_txn_locking how,
                          const struct ts_wheel_callbacks *cb, bool *repaired,
                          struct ts_error *err);
 /* Creates the stage directories (new/, old/). */

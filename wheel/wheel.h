@@ -65,8 +65,9 @@ struct ts_wheel_limits {
 /* Progress and notices from the library; every hook may be NULL. */
 struct ts_wheel_callbacks {
   void *ctx;
-  /* The lock is held by another process; called once, then we block. */
-  void (*waiting_for_lock)(void *ctx, const char *lock_path);
+  /* The lock is held by another process; called once, then we block.
+   * env is the environment's sys.prefix. */
+  void (*waiting_for_lock)(void *ctx, const char *env);
   /* A transaction interrupted earlier was repaired ("rolled forward"...). */
   void (*repaired)(void *ctx, const char *what);
   /* One line per wheel unpacked into the cache (or found there). */
@@ -88,6 +89,12 @@ struct ts_wheel_options {
    * (TS_E_NOT_FOUND otherwise, nothing changed). */
   const char *const *remove;
   size_t nremove;
+  /* Another torchsolve holds the environment's lock: TS_E_BUSY instead of
+   * waiting for it. */
+  bool no_wait;
+  /* The caller holds the environment's lock (ts_wheel_lock_env) since it
+   * read the installed set; the transaction runs under it. */
+  bool env_locked;
   const volatile sig_atomic_t *cancel; /* when set, install stops before its
                                           commit point with TS_E_INTERRUPTED,
                                           leaving the environment as it was;
@@ -126,7 +133,8 @@ void ts_wheel_result_free(struct ts_wheel_result *r);
  * *result may be NULL.
  * Errors: TS_E_BAD_WHEEL / TS_E_UNSAFE_PATH / TS_E_HASH / TS_E_TOO_BIG for
  * bad wheels (nothing written to the environment), TS_E_IO, TS_E_PYTHON
- * (compile failed), TS_E_BUSY never (we wait). */
+ * (compile failed), TS_E_BUSY with o->no_wait when another process holds
+ * the environment's lock (we wait otherwise). */
 enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
                               const struct ts_wheel_request *wheels, size_t n,
                               struct ts_wheel_result *result,
@@ -138,6 +146,20 @@ enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
                                 const char *const *names, size_t n,
                                 struct ts_wheel_result *result,
                                 struct ts_error *err);
+
+/* Takes the environment's lock for a caller that reads the installed set
+ * and then changes it (install, sync): holding it from the read to the
+ * commit makes two processes on one environment behave as some serial
+ * order.  Waits for another process (cb->waiting_for_lock first), or with
+ * no_wait fails TS_E_BUSY; then repairs an interrupted transaction
+ * (cb->repaired), so that the set read afterwards is whole.  `env` is the
+ * environment (sys.prefix) for messages.  *fd gets the lock; pass
+ * env_locked to the transactions run under it; release it with
+ * ts_wheel_unlock_env. */
+enum ts_code ts_wheel_lock_env(const char *purelib, const char *env, bool no_wait,
+                               const struct ts_wheel_callbacks *cb, int *fd,
+                               struct ts_error *err);
+void ts_wheel_unlock_env(int fd);
 
 /* Takes the lock and repairs an interrupted transaction, if any.
  * *repaired (may be NULL) says whether there was one. */

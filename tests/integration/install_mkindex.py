@@ -7,6 +7,8 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
   INDEX  folder under ROOT holding the pages ("simple", "whl/cu126")
   TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64"),
          optionally ",yanked=REASON" to mark the file yanked (PEP 592)
+         and ",pad=N" to add N incompressible bytes (NAME/pad.bin), for a
+         download that takes a while behind nginx's limit_rate
 Everything after the tag is one Requires-Dist per ';;'-separated item;
 extras named in their markers become Provides-Extra lines.
 Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
@@ -30,7 +32,7 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
 
 
-def make_wheel(dest_dir, name, version, tag, requires):
+def make_wheel(dest_dir, name, version, tag, requires, pad=0):
     dist = re.sub(r"[-_.]+", "_", name)
     fname = f"{dist}-{version}-{tag}.whl"
     path = os.path.join(dest_dir, fname)
@@ -51,6 +53,8 @@ def make_wheel(dest_dir, name, version, tag, requires):
             f"{'true' if tag.endswith('none-any') else 'false'}\nTag: {tag}\n"
         ).encode(),
     }
+    if pad:
+        files[f"{pkg}/pad.bin"] = os.urandom(pad)
     record = "".join(
         f"{p},{record_hash(d)},{len(d)}\n" for p, d in files.items()
     ) + f"{distinfo}/RECORD,,\n"
@@ -70,12 +74,13 @@ def main():
             continue
         parts = line.split(None, 4)
         index, name, version, tag = parts[:4]
-        tag, _, flag = tag.partition(",")
-        yanked = flag[len("yanked="):] if flag.startswith("yanked=") else None
+        tag, *flags = tag.split(",")
+        yanked = next((f[len("yanked="):] for f in flags if f.startswith("yanked=")), None)
+        pad = next((int(f[len("pad="):]) for f in flags if f.startswith("pad=")), 0)
         requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
         files_dir = os.path.join(root, index)
         os.makedirs(files_dir, exist_ok=True)
-        fname = make_wheel(files_dir, name, version, tag, requires)
+        fname = make_wheel(files_dir, name, version, tag, requires, pad)
         with open(os.path.join(files_dir, fname), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
         pages.setdefault((index, norm(name)), []).append((fname, sha, yanked))

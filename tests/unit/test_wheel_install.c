@@ -164,7 +164,7 @@ Test(wheel_install, cache_and_stage_roots_spread_their_trees) {
 
   /* the transaction's staging root too: its trees are renamed into place */
   struct ts_txn t;
-  cr_assert_eq(ts_txn_open(&t, tgt.paths.purelib, NULL, NULL, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_txn_open(&t, tgt.paths.purelib, NULL, TS_TXN_LOCK_WAIT, NULL, NULL, &err), TS_OK, "%s", err.detail);
   cr_assert_eq(ts_txn_begin(&t, &err), TS_OK, "%s", err.detail);
   f = dir_flags(t.new_dir);
   cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", t.new_dir, (unsigned)f);
