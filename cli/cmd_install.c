@@ -547,7 +547,7 @@ int ts_cmd_install(int argc, char **argv) {
       .nupgrade_packages = a.nupgrade, .no_binary = a.no_binary,
       .nno_binary = a.nno_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
       .force_reinstall = force, .no_deps = no_deps, .read_installed = true,
-      .lock_env = !dry, .no_wait = no_wait, .lock_cb = ts_cli_env_callbacks(),
+      .lock_env = !dry, .no_wait = no_wait, .break_system_packages = break_system, .lock_cb = ts_cli_env_callbacks(),
       .debug_solver_dir = debug_dir, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
   rc = ts_plan_resolve(&po, &res, &err);

@@ -746,6 +746,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
 
   if (o->read_installed && !o->spec) {
     const struct ts_target_paths *tp = &r->target->paths;
+    if (o->lock_env && !o->break_system_packages &&
+        (rc = ts_plan_check_externally_managed(r->target, err)) != TS_OK)
+      return rc;
     if (o->lock_env && tp->purelib) {
       rc = ts_wheel_lock_env(tp->purelib, tp->prefix ? tp->prefix : tp->purelib,
                              o->no_wait, &o->lock_cb, &p->env_lock_fd, err);

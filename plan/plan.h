@@ -72,8 +72,11 @@ struct ts_plan_options {
    * ts_plan_install commits against the set the plan was made from (two
    * installs into one venv behave as some serial order; see
    * ts_wheel_lock_env).  no_wait: TS_E_BUSY instead of waiting; lock_cb
-   * says that we wait (waiting_for_lock) and what was repaired. */
-  bool lock_env, no_wait;
+   * says that we wait (waiting_for_lock) and what was repaired.  An
+   * interpreter its distribution manages (PEP 668) is refused before its
+   * lock file would be written (ts_plan_check_externally_managed) unless
+   * break_system_packages. */
+  bool lock_env, no_wait, break_system_packages;
   struct ts_wheel_callbacks lock_cb;
   const char *debug_solver_dir;
   const char *probe_cache_dir; /* target probe cache, NULL: none */

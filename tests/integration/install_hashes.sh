@@ -23,7 +23,8 @@ CP=$(sha "$work/www/simple/alpha-1.0-cp311-cp311-linux_x86_64.whl")
 OLD=$(sha "$work/www/simple/alpha-0.9-py3-none-any.whl")
 BOGUS=0000000000000000000000000000000000000000000000000000000000000000
 tag() { grep '^Tag:' "$1"/lib/python3*/site-packages/alpha-1.0.dist-info/WHEEL; }
-state() { (cd "$1" && find . -printf '%p %s\n' | grep -v __pycache__ | sort | md5sum); }
+# the venv's lock file is created by the first run that reads the venv
+state() { (cd "$1" && find . ! -name .torchsolve.lock -printf '%p %s\n' | grep -v __pycache__ | sort | md5sum); }
 
 # --- several values, the matching one not first: installs ----------------
 ts_make_venv "$work/v1"
