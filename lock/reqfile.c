@@ -347,6 +347,16 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
                             e->text, re.detail);
         goto fail;
       }
+      /* packaging's tokenizer takes "Numpy_" as a name; PEP 508 does not
+       * (a name ends with a letter or digit), and no index can serve it */
+      if (!ts_name_is_valid(e->req->name, strlen(e->req->name))) {
+        rc = ts_error_set(err, TS_E_PARSE,
+                          "invalid project name '%s': a name is letters, "
+                          "digits, '.', '_' and '-', starting and ending with a "
+                          "letter or digit (PEP 508)",
+                          e->req->name);
+        goto fail;
+      }
       if (marker) {
         if (e->req->marker) {
           rc = ts_error_set(err, TS_E_PARSE, "invalid requirement '%s'",

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,10 +331,14 @@ out:
 
 /* ---- running the interpreter ------------------------------------------ */
 
-static enum ts_code run_probe(const char *python, struct ts_buf *out,
-                              struct ts_error *err)
+/* Runs `python ARGS...` (argv[0] is the path), collecting stdout into
+ * out; a non-zero exit or a signal is an error naming the last line of
+ * stderr.  A child killed by SIGINT (Ctrl-C reaches the whole process
+ * group), or a Python that died of an unhandled KeyboardInterrupt, is
+ * TS_E_INTERRUPTED: the user stopped us, the interpreter is fine. */
+static enum ts_code run_python(const char *python, char *const argv[],
+                               struct ts_buf *out, struct ts_error *err)
 {
-  char *argv[] = {(char *)python, "-I", "-c", (char *)probe_script, NULL};
   struct ts_proc_options po = {.stderr_mode = TS_PROC_STDERR_CAPTURE,
                                .timeout_ms = PROBE_TIMEOUT_MS,
                                .stdout_cap = out->max,
@@ -358,7 +363,11 @@ static enum ts_code run_probe(const char *python, struct ts_buf *out,
     size_t start = n;
     while (start > 0 && msg[start - 1] != '\n')
       start--;
-    if (pr.exited)
+    bool keyboard = n - start == 17 && memcmp(msg + start, "KeyboardInterrupt", 17) == 0;
+    if ((!pr.exited && pr.signal == SIGINT) || keyboard)
+      rc = ts_error_set(err, TS_E_INTERRUPTED,
+                        "interrupted while probing the interpreter %s", python);
+    else if (pr.exited)
       rc = ts_error_set(err, TS_E_PYTHON, "%s exited with status %d%s%.*s",
                         python, pr.exit_code, n ? ": " : "",
                         (int)(n - start > 300 ? 300 : n - start), msg + start);
@@ -372,6 +381,39 @@ static enum ts_code run_probe(const char *python, struct ts_buf *out,
   }
   ts_proc_result_clear(&pr);
   return rc;
+}
+
+static enum ts_code run_probe(const char *python, struct ts_buf *out,
+                              struct ts_error *err)
+{
+  char *argv[] = {(char *)python, "-I", "-c", (char *)probe_script, NULL};
+  return run_python(python, argv, out, err);
+}
+
+/* After a failed probe: whether the program is a Python 3 at all, so that
+ * `--python /bin/ls` or a Python 2 is named as such instead of quoting
+ * what it printed about the probe's arguments.  The question is one every
+ * Python (2 included, which has no -I) answers; anything else, an error
+ * included, is "not Python".  Writes "X.Y" into version (or "") and
+ * returns whether X is 3. */
+static bool is_python3(const char *python, char version[16])
+{
+  static const char ask[] =
+      "import sys; sys.stdout.write('%d.%d' % tuple(sys.version_info[:2]))";
+  char *argv[] = {(char *)python, "-E", "-s", "-c", (char *)ask, NULL};
+  struct ts_buf out;
+  ts_buf_init(&out, 64);
+  struct ts_error ignore = {0};
+  enum ts_code rc = run_python(python, argv, &out, &ignore);
+  version[0] = '\0';
+  size_t n = out.len;
+  bool shaped = rc == TS_OK && n >= 3 && n < 16;
+  for (size_t i = 0; shaped && i < n; i++)
+    shaped = (out.data[i] >= '0' && out.data[i] <= '9') || (out.data[i] == '.' && i > 0);
+  if (shaped)
+    snprintf(version, 16, "%.*s", (int)n, out.data);
+  ts_buf_free(&out);
+  return shaped && version[0] == '3' && version[1] == '.';
 }
 
 /* ---- cache -------------------------------------------------------------- */
@@ -589,6 +631,14 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
   if (rc == TS_OK)
     rc = ts_target_from_json(json.data ? json.data : "", json.len,
                              python_path, out, err);
+  char version[16];
+  if (rc != TS_OK && rc != TS_E_INTERRUPTED && !is_python3(python_path, version))
+    rc = version[0]
+             ? ts_error_set(err, TS_E_PYTHON,
+                            "'%s' is Python %s, not a Python 3 interpreter",
+                            python_path, version)
+             : ts_error_set(err, TS_E_PYTHON, "'%s' is not a Python 3 interpreter",
+                            python_path);
   if (rc == TS_OK && cpath) {
     /* The cache is an optimisation: failing to write it is not an error. */
     char *dir = ts_path_join(cache_dir, "python");

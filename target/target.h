@@ -72,7 +72,11 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
  * same base is then answered from it with its own prefix, no Python run.
  * Caller frees with
  * ts_target_free.  Errors: TS_E_PYTHON (cannot run, non-zero exit, bad
- * output), TS_E_NOT_FOUND. */
+ * output; when the program then fails to answer as a Python 3 would, the
+ * detail says "'PATH' is not a Python 3 interpreter", or "is Python 2.7,
+ * not ..."), TS_E_INTERRUPTED (the interpreter died of SIGINT or an
+ * unhandled KeyboardInterrupt: Ctrl-C reached the process group),
+ * TS_E_NOT_FOUND. */
 enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
                              struct ts_target **out, struct ts_error *err);
 

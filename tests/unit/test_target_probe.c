@@ -340,7 +340,7 @@ Test(probe, sibling_venv_from_the_cache)
   free(py);
 }
 
-static char *fake_python(const char *name, const char *body)
+static char *fake_program(const char *name, const char *body)
 {
   char *p = ts_path_join(tmp, name);
   FILE *f = fopen(p, "w");
@@ -349,6 +349,15 @@ static char *fake_python(const char *name, const char *body)
   fclose(f);
   chmod(p, 0755);
   return p;
+}
+
+/* A broken Python 3: it fails the probe as `body` says, but answers the
+ * version question (`python -E -s -c ...`) as a Python 3.12 does. */
+static char *fake_python(const char *name, const char *body)
+{
+  char line[512];
+  snprintf(line, sizeof line, "[ \"$1\" = -E ] && { printf 3.12; exit 0; }\n%s", body);
+  return fake_program(name, line);
 }
 
 Test(probe, failures)
@@ -388,6 +397,41 @@ Test(probe, failures)
   p = fake_python("flood", "yes '{}{}{}{}{}{}{}{}{}{}{}{}{}{}'");
   cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_PYTHON);
   cr_assert(strstr(err.detail, "too much"), "%s", err.detail);
+  free(p);
+  cr_assert_null(t);
+}
+
+/* What is not a Python 3 is named so, whatever it printed about the probe
+ * script; Ctrl-C (SIGINT to the process group) while probing is an
+ * interruption, not a failure of the interpreter. */
+Test(probe, not_python3_and_interrupt)
+{
+  struct ts_target *t = NULL;
+  struct ts_error err = {0};
+  char *p = fake_program("ls-like", "echo \"ls: cannot access '$3'\" >&2; exit 2");
+  cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_PYTHON);
+  cr_assert(strstr(err.detail, "is not a Python 3 interpreter"), "%s", err.detail);
+  cr_assert_null(strstr(err.detail, "cannot access"), "%s", err.detail);
+  free(p);
+
+  p = fake_program("true-like", "exit 0");
+  cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_PYTHON);
+  cr_assert(strstr(err.detail, "is not a Python 3 interpreter"), "%s", err.detail);
+  free(p);
+
+  p = fake_program("python2.7", "[ \"$1\" = -I ] && { echo 'Unknown option: -I' >&2; exit 2; }\n"
+                                "printf 2.7");
+  cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_PYTHON);
+  cr_assert(strstr(err.detail, "is Python 2.7, not a Python 3 interpreter"), "%s", err.detail);
+  free(p);
+
+  p = fake_python("interrupted", "kill -INT $$");
+  cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_INTERRUPTED);
+  cr_assert(strstr(err.detail, "interrupted while probing"), "%s", err.detail);
+  free(p);
+
+  p = fake_python("keyboard", "echo 'Traceback' >&2; echo KeyboardInterrupt >&2; exit 1");
+  cr_assert_eq(ts_target_probe(p, NULL, &t, &err), TS_E_INTERRUPTED);
   free(p);
   cr_assert_null(t);
 }
