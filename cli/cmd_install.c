@@ -13,6 +13,7 @@
 #include "cli/index_options.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "lock/formatctl.h"
 #include "lock/output.h"
 #include "lock/reqfile.h"
 #include "index/url.h"
@@ -44,7 +45,11 @@ static const char usage[] =
     "  --pre                    allow pre-releases\n"
     "  --resolution MODE        highest (default), lowest, lowest-direct\n"
     "  --require-hashes         every file needs a --hash in a requirements file\n"
-    "  --no-binary P            never use wheels of P (repeatable)\n"
+    "  --no-binary P            never use wheels of P (repeatable; comma-separated\n"
+    "                           names, :all: or :none:, as pip).  torchsolve\n"
+    "                           builds no sources yet: a package with only\n"
+    "                           wheels then fails, named\n"
+    "  --only-binary P          use wheels of P even under --no-binary :all:\n"
     "  --debug-solver DIR       write the last solver problem as a libsolv testcase\n"
     "\n"
     "Output and installation:\n"
@@ -318,8 +323,9 @@ struct args {
   struct ts_reqfile rf;
   struct ts_reqfile_entry **cli_entries;
   size_t ncli;
-  const char **upgrade_pkgs, **no_binary;
-  size_t nupgrade, nno_binary;
+  const char **upgrade_pkgs;
+  size_t nupgrade;
+  struct ts_formatctl binary; /* --no-binary / --only-binary */
 };
 
 static void args_free(struct args *a) {
@@ -330,7 +336,7 @@ static void args_free(struct args *a) {
   }
   free(a->cli_entries);
   free(a->upgrade_pkgs);
-  free(a->no_binary);
+  ts_formatctl_free(&a->binary);
 }
 
 int ts_cmd_install(int argc, char **argv) {
@@ -341,9 +347,8 @@ int ts_cmd_install(int argc, char **argv) {
   struct args a = {0};
   ts_reqfile_init(&a.rf);
   a.upgrade_pkgs = calloc((size_t)argc, sizeof *a.upgrade_pkgs);
-  a.no_binary = calloc((size_t)argc, sizeof *a.no_binary);
   a.cli_entries = calloc((size_t)argc, sizeof *a.cli_entries);
-  if (!a.upgrade_pkgs || !a.no_binary || !a.cli_entries)
+  if (!a.upgrade_pkgs || !a.cli_entries)
     abort();
   const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
   const char *debug_dir = NULL;
@@ -400,7 +405,7 @@ int ts_cmd_install(int argc, char **argv) {
       static const char *const valued[] = {
           "--python", "--python-version", "--platform", "--report", "--requirement",
           "-r", "--constraint", "-c", "--upgrade-package", "--resolution",
-          "--link-mode", "--debug-solver", "--no-binary"};
+          "--link-mode", "--debug-solver", "--no-binary", "--only-binary"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
         m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
@@ -418,7 +423,10 @@ int ts_cmd_install(int argc, char **argv) {
         else if (!strcmp(f, "--report")) report = v;
         else if (!strcmp(f, "--debug-solver")) debug_dir = v;
         else if (!strcmp(f, "--upgrade-package")) a.upgrade_pkgs[a.nupgrade++] = v;
-        else if (!strcmp(f, "--no-binary")) a.no_binary[a.nno_binary++] = v;
+        else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
+          if (ts_formatctl_add(&a.binary, v, !strcmp(f, "--no-binary"), &err) != TS_OK)
+            status = ts_cli_usage_error("install", "%s", err.detail);
+        }
         else if (!strcmp(f, "--requirement") || !strcmp(f, "-r") ||
                  !strcmp(f, "--constraint") || !strcmp(f, "-c")) {
           bool cons = f[1] == 'c' || f[2] == 'c';
@@ -474,6 +482,10 @@ int ts_cmd_install(int argc, char **argv) {
     pre = true;
   if (a.rf.require_hashes)
     require_hashes = true;
+  if (ts_formatctl_add_reqfile(&a.binary, &a.rf, &err) != TS_OK) {
+    args_free(&a);
+    return ts_cli_report(&err);
+  }
   if (ts_index_cli_finish(&ic, "install") < 0) {
     args_free(&a);
     return 2;
@@ -544,8 +556,11 @@ int ts_cmd_install(int argc, char **argv) {
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,
       .nentries = nent, .upgrade_packages = a.upgrade_pkgs,
-      .nupgrade_packages = a.nupgrade, .no_binary = a.no_binary,
-      .nno_binary = a.nno_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
+      .nupgrade_packages = a.nupgrade,
+      .no_binary = (const char *const *)a.binary.no_binary,
+      .nno_binary = a.binary.nno_binary,
+      .only_binary = (const char *const *)a.binary.only_binary,
+      .nonly_binary = a.binary.nonly_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
       .force_reinstall = force, .no_deps = no_deps, .read_installed = true,
       .lock_env = !dry, .no_wait = no_wait, .break_system_packages = break_system, .lock_cb = ts_cli_env_callbacks(),
       .debug_solver_dir = debug_dir, .probe_cache_dir = cache};

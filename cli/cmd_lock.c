@@ -20,6 +20,7 @@
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "core/buf.h"
+#include "lock/formatctl.h"
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
 #include "plan/plan.h"
@@ -48,6 +49,10 @@ static void usage(FILE *out) {
           "  --platform PLAT       with --python-version: manylinux_2_28_x86_64...\n"
           "                        (default: like this host)\n"
           "  --pre                 allow pre-releases\n"
+          "  --no-binary P         never use wheels of P (comma-separated names,\n"
+          "                        :all: or :none:, as pip; no source builds yet:\n"
+          "                        a package with only wheels fails, named)\n"
+          "  --only-binary P       use wheels of P even under --no-binary :all:\n"
           "  -h, --help            this help\n"
           "\nIndex options:\n%s"
           "\n",
@@ -69,6 +74,7 @@ struct args {
   struct ts_reqfile rf;
   struct ts_reqfile_entry **cli;
   size_t ncli;
+  struct ts_formatctl binary; /* --no-binary / --only-binary */
 };
 
 static void args_free(struct args *a) {
@@ -78,6 +84,7 @@ static void args_free(struct args *a) {
     free(a->cli[i]);
   }
   free(a->cli);
+  ts_formatctl_free(&a->binary);
 }
 
 int ts_cmd_lock(int argc, char **argv) {
@@ -127,7 +134,8 @@ int ts_cmd_lock(int argc, char **argv) {
       }
       static const char *const valued[] = {"--python", "--python-version", "--platform",
                                            "--requirement", "-r", "--constraint", "-c",
-                                           "--output", "-o"};
+                                           "--output", "-o", "--no-binary",
+                                           "--only-binary"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
         int m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
@@ -143,6 +151,10 @@ int ts_cmd_lock(int argc, char **argv) {
         else if (!strcmp(f, "--python-version")) pyver = v;
         else if (!strcmp(f, "--platform")) platform = v;
         else if (!strcmp(f, "--output") || !strcmp(f, "-o")) output = v;
+        else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
+          if (ts_formatctl_add(&a.binary, v, !strcmp(f, "--no-binary"), &err) != TS_OK)
+            status = ts_cli_usage_error("lock", "%s", err.detail);
+        }
         else {
           bool cons = f[1] == 'c' || f[2] == 'c';
           if (ts_reqfile_add_file(&a.rf, v, cons, &ropts, &err) != TS_OK) {
@@ -176,6 +188,10 @@ int ts_cmd_lock(int argc, char **argv) {
   }
   ts_index_cli_apply_reqfile(&ic, &a.rf);
   pre = pre || a.rf.pre;
+  if (ts_formatctl_add_reqfile(&a.binary, &a.rf, &err) != TS_OK) {
+    args_free(&a);
+    return ts_cli_report(&err);
+  }
   if (ts_index_cli_finish(&ic, "lock") < 0) {
     args_free(&a);
     return 2;
@@ -216,6 +232,10 @@ int ts_cmd_lock(int argc, char **argv) {
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,
       .nentries = nent, .resolution = TS_RESOLUTION_HIGHEST, .pre = pre,
+      .no_binary = (const char *const *)a.binary.no_binary,
+      .nno_binary = a.binary.nno_binary,
+      .only_binary = (const char *const *)a.binary.only_binary,
+      .nonly_binary = a.binary.nonly_binary,
       .read_installed = false, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
   enum ts_code rc = ts_plan_resolve(&po, &res, &err);

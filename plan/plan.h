@@ -62,8 +62,11 @@ struct ts_plan_options {
   size_t nentries;
   const char *const *upgrade_packages;
   size_t nupgrade_packages;
+  /* --no-binary / --only-binary as lock/formatctl.h settles them */
   const char *const *no_binary;
   size_t nno_binary;
+  const char *const *only_binary;
+  size_t nonly_binary;
   enum ts_resolution_mode resolution;
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */

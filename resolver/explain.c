@@ -260,6 +260,10 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
                        rs->target->python_full_version
                            ? rs->target->python_full_version
                            : "?");
+    else if (v->no_binary_blocked && !v->has_sdist)
+      h = ts_xasprintf("hint: %s %s has only wheels, and --no-binary forbids "
+                       "them: no source build is possible",
+                       pj->name, v->text);
     else if (v->no_binary_blocked)
       h = ts_xasprintf("hint: %s %s would fit but --no-binary forbids its "
                        "wheels, and torchsolve installs wheels only",

@@ -390,6 +390,24 @@ static bool name_in(const char *name, const char *const *list, size_t n) {
   return false;
 }
 
+static bool has_all(const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(list[i], ":all:") == 0)
+      return true;
+  return false;
+}
+
+/* pip's get_allowed_formats: a name beats ":all:", and at the same level
+ * --only-binary beats --no-binary. */
+static bool wheels_forbidden(const struct ts_resolver_request *r, const char *name) {
+  if (name_in(name, r->only_binary, r->nonly_binary))
+    return false;
+  if (name_in(name, r->no_binary, r->nno_binary))
+    return true;
+  return !has_all(r->only_binary, r->nonly_binary) &&
+         has_all(r->no_binary, r->nno_binary);
+}
+
 static bool python_ok(struct rs *rs, const char *requires_python) {
   if (!requires_python || !rs->pyver)
     return true;
@@ -614,7 +632,7 @@ static void add_project(struct rs *rs, const char *name,
       pj->direct = true;
 
   size_t cap = 0;
-  bool no_binary = name_in(name, rs->req->no_binary, rs->req->nno_binary);
+  bool no_binary = wheels_forbidden(rs->req, name);
   const char *last_rp = NULL;
   bool last_ok = true;
   for (size_t k = 0; pages && k < pages->nprojects; k++) {

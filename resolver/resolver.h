@@ -127,8 +127,14 @@ struct ts_resolver_request {
   const struct ts_constraint_set *rules; /* host facts + rules; NULL = none */
   const struct ts_resolver_variant_pref *variants;
   size_t nvariants;
-  const char *const *no_binary;   /* projects whose wheels may not be used */
+  /* pip's format control (lock/formatctl.h): normalised names or ":all:".
+   * Wheels of a project are forbidden when it is named in no_binary, or
+   * when no_binary holds ":all:" and only_binary neither names it nor holds
+   * ":all:"; a name in only_binary always allows them. */
+  const char *const *no_binary;
   size_t nno_binary;
+  const char *const *only_binary;
+  size_t nonly_binary;
   const char *const *upgrade_packages; /* --upgrade-package */
   size_t nupgrade_packages;
   enum ts_resolution_mode resolution;

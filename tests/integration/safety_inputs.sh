@@ -2,12 +2,15 @@
 # Bad input is named for what it is (issue 13, "Safety, round 2"):
 # an invalid project name is a usage error; an interpreter that is not
 # Python 3 is called that, not quoted mid-probe; Ctrl-C while the
-# interpreter is being probed exits 8 ("interrupted").
+# interpreter is being probed exits 8 ("interrupted"); --no-binary :all:
+# (command line and requirements files) is honoured.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
 python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
 simple numpy 2.1.0 py3-none-any
+simple alpha 1.0 py3-none-any beta
+simple beta 1.0 py3-none-any
 SPEC
 ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
@@ -31,6 +34,32 @@ ts_fails 1 "req.txt:2: invalid project name 'Numpy_'" install "${I[@]}" --dry-ru
 "$T" install "${I[@]}" --dry-run Numpy >"$work/out" 2>"$work/err" ||
   { cat "$work/err"; ts_fail "a valid name was refused"; }
 grep -q '^install numpy 2.1.0 ' "$work/out" || ts_fail "Numpy: $(cat "$work/out")"
+
+# --- --no-binary :all: ---------------------------------------------------
+# only wheels exist and torchsolve builds no sources: each package is named
+# (it used to take ':all:' for a project called ":all:" and install wheels)
+nobin() { # WHERE ARGS...: fails naming numpy and alpha
+  local where=$1; shift
+  ts_fails 1 "cannot be met" "$@"
+  for p in numpy alpha; do
+    grep -q "hint: $p [0-9.]* has only wheels, and --no-binary forbids them: no source build is possible" \
+      "$work/err" || { cat "$work/err"; ts_fail "$where: $p not named"; }
+  done
+}
+nobin "command line" install "${I[@]}" --dry-run --no-binary :all: numpy alpha
+nobin "lock" lock "${I[@]}" -o "$work/pylock.toml" --no-binary :all: numpy alpha
+[ ! -e "$work/pylock.toml" ] || ts_fail "a failed lock wrote $work/pylock.toml"
+printf -- '--no-binary :all:\nnumpy\nalpha\n' >"$work/nobin.txt"
+nobin "requirements file" install "${I[@]}" --dry-run -r "$work/nobin.txt"
+nobin "requirements file, lock" lock "${I[@]}" -o - -r "$work/nobin.txt"
+# a dependency is named too; --only-binary (or :none:) lets wheels back in
+ts_fails 1 "beta 1.0 has only wheels" install "${I[@]}" --dry-run --no-binary beta alpha
+"$T" install "${I[@]}" --dry-run --no-binary :all: --only-binary alpha,beta alpha \
+  >"$work/out" 2>"$work/err" || { cat "$work/err"; ts_fail "--only-binary after :all:"; }
+grep -q '^install alpha 1.0 ' "$work/out" || ts_fail "--only-binary: $(cat "$work/out")"
+"$T" install "${I[@]}" --dry-run --no-binary :all: --no-binary :none: numpy >"$work/out" 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "--no-binary :none: did not clear :all:"; }
+ts_fails 2 "'-x' is no project name" install "${I[@]}" --dry-run --no-binary a,-x numpy
 
 # --- not a Python 3 interpreter ------------------------------------------
 ts_fails 1 "'/bin/ls' is not a Python 3 interpreter" install --python /bin/ls --dry-run numpy
