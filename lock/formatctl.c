@@ -25,11 +25,8 @@ static bool set_has(char *const *v, size_t n, const char *s) {
 static void set_add(char ***v, size_t *n, const char *s) {
   if (set_has(*v, *n, s))
     return;
-  char **nv = realloc(*v, (*n + 1) * sizeof *nv);
-  if (!nv)
-    abort();
-  nv[(*n)++] = ts_xstrdup(s);
-  *v = nv;
+  *v = ts_xreallocarray(*v, *n + 1, sizeof **v);
+  (*v)[(*n)++] = ts_xstrdup(s);
 }
 
 static void set_remove(char **v, size_t *n, const char *s) {
