@@ -2,8 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "plan/env.h"
 
 int ts_cli_link_mode(const char *command, const char *v,
                      enum ts_wheel_link_mode *out) {
@@ -73,4 +75,40 @@ const char *ts_cli_elapsed(double ms, char out[32]) {
   else
     snprintf(out, 32, "%.1fs", ms / 1e3);
   return out;
+}
+
+int ts_cli_env_option(const char *command, struct ts_cli_env_choice *c, int argc,
+                      char **argv, int *i) {
+  if (strcmp(argv[*i], "--system") == 0) {
+    c->system = true;
+    return 1;
+  }
+  int m = ts_cli_flag_value("--python", argc, argv, i, &c->python);
+  if (m < 0)
+    ts_cli_usage_error(command, "--python needs a value");
+  return m;
+}
+
+int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
+                    struct ts_plan_env *env) {
+  memset(env, 0, sizeof *env);
+  if (c->system && c->python)
+    return ts_cli_usage_error(command,
+                              "--system and --python name two interpreters: give one");
+  struct ts_error err = {0};
+  char *cache = ts_wheel_default_cache_dir();
+  /* --system: the interpreter a bare "python3" finds on PATH */
+  enum ts_code rc = ts_plan_env_open(c->system ? "python3" : c->python, cache, env, &err);
+  free(cache);
+  if (rc == TS_OK)
+    return 0;
+  ts_plan_env_close(env);
+  int status = ts_cli_report(&err);
+  return status ? status : 1;
+}
+
+double ts_cli_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }

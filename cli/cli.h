@@ -71,6 +71,25 @@ int ts_cli_link_mode(const char *command, const char *v,
  * another process holds its lock, and a warning for each repair. */
 struct ts_wheel_callbacks ts_cli_env_callbacks(void);
 
+/* The environment options of the commands that read or remove installed
+ * packages (uninstall, freeze, list, show): --python PATH and --system
+ * (the python3 on PATH).  ts_cli_env_option returns as ts_cli_flag_value
+ * does (-1 after printing a usage error).  ts_cli_open_env locates, probes
+ * (cached under the default cache root) and reads the environment:
+ * returns 0, or the exit status after printing the error. */
+struct ts_cli_env_choice {
+  const char *python;
+  bool system;
+};
+int ts_cli_env_option(const char *command, struct ts_cli_env_choice *c, int argc,
+                      char **argv, int *i);
+struct ts_plan_env;
+int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
+                    struct ts_plan_env *env);
+
+/* CLOCK_MONOTONIC in milliseconds, for the "in 31ms" summaries. */
+double ts_cli_now_ms(void);
+
 /* Summary helpers: "s" unless n == 1 ("Resolved 1 package"); a duration
  * as "31ms" below a second, "1.2s" above; returns out. */
 const char *ts_cli_plural(size_t n);
@@ -94,3 +113,7 @@ ts_cli_command_fn ts_cmd_check;
 ts_cli_command_fn ts_cmd_export;
 ts_cli_command_fn ts_cmd_sync;
 ts_cli_command_fn ts_cmd_lock;
+ts_cli_command_fn ts_cmd_uninstall;
+ts_cli_command_fn ts_cmd_freeze;
+ts_cli_command_fn ts_cmd_list;
+ts_cli_command_fn ts_cmd_show;

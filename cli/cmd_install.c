@@ -86,12 +86,6 @@ static void print_help(FILE *out) {
   fputs(usage_tail, out);
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* ---- progress bars (a TTY only) ------------------------------------- */
 
 struct bars {
@@ -127,7 +121,7 @@ static void bar_line(const char *label, uint64_t done, uint64_t total) {
 }
 
 static void bars_draw(struct bars *b, bool force) {
-  double t = now_ms();
+  double t = ts_cli_now_ms();
   if (!force && t - b->last < 80)
     return;
   b->last = t;
@@ -193,7 +187,6 @@ static void on_end(void *ctx) {
   free(b->total);
   b->done = b->total = NULL;
 }
-
 
 /* ---- report --------------------------------------------------------- */
 
@@ -598,7 +591,7 @@ int ts_cmd_install(int argc, char **argv) {
           .cb = {.ctx = &bars, .download_begin = on_begin,
                  .download_progress = on_progress, .download_end = on_end,
                  .wheel = ts_cli_env_callbacks()}};
-      double t0 = now_ms();
+      double t0 = ts_cli_now_ms();
       size_t changed = 0;
       rc = ts_plan_install(res, &io, &changed, &err);
       if (rc != TS_OK) {
@@ -609,7 +602,7 @@ int ts_cmd_install(int argc, char **argv) {
         ts_cli_info("Nothing to install: every requirement is satisfied");
       } else {
         ts_cli_info("Installed %zu package%s in %s", changed, ts_cli_plural(changed),
-                    ts_cli_elapsed(now_ms() - t0, el));
+                    ts_cli_elapsed(ts_cli_now_ms() - t0, el));
         for (size_t i = 0; i < res->res->nitems; i++) {
           const struct ts_resolved *x = &res->res->items[i];
           if (x->action == TS_ACTION_KEEP)

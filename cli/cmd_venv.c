@@ -28,12 +28,6 @@ static const char usage[] =
     "environment there (one with a pyvenv.cfg; other directories are never\n"
     "deleted).\n";
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The base interpreter's version and path: from the cached target probe
  * (no Python run when cached), or a direct probe for a venv's python, whose
  * base interpreter the cached probe does not record. */
@@ -128,7 +122,7 @@ int ts_cmd_venv(int argc, char **argv) {
   }
   if (!dir)
     dir = ".venv";
-  double t0 = now_ms();
+  double t0 = ts_cli_now_ms();
   struct ts_error err = {0};
   struct ts_venv_base base;
   if (probe_base(python ? python : "python3", &base, &err) != TS_OK)
@@ -152,7 +146,7 @@ int ts_cmd_venv(int argc, char **argv) {
   if (rc == 0)
     ts_cli_info("Created %s (Python %s) in %.0fms; activate with: "
                 "source %s/bin/activate",
-                dir, base.version, now_ms() - t0, dir);
+                dir, base.version, ts_cli_now_ms() - t0, dir);
   ts_venv_base_free(&base);
   return rc;
 }

@@ -42,12 +42,6 @@ static const char usage[] =
     "Wheels are unpacked once into $TORCHSOLVE_CACHE_DIR, else\n"
     "$XDG_CACHE_HOME/torchsolve, else ~/.cache/torchsolve (wheels-v1/).\n";
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Install paths of the target environment: --python, else
  * $TORCHSOLVE_PYTHON, else $VIRTUAL_ENV,
  * else ./.venv (ts_target_locate), probed once and cached per interpreter. */
@@ -248,7 +242,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     return ts_cli_report(&err);
   }
   struct ts_wheel_result res = {0};
-  double t0 = now_ms();
+  double t0 = ts_cli_now_ms();
   enum ts_code code;
   if (repair) {
     bool repaired = false;
@@ -267,7 +261,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     if (code == TS_OK) {
       char el[32];
       ts_cli_info("Installed %zu package%s in %s", res.count, ts_cli_plural(res.count),
-                  ts_cli_elapsed(now_ms() - t0, el));
+                  ts_cli_elapsed(ts_cli_now_ms() - t0, el));
       print_changes(&res);
     }
   } else {
@@ -275,7 +269,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     if (code == TS_OK) {
       char el[32];
       ts_cli_info("Uninstalled %zu package%s in %s", res.count, ts_cli_plural(res.count),
-                  ts_cli_elapsed(now_ms() - t0, el));
+                  ts_cli_elapsed(ts_cli_now_ms() - t0, el));
       print_changes(&res);
     }
   }

@@ -644,15 +644,8 @@ static void schedule_pyc(struct installer *in, const char *py) {
 /* Schedules removal of an installed distribution through its RECORD. */
 static enum ts_code plan_removal(struct installer *in, const char *distinfo,
                                  struct ts_error *err) {
-  char *rp = ts_path_join(distinfo, "RECORD");
-  struct ts_buf b;
-  ts_buf_init(&b, TS_CAP_RECORD);
-  enum ts_code rc = ts_fs_read_file(rp, &b, err);
-  free(rp);
-  struct ts_record rec = {0};
-  if (rc == TS_OK)
-    rc = ts_record_parse(b.data, b.len, &rec, err);
-  ts_buf_free(&b);
+  struct ts_record rec;
+  enum ts_code rc = ts_record_read_distinfo(distinfo, &rec, err);
   if (rc != TS_OK) {
     ts_record_free(&rec);
     return ts_error_wrap(err, "cannot uninstall '%s' without its RECORD",

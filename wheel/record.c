@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fs.h"
+
 static char *dup_n(const char *s, size_t n) {
   char *p = malloc(n + 1);
   if (!p)
@@ -212,4 +214,18 @@ enum ts_code ts_record_hash_sha256(const char *hash, uint8_t out[32],
   if (o != 32 || acc != 0)
     return ts_error_set(err, TS_E_PARSE, "RECORD sha256 '%.50s' is malformed", s);
   return TS_OK;
+}
+
+enum ts_code ts_record_read_distinfo(const char *distinfo, struct ts_record *out,
+                                     struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  char *rp = ts_path_join(distinfo, "RECORD");
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_RECORD);
+  enum ts_code rc = ts_fs_read_file(rp, &b, err);
+  free(rp);
+  if (rc == TS_OK)
+    rc = ts_record_parse(b.data ? b.data : "", b.len, out, err);
+  ts_buf_free(&b);
+  return rc;
 }

@@ -30,6 +30,12 @@ enum ts_code ts_record_parse(const char *data, size_t len,
                              struct ts_record *out, struct ts_error *err);
 void ts_record_free(struct ts_record *r);
 
+/* Reads and parses <distinfo>/RECORD (at most TS_CAP_RECORD bytes):
+ * TS_E_NOT_FOUND when there is none, else as ts_fs_read_file and
+ * ts_record_parse.  Free with ts_record_free (also after an error). */
+enum ts_code ts_record_read_distinfo(const char *distinfo, struct ts_record *out,
+                                     struct ts_error *err);
+
 /* Appends one CSV row (quoting as csv.writer does) terminated by "\n". */
 enum ts_code ts_record_write_row(struct ts_buf *b, const char *path,
                                  const char *hash, const char *size)

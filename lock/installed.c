@@ -1,0 +1,267 @@
+/*
+ * lock/installed.c — the installed distributions of site-packages
+ * directories (see installed.h).
+ */
+#include "lock/installed.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/str.h"
+#include "pep/name.h"
+#include "pep/requirement.h"
+#include "pep/version.h"
+#include "wheel/record.h"
+
+static void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q)
+    abort();
+  return q;
+}
+
+static void dist_clear(struct ts_installed_dist *d) {
+  free(d->name);
+  free(d->canonical);
+  free(d->version);
+  free(d->location);
+  free(d->distinfo);
+  ts_metadata_free(d->md);
+  free(d->installer);
+  free(d->direct_url_json);
+  free(d->direct_url);
+  free(d->direct_reference);
+  free(d->editable_location);
+}
+
+void ts_installed_clear(struct ts_installed_set *s) {
+  for (size_t i = 0; i < s->ndists; i++)
+    dist_clear(&s->dists[i]);
+  free(s->dists);
+  for (size_t i = 0; i < s->nskipped; i++)
+    free(s->skipped[i]);
+  free(s->skipped);
+  memset(s, 0, sizeof *s);
+}
+
+/* A small file of the dist-info as text, NULL when absent or unreadable. */
+static char *read_small(const char *distinfo, const char *name) {
+  char *p = ts_path_join(distinfo, name);
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_SMALL_FILE);
+  struct ts_error e = {0};
+  char *out = NULL;
+  if (ts_fs_read_file(p, &b, &e) == TS_OK)
+    out = ts_xstrndup(b.data ? b.data : "", b.len);
+  ts_buf_free(&b);
+  free(p);
+  return out;
+}
+
+static const char *json_str(const cJSON *o, const char *key) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* PEP 610: the url, dir_info.editable, and pip freeze's direct reference. */
+static void read_direct_url(struct ts_installed_dist *d) {
+  d->direct_url_json = read_small(d->distinfo, "direct_url.json");
+  if (!d->direct_url_json)
+    return;
+  cJSON *j = cJSON_Parse(d->direct_url_json);
+  const char *url = json_str(j, "url");
+  if (!url) {
+    cJSON_Delete(j);
+    return;
+  }
+  d->direct_url = ts_xstrdup(url);
+  const cJSON *dir = cJSON_GetObjectItemCaseSensitive(j, "dir_info");
+  const cJSON *vcs = cJSON_GetObjectItemCaseSensitive(j, "vcs_info");
+  const cJSON *archive = cJSON_GetObjectItemCaseSensitive(j, "archive_info");
+  d->editable = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(dir, "editable"));
+  if (d->editable && strncmp(url, "file://", 7) == 0)
+    d->editable_location = ts_xstrdup(url + 7);
+  const char *hash = json_str(archive, "hash");
+  const char *sub = json_str(j, "subdirectory");
+  const char *vcs_name = json_str(vcs, "vcs"), *commit = json_str(vcs, "commit_id");
+  char *base = vcs_name && commit ? ts_xasprintf("%s+%s@%s", vcs_name, url, commit)
+                                  : ts_xstrdup(url);
+  if (hash && sub)
+    d->direct_reference = ts_xasprintf("%s#%s&subdirectory=%s", base, hash, sub);
+  else if (hash || sub)
+    d->direct_reference = ts_xasprintf("%s#%s%s", base, hash ? "" : "subdirectory=",
+                                       hash ? hash : sub);
+  else
+    d->direct_reference = ts_xstrdup(base);
+  free(base);
+  cJSON_Delete(j);
+}
+
+static void add_skipped(struct ts_installed_set *s, const char *path, const char *why) {
+  s->skipped = xrealloc(s->skipped, (s->nskipped + 1) * sizeof *s->skipped);
+  s->skipped[s->nskipped++] = ts_xasprintf("%s: %s", path, why);
+}
+
+/* Reads one dist-info into *d: false (the reason in s->skipped) when pip
+ * would skip it. */
+static bool load(struct ts_installed_set *s, const char *dir, const char *entry,
+                 struct ts_installed_dist *d) {
+  memset(d, 0, sizeof *d);
+  d->distinfo = ts_path_join(dir, entry);
+  char *mpath = ts_path_join(d->distinfo, "METADATA");
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  struct ts_error e = {0};
+  enum ts_code rc = ts_fs_read_file(mpath, &b, &e);
+  free(mpath);
+  if (rc == TS_OK)
+    rc = ts_metadata_parse(b.data ? b.data : "", b.len, &d->md, &e);
+  ts_buf_free(&b);
+  if (rc != TS_OK) {
+    add_skipped(s, d->distinfo, e.detail);
+    dist_clear(d);
+    return false;
+  }
+  d->name = ts_xstrdup(d->md->name);
+  d->canonical = ts_xstrdup(d->md->normalized_name);
+  d->version = ts_xstrdup(ts_version_str(d->md->version));
+  d->location = ts_xstrdup(dir);
+  char *inst = read_small(d->distinfo, "INSTALLER");
+  if (inst) {
+    inst[strcspn(inst, "\r\n")] = '\0';
+    d->installer = inst;
+  }
+  char *req = ts_path_join(d->distinfo, "REQUESTED");
+  d->requested = access(req, F_OK) == 0;
+  free(req);
+  read_direct_url(d);
+  return true;
+}
+
+static int by_name(const void *a, const void *b) {
+  const struct ts_installed_dist *x = a, *y = b;
+  return strcmp(x->canonical, y->canonical);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* dist-info directories of one site directory, sorted, so that which of
+ * two copies of a project is kept never depends on readdir order. */
+static enum ts_code list_distinfos(const char *dir, char ***out, size_t *n,
+                                   struct ts_error *err) {
+  *out = NULL;
+  *n = 0;
+  DIR *dh = opendir(dir);
+  if (!dh) {
+    if (errno == ENOENT || errno == ENOTDIR)
+      return TS_OK;
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", dir, strerror(errno));
+  }
+  struct dirent *de;
+  enum ts_code rc = TS_OK;
+  while ((de = readdir(dh))) {
+    size_t l = strlen(de->d_name);
+    if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
+      continue;
+    if (*n >= TS_INSTALLED_MAX) {
+      rc = ts_error_set(err, TS_E_TOO_BIG, "'%s' holds more than %d distributions",
+                        dir, TS_INSTALLED_MAX);
+      break;
+    }
+    *out = xrealloc(*out, (*n + 1) * sizeof **out);
+    (*out)[(*n)++] = ts_xstrdup(de->d_name);
+  }
+  closedir(dh);
+  qsort(*out, *n, sizeof **out, cmp_str);
+  return rc;
+}
+
+enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
+                               struct ts_installed_set *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  enum ts_code rc = TS_OK;
+  for (size_t k = 0; k < ndirs && rc == TS_OK; k++) {
+    bool seen = false;
+    for (size_t j = 0; j < k; j++)
+      seen |= strcmp(dirs[j], dirs[k]) == 0;
+    if (seen)
+      continue;
+    char **names = NULL;
+    size_t n = 0;
+    rc = list_distinfos(dirs[k], &names, &n, err);
+    for (size_t i = 0; i < n; i++) {
+      struct ts_installed_dist d;
+      if (rc == TS_OK && load(out, dirs[k], names[i], &d)) {
+        if (ts_installed_find(out, d.name))
+          dist_clear(&d); /* an earlier directory (or copy) has it */
+        else {
+          out->dists = xrealloc(out->dists, (out->ndists + 1) * sizeof *out->dists);
+          out->dists[out->ndists++] = d;
+        }
+      }
+      free(names[i]);
+    }
+    free(names);
+  }
+  qsort(out->dists, out->ndists, sizeof *out->dists, by_name);
+  return rc;
+}
+
+const struct ts_installed_dist *ts_installed_find(const struct ts_installed_set *s,
+                                                  const char *name) {
+  for (size_t i = 0; i < s->ndists; i++)
+    if (ts_name_eq(s->dists[i].canonical, strlen(s->dists[i].canonical), name,
+                   strlen(name)))
+      return &s->dists[i];
+  return NULL;
+}
+
+enum ts_code ts_installed_files(const struct ts_installed_dist *d, char ***paths,
+                                size_t *n, struct ts_error *err) {
+  *paths = NULL;
+  *n = 0;
+  struct ts_record rec;
+  enum ts_code rc = ts_record_read_distinfo(d->distinfo, &rec, err);
+  if (rc == TS_OK) {
+    *paths = xrealloc(NULL, rec.count * sizeof **paths);
+    for (size_t i = 0; i < rec.count; i++)
+      (*paths)[i] = ts_xstrdup(rec.rows[i].path);
+    *n = rec.count;
+  }
+  ts_record_free(&rec);
+  return rc;
+}
+
+void ts_installed_files_free(char **paths, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(paths[i]);
+  free(paths);
+}
+
+void ts_installed_requires(const struct ts_installed_dist *d,
+                           const struct ts_marker_env *env, char ***names,
+                           size_t *n) {
+  *names = NULL;
+  *n = 0;
+  for (size_t i = 0; i < d->md->nrequires_dist; i++) {
+    const char *text = d->md->requires_dist[i];
+    struct ts_requirement *r = NULL;
+    struct ts_error e = {0};
+    if (ts_requirement_parse(text, strlen(text), &r, &e) != TS_OK)
+      continue;
+    /* pip's iter_dependencies(): no marker, or one that holds with extra "" */
+    if (!r->marker || (env && ts_marker_eval(r->marker, env, ""))) {
+      *names = xrealloc(*names, (*n + 1) * sizeof **names);
+      (*names)[(*n)++] = ts_xstrdup(r->name);
+    }
+    ts_requirement_free(r);
+  }
+}

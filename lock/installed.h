@@ -1,0 +1,78 @@
+/*
+ * lock/installed.h — the distributions installed in site-packages
+ * directories, as pip's importlib backend sees them: what list, freeze,
+ * show, inspect and uninstall read.
+ *
+ * Every DIR/NAME.dist-info with a METADATA that parses (pep/metadata.h) is
+ * one distribution; others are skipped and named in `skipped`, as pip logs
+ * and skips them.  A project found in two directories (purelib, platlib)
+ * is kept once: the first directory given wins, as sys.path order does.
+ * Besides METADATA, the small files of PEP 376/610/627 are read:
+ * INSTALLER, REQUESTED, direct_url.json (URL, editable).  RECORD is read
+ * on demand (ts_installed_files).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "pep/metadata.h"
+#include "pep/requirement.h"
+
+struct ts_installed_dist {
+  char *name;          /* as in METADATA (pip's raw_name) */
+  char *canonical;     /* PEP 503 */
+  char *version;       /* normalised (str(Version)) */
+  char *location;      /* the site-packages directory it was found in */
+  char *distinfo;      /* full path of its .dist-info directory */
+  struct ts_metadata *md;
+  char *installer;     /* INSTALLER's first line, NULL when absent */
+  bool requested;      /* REQUESTED exists */
+  char *direct_url_json; /* direct_url.json as written, NULL when absent */
+  char *direct_url;    /* its "url", NULL when absent or unreadable */
+  bool editable;       /* its dir_info.editable */
+  /* What follows "name @ " in pip freeze (direct_url_as_pep440_direct_
+   * reference): vcs+url@commit, or the url, with #sha256=... and/or
+   * subdirectory=... fragments; NULL without a readable direct_url.json. */
+  char *direct_reference;
+  char *editable_location; /* the path of a file:// editable's url */
+};
+
+struct ts_installed_set {
+  struct ts_installed_dist *dists; /* sorted by canonical name */
+  size_t ndists;
+  char **skipped;                  /* "<dist-info path>: why" */
+  size_t nskipped;
+};
+
+/* Hostile-input bound on distributions in one directory. */
+#define TS_INSTALLED_MAX 100000
+
+/* Reads the directories in order (a directory named twice is read once;
+ * one that does not exist holds nothing).  TS_E_IO when one cannot be
+ * read, TS_E_TOO_BIG past TS_INSTALLED_MAX.  Clear with
+ * ts_installed_clear (also after an error). */
+enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
+                               struct ts_installed_set *out, struct ts_error *err);
+void ts_installed_clear(struct ts_installed_set *s);
+
+/* The distribution named `name` (any spelling), or NULL. */
+const struct ts_installed_dist *ts_installed_find(const struct ts_installed_set *s,
+                                                  const char *name);
+
+/* The files of d's RECORD, as written (relative to d->location, or
+ * absolute), in RECORD order.  TS_E_NOT_FOUND without a RECORD.  Free
+ * with ts_installed_files_free. */
+enum ts_code ts_installed_files(const struct ts_installed_dist *d, char ***paths,
+                                size_t *n, struct ts_error *err);
+void ts_installed_files_free(char **paths, size_t n);
+
+/* The names (as written) of d's Requires-Dist entries that apply with no
+ * extra requested, as pip's iter_dependencies(): no marker, or a marker
+ * that holds under env (NULL: only unmarked entries) with extra "".  In
+ * order, duplicates kept; unparseable entries left out.  Free with
+ * ts_installed_files_free. */
+void ts_installed_requires(const struct ts_installed_dist *d,
+                           const struct ts_marker_env *env, char ***names,
+                           size_t *n);
