@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
 #include "plan/inventory.h"
 
 static const char usage[] =
@@ -34,10 +35,8 @@ static const char usage[] =
     "  torchsolve freeze -r requirements.in --exclude torch\n";
 
 int ts_cmd_freeze(int argc, char **argv) {
-  const char **exclude = calloc((size_t)argc, sizeof *exclude);
-  const char **files = calloc((size_t)argc, sizeof *files);
-  if (!exclude || !files)
-    abort();
+  const char **exclude = ts_xcalloc((size_t)argc, sizeof *exclude);
+  const char **files = ts_xcalloc((size_t)argc, sizeof *files);
   struct ts_freeze_options o = {.exclude = exclude, .requirement_files = files};
   struct ts_cli_env_choice where = {0};
   int status = 0;

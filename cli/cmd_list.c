@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/index_options.h"
+#include "core/alloc.h"
 #include "plan/inventory.h"
 
 static const char usage[] =
@@ -113,9 +114,7 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest)
   }
   if (editable)
     head[ncol++] = "Editable project location";
-  const char **cells = calloc((n + 1) * ncol, sizeof *cells);
-  if (!cells)
-    abort();
+  const char **cells = ts_xcalloc((n + 1) * ncol, sizeof *cells);
   for (size_t c = 0; c < ncol; c++)
     cells[c] = head[c];
   for (size_t i = 0; i < n; i++) {
@@ -161,9 +160,7 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest)
 int ts_cmd_list(int argc, char **argv) {
   struct ts_index_cli ic;
   ts_index_cli_init(&ic);
-  const char **exclude = calloc((size_t)argc, sizeof *exclude);
-  if (!exclude)
-    abort();
+  const char **exclude = ts_xcalloc((size_t)argc, sizeof *exclude);
   struct ts_list_options o = {.exclude = exclude};
   struct ts_cli_env_choice where = {0};
   const char *format = "columns";

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
 #include "plan/inventory.h"
 
 static const char usage[] =
@@ -62,9 +63,7 @@ static void print_info(const struct ts_show_info *s, bool files) {
 }
 
 int ts_cmd_show(int argc, char **argv) {
-  const char **names = calloc((size_t)argc, sizeof *names);
-  if (!names)
-    abort();
+  const char **names = ts_xcalloc((size_t)argc, sizeof *names);
   size_t n = 0;
   struct ts_cli_env_choice where = {0};
   bool files = false;

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
 #include "lock/reqfile.h"
 #include "plan/uninstall.h"
 
@@ -39,9 +40,7 @@ static const char usage[] =
     "  torchsolve uninstall -y -r requirements.txt --python .venv\n";
 
 int ts_cmd_uninstall(int argc, char **argv) {
-  const char **names = calloc((size_t)argc, sizeof *names);
-  if (!names)
-    abort();
+  const char **names = ts_xcalloc((size_t)argc, sizeof *names);
   size_t n = 0;
   struct ts_cli_env_choice where = {0};
   bool break_system = false, no_wait = false, opts_done = false;

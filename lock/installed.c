@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
@@ -18,13 +19,6 @@
 #include "pep/requirement.h"
 #include "pep/version.h"
 #include "wheel/record.h"
-
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    abort();
-  return q;
-}
 
 static void dist_clear(struct ts_installed_dist *d) {
   free(d->name);
@@ -104,7 +98,7 @@ static void read_direct_url(struct ts_installed_dist *d) {
 }
 
 static void add_skipped(struct ts_installed_set *s, const char *path, const char *why) {
-  s->skipped = xrealloc(s->skipped, (s->nskipped + 1) * sizeof *s->skipped);
+  s->skipped = ts_xrealloc(s->skipped, (s->nskipped + 1) * sizeof *s->skipped);
   s->skipped[s->nskipped++] = ts_xasprintf("%s: %s", path, why);
 }
 
@@ -176,7 +170,7 @@ static enum ts_code list_distinfos(const char *dir, char ***out, size_t *n,
                         dir, TS_INSTALLED_MAX);
       break;
     }
-    *out = xrealloc(*out, (*n + 1) * sizeof **out);
+    *out = ts_xrealloc(*out, (*n + 1) * sizeof **out);
     (*out)[(*n)++] = ts_xstrdup(de->d_name);
   }
   closedir(dh);
@@ -203,7 +197,7 @@ enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
         if (ts_installed_find(out, d.name))
           dist_clear(&d); /* an earlier directory (or copy) has it */
         else {
-          out->dists = xrealloc(out->dists, (out->ndists + 1) * sizeof *out->dists);
+          out->dists = ts_xrealloc(out->dists, (out->ndists + 1) * sizeof *out->dists);
           out->dists[out->ndists++] = d;
         }
       }
@@ -231,7 +225,7 @@ enum ts_code ts_installed_files(const struct ts_installed_dist *d, char ***paths
   struct ts_record rec;
   enum ts_code rc = ts_record_read_distinfo(d->distinfo, &rec, err);
   if (rc == TS_OK) {
-    *paths = xrealloc(NULL, rec.count * sizeof **paths);
+    *paths = ts_xrealloc(NULL, rec.count * sizeof **paths);
     for (size_t i = 0; i < rec.count; i++)
       (*paths)[i] = ts_xstrdup(rec.rows[i].path);
     *n = rec.count;
@@ -259,7 +253,7 @@ void ts_installed_requires(const struct ts_installed_dist *d,
       continue;
     /* pip's iter_dependencies(): no marker, or one that holds with extra "" */
     if (!r->marker || (env && ts_marker_eval(r->marker, env, ""))) {
-      *names = xrealloc(*names, (*n + 1) * sizeof **names);
+      *names = ts_xrealloc(*names, (*n + 1) * sizeof **names);
       (*names)[(*n)++] = ts_xstrdup(r->name);
     }
     ts_requirement_free(r);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/str.h"
 #include "pep/filename.h"
@@ -15,15 +16,8 @@
 #include "pep/requirement.h"
 #include "plan/inventory.h"
 
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    abort();
-  return q;
-}
-
 static void note(struct ts_plan_notes *n, char *line) {
-  n->lines = xrealloc(n->lines, (n->n + 1) * sizeof *n->lines);
+  n->lines = ts_xrealloc(n->lines, (n->n + 1) * sizeof *n->lines);
   n->lines[n->n++] = line;
 }
 
@@ -137,13 +131,13 @@ static struct seen *seen_find(struct seen **s, size_t *n, const char *name, bool
       return &(*s)[i];
   if (!add)
     return NULL;
-  *s = xrealloc(*s, (*n + 1) * sizeof **s);
+  *s = ts_xrealloc(*s, (*n + 1) * sizeof **s);
   (*s)[*n] = (struct seen){.name = ts_xstrdup(name)};
   return &(*s)[(*n)++];
 }
 
 static void seen_add_file(struct seen *s, const char *file) {
-  s->files = xrealloc(s->files, (s->nfiles + 1) * sizeof *s->files);
+  s->files = ts_xrealloc(s->files, (s->nfiles + 1) * sizeof *s->files);
   s->files[s->nfiles++] = file;
 }
 
@@ -195,7 +189,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
           dup = strcmp(options[k], line) == 0;
         if (!dup) {
           put_line(out, line, rl);
-          options = xrealloc(options, (noptions + 1) * sizeof *options);
+          options = ts_xrealloc(options, (noptions + 1) * sizeof *options);
           options[noptions++] = line;
         } else {
           free(line);
@@ -263,17 +257,13 @@ enum ts_code ts_plan_freeze(const struct ts_plan_env *env,
                             const struct ts_freeze_options *o, struct ts_buf *out,
                             struct ts_plan_notes *warnings, struct ts_error *err) {
   const struct ts_installed_set *s = &env->installed;
-  bool *emitted = calloc(s->ndists ? s->ndists : 1, sizeof *emitted);
-  if (!emitted)
-    abort();
+  bool *emitted = ts_xcalloc(s->ndists ? s->ndists : 1, sizeof *emitted);
   for (size_t i = 0; i < s->ndists; i++)
     emitted[i] = o->exclude_editable && s->dists[i].editable;
   enum ts_code rc = TS_OK;
   if (o->nrequirement_files)
     rc = freeze_files(env, o, emitted, out, warnings, err);
-  const struct ts_installed_dist **rest = calloc(s->ndists ? s->ndists : 1, sizeof *rest);
-  if (!rest)
-    abort();
+  const struct ts_installed_dist **rest = ts_xcalloc(s->ndists ? s->ndists : 1, sizeof *rest);
   size_t n = 0;
   for (size_t i = 0; i < s->ndists; i++) {
     const struct ts_installed_dist *d = &s->dists[i];

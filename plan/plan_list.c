@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/str.h"
 #include "pep/filename.h"
 #include "pep/name.h"
@@ -110,10 +111,8 @@ static enum ts_code ask_indexes(const struct ts_plan_env *env,
   struct ts_index *idx = ts_index_new(o->index, err);
   if (!idx)
     return err->code ? err->code : TS_E_INVALID;
-  const char **names = calloc(n, sizeof *names);
-  struct ts_index_result *res = calloc(n, sizeof *res);
-  if (!names || !res)
-    abort();
+  const char **names = ts_xcalloc(n, sizeof *names);
+  struct ts_index_result *res = ts_xcalloc(n, sizeof *res);
   for (size_t i = 0; i < n; i++)
     names[i] = rows[i].dist->canonical;
   enum ts_code rc = ts_index_fetch_projects(idx, names, n, res, err);
@@ -136,9 +135,7 @@ enum ts_code ts_plan_list(const struct ts_plan_env *env,
                           const struct ts_list_options *o, struct ts_list_row **rows,
                           size_t *n, struct ts_error *err) {
   const struct ts_installed_set *s = &env->installed;
-  struct ts_list_row *r = calloc(s->ndists ? s->ndists : 1, sizeof *r);
-  if (!r)
-    abort();
+  struct ts_list_row *r = ts_xcalloc(s->ndists ? s->ndists : 1, sizeof *r);
   size_t k = 0;
   for (size_t i = 0; i < s->ndists; i++) {
     const struct ts_installed_dist *d = &s->dists[i];
@@ -149,9 +146,7 @@ enum ts_code ts_plan_list(const struct ts_plan_env *env,
   }
   if (o->not_required) {
     /* pip: what no listed distribution's dependencies name */
-    bool *required = calloc(k ? k : 1, sizeof *required);
-    if (!required)
-      abort();
+    bool *required = ts_xcalloc(k ? k : 1, sizeof *required);
     for (size_t i = 0; i < k; i++) {
       char **deps = NULL;
       size_t nd = 0;

@@ -6,16 +6,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc.h"
 #include "core/str.h"
 #include "pep/name.h"
 #include "plan/inventory.h"
-
-static void *xrealloc(void *p, size_t n) {
-  void *q = realloc(p, n ? n : 1);
-  if (!q)
-    abort();
-  return q;
-}
 
 /* str.lower sort; ties by bytes so the order never depends on input order */
 static int cmp_lower(const void *a, const void *b) {
@@ -42,7 +36,7 @@ static bool requires_name(const struct ts_installed_dist *d,
 
 /* "a/./b" and "a/b/" as str(pathlib.Path(...)) writes them: "a/b". */
 static char *path_normal(const char *p) {
-  char *out = xrealloc(NULL, strlen(p) + 1);
+  char *out = ts_xrealloc(NULL, strlen(p) + 1);
   size_t o = 0;
   const char *s = p;
   if (*s == '/')
@@ -81,11 +75,11 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
   for (size_t k = 0; k < nnames; k++) {
     const struct ts_installed_dist *d = ts_installed_find(s, names[k]);
     if (!d) {
-      missing->lines = xrealloc(missing->lines, (missing->n + 1) * sizeof *missing->lines);
+      missing->lines = ts_xrealloc(missing->lines, (missing->n + 1) * sizeof *missing->lines);
       missing->lines[missing->n++] = ts_xstrdup(names[k]);
       continue;
     }
-    *out = xrealloc(*out, (*nout + 1) * sizeof **out);
+    *out = ts_xrealloc(*out, (*nout + 1) * sizeof **out);
     struct ts_show_info *info = &(*out)[(*nout)++];
     memset(info, 0, sizeof *info);
     info->dist = d;
@@ -93,7 +87,7 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
     qsort(info->requires, info->nrequires, sizeof *info->requires, cmp_lower);
     for (size_t i = 0; i < s->ndists; i++)
       if (requires_name(&s->dists[i], menv, d->canonical)) {
-        info->required_by = xrealloc(info->required_by,
+        info->required_by = ts_xrealloc(info->required_by,
                                      (info->nrequired_by + 1) * sizeof *info->required_by);
         info->required_by[info->nrequired_by++] = ts_xstrdup(s->dists[i].name);
       }

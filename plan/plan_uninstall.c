@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/str.h"
 #include "plan/plan.h"
 #include "plan/uninstall.h"
@@ -19,9 +20,7 @@ enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,
       return rc;
   }
   /* Each installed distribution once, under its own name. */
-  const char **names = calloc(o->nnames ? o->nnames : 1, sizeof *names);
-  if (!names)
-    abort();
+  const char **names = ts_xcalloc(o->nnames ? o->nnames : 1, sizeof *names);
   size_t n = 0;
   for (size_t i = 0; i < o->nnames; i++) {
     const struct ts_installed_dist *d = ts_installed_find(&env->installed, o->names[i]);
@@ -32,9 +31,8 @@ enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,
                             "'%s' is not installed in %s: nothing was uninstalled",
                             o->names[i], env->paths.prefix);
       }
-      missing->lines = realloc(missing->lines, (missing->n + 1) * sizeof *missing->lines);
-      if (!missing->lines)
-        abort();
+      missing->lines = ts_xreallocarray(missing->lines, missing->n + 1,
+                                        sizeof *missing->lines);
       missing->lines[missing->n++] = ts_xstrdup(o->names[i]);
       continue;
     }
