@@ -28,9 +28,11 @@
 #include "core/str.h"
 #include "index/cache.h"
 #include "index/client.h"
+#include "index/url.h"
 #include "lock/envcheck.h"
 #include "lock/pylock.h"
 #include "lock/syncplan.h"
+#include "pep/version.h"
 #include "plan/plan.h"
 #include "rules/rules.h"
 #include "target/target.h"
@@ -55,7 +57,9 @@ static void usage(FILE *out) {
           "\n"
           "  --python PATH         interpreter or venv (default: $TORCHSOLVE_PYTHON,\n"
           "                        $VIRTUAL_ENV, ./.venv)\n"
-          "  -n, --dry-run         print what would change, change nothing\n"
+          "  -n, --dry-run         print the plan on stdout, change nothing: one line\n"
+          "                        per package, as install --dry-run: action name\n"
+          "                        version variant index, (was OLD) for a change\n"
           "  --link-mode MODE      hardlink (default), copy or clone\n"
           "  --compile             byte-compile installed .py files\n"
           "  --no-wait             when another torchsolve is changing the\n"
@@ -136,22 +140,55 @@ static void on_progress(void *ctx, uint64_t done, uint64_t total) {
   bar_draw(s->b, false);
 }
 
-/* One line per change, after the transaction (or for --dry-run, each
- * prefixed "would install/change/remove"), so that nothing reads as done
- * when a download or a hash check failed. */
-static void print_changes(const struct ts_sync_plan *plan, bool dry_run) {
+/* One line per change, after the transaction, so that nothing reads as
+ * done when a download or a hash check failed. */
+static void print_changes(const struct ts_sync_plan *plan) {
   for (size_t i = 0; i < plan->n; i++) {
     const struct ts_sync_item *it = &plan->items[i];
     if (it->action == TS_SYNC_INSTALL)
-      ts_cli_info("%s + %s==%s", dry_run ? "would install" : "", it->name,
-                  it->new_version);
+      ts_cli_info(" + %s==%s", it->name, it->new_version);
     else if (it->action == TS_SYNC_CHANGE)
-      ts_cli_info("%s ~ %s %s -> %s", dry_run ? "would change" : "", it->name,
-                  it->old_version, it->new_version);
+      ts_cli_info(" ~ %s %s -> %s", it->name, it->old_version, it->new_version);
     else if (it->action == TS_SYNC_REMOVE)
-      ts_cli_info("%s - %s==%s", dry_run ? "would remove" : "", it->name,
-                  it->old_version);
+      ts_cli_info(" - %s==%s", it->name, it->old_version);
   }
+}
+
+/* upgrade or downgrade, as install --dry-run names a change */
+static const char *change_name(const struct ts_sync_item *it) {
+  struct ts_version *a = NULL, *b = NULL;
+  const char *what = "change"; /* versions that do not parse */
+  if (ts_version_parse(it->old_version, strlen(it->old_version), &a, NULL) == TS_OK &&
+      ts_version_parse(it->new_version, strlen(it->new_version), &b, NULL) == TS_OK) {
+    int c = ts_version_cmp(b, a);
+    what = c > 0 ? "upgrade" : c < 0 ? "downgrade" : "reinstall";
+  }
+  ts_version_free(a);
+  ts_version_free(b);
+  return what;
+}
+
+/* --dry-run: the plan on standard output in install --dry-run's shape, one
+ * line per package: action name version variant source, and (was OLD) for
+ * a change of what is installed; the source is the lock's index, or "-". */
+static void print_plan(const struct ts_sync_plan *plan) {
+  for (size_t i = 0; i < plan->n; i++) {
+    const struct ts_sync_item *it = &plan->items[i];
+    const char *version = it->action == TS_SYNC_REMOVE ? it->old_version : it->new_version;
+    const char *plus = strchr(version, '+');
+    const char *action = it->action == TS_SYNC_INSTALL  ? "install"
+                         : it->action == TS_SYNC_KEEP   ? "keep"
+                         : it->action == TS_SYNC_REMOVE ? "remove"
+                                                        : change_name(it);
+    char *index = it->pkg && it->pkg->index ? ts_url_without_userinfo(it->pkg->index) : NULL;
+    printf("%s %s %s %s %s", action, it->name, version, plus ? plus + 1 : "-",
+           index ? index : "-");
+    if (it->action == TS_SYNC_CHANGE)
+      printf(" (was %s)", it->old_version);
+    putchar('\n');
+    free(index);
+  }
+  fflush(stdout);
 }
 
 /* Refuses the lock when the selected builds break a rule on this host. */
@@ -284,7 +321,7 @@ static int fetch_all(struct ts_index_cli *ic, const char *lock_dir,
     }
     fx[i].path = dest;
     dl[ndl] = (struct ts_index_download){.url = w->url, .sha256 = it->sha256,
-                                         .dest = dest};
+                                         .sha256_from = "the lock", .dest = dest};
     dl_of[ndl++] = i;
   }
   if (!st && nmissing) {
@@ -487,7 +524,7 @@ int ts_cmd_sync(int argc, char **argv) {
     goto out;
 
   if (dry_run) {
-    print_changes(&plan, true);
+    print_plan(&plan);
     ts_cli_info("Would install %zu, change %zu, remove %zu; %zu already in sync",
                 plan.ninstall, plan.nchange, plan.nremove, plan.nkeep);
     goto out;
@@ -553,7 +590,7 @@ int ts_cmd_sync(int argc, char **argv) {
     }
   }
   free(names);
-  print_changes(&plan, false);
+  print_changes(&plan);
   char el[32];
   ts_cli_info("Synced %zu package%s in %s: %zu installed, %zu changed, "
               "%zu removed, %zu unchanged",

@@ -129,6 +129,8 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
 struct ts_index_download {
   const char *url;            /* in: http(s) or file:// */
   const char *sha256;         /* in: expected hex digest, or NULL */
+  const char *sha256_from;    /* in: who gave it, for a mismatch ("the
+                                 lock"); NULL: "the index" */
   const char *dest;           /* in: final path; "<dest>.part" while running;
                                  ignored for file:// URLs, which are hashed
                                  and verified where they are, not copied */

@@ -126,7 +126,8 @@ static enum ts_code verify_local(struct ts_index *idx, const char *src,
     return c;
   ts_sha256_hex(dg, d->sha256_out);
   if (d->sha256 && !hex_equal(dg, d->sha256))
-    return ts_error_set(&d->err, TS_E_HASH, "%s: sha256 %s, expected %s", src, d->sha256_out,
+    return ts_error_set(&d->err, TS_E_HASH, "%s: sha256 is %s but %s says %s", src,
+                        d->sha256_out, d->sha256_from ? d->sha256_from : "the index",
                         d->sha256);
   return TS_OK;
 }
@@ -262,8 +263,9 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
       ts_url_redact_buf(x->url, u, sizeof u);
       if (x->sha256 && !hex_equal(dg, x->sha256))
         x->code = ts_error_set(&x->err, TS_E_HASH,
-                               "%s: sha256 is %s but the index says %s; the file was deleted",
-                               u, x->sha256_out, x->sha256);
+                               "%s: sha256 is %s but %s says %s; the file was deleted",
+                               u, x->sha256_out, x->sha256_from ? x->sha256_from : "the index",
+                               x->sha256);
       else if (rename(parts[i], x->dest) != 0)
         x->code = ts_error_set(&x->err, TS_E_IO, "cannot rename '%s': %s", parts[i],
                                strerror(errno));

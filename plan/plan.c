@@ -1119,6 +1119,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     pg[i] = (struct prog){&o->cb, i};
     d[i] = (struct ts_index_download){
         .url = f->url, .sha256 = want, .dest = dests[i],
+        .sha256_from = f->sha256 ? NULL : "its --hash",
         .progress = on_progress, .progress_ctx = &pg[i]};
     struct stat st;
     if (remote && want && stat(dests[i], &st) == 0 && S_ISREG(st.st_mode)) {

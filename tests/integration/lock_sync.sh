@@ -80,8 +80,13 @@ snapshot() { # listing + hash of every file of a venv
 
 mklock "$tmp/lock1.toml" alpha==1.0 beta==1.0 delta==1.0 "winonly==1.0 ; sys_platform == \"win32\""
 ts_make_venv "$tmp/v"
-"$TORCHSOLVE" sync "$tmp/lock1.toml" --python "$tmp/v" --dry-run 2>"$tmp/dry.txt" || ts_fail "dry run"
-grep -q "would install + alpha==1.0" "$tmp/dry.txt" || ts_fail "dry run plan: $(cat "$tmp/dry.txt")"
+"$TORCHSOLVE" sync "$tmp/lock1.toml" --python "$tmp/v" --dry-run >"$tmp/dry.out" 2>"$tmp/dry.txt" ||
+  ts_fail "dry run"
+# the plan goes to standard output, shaped as install --dry-run's
+grep -q "^install alpha 1.0 - " "$tmp/dry.out" || ts_fail "dry run plan: $(cat "$tmp/dry.out")"
+[ "$(grep -c '' "$tmp/dry.out")" = 3 ] || ts_fail "dry run plan lines: $(cat "$tmp/dry.out")"
+! grep -q alpha "$tmp/dry.txt" || ts_fail "dry run plan on stderr: $(cat "$tmp/dry.txt")"
+grep -q "Would install 3, change 0, remove 0" "$tmp/dry.txt" || ts_fail "dry run summary: $(cat "$tmp/dry.txt")"
 [ -z "$(ls "$tmp"/v/lib/python3*/site-packages)" ] || ts_fail "dry run changed the venv"
 
 # 1. Sync into a fresh venv: exactly the lock, winonly skipped by marker.
@@ -98,6 +103,10 @@ echo "$out" | grep -q "0 installed, 0 changed, 0 removed, 3 unchanged" || ts_fai
 "$TORCHSOLVE" wheel install --python "$tmp/v" "$tmp/root/files/gamma-1.0-py3-none-any.whl" >/dev/null 2>&1 \
   || ts_fail "installing gamma"
 mklock "$tmp/lock2.toml" alpha==1.0 beta==2.0 delta==1.0
+"$TORCHSOLVE" sync "$tmp/lock2.toml" --python "$tmp/v" --dry-run >"$tmp/dry2.out" 2>/dev/null ||
+  ts_fail "dry run 2"
+printf 'keep alpha 1.0 - -\nupgrade beta 2.0 - - (was 1.0)\nkeep delta 1.0 - -\nremove gamma 1.0 - -\n' |
+  diff - "$tmp/dry2.out" >&2 || ts_fail "dry run 2 plan"
 "$TORCHSOLVE" sync "$tmp/lock2.toml" --python "$tmp/v" 2>"$tmp/s2.txt" || ts_fail "sync 2: $(cat "$tmp/s2.txt")"
 got=$(pipq "$tmp/v" list --format=freeze | LC_ALL=C sort | tr '\n' ' ')
 [ "$got" = "alpha==1.0 beta==2.0 delta==1.0 " ] || ts_fail "after sync 2: $got"
@@ -116,6 +125,9 @@ PY
 snapshot "$tmp/v" >"$tmp/before.txt"
 st=0; "$TORCHSOLVE" sync "$tmp/lock3.toml" --python "$tmp/v" 2>"$tmp/s3.txt" || st=$?
 [ $st = 4 ] || ts_fail "tampered hash: exit $st: $(cat "$tmp/s3.txt")"
+# the expected digest is the lock's: the message says whose it is
+grep -q "sha256 is [0-9a-f]* but the lock says" "$tmp/s3.txt" ||
+  ts_fail "tampered hash: the message does not blame the lock: $(cat "$tmp/s3.txt")"
 snapshot "$tmp/v" >"$tmp/after.txt"
 diff "$tmp/before.txt" "$tmp/after.txt" >&2 || ts_fail "the venv changed after a hash failure"
 # Nothing was installed or removed, so nothing may read as if it had been.
@@ -178,11 +190,11 @@ for c in /root/.pyenv/versions/3.12*/bin/python3.12 /usr/bin/python3.12 /usr/loc
 done
 if [ -f "$SPEC" ] && [ -n "$PY312" ]; then
   "$PY312" -m venv --without-pip "$tmp/v312"
-  "$TORCHSOLVE" sync "$SPEC" --python "$tmp/v312" --dry-run --cpu 2>"$tmp/s7.txt" || ts_fail "spec example: $(cat "$tmp/s7.txt")"
-  grep -q "would install + numpy==2.2.3" "$tmp/s7.txt" || ts_fail "spec example plan: $(cat "$tmp/s7.txt")"
+  "$TORCHSOLVE" sync "$SPEC" --python "$tmp/v312" --dry-run --cpu >"$tmp/s7.txt" || ts_fail "spec example: $(cat "$tmp/s7.txt")"
+  grep -q "^install numpy 2.2.3 " "$tmp/s7.txt" || ts_fail "spec example plan: $(cat "$tmp/s7.txt")"
   "$TORCHSOLVE" sync "$TS_SOURCE_DIR/fixtures/lock/pylock.uv-style.toml" --python "$tmp/v312" --dry-run --ignore-host \
-    2>"$tmp/s8.txt" || ts_fail "uv-style: $(cat "$tmp/s8.txt")"
-  grep -q "would install + torch==2.9.1+cu130" "$tmp/s8.txt" || [ "$ARCH" != x86_64 ] || ts_fail "uv-style plan: $(cat "$tmp/s8.txt")"
+    >"$tmp/s8.txt" || ts_fail "uv-style: $(cat "$tmp/s8.txt")"
+  grep -q "^install torch 2.9.1+cu130 cu130 " "$tmp/s8.txt" || [ "$ARCH" != x86_64 ] || ts_fail "uv-style plan: $(cat "$tmp/s8.txt")"
 fi
 [ -f "$SPEC" ] && { st=0; "$TORCHSOLVE" sync "$SPEC" --python "$tmp/v2" --dry-run --cpu 2>"$tmp/s9.txt" || st=$?
   [ "$PYTAG" = cp312 ] || grep -q "requires Python ==3.12" "$tmp/s9.txt" || ts_fail "requires-python: $(cat "$tmp/s9.txt")"; }
