@@ -4,47 +4,81 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/str.h"
 #include "index/cache.h"
 
 static const char usage_text[] =
-    "usage: torchsolve cache dir|size|clean [PROJECT]\n"
+    "usage: torchsolve cache dir|size|clean [PROJECT] [--cache-dir DIR]\n"
     "\n"
-    "  dir             print the cache directory: $TORCHSOLVE_CACHE_DIR, else\n"
-    "                  $XDG_CACHE_HOME/torchsolve, else ~/.cache/torchsolve\n"
+    "  dir             print the cache directory: --cache-dir DIR, else\n"
+    "                  $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve,\n"
+    "                  else ~/.cache/torchsolve\n"
     "  size            print its size in bytes and number of files\n"
-    "  clean           remove everything in it\n"
-    "  clean PROJECT   remove one project's pages, metadata and wheels\n";
+    "  clean           remove torchsolve's folders in it (pages-v1, metadata-v1,\n"
+    "                  wheels-v1, downloads-v1, python); nothing else is touched\n"
+    "  clean PROJECT   remove one project's pages, metadata and wheels\n"
+    "\n"
+    "torchsolve marks a cache directory it creates with CACHEDIR.TAG.  A\n"
+    "directory without that marker that holds anything but torchsolve's own\n"
+    "folders (TORCHSOLVE_CACHE_DIR=$HOME by mistake) is not cleaned: nothing\n"
+    "is deleted and the exit status is 2.  A cache of an earlier torchsolve\n"
+    "(only its folders, no marker) is marked and cleaned.\n";
 
 int ts_cmd_cache(int argc, char **argv) {
-  if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    fputs(usage_text, argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  const char *sub = NULL, *project = NULL, *cache_dir = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    int m;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      fputs(usage_text, stdout);
+      return 0;
+    } else if ((m = ts_cli_flag_value("--cache-dir", argc, argv, &i, &v)) != 0) {
+      if (m < 0)
+        return ts_cli_usage_error("cache", "--cache-dir needs a value");
+      cache_dir = v;
+    } else if (a[0] == '-' && a[1]) {
+      int used = ts_cli_parse_global("cache", argc, argv, &i);
+      if (used <= 0)
+        return used < 0 ? 2 : ts_cli_usage_error("cache", "unknown option '%s'", a);
+    } else if (!sub) {
+      sub = a;
+    } else if (!project && strcmp(sub, "clean") == 0) {
+      project = a;
+    } else {
+      return ts_cli_usage_error("cache", "unexpected argument '%s'", a);
+    }
   }
-  char *dir = ts_cache_default_dir();
-  if (!dir) {
-    struct ts_error e = {0};
-    ts_error_set(&e, TS_E_IO, "no cache directory: set TORCHSOLVE_CACHE_DIR or HOME");
-    return ts_cli_report(&e);
+  if (!sub) {
+    fputs(usage_text, stderr);
+    return 2;
   }
+  if (strcmp(sub, "dir") != 0 && strcmp(sub, "size") != 0 && strcmp(sub, "clean") != 0)
+    return ts_cli_usage_error("cache", "unknown subcommand '%s'", sub);
+  char *dir = cache_dir ? ts_xstrdup(cache_dir) : ts_cache_default_dir();
   struct ts_error err = {0};
   int status = 0;
-  if (strcmp(argv[1], "dir") == 0 && argc == 2) {
+  if (strcmp(sub, "dir") == 0) {
     printf("%s\n", dir);
-  } else if (strcmp(argv[1], "size") == 0 && argc == 2) {
+  } else if (strcmp(sub, "size") == 0) {
     uint64_t bytes, files;
     if (ts_cache_size(dir, &bytes, &files, &err))
       status = ts_cli_report(&err);
     else
       printf("%llu bytes in %llu files (%s)\n", (unsigned long long)bytes,
              (unsigned long long)files, dir);
-  } else if (strcmp(argv[1], "clean") == 0 && argc <= 3) {
-    if (ts_cache_clean(dir, argc == 3 ? argv[2] : NULL, &err))
-      status = ts_cli_report(&err);
-    else
-      ts_cli_info("removed %s%s%s", argc == 3 ? argv[2] : "everything",
-                  argc == 3 ? " from " : " in ", dir);
   } else {
-    status = ts_cli_usage_error("cache", "unknown or incomplete subcommand '%s'", argv[1]);
+    size_t removed = 0;
+    enum ts_code rc = ts_cache_clean(dir, project, &removed, &err);
+    if (rc == TS_E_NOT_FOUND)
+      ts_cli_info("nothing to clean: %s does not exist", dir);
+    else if (rc != TS_OK)
+      status = ts_cli_report(&err);
+    else if (project && removed == 0)
+      ts_cli_warn("nothing cached for '%s' in %s (names match after PEP 503 "
+                  "normalisation)", project, dir);
+    else
+      ts_cli_info("removed %s%s%s", project ? project : "torchsolve's folders",
+                  project ? " from " : " in ", dir);
   }
   free(dir);
   return status;

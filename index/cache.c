@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cacheroot.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -282,17 +283,87 @@ enum ts_code ts_cache_size(const char *root, uint64_t *bytes, uint64_t *files,
   return TS_OK;
 }
 
-enum ts_code ts_cache_clean(const char *root, const char *project, struct ts_error *err) {
-  if (!project)
-    return ts_fs_remove_tree(root, err);
-  static const char *const kinds[] = {"pages-v1", "metadata-v1", "wheels-v1"};
-  char *p = safe_project(project);
-  enum ts_code c = TS_OK;
-  for (size_t i = 0; !c && i < sizeof kinds / sizeof kinds[0]; i++) {
-    char *d = ts_xasprintf("%s/%s/%s", root, kinds[i], p);
-    c = ts_fs_remove_tree(d, err);
-    free(d);
+/* Removes path when it exists; counts it in *removed. */
+static enum ts_code remove_counted(const char *path, size_t *removed,
+                                   struct ts_error *err) {
+  struct stat st;
+  if (lstat(path, &st) != 0)
+    return TS_OK;
+  enum ts_code rc = ts_fs_remove_tree(path, err);
+  if (rc == TS_OK)
+    (*removed)++;
+  return rc;
+}
+
+/* Whether an unpacked wheel tree holds a dist-info of `project`
+ * (normalised). */
+static bool unpacked_is(const char *tree, const char *project) {
+  DIR *d = opendir(tree);
+  if (!d)
+    return false;
+  bool found = false;
+  struct dirent *de;
+  while (!found && (de = readdir(d))) {
+    size_t l = strlen(de->d_name);
+    if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
+      continue;
+    const char *dash = memchr(de->d_name, '-', l - 10);
+    size_t nl = dash ? (size_t)(dash - de->d_name) : l - 10;
+    char *n = ts_index_normalize_name(de->d_name, nl);
+    found = strcmp(n, project) == 0;
+    free(n);
   }
-  free(p);
-  return c;
+  closedir(d);
+  return found;
+}
+
+/* The trees under wheels-v1/<sha256>/ that unpack `project`'s wheels. */
+static enum ts_code clean_unpacked(const char *root, const char *project,
+                                   size_t *removed, struct ts_error *err) {
+  char *wheels = ts_path_join(root, "wheels-v1");
+  DIR *d = opendir(wheels);
+  enum ts_code rc = TS_OK;
+  struct dirent *de;
+  while (d && rc == TS_OK && (de = readdir(d))) {
+    if (strlen(de->d_name) != TS_SHA256_HEX_LEN ||
+        strspn(de->d_name, "0123456789abcdef") != TS_SHA256_HEX_LEN)
+      continue;
+    char *tree = ts_path_join(wheels, de->d_name);
+    if (unpacked_is(tree, project))
+      rc = remove_counted(tree, removed, err);
+    free(tree);
+  }
+  if (d)
+    closedir(d);
+  free(wheels);
+  return rc;
+}
+
+enum ts_code ts_cache_clean(const char *root, const char *project, size_t *removed,
+                            struct ts_error *err) {
+  size_t count = 0;
+  enum ts_code rc = ts_cache_root_check(root, err);
+  if (rc == TS_OK && !project) {
+    for (size_t i = 0; rc == TS_OK && ts_cache_root_entries[i]; i++) {
+      char *d = ts_path_join(root, ts_cache_root_entries[i]);
+      rc = remove_counted(d, &count, err);
+      free(d);
+    }
+  } else if (rc == TS_OK) {
+    static const char *const kinds[] = {"pages-v1", "metadata-v1", "wheels-v1"};
+    char *p = safe_project(project);
+    for (size_t i = 0; rc == TS_OK && i < sizeof kinds / sizeof kinds[0]; i++) {
+      char *d = ts_xasprintf("%s/%s/%s", root, kinds[i], p);
+      rc = remove_counted(d, &count, err);
+      free(d);
+    }
+    free(p);
+    char *norm = ts_index_normalize_name(project, strlen(project));
+    if (rc == TS_OK)
+      rc = clean_unpacked(root, norm, &count, err);
+    free(norm);
+  }
+  if (removed)
+    *removed = count;
+  return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * index/cache.h — torchsolve's on-disk cache.
  *
- * Layout under the root (see ts_cache_default_dir):
+ * Layout under the root (see ts_cache_default_dir), which carries the
+ * marker of core/cacheroot.h:
  *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body);
  *                                             --find-links pages under the
  *                                             project "find-links"
@@ -81,5 +82,11 @@ void ts_cache_unlock(int fd);
 /* Total bytes (allocated) under root, and number of files. */
 enum ts_code ts_cache_size(const char *root, uint64_t *bytes, uint64_t *files,
                            struct ts_error *err);
-/* Removes everything under root (project NULL) or one project's entries. */
-enum ts_code ts_cache_clean(const char *root, const char *project, struct ts_error *err);
+/* Removes torchsolve's folders under root (project NULL: every one in
+ * core/cacheroot.h's list, never anything else), or one project's entries:
+ * its pages, metadata, whole wheels and unpacked wheel trees.  *removed
+ * (may be NULL) gets the number of folders removed (0: nothing matched).
+ * A root that is not torchsolve's cache is refused (ts_cache_root_check:
+ * TS_E_INVALID, nothing deleted); TS_E_NOT_FOUND when root is missing. */
+enum ts_code ts_cache_clean(const char *root, const char *project, size_t *removed,
+                            struct ts_error *err);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/cacheroot.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -88,6 +89,8 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
     }
     if (!idx->cache_dir)
       idx->mode = TS_CACHE_DISABLED;
+    else if (o->cache_mode != TS_CACHE_OFFLINE)
+      ts_cache_root_prepare(idx->cache_dir); /* marks a root we create */
   }
   for (size_t i = 0; i < idx->ngeneral; i++) {
     if (!ts_url_is_http(idx->general[i]) && strncmp(idx->general[i], "file://", 7) != 0) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/cacheroot.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/proc.h"
@@ -642,6 +643,7 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
   if (rc == TS_OK && cpath) {
     /* The cache is an optimisation: failing to write it is not an error. */
     char *dir = ts_path_join(cache_dir, "python");
+    ts_cache_root_prepare(cache_dir); /* marks a root we create */
     if (ts_fs_mkdirs(dir, NULL) == TS_OK) {
       (void)ts_fs_write_atomic(cpath, json.data, json.len, NULL);
       /* only when Python agrees on where the venv is */

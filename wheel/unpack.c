@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/cacheroot.h"
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -881,6 +882,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     cache = o->cache_dir ? ts_xstrdup(o->cache_dir)
                          : ts_wheel_default_cache_dir();
     root = ts_path_join(cache, "wheels-v1");
+    ts_cache_root_prepare(cache); /* marks a root we create */
   }
   if (w->sha256) {
     memcpy(out->sha256, w->sha256, 32);

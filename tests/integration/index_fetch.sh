@@ -177,5 +177,5 @@ grep -q '^alpha: 3 files' "$work/file.out" || { cat "$work/file.out"; ts_fail "f
 [ -d "$TORCHSOLVE_CACHE_DIR/pages-v1/alpha" ] && ts_fail "cache clean alpha"
 [ -d "$TORCHSOLVE_CACHE_DIR/pages-v1/shared" ] || ts_fail "cache clean alpha removed shared"
 "$T" -q cache clean
-[ -e "$TORCHSOLVE_CACHE_DIR" ] && ts_fail "cache clean"
+[ -e "$TORCHSOLVE_CACHE_DIR/pages-v1" ] && ts_fail "cache clean"
 echo "index_fetch: all checks passed"

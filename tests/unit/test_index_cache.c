@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/cacheroot.h"
 #include "core/fs.h"
 #include "index/cache.h"
 
@@ -59,12 +60,64 @@ Test(index_cache, roundtrip_and_freshness) {
   uint64_t bytes, files;
   cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
   cr_expect_eq(files, 1);
-  cr_assert_eq(ts_cache_clean(root, "torch.audio", &err), TS_OK);
+  size_t removed = 0;
+  cr_assert_eq(ts_cache_clean(root, "torch.audio", &removed, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(removed, 1);
+  /* the root held only our folders: an earlier version's cache, now
+   * marked; the marker is all that is left */
   cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
-  cr_expect_eq(files, 0);
+  cr_expect_eq(files, 1);
   free(path);
-  cr_assert_eq(ts_cache_clean(root, NULL, &err), TS_OK);
-  cr_expect_neq(access(root, F_OK), 0);
+  cr_assert_eq(ts_cache_clean(root, NULL, &removed, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(removed, 1);
+  char *pages = ts_path_join(root, "pages-v1");
+  cr_expect_neq(access(pages, F_OK), 0);
+  cr_expect_eq(access(root, F_OK), 0);
+  free(pages);
+  ts_fs_remove_tree(root, NULL);
+  free(root);
+}
+
+/* Cleaning deletes only what torchsolve created. */
+Test(index_cache, clean_only_what_is_ours) {
+  char *root = tmpdir();
+  struct ts_error err = {0};
+  char *mine = ts_path_join(root, "notes.txt");
+  char *pages = ts_path_join(root, "pages-v1/p");
+  cr_assert_eq(ts_fs_write_atomic(mine, "x", 1, &err), TS_OK);
+  cr_assert_eq(ts_fs_mkdirs(pages, &err), TS_OK);
+  /* not marked, and not only ours: refused, nothing deleted, never marked */
+  cr_expect_eq(ts_cache_clean(root, NULL, NULL, &err), TS_E_INVALID);
+  cr_expect(strstr(err.detail, "is not a torchsolve cache"), "%s", err.detail);
+  cr_expect_eq(ts_cache_clean(root, "p", NULL, &err), TS_E_INVALID);
+  cr_expect_eq(access(pages, F_OK), 0);
+  cr_expect_not(ts_cache_root_prepare(root));
+  /* another tool's CACHEDIR.TAG does not make it ours */
+  char *tag = ts_path_join(root, TS_CACHE_MARKER);
+  const char other[] = "Signature: 8a477f597d28d172789f06886806bc55\n# by cargo\n";
+  cr_assert_eq(ts_fs_write_atomic(tag, other, sizeof other - 1, &err), TS_OK);
+  unlink(mine);
+  cr_expect_eq(ts_cache_clean(root, NULL, NULL, &err), TS_E_INVALID);
+  /* a root torchsolve creates is marked; then a stranger's file inside
+   * is left alone by clean */
+  unlink(tag);
+  ts_fs_remove_tree(root, NULL);
+  cr_assert(ts_cache_root_prepare(root));
+  cr_assert_eq(ts_fs_mkdirs(pages, &err), TS_OK);
+  cr_assert_eq(ts_fs_write_atomic(mine, "x", 1, &err), TS_OK);
+  size_t removed = 9;
+  cr_expect_eq(ts_cache_clean(root, "q", &removed, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(removed, 0);
+  cr_expect_eq(ts_cache_clean(root, NULL, &removed, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(removed, 1);
+  cr_expect_neq(access(pages, F_OK), 0);
+  cr_expect_eq(access(mine, F_OK), 0);
+  cr_expect_eq(access(tag, F_OK), 0);
+  ts_fs_remove_tree(root, NULL);
+  cr_expect_eq(ts_cache_clean(root, NULL, NULL, &err), TS_E_NOT_FOUND);
+  free(tag);
+  free(mine);
+  free(pages);
   free(root);
 }
 
@@ -89,7 +142,7 @@ Test(index_cache, entries_with_credentials_are_private) {
       cr_expect_eq(st.st_mode & 077, 0, "%s: mode %o", urls[i], st.st_mode & 0777);
     free(path);
   }
-  ts_cache_clean(root, NULL, NULL);
+  ts_fs_remove_tree(root, NULL);
   free(root);
 }
 
@@ -130,6 +183,6 @@ Test(index_cache, lock) {
   cr_expect_geq(fd, 0);
   ts_cache_unlock(fd);
   free(p);
-  ts_cache_clean(root, NULL, &err);
+  ts_fs_remove_tree(root, NULL);
   free(root);
 }
