@@ -25,7 +25,8 @@ static const char usage[] =
     "Installs wheel files into an environment as one transaction (all or\n"
     "nothing; an interrupted run is repaired by the next), upgrading any\n"
     "installed versions; removes distributions through their RECORD, whoever\n"
-    "installed them.\n"
+    "installed them.  A wheel whose tags the interpreter does not support\n"
+    "(built for another Python or platform) is refused, as install refuses it.\n"
     "\n"
     "The environment is --python PATH (an interpreter, or a venv directory),\n"
     "else $TORCHSOLVE_PYTHON, else $VIRTUAL_ENV, else ./.venv.\n"
@@ -106,7 +107,9 @@ static bool venv_layout(const char *python, struct env_paths *e) {
   return true;
 }
 
-static int find_target(const char *python, struct env_paths *e) {
+/* need_tags: probe the interpreter (cached) for its supported tags even
+ * when the venv's layout gives the paths without it. */
+static int find_target(const char *python, bool need_tags, struct env_paths *e) {
   struct ts_error err = {0};
   memset(e, 0, sizeof *e);
   char *located = NULL;
@@ -125,7 +128,7 @@ static int find_target(const char *python, struct env_paths *e) {
     free(cwd);
     free(located);
   }
-  if (venv_layout(e->python, e))
+  if (!need_tags && venv_layout(e->python, e))
     return 0;
   char *cache = ts_wheel_default_cache_dir();
   enum ts_code rc = ts_target_probe(e->python, cache, &e->target, &err);
@@ -228,12 +231,15 @@ int ts_cmd_wheel(int argc, char **argv) {
                                                           : "name");
   }
   struct env_paths t;
-  int rc = find_target(python, &t);
+  bool installing = strcmp(sub, "install") == 0;
+  int rc = find_target(python, installing, &t);
   if (rc != 0) {
     free(args);
     return rc;
   }
   o.paths = &t.paths;
+  if (installing) /* as install does: no wheel built for another interpreter */
+    o.tags = t.target->tags;
   struct ts_error err = {0};
   if (!repair && !break_system &&
       ts_plan_check_externally_managed(t.target, &err) != TS_OK) {

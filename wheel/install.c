@@ -18,6 +18,7 @@
 #include "core/proc.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "pep/filename.h"
 #include "pep/name.h"
 #include "wheel/record.h"
 #include "wheel/strset.h"
@@ -1223,6 +1224,31 @@ static enum ts_code ensure_roots(struct installer *in, struct ts_error *err) {
   return TS_OK;
 }
 
+/* The wheel's file-name tags against the interpreter's, as install and pip
+ * check them. */
+static enum ts_code check_tags(const struct ts_tagset *tags, const char *path,
+                               struct ts_error *err) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  struct ts_wheel_filename *wf = NULL;
+  enum ts_code rc = ts_wheel_filename_parse(base, strlen(base), &wf, err);
+  if (rc != TS_OK)
+    return ts_error_set(err, TS_E_BAD_WHEEL, "'%s' is not a wheel file name: %s",
+                        base, err->detail);
+  if (ts_tagset_best_priority(tags, wf->tags, wf->ntags) < 0) {
+    char *best = ts_tagset_count(tags) ? ts_tag_str(ts_tagset_at(tags, 0)) : NULL;
+    rc = ts_error_set(err, TS_E_PYTHON,
+                      "not a supported wheel on this platform: its tags "
+                      "%s-%s-%s match none the interpreter supports (the best "
+                      "is %s)",
+                      wf->python_tags, wf->abi_tags, wf->platform_tags,
+                      best ? best : "none");
+    free(best);
+  }
+  ts_wheel_filename_free(wf);
+  return rc;
+}
+
 enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
                               const struct ts_wheel_request *wheels, size_t n,
                               struct ts_wheel_result *result,
@@ -1236,6 +1262,8 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
     dists[k].req = &wheels[k];
     rc = check_cancel(o, TS_OK, err);
+    if (rc == TS_OK && o->tags)
+      rc = check_tags(o->tags, wheels[k].path, err);
     if (rc == TS_OK)
       rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
     if (rc == TS_OK && dists[k].u.entry_points)

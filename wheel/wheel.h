@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "pep/tags.h"
 
 /* Where things go: an interpreter's sysconfig paths (target/ probes them). */
 struct ts_wheel_paths {
@@ -89,6 +90,11 @@ struct ts_wheel_options {
    * (TS_E_NOT_FOUND otherwise, nothing changed). */
   const char *const *remove;
   size_t nremove;
+  /* ts_wheel_install only: the tags the interpreter supports (target/); a
+   * wheel whose file name carries none of them is refused (TS_E_PYTHON, as
+   * pip's "is not a supported wheel on this platform") before anything is
+   * unpacked.  NULL: not checked (the caller chose the file by its tags). */
+  const struct ts_tagset *tags;
   /* Another torchsolve holds the environment's lock: TS_E_BUSY instead of
    * waiting for it. */
   bool no_wait;

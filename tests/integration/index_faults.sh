@@ -16,7 +16,7 @@ for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.05; done
 F=http://127.0.0.1:$(cat "$work/port")
 export TORCHSOLVE_CACHE_DIR=$work/cache
 count() { python3 -c 'import json,sys,urllib.request; print(json.load(urllib.request.urlopen(sys.argv[1]+"/count")).get(sys.argv[2],0))' "$F" "$1"; }
-no_cache_entries() { [ -z "$(find "$TORCHSOLVE_CACHE_DIR" -type f ! -name '*.lock' 2>/dev/null)" ] || { find "$TORCHSOLVE_CACHE_DIR" -type f; ts_fail "$1: something was cached"; }; }
+no_cache_entries() { [ -z "$(find "$TORCHSOLVE_CACHE_DIR" -type f ! -name '*.lock' ! -name CACHEDIR.TAG 2>/dev/null)" ] || { find "$TORCHSOLVE_CACHE_DIR" -type f; ts_fail "$1: something was cached"; }; }
 O=(--retries 3 --timeout 2)
 
 # 5xx twice, then 200: retried and succeeds

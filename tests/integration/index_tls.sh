@@ -27,7 +27,7 @@ set -e
 [ "$rc" = 3 ] || { cat "$work/err"; ts_fail "untrusted CA: exit $rc, expected 3"; }
 grep -q "^error: $U/idx1/simple/alpha/: TLS: " "$work/err" || { cat "$work/err"; ts_fail "TLS error message"; }
 grep -q -- '--cert' "$work/err" || ts_fail "the hint does not mention --cert"
-[ -z "$(find "$TORCHSOLVE_CACHE_DIR" -type f 2>/dev/null)" ] || ts_fail "cached after a TLS failure"
+[ -z "$(find "$TORCHSOLVE_CACHE_DIR" -type f ! -name CACHEDIR.TAG 2>/dev/null)" ] || ts_fail "cached after a TLS failure"
 
 "$T" index fetch alpha --index-url "$U/idx1/simple" --cert "$work/ca.pem" --no-cache | grep -q '^alpha: 3 files' ||
   ts_fail "--cert CA did not work"
