@@ -4,19 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/resolution_notes.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
+#include "cli/progress.h"
+#include "cli/reqargs.h"
+#include "cli/resolution_notes.h"
+#include "core/alloc.h"
 #include "core/buf.h"
-#include "core/fs.h"
-#include "lock/formatctl.h"
-#include "lock/output.h"
-#include "lock/reqfile.h"
 #include "index/url.h"
+#include "lock/output.h"
 #include "plan/plan.h"
 
 static const char usage[] =
@@ -86,108 +84,6 @@ static void print_help(FILE *out) {
   fputs(usage_tail, out);
 }
 
-/* ---- progress bars (a TTY only) ------------------------------------- */
-
-struct bars {
-  bool on;
-  const char *const *names;
-  size_t n;
-  uint64_t *done, *total;
-  size_t drawn; /* lines on screen */
-  double last;
-};
-
-static void human(uint64_t b, char *out, size_t cap) {
-  if (b >= 1u << 20)
-    snprintf(out, cap, "%.1f MiB", (double)b / (1u << 20));
-  else if (b >= 1024)
-    snprintf(out, cap, "%.1f KiB", (double)b / 1024);
-  else
-    snprintf(out, cap, "%llu B", (unsigned long long)b);
-}
-
-static void bar_line(const char *label, uint64_t done, uint64_t total) {
-  char d[32], t[32], fill[31];
-  const int width = 30;
-  int k = total ? (int)((double)done / (double)total * width) : 0;
-  if (k > width)
-    k = width;
-  for (int i = 0; i < width; i++)
-    fill[i] = i < k ? '#' : '-';
-  fill[width] = '\0';
-  human(done, d, sizeof d);
-  human(total, t, sizeof t);
-  fprintf(stderr, "\r\033[K%-40.40s [%s] %s/%s\n", label, fill, d, total ? t : "?");
-}
-
-static void bars_draw(struct bars *b, bool force) {
-  double t = ts_cli_now_ms();
-  if (!force && t - b->last < 80)
-    return;
-  b->last = t;
-  if (b->drawn)
-    fprintf(stderr, "\033[%zuA", b->drawn);
-  uint64_t sd = 0, st = 0;
-  size_t shown = 0;
-  for (size_t i = 0; i < b->n; i++) {
-    sd += b->done[i];
-    st += b->total[i];
-    if (b->done[i] < b->total[i] || b->total[i] == 0) {
-      bar_line(b->names[i], b->done[i], b->total[i]);
-      shown++;
-    }
-  }
-  char label[64];
-  snprintf(label, sizeof label, "Downloading %zu files", b->n);
-  bar_line(label, sd, st);
-  shown++;
-  for (size_t i = shown; i < b->drawn; i++)
-    fprintf(stderr, "\r\033[K\n");
-  if (b->drawn > shown)
-    fprintf(stderr, "\033[%zuA", b->drawn - shown);
-  b->drawn = shown;
-  fflush(stderr);
-}
-
-static void on_begin(void *ctx, const char *const *names, const uint64_t *sizes,
-                     size_t n) {
-  struct bars *b = ctx;
-  if (!b->on)
-    return;
-  b->names = names;
-  b->n = n;
-  b->done = calloc(n ? n : 1, sizeof *b->done);
-  b->total = calloc(n ? n : 1, sizeof *b->total);
-  if (!b->done || !b->total)
-    abort();
-  for (size_t i = 0; i < n; i++)
-    b->total[i] = sizes[i];
-  bars_draw(b, true);
-}
-
-static void on_progress(void *ctx, size_t i, uint64_t done, uint64_t total) {
-  struct bars *b = ctx;
-  if (!b->on || i >= b->n)
-    return;
-  b->done[i] = done;
-  if (total)
-    b->total[i] = total;
-  bars_draw(b, false);
-}
-
-static void on_end(void *ctx) {
-  struct bars *b = ctx;
-  if (!b->on)
-    return;
-  for (size_t i = 0; i < b->n; i++)
-    if (b->total[i] && b->done[i] < b->total[i])
-      b->done[i] = b->total[i];
-  bars_draw(b, true);
-  free(b->done);
-  free(b->total);
-  b->done = b->total = NULL;
-}
-
 /* ---- report --------------------------------------------------------- */
 
 static int write_report(const char *dest, const struct ts_plan_result *r) {
@@ -229,107 +125,41 @@ static void print_plan(const struct ts_plan_result *r) {
   }
 }
 
-static bool any_gpu(const struct ts_constraint_set *s) {
-  for (size_t j = 0; j < s->nbackends; j++)
-    if (s->backends[j].usable && strcmp(s->backends[j].kind, "cpu") != 0)
-      return true;
-  return false;
-}
-
-/* The backend list of a torch series on this host (ts_rules_release_backends
- * over the compiled set); false when the rules do not know the series. */
-static bool series_backends(const struct ts_plan_result *r,
-                            const struct ts_rules *rules, const struct ts_host *h,
-                            bool ignore_host, const char *series,
-                            struct ts_constraint_set *out) {
-  struct ts_rules_options ro = {.ignore_host = ignore_host, .release = series};
-  struct ts_error e = {0};
-  memset(out, 0, sizeof *out);
-  if (!rules || !ts_rules_find_release(rules, series))
-    return false;
-  if (ts_rules_release_backends(rules, h, &ro, &r->rules, out, &e) != TS_OK) {
-    ts_constraint_set_clear(out);
-    return false;
-  }
-  return true;
-}
-
-/* When a routed project ends up with a CPU build, say why no GPU build:
- * judged for the torch series chosen (torch==2.5.1 on an RX 7900 XT has no
- * GPU build; torch 2.4 has one), not only the newest. */
+/* When a routed project ends up with a CPU build, say why no GPU build. */
 static void explain_cpu(const struct ts_plan_result *r, const struct ts_rules *rules,
                         const struct ts_host *h, bool ignore_host) {
-  const struct ts_constraint_set *s = &r->rules;
-  for (size_t i = 0; i < r->res->nitems; i++) {
-    const struct ts_resolved *x = &r->res->items[i];
-    if (strcmp(variant_of(x->version), "cpu") != 0)
-      continue;
-    /* "2.5.1+cpu" -> "2.5"; torchvision/torchaudio follow torch's */
-    const char *tv = x->version;
-    for (size_t k = 0; k < r->res->nitems; k++)
-      if (strcmp(r->res->items[k].name, "torch") == 0)
-        tv = r->res->items[k].version;
-    char series[32] = "";
-    const char *d1 = strchr(tv, '.');
-    size_t n = d1 ? strspn(d1 + 1, "0123456789") : 0;
-    if (d1 && n && (size_t)(d1 - tv) + 1 + n < sizeof series)
-      snprintf(series, sizeof series, "%.*s", (int)((d1 - tv) + 1 + n), tv);
-    struct ts_constraint_set mine;
-    const struct ts_constraint_set *list = s;
-    if (series[0] && series_backends(r, rules, h, ignore_host, series, &mine))
-      list = &mine;
-    else
-      memset(&mine, 0, sizeof mine);
-    if (any_gpu(list)) {
-      ts_cli_info("note: %s %s is a CPU build: no GPU build fits the other "
-                  "requirements", x->name, x->version);
-    } else {
-      /* the newest series that has a GPU build here, as detect says */
-      const char *older = NULL;
-      for (size_t k = rules ? rules->nreleases : 0; k-- > 0 && !older;) {
-        struct ts_constraint_set o;
-        if (series_backends(r, rules, h, ignore_host, rules->releases[k].series, &o) &&
-            any_gpu(&o))
-          older = rules->releases[k].series;
-        ts_constraint_set_clear(&o);
-      }
-      if (older && list == &mine)
-        ts_cli_info("note: %s %s is a CPU build: torch %s has no build for this "
-                    "host's GPU; the newest torch with one is %s, which the "
-                    "other requirements rule out (see 'torchsolve detect')",
-                    x->name, x->version, series, older);
-      else
-        ts_cli_info("note: %s %s is a CPU build: this host has no usable GPU "
-                    "backend (see 'torchsolve detect')", x->name, x->version);
-    }
-    for (size_t j = 0; j < list->nbackends && ts_cli.verbosity > 0; j++)
-      if (!list->backends[j].usable && list->backends[j].reason)
-        ts_cli_info("  %s: %s", list->backends[j].name, list->backends[j].reason);
-    ts_constraint_set_clear(&mine);
-    break;
-  }
+  struct ts_plan_cpu_note n;
+  if (!ts_plan_explain_cpu(r, rules, h, ignore_host, &n))
+    return;
+  const struct ts_resolved *x = n.item;
+  if (n.why == TS_PLAN_CPU_RULED_OUT)
+    ts_cli_info("note: %s %s is a CPU build: no GPU build fits the other "
+                "requirements", x->name, x->version);
+  else if (n.why == TS_PLAN_CPU_OLDER_SERIES)
+    ts_cli_info("note: %s %s is a CPU build: torch %s has no build for this "
+                "host's GPU; the newest torch with one is %s, which the "
+                "other requirements rule out (see 'torchsolve detect')",
+                x->name, x->version, n.series, n.newest_gpu_series);
+  else
+    ts_cli_info("note: %s %s is a CPU build: this host has no usable GPU "
+                "backend (see 'torchsolve detect')", x->name, x->version);
+  for (size_t j = 0; j < n.backends->nbackends && ts_cli.verbosity > 0; j++)
+    if (!n.backends->backends[j].usable && n.backends->backends[j].reason)
+      ts_cli_info("  %s: %s", n.backends->backends[j].name, n.backends->backends[j].reason);
+  ts_plan_cpu_note_clear(&n);
 }
 
 /* ---- main ----------------------------------------------------------- */
 
 struct args {
-  struct ts_reqfile rf;
-  struct ts_reqfile_entry **cli_entries;
-  size_t ncli;
+  struct ts_cli_reqs reqs;
   const char **upgrade_pkgs;
   size_t nupgrade;
-  struct ts_formatctl binary; /* --no-binary / --only-binary */
 };
 
 static void args_free(struct args *a) {
-  ts_reqfile_free(&a->rf);
-  for (size_t i = 0; i < a->ncli; i++) {
-    ts_reqfile_entry_clear(a->cli_entries[i]);
-    free(a->cli_entries[i]);
-  }
-  free(a->cli_entries);
+  ts_cli_reqs_free(&a->reqs);
   free(a->upgrade_pkgs);
-  ts_formatctl_free(&a->binary);
 }
 
 int ts_cmd_install(int argc, char **argv) {
@@ -338,11 +168,8 @@ int ts_cmd_install(int argc, char **argv) {
   ts_gpu_options_init(&g);
   ts_index_cli_init(&ic);
   struct args a = {0};
-  ts_reqfile_init(&a.rf);
-  a.upgrade_pkgs = calloc((size_t)argc, sizeof *a.upgrade_pkgs);
-  a.cli_entries = calloc((size_t)argc, sizeof *a.cli_entries);
-  if (!a.upgrade_pkgs || !a.cli_entries)
-    abort();
+  ts_cli_reqs_init(&a.reqs, argc);
+  a.upgrade_pkgs = ts_xcalloc((size_t)argc, sizeof *a.upgrade_pkgs);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
   const char *debug_dir = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
@@ -351,9 +178,6 @@ int ts_cmd_install(int argc, char **argv) {
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   const char *link_mode = NULL;
   struct ts_error err = {0};
-  struct ts_reqfile_reader reader = {.read = ts_reqfile_read_real,
-                                     .is_dir = ts_reqfile_is_dir_real};
-  struct ts_reqfile_opts ropts = {.reader = &reader};
   int status = 0;
   bool opts_done = false;
 
@@ -417,17 +241,11 @@ int ts_cmd_install(int argc, char **argv) {
         else if (!strcmp(f, "--debug-solver")) debug_dir = v;
         else if (!strcmp(f, "--upgrade-package")) a.upgrade_pkgs[a.nupgrade++] = v;
         else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
-          if (ts_formatctl_add(&a.binary, v, !strcmp(f, "--no-binary"), &err) != TS_OK)
-            status = ts_cli_usage_error("install", "%s", err.detail);
+          status = ts_cli_reqs_add_binary(&a.reqs, "install", v, !strcmp(f, "--no-binary"));
         }
         else if (!strcmp(f, "--requirement") || !strcmp(f, "-r") ||
                  !strcmp(f, "--constraint") || !strcmp(f, "-c")) {
-          bool cons = f[1] == 'c' || f[2] == 'c';
-          if (ts_reqfile_add_file(&a.rf, v, cons, &ropts, &err) != TS_OK) {
-            status = ts_cli_report(&err);
-            if (status == 0)
-              status = 1;
-          }
+          status = ts_cli_reqs_add_file(&a.reqs, v, f[1] == 'c' || f[2] == 'c');
         } else if (!strcmp(f, "--resolution")) {
           if (!strcmp(v, "highest")) mode = TS_RESOLUTION_HIGHEST;
           else if (!strcmp(v, "lowest")) mode = TS_RESOLUTION_LOWEST;
@@ -447,15 +265,10 @@ int ts_cmd_install(int argc, char **argv) {
       }
       continue;
     }
-    struct ts_reqfile_entry *e = calloc(1, sizeof *e);
-    if (!e)
-      abort();
-    if (ts_reqfile_parse_requirement(s, strlen(s), &ropts, e, &err) != TS_OK) {
-      free(e);
+    if ((status = ts_cli_reqs_add_arg(&a.reqs, "install", s)) != 0) {
       args_free(&a);
-      return ts_cli_usage_error("install", "'%s': %s", s, err.detail);
+      return status;
     }
-    a.cli_entries[a.ncli++] = e;
   }
   if (platform && !pyver) {
     args_free(&a);
@@ -470,76 +283,39 @@ int ts_cmd_install(int argc, char **argv) {
     return 2;
   }
   /* Index settings from requirements files fill what flags did not set. */
-  ts_index_cli_apply_reqfile(&ic, &a.rf);
-  if (a.rf.pre)
+  ts_index_cli_apply_reqfile(&ic, &a.reqs.rf);
+  if (a.reqs.rf.pre)
     pre = true;
-  if (a.rf.require_hashes)
+  if (a.reqs.rf.require_hashes)
     require_hashes = true;
-  if (ts_formatctl_add_reqfile(&a.binary, &a.rf, &err) != TS_OK) {
-    args_free(&a);
-    return ts_cli_report(&err);
-  }
   if (ts_index_cli_finish(&ic, "install") < 0) {
     args_free(&a);
     return 2;
   }
 
-  size_t nent = a.ncli + a.rf.nentries;
-  const struct ts_reqfile_entry **ents = calloc(nent ? nent : 1, sizeof *ents);
-  if (!ents)
-    abort();
-  size_t nroots = 0;
-  for (size_t i = 0; i < a.ncli; i++)
-    ents[i] = a.cli_entries[i];
-  for (size_t i = 0; i < a.rf.nentries; i++)
-    ents[a.ncli + i] = &a.rf.entries[i];
-  for (size_t i = 0; i < nent; i++)
-    if (!ents[i]->is_constraint)
-      nroots++;
-  if (nroots == 0) {
-    free(ents);
+  if ((status = ts_cli_reqs_collect(&a.reqs, "install", "install")) != 0) {
     args_free(&a);
-    return ts_cli_usage_error("install", "nothing to install: give REQ or -r FILE");
+    return status;
   }
-  /* pip turns hash-checking on when any requirement carries a --hash: one
-   * hashed line must not let its unhashed neighbours through. */
-  bool asked = require_hashes;
-  for (size_t i = 0; i < nent && !require_hashes; i++)
-    require_hashes = ents[i]->nhashes > 0;
-  const char *off = asked ? "drop --require-hashes"
-                          : "drop every --hash (one turns hash-checking on, as in pip)";
+  const struct ts_reqfile_entry *const *ents = a.reqs.all;
+  size_t nent = a.reqs.nall;
   /* Before resolving, as pip does: a named requirement without a hash. */
-  if (require_hashes)
-    for (size_t i = 0; i < nent; i++)
-      if (!ents[i]->is_constraint && ents[i]->nhashes == 0) {
-        if (ents[i]->file)
-          ts_error_set(&err, TS_E_PARSE,
-                       "--require-hashes: '%s' (%s line %u) has no --hash; add "
-                       "--hash=sha256:... to it, or %s",
-                       ents[i]->text, ents[i]->file, ents[i]->line, off);
-        else
-          ts_error_set(&err, TS_E_PARSE,
-                       "--require-hashes: '%s' has no --hash; name it in a "
-                       "requirements file with --hash=sha256:..., or %s",
-                       ents[i]->text, off);
-        free(ents);
-        args_free(&a);
-        return ts_cli_report(&err);
-      }
+  if (ts_plan_check_requirement_hashes(ents, nent, &require_hashes, &err) != TS_OK) {
+    args_free(&a);
+    return ts_cli_report(&err);
+  }
 
   struct ts_host host;
   struct ts_rules *rules = NULL;
   g.ov.platform = platform;
   enum ts_code rc = ts_gpu_host(&g, &host, &err);
   if (rc != TS_OK) {
-    free(ents);
     args_free(&a);
     return ts_cli_report(&err);
   }
   rc = ts_gpu_rules(&g, &rules, &err);
   if (rc != TS_OK) {
     ts_host_free(&host);
-    free(ents);
     args_free(&a);
     return ts_cli_report(&err);
   }
@@ -550,12 +326,13 @@ int ts_cmd_install(int argc, char **argv) {
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,
       .nentries = nent, .upgrade_packages = a.upgrade_pkgs,
       .nupgrade_packages = a.nupgrade,
-      .no_binary = (const char *const *)a.binary.no_binary,
-      .nno_binary = a.binary.nno_binary,
-      .only_binary = (const char *const *)a.binary.only_binary,
-      .nonly_binary = a.binary.nonly_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
+      .no_binary = (const char *const *)a.reqs.binary.no_binary,
+      .nno_binary = a.reqs.binary.nno_binary,
+      .only_binary = (const char *const *)a.reqs.binary.only_binary,
+      .nonly_binary = a.reqs.binary.nonly_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
       .force_reinstall = force, .no_deps = no_deps, .read_installed = true,
-      .lock_env = !dry, .no_wait = no_wait, .break_system_packages = break_system, .lock_cb = ts_cli_env_callbacks(),
+      .lock_env = !dry, .no_wait = no_wait, .break_system_packages = break_system,
+      .lock_cb = ts_cli_env_callbacks(),
       .debug_solver_dir = debug_dir, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
   rc = ts_plan_resolve(&po, &res, &err);
@@ -583,14 +360,13 @@ int ts_cmd_install(int argc, char **argv) {
         c += res->res->items[i].action != TS_ACTION_KEEP;
       ts_cli_info("Would change %zu package%s (dry run)", c, ts_cli_plural(c));
     } else if (status == 0) {
-      struct bars bars = {.on = ts_cli.verbosity >= 0 && isatty(STDERR_FILENO)};
+      struct ts_cli_progress bars;
+      ts_cli_progress_init(&bars, "files");
       struct ts_plan_install_options io = {
           .require_hashes = require_hashes, .break_system_packages = break_system,
           .link_mode = link, .compile = compile,
           .cancel = &ts_cli.interrupted,
-          .cb = {.ctx = &bars, .download_begin = on_begin,
-                 .download_progress = on_progress, .download_end = on_end,
-                 .wheel = ts_cli_env_callbacks()}};
+          .cb = ts_cli_progress_callbacks(&bars)};
       double t0 = ts_cli_now_ms();
       size_t changed = 0;
       rc = ts_plan_install(res, &io, &changed, &err);
@@ -618,7 +394,6 @@ int ts_cmd_install(int argc, char **argv) {
   free(cache);
   ts_rules_free(rules);
   ts_host_free(&host);
-  free(ents);
   args_free(&a);
   return status;
 }

@@ -4,25 +4,20 @@
  *                 [index options] [GPU options]
  *
  * Resolves for one target (ts_plan_resolve: target + host + rules + index +
- * resolver) and writes a PEP 751 lock (lock/pylock.h): one wheel per
- * package, the one chosen for the target, with url, size, upload-time and
- * sha256; the target as `environments` and `requires-python`; the host
- * facts and the rule ids that concern the locked packages under
- * [tool.torchsolve].  The writer sorts everything, so the same inputs give
- * the same bytes.
+ * resolver), turns the resolution into a PEP 751 lock (ts_plan_to_pylock)
+ * and writes it.  This file parses options and prints.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/resolution_notes.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
+#include "cli/reqargs.h"
+#include "cli/resolution_notes.h"
 #include "core/buf.h"
-#include "lock/formatctl.h"
 #include "lock/pylock.h"
-#include "lock/reqfile.h"
 #include "plan/plan.h"
 
 static void usage(FILE *out) {
@@ -70,39 +65,16 @@ static void usage(FILE *out) {
           "  torchsolve sync pylock.toml --python .venv\n");
 }
 
-struct args {
-  struct ts_reqfile rf;
-  struct ts_reqfile_entry **cli;
-  size_t ncli;
-  struct ts_formatctl binary; /* --no-binary / --only-binary */
-};
-
-static void args_free(struct args *a) {
-  ts_reqfile_free(&a->rf);
-  for (size_t i = 0; i < a->ncli; i++) {
-    ts_reqfile_entry_clear(a->cli[i]);
-    free(a->cli[i]);
-  }
-  free(a->cli);
-  ts_formatctl_free(&a->binary);
-}
-
 int ts_cmd_lock(int argc, char **argv) {
   struct ts_gpu_options g;
   struct ts_index_cli ic;
   ts_gpu_options_init(&g);
   ts_index_cli_init(&ic);
-  struct args a = {0};
-  ts_reqfile_init(&a.rf);
-  a.cli = calloc((size_t)argc, sizeof *a.cli);
-  if (!a.cli)
-    abort();
+  struct ts_cli_reqs reqs;
+  ts_cli_reqs_init(&reqs, argc);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *output = "pylock.toml";
   bool pre = false;
   struct ts_error err = {0};
-  struct ts_reqfile_reader reader = {.read = ts_reqfile_read_real,
-                                     .is_dir = ts_reqfile_is_dir_real};
-  struct ts_reqfile_opts ropts = {.reader = &reader};
   int status = 0;
   bool opts_done = false;
   for (int i = 1; i < argc && !status; i++) {
@@ -114,7 +86,7 @@ int ts_cmd_lock(int argc, char **argv) {
       }
       if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
         usage(stdout);
-        args_free(&a);
+        ts_cli_reqs_free(&reqs);
         return 0;
       }
       int used = ts_cli_parse_global("lock", argc, argv, &i);
@@ -152,90 +124,59 @@ int ts_cmd_lock(int argc, char **argv) {
         else if (!strcmp(f, "--platform")) platform = v;
         else if (!strcmp(f, "--output") || !strcmp(f, "-o")) output = v;
         else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
-          if (ts_formatctl_add(&a.binary, v, !strcmp(f, "--no-binary"), &err) != TS_OK)
-            status = ts_cli_usage_error("lock", "%s", err.detail);
+          status = ts_cli_reqs_add_binary(&reqs, "lock", v, !strcmp(f, "--no-binary"));
         }
         else {
-          bool cons = f[1] == 'c' || f[2] == 'c';
-          if (ts_reqfile_add_file(&a.rf, v, cons, &ropts, &err) != TS_OK) {
-            status = ts_cli_report(&err);
-            if (!status)
-              status = 1;
-          }
+          status = ts_cli_reqs_add_file(&reqs, v, f[1] == 'c' || f[2] == 'c');
         }
       }
       if (!matched)
         status = ts_cli_usage_error("lock", "unknown option '%s'", s);
       continue;
     }
-    struct ts_reqfile_entry *e = calloc(1, sizeof *e);
-    if (!e)
-      abort();
-    if (ts_reqfile_parse_requirement(s, strlen(s), &ropts, e, &err) != TS_OK) {
-      free(e);
-      status = ts_cli_usage_error("lock", "'%s': %s", s, err.detail);
-      break;
-    }
-    a.cli[a.ncli++] = e;
+    status = ts_cli_reqs_add_arg(&reqs, "lock", s);
   }
   if (!status && platform && !pyver)
     status = ts_cli_usage_error("lock", "--platform needs --python-version");
   if (!status && ts_gpu_options_env(&g) < 0)
     status = 2;
   if (status) {
-    args_free(&a);
+    ts_cli_reqs_free(&reqs);
     return status;
   }
-  ts_index_cli_apply_reqfile(&ic, &a.rf);
-  pre = pre || a.rf.pre;
-  if (ts_formatctl_add_reqfile(&a.binary, &a.rf, &err) != TS_OK) {
-    args_free(&a);
-    return ts_cli_report(&err);
-  }
+  ts_index_cli_apply_reqfile(&ic, &reqs.rf);
+  pre = pre || reqs.rf.pre;
   if (ts_index_cli_finish(&ic, "lock") < 0) {
-    args_free(&a);
+    ts_cli_reqs_free(&reqs);
     return 2;
   }
 
-  size_t nent = a.ncli + a.rf.nentries, nroots = 0;
-  const struct ts_reqfile_entry **ents = calloc(nent ? nent : 1, sizeof *ents);
-  if (!ents)
-    abort();
-  for (size_t i = 0; i < a.ncli; i++)
-    ents[i] = a.cli[i];
-  for (size_t i = 0; i < a.rf.nentries; i++)
-    ents[a.ncli + i] = &a.rf.entries[i];
-  for (size_t i = 0; i < nent; i++)
-    nroots += !ents[i]->is_constraint;
-  if (nroots == 0) {
-    free(ents);
-    args_free(&a);
-    return ts_cli_usage_error("lock", "nothing to lock: give REQ or -r FILE");
+  if ((status = ts_cli_reqs_collect(&reqs, "lock", "lock")) != 0) {
+    ts_cli_reqs_free(&reqs);
+    return status;
   }
   struct ts_host host;
   struct ts_rules *rules = NULL;
   g.ov.platform = platform; /* a lock for another machine records its facts */
   if (ts_gpu_host(&g, &host, &err) != TS_OK) {
-    free(ents);
-    args_free(&a);
+    ts_cli_reqs_free(&reqs);
     return ts_cli_report(&err);
   }
   if (ts_gpu_rules(&g, &rules, &err) != TS_OK) {
     ts_host_free(&host);
-    free(ents);
-    args_free(&a);
+    ts_cli_reqs_free(&reqs);
     return ts_cli_report(&err);
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
   struct ts_plan_options po = {
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
-      .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,
-      .nentries = nent, .resolution = TS_RESOLUTION_HIGHEST, .pre = pre,
-      .no_binary = (const char *const *)a.binary.no_binary,
-      .nno_binary = a.binary.nno_binary,
-      .only_binary = (const char *const *)a.binary.only_binary,
-      .nonly_binary = a.binary.nonly_binary,
+      .ignore_host = g.ignore_host, .index = &ic.opts, .entries = reqs.all,
+      .nentries = reqs.nall, .resolution = TS_RESOLUTION_HIGHEST, .pre = pre,
+      .no_binary = (const char *const *)reqs.binary.no_binary,
+      .nno_binary = reqs.binary.nno_binary,
+      .only_binary = (const char *const *)reqs.binary.only_binary,
+      .nonly_binary = reqs.binary.nonly_binary,
       .read_installed = false, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
   enum ts_code rc = ts_plan_resolve(&po, &res, &err);
@@ -275,7 +216,6 @@ int ts_cmd_lock(int argc, char **argv) {
   free(cache);
   ts_rules_free(rules);
   ts_host_free(&host);
-  free(ents);
-  args_free(&a);
+  ts_cli_reqs_free(&reqs);
   return status;
 }

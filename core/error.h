@@ -31,6 +31,7 @@
   X(TS_E_TLS,            3, "pass --cert FILE for a private CA, or --trusted-host HOST") \
   X(TS_E_TIMEOUT,        3, "the server is slow or stalled; retry or raise --timeout") \
   X(TS_E_OFFLINE,        3, "run once without --offline to fill the cache") \
+  X(TS_E_HASH_MISSING,   1, "hash-checking is on: pin each requirement with == and --hash=sha256:..., or turn it off") \
   X(TS_E_HASH,           4, "the file differs from what was published or locked; do not trust it") \
   X(TS_E_BAD_WHEEL,      4, "the wheel is broken or hostile; nothing was installed") \
   X(TS_E_UNSAFE_PATH,    4, "the archive tries to write outside its target; nothing was installed") \

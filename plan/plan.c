@@ -18,6 +18,7 @@
 #include "index/simple.h"
 #include "index/url.h"
 #include "pep/filename.h"
+#include "plan/plan_internal.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 
@@ -79,7 +80,6 @@ struct priv {
   struct ts_resolver_variant_pref *prefs;
   const char **patterns;
   size_t nprefs;
-  char *headers;
   struct variants vars; /* owns the pattern strings */
   const char **general; /* general index URLs (borrowed from the options) */
   size_t ngeneral;
@@ -662,12 +662,13 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
 
 /* ---- resolve ----------------------------------------------------------- */
 
-static enum ts_code make_target(const struct ts_plan_options *o, struct ts_target **t,
-                                struct ts_error *err) {
-  if (o->spec)
-    return ts_target_from_spec(o->spec, t, err);
+enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
+                                 const char *probe_cache_dir, struct ts_target **t,
+                                 struct ts_error *err) {
+  if (spec)
+    return ts_target_from_spec(spec, t, err);
   char *located = NULL;
-  enum ts_code rc = ts_target_locate(o->python, &located, err);
+  enum ts_code rc = ts_target_locate(python, &located, err);
   if (rc != TS_OK)
     return rc;
   if (located[0] != '/') {
@@ -677,7 +678,7 @@ static enum ts_code make_target(const struct ts_plan_options *o, struct ts_targe
     free(located);
     located = abs;
   }
-  rc = ts_target_probe(located, o->probe_cache_dir, t, err);
+  rc = ts_target_probe(located, probe_cache_dir, t, err);
   free(located);
   return rc;
 }
@@ -689,7 +690,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   p->env_lock_fd = -1;
   r->priv = p;
   *out = r;
-  enum ts_code rc = make_target(o, &r->target, err);
+  enum ts_code rc = ts_plan_make_target(o->python, o->spec, o->probe_cache_dir,
+                                        &r->target, err);
   if (rc != TS_OK)
     return rc;
   const struct ts_constraint_set *set = NULL;
@@ -901,7 +903,6 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     free(p->vars.names);
     free(p->vars.cpu);
     free(p->prefs);
-    free(p->headers);
     free(p->general);
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
@@ -919,17 +920,6 @@ void ts_plan_result_free(struct ts_plan_result *r) {
 }
 
 /* ---- install ----------------------------------------------------------- */
-
-struct prog {
-  const struct ts_plan_callbacks *cb;
-  size_t i;
-};
-
-static void on_progress(void *ctx, uint64_t done, uint64_t total) {
-  struct prog *g = ctx;
-  if (g->cb->download_progress)
-    g->cb->download_progress(g->cb->ctx, g->i, done, total);
-}
 
 static bool changes(enum ts_resolved_action a) {
   return a == TS_ACTION_INSTALL || a == TS_ACTION_UPGRADE ||
@@ -991,6 +981,35 @@ static struct where where(const struct ts_reqfile_entry *e) {
   return w;
 }
 
+enum ts_code ts_plan_check_requirement_hashes(const struct ts_reqfile_entry *const *es,
+                                              size_t n, bool *require_hashes,
+                                              struct ts_error *err) {
+  /* pip turns hash-checking on when any requirement carries a --hash: one
+   * hashed line must not let its unhashed neighbours through. */
+  bool asked = *require_hashes;
+  for (size_t i = 0; i < n && !*require_hashes; i++)
+    *require_hashes = es[i]->nhashes > 0;
+  if (!*require_hashes)
+    return TS_OK;
+  const char *off = asked ? "drop --require-hashes"
+                          : "drop every --hash (one turns hash-checking on, as in pip)";
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_reqfile_entry *e = es[i];
+    if (e->is_constraint || e->nhashes)
+      continue;
+    if (e->file)
+      return ts_error_set(err, TS_E_HASH_MISSING,
+                          "--require-hashes: '%s' (%s line %u) has no --hash; add "
+                          "--hash=sha256:... to it, or %s",
+                          e->text, e->file, e->line, off);
+    return ts_error_set(err, TS_E_HASH_MISSING,
+                        "--require-hashes: '%s' has no --hash; name it in a "
+                        "requirements file with --hash=sha256:..., or %s",
+                        e->text, off);
+  }
+  return TS_OK;
+}
+
 bool ts_plan_item_hash_allowed(const struct ts_plan_item *it, const char *sha256_hex) {
   return !it->hashed_by || entry_allows(it->hashed_by, sha256_hex);
 }
@@ -1005,7 +1024,7 @@ enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
     /* A missing hash is a gap in the requirements, not a mismatch: exit 1
      * (pip's status), with the fix in the message. */
     if (require_hashes && !it->hashed_by)
-      return ts_error_set(err, TS_E_PARSE,
+      return ts_error_set(err, TS_E_HASH_MISSING,
                           "--require-hashes: %s %s%s has no --hash; pin every "
                           "package, dependencies included, with ==VERSION "
                           "--hash=sha256:... ('torchsolve lock' then 'torchsolve "
@@ -1015,7 +1034,7 @@ enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
     const struct ts_reqfile_entry *e = it->hashed_by;
     if (require_hashes && e && e->kind == TS_REQFILE_NAMED && !e->req->url &&
         !pinned(e->req))
-      return ts_error_set(err, TS_E_PARSE,
+      return ts_error_set(err, TS_E_HASH_MISSING,
                           "--require-hashes: '%s'%s is not pinned: write %s==%s "
                           "(pip demands == with hashes)",
                           e->text, where(e).s, it->r->name, it->r->version);
@@ -1035,7 +1054,6 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     *changed = 0;
   if (!r->res || r->target->from_spec)
     return ts_error_set(err, TS_E_INVALID, "nothing to install into (no interpreter)");
-  struct priv *p = r->priv;
   const struct ts_target_paths *tp = &r->target->paths;
   if (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix)
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
@@ -1061,123 +1079,38 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     return hrc;
   }
 
-  char *base = o->download_dir ? ts_xstrdup(o->download_dir) : NULL;
-  if (!base) { /* --no-cache: nothing under the cache, the temp dir */
-    const char *c = ts_index_cache_dir(r->idx);
-    base = c ? ts_path_join(c, "downloads-v1") : ts_xstrdup(ts_fs_temp_dir());
-  }
-  enum ts_code rc = ts_fs_mkdirs(base, err);
-  char *tmpl = ts_path_join(base, "torchsolve-run-XXXXXX");
-  free(base);
-  char *dir = rc == TS_OK ? mkdtemp(tmpl) : NULL;
-  if (rc == TS_OK && !dir)
-    rc = ts_error_set(err, TS_E_IO, "cannot create a download directory under '%s'",
-                      tmpl);
+  char *dir = NULL;
+  enum ts_code rc = ts_plan_fetch_run_dir(r->idx, o->download_dir, &dir, err);
   if (rc != TS_OK) {
-    free(tmpl);
     free(todo);
     return rc;
   }
-
-  struct ts_index_download *d = ts_xcalloc(n, sizeof *d);
-  struct prog *pg = ts_xcalloc(n, sizeof *pg);
-  char **dests = ts_xcalloc(n, sizeof *dests);
-  const char **names = ts_xcalloc(n, sizeof *names);
   /* Verified wheels from an index are kept where the index client keeps
    * whole wheels, so that a later run (or --offline) reads their METADATA
-   * and skips the download; the rest go to the run's directory. */
-  const char *croot = ts_index_cache_mode(r->idx) == TS_CACHE_DISABLED
-                          ? NULL : ts_index_cache_dir(r->idx);
-  bool *hash_later = ts_xcalloc(n, sizeof *hash_later);
-  struct ts_index_download **fetch = ts_xcalloc(n, sizeof *fetch);
-  struct ts_index_download *batch = ts_xcalloc(n, sizeof *batch);
-  size_t nfetch = 0;
+   * and skips the download; local wheels are installed from where they
+   * are; the rest go to the run's directory. */
+  struct ts_plan_fetch *fx = ts_xcalloc(n, sizeof *fx);
   for (size_t i = 0; i < n; i++) {
     const struct ts_index_file *f = todo[i]->r->file;
     const char *want = todo[i]->user_sha256 ? todo[i]->user_sha256 : f->sha256;
-    bool remote = strncmp(f->url, "file:", 5) != 0;
-    if (croot && remote && want && f->sha256) {
-      char *url = ts_xstrdup(f->url);
-      url[strcspn(url, "#")] = '\0';
-      dests[i] = ts_cache_wheel_path(croot, todo[i]->r->name, f->sha256, url,
-                                     f->filename);
-      free(url);
-    } else if (!remote && (dests[i] = ts_url_file_path(f->url))) {
-      /* installed from where it is.  With nothing to check it against, the
-       * unpacker hashes it while extracting (or knows it from the stat
-       * memo), on its own thread, instead of a whole read first. */
-      if (!want && !todo[i]->hashed_by) {
-        hash_later[i] = true;
-        names[i] = f->filename;
-        d[i] = (struct ts_index_download){.url = f->url, .dest = dests[i], .code = TS_OK};
-        continue;
-      }
-    } else {
-      dests[i] = ts_path_join(dir, f->filename);
-    }
-    names[i] = f->filename;
-    pg[i] = (struct prog){&o->cb, i};
-    d[i] = (struct ts_index_download){
-        .url = f->url, .sha256 = want, .dest = dests[i],
-        .sha256_from = f->sha256 ? NULL : "its --hash",
-        .progress = on_progress, .progress_ctx = &pg[i]};
-    struct stat st;
-    if (remote && want && stat(dests[i], &st) == 0 && S_ISREG(st.st_mode)) {
-      d[i].code = TS_OK; /* verified when it was stored */
-      snprintf(d[i].sha256_out, sizeof d[i].sha256_out, "%s", want);
-      d[i].bytes = (uint64_t)st.st_size;
-      continue;
-    }
-    fetch[nfetch++] = &d[i];
+    fx[i] = (struct ts_plan_fetch){
+        .project = todo[i]->r->name, .filename = f->filename, .url = f->url,
+        .sha256 = want, .sha256_from = f->sha256 ? NULL : "its --hash",
+        .cache_key = want ? f->sha256 : NULL, .size = f->size,
+        .may_hash_later = !todo[i]->hashed_by};
   }
-  if (nfetch) {
-    for (size_t j = 0; j < nfetch; j++) {
-      char *parent = ts_xstrdup(fetch[j]->dest);
-      char *slash = strrchr(parent, '/');
-      if (slash && slash != parent) {
-        *slash = '\0';
-        struct ts_error e2 = {0};
-        ts_fs_mkdirs(parent, &e2);
-      }
-      free(parent);
-      batch[j] = *fetch[j];
-    }
-    if (o->cb.download_begin) {
-      const char **bn = ts_xcalloc(nfetch, sizeof *bn);
-      uint64_t *sz = ts_xcalloc(nfetch, sizeof *sz);
-      for (size_t j = 0; j < nfetch; j++) {
-        size_t i = (size_t)(fetch[j] - d);
-        bn[j] = names[i];
-        int64_t fs = todo[i]->r->file->size;
-        sz[j] = fs > 0 ? (uint64_t)fs : 0;
-      }
-      o->cb.download_begin(o->cb.ctx, bn, sz, nfetch);
-      free(sz);
-      for (size_t j = 0; j < nfetch; j++)
-        ((struct prog *)batch[j].progress_ctx)->i = j;
-      rc = ts_index_download(r->idx, batch, nfetch, err);
-      if (o->cb.download_end)
-        o->cb.download_end(o->cb.ctx);
-      free(bn);
-    } else {
-      rc = ts_index_download(r->idx, batch, nfetch, err);
-    }
-    for (size_t j = 0; j < nfetch; j++)
-      *fetch[j] = batch[j];
-  }
-  free(fetch);
-  free(batch);
+  struct ts_plan_fetch_options fo = {.run_dir = dir, .cb = &o->cb};
+  struct ts_plan_fetch_totals totals;
+  rc = ts_plan_fetch_files(r->idx, fx, n, &fo, &totals, err);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
-    if (d[i].code != TS_OK) {
-      *err = d[i].err;
-      rc = d[i].code;
-    } else if (!ts_plan_item_hash_allowed(todo[i], d[i].sha256_out)) {
+    if (!fx[i].hash_later && !ts_plan_item_hash_allowed(todo[i], fx[i].sha256_out)) {
       /* no single expected hash (the index gave none, --hash several):
        * the downloaded file must be one of them */
       const struct ts_reqfile_entry *e = todo[i]->hashed_by;
       rc = ts_error_set(err, TS_E_HASH,
                         "%s: its sha256 %s matches no --hash of '%s'%s (%zu given)",
-                        names[i], d[i].sha256_out, e->text, where(e).s, entry_nsha256(e));
+                        fx[i].filename, fx[i].sha256_out, e->text, where(e).s,
+                        entry_nsha256(e));
     }
   }
 
@@ -1186,13 +1119,13 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   char **durls = ts_xcalloc(n, sizeof *durls);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     const struct ts_plan_item *it = todo[i];
-    if (hash_later[i]) {
-      w[i] = (struct ts_wheel_request){.path = dests[i], .requested = it->r->requested,
+    if (fx[i].hash_later) {
+      w[i] = (struct ts_wheel_request){.path = fx[i].local, .requested = it->r->requested,
                                        .direct_url_from_path = it->direct_url && it->is_path};
       continue;
     }
-    ts_sha256_from_hex(d[i].sha256_out, 64, dig[i]);
-    w[i] = (struct ts_wheel_request){.path = dests[i], .sha256 = dig[i],
+    ts_sha256_from_hex(fx[i].sha256_out, 64, dig[i]);
+    w[i] = (struct ts_wheel_request){.path = fx[i].local, .sha256 = dig[i],
                                      .requested = it->r->requested};
     if (it->direct_url && it->is_path) {
       const char *loc = it->direct_url;
@@ -1210,49 +1143,29 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
           ok = ts_buf_append(&b, c, 1) == TS_OK;
       ok = ok && ts_buf_printf(&b, "\", \"archive_info\": {\"hash\": \"sha256=%s\", "
                         "\"hashes\": {\"sha256\": \"%s\"}}}",
-                    d[i].sha256_out, d[i].sha256_out) == TS_OK;
+                    fx[i].sha256_out, fx[i].sha256_out) == TS_OK;
       durls[i] = ok ? ts_buf_take(&b, NULL) : NULL;
       ts_buf_free(&b);
     }
     w[i].direct_url = durls[i];
   }
   if (rc == TS_OK) {
-    size_t hl = strlen(tp->data) + 64;
-    free(p->headers);
-    p->headers = ts_xcalloc(hl, 1);
-    snprintf(p->headers, hl, "%s/include/site/python%d.%d", tp->data,
-             r->target->python_major, r->target->python_minor);
-    struct ts_wheel_paths wp = {.prefix = tp->prefix, .purelib = tp->purelib,
-                                .platlib = tp->platlib, .scripts = tp->scripts,
-                                .data = tp->data, .headers = p->headers,
-                                .python = r->target->python};
-    /* unpacked wheels live in the index's cache (--cache-dir, --no-cache) */
-    struct ts_wheel_options wo = {.paths = &wp, .link_mode = o->link_mode,
-                                  .compile = o->compile, .cb = o->cb.wheel,
-                                  .cancel = o->cancel, .cache_dir = croot,
-                                  .no_cache = croot == NULL,
-                                  .env_locked = p->env_lock_fd >= 0};
-    struct ts_wheel_result res = {0};
-    rc = ts_wheel_install(&wo, w, n, &res, err);
-    if (rc == TS_OK && changed)
-      *changed = res.count;
-    ts_wheel_result_free(&res);
+    struct ts_plan_txn txn = {.target = r->target, .idx = r->idx, .rq = w, .n = n,
+                              .link_mode = o->link_mode, .compile = o->compile,
+                              .cancel = o->cancel, .cb = o->cb.wheel,
+                              .env_locked = ((struct priv *)r->priv)->env_lock_fd >= 0};
+    rc = ts_plan_run_transaction(&txn, changed, err);
   }
   struct ts_error ignore = {0};
   ts_fs_remove_tree(dir, &ignore);
-  for (size_t i = 0; i < n; i++) {
-    free(dests[i]);
+  free(dir);
+  for (size_t i = 0; i < n; i++)
     free(durls[i]);
-  }
   free(durls);
   free(dig);
-  free(hash_later);
   free(w);
-  free(dests);
-  free(names);
-  free(pg);
-  free(d);
+  ts_plan_fetch_clear(fx, n);
+  free(fx);
   free(todo);
-  free(tmpl);
   return rc;
 }

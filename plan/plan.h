@@ -22,6 +22,7 @@
 #include "index/client.h"
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
+#include "lock/syncplan.h"
 #include "resolver/resolver.h"
 #include "rules/constraint.h"
 #include "rules/rules.h"
@@ -140,16 +141,25 @@ struct ts_plan_install_options {
 enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
                                               struct ts_error *err);
 
-/* Checks the hashes the plan can check before downloading anything: with
- * require_hashes every file to install needs a --hash and every named
- * requirement a == pin (TS_E_PARSE naming the first without, dependencies
- * included, as pip's --require-hashes), and the index's sha256, when it
- * gives one, must be one of the requirement's --hash values (TS_E_HASH).  ts_plan_install runs it first; install --dry-run runs it
- * so that a dry run fails where the install would. */
+/* Before resolving, as pip does: hash-checking is on when *require_hashes
+ * is set or any requirement carries a --hash (*require_hashes then becomes
+ * true), and then every root requirement needs a --hash:
+ * TS_E_HASH_MISSING naming the first without one and how to fix it. */
+enum ts_code ts_plan_check_requirement_hashes(const struct ts_reqfile_entry *const *es,
+                                              size_t n, bool *require_hashes,
+                                              struct ts_error *err);
+
 /* Whether a file with this sha256 (hex) may be installed for the item:
  * true without --hash values, else when it is one of them. */
 bool ts_plan_item_hash_allowed(const struct ts_plan_item *it, const char *sha256_hex);
 
+/* Checks the hashes the plan can check before downloading anything, for
+ * every file to install or change: with require_hashes each needs a --hash
+ * and each named requirement a == pin (TS_E_HASH_MISSING naming the first
+ * without, dependencies included, as pip's --require-hashes), and the
+ * index's sha256, when it gives one, must be one of the requirement's
+ * --hash values (TS_E_HASH).  ts_plan_install runs it first; install
+ * --dry-run runs it so that a dry run fails where the install would. */
 enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
                                   bool require_hashes, struct ts_error *err);
 
@@ -189,3 +199,81 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *r, const char *output,
  * out (the caller sizes its cap). */
 enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
                             struct ts_error *err);
+
+/* ---- sync (plan_sync.c) ------------------------------------------------ */
+
+struct ts_plan_sync_options {
+  const struct ts_pylock *lock; /* borrowed */
+  const char *lock_dir;         /* relative wheel paths are read from here */
+  const char *python;           /* ts_target_locate rules */
+  const char *probe_cache_dir;  /* NULL: none */
+  const struct ts_index_options *index;
+  /* The host and rules the lock is checked against; NULL (--ignore-host):
+   * no check. */
+  const struct ts_host *host;
+  const struct ts_rules *rules;
+  bool dry_run;                 /* skips the PEP 668 refusal and the lock too */
+  bool break_system_packages;
+  /* The environment's lock is held from reading the installed set to the
+   * commit (ts_wheel_lock_env): no_wait gives TS_E_BUSY instead of
+   * waiting; cb.wheel says that we wait and what was repaired. */
+  bool no_wait;
+  enum ts_wheel_link_mode link_mode;
+  bool compile;
+  const volatile sig_atomic_t *cancel;
+  struct ts_plan_callbacks cb;
+};
+
+struct ts_plan_sync {
+  struct ts_target *target;
+  int env_lock_fd;                    /* held until ts_plan_sync_free, or -1 */
+  struct ts_sync_plan plan;           /* what changes (lock/syncplan.h) */
+  struct ts_rules_finding *findings;  /* the rules the lock breaks here */
+  size_t nfindings;
+  struct ts_plan_fetch_totals {
+    size_t files;                     /* downloaded (cache hits excluded) */
+    uint64_t bytes;
+    double ms;
+  } downloaded;
+};
+
+/* Plans a sync: the target (refused when externally managed, PEP 668,
+ * unless dry_run or break_system_packages), its installed set, the
+ * changes to make it the lock (ts_sync_plan_make), and the host check:
+ * TS_E_HOST with s->findings when the lock's builds break a rule here.
+ * *out is set even on failure (free it with ts_plan_sync_free). */
+enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
+                                  struct ts_plan_sync **out, struct ts_error *err);
+/* Carries the plan out: every wheel fetched (the cache, the lock's path,
+ * else a download hashed while it streams) and verified against the lock's
+ * sha256 BEFORE the environment is touched, then installs, changes and
+ * removals as one transaction.  s->downloaded says what was downloaded. */
+enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_sync_options *o,
+                                struct ts_error *err);
+void ts_plan_sync_free(struct ts_plan_sync *s);
+
+/* ---- notes (plan_notes.c) ---------------------------------------------- */
+
+/* Why a routed project (torch...) got a CPU build. */
+enum ts_plan_cpu_why {
+  TS_PLAN_CPU_RULED_OUT,      /* a GPU build exists: other requirements rule it out */
+  TS_PLAN_CPU_OLDER_SERIES,   /* the chosen series has none for this GPU; an
+                                 older one (newest_gpu_series) has */
+  TS_PLAN_CPU_NO_GPU_BACKEND, /* this host has no usable GPU backend */
+};
+struct ts_plan_cpu_note {
+  const struct ts_resolved *item;       /* the CPU build (into r->res) */
+  enum ts_plan_cpu_why why;
+  char series[32];                      /* the torch series chosen, "2.5" */
+  const char *newest_gpu_series;        /* into the rules */
+  const struct ts_constraint_set *backends; /* the backends judged, with
+                                           the reasons unusable ones are */
+  struct ts_constraint_set series_backends; /* owned storage for them */
+};
+/* Fills *out for the first item with a +cpu label and returns true; false
+ * (nothing to clear) when no CPU build was chosen.  Judged for the torch
+ * series chosen, not only the newest.  Clear with ts_plan_cpu_note_clear. */
+bool ts_plan_explain_cpu(const struct ts_plan_result *r, const struct ts_rules *rules,
+                         const struct ts_host *h, bool ignore_host,
+                         struct ts_plan_cpu_note *out);
+void ts_plan_cpu_note_clear(struct ts_plan_cpu_note *n);

@@ -1,0 +1,102 @@
+/*
+ * plan/plan_internal.h — private to plan/: what its workflows share.
+ *
+ * The target: ts_plan_make_target locates and probes an interpreter (or
+ * describes an absent one) the same way for install, lock and sync.
+ *
+ * The one download-and-verify path that install (ts_plan_install) and
+ * sync (ts_plan_sync_apply) share: given the files to install, it makes
+ * each a verified local file before the environment is touched:
+ *
+ *  - a local file (a path, or a file:// URL) is used where it is, hashed
+ *    and checked against the expected sha256; with nothing to check it
+ *    against and may_hash_later set, it is left to the unpacker, which
+ *    hashes it while extracting;
+ *  - a remote file with a cache key lives in the index client's wheel
+ *    cache (where later runs and --offline find it): present and verified
+ *    it is not downloaded again;
+ *  - anything else is downloaded into run_dir, hashed while it streams.
+ *
+ * --offline: every file missing from the cache is named in one
+ * TS_E_OFFLINE error before anything is downloaded.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/error.h"
+#include "core/sha256.h"
+#include "index/client.h"
+#include "plan/plan.h"
+
+/* The spec's target when spec is non-NULL, else the interpreter python
+ * names (ts_target_locate rules), made absolute (launchers must name the
+ * venv's python) and probed through probe_cache_dir (may be NULL). */
+enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
+                                 const char *probe_cache_dir, struct ts_target **t,
+                                 struct ts_error *err);
+
+struct ts_plan_fetch {
+  /* in (borrowed) */
+  const char *project;   /* normalised name: the cache path's folder */
+  const char *filename;  /* for progress and messages */
+  const char *url;       /* http(s):// or file://; NULL when path is set */
+  const char *path;      /* a local file named by path */
+  const char *sha256;    /* expected hex digest; NULL: known once read */
+  const char *sha256_from; /* whose digest it is, for a mismatch ("the
+                              lock"); NULL: the index's */
+  const char *cache_key; /* keeps a remote file in the wheel cache under
+                            this sha256 (the index's); NULL: not cached */
+  int64_t size;          /* from the index or lock, <= 0 unknown */
+  bool may_hash_later;
+  /* out */
+  char *local;           /* the verified file, owned (ts_plan_fetch_clear) */
+  char sha256_out[TS_SHA256_HEX_LEN + 1]; /* its digest; "" when hash_later */
+  bool hash_later;
+};
+
+struct ts_plan_fetch_options {
+  const char *run_dir;        /* where uncached downloads go */
+  bool reread_cached;         /* hash cached and local files again, never
+                                 trusting the stat memo (sync verifies every
+                                 byte it installs) */
+  const struct ts_plan_callbacks *cb; /* progress; may be NULL */
+};
+
+/* What the batch downloaded (struct ts_plan_fetch_totals, plan.h): cache
+ * hits and local files are not counted. */
+
+enum ts_code ts_plan_fetch_files(struct ts_index *idx, struct ts_plan_fetch *f, size_t n,
+                                 const struct ts_plan_fetch_options *o,
+                                 struct ts_plan_fetch_totals *totals,
+                                 struct ts_error *err);
+void ts_plan_fetch_clear(struct ts_plan_fetch *f, size_t n);
+
+/* A fresh directory for one run's uncached downloads: under download_dir
+ * when given, else <cache>/downloads-v1, else (--no-cache) the temporary
+ * directory.  *dir malloc'd; the caller removes the tree and frees it. */
+enum ts_code ts_plan_fetch_run_dir(struct ts_index *idx, const char *download_dir,
+                                   char **dir, struct ts_error *err);
+
+/* The one wheel transaction install and sync end with: installs rq[0..n)
+ * and removes the distributions named in remove[0..nremove) into the
+ * target's scheme (ts_wheel_install: all or nothing), unpacking through
+ * the index client's cache (none with --no-cache).  *count gets the number
+ * of distributions installed. */
+struct ts_plan_txn {
+  const struct ts_target *target;
+  struct ts_index *idx;
+  const struct ts_wheel_request *rq;
+  size_t n;
+  const char *const *remove;
+  size_t nremove;
+  enum ts_wheel_link_mode link_mode;
+  bool compile;
+  const volatile sig_atomic_t *cancel;
+  struct ts_wheel_callbacks cb;
+  bool env_locked; /* the caller holds the environment's lock */
+};
+enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
+                                     struct ts_error *err);

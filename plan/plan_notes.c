@@ -1,0 +1,81 @@
+/* Why a resolution took a CPU build: see plan.h (ts_plan_explain_cpu). */
+#include <string.h>
+
+#include "plan/plan.h"
+
+static bool any_gpu(const struct ts_constraint_set *s) {
+  for (size_t j = 0; j < s->nbackends; j++)
+    if (s->backends[j].usable && strcmp(s->backends[j].kind, "cpu") != 0)
+      return true;
+  return false;
+}
+
+/* The backend list of a torch series on this host (ts_rules_release_backends
+ * over the compiled set); false when the rules do not know the series. */
+static bool series_backends(const struct ts_plan_result *r, const struct ts_rules *rules,
+                            const struct ts_host *h, bool ignore_host, const char *series,
+                            struct ts_constraint_set *out) {
+  struct ts_rules_options ro = {.ignore_host = ignore_host, .release = series};
+  struct ts_error e = {0};
+  memset(out, 0, sizeof *out);
+  if (!rules || !ts_rules_find_release(rules, series))
+    return false;
+  if (ts_rules_release_backends(rules, h, &ro, &r->rules, out, &e) != TS_OK) {
+    ts_constraint_set_clear(out);
+    return false;
+  }
+  return true;
+}
+
+static const char *variant_of(const char *version) {
+  const char *plus = strchr(version, '+');
+  return plus ? plus + 1 : "";
+}
+
+bool ts_plan_explain_cpu(const struct ts_plan_result *r, const struct ts_rules *rules,
+                         const struct ts_host *h, bool ignore_host,
+                         struct ts_plan_cpu_note *out) {
+  memset(out, 0, sizeof *out);
+  for (size_t i = 0; r->res && i < r->res->nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    if (strcmp(variant_of(x->version), "cpu") != 0)
+      continue;
+    out->item = x;
+    /* judged for the torch series chosen (torch==2.5.1 on an RX 7900 XT has
+     * no GPU build; torch 2.4 has one), not only the newest:
+     * "2.5.1+cpu" -> "2.5"; torchvision/torchaudio follow torch's */
+    const char *tv = x->version;
+    for (size_t k = 0; k < r->res->nitems; k++)
+      if (strcmp(r->res->items[k].name, "torch") == 0)
+        tv = r->res->items[k].version;
+    const char *d1 = strchr(tv, '.');
+    size_t n = d1 ? strspn(d1 + 1, "0123456789") : 0;
+    if (d1 && n && (size_t)(d1 - tv) + 1 + n < sizeof out->series)
+      memcpy(out->series, tv, (size_t)(d1 - tv) + 1 + n);
+    out->backends = &r->rules;
+    if (out->series[0] &&
+        series_backends(r, rules, h, ignore_host, out->series, &out->series_backends))
+      out->backends = &out->series_backends;
+    if (any_gpu(out->backends)) {
+      out->why = TS_PLAN_CPU_RULED_OUT;
+      return true;
+    }
+    /* the newest series that has a GPU build here, as detect says */
+    for (size_t k = rules ? rules->nreleases : 0; k-- > 0 && !out->newest_gpu_series;) {
+      struct ts_constraint_set o;
+      if (series_backends(r, rules, h, ignore_host, rules->releases[k].series, &o) &&
+          any_gpu(&o))
+        out->newest_gpu_series = rules->releases[k].series;
+      ts_constraint_set_clear(&o);
+    }
+    out->why = out->newest_gpu_series && out->backends == &out->series_backends
+                   ? TS_PLAN_CPU_OLDER_SERIES
+                   : TS_PLAN_CPU_NO_GPU_BACKEND;
+    return true;
+  }
+  return false;
+}
+
+void ts_plan_cpu_note_clear(struct ts_plan_cpu_note *n) {
+  ts_constraint_set_clear(&n->series_backends);
+}
