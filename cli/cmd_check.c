@@ -16,6 +16,7 @@
 #include "core/fs.h"
 #include "lock/envcheck.h"
 #include "rules/rules.h"
+#include "target/site.h"
 #include "target/target.h"
 #include "wheel/wheel.h"
 
@@ -115,38 +116,6 @@ static int make_target(const char *python, const char *path,
   return st;
 }
 
-/* A value of torch/version.py ("cuda: Optional[str] = '12.8'" or
- * "hip = '7.1.52802'"): what a custom build was built with.  NULL when the
- * file or the value (None) is absent.  malloc'd. */
-static char *built_with(const char *site, const char *key) {
-  char *path = ts_path_join(site, "torch/version.py");
-  FILE *f = fopen(path, "r");
-  free(path);
-  if (!f)
-    return NULL;
-  char line[512];
-  char *out = NULL;
-  size_t klen = strlen(key);
-  while (!out && fgets(line, sizeof line, f)) {
-    if (strncmp(line, key, klen) != 0 || (line[klen] != ' ' && line[klen] != ':' &&
-                                           line[klen] != '='))
-      continue;
-    const char *eq = strchr(line + klen, '=');
-    if (!eq)
-      continue;
-    const char *q = eq + 1;
-    while (*q == ' ')
-      q++;
-    if (*q != '\'' && *q != '"')
-      continue;
-    const char *end = strchr(q + 1, *q);
-    if (end && end > q + 1 && end - q < 64)
-      out = strndup(q + 1, (size_t)(end - q - 1));
-  }
-  fclose(f);
-  return out;
-}
-
 /* A torch whose local label is no variant of the PyTorch server (seed 003:
  * 2.9.1a0+gitd38164a) is judged by what torch/version.py says it was built
  * with. */
@@ -165,8 +134,8 @@ static enum ts_code check_custom_torch(const struct ts_constraint_set *s,
     if (!plus || variant)
       return TS_OK;
     for (size_t d = 0; d < ndirs; d++) {
-      char *cuda = built_with(dirs[d], "cuda");
-      char *hip = built_with(dirs[d], "hip");
+      char *cuda = ts_site_torch_built_with(dirs[d], "cuda");
+      char *hip = ts_site_torch_built_with(dirs[d], "hip");
       enum ts_code rc = TS_OK;
       if (cuda || hip)
         rc = ts_rules_check_build(s, "torch", r->dists[i].version, cuda, hip, f,
@@ -341,7 +310,7 @@ out:
   if (have_set)
     ts_constraint_set_clear(&s);
   if (have_host)
-    ts_host_free(&h);
+    ts_host_clear(&h);
   ts_rules_free(rules);
   ts_envcheck_result_clear(&r);
 out_target:

@@ -241,7 +241,7 @@ int ts_cmd_detect(int argc, char **argv) {
     return ts_cli_report(&err);
   struct ts_rules *rules = NULL;
   if (ts_gpu_rules(&g, &rules, &err) != TS_OK) {
-    ts_host_free(&h);
+    ts_host_clear(&h);
     return ts_cli_report(&err);
   }
   struct ts_rules_options ro = {.ignore_host = g.ignore_host, .release = release};
@@ -266,6 +266,6 @@ int ts_cmd_detect(int argc, char **argv) {
   ts_constraint_set_clear(&fb);
 out:
   ts_rules_free(rules);
-  ts_host_free(&h);
+  ts_host_clear(&h);
   return status;
 }

@@ -258,7 +258,7 @@ static int cmd_fetch(struct index_args *a, const char **names, size_t n) {
     }
   }
   for (size_t i = 0; i < n; i++)
-    ts_index_project_free(&res[i].project);
+    ts_index_project_clear(&res[i].project);
   free(res);
   return status;
 }
@@ -332,7 +332,7 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
       files += p.nfiles;
       if (r == 0 && !a->stats)
         printf("%s: %zu files\n", pos[i], p.nfiles);
-      ts_index_project_free(&p);
+      ts_index_project_clear(&p);
     }
     ts_buf_free(&b);
   }

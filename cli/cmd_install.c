@@ -315,7 +315,7 @@ int ts_cmd_install(int argc, char **argv) {
   }
   rc = ts_gpu_rules(&g, &rules, &err);
   if (rc != TS_OK) {
-    ts_host_free(&host);
+    ts_host_clear(&host);
     args_free(&a);
     return ts_cli_report(&err);
   }
@@ -393,7 +393,7 @@ int ts_cmd_install(int argc, char **argv) {
   ts_plan_result_free(res);
   free(cache);
   ts_rules_free(rules);
-  ts_host_free(&host);
+  ts_host_clear(&host);
   args_free(&a);
   return status;
 }

@@ -163,7 +163,7 @@ int ts_cmd_lock(int argc, char **argv) {
     return ts_cli_report(&err);
   }
   if (ts_gpu_rules(&g, &rules, &err) != TS_OK) {
-    ts_host_free(&host);
+    ts_host_clear(&host);
     ts_cli_reqs_free(&reqs);
     return ts_cli_report(&err);
   }
@@ -215,7 +215,7 @@ int ts_cmd_lock(int argc, char **argv) {
   ts_plan_result_free(res);
   free(cache);
   ts_rules_free(rules);
-  ts_host_free(&host);
+  ts_host_clear(&host);
   ts_cli_reqs_free(&reqs);
   return status;
 }

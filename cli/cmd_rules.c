@@ -16,8 +16,10 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "core/str.h"
 #include "pep/specifier.h"
 #include "rules/rules.h"
+#include "target/site.h"
 
 static void usage(FILE *out) {
   fputs("usage: torchsolve rules check [FILE...]\n"
@@ -190,7 +192,7 @@ static int cmd_compile(int argc, char **argv) {
   }
   struct ts_rules_options ro = {.ignore_host = g.ignore_host};
   if (ts_rules_compile(r, &h, &ro, &s, &err) != TS_OK) {
-    ts_host_free(&h);
+    ts_host_clear(&h);
     ts_rules_free(r);
     return ts_cli_report(&err);
   }
@@ -268,39 +270,28 @@ static int cmd_compile(int argc, char **argv) {
     }
   }
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
   ts_rules_free(r);
   return 0;
 }
 
-/* NAME-VERSION.dist-info → (NAME, VERSION); names never hold '-' there. */
+/* The installed distributions of a site-packages directory (target/site.h,
+ * the reader install and sync use) appended to names/versions. */
 static size_t read_dist_info(const char *dir, char ***names, char ***versions,
                              size_t n) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return n;
-  struct dirent *e;
-  while ((e = readdir(d)) && n < 100000) {
-    size_t len = strlen(e->d_name);
-    if (len < 11 || strcmp(e->d_name + len - 10, ".dist-info") != 0)
-      continue;
-    const char *dash = memchr(e->d_name, '-', len - 10);
-    if (!dash)
-      continue;
-    char **nn = realloc(*names, (n + 1) * sizeof **names);
-    char **vv = realloc(*versions, (n + 1) * sizeof **versions);
-    if (!nn || !vv) {
-      free(nn ? nn : *names);
-      *names = NULL;
-      break;
+  struct ts_site site;
+  struct ts_error err = {0};
+  if (ts_site_read(&dir, 1, &site, &err) == TS_OK)
+    for (size_t i = 0; i < site.n; i++) {
+      if (!site.dists[i].version)
+        continue;
+      *names = ts_xreallocarray(*names, n + 1, sizeof **names);
+      *versions = ts_xreallocarray(*versions, n + 1, sizeof **versions);
+      (*names)[n] = ts_xstrdup(site.dists[i].name);
+      (*versions)[n] = ts_xstrdup(site.dists[i].version);
+      n++;
     }
-    *names = nn;
-    *versions = vv;
-    nn[n] = strndup(e->d_name, (size_t)(dash - e->d_name));
-    vv[n] = strndup(dash + 1, (size_t)(e->d_name + len - 10 - dash - 1));
-    n++;
-  }
-  closedir(d);
+  ts_site_clear(&site);
   return n;
 }
 
@@ -356,7 +347,7 @@ static int cmd_audit(int argc, char **argv) {
   }
   struct ts_rules_options ro = {.ignore_host = g.ignore_host};
   if (ts_rules_compile(r, &h, &ro, &s, &err) != TS_OK) {
-    ts_host_free(&h);
+    ts_host_clear(&h);
     status = ts_cli_report(&err);
     goto out;
   }
@@ -395,7 +386,7 @@ static int cmd_audit(int argc, char **argv) {
   ts_rules_findings_free(f, nf);
   free(pk);
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
 out:
   for (size_t i = 0; i < n; i++) {
     free(names[i]);

@@ -251,7 +251,7 @@ int ts_cmd_sync(int argc, char **argv) {
   free(cache);
 out:
   if (have_host)
-    ts_host_free(&host);
+    ts_host_clear(&host);
   ts_rules_free(rules);
   free(lock_dir);
   ts_pylock_free(lock);

@@ -61,7 +61,7 @@ int ts_cmd_uninstall(int argc, char **argv) {
       opts_done = true;
     } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(usage, stdout);
-      ts_reqfile_free(&rf);
+      ts_reqfile_clear(&rf);
       free(names);
       return 0;
     } else if (!strcmp(a, "-y") || !strcmp(a, "--yes")) {
@@ -109,7 +109,7 @@ int ts_cmd_uninstall(int argc, char **argv) {
   if (status == 0)
     status = ts_cli_open_env("uninstall", &where, &env);
   if (status != 0) {
-    ts_reqfile_free(&rf);
+    ts_reqfile_clear(&rf);
     free(names);
     return status;
   }
@@ -135,9 +135,9 @@ int ts_cmd_uninstall(int argc, char **argv) {
       ts_cli_info(" - %s==%s", res.changes[k].name, res.changes[k].old_version);
   }
   ts_plan_notes_clear(&missing);
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   ts_plan_env_close(&env);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
   free(names);
   return status;
 }

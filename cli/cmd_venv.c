@@ -86,8 +86,8 @@ static int seed(const char *dir, const struct ts_venv_base *base) {
   enum ts_code code = ts_wheel_install(&o, &w, 1, &res, &err);
   for (size_t i = 0; code == TS_OK && i < res.count; i++)
     ts_cli_info(" + %s==%s", res.changes[i].name, res.changes[i].new_version);
-  ts_wheel_result_free(&res);
-  ts_venv_target_free(&t);
+  ts_wheel_result_clear(&res);
+  ts_venv_target_clear(&t);
   globfree(&g);
   return code == TS_OK ? 0 : ts_cli_report(&err);
 }
@@ -133,7 +133,7 @@ int ts_cmd_venv(int argc, char **argv) {
   bool is_venv = access(cfg, F_OK) == 0;
   free(cfg);
   if (clear && is_venv && ts_fs_remove_tree(dir, &err) != TS_OK) {
-    ts_venv_base_free(&base);
+    ts_venv_base_clear(&base);
     return ts_cli_report(&err);
   }
   char command[4200];
@@ -147,6 +147,6 @@ int ts_cmd_venv(int argc, char **argv) {
     ts_cli_info("Created %s (Python %s) in %.0fms; activate with: "
                 "source %s/bin/activate",
                 dir, base.version, ts_cli_now_ms() - t0, dir);
-  ts_venv_base_free(&base);
+  ts_venv_base_clear(&base);
   return rc;
 }

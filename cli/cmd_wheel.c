@@ -61,7 +61,7 @@ static void env_paths_free(struct env_paths *e) {
   if (e->target)
     ts_target_free(e->target);
   if (e->from_layout)
-    ts_venv_target_free(&e->layout);
+    ts_venv_target_clear(&e->layout);
   memset(e, 0, sizeof *e);
 }
 
@@ -242,7 +242,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     o.tags = t.target->tags;
   struct ts_error err = {0};
   if (!repair && !break_system &&
-      ts_plan_check_externally_managed(t.target, &err) != TS_OK) {
+      ts_target_check_externally_managed(t.target, &err) != TS_OK) {
     env_paths_free(&t);
     free(args);
     return ts_cli_report(&err);
@@ -279,7 +279,7 @@ int ts_cmd_wheel(int argc, char **argv) {
       print_changes(&res);
     }
   }
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   env_paths_free(&t);
   free(args);
   return code == TS_OK ? 0 : ts_cli_report(&err);

@@ -177,7 +177,7 @@ enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
   }
   enum ts_code rc = ts_host_apply_overrides(h, &o->ov, err);
   if (rc != TS_OK) {
-    ts_host_free(h);
+    ts_host_clear(h);
     return rc;
   }
   /* Without NVML or nvidia-smi a GPU is known by name only: no build can

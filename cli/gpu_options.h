@@ -60,7 +60,7 @@ int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
 int ts_gpu_options_env(struct ts_gpu_options *o);
 
 /* Detects the host (live or under the sysroot; nothing with --ignore-host)
- * and applies the overrides.  The caller frees *h with ts_host_free. */
+ * and applies the overrides.  The caller frees *h with ts_host_clear. */
 enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
                          struct ts_error *err);
 

@@ -62,12 +62,12 @@ int ts_cli_reqs_collect(struct ts_cli_reqs *r, const char *command, const char *
 }
 
 void ts_cli_reqs_free(struct ts_cli_reqs *r) {
-  ts_reqfile_free(&r->rf);
+  ts_reqfile_clear(&r->rf);
   for (size_t i = 0; i < r->nargs; i++) {
     ts_reqfile_entry_clear(r->args[i]);
     free(r->args[i]);
   }
   free(r->args);
   free(r->all);
-  ts_formatctl_free(&r->binary);
+  ts_formatctl_clear(&r->binary);
 }

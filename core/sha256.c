@@ -1,5 +1,7 @@
 #include "core/sha256.h"
 
+#include "core/text.h"
+
 #include <openssl/evp.h>
 #include <stdlib.h>
 
@@ -76,25 +78,9 @@ void ts_sha256_b64url(const uint8_t digest[TS_SHA256_LEN], char out[44]) {
   out[o] = '\0';
 }
 
-static int hexval(char c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 enum ts_code ts_sha256_from_hex(const char *hex, size_t len,
                                 uint8_t out[TS_SHA256_LEN]) {
   if (len != TS_SHA256_HEX_LEN)
     return TS_E_PARSE;
-  for (int i = 0; i < TS_SHA256_LEN; i++) {
-    int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
-    if (hi < 0 || lo < 0)
-      return TS_E_PARSE;
-    out[i] = (uint8_t)(hi << 4 | lo);
-  }
-  return TS_OK;
+  return ts_hex_decode(hex, TS_SHA256_LEN, out) ? TS_OK : TS_E_PARSE;
 }

@@ -34,14 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (ts_index_parse_html((const char *)data, size, "https://user:S3cr3tPw@h.example/simple/pkg/", "pkg",
                           &p, &err) == TS_OK) {
     check(&p);
-    ts_index_project_free(&p);
+    ts_index_project_clear(&p);
   } else if (leaks(err.detail, data, size)) {
     abort(); /* credentials must never reach a message */
   }
   if (ts_index_parse_flat((const char *)data, size, "file:///srv/flat.html", "pkg", &p, &err) ==
       TS_OK) {
     check(&p);
-    ts_index_project_free(&p);
+    ts_index_project_clear(&p);
   }
   return 0;
 }

@@ -31,6 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (f->sha256 && strlen(f->sha256) != 64)
       abort();
   }
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
   return 0;
 }

@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else if (err.detail[0] == '\0') {
     abort(); /* every failure says what went wrong */
   }
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
   /* the single-requirement entry point on the first file as one line */
   struct ts_reqfile_entry e;
   if (ts_reqfile_parse_requirement(fs.data[0] ? fs.data[0] : "", fs.len[0],

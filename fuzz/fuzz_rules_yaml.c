@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ts_rules_findings_free(f, nf);
       ts_constraint_set_clear(&s);
     }
-    ts_host_free(&h);
+    ts_host_clear(&h);
     ts_rules_free(r);
   }
   ts_rules_diags_clear(&d);

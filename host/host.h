@@ -94,11 +94,11 @@ struct ts_host_options {
  * hardware is not an error; an unreadable file is skipped.  Returns
  * TS_E_NOMEM on allocation failure, TS_E_INVALID for a malformed
  * HSA_OVERRIDE_GFX_VERSION, TS_E_NOT_FOUND when a sysroot does not exist.
- * Caller frees with ts_host_free. */
+ * Caller frees with ts_host_clear. */
 enum ts_code ts_host_detect(const struct ts_host_options *opt,
                             struct ts_host *out, struct ts_error *err);
 /* Frees what *h owns and zeroes it. */
-void ts_host_free(struct ts_host *h);
+void ts_host_clear(struct ts_host *h);
 
 /* ---- overrides -------------------------------------------------------- */
 

@@ -740,14 +740,14 @@ enum ts_code ts_host_detect(const struct ts_host_options *opt,
   detect_nvidia(&c);
   enum ts_code rc = detect_amd(&c, err);
   if (rc != TS_OK) {
-    ts_host_free(out);
+    ts_host_clear(out);
     return rc;
   }
   detect_intel(&c);
   return TS_OK;
 }
 
-void ts_host_free(struct ts_host *h) {
+void ts_host_clear(struct ts_host *h) {
   free(h->machine);
   free(h->os);
   free(h->os_pretty);

@@ -23,7 +23,7 @@
 
 char *ts_cache_default_dir(void) { return ts_cache_root_dir(); }
 
-void ts_cache_entry_free(struct ts_cache_entry *e) {
+void ts_cache_entry_clear(struct ts_cache_entry *e) {
   free(e->url);
   free(e->final_url);
   free(e->content_type);
@@ -151,7 +151,7 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   c = ts_buf_append(&e->body, raw.data + off, raw.len - off);
   ts_buf_free(&raw);
   if (c || !e->url || !e->final_url) {
-    ts_cache_entry_free(e);
+    ts_cache_entry_clear(e);
     return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
   }
   return TS_OK;

@@ -52,7 +52,7 @@ struct ts_cache_entry {
   struct ts_buf body;
 };
 
-void ts_cache_entry_free(struct ts_cache_entry *e);
+void ts_cache_entry_clear(struct ts_cache_entry *e);
 
 /* Path of a page entry; malloc'd. */
 char *ts_cache_page_path(const char *root, const char *project, const char *url,

@@ -340,9 +340,9 @@ static void page_job_clear(struct page_job *j) {
   free(j->url);
   free(j->cache_path);
   if (j->have_cached)
-    ts_cache_entry_free(&j->cached);
+    ts_cache_entry_clear(&j->cached);
   ts_http_request_clear(&j->req);
-  ts_index_project_free(&j->project);
+  ts_index_project_clear(&j->project);
 }
 
 /* Find-links: fetched once per client, parsed per project.  Pages fetched
@@ -445,7 +445,7 @@ static void load_find_links(struct ts_index *idx) {
       bool valid = cpaths[i] && !r->no_store &&
                    ts_index_parse_flat(r->body.data, r->body.len, r->effective_url, "-", &chk,
                                        &pe) == TS_OK;
-      ts_index_project_free(&chk);
+      ts_index_project_clear(&chk);
       if (valid)
         store_page(cpaths[i], l->loc, r, now);
       l->page = r->body;
@@ -456,7 +456,7 @@ static void load_find_links(struct ts_index *idx) {
   }
   for (size_t i = 0; i < idx->nlinks; i++) {
     if (have[i])
-      ts_cache_entry_free(&ces[i]);
+      ts_cache_entry_clear(&ces[i]);
     free(cpaths[i]);
   }
   free(cpaths);
@@ -522,7 +522,7 @@ static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result 
       c = ts_index_parse_flat(l->page.data, l->page.len, l->page_url, res->project.name, &p, &e);
     if (!c)
       c = merge_files(&res->project, &p, NULL);
-    ts_index_project_free(&p);
+    ts_index_project_clear(&p);
     if (c) {
       res->code = c;
       res->err = e;

@@ -75,7 +75,7 @@ const char *ts_index_cache_dir(const struct ts_index *idx); /* NULL if none */
 struct ts_http_stats ts_index_http_stats(const struct ts_index *idx);
 
 struct ts_index_result {
-  struct ts_index_project project; /* owned; ts_index_project_free */
+  struct ts_index_project project; /* owned; ts_index_project_clear */
   enum ts_code code;               /* TS_E_NOT_FOUND when no index has it */
   struct ts_error err;
 };

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/sha256.h"
+#include "core/str.h"
 #include "index/url.h"
 
 #define TS_HTTP_HEADER_MAX 8192 /* one header line we keep */
@@ -49,15 +50,6 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
-static char *sdup(const char *s) {
-  if (!s)
-    return NULL;
-  char *p = strdup(s);
-  if (!p)
-    abort();
-  return p;
-}
-
 struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error *err) {
   static const struct ts_http_options defaults = {0};
   if (!opts)
@@ -84,14 +76,14 @@ struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error 
     h->o.max_redirects = 10;
   if (h->o.backoff_ms == 0)
     h->o.backoff_ms = 250;
-  h->ca_file = sdup(opts->ca_file);
+  h->ca_file = ts_xstrdup(opts->ca_file);
   h->o.ca_file = h->ca_file;
   if (opts->ntrusted_hosts) {
     h->trusted = calloc(opts->ntrusted_hosts, sizeof *h->trusted);
     if (!h->trusted)
       abort();
     for (size_t i = 0; i < opts->ntrusted_hosts; i++)
-      h->trusted[i] = sdup(opts->trusted_hosts[i]);
+      h->trusted[i] = ts_xstrdup(opts->trusted_hosts[i]);
     h->ntrusted = opts->ntrusted_hosts;
   }
   h->o.trusted_hosts = NULL;
@@ -184,19 +176,15 @@ static bool host_trusted(const struct ts_http *h, const char *url) {
 
 /* ---- callbacks ------------------------------------------------------ */
 
-static char *trimmed_dup(const char *v, size_t n) {
+/* A header value without its surrounding blanks and line end, malloc'd. */
+static char *trimmed_value(const char *v, size_t n) {
   while (n && (*v == ' ' || *v == '\t')) {
     v++;
     n--;
   }
   while (n && (v[n - 1] == '\r' || v[n - 1] == '\n' || v[n - 1] == ' ' || v[n - 1] == '\t'))
     n--;
-  char *o = malloc(n + 1);
-  if (!o)
-    abort();
-  memcpy(o, v, n);
-  o[n] = '\0';
-  return o;
+  return ts_xstrndup(v, n);
 }
 
 static bool header_is(const char *line, size_t n, const char *name, const char **val,
@@ -258,18 +246,18 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud) {
   size_t vl;
   if (header_is(data, n, "content-type", &v, &vl)) {
     free(r->content_type);
-    r->content_type = trimmed_dup(v, vl);
+    r->content_type = trimmed_value(v, vl);
   } else if (header_is(data, n, "etag", &v, &vl)) {
     free(r->etag);
-    r->etag = trimmed_dup(v, vl);
+    r->etag = trimmed_value(v, vl);
   } else if (header_is(data, n, "last-modified", &v, &vl)) {
     free(r->last_modified);
-    r->last_modified = trimmed_dup(v, vl);
+    r->last_modified = trimmed_value(v, vl);
   } else if (header_is(data, n, "cache-control", &v, &vl)) {
     parse_cache_control(r, v, vl);
   } else if (header_is(data, n, "content-range", &v, &vl)) {
     free(r->content_range);
-    r->content_range = trimmed_dup(v, vl);
+    r->content_range = trimmed_value(v, vl);
     const char *slash = memchr(r->content_range, '/', strlen(r->content_range));
     size_t used;
     if (slash)
@@ -468,7 +456,7 @@ static bool finish_attempt(struct ts_http *h, struct xfer *x, CURLcode cc) {
   char *eff = NULL;
   curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
   free(r->effective_url);
-  r->effective_url = sdup(eff ? eff : r->url);
+  r->effective_url = ts_xstrdup(eff ? eff : r->url);
   const char *detail = x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc);
   bool retry = false;
   r->err.detail[0] = '\0';

@@ -4,7 +4,7 @@
  * find-links pages or directories) and the resolver (which reads it).
  *
  * Everything is owned by the `struct ts_index_project` and freed by
- * ts_index_project_free.  Strings are NUL-terminated, already unescaped,
+ * ts_index_project_clear.  Strings are NUL-terminated, already unescaped,
  * with URLs made absolute.
  */
 #pragma once
@@ -39,4 +39,4 @@ struct ts_index_project {
   size_t nfiles;
 };
 
-void ts_index_project_free(struct ts_index_project *p);
+void ts_index_project_clear(struct ts_index_project *p);

@@ -11,18 +11,8 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/text.h"
+#include "core/str.h"
 #include "index/url.h"
-
-static char *dupn(const char *s, size_t n) {
-  char *p = malloc(n + 1);
-  if (!p)
-    return NULL;
-  memcpy(p, s, n);
-  p[n] = '\0';
-  return p;
-}
-
-static char *dups(const char *s) { return s ? dupn(s, strlen(s)) : NULL; }
 
 /* Free text from a page (a yank reason, Requires-Python) ends up in the
  * user's terminal: control characters (C0, DEL, and C1 in UTF-8, which
@@ -58,7 +48,7 @@ void ts_index_file_clear(struct ts_index_file *f) {
   f->size = -1;
 }
 
-void ts_index_project_free(struct ts_index_project *p) {
+void ts_index_project_clear(struct ts_index_project *p) {
   if (!p)
     return;
   for (size_t i = 0; i < p->nfiles; i++)
@@ -95,17 +85,17 @@ enum ts_code ts_index_project_add_file(struct ts_index_project *p,
     return TS_E_NOMEM;
   struct ts_index_file *d = &p->files[p->nfiles];
   memset(d, 0, sizeof *d);
-  d->filename = dups(f->filename);
-  d->url = dups(f->url);
-  d->sha256 = dups(f->sha256);
-  d->requires_python = dups(f->requires_python);
+  d->filename = ts_xstrdup(f->filename);
+  d->url = ts_xstrdup(f->url);
+  d->sha256 = ts_xstrdup(f->sha256);
+  d->requires_python = ts_xstrdup(f->requires_python);
   d->yanked = f->yanked;
-  d->yanked_reason = dups(f->yanked_reason);
+  d->yanked_reason = ts_xstrdup(f->yanked_reason);
   d->has_metadata = f->has_metadata;
-  d->metadata_sha256 = dups(f->metadata_sha256);
+  d->metadata_sha256 = ts_xstrdup(f->metadata_sha256);
   d->size = f->size;
-  d->upload_time = dups(f->upload_time);
-  d->index_url = dups(f->index_url);
+  d->upload_time = ts_xstrdup(f->upload_time);
+  d->index_url = ts_xstrdup(f->index_url);
   d->from_find_links = f->from_find_links;
   if (!d->filename || !d->url || (f->sha256 && !d->sha256) ||
       (f->requires_python && !d->requires_python) ||
@@ -284,14 +274,6 @@ static bool valid_sha256(const char *h, size_t n) {
   return true;
 }
 
-static char *lower_dup(const char *h, size_t n) {
-  char *o = dupn(h, n);
-  if (o)
-    for (size_t i = 0; i < n; i++)
-      o[i] = (char)(o[i] >= 'A' && o[i] <= 'Z' ? o[i] + 32 : o[i]);
-  return o;
-}
-
 /* Value of a PEP 658 attribute ("true" or "<algo>=<hex>"): sets has/sha. */
 static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
                                   const char *page, struct ts_error *err) {
@@ -304,7 +286,7 @@ static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
       return ts_error_set(err, TS_E_PARSE, "invalid metadata hash '%s' for %s on %s",
                           shown(v, b1), shown(f->filename, b2), page);
     }
-    f->metadata_sha256 = lower_dup(v + 7, 64);
+    f->metadata_sha256 = ts_xstrndup_lower(v + 7, 64);
     if (!f->metadata_sha256)
       return ts_error_set(err, TS_E_NOMEM, "out of memory");
   }
@@ -333,7 +315,7 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
       ts_url_for_message(h, hl, shown, sizeof shown);
       c = ts_error_set(err, TS_E_PARSE, "invalid sha256 in link '%s' on %s", shown, page);
     }
-    else if (!(f->sha256 = lower_dup(frag + 7, 64)))
+    else if (!(f->sha256 = ts_xstrndup_lower(frag + 7, 64)))
       c = ts_error_set(err, TS_E_NOMEM, "out of memory");
   }
   free(h);
@@ -351,7 +333,7 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
     size_t l = strlen(st);
     while (l && is_space(st[l - 1]))
       l--;
-    f->filename = l ? dupn(st, l) : NULL;
+    f->filename = l ? ts_xstrndup(st, l) : NULL;
     free(t);
     if (!f->filename)
       return ts_error_set(err, TS_E_PARSE, "link without a file name on %s", page);
@@ -370,7 +352,7 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
   if (!a)
     a = find_attr(attrs, na, "data-dist-info-metadata");
   if (a) {
-    char *v = a->val ? ts_index_html_unescape(a->val, a->vlen) : dups("true");
+    char *v = a->val ? ts_index_html_unescape(a->val, a->vlen) : ts_xstrdup("true");
     if (!v)
       return TS_E_NOMEM;
     c = metadata_attr(v[0] ? v : "true", f, page, err);
@@ -387,8 +369,8 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
   char page[200];
   ts_url_redact_buf(page_url, page, sizeof page);
   out->name = ts_index_normalize_name(name, strlen(name));
-  out->index_url = dups(page_url);
-  char *base = dups(page_url);
+  out->index_url = ts_xstrdup(page_url);
+  char *base = ts_xstrdup(page_url);
   enum ts_code c = (!out->index_url || !base) ? TS_E_NOMEM : TS_OK;
   size_t i = 0;
   while (!c && i < n) {
@@ -453,7 +435,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
   if (c) {
     if (c == TS_E_NOMEM)
       ts_error_set(err, c, "out of memory parsing %s", page);
-    ts_index_project_free(out);
+    ts_index_project_clear(out);
   }
   return c;
 }
@@ -486,7 +468,7 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
       if (!valid_sha256(h->valuestring, strlen(h->valuestring)))
         return ts_error_set(err, TS_E_PARSE, "invalid metadata sha256 for %s on %s",
                             shown(f->filename, b), page);
-      if (!(f->metadata_sha256 = lower_dup(h->valuestring, 64)))
+      if (!(f->metadata_sha256 = ts_xstrndup_lower(h->valuestring, 64)))
         return TS_E_NOMEM;
     }
   } else if (v && !cJSON_IsFalse(v) && !cJSON_IsNull(v)) {
@@ -508,7 +490,7 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
       strchr(fn->valuestring, '/'))
     return ts_error_set(err, TS_E_PARSE,
                         "a files[] entry lacks a valid filename or url on %s", page);
-  if (!(f->filename = dups(fn->valuestring)))
+  if (!(f->filename = ts_xstrdup(fn->valuestring)))
     return TS_E_NOMEM;
   enum ts_code c = ts_url_resolve(page_url, url->valuestring,
                                   strlen(url->valuestring), &f->url, err);
@@ -523,19 +505,19 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
     if (!cJSON_IsString(sha) || !valid_sha256(sha->valuestring, strlen(sha->valuestring)))
       return ts_error_set(err, TS_E_PARSE, "invalid sha256 for %s on %s",
                           shown(f->filename, b), page);
-    if (!(f->sha256 = lower_dup(sha->valuestring, 64)))
+    if (!(f->sha256 = ts_xstrndup_lower(sha->valuestring, 64)))
       return TS_E_NOMEM;
   }
   const cJSON *rp = cJSON_GetObjectItemCaseSensitive(o, "requires-python");
   if (cJSON_IsString(rp) && rp->valuestring[0] &&
-      !clean_text(f->requires_python = dups(rp->valuestring)))
+      !clean_text(f->requires_python = ts_xstrdup(rp->valuestring)))
     return TS_E_NOMEM;
   const cJSON *y = cJSON_GetObjectItemCaseSensitive(o, "yanked");
   if (cJSON_IsTrue(y)) {
     f->yanked = true;
   } else if (cJSON_IsString(y)) {
     f->yanked = true;
-    if (y->valuestring[0] && !clean_text(f->yanked_reason = dups(y->valuestring)))
+    if (y->valuestring[0] && !clean_text(f->yanked_reason = ts_xstrdup(y->valuestring)))
       return TS_E_NOMEM;
   }
   /* PEP 714 key first; older servers only send the PEP 691 spelling. */
@@ -550,7 +532,7 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
   if (cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9e15)
     f->size = (int64_t)size->valuedouble;
   const cJSON *ut = cJSON_GetObjectItemCaseSensitive(o, "upload-time");
-  if (cJSON_IsString(ut) && !clean_text(f->upload_time = dups(ut->valuestring)))
+  if (cJSON_IsString(ut) && !clean_text(f->upload_time = ts_xstrdup(ut->valuestring)))
     return TS_E_NOMEM;
   return TS_OK;
 }
@@ -584,7 +566,7 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
   }
   if (!c) {
     out->name = ts_index_normalize_name(name, strlen(name));
-    if (!(out->index_url = dups(page_url)))
+    if (!(out->index_url = ts_xstrdup(page_url)))
       c = TS_E_NOMEM;
   }
   const cJSON *o;
@@ -603,7 +585,7 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
   if (c) {
     if (c == TS_E_NOMEM)
       ts_error_set(err, c, "out of memory parsing %s", page);
-    ts_index_project_free(out);
+    ts_index_project_clear(out);
   }
   return c;
 }
@@ -652,7 +634,7 @@ enum ts_code ts_index_scan_dir(const char *dir, const char *name,
       struct ts_index_file f;
       memset(&f, 0, sizeof f);
       f.size = (int64_t)st.st_size;
-      f.filename = dups(e->d_name);
+      f.filename = ts_xstrdup(e->d_name);
       ts_buf_reset(&u);
       /* file URLs must be percent-encoded; names are plain ASCII in
        * practice, so only '%' '#' '?' ' ' and '+' need care. */
@@ -671,7 +653,7 @@ enum ts_code ts_index_scan_dir(const char *dir, const char *name,
   closedir(d);
   ts_buf_free(&u);
   if (c) {
-    ts_index_project_free(out);
+    ts_index_project_clear(out);
     return ts_error_set(err, c, "cannot list find-links directory '%s'", dir);
   }
   return TS_OK;

@@ -7,7 +7,7 @@
  * Input is a (ptr,len) slice that need not be NUL-terminated; page_url is
  * the URL the page was finally read from (after redirects), against which
  * relative links are resolved.  On success *out is filled and owned by the
- * caller (ts_index_project_free); on failure *out is left empty and err
+ * caller (ts_index_project_clear); on failure *out is left empty and err
  * names the redacted page URL.
  */
 #pragma once

@@ -3,11 +3,11 @@
  */
 #include "lock/envcheck.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
 #include "core/fs.h"
@@ -16,6 +16,7 @@
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
+#include "target/site.h"
 
 /* One distribution while checking: its parsed requirements that apply. */
 struct dist {
@@ -63,22 +64,16 @@ static enum ts_code add_skipped(struct ts_envcheck_result *r, const char *name,
   return TS_OK;
 }
 
-/* Reads one dist-info: false (with *why) when pip would skip it. */
-static bool load_dist(const char *dir, struct dist *d,
+/* Parses one installed distribution: false (with *why) when pip would
+ * skip it. */
+static bool load_dist(const struct ts_site_dist *sd, struct dist *d,
                       const struct ts_marker_env *env, struct ts_error *why) {
-  char *path = ts_path_join(dir, "METADATA");
-  struct ts_buf b;
-  ts_buf_init(&b, TS_CAP_METADATA);
-  enum ts_code rc = ts_fs_read_file(path, &b, why);
-  free(path);
-  if (rc != TS_OK) {
-    ts_buf_free(&b);
+  if (!sd->metadata) {
+    ts_error_set(why, TS_E_PARSE, "%s", sd->problem ? sd->problem : "no METADATA");
     return false;
   }
   struct ts_metadata *md = NULL;
-  rc = ts_metadata_parse(b.data ? b.data : "", b.len, &md, why);
-  ts_buf_free(&b);
-  if (rc != TS_OK)
+  if (ts_metadata_parse(sd->metadata, sd->metadata_len, &md, why) != TS_OK)
     return false;
   d->name = ts_xstrdup(md->normalized_name);
   d->v = ts_version_dup(md->version);
@@ -167,62 +162,34 @@ static enum ts_code add_problem(struct ts_envcheck_result *r,
   return TS_OK;
 }
 
-/* Adds the distributions of one directory to ds[0..*n). */
-static enum ts_code read_dir(const char *site_dir,
-                             const struct ts_marker_env *env, struct dist **dsp,
-                             size_t *np, size_t *capp,
-                             struct ts_envcheck_result *out,
-                             struct ts_error *err) {
-  DIR *dh = opendir(site_dir);
-  if (!dh)
-    return ts_error_set(err, TS_E_NOT_FOUND, "cannot read '%s': %s", site_dir,
-                        strerror(errno));
-  struct dist *ds = *dsp;
-  size_t n = *np, cap = *capp;
-  enum ts_code rc = TS_OK;
-  struct dirent *e;
-  while ((e = readdir(dh))) {
-    size_t len = strlen(e->d_name);
-    if (len <= 10 || strcmp(e->d_name + len - 10, ".dist-info") != 0)
-      continue;
-    if (n >= TS_ENVCHECK_MAX_DISTS) {
-      rc = ts_error_set(err, TS_E_TOO_BIG, "'%s': more than %d distributions",
-                        site_dir, TS_ENVCHECK_MAX_DISTS);
-      break;
-    }
-    if (n == cap) {
-      size_t nc = cap ? cap * 2 : 64;
-      struct dist *g = realloc(ds, nc * sizeof *g);
-      if (!g) {
-        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-        break;
-      }
-      ds = g;
-      cap = nc;
-    }
+/* The distributions of the installed set that pip would read, in ds. */
+static enum ts_code load_site(const struct ts_site *site, const struct ts_marker_env *env,
+                              struct dist **dsp, size_t *np,
+                              struct ts_envcheck_result *out, struct ts_error *err) {
+  struct dist *ds = ts_xcalloc(site->n, sizeof *ds);
+  size_t n = 0;
+  for (size_t i = 0; i < site->n; i++) {
+    const struct ts_site_dist *sd = &site->dists[i];
     struct dist d = {0};
     struct ts_error why = {0};
-    char *dir = ts_path_join(site_dir, e->d_name);
-    bool ok = load_dist(dir, &d, env, &why);
-    free(dir);
-    if (!ok) {
+    if (!load_dist(sd, &d, env, &why)) {
+      const char *base = strrchr(sd->dist_info, '/');
+      base = base ? base + 1 : sd->dist_info;
       char name[256];
-      snprintf(name, sizeof name, "%.*s", (int)(len - 10), e->d_name);
+      snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 10), base);
       dist_free(&d);
       if (add_skipped(out, name, why.detail[0] ? why.detail : "unreadable") != TS_OK) {
-        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-        break;
+        free(ds);
+        return ts_error_set(err, TS_E_NOMEM, "out of memory");
       }
       continue;
     }
     d.order = n;
     ds[n++] = d;
   }
-  closedir(dh);
   *dsp = ds;
   *np = n;
-  *capp = cap;
-  return rc;
+  return TS_OK;
 }
 
 enum ts_code ts_envcheck_run(const char *site_dir,
@@ -238,15 +205,21 @@ enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
                                   struct ts_error *err) {
   memset(out, 0, sizeof *out);
   struct dist *ds = NULL;
-  size_t n = 0, cap = 0;
-  enum ts_code rc = TS_OK;
-  for (size_t di = 0; rc == TS_OK && di < ndirs; di++) {
-    bool seen = false;
-    for (size_t k = 0; k < di; k++)
-      seen |= strcmp(site_dirs[k], site_dirs[di]) == 0;
-    if (!seen)
-      rc = read_dir(site_dirs[di], env, &ds, &n, &cap, out, err);
+  size_t n = 0;
+  /* a directory that is not there is an error here (check --path names
+   * it), not an empty environment */
+  for (size_t di = 0; di < ndirs; di++) {
+    struct stat st;
+    int e = stat(site_dirs[di], &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (e)
+      return ts_error_set(err, TS_E_NOT_FOUND, "cannot read '%s': %s", site_dirs[di],
+                          strerror(e));
   }
+  struct ts_site site;
+  enum ts_code rc = ts_site_read(site_dirs, ndirs, &site, err);
+  if (rc == TS_OK)
+    rc = load_site(&site, env, &ds, &n, out, err);
+  ts_site_clear(&site);
   if (rc == TS_OK && n) {
     qsort(ds, n, sizeof *ds, dist_cmp);
     /* Two copies of one project: pip's dict keeps the last one read. */

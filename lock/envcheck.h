@@ -2,7 +2,8 @@
  * lock/envcheck.h — environment consistency: what `pip check` reports for a
  * site-packages directory, without running Python.
  *
- * Every *.dist-info/METADATA under the directory is read; for each
+ * The installed set comes from target/site.h (the reader install and sync
+ * use); for each
  * distribution, each Requires-Dist whose marker holds for the target (with
  * `extra` bound to "", as pip's iter_dependencies does) is checked:
  *   missing:     "X 1.0 requires y, which is not installed."
@@ -21,9 +22,6 @@
 
 #include "core/error.h"
 #include "pep/requirement.h"
-
-/* Hostile-input bound on distributions in one directory. */
-#define TS_ENVCHECK_MAX_DISTS 100000
 
 enum ts_envcheck_kind {
   TS_ENVCHECK_MISSING,

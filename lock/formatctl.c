@@ -88,7 +88,7 @@ enum ts_code ts_formatctl_add_reqfile(struct ts_formatctl *fc, const struct ts_r
   return rc;
 }
 
-void ts_formatctl_free(struct ts_formatctl *fc) {
+void ts_formatctl_clear(struct ts_formatctl *fc) {
   set_clear(&fc->no_binary, &fc->nno_binary);
   set_clear(&fc->only_binary, &fc->nonly_binary);
 }

@@ -39,4 +39,4 @@ enum ts_code ts_formatctl_add(struct ts_formatctl *fc, const char *value, bool n
 enum ts_code ts_formatctl_add_reqfile(struct ts_formatctl *fc, const struct ts_reqfile *rf,
                                       struct ts_error *err);
 
-void ts_formatctl_free(struct ts_formatctl *fc);
+void ts_formatctl_clear(struct ts_formatctl *fc);

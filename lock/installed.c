@@ -5,7 +5,6 @@
 #include "lock/installed.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "pep/name.h"
 #include "pep/requirement.h"
 #include "pep/version.h"
+#include "target/site.h"
 #include "wheel/record.h"
 
 static void dist_clear(struct ts_installed_dist *d) {
@@ -102,38 +102,32 @@ static void add_skipped(struct ts_installed_set *s, const char *path, const char
   s->skipped[s->nskipped++] = ts_xasprintf("%s: %s", path, why);
 }
 
-/* Reads one dist-info into *d: false (the reason in s->skipped) when pip
- * would skip it. */
-static bool load(struct ts_installed_set *s, const char *dir, const char *entry,
+/* One distribution of the installed set (target/site.h) into *d: false
+ * (the reason in s->skipped) when pip would skip it. */
+static bool load(struct ts_installed_set *s, const struct ts_site_dist *sd,
                  struct ts_installed_dist *d) {
   memset(d, 0, sizeof *d);
-  d->distinfo = ts_path_join(dir, entry);
-  char *mpath = ts_path_join(d->distinfo, "METADATA");
-  struct ts_buf b;
-  ts_buf_init(&b, TS_CAP_METADATA);
   struct ts_error e = {0};
-  enum ts_code rc = ts_fs_read_file(mpath, &b, &e);
-  free(mpath);
-  if (rc == TS_OK)
-    rc = ts_metadata_parse(b.data ? b.data : "", b.len, &d->md, &e);
-  ts_buf_free(&b);
-  if (rc != TS_OK) {
-    add_skipped(s, d->distinfo, e.detail);
+  if (!sd->metadata) {
+    add_skipped(s, sd->dist_info, sd->problem ? sd->problem : "no METADATA");
+    return false;
+  }
+  if (ts_metadata_parse(sd->metadata, sd->metadata_len, &d->md, &e) != TS_OK) {
+    add_skipped(s, sd->dist_info, e.detail);
     dist_clear(d);
     return false;
   }
+  d->distinfo = ts_xstrdup(sd->dist_info);
   d->name = ts_xstrdup(d->md->name);
   d->canonical = ts_xstrdup(d->md->normalized_name);
   d->version = ts_xstrdup(ts_version_str(d->md->version));
-  d->location = ts_xstrdup(dir);
+  d->location = ts_xstrdup(sd->site);
   char *inst = read_small(d->distinfo, "INSTALLER");
   if (inst) {
     inst[strcspn(inst, "\r\n")] = '\0';
     d->installer = inst;
   }
-  char *req = ts_path_join(d->distinfo, "REQUESTED");
-  d->requested = access(req, F_OK) == 0;
-  free(req);
+  d->requested = sd->requested;
   read_direct_url(d);
   return true;
 }
@@ -143,68 +137,24 @@ static int by_name(const void *a, const void *b) {
   return strcmp(x->canonical, y->canonical);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* dist-info directories of one site directory, sorted, so that which of
- * two copies of a project is kept never depends on readdir order. */
-static enum ts_code list_distinfos(const char *dir, char ***out, size_t *n,
-                                   struct ts_error *err) {
-  *out = NULL;
-  *n = 0;
-  DIR *dh = opendir(dir);
-  if (!dh) {
-    if (errno == ENOENT || errno == ENOTDIR)
-      return TS_OK;
-    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", dir, strerror(errno));
-  }
-  struct dirent *de;
-  enum ts_code rc = TS_OK;
-  while ((de = readdir(dh))) {
-    size_t l = strlen(de->d_name);
-    if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
-      continue;
-    if (*n >= TS_INSTALLED_MAX) {
-      rc = ts_error_set(err, TS_E_TOO_BIG, "'%s' holds more than %d distributions",
-                        dir, TS_INSTALLED_MAX);
-      break;
-    }
-    *out = ts_xrealloc(*out, (*n + 1) * sizeof **out);
-    (*out)[(*n)++] = ts_xstrdup(de->d_name);
-  }
-  closedir(dh);
-  qsort(*out, *n, sizeof **out, cmp_str);
-  return rc;
-}
-
 enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
                                struct ts_installed_set *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
-  enum ts_code rc = TS_OK;
-  for (size_t k = 0; k < ndirs && rc == TS_OK; k++) {
-    bool seen = false;
-    for (size_t j = 0; j < k; j++)
-      seen |= strcmp(dirs[j], dirs[k]) == 0;
-    if (seen)
+  struct ts_site site;
+  enum ts_code rc = ts_site_read(dirs, ndirs, &site, err);
+  /* site is sorted by project, then directory order: the first copy wins */
+  for (size_t i = 0; rc == TS_OK && i < site.n; i++) {
+    struct ts_installed_dist d;
+    if (!load(out, &site.dists[i], &d))
       continue;
-    char **names = NULL;
-    size_t n = 0;
-    rc = list_distinfos(dirs[k], &names, &n, err);
-    for (size_t i = 0; i < n; i++) {
-      struct ts_installed_dist d;
-      if (rc == TS_OK && load(out, dirs[k], names[i], &d)) {
-        if (ts_installed_find(out, d.name))
-          dist_clear(&d); /* an earlier directory (or copy) has it */
-        else {
-          out->dists = ts_xrealloc(out->dists, (out->ndists + 1) * sizeof *out->dists);
-          out->dists[out->ndists++] = d;
-        }
-      }
-      free(names[i]);
+    if (ts_installed_find(out, d.name)) {
+      dist_clear(&d); /* an earlier directory (or copy) has it */
+      continue;
     }
-    free(names);
+    out->dists = ts_xreallocarray(out->dists, out->ndists + 1, sizeof *out->dists);
+    out->dists[out->ndists++] = d;
   }
+  ts_site_clear(&site);
   qsort(out->dists, out->ndists, sizeof *out->dists, by_name);
   return rc;
 }
@@ -230,7 +180,7 @@ enum ts_code ts_installed_files(const struct ts_installed_dist *d, char ***paths
       (*paths)[i] = ts_xstrdup(rec.rows[i].path);
     *n = rec.count;
   }
-  ts_record_free(&rec);
+  ts_record_clear(&rec);
   return rc;
 }
 

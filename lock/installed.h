@@ -3,9 +3,10 @@
  * directories, as pip's importlib backend sees them: what list, freeze,
  * show, inspect and uninstall read.
  *
- * Every DIR/NAME.dist-info with a METADATA that parses (pep/metadata.h) is
- * one distribution; others are skipped and named in `skipped`, as pip logs
- * and skips them.  A project found in two directories (purelib, platlib)
+ * The directories are read by target/site.h (the one reader of the
+ * installed set); every dist-info with a METADATA that parses
+ * (pep/metadata.h) is one distribution here; others are skipped and named
+ * in `skipped`, as pip logs and skips them.  A project found in two directories (purelib, platlib)
  * is kept once: the first directory given wins, as sys.path order does.
  * Besides METADATA, the small files of PEP 376/610/627 are read:
  * INSTALLER, REQUESTED, direct_url.json (URL, editable).  RECORD is read
@@ -46,12 +47,9 @@ struct ts_installed_set {
   size_t nskipped;
 };
 
-/* Hostile-input bound on distributions in one directory. */
-#define TS_INSTALLED_MAX 100000
-
 /* Reads the directories in order (a directory named twice is read once;
  * one that does not exist holds nothing).  TS_E_IO when one cannot be
- * read, TS_E_TOO_BIG past TS_INSTALLED_MAX.  Clear with
+ * read, TS_E_TOO_BIG past TS_SITE_MAX_DISTS.  Clear with
  * ts_installed_clear (also after an error). */
 enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
                                struct ts_installed_set *out, struct ts_error *err);

@@ -16,20 +16,12 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/text.h"
+#include "core/str.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 
 /* ------------------------------------------------------------------ */
 /* small helpers                                                        */
-
-static char *dup_n(const char *s, size_t n) {
-  char *p = malloc(n + 1);
-  if (!p)
-    return NULL;
-  memcpy(p, s, n);
-  p[n] = '\0';
-  return p;
-}
 
 static bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
@@ -46,7 +38,7 @@ static void strip(const char **s, size_t *len) {
 }
 
 static enum ts_code strv_push(char ***v, size_t *n, const char *s, size_t len) {
-  char *c = dup_n(s, len);
+  char *c = ts_xstrndup(s, len);
   char **nv = c ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
   if (!nv) {
     free(c);
@@ -227,7 +219,7 @@ bool ts_reqfile_is_dir_real(void *ctx, const char *path) {
 
 static bool names_dir(const struct ts_reqfile_opts *opts, const char *s,
                       size_t len) {
-  char *p = dup_n(s, len);
+  char *p = ts_xstrndup(s, len);
   if (!p)
     return false;
   bool d;
@@ -250,7 +242,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
   if (memchr(s, '\0', len))
     return ts_error_set(err, TS_E_PARSE, "requirement holds a NUL byte");
   enum ts_code rc;
-  if (!(e->text = dup_n(s, len)))
+  if (!(e->text = ts_xstrndup(s, len)))
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
   bool url = is_url(s, len);
   /* pip splits markers off first: at "; " after a URL, else at ";" */
@@ -277,7 +269,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
 
   if (url) {
     e->kind = TS_REQFILE_URL;
-    if (!(e->url = dup_n(name, name_len)))
+    if (!(e->url = ts_xstrndup(name, name_len)))
       goto oom;
     const char *fn;
     size_t fn_len;
@@ -322,7 +314,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
       path_like = false;
     if (path_like) {
       e->kind = TS_REQFILE_PATH;
-      if (!(e->path = dup_n(name, plen)))
+      if (!(e->path = ts_xstrndup(name, plen)))
         goto oom;
       const char *slash = plen ? memrchr(name, '/', plen) : NULL;
       const char *fn = slash ? slash + 1 : name;
@@ -371,7 +363,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
         goto oom;
     }
   }
-  if (marker && !(e->marker = dup_n(marker, marker_len)))
+  if (marker && !(e->marker = ts_xstrndup(marker, marker_len)))
     goto oom;
   return TS_OK;
 oom:
@@ -404,7 +396,7 @@ void ts_reqfile_init(struct ts_reqfile *rf) {
   memset(rf, 0, sizeof *rf);
 }
 
-void ts_reqfile_free(struct ts_reqfile *rf) {
+void ts_reqfile_clear(struct ts_reqfile *rf) {
   for (size_t i = 0; i < rf->nentries; i++)
     ts_reqfile_entry_clear(&rf->entries[i]);
   free(rf->entries);

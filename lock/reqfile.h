@@ -115,7 +115,7 @@ struct ts_reqfile {
 
 void ts_reqfile_init(struct ts_reqfile *rf);
 /* Frees everything and leaves an empty, reusable struct. */
-void ts_reqfile_free(struct ts_reqfile *rf);
+void ts_reqfile_clear(struct ts_reqfile *rf);
 
 /* Parses `path` and the files it includes, appending to rf (several -r and
  * -c from the command line accumulate into one rf).  On error rf keeps

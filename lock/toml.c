@@ -6,6 +6,7 @@
  * dotted keys; inline tables and value arrays are frozen.
  */
 #include "core/text.h"
+#include "core/str.h"
 #include "lock/toml.h"
 
 #include <limits.h>
@@ -162,23 +163,13 @@ const struct ts_toml_value *ts_toml_get(const struct ts_toml_value *t,
 struct ts_toml_value *ts_toml_new_table(void) { return node_new(TS_TOML_TABLE); }
 struct ts_toml_value *ts_toml_new_array(void) { return node_new(TS_TOML_ARRAY); }
 
-static char *mem_dup(const char *s, size_t len) {
-  char *p = malloc(len + 1);
-  if (!p)
-    return NULL;
-  if (len)
-    memcpy(p, s, len);
-  p[len] = '\0';
-  return p;
-}
-
 struct ts_toml_value *ts_toml_new_string(const char *s, size_t len) {
   if (!s && len)
     return NULL;
   struct ts_toml_value *v = node_new(TS_TOML_STRING);
   if (!v)
     return NULL;
-  v->str = mem_dup(s ? s : "", len);
+  v->str = ts_xstrndup(s ? s : "", len);
   if (!v->str) {
     free(v);
     return NULL;
@@ -269,7 +260,7 @@ struct ts_toml_value *ts_toml_dup(const struct ts_toml_value *v) {
   c->inline_form = v->inline_form;
   c->flags = v->flags;
   if (v->str) {
-    c->str = mem_dup(v->str, v->len);
+    c->str = ts_xstrndup(v->str, v->len);
     c->len = v->len;
     if (!c->str)
       goto oom;
@@ -775,7 +766,7 @@ static enum ts_code parse_key(struct parser *p, struct key *k) {
       size_t st = p->pos;
       while (is_bare(peek(p)))
         p->pos++;
-      part->s = mem_dup(p->s + st, p->pos - st);
+      part->s = ts_xstrndup(p->s + st, p->pos - st);
       if (!part->s)
         return fail_at(p, st, TS_E_NOMEM, "out of memory");
       part->len = p->pos - st;

@@ -337,3 +337,26 @@ bool ts_metadata_has_extra(const struct ts_metadata *md, const char *extra)
       return true;
   return false;
 }
+
+char *ts_metadata_header_value(const char *data, size_t len, const char *field)
+{
+  size_t fl = strlen(field);
+  const char *s = data, *end = data + len;
+  while (s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    const char *le = nl ? nl : end;
+    if (le == s || (le == s + 1 && *s == '\r'))
+      break; /* end of headers */
+    if ((size_t)(le - s) > fl + 1 && strncasecmp(s, field, fl) == 0 && s[fl] == ':') {
+      const char *v = s + fl + 1;
+      while (v < le && (*v == ' ' || *v == '\t'))
+        v++;
+      const char *ve = le;
+      while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
+        ve--;
+      return ts_xstrndup(v, (size_t)(ve - v));
+    }
+    s = le + 1;
+  }
+  return NULL;
+}

@@ -60,6 +60,11 @@ enum ts_code ts_metadata_parse(const char *data, size_t len,
                                struct ts_metadata **out, struct ts_error *err);
 void ts_metadata_free(struct ts_metadata *md);
 
+/* The first value of one header field ("Name", "Version"), case-insensitive,
+ * without a full parse: the header block only, value trimmed.  malloc'd;
+ * NULL when the field is absent.  For reading an installed set quickly. */
+char *ts_metadata_header_value(const char *data, size_t len, const char *field);
+
 /* First value of a header (case-insensitive name), raw, or NULL. */
 const char *ts_metadata_get(const struct ts_metadata *md, const char *name);
 /* Number of headers with that name; fills out[0..cap) with their raw

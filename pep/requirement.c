@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/pep508_internal.h"
 #include "pep/requirement.h"
@@ -155,15 +156,6 @@ void ts_requirement_free(struct ts_requirement *r) {
   free(r);
 }
 
-static char *dupn(const char *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (d) {
-    memcpy(d, s, n);
-    d[n] = '\0';
-  }
-  return d;
-}
-
 static enum ts_code nomem(struct ts_error *err) {
   return ts_error_set(err, TS_E_NOMEM, "out of memory parsing a requirement");
 }
@@ -185,7 +177,7 @@ static enum ts_code parse_extras(struct rparser *ps,
         return nomem(ps->err);
       r->extras_written = v;
     }
-    char *e = dupn(ps->s + ps->p, n);
+    char *e = ts_xstrndup(ps->s + ps->p, n);
     if (!e)
       return nomem(ps->err);
     r->extras_written[r->nextras_written++] = e;
@@ -233,7 +225,7 @@ static enum ts_code parse_details(struct rparser *ps, struct ts_requirement *r,
       u++;
     if (u == ps->p)
       return rfail(ps, ps->p, "expected URL after @");
-    r->url = dupn(ps->s + ps->p, u - ps->p);
+    r->url = ts_xstrndup(ps->s + ps->p, u - ps->p);
     if (!r->url)
       return nomem(ps->err);
     ps->p = u;
@@ -318,7 +310,7 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
                "expected package name at the start of dependency specifier");
     goto out;
   }
-  r->name = dupn(s + ps.p, n);
+  r->name = ts_xstrndup(s + ps.p, n);
   r->normalized_name = r->name ? ts_name_normalize(r->name, n) : NULL;
   if (!r->name || !r->normalized_name) {
     rc = nomem(err);
@@ -366,7 +358,7 @@ static char **dup_strv(char *const *v, size_t n, bool *ok) {
     return NULL;
   }
   for (size_t i = 0; i < n; i++)
-    if (!(d[i] = dupn(v[i], strlen(v[i]))))
+    if (!(d[i] = ts_xstrndup(v[i], strlen(v[i]))))
       *ok = false;
   return d;
 }
@@ -378,14 +370,14 @@ struct ts_requirement *ts_requirement_dup(const struct ts_requirement *r) {
   if (!d)
     return NULL;
   bool ok = true;
-  d->name = dupn(r->name, strlen(r->name));
-  d->normalized_name = dupn(r->normalized_name, strlen(r->normalized_name));
+  d->name = ts_xstrndup(r->name, strlen(r->name));
+  d->normalized_name = ts_xstrndup(r->normalized_name, strlen(r->normalized_name));
   d->extras = dup_strv(r->extras, r->nextras, &ok);
   d->nextras = d->extras ? r->nextras : 0;
   d->extras_written = dup_strv(r->extras_written, r->nextras_written, &ok);
   d->nextras_written = d->extras_written ? r->nextras_written : 0;
   d->specifier = ts_specset_dup(r->specifier);
-  d->url = r->url ? dupn(r->url, strlen(r->url)) : NULL;
+  d->url = r->url ? ts_xstrndup(r->url, strlen(r->url)) : NULL;
   d->marker = r->marker ? ts_marker_dup(r->marker) : NULL;
   if (!ok || !d->name || !d->normalized_name || !d->specifier ||
       (r->url && !d->url) || (r->marker && !d->marker)) {

@@ -19,6 +19,7 @@
  *   !=     the complement of ==
  *   ===V   the item's text equals V, ignoring ASCII case
  */
+#include "core/str.h"
 #include "pep/specifier.h"
 
 #include <stdint.h>
@@ -56,15 +57,6 @@ static const char *const op_text[] = {
     [TS_OP_LE] = "<=",         [TS_OP_GE] = ">=", [TS_OP_LT] = "<",
     [TS_OP_GT] = ">",          [TS_OP_ARBITRARY] = "===",
 };
-
-static char *dup_slice(const char *s, size_t len) {
-  char *d = malloc(len + 1);
-  if (d) {
-    memcpy(d, s, len);
-    d[len] = '\0';
-  }
-  return d;
-}
 
 static char *concat2(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
@@ -179,10 +171,10 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
     }
   }
 
-  sp->text = dup_slice(s + p, e - p);
+  sp->text = ts_xstrndup(s + p, e - p);
   sp->str = sp->text ? concat2(op_text[sp->op], sp->text) : NULL;
   if (sp->op == TS_OP_ARBITRARY || sp->wildcard)
-    sp->canon = sp->text ? dup_slice(sp->text, strlen(sp->text)) : NULL;
+    sp->canon = sp->text ? ts_xstrndup(sp->text, strlen(sp->text)) : NULL;
   else
     sp->canon = ts_version_canonicalize(s + p, e - p,
                                         sp->op != TS_OP_COMPATIBLE);
@@ -366,9 +358,9 @@ static bool spec_copy(struct ts_spec *d, const struct ts_spec *s) {
   *d = *s;
   d->v = s->v ? ts_version_dup(s->v) : NULL;
   d->bound = s->bound ? ts_version_dup(s->bound) : NULL;
-  d->text = dup_slice(s->text, strlen(s->text));
-  d->str = dup_slice(s->str, strlen(s->str));
-  d->canon = dup_slice(s->canon, strlen(s->canon));
+  d->text = ts_xstrndup(s->text, strlen(s->text));
+  d->str = ts_xstrndup(s->str, strlen(s->str));
+  d->canon = ts_xstrndup(s->canon, strlen(s->canon));
   if ((s->v && !d->v) || (s->bound && !d->bound) || !d->text || !d->str ||
       !d->canon) {
     spec_clear(d);

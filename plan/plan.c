@@ -21,6 +21,7 @@
 #include "plan/plan_internal.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
+#include "target/site.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -49,12 +50,6 @@ struct meta {
   size_t len;
 };
 
-struct inst {
-  char *name, *version;
-  struct ts_buf metadata;
-  bool requested;
-};
-
 struct variants {
   char **names;
   bool *cpu;
@@ -72,9 +67,9 @@ struct priv {
   size_t npages;
   struct meta *metas;
   size_t nmetas;
-  struct inst *insts;
-  size_t ninsts;
+  struct ts_site site; /* the target's installed set */
   struct ts_resolver_installed *installed;
+  size_t ninstalled;
   struct ts_requirement **roots, **cons;
   size_t nroots, ncons;
   struct ts_resolver_variant_pref *prefs;
@@ -263,7 +258,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
           enum ts_code frc = ts_index_fetch_project_from(
               p->idx, want[j], (const char *const *)p->general, p->ngeneral, &fb, err);
           if (frc == TS_OK && fb.code == TS_OK) {
-            ts_index_project_free(&res[j].project);
+            ts_index_project_clear(&res[j].project);
             struct page *pg = ts_xcalloc(1, sizeof *pg);
             pg->res = fb;
             pg->self[0] = &pg->res.project;
@@ -273,7 +268,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
             out[slot[j]].nprojects = 1;
             continue;
           }
-          ts_index_project_free(&fb.project);
+          ts_index_project_clear(&fb.project);
           *err = (struct ts_error){0};
         }
       }
@@ -285,7 +280,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
         p->not_found[p->nnot_found] = ts_xstrdup(res[j].err.detail);
         out[slot[j]].not_found = p->not_found[p->nnot_found++];
       }
-      ts_index_project_free(&res[j].project);
+      ts_index_project_clear(&res[j].project);
     }
     free(res);
   }
@@ -316,7 +311,7 @@ static size_t get_pages_elsewhere(void *ctx, const char *name,
     if (ts_index_fetch_project_from(p->idx, name, &p->general[i], 1, &res, &ignore) !=
             TS_OK ||
         res.code != TS_OK) {
-      ts_index_project_free(&res.project);
+      ts_index_project_clear(&res.project);
       continue;
     }
     struct page *pg = ts_xcalloc(1, sizeof *pg);
@@ -373,74 +368,6 @@ static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_
   free(m);
   free(slot);
   return rc;
-}
-
-/* ---- the installed set ------------------------------------------------- */
-
-/* "Name: x" / "Version: y" from the METADATA header. */
-static char *header_field(const char *data, size_t len, const char *field) {
-  size_t fl = strlen(field);
-  const char *s = data, *end = data + len;
-  while (s < end) {
-    const char *nl = memchr(s, '\n', (size_t)(end - s));
-    const char *le = nl ? nl : end;
-    if (le == s || (le == s + 1 && *s == '\r'))
-      break; /* end of headers */
-    if ((size_t)(le - s) > fl + 1 && strncasecmp(s, field, fl) == 0 && s[fl] == ':') {
-      const char *v = s + fl + 1;
-      while (v < le && (*v == ' ' || *v == '\t'))
-        v++;
-      const char *ve = le;
-      while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
-        ve--;
-      return strndup(v, (size_t)(ve - v));
-    }
-    s = le + 1;
-  }
-  return NULL;
-}
-
-static void scan_site(struct priv *p, const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    size_t nl = strlen(de->d_name);
-    if (nl < 11 || strcmp(de->d_name + nl - 10, ".dist-info") != 0)
-      continue;
-    char *sub = ts_path_join(dir, de->d_name);
-    char *mpath = ts_path_join(sub, "METADATA");
-    struct ts_buf b;
-    ts_buf_init(&b, TS_CAP_METADATA);
-    struct ts_error e = {0};
-    bool added = false;
-    if (ts_fs_read_file(mpath, &b, &e) == TS_OK && b.len) {
-      char *name = header_field(b.data, b.len, "Name");
-      char *ver = header_field(b.data, b.len, "Version");
-      if (name && ver) {
-        p->insts = ts_xrealloc(p->insts, (p->ninsts + 1) * sizeof *p->insts);
-        struct inst *in = &p->insts[p->ninsts++];
-        memset(in, 0, sizeof *in);
-        in->name = name;
-        in->version = ver;
-        in->metadata = b;
-        name = ver = NULL;
-        b.data = NULL;
-        added = true;
-      }
-      free(name);
-      free(ver);
-    }
-    ts_buf_free(&b);
-    char *req = ts_path_join(sub, "REQUESTED");
-    if (added && access(req, F_OK) == 0)
-      p->insts[p->ninsts - 1].requested = true;
-    free(req);
-    free(mpath);
-    free(sub);
-  }
-  closedir(d);
 }
 
 /* ---- requirements ------------------------------------------------------ */
@@ -749,7 +676,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   if (o->read_installed && !o->spec) {
     const struct ts_target_paths *tp = &r->target->paths;
     if (o->lock_env && !o->break_system_packages &&
-        (rc = ts_plan_check_externally_managed(r->target, err)) != TS_OK)
+        (rc = ts_target_check_externally_managed(r->target, err)) != TS_OK)
       return rc;
     if (o->lock_env && tp->purelib) {
       rc = ts_wheel_lock_env(tp->purelib, tp->prefix ? tp->prefix : tp->purelib,
@@ -757,17 +684,19 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       if (rc != TS_OK)
         return rc;
     }
-    if (tp->purelib)
-      scan_site(p, tp->purelib);
-    if (tp->platlib && (!tp->purelib || strcmp(tp->platlib, tp->purelib) != 0))
-      scan_site(p, tp->platlib);
-    p->installed = ts_xcalloc(p->ninsts, sizeof *p->installed);
-    for (size_t i = 0; i < p->ninsts; i++)
-      p->installed[i] = (struct ts_resolver_installed){
-          .name = p->insts[i].name, .version = p->insts[i].version,
-          .metadata = p->insts[i].metadata.data,
-          .metadata_len = p->insts[i].metadata.len,
-          .requested = p->insts[i].requested};
+    const char *dirs[2] = {tp->purelib, tp->platlib};
+    rc = ts_site_read(dirs, 2, &p->site, err);
+    if (rc != TS_OK)
+      return rc;
+    /* a distribution with no version anywhere cannot take part */
+    p->installed = ts_xcalloc(p->site.n, sizeof *p->installed);
+    for (size_t i = 0; i < p->site.n; i++) {
+      const struct ts_site_dist *d = &p->site.dists[i];
+      if (d->version)
+        p->installed[p->ninstalled++] = (struct ts_resolver_installed){
+            .name = d->name, .version = d->version, .metadata = d->metadata,
+            .metadata_len = d->metadata_len, .requested = d->requested};
+    }
   }
 
   struct ts_resolver_request req = {
@@ -776,7 +705,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .constraints = (const struct ts_requirement *const *)p->cons,
       .nconstraints = p->ncons,
       .installed = p->installed,
-      .ninstalled = p->ninsts,
+      .ninstalled = p->ninstalled,
       .rules = set,
       .variants = p->prefs,
       .nvariants = p->nprefs,
@@ -820,14 +749,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       it->metadata = m->data;
       it->metadata_len = m->len;
     } else {
-      for (size_t k = 0; k < p->ninsts; k++) {
-        char *nn = ts_name_normalize(p->insts[k].name, strlen(p->insts[k].name));
-        bool same = nn && strcmp(nn, x->name) == 0;
-        free(nn);
-        if (same) {
-          it->metadata = p->insts[k].metadata.data;
-          it->metadata_len = p->insts[k].metadata.len;
-        }
+      const struct ts_site_dist *d = ts_site_find(&p->site, x->name);
+      if (d) {
+        it->metadata = d->metadata;
+        it->metadata_len = d->metadata_len;
       }
     }
     it->index = x->index_url;
@@ -874,19 +799,14 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     }
     free(p->directs);
     for (size_t i = 0; i < p->npages; i++) {
-      ts_index_project_free(&p->pages[i]->res.project);
+      ts_index_project_clear(&p->pages[i]->res.project);
       free(p->pages[i]);
     }
     free(p->pages);
     for (size_t i = 0; i < p->nmetas; i++)
       free(p->metas[i].data);
     free(p->metas);
-    for (size_t i = 0; i < p->ninsts; i++) {
-      free(p->insts[i].name);
-      free(p->insts[i].version);
-      ts_buf_free(&p->insts[i].metadata);
-    }
-    free(p->insts);
+    ts_site_clear(&p->site);
     free(p->installed);
     for (size_t i = 0; i < p->nroots; i++)
       ts_requirement_free(p->roots[i]);
@@ -924,40 +844,6 @@ void ts_plan_result_free(struct ts_plan_result *r) {
 static bool changes(enum ts_resolved_action a) {
   return a == TS_ACTION_INSTALL || a == TS_ACTION_UPGRADE ||
          a == TS_ACTION_DOWNGRADE || a == TS_ACTION_REINSTALL;
-}
-
-enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
-                                              struct ts_error *err) {
-  if (!t || t->from_spec || t->is_venv || !t->paths.base_prefix)
-    return TS_OK;
-  /* sysconfig's stdlib on POSIX is <base_prefix>/lib/pythonX.Y (Debian's
-   * /usr/lib/python3.11 included); the probe does not report it. */
-  char marker[4200];
-  snprintf(marker, sizeof marker, "%s/lib/python%d.%d/EXTERNALLY-MANAGED",
-           t->paths.base_prefix, t->python_major, t->python_minor);
-  FILE *f = fopen(marker, "r");
-  if (!f)
-    return TS_OK;
-  /* The [externally-managed] Error= line, for the distributor's advice
-   * (its first line only: the error stays one line). */
-  char line[512], why[512] = "";
-  while (fgets(line, sizeof line, f))
-    if (strncmp(line, "Error", 5) == 0) {
-      const char *v = strchr(line, '=');
-      if (v) {
-        v++;
-        while (*v == ' ' || *v == '\t')
-          v++;
-        snprintf(why, sizeof why, " (\"%.*s\")", (int)strcspn(v, "\r\n"), v);
-      }
-      break;
-    }
-  fclose(f);
-  return ts_error_set(err, TS_E_PYTHON,
-                      "'%s' is externally managed%s (PEP 668, %s): create a venv "
-                      "with 'torchsolve venv' and install there, or pass "
-                      "--break-system-packages",
-                      t->python ? t->python : "python", why, marker);
 }
 
 /* A named requirement pinned to one version: == without a wildcard, or ===. */
@@ -1071,7 +957,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       todo[k++] = &r->items[i];
   enum ts_code hrc = o->break_system_packages
                          ? TS_OK
-                         : ts_plan_check_externally_managed(r->target, err);
+                         : ts_target_check_externally_managed(r->target, err);
   if (hrc == TS_OK)
     hrc = ts_plan_check_hashes(r, o->require_hashes, err);
   if (hrc != TS_OK) {

@@ -78,7 +78,7 @@ struct ts_plan_options {
    * ts_wheel_lock_env).  no_wait: TS_E_BUSY instead of waiting; lock_cb
    * says that we wait (waiting_for_lock) and what was repaired.  An
    * interpreter its distribution manages (PEP 668) is refused before its
-   * lock file would be written (ts_plan_check_externally_managed) unless
+   * lock file would be written (ts_target_check_externally_managed) unless
    * break_system_packages. */
   bool lock_env, no_wait, break_system_packages;
   struct ts_wheel_callbacks lock_cb;
@@ -131,15 +131,6 @@ struct ts_plan_install_options {
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
 };
-
-/* PEP 668: an interpreter outside a venv whose stdlib directory holds
- * EXTERNALLY-MANAGED belongs to the system's package manager (Debian's
- * /usr/bin/python3): TS_E_PYTHON naming the file, its Error= text, and the
- * ways out (a venv, or --break-system-packages).  TS_OK for venvs, spec
- * targets and unmanaged interpreters.  Checked before anything is
- * installed or removed (install, sync, wheel). */
-enum ts_code ts_plan_check_externally_managed(const struct ts_target *t,
-                                              struct ts_error *err);
 
 /* Before resolving, as pip does: hash-checking is on when *require_hashes
  * is set or any requirement carries a --hash (*require_hashes then becomes

@@ -211,7 +211,7 @@ enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
   enum ts_code rc = ts_wheel_install(&wo, t->rq, t->n, &res, err);
   if (rc == TS_OK && count)
     *count = res.count;
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   free(headers);
   return rc;
 }

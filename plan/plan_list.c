@@ -123,7 +123,7 @@ static enum ts_code ask_indexes(const struct ts_plan_env *env,
       *err = res[i].err;
       rc = res[i].code;
     }
-    ts_index_project_free(&res[i].project);
+    ts_index_project_clear(&res[i].project);
   }
   free(res);
   free(names);

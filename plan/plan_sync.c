@@ -4,9 +4,9 @@
 
 #include "core/fs.h"
 #include "core/str.h"
-#include "lock/envcheck.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"
+#include "target/site.h"
 
 /* The lock's selected builds against the rules on this host: findings
  * for every rule they break. */
@@ -47,7 +47,7 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
                         s->target->python ? s->target->python : "python");
   if (!o->dry_run && !o->break_system_packages &&
-      (rc = ts_plan_check_externally_managed(s->target, err)) != TS_OK)
+      (rc = ts_target_check_externally_managed(s->target, err)) != TS_OK)
     return rc;
   /* The lock from reading the installed set to the commit: another
    * install or sync then runs wholly before or after this one. */
@@ -55,18 +55,21 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
       (rc = ts_wheel_lock_env(tp->purelib, tp->prefix, o->no_wait, &o->cb.wheel,
                               &s->env_lock_fd, err)) != TS_OK)
     return rc;
-  struct ts_envcheck_result inst = {0};
+  /* the installed set install sees too: a distribution whose METADATA
+   * does not parse is still there to be replaced or removed */
+  struct ts_site site;
   const char *dirs[2] = {tp->purelib, tp->platlib};
-  rc = ts_envcheck_run_dirs(dirs, 2, &s->target->markers, &inst, err);
+  rc = ts_site_read(dirs, 2, &site, err);
   if (rc == TS_OK) {
-    struct ts_sync_installed *si = ts_xcalloc(inst.ndists, sizeof *si);
-    for (size_t i = 0; i < inst.ndists; i++)
-      si[i] = (struct ts_sync_installed){inst.dists[i].name, inst.dists[i].version};
-    rc = ts_sync_plan_make(o->lock, &s->target->markers, s->target->tags, si,
-                           inst.ndists, &s->plan, err);
+    struct ts_sync_installed *si = ts_xcalloc(site.n, sizeof *si);
+    for (size_t i = 0; i < site.n; i++)
+      si[i] = (struct ts_sync_installed){site.dists[i].name,
+                                         site.dists[i].version ? site.dists[i].version : ""};
+    rc = ts_sync_plan_make(o->lock, &s->target->markers, s->target->tags, si, site.n,
+                           &s->plan, err);
     free(si);
   }
-  ts_envcheck_result_clear(&inst);
+  ts_site_clear(&site);
   if (rc == TS_OK && o->rules && o->host)
     rc = host_gate(o, s, err);
   return rc;

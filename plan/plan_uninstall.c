@@ -15,7 +15,7 @@ enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,
                                struct ts_plan_notes *missing, struct ts_error *err) {
   memset(removed, 0, sizeof *removed);
   if (!o->break_system_packages) {
-    enum ts_code rc = ts_plan_check_externally_managed(env->target, err);
+    enum ts_code rc = ts_target_check_externally_managed(env->target, err);
     if (rc != TS_OK)
       return rc;
   }

@@ -26,9 +26,9 @@ struct ts_plan_uninstall_options {
   struct ts_wheel_callbacks cb;
 };
 
-/* Checks PEP 668 (ts_plan_check_externally_managed), then removes every
+/* Checks PEP 668 (ts_target_check_externally_managed), then removes every
  * installed name at once.  *removed gets what was removed (free with
- * ts_wheel_result_free); *missing the names not installed (with
+ * ts_wheel_result_clear); *missing the names not installed (with
  * skip_missing).  Nothing installed of what was named is not an error
  * with skip_missing: nothing happens. */
 enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,

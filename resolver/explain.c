@@ -55,7 +55,7 @@ static void add_group(struct lines *ls, int prio, const char *name,
       l->vers = realloc(l->vers, (l->nvers + 1) * sizeof *l->vers);
       if (!l->vers)
         abort();
-      l->vers[l->nvers++] = ts_rs_strdup(version);
+      l->vers[l->nvers++] = ts_xstrdup(version);
       return;
     }
   }
@@ -64,11 +64,11 @@ static void add_group(struct lines *ls, int prio, const char *name,
   memset(l, 0, sizeof *l);
   l->prio = prio;
   l->text = rest;
-  l->group = ts_rs_strdup(name);
+  l->group = ts_xstrdup(name);
   l->vers = malloc(sizeof *l->vers);
   if (!l->vers)
     abort();
-  l->vers[0] = ts_rs_strdup(version);
+  l->vers[0] = ts_xstrdup(version);
   l->nvers = 1;
 }
 
@@ -100,7 +100,7 @@ static void finish_group(struct line *l) {
 
 static char *solvable_text(struct rs *rs, Id p) {
   if (p <= 0 || (size_t)p >= rs->si_cap || rs->si[p].kind == RS_NONE)
-    return ts_rs_strdup(pool_solvid2str(rs->pool, p));
+    return ts_xstrdup(pool_solvid2str(rs->pool, p));
   struct rs_sinfo *si = &rs->si[p];
   switch (si->kind) {
   case RS_CAND:
@@ -117,12 +117,12 @@ static char *solvable_text(struct rs *rs, Id p) {
   case RS_FACT: {
     struct rs_fact *f = &rs->facts[si->ver];
     return f->version ? ts_xasprintf("%s %s", f->name, f->version)
-                      : ts_rs_strdup(f->name);
+                      : ts_xstrdup(f->name);
   }
   case RS_CONSTRAINTS:
-    return ts_rs_strdup("the constraints (-c)");
+    return ts_xstrdup("the constraints (-c)");
   default:
-    return ts_rs_strdup(pool_solvid2str(rs->pool, p));
+    return ts_xstrdup(pool_solvid2str(rs->pool, p));
   }
 }
 
@@ -319,7 +319,7 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
 }
 
 static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
-  char *s = ts_rs_strdup("");
+  char *s = ts_xstrdup("");
   for (size_t i = 0; i < n; i++) {
     char *tt = ts_rs_term_text(&t[i]);
     char *ns = ts_xasprintf("%s%s%s", s, i ? sep : "", tt);
@@ -511,7 +511,7 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
     add_line(ls, 3, ts_xasprintf("%s cannot be installed", f ? f : "?"));
     break;
   default:
-    add_line(ls, 9, ts_rs_strdup(
+    add_line(ls, 9, ts_xstrdup(
                         solver_ruleinfo2str(solv, (SolverRuleinfo)type, from,
                                             to, dep)));
     break;

@@ -39,13 +39,6 @@ void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size) {
   return q;
 }
 
-char *ts_rs_strdup(const char *s) {
-  char *d = strdup(s ? s : "");
-  if (!d)
-    abort();
-  return d;
-}
-
 static struct rs_sinfo *sinfo(struct rs *rs, Id p) {
   rs->si = ts_rs_grow(rs->si, &rs->si_cap, (size_t)p + 1, sizeof *rs->si);
   return &rs->si[p];
@@ -309,7 +302,7 @@ static int get_extra(struct rs *rs, int pidx, const char *extra) {
                           sizeof *pj->extras);
   int e = (int)pj->nextras++;
   struct rs_extra *x = &pj->extras[e];
-  x->name = ts_rs_strdup(extra);
+  x->name = ts_xstrdup(extra);
   char *full = ts_xasprintf("%s[%s]", pj->name, extra);
   x->nameid = pool_str2id(rs->pool, full, 1);
   free(full);
@@ -464,7 +457,7 @@ static struct rs_ver *ver_slot(struct rs_proj *pj, size_t *cap,
   struct rs_ver *s = &pj->vers[pj->nvers++];
   memset(s, 0, sizeof *s);
   s->v = v;
-  s->text = ts_rs_strdup(text);
+  s->text = ts_xstrdup(text);
   s->prio = -1;
   s->pre = ts_version_is_prerelease(v);
   return s;
@@ -617,12 +610,12 @@ static void add_project(struct rs *rs, const char *name,
   int pidx = (int)rs->nprojs++;
   struct rs_proj *pj = &rs->projs[pidx];
   memset(pj, 0, sizeof *pj);
-  pj->name = ts_rs_strdup(name);
+  pj->name = ts_xstrdup(name);
   pj->nameid = pool_str2id(rs->pool, name, 1);
   pj->inst_ver = -1;
   pj->found = pages && pages->nprojects > 0;
   if (!pj->found && pages && pages->not_found)
-    pj->not_found = ts_rs_strdup(pages->not_found);
+    pj->not_found = ts_xstrdup(pages->not_found);
   rs->pidx = ts_rs_grow(rs->pidx, &rs->pidx_cap, (size_t)pj->nameid + 1,
                         sizeof *rs->pidx);
   rs->pidx[pj->nameid] = pidx + 1;
@@ -776,9 +769,9 @@ static void add_fact(struct rs *rs, const char *name, const char *version,
   rs->facts = ts_rs_grow(rs->facts, &rs->facts_cap, rs->nfacts + 1,
                          sizeof *rs->facts);
   struct rs_fact *f = &rs->facts[rs->nfacts++];
-  f->name = ts_rs_strdup(name);
-  f->version = version ? ts_rs_strdup(version) : NULL;
-  f->source = source ? ts_rs_strdup(source) : NULL;
+  f->name = ts_xstrdup(name);
+  f->version = version ? ts_xstrdup(version) : NULL;
+  f->source = source ? ts_xstrdup(source) : NULL;
   f->v = NULL;
   if (version &&
       ts_version_parse(version, strlen(version), &f->v, NULL) != TS_OK)
@@ -878,7 +871,7 @@ static void want(struct rs *rs, const char *name) {
       return;
   rs->want = ts_rs_grow(rs->want, &rs->want_cap, rs->nwant + 1,
                         sizeof *rs->want);
-  rs->want[rs->nwant++] = ts_rs_strdup(name);
+  rs->want[rs->nwant++] = ts_xstrdup(name);
 }
 
 static bool term_ready(struct rs *rs, const struct ts_term *t, bool request) {
@@ -937,7 +930,7 @@ static void apply_rules(struct rs *rs) {
       subject_solvables(rs, &con->subject, &subj);
       for (int k = 0; k < subj.count; k++)
         ts_rs_add_dep(rs, subj.elements[k], dep, false,
-                      ts_rs_strdup(con->id), -1, NULL, (int)c, rich);
+                      ts_xstrdup(con->id), -1, NULL, (int)c, rich);
     } else {
       bool when = true;
       for (size_t w = 0; w < con->nwhen; w++)
@@ -955,7 +948,7 @@ static void apply_rules(struct rs *rs) {
           continue;
         for (int k = 0; k < subj.count; k++)
           ts_rs_add_dep(rs, subj.elements[k], dep, true,
-                        ts_rs_strdup(con->id), -1, NULL, (int)c, false);
+                        ts_xstrdup(con->id), -1, NULL, (int)c, false);
       }
     }
   }
@@ -975,14 +968,14 @@ static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
       continue;
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
       if (rs->rule_done[c] && rs->rule_dep[c])
-        ts_rs_add_dep(rs, p, rs->rule_dep[c], false, ts_rs_strdup(con->id),
+        ts_rs_add_dep(rs, p, rs->rule_dep[c], false, ts_xstrdup(con->id),
                       -1, NULL, (int)c, rs->rule_rich[c]);
       continue;
     }
     for (size_t t = 0; t < con->nterms; t++)
       if (rs->rule_term_done[c][t] && rs->rule_term_dep[c][t])
         ts_rs_add_dep(rs, p, rs->rule_term_dep[c][t], true,
-                      ts_rs_strdup(con->id), -1, NULL, (int)c, false);
+                      ts_xstrdup(con->id), -1, NULL, (int)c, false);
   }
 }
 
@@ -1322,13 +1315,13 @@ static void collect_result(struct rs *rs, const Queue *cl,
                             sizeof *res->items);
     struct ts_resolved *it = &res->items[res->nitems++];
     memset(it, 0, sizeof *it);
-    it->name = ts_rs_strdup(pj->name);
-    it->version = ts_rs_strdup(v->text);
+    it->name = ts_xstrdup(pj->name);
+    it->version = ts_xstrdup(v->text);
     it->requested = pj->direct;
     const struct ts_version *iv =
         pj->inst_ver >= 0 ? pj->vers[pj->inst_ver].v : pj->inst_v;
     if (pj->inst)
-      it->installed_version = ts_rs_strdup(pj->inst->version);
+      it->installed_version = ts_xstrdup(pj->inst->version);
     if (si->kind == RS_INST) {
       it->action = TS_ACTION_KEEP;
     } else {
@@ -1349,7 +1342,7 @@ static void collect_result(struct rs *rs, const Queue *cl,
         it->extras = realloc(it->extras, (it->nextras + 1) * sizeof(char *));
         if (!it->extras)
           abort();
-        it->extras[it->nextras++] = ts_rs_strdup(pj->extras[sj->extra].name);
+        it->extras[it->nextras++] = ts_xstrdup(pj->extras[sj->extra].name);
       }
     }
     if (it->nextras)

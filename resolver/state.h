@@ -146,7 +146,6 @@ struct rs {
 };
 
 void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size);
-char *ts_rs_strdup(const char *s);
 char *ts_rs_req_text(const char *name, char *const *extras, size_t nextras,
                      const struct ts_specset *spec);
 char *ts_rs_term_text(const struct ts_term *t);

@@ -214,7 +214,7 @@ static const char *jstr(const cJSON *o, const char *key)
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static char *jdup(const cJSON *o, const char *key)
+static char *json_string_copy(const cJSON *o, const char *key)
 {
   const char *s = jstr(o, key);
   return s ? ts_xstrdup(s) : NULL;
@@ -264,9 +264,9 @@ enum ts_code ts_target_from_json(const char *json, size_t len,
   t->python_minor = cJSON_GetArrayItem(vi, 1)->valueint;
   if (cJSON_IsNumber(cJSON_GetArrayItem(vi, 2)))
     t->python_micro = cJSON_GetArrayItem(vi, 2)->valueint;
-  t->implementation = jdup(root, "implementation");
-  t->abi_flags = jdup(root, "abiflags");
-  t->tag_arch = jdup(root, "tag_arch");
+  t->implementation = json_string_copy(root, "implementation");
+  t->abi_flags = json_string_copy(root, "abiflags");
+  t->tag_arch = json_string_copy(root, "tag_arch");
   if (!t->implementation || !t->abi_flags || !t->tag_arch) {
     what = "implementation, abiflags or tag_arch";
     goto fail;
@@ -296,14 +296,14 @@ enum ts_code ts_target_from_json(const char *json, size_t len,
     }
     t->libc = libc_name[0] == 'g' ? TS_LIBC_GLIBC : TS_LIBC_MUSL;
   }
-  t->paths.purelib = jdup(paths, "purelib");
-  t->paths.platlib = jdup(paths, "platlib");
-  t->paths.scripts = jdup(paths, "scripts");
-  t->paths.data = jdup(paths, "data");
-  t->paths.include = jdup(paths, "include");
-  t->paths.prefix = jdup(root, "prefix");
-  t->paths.base_prefix = jdup(root, "base_prefix");
-  t->executable = jdup(root, "executable");
+  t->paths.purelib = json_string_copy(paths, "purelib");
+  t->paths.platlib = json_string_copy(paths, "platlib");
+  t->paths.scripts = json_string_copy(paths, "scripts");
+  t->paths.data = json_string_copy(paths, "data");
+  t->paths.include = json_string_copy(paths, "include");
+  t->paths.prefix = json_string_copy(root, "prefix");
+  t->paths.base_prefix = json_string_copy(root, "base_prefix");
+  t->executable = json_string_copy(root, "executable");
   if (!t->paths.purelib || !t->paths.platlib || !t->paths.scripts ||
       !t->paths.data || !t->paths.prefix || !t->paths.base_prefix) {
     what = "sysconfig paths";
@@ -930,4 +930,38 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
   return ts_error_set(err, TS_E_PYTHON,
                       "no virtual environment found: pass --python PATH, "
                       "activate one, or create ./.venv with 'torchsolve venv'");
+}
+
+enum ts_code ts_target_check_externally_managed(const struct ts_target *t,
+                                                struct ts_error *err) {
+  if (!t || t->from_spec || t->is_venv || !t->paths.base_prefix)
+    return TS_OK;
+  /* sysconfig's stdlib on POSIX is <base_prefix>/lib/pythonX.Y (Debian's
+   * /usr/lib/python3.11 included); the probe does not report it. */
+  char marker[4200];
+  snprintf(marker, sizeof marker, "%s/lib/python%d.%d/EXTERNALLY-MANAGED",
+           t->paths.base_prefix, t->python_major, t->python_minor);
+  FILE *f = fopen(marker, "r");
+  if (!f)
+    return TS_OK;
+  /* The [externally-managed] Error= line, for the distributor's advice
+   * (its first line only: the error stays one line). */
+  char line[512], why[512] = "";
+  while (fgets(line, sizeof line, f))
+    if (strncmp(line, "Error", 5) == 0) {
+      const char *v = strchr(line, '=');
+      if (v) {
+        v++;
+        while (*v == ' ' || *v == '\t')
+          v++;
+        snprintf(why, sizeof why, " (\"%.*s\")", (int)strcspn(v, "\r\n"), v);
+      }
+      break;
+    }
+  fclose(f);
+  return ts_error_set(err, TS_E_PYTHON,
+                      "'%s' is externally managed%s (PEP 668, %s): create a venv "
+                      "with 'torchsolve venv' and install there, or pass "
+                      "--break-system-packages",
+                      t->python ? t->python : "python", why, marker);
 }

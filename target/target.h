@@ -116,3 +116,12 @@ char *ts_target_environment_json(const struct ts_target *t);
 
 /* The probe script itself (for `torchsolve debug` and tests). */
 const char *ts_target_probe_script(void);
+
+/* PEP 668: an interpreter outside a venv whose stdlib directory holds
+ * EXTERNALLY-MANAGED belongs to the system's package manager (Debian's
+ * /usr/bin/python3): TS_E_PYTHON naming the file, its Error= text, and the
+ * ways out (a venv, or --break-system-packages).  TS_OK for venvs, spec
+ * targets and unmanaged interpreters.  Checked before anything is
+ * installed or removed (install, sync, wheel). */
+enum ts_code ts_target_check_externally_managed(const struct ts_target *t,
+                                                struct ts_error *err);

@@ -20,6 +20,7 @@
 #include "core/str.h"
 #include "pep/filename.h"
 #include "pep/name.h"
+#include "target/site.h"
 #include "wheel/record.h"
 #include "wheel/strset.h"
 #include "wheel/txn.h"
@@ -254,6 +255,8 @@ struct installer {
   struct ts_strset staged_dirs;
   struct ts_strset prune;
   struct ts_wheel_result *res;
+  struct ts_site site; /* the installed set, read once the lock is held */
+  bool have_site;
 };
 
 static size_t root_index(struct installer *in, const char *root) {
@@ -279,7 +282,7 @@ static void result_add(struct ts_wheel_result *r, const char *name,
       ts_xstrdup(name), oldv ? ts_xstrdup(oldv) : NULL, newv ? ts_xstrdup(newv) : NULL};
 }
 
-void ts_wheel_result_free(struct ts_wheel_result *r) {
+void ts_wheel_result_clear(struct ts_wheel_result *r) {
   if (!r)
     return;
   for (size_t i = 0; i < r->count; i++) {
@@ -571,27 +574,15 @@ enum ts_code ts_wheel_check_entry_points(const char *text, size_t len,
 enum ts_code ts_wheel_find_installed(const char *dir, const char *name,
                                      char **out, struct ts_error *err) {
   *out = NULL;
-  DIR *d = opendir(dir);
-  if (!d)
-    return ts_error_set(err, errno == ENOENT ? TS_E_NOT_FOUND : TS_E_IO,
-                        "cannot read '%s': %s", dir, strerror(errno));
-  struct dirent *de;
-  while ((de = readdir(d))) {
-    size_t l = strlen(de->d_name);
-    if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
-      continue;
-    const char *dash = memchr(de->d_name, '-', l - 10);
-    size_t nl = dash ? (size_t)(dash - de->d_name) : l - 10;
-    if (ts_name_eq(de->d_name, nl, name, strlen(name))) {
-      *out = ts_path_join(dir, de->d_name);
-      break;
-    }
-  }
-  closedir(d);
-  if (!*out)
-    return ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed in '%s'",
-                        name, dir);
-  return TS_OK;
+  struct ts_site site;
+  enum ts_code rc = ts_site_read(&dir, 1, &site, err);
+  const struct ts_site_dist *d = rc == TS_OK ? ts_site_find(&site, name) : NULL;
+  if (d)
+    *out = ts_xstrdup(d->dist_info);
+  else if (rc == TS_OK)
+    rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed in '%s'", name, dir);
+  ts_site_clear(&site);
+  return rc;
 }
 
 static void add_prune_parents(struct installer *in, const char *path) {
@@ -648,7 +639,7 @@ static enum ts_code plan_removal(struct installer *in, const char *distinfo,
   struct ts_record rec;
   enum ts_code rc = ts_record_read_distinfo(distinfo, &rec, err);
   if (rc != TS_OK) {
-    ts_record_free(&rec);
+    ts_record_clear(&rec);
     return ts_error_wrap(err, "cannot uninstall '%s' without its RECORD",
                          distinfo);
   }
@@ -672,46 +663,35 @@ static enum ts_code plan_removal(struct installer *in, const char *distinfo,
   }
   schedule_backup(in, distinfo);
   free(site);
-  ts_record_free(&rec);
+  ts_record_clear(&rec);
   return TS_OK;
 }
 
-/* Finds every installed copy of `name` in the library roots and schedules
- * its removal; returns the (first) installed version or NULL. */
+/* Finds every installed copy of `name` in the library roots (target/site.h:
+ * the set install and sync planned with) and schedules its removal;
+ * returns the (first) installed version or NULL. */
 static enum ts_code remove_installed(struct installer *in, const char *name,
                                      char **version, struct ts_error *err) {
   *version = NULL;
-  const char *dirs[2] = {in->p.purelib, in->p.platlib};
-  for (int k = 0; k < 2; k++) {
-    if (k == 1 && strcmp(dirs[0], dirs[1]) == 0)
-      break;
-    DIR *d = opendir(dirs[k]);
-    if (!d)
-      continue;
-    /* Every matching dist-info: a broken environment may hold two. */
-    struct dirent *de;
-    enum ts_code rc = TS_OK;
-    while (rc == TS_OK && (de = readdir(d))) {
-      size_t l = strlen(de->d_name);
-      if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
-        continue;
-      const char *dash = memchr(de->d_name, '-', l - 10);
-      size_t nl = dash ? (size_t)(dash - de->d_name) : l - 10;
-      if (!ts_name_eq(de->d_name, nl, name, strlen(name)))
-        continue;
-      char *di = ts_path_join(dirs[k], de->d_name);
-      if (!ts_strset_has(&in->backups, di)) {
-        if (!*version && dash)
-          *version = ts_xasprintf("%.*s", (int)(l - 10 - nl - 1), dash + 1);
-        rc = plan_removal(in, di, err);
-      }
-      free(di);
-    }
-    closedir(d);
-    if (rc != TS_OK)
-      return rc;
+  enum ts_code rc = TS_OK;
+  if (!in->have_site) { /* after ts_txn_open: a repair may have changed it */
+    const char *dirs[2] = {in->p.purelib, in->p.platlib};
+    rc = ts_site_read(dirs, 2, &in->site, err);
+    in->have_site = rc == TS_OK;
   }
-  return TS_OK;
+  char *norm = ts_name_normalize(name, strlen(name));
+  /* Every matching dist-info: a broken environment may hold two.  A copy
+   * with no version anywhere reads as version "". */
+  for (size_t i = 0; rc == TS_OK && norm && i < in->site.n; i++) {
+    const struct ts_site_dist *d = &in->site.dists[i];
+    if (strcmp(d->normalized, norm) != 0 || ts_strset_has(&in->backups, d->dist_info))
+      continue;
+    if (!*version)
+      *version = ts_xstrdup(d->version ? d->version : "");
+    rc = plan_removal(in, d->dist_info, err);
+  }
+  free(norm);
+  return rc;
 }
 
 /* ---- staging one wheel ---------------------------------------------- */
@@ -1114,7 +1094,7 @@ static enum ts_code plan_moves(struct installer *in, struct ts_error *err) {
     free(sd);
   }
   free(moved);
-  ts_strset_free(&present_dirs);
+  ts_strset_clear(&present_dirs);
   return rc;
 }
 
@@ -1172,6 +1152,7 @@ static enum ts_code installer_init(struct installer *in,
 
 static void installer_free(struct installer *in) {
   ts_txn_end(&in->txn);
+  ts_site_clear(&in->site);
   for (size_t i = 0; i < in->nfiles; i++) {
     free(in->files[i].src);
     free(in->files[i].dest);
@@ -1188,10 +1169,10 @@ static void installer_free(struct installer *in) {
   free((char *)in->p.data);
   free((char *)in->p.headers);
   free((char *)in->p.python);
-  ts_strset_free(&in->dests);
-  ts_strset_free(&in->backups);
-  ts_strset_free(&in->staged_dirs);
-  ts_strset_free(&in->prune);
+  ts_strset_clear(&in->dests);
+  ts_strset_clear(&in->backups);
+  ts_strset_clear(&in->staged_dirs);
+  ts_strset_clear(&in->prune);
 }
 
 /* The stage may be dropped until the journal is written; a cancel request
@@ -1323,7 +1304,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     if (rc == TS_OK)
       result_add(result, dists[k].u.name, dists[k].old_version,
                  dists[k].u.version);
-    ts_unpacked_free(&dists[k].u);
+    ts_unpacked_clear(&dists[k].u);
     free(dists[k].libroot);
     free(dists[k].old_version);
   }
@@ -1413,7 +1394,7 @@ enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
     u.dir = NULL;
     u.temporary = false;
   }
-  ts_unpacked_free(&u);
+  ts_unpacked_clear(&u);
   return rc;
 }
 

@@ -4,17 +4,9 @@
 #include <string.h>
 
 #include "core/fs.h"
+#include "core/str.h"
 
-static char *dup_n(const char *s, size_t n) {
-  char *p = malloc(n + 1);
-  if (!p)
-    return NULL;
-  memcpy(p, s, n);
-  p[n] = '\0';
-  return p;
-}
-
-void ts_record_free(struct ts_record *r) {
+void ts_record_clear(struct ts_record *r) {
   for (size_t i = 0; i < r->count; i++) {
     free(r->rows[i].path);
     free(r->rows[i].hash);
@@ -120,9 +112,9 @@ enum ts_code ts_record_parse(const char *data, size_t len,
       out->alloc_ = na;
     }
     struct ts_record_row *row = &out->rows[out->count];
-    row->path = dup_n(f[0].data, f[0].len);
-    row->hash = dup_n(f[1].data ? f[1].data : "", f[1].len);
-    row->size = dup_n(f[2].data ? f[2].data : "", f[2].len);
+    row->path = ts_xstrndup(f[0].data, f[0].len);
+    row->hash = ts_xstrndup(f[1].data ? f[1].data : "", f[1].len);
+    row->size = ts_xstrndup(f[2].data ? f[2].data : "", f[2].len);
     out->count++;
     if (!row->path || !row->hash || !row->size) {
       rc = ts_error_set(err, TS_E_NOMEM, "out of memory reading RECORD");

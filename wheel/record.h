@@ -25,14 +25,14 @@ struct ts_record {
 };
 
 /* Parses data[0..len).  Rows with a wrong number of fields or an empty path
- * are TS_E_PARSE.  Free with ts_record_free (also after an error). */
+ * are TS_E_PARSE.  Clear with ts_record_clear (also after an error). */
 enum ts_code ts_record_parse(const char *data, size_t len,
                              struct ts_record *out, struct ts_error *err);
-void ts_record_free(struct ts_record *r);
+void ts_record_clear(struct ts_record *r);
 
 /* Reads and parses <distinfo>/RECORD (at most TS_CAP_RECORD bytes):
  * TS_E_NOT_FOUND when there is none, else as ts_fs_read_file and
- * ts_record_parse.  Free with ts_record_free (also after an error). */
+ * ts_record_parse.  Free with ts_record_clear (also after an error). */
 enum ts_code ts_record_read_distinfo(const char *distinfo, struct ts_record *out,
                                      struct ts_error *err);
 

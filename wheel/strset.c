@@ -49,7 +49,7 @@ bool ts_strset_add(struct ts_strset *set, const char *s) {
   return true;
 }
 
-void ts_strset_free(struct ts_strset *set) {
+void ts_strset_clear(struct ts_strset *set) {
   for (size_t i = 0; i < set->cap; i++)
     free(set->slots[i]);
   free(set->slots);

@@ -16,4 +16,4 @@ struct ts_strset {
 /* Adds a copy of s; returns false when it was already present. */
 bool ts_strset_add(struct ts_strset *set, const char *s);
 bool ts_strset_has(const struct ts_strset *set, const char *s);
-void ts_strset_free(struct ts_strset *set);
+void ts_strset_clear(struct ts_strset *set);

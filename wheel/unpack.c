@@ -248,7 +248,7 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
   rc = ts_record_parse(b.data, b.len, &rec, err);
   ts_buf_free(&b);
   if (rc != TS_OK) {
-    ts_record_free(&rec);
+    ts_record_clear(&rec);
     return rc;
   }
   out->files = calloc(rec.count ? rec.count : 1, sizeof *out->files);
@@ -264,11 +264,11 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
     f->size = strtoull(r->size, NULL, 10);
     r->path = r->hash = NULL;
   }
-  ts_record_free(&rec);
+  ts_record_clear(&rec);
   return TS_OK;
 }
 
-void ts_unpacked_free(struct ts_unpacked *u) {
+void ts_unpacked_clear(struct ts_unpacked *u) {
   if (u->temporary && u->dir)
     ts_fs_remove_tree(u->dir, NULL);
   for (size_t i = 0; i < u->count; i++) {
@@ -615,7 +615,7 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   }
 out:
   ts_buf_free(&b);
-  ts_record_free(&rec);
+  ts_record_clear(&rec);
   free(di);
   free(datadir);
   if (rc != TS_OK)
@@ -733,7 +733,7 @@ static void *extract_worker(void *arg) {
     }
   }
   ts_sha256_free(sha);
-  ts_zip_scratch_free(&sc);
+  ts_zip_scratch_clear(&sc);
   return NULL;
 }
 
@@ -984,7 +984,7 @@ out:
   if (hashing)
     pthread_join(hasher, NULL);
   if (rc != TS_OK)
-    ts_unpacked_free(out);
+    ts_unpacked_clear(out);
   plan_free(&plan);
   ts_zip_close(a);
   if (fd >= 0)

@@ -35,12 +35,12 @@ struct ts_unpacked {
 
 /* Validates w->path and unpacks it into the cache (or a temporary dir when
  * o->no_cache), or reuses an earlier unpack of the same bytes.  Nothing is
- * left behind on error.  Free *out with ts_unpacked_free (which also removes
+ * left behind on error.  Free *out with ts_unpacked_clear (which also removes
  * a temporary dir). */
 enum ts_code ts_unpack(const struct ts_wheel_options *o,
                        const struct ts_wheel_request *w,
                        struct ts_unpacked *out, struct ts_error *err);
-void ts_unpacked_free(struct ts_unpacked *u);
+void ts_unpacked_clear(struct ts_unpacked *u);
 
 /* Member-name safety: non-empty, relative, no '.', '..' or empty components
  * (a trailing '/' marks a directory), no backslash, no control characters,

@@ -113,7 +113,7 @@ enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,
   return TS_OK;
 }
 
-void ts_venv_base_free(struct ts_venv_base *b) {
+void ts_venv_base_clear(struct ts_venv_base *b) {
   free(b->executable);
   free(b->version);
   memset(b, 0, sizeof *b);
@@ -303,7 +303,7 @@ enum ts_code ts_venv_create(const char *dir_in, const struct ts_venv_base *base,
   return rc;
 }
 
-void ts_venv_target_free(struct ts_venv_target *t) {
+void ts_venv_target_clear(struct ts_venv_target *t) {
   for (int i = 0; i < 7; i++)
     free(t->storage_[i]);
   memset(t, 0, sizeof *t);
@@ -334,52 +334,4 @@ void ts_venv_target_for_layout(const char *dir_in, int major, int minor,
   out->major = major;
   out->minor = minor;
   fill(out);
-}
-
-enum ts_code ts_venv_target_probe(const char *python_in,
-                                  struct ts_venv_target *out,
-                                  struct ts_error *err) {
-  memset(out, 0, sizeof *out);
-  struct stat st;
-  char *python;
-  if (stat(python_in, &st) == 0 && S_ISDIR(st.st_mode)) {
-    char *a = absolute(python_in);
-    python = ts_xasprintf("%s/bin/python", a);
-    free(a);
-  } else {
-    python = find_in_path(python_in);
-  }
-  struct ts_buf b;
-  enum ts_code rc = run_python(
-      python,
-      "import sys, sysconfig\n"
-      "p = sysconfig.get_paths()\n"
-      "for k in ('purelib', 'platlib', 'scripts', 'data'): print(p[k])\n"
-      "print(sys.prefix); print(sys.version_info[0]); "
-      "print(sys.version_info[1])\n",
-      &b, err);
-  if (rc != TS_OK) {
-    free(python);
-    return rc;
-  }
-  char *v[7];
-  if (!lines(b.data, v, 7)) {
-    ts_buf_free(&b);
-    free(python);
-    return ts_error_set(err, TS_E_PYTHON, "unexpected answer from '%s'",
-                        python_in);
-  }
-  out->major = (int)strtol(v[5], NULL, 10);
-  out->minor = (int)strtol(v[6], NULL, 10);
-  out->storage_[0] = ts_xasprintf("%s", v[4]);
-  out->storage_[1] = ts_xasprintf("%s", v[0]);
-  out->storage_[2] = ts_xasprintf("%s", v[1]);
-  out->storage_[3] = ts_xasprintf("%s", v[2]);
-  out->storage_[4] = ts_xasprintf("%s", v[3]);
-  out->storage_[5] = ts_xasprintf("%s/include/site/python%d.%d", v[3], out->major,
-                             out->minor);
-  out->storage_[6] = python;
-  ts_buf_free(&b);
-  fill(out);
-  return TS_OK;
 }

@@ -18,10 +18,10 @@ struct ts_venv_base {
 };
 
 /* Runs `python -c` once for version and base executable.  TS_E_PYTHON when
- * it cannot be run.  Free with ts_venv_base_free. */
+ * it cannot be run.  Clear with ts_venv_base_clear. */
 enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,
                                 struct ts_error *err);
-void ts_venv_base_free(struct ts_venv_base *b);
+void ts_venv_base_clear(struct ts_venv_base *b);
 
 /* Creates a venv at dir (which must not exist or be empty): pyvenv.cfg,
  * bin/python{,3,3.X} symlinks, lib/python3.X/site-packages, lib64 -> lib,
@@ -31,7 +31,7 @@ enum ts_code ts_venv_create(const char *dir, const struct ts_venv_base *base,
                             const char *command, struct ts_error *err);
 
 /* Install paths of an interpreter or an environment.  Owns its strings;
- * `paths` points into them.  Free with ts_venv_target_free. */
+ * `paths` points into them.  Clear with ts_venv_target_clear. */
 struct ts_venv_target {
   struct ts_wheel_paths paths;
   char *storage_[7];
@@ -43,10 +43,4 @@ struct ts_venv_target {
 void ts_venv_target_for_layout(const char *dir, int major, int minor,
                                struct ts_venv_target *out);
 
-/* Probes an interpreter (or a venv directory: DIR/bin/python) with
- * sysconfig.  The shebang interpreter is `python` made absolute without
- * resolving symlinks, so launchers keep pointing into the venv. */
-enum ts_code ts_venv_target_probe(const char *python,
-                                  struct ts_venv_target *out,
-                                  struct ts_error *err);
-void ts_venv_target_free(struct ts_venv_target *t);
+void ts_venv_target_clear(struct ts_venv_target *t);

@@ -121,7 +121,7 @@ struct ts_wheel_request {
 };
 
 /* What a transaction changed, for the CLI's summary.  Strings are owned by
- * the result; free with ts_wheel_result_free. */
+ * the result; clear with ts_wheel_result_clear. */
 struct ts_wheel_change {
   char *name;            /* distribution name as in its METADATA/dist-info */
   char *old_version;     /* NULL when newly installed */
@@ -132,7 +132,7 @@ struct ts_wheel_result {
   size_t count;
   size_t files_linked;   /* files placed from the cache (incl. pyc) */
 };
-void ts_wheel_result_free(struct ts_wheel_result *r);
+void ts_wheel_result_clear(struct ts_wheel_result *r);
 
 /* Installs the wheels (upgrading or reinstalling any installed versions of
  * the same distributions) and removes o->remove, as one transaction.

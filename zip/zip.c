@@ -837,7 +837,7 @@ static enum ts_code extract_from(const struct source *s,
   return extract_stream(s, e, data_off, sc, sink, ctx, err);
 }
 
-void ts_zip_scratch_free(struct ts_zip_scratch *s) {
+void ts_zip_scratch_clear(struct ts_zip_scratch *s) {
   free(s->in_);
   free(s->out_);
 #ifdef TS_HAVE_LIBDEFLATE
@@ -881,7 +881,7 @@ static enum ts_code read_member(const struct source *s,
                         (unsigned long long)e->usize, out->max);
   struct ts_zip_scratch sc = {.whole_max = 1u << 20};
   enum ts_code rc = extract_from(s, e, &sc, buf_sink, out, err);
-  ts_zip_scratch_free(&sc);
+  ts_zip_scratch_clear(&sc);
   if (rc == TS_OK && !out->data)
     rc = ts_buf_append(out, "", 0);
   return rc;

@@ -129,7 +129,7 @@ typedef enum ts_code ts_zip_sink_fn(void *ctx, const void *data, size_t len,
  * up to `whole_max` bytes (both sizes) are inflated in one call (libdeflate
  * when built with it, ~2x zlib) and handed to the sink in one piece; larger
  * ones stream through zlib in 1 MiB pieces so memory stays bounded whatever
- * the member's size.  Zero-initialise, then ts_zip_scratch_free. */
+ * the member's size.  Zero-initialise, then ts_zip_scratch_clear. */
 struct ts_zip_scratch {
   size_t whole_max;             /* 0 means the default, 8 MiB */
   /* private */
@@ -139,7 +139,7 @@ struct ts_zip_scratch {
   size_t out_alloc_;
   void *inflater_;
 };
-void ts_zip_scratch_free(struct ts_zip_scratch *s);
+void ts_zip_scratch_clear(struct ts_zip_scratch *s);
 
 /* Extracts one member of an fd-opened archive into sink, checking local
  * header, sizes and CRC-32.  Thread-safe for distinct scratches (pread). */

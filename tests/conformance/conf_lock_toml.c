@@ -5,9 +5,12 @@
  * must parse, write, parse back to an equal tree and write the same bytes
  * again.  The PEP 751 example must also pass lock/pylock.h.
  *
- * (Developer check, not run here: the same files dumped as JSON match
- * Python's tomllib value for value, and 5,500 random mutations of them are
- * accepted or refused exactly as tomllib does.)
+ * With --dump FILE...: one JSON line per file, {"ok": VALUE} or {"error":
+ * "..."}, VALUE tagged so that nothing is lost ({"s": string}, {"i":
+ * "123"}, {"f": float text}, {"d": date-time text}, true/false, [...],
+ * {"t": {key: VALUE}}).  tests/integration/lock_toml_tomllib.sh compares
+ * that with Python's tomllib value for value, on these files and on random
+ * mutations of them.
  *
  * Usage: conf_lock_toml SHARED_CONFORMANCE_DIR.  Prints "N passed, N
  * failed"; exits 77 when the directory is absent, 1 on any failure.
@@ -89,7 +92,87 @@ static int visit(const char *path, const struct stat *st, int flag,
   return 0;
 }
 
+static void dump_string(const char *s, size_t n) {
+  putchar('"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '"' || c == '\\')
+      printf("\\%c", c);
+    else if (c < 0x20 || c == 0x7f)
+      printf("\\u%04x", c);
+    else
+      putchar(c);
+  }
+  putchar('"');
+}
+
+static void dump_value(const struct ts_toml_value *v) {
+  switch (v->type) {
+  case TS_TOML_STRING:
+    fputs("{\"s\": ", stdout);
+    dump_string(v->str, v->len);
+    putchar('}');
+    break;
+  case TS_TOML_INTEGER:
+    printf("{\"i\": \"%lld\"}", v->integer);
+    break;
+  case TS_TOML_FLOAT:
+  case TS_TOML_DATETIME:
+    printf("{\"%c\": ", v->type == TS_TOML_FLOAT ? 'f' : 'd');
+    dump_string(v->str, v->len);
+    putchar('}');
+    break;
+  case TS_TOML_BOOL:
+    fputs(v->boolean ? "true" : "false", stdout);
+    break;
+  case TS_TOML_ARRAY:
+    putchar('[');
+    for (size_t i = 0; i < v->nitems; i++) {
+      if (i)
+        fputs(", ", stdout);
+      dump_value(v->items[i]);
+    }
+    putchar(']');
+    break;
+  case TS_TOML_TABLE:
+    fputs("{\"t\": {", stdout);
+    for (size_t i = 0; i < v->nkvs; i++) {
+      if (i)
+        fputs(", ", stdout);
+      dump_string(v->kvs[i].key, v->kvs[i].key_len);
+      fputs(": ", stdout);
+      dump_value(v->kvs[i].value);
+    }
+    fputs("}}", stdout);
+    break;
+  }
+}
+
+static int dump_files(int n, char **paths) {
+  for (int i = 0; i < n; i++) {
+    struct ts_buf in;
+    ts_buf_init(&in, TS_CAP_LOCKFILE);
+    struct ts_error err = {0};
+    struct ts_toml_value *v = NULL;
+    if (ts_fs_read_file(paths[i], &in, &err) != TS_OK ||
+        ts_toml_parse(in.data ? in.data : "", in.len, &v, &err) != TS_OK) {
+      fputs("{\"error\": ", stdout);
+      dump_string(err.detail, strlen(err.detail));
+      puts("}");
+    } else {
+      fputs("{\"ok\": ", stdout);
+      dump_value(v);
+      puts("}");
+    }
+    ts_toml_free(v);
+    ts_buf_free(&in);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 2 && strcmp(argv[1], "--dump") == 0)
+    return dump_files(argc - 2, argv + 2);
   struct stat st;
   if (argc < 2 || stat(argv[1], &st) != 0 || !S_ISDIR(st.st_mode)) {
     fprintf(stderr, "conformance data absent; skipped\n");

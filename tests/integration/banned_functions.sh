@@ -17,9 +17,10 @@ fi
 # One allocation policy (core/alloc.h): no private xmalloc/xstrdup-style
 # helper outside core/.  A definition is a line starting with a return type
 # and a name like xmalloc, xcalloc, xrealloc, xstrdup, xstrndup, or any
-# <prefix>_x<alloc> spelling (rules_xstrdup, host_xrealloc...).
+# <prefix>_x<alloc> spelling (rules_xstrdup, host_xrealloc...), or a
+# string copier named like dupn, dup_n, sdup, lower_dup, mem_dup.
 # shellcheck disable=SC2086
-alloc=$(grep -rnE '^(static[[:space:]]+)?(inline[[:space:]]+)?(void|char)[[:space:]]*\*[[:space:]]*([a-z0-9_]*_)?x(malloc|calloc|realloc|reallocarray|strdup|strndup|asprintf|memdup)[a-z_]*[[:space:]]*\(' \
+alloc=$(grep -rnE '^(static[[:space:]]+)?(inline[[:space:]]+)?(void|char)[[:space:]]*\*[[:space:]]*(([a-z0-9_]*_)?x(malloc|calloc|realloc|reallocarray|strdup|strndup|asprintf|memdup)[a-z_]*|[a-z_]*dup(n|_n|_slice|s)?|mem_?dup)[[:space:]]*\(' \
           --include='*.c' --include='*.h' $(echo $dirs | tr ' ' '\n' | grep -vx core)) || [ $? = 1 ]
 if [ -n "$alloc" ]; then
   echo "private allocation helpers (use core/alloc.h and core/str.h: ts_xmalloc, ts_xstrdup...):"

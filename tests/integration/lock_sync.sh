@@ -112,6 +112,17 @@ got=$(pipq "$tmp/v" list --format=freeze | LC_ALL=C sort | tr '\n' ' ')
 [ "$got" = "alpha==1.0 beta==2.0 delta==1.0 " ] || ts_fail "after sync 2: $got"
 grep -q " - gamma==1.0" "$tmp/s2.txt" || ts_fail "gamma removal not shown"
 
+# 2b. A distribution whose METADATA does not parse (no Name, a Requires-Dist
+# that is no requirement) is part of the installed set install sees
+# (target/site.h): sync sees it by its directory name and removes it.
+site=$(echo "$tmp/v"/lib/python*/site-packages)
+mkdir -p "$site/junk-9.9.dist-info"
+printf 'Metadata-Version: 2.1\nRequires-Dist: ][not a requirement\n' >"$site/junk-9.9.dist-info/METADATA"
+printf 'junk-9.9.dist-info/METADATA,,\njunk-9.9.dist-info/RECORD,,\n' >"$site/junk-9.9.dist-info/RECORD"
+"$TORCHSOLVE" sync "$tmp/lock2.toml" --python "$tmp/v" 2>"$tmp/s2b.txt" || ts_fail "sync 2b: $(cat "$tmp/s2b.txt")"
+grep -q " - junk==9.9" "$tmp/s2b.txt" || ts_fail "the unparseable junk was not removed: $(cat "$tmp/s2b.txt")"
+[ ! -e "$site/junk-9.9.dist-info" ] || ts_fail "junk-9.9.dist-info is still there"
+
 # 3. A tampered hash: sync fails (exit 4), venv byte-identical.
 mklock "$tmp/lock3.toml" alpha==1.0 beta==1.0 delta==1.0 gamma==1.0
 python3 - "$tmp/lock3.toml" <<'PY'

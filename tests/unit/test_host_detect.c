@@ -86,7 +86,7 @@ Test(host_detect, h100_replay) {
   cr_expect_not(h.wsl);
   cr_expect_str_eq(ts_host_source_of(&h, "cuda.driver_version"),
                    "/sys/module/nvidia/version");
-  ts_host_free(&h);
+  ts_host_clear(&h);
 }
 
 Test(host_detect, amd_and_wsl) {
@@ -97,11 +97,11 @@ Test(host_detect, amd_and_wsl) {
   cr_expect_str_eq(h.rocm_version, "6.4.0");
   cr_assert_eq(h.nrocm_gpus, 2); /* the two CPU nodes are skipped */
   cr_expect_str_eq(h.rocm_gpus[1].gfx, "gfx942");
-  ts_host_free(&h);
+  ts_host_clear(&h);
   detect(SYSROOT("wsl"), &h);
   cr_expect(h.wsl);
   cr_expect_str_eq(h.cuda_driver, "566.36");
-  ts_host_free(&h);
+  ts_host_clear(&h);
 }
 
 /* Builds a small sysroot under a temporary directory. */
@@ -130,7 +130,7 @@ Test(host_detect, empty_and_malformed) {
   cr_expect_not(h.has_rocm);
   cr_expect_null(h.glibc);
   cr_expect_null(h.machine);
-  ts_host_free(&h);
+  ts_host_clear(&h);
 
   put(root, "sys/class/kfd/kfd/topology/nodes/1/properties",
       "gfx_target_version banana\n");
@@ -152,7 +152,7 @@ Test(host_detect, empty_and_malformed) {
   cr_expect_str_eq(ts_host_source_of(&h, "rocm.version"), "/custom-rocm/.info/version");
   cr_expect_str_eq(h.machine, "x86_64"); /* from the multiarch directory */
   cr_expect_null(h.glibc);
-  ts_host_free(&h);
+  ts_host_clear(&h);
 
   o.hsa_override = "11.0";
   cr_expect_eq(ts_host_detect(&o, &h, &e), TS_E_INVALID);
@@ -160,7 +160,7 @@ Test(host_detect, empty_and_malformed) {
   cr_assert_eq(ts_host_detect(&o, &h, &e), TS_OK);
   cr_expect_str_eq(h.rocm_gpus[0].gfx, "gfx1100");
   cr_expect_str_eq(h.rocm_gpus[0].real_gfx, "gfx1101");
-  ts_host_free(&h);
+  ts_host_clear(&h);
 
   struct ts_error e2 = {0};
   struct ts_host_options missing = {.sysroot = "/nonexistent/sysroot"};
@@ -190,13 +190,13 @@ Test(host_override, replace_and_refuse) {
   ov.cuda_version = "12.8";
   cr_expect_eq(ts_host_apply_overrides(&h2, &ov, &e), TS_OK, "%s", e.detail);
   cr_expect_str_eq(h2.cuda_version, "12.8");
-  ts_host_free(&h2);
+  ts_host_clear(&h2);
   struct ts_host_overrides old = {.cuda = TS_HOST_SET, .cuda_version = "11.8",
                                   .cuda_driver = "440.10"};
   detect(SYSROOT("cpu-only"), &h2);
   cr_expect_eq(ts_host_apply_overrides(&h2, &old, &e), TS_E_HOST);
   cr_expect(strstr(e.detail, "ask for --cuda none,") != NULL, "%s", e.detail);
-  ts_host_free(&h2);
+  ts_host_clear(&h2);
   cr_expect_str_eq(ts_host_cuda_compat_driver("13.2"), "580");
   cr_expect_str_eq(ts_host_driver_max_cuda_compat("550.144.03"), "12.9");
   cr_expect_null(ts_host_driver_max_cuda_compat("440.10"));
@@ -221,7 +221,7 @@ Test(host_override, replace_and_refuse) {
   cr_expect_str_eq(h.rocm_gpus[1].gfx, "gfx90a");
   cr_expect(h.xpu);
   cr_expect(h.force_cpu);
-  ts_host_free(&h);
+  ts_host_clear(&h);
 
   detect(SYSROOT("rtx4090-drv550"), &h);
   struct ts_host_overrides ign = {.cuda = TS_HOST_SET, .cuda_version = "13.0",
@@ -241,7 +241,7 @@ Test(host_override, replace_and_refuse) {
   struct ts_host_overrides d = {.cuda_driver = "570.133.07"};
   cr_assert_eq(ts_host_apply_overrides(&h, &d, &e), TS_OK);
   cr_expect_str_eq(h.cuda_version, "12.8");
-  ts_host_free(&h);
+  ts_host_clear(&h);
 }
 
 Test(host_detect, live_does_not_crash) {
@@ -256,5 +256,5 @@ Test(host_detect, live_does_not_crash) {
   cr_expect_str_eq(ts_host_source_of(&h, "glibc"), "gnu_get_libc_version()");
   if (h.cuda_driver)
     cr_expect_not_null(ts_host_source_of(&h, "cuda.driver_version"));
-  ts_host_free(&h);
+  ts_host_clear(&h);
 }

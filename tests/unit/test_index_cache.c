@@ -43,7 +43,7 @@ Test(index_cache, roundtrip_and_freshness) {
   cr_expect_not(ts_cache_fresh(&r, 999)); /* clock went backwards */
   r.max_age = -1;
   cr_expect_not(ts_cache_fresh(&r, 1000));
-  ts_cache_entry_free(&r);
+  ts_cache_entry_clear(&r);
   /* the body cap applies on read */
   cr_expect_eq(ts_cache_read(path, 5, &r, &err), TS_E_PARSE);
   ts_buf_free(&e.body);

@@ -67,7 +67,7 @@ Test(index_parse, poetry_html_pages_all_parse) {
       cr_expect(strncmp(p.files[i].url, "https://", 8) == 0, "%s", p.files[i].url);
       cr_expect(!strchr(p.files[i].url, '#'), "fragment kept: %s", p.files[i].url);
     }
-    ts_index_project_free(&p);
+    ts_index_project_clear(&p);
     ts_buf_free(&b);
     pages++;
   }
@@ -92,7 +92,7 @@ Test(index_parse, poetry_relative_links_and_escapes) {
   cr_expect_not(p.files[0].has_metadata);
   /* the file name comes from the URL, not the (wrong) anchor text */
   cr_expect_str_eq(p.files[2].filename, "poetry-0.1.1.tar.bz2");
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 Test(index_parse, poetry_yanked_and_metadata) {
@@ -107,14 +107,14 @@ Test(index_parse, poetry_yanked_and_metadata) {
   cr_expect_null(p.files[0].yanked_reason);
   cr_expect_str_eq(p.files[0].requires_python, ">=2.6, <3");
   cr_expect_not(p.files[1].yanked);
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
   cr_assert_eq(parse_file(POETRY "/legacy/isort-metadata.html", "https://e.org/simple/isort/",
                           "isort", &p, &err), TS_OK);
   cr_assert_eq(p.nfiles, 1);
   cr_expect(p.files[0].has_metadata);
   cr_expect_str_eq(p.files[0].metadata_sha256,
                    "e360bf0ed8a06390513d50dd5b7e9d635c789853a93b84163f9de4ae0647580c");
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 /* Every JSON page poetry ships has an HTML twin: both must say the same. */
@@ -148,8 +148,8 @@ Test(index_parse, poetry_json_matches_html) {
       cr_expect_eq(j.files[i].has_metadata, h.files[i].has_metadata, "%s %s", e->d_name,
                    j.files[i].filename);
     }
-    ts_index_project_free(&j);
-    ts_index_project_free(&h);
+    ts_index_project_clear(&j);
+    ts_index_project_clear(&h);
     pairs++;
   }
   closedir(d);
@@ -184,7 +184,7 @@ Test(index_parse, hostile_html) {
   cr_expect_str_eq(f[6].requires_python, "&unknown; &amp");
   cr_expect_str_eq(f[7].filename, "pkg-1.7.tar.gz");
   cr_expect(f[7].yanked);
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 Test(index_parse, base_href) {
@@ -194,7 +194,7 @@ Test(index_parse, base_href) {
   cr_assert_eq(p.nfiles, 2);
   cr_expect_str_eq(p.files[0].url, "https://mirror.example/files/pkg-2.0.tar.gz");
   cr_expect_str_eq(p.files[1].url, "https://mirror.example/other/pkg-2.1.tar.gz");
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 static void expect_fail(const char *file, enum ts_code want, const char *needle) {
@@ -246,7 +246,7 @@ Test(index_parse, json_fields) {
   cr_expect_str_eq(p.files[2].metadata_sha256,
                    "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee");
   cr_expect_not(p.files[2].yanked);
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 /* Free text from a page reaches the terminal: no control characters. */
@@ -266,14 +266,14 @@ Test(index_parse, control_characters_in_free_text) {
   cr_assert_eq(p.nfiles, 1);
   cr_expect_str_eq(p.files[0].yanked_reason, "a [31mred b  c");
   cr_expect_str_eq(p.files[0].requires_python, ">=3 ");
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
   cr_assert_eq(ts_index_parse_json(json, sizeof json - 1, "https://h.example/simple/x/", "x", &p, &err),
                TS_OK, "%s", err.detail);
   cr_assert_eq(p.nfiles, 1);
   cr_expect_str_eq(p.files[0].yanked_reason, "a [31mred b  c");
   cr_expect_str_eq(p.files[0].requires_python, ">=3 ");
   cr_expect_str_eq(p.files[0].upload_time, "2024  ");
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 /* An invalid link is named in the error, but never with the credentials
@@ -330,7 +330,7 @@ Test(index_parse, remote_pages_cannot_link_local_files) {
   cr_assert_eq(ts_index_parse_html(local, strlen(local), "file:///srv/simple/x/", "x", &p, &err),
                TS_OK, "%s", err.detail);
   cr_expect_eq(p.nfiles, 1);
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
 }
 
 Test(index_parse, flat_pages_keep_one_project) {
@@ -342,7 +342,7 @@ Test(index_parse, flat_pages_keep_one_project) {
   cr_assert_eq(p.nfiles, 2);
   cr_expect_str_eq(p.files[0].url, "https://d.example/whl/torch-2.0.0-cp311-cp311-linux_x86_64.whl");
   cr_expect_str_eq(p.files[1].filename, "Torch-1.0.0.tar.gz");
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
   ts_buf_free(&b);
   if (!have_poetry())
     return;
@@ -352,7 +352,7 @@ Test(index_parse, flat_pages_keep_one_project) {
   cr_expect_gt(p.nfiles, 100);
   for (size_t i = 0; i < p.nfiles; i++)
     cr_expect(ts_index_filename_matches(p.files[i].filename, "torch"), "%s", p.files[i].filename);
-  ts_index_project_free(&p);
+  ts_index_project_clear(&p);
   ts_buf_free(&b);
 }
 
@@ -363,7 +363,7 @@ Test(index_parse, garbage_never_crashes) {
     struct ts_index_project p;
     struct ts_error err = {0};
     if (ts_index_parse_html(b.data, n, "https://h.example/simple/pkg/", "pkg", &p, &err) == TS_OK)
-      ts_index_project_free(&p);
+      ts_index_project_clear(&p);
   }
   ts_buf_free(&b);
 }

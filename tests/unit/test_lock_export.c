@@ -56,7 +56,7 @@ Test(export, pins_every_wheel_hash_and_keeps_markers) {
   cr_assert_str_eq(rf.entries[1].name, "torch");
   cr_assert_eq(rf.entries[1].nhashes, 2);
   cr_assert_not_null(rf.entries[1].req->marker);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
   free(txt);
   ts_pylock_free(l);
 }

@@ -20,7 +20,7 @@ Test(formatctl, names_move_between_sets) {
   cr_assert_eq(ts_formatctl_add(&fc, "baz", false, &err), TS_OK);
   cr_assert_eq(fc.nno_binary, 1);
   cr_assert(has(fc.only_binary, fc.nonly_binary, "baz"));
-  ts_formatctl_free(&fc);
+  ts_formatctl_clear(&fc);
 }
 
 Test(formatctl, all_and_none) {
@@ -34,7 +34,7 @@ Test(formatctl, all_and_none) {
   cr_assert_eq(ts_formatctl_add(&fc, ":none:,b", true, &err), TS_OK);
   cr_assert_eq(fc.nno_binary, 1);
   cr_assert_str_eq(fc.no_binary[0], "b");
-  ts_formatctl_free(&fc);
+  ts_formatctl_clear(&fc);
 }
 
 Test(formatctl, bad_items_change_nothing) {
@@ -46,7 +46,7 @@ Test(formatctl, bad_items_change_nothing) {
   cr_assert_eq(ts_formatctl_add(&fc, "a,,b", true, &err), TS_E_INVALID);
   cr_assert_eq(ts_formatctl_add(&fc, "", false, &err), TS_E_INVALID);
   cr_assert_eq(fc.nno_binary + fc.nonly_binary, 0);
-  ts_formatctl_free(&fc);
+  ts_formatctl_clear(&fc);
 }
 
 Test(formatctl, requirements_file_values) {
@@ -64,6 +64,6 @@ Test(formatctl, requirements_file_values) {
   cr_assert_str_eq(fc.no_binary[0], ":all:");
   cr_assert_eq(fc.nonly_binary, 1);
   cr_assert_str_eq(fc.only_binary[0], "six");
-  ts_formatctl_free(&fc);
-  ts_reqfile_free(&rf);
+  ts_formatctl_clear(&fc);
+  ts_reqfile_clear(&rf);
 }

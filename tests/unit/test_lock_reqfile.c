@@ -66,7 +66,7 @@ static void expect_error(const char *const *files, enum ts_code code,
                ts_code_name(rc), err.detail);
   cr_assert(strstr(err.detail, frag), "detail '%s' lacks '%s'", err.detail,
             frag);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
 }
 
 Test(reqfile, lines_comments_continuations) {
@@ -98,7 +98,7 @@ Test(reqfile, lines_comments_continuations) {
   cr_assert_not_null(rf.entries[3].req->marker);
   cr_assert_str_eq(rf.entries[4].name, "last");
   cr_assert_eq(rf.entries[4].line, 9);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
 }
 
 Test(reqfile, hashes_and_options) {
@@ -136,7 +136,7 @@ Test(reqfile, hashes_and_options) {
                    "sha256:5ab5cbd2da7ecd7b8d9d1c1b2a3c4e5f60718293a4b5c6d7e8f9001122334455");
   cr_assert_str_eq(rf.entries[0].text, "torch==2.9.1+cu130");
   cr_assert_str_eq(rf.entries[1].name, "foo");
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
 }
 
 Test(reqfile, nesting_relative_to_the_including_file) {
@@ -160,7 +160,7 @@ Test(reqfile, nesting_relative_to_the_including_file) {
   cr_assert(rf.entries[2].is_constraint);
   cr_assert_not(rf.entries[1].is_constraint);
   cr_assert_str_eq(rf.entries[3].name, "echo");
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
 }
 
 Test(reqfile, cycles_and_depth) {
@@ -252,7 +252,7 @@ Test(reqfile, environment_variables_as_pip) {
   cr_assert_str_eq(rf.extra_index_urls[1], "https://idx.example/simple");
   cr_assert_str_eq(rf.extra_index_urls[2],
                    "https://h/${UNSET}/${EMPTY}/$TOKEN/${token}/");
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
   /* a line that fails because a variable stayed as written names it */
   const char *unset[] = {"r.txt", "ok\ntorch==${TORCH_VER}\n", NULL};
   expect_error(unset, TS_E_PARSE,
@@ -303,7 +303,7 @@ Test(reqfile, paths_and_urls) {
   cr_assert_null(e[5].name);
   cr_assert_eq(e[6].kind, TS_REQFILE_NAMED);
   cr_assert_str_eq(e[6].req->url, "file:///tmp/bar-1.0-py3-none-any.whl");
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
 }
 
 Test(reqfile, single_requirement_api) {
@@ -340,7 +340,7 @@ Test(reqfile, bom_crlf_and_other_line_ends) {
   cr_assert_eq(rf.nentries, 5);
   cr_assert_str_eq(rf.entries[4].name, "e");
   cr_assert_eq(rf.entries[4].line, 5);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
 }
 
 Test(reqfile, real_files_with_the_default_reader) {
@@ -366,12 +366,12 @@ Test(reqfile, real_files_with_the_default_reader) {
   snprintf(cons, sizeof cons, "%s/lock/reqs/constraints.txt", TS_FIXTURES_DIR);
   cr_assert_eq(ts_reqfile_add_file(&rf, cons, true, NULL, &err), TS_OK);
   cr_assert_eq(rf.nentries, 5);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
   char cyc[512];
   snprintf(cyc, sizeof cyc, "%s/lock/reqs/cycle-a.txt", TS_FIXTURES_DIR);
   cr_assert_eq(ts_reqfile_add_file(&rf, cyc, false, NULL, &err), TS_E_PARSE);
   cr_assert(strstr(err.detail, "includes itself"), "%s", err.detail);
-  ts_reqfile_free(&rf);
+  ts_reqfile_clear(&rf);
   cr_assert_eq(ts_reqfile_add_file(&rf, "/nonexistent/r.txt", false, NULL, &err),
                TS_E_NOT_FOUND);
 }

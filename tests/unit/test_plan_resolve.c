@@ -99,7 +99,7 @@ static enum ts_code plan_for(const char *machine, const char *req,
 static void done(struct ts_plan_result *r, struct ts_host *h, struct ts_rules *rules,
                  struct ts_reqfile_entry *e) {
   ts_plan_result_free(r);
-  ts_host_free(h);
+  ts_host_clear(h);
   ts_rules_free(rules);
   ts_reqfile_entry_clear(e);
 }

@@ -27,7 +27,7 @@ static void compile_for(const char *sysroot, struct ts_constraint_set *set) {
   cr_assert_eq(ts_rules_compile(rules, &host, &ropt, set, &err), TS_OK, "%s",
                err.detail);
   ts_rules_free(rules);
-  ts_host_free(&host);
+  ts_host_clear(&host);
 }
 
 static void torch(struct mem_index *ix, const char *version) {

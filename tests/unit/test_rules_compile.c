@@ -186,7 +186,7 @@ Test(rules_compile, backend_lists) {
     cr_expect_str_eq(usable(&s), nv[i].want, "driver %s cc %s torch %s",
                      nv[i].driver, nv[i].cc, nv[i].release ? nv[i].release : "newest");
     ts_constraint_set_clear(&s);
-    ts_host_free(&h);
+    ts_host_clear(&h);
   }
   struct {
     const char *rocm, *gfx, *release, *want;
@@ -207,7 +207,7 @@ Test(rules_compile, backend_lists) {
                      amd[i].rocm ? amd[i].rocm : "-", amd[i].gfx,
                      amd[i].release ? amd[i].release : "newest");
     ts_constraint_set_clear(&s);
-    ts_host_free(&h);
+    ts_host_clear(&h);
   }
   /* --ignore-host: every variant, no facts. */
   struct ts_rules_options ig = {.ignore_host = true};
@@ -284,7 +284,7 @@ Test(rules_compile, facts_and_constraints) {
   cr_expect(routed);
   ts_constraint_set_clear(&s);
   ts_constraint_set_clear(&s); /* clearing twice is harmless */
-  ts_host_free(&h);
+  ts_host_clear(&h);
   ts_rules_free(r);
 }
 
@@ -318,7 +318,7 @@ Test(rules_check, installed_sets) {
   struct ts_installed custom[] = {{"torch", "2.9.1a0+gitd38164a"}};
   cr_expect_eq(audit(&s, custom, 1, NULL), 0);
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
 
   nv_host(&h, "550.144.03", "8.9");
   compile(r, &h, NULL, &s);
@@ -342,7 +342,7 @@ Test(rules_check, installed_sets) {
   struct ts_installed junk[] = {{"torch", "not a version"}, {"", "1.0"}};
   cr_expect_eq(audit(&s, junk, 2, NULL), 0);
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
 
   nv_host(&h, "580.95.05", "6.1");
   compile(r, &h, NULL, &s);
@@ -351,7 +351,7 @@ Test(rules_check, installed_sets) {
   struct ts_installed sm61_ok[] = {{"torch", "2.13.0+cu126"}};
   cr_expect_eq(audit(&s, sm61_ok, 1, NULL), 0);
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
   ts_rules_free(r);
 }
 
@@ -408,6 +408,6 @@ Test(rules_check, custom_builds) {
   cr_expect_eq(ts_rules_check_build(&s, "torch", "bad version", NULL, "7.1",
                                     &f, &nf, &e), TS_E_PARSE);
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
   ts_rules_free(r);
 }

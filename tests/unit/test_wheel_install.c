@@ -53,8 +53,8 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-  ts_venv_target_free(&tgt);
-  ts_venv_base_free(&base);
+  ts_venv_target_clear(&tgt);
+  ts_venv_base_clear(&base);
   ts_fs_remove_tree(root, NULL);
 }
 
@@ -101,7 +101,7 @@ Test(wheel_install, install_upgrade_uninstall) {
   cr_assert_str_eq(res.changes[0].name, "feat");
   cr_assert_null(res.changes[0].old_version);
   cr_assert_str_eq(res.changes[0].new_version, "1.0");
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   const char *site = tgt.paths.purelib;
   cr_assert(exists(site, "feat/old_only.py"));
   cr_assert(exists(site, "feat-1.0.dist-info/INSTALLER"));
@@ -115,7 +115,7 @@ Test(wheel_install, install_upgrade_uninstall) {
   struct ts_wheel_request r2 = req("feat-2.0-py3-none-any.whl");
   cr_assert_eq(ts_wheel_install(&o, &r2, 1, &res, &err), TS_OK, "%s", err.detail);
   cr_assert_str_eq(res.changes[0].old_version, "1.0");
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   cr_assert(!exists(site, "feat/old_only.py"));
   cr_assert(exists(site, "feat/new_only.py"));
   cr_assert(!exists(site, ".torchsolve-txn"));
@@ -127,7 +127,7 @@ Test(wheel_install, install_upgrade_uninstall) {
 
   const char *names[] = {"feat"};
   cr_assert_eq(ts_wheel_uninstall(&o, names, 1, &res, &err), TS_OK, "%s", err.detail);
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   cr_assert(!exists(site, "feat"));
   cr_assert(!exists(tgt.paths.scripts, "feat"));
   cr_assert_eq(ts_wheel_uninstall(&o, names, 1, NULL, &err), TS_E_NOT_FOUND);
@@ -287,7 +287,7 @@ Test(wheel_install, install_and_remove_in_one_transaction) {
   cr_assert_str_eq(res.changes[1].name, "odd-name");
   cr_assert_str_eq(res.changes[1].old_version, "1.0");
   cr_assert_null(res.changes[1].new_version);
-  ts_wheel_result_free(&res);
+  ts_wheel_result_clear(&res);
   cr_assert(exists(site, "feat-1.0.dist-info"));
   cr_assert(!exists(site, "Odd.Name-1.0.dist-info") && !exists(site, "odd_name-1.0.dist-info"));
 

@@ -27,7 +27,7 @@ Test(record, parse_python_csv) {
   cr_assert_str_eq(r.rows[2].path, "pkg/q\"uote.py");
   cr_assert_str_eq(r.rows[2].hash, "");
   cr_assert_str_eq(r.rows[3].path, "pkg-1.0.dist-info/RECORD");
-  ts_record_free(&r);
+  ts_record_clear(&r);
 }
 
 Test(record, parse_errors) {
@@ -36,12 +36,12 @@ Test(record, parse_errors) {
     struct ts_record r;
     struct ts_error err = {0};
     cr_assert_neq(ts_record_parse(bad[i], strlen(bad[i]), &r, &err), TS_OK, "%s", bad[i]);
-    ts_record_free(&r);
+    ts_record_clear(&r);
   }
   /* a NUL inside a path is refused, not truncated */
   struct ts_record r;
   cr_assert_neq(ts_record_parse("a\0b,,\n", 6, &r, NULL), TS_OK);
-  ts_record_free(&r);
+  ts_record_clear(&r);
 }
 
 Test(record, write_round_trip) {
@@ -53,7 +53,7 @@ Test(record, write_round_trip) {
   struct ts_record r;
   cr_assert_eq(ts_record_parse(b.data, b.len, &r, NULL), TS_OK);
   cr_assert_str_eq(r.rows[1].path, "we,ird\"name");
-  ts_record_free(&r);
+  ts_record_clear(&r);
   ts_buf_free(&b);
 }
 

@@ -227,7 +227,7 @@ Test(zip, extract_from_fd_whole_and_streamed) {
       cr_assert(memcmp(out.data, big_text, out.len) == 0);
       ts_buf_free(&out);
     }
-    ts_zip_scratch_free(&sc);
+    ts_zip_scratch_clear(&sc);
   }
   ts_zip_close(a);
   free(b.p);
@@ -250,7 +250,7 @@ static enum ts_code open_and_extract(const struct zbuf *b, size_t whole_max, str
     rc = ts_zip_extract(a, &a->entries[i], &sc, collect, &out, err);
     ts_buf_free(&out);
   }
-  ts_zip_scratch_free(&sc);
+  ts_zip_scratch_clear(&sc);
   ts_zip_close(a);
   return rc;
 }

@@ -1,0 +1,173 @@
+/* The installed set: see site.h. */
+#include "target/site.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/str.h"
+#include "pep/metadata.h"
+#include "pep/name.h"
+
+/* Fills name/version from "name-version.dist-info" where METADATA did not. */
+static void from_directory_name(struct ts_site_dist *d, const char *entry) {
+  size_t l = strlen(entry) - 10; /* without ".dist-info" */
+  const char *dash = memchr(entry, '-', l);
+  size_t nl = dash ? (size_t)(dash - entry) : l;
+  if (!d->name)
+    d->name = ts_xstrndup(entry, nl);
+  if (!d->version && dash && l > nl + 1)
+    d->version = ts_xstrndup(dash + 1, l - nl - 1);
+}
+
+static void read_dist(struct ts_site_dist *d, const char *entry) {
+  char *mpath = ts_path_join(d->dist_info, "METADATA");
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  struct ts_error e = {0};
+  if (ts_fs_read_file(mpath, &b, &e) != TS_OK) {
+    d->problem = ts_xasprintf("METADATA: %s", e.detail);
+  } else {
+    d->metadata_len = b.len;
+    d->metadata = ts_buf_take(&b, NULL);
+    d->name = ts_metadata_header_value(d->metadata, d->metadata_len, "Name");
+    d->version = ts_metadata_header_value(d->metadata, d->metadata_len, "Version");
+    if (d->name && !d->name[0]) {
+      free(d->name);
+      d->name = NULL;
+    }
+    if (d->version && !d->version[0]) {
+      free(d->version);
+      d->version = NULL;
+    }
+    d->metadata_ok = d->name && d->version;
+    if (!d->metadata_ok)
+      d->problem = ts_xasprintf("METADATA has no %s", d->name ? "Version" : "Name");
+  }
+  ts_buf_free(&b);
+  from_directory_name(d, entry);
+  d->normalized = ts_name_normalize(d->name, strlen(d->name));
+  if (!d->normalized)
+    d->normalized = ts_xstrdup(d->name);
+  char *req = ts_path_join(d->dist_info, "REQUESTED");
+  d->requested = access(req, F_OK) == 0;
+  free(req);
+}
+
+static enum ts_code read_dir(struct ts_site *s, const char *dir, size_t order,
+                             struct ts_error *err) {
+  DIR *dh = opendir(dir);
+  if (!dh) {
+    if (errno == ENOENT)
+      return TS_OK;
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", dir, strerror(errno));
+  }
+  /* readdir order is the filesystem's: sorted below */
+  struct dirent *de;
+  enum ts_code rc = TS_OK;
+  while (rc == TS_OK && (de = readdir(dh))) {
+    size_t l = strlen(de->d_name);
+    if (l <= 10 || strcmp(de->d_name + l - 10, ".dist-info") != 0)
+      continue;
+    if (s->n >= TS_SITE_MAX_DISTS) {
+      rc = ts_error_set(err, TS_E_TOO_BIG, "'%s' holds more than %d distributions", dir,
+                        TS_SITE_MAX_DISTS);
+      break;
+    }
+    s->dists = ts_xreallocarray(s->dists, s->n + 1, sizeof *s->dists);
+    struct ts_site_dist *d = &s->dists[s->n++];
+    memset(d, 0, sizeof *d);
+    d->site = dir;
+    d->site_order = order;
+    d->dist_info = ts_path_join(dir, de->d_name);
+    read_dist(d, de->d_name);
+  }
+  closedir(dh);
+  return rc;
+}
+
+static int by_name(const void *a, const void *b) {
+  const struct ts_site_dist *x = a, *y = b;
+  int c = strcmp(x->normalized, y->normalized);
+  if (c)
+    return c;
+  if (x->site_order != y->site_order)
+    return x->site_order < y->site_order ? -1 : 1;
+  return strcmp(x->dist_info, y->dist_info);
+}
+
+enum ts_code ts_site_read(const char *const *dirs, size_t ndirs, struct ts_site *out,
+                          struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < ndirs && rc == TS_OK; i++) {
+    bool seen = !dirs[i];
+    for (size_t k = 0; k < i && !seen; k++)
+      seen = dirs[k] && strcmp(dirs[k], dirs[i]) == 0;
+    if (!seen)
+      rc = read_dir(out, dirs[i], i, err);
+  }
+  /* one order whatever the directory listing's: by project, then the
+   * directories' order (sys.path's: the first copy wins), then path */
+  if (out->n > 1)
+    qsort(out->dists, out->n, sizeof *out->dists, by_name);
+  return rc;
+}
+
+const struct ts_site_dist *ts_site_find(const struct ts_site *s, const char *name) {
+  char *norm = ts_name_normalize(name, strlen(name));
+  const struct ts_site_dist *found = NULL;
+  for (size_t i = 0; norm && i < s->n && !found; i++)
+    if (strcmp(s->dists[i].normalized, norm) == 0)
+      found = &s->dists[i];
+  free(norm);
+  return found;
+}
+
+void ts_site_clear(struct ts_site *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    struct ts_site_dist *d = &s->dists[i];
+    free(d->dist_info);
+    free(d->name);
+    free(d->normalized);
+    free(d->version);
+    free(d->metadata);
+    free(d->problem);
+  }
+  free(s->dists);
+  memset(s, 0, sizeof *s);
+}
+
+char *ts_site_torch_built_with(const char *site, const char *key) {
+  char *path = ts_path_join(site, "torch/version.py");
+  FILE *f = fopen(path, "r");
+  free(path);
+  if (!f)
+    return NULL;
+  char line[512];
+  char *out = NULL;
+  size_t klen = strlen(key);
+  while (!out && fgets(line, sizeof line, f)) {
+    if (strncmp(line, key, klen) != 0 || (line[klen] != ' ' && line[klen] != ':' &&
+                                           line[klen] != '='))
+      continue;
+    const char *eq = strchr(line + klen, '=');
+    if (!eq)
+      continue;
+    const char *q = eq + 1;
+    while (*q == ' ')
+      q++;
+    if (*q != '\'' && *q != '"')
+      continue;
+    const char *end = strchr(q + 1, *q);
+    if (end && end > q + 1 && end - q < 64)
+      out = ts_xstrndup(q + 1, (size_t)(end - q - 1));
+  }
+  fclose(f);
+  return out;
+}
