@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/fs.h"
 #include "cli/cli.h"
 #include "plan/env.h"
 
@@ -96,7 +97,7 @@ int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
     return ts_cli_usage_error(command,
                               "--system and --python name two interpreters: give one");
   struct ts_error err = {0};
-  char *cache = ts_wheel_default_cache_dir();
+  char *cache = ts_cache_root_dir();
   /* --system: the interpreter a bare "python3" finds on PATH */
   enum ts_code rc = ts_plan_env_open(c->system ? "python3" : c->python, cache, env, &err);
   free(cache);

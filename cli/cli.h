@@ -1,7 +1,8 @@
 /*
  * cli/cli.h — what command files share: the dispatch signature, printing of
  * errors (the one place a `struct ts_error` becomes text), and colour.
- * Global mutable state is allowed only in cli/ (DEVELOPERS.md); it lives in
+ * Global mutable state is allowed only in cli/ (the libraries take all
+ * they need as arguments: README.md, Architecture); it lives in
  * `struct ts_cli_globals`, set once by main() from flags and environment.
  */
 #pragma once

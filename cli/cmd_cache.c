@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "core/str.h"
+#include "core/fs.h"
 #include "index/cache.h"
 
 static const char usage_text[] =
@@ -54,7 +55,7 @@ int ts_cmd_cache(int argc, char **argv) {
   }
   if (strcmp(sub, "dir") != 0 && strcmp(sub, "size") != 0 && strcmp(sub, "clean") != 0)
     return ts_cli_usage_error("cache", "unknown subcommand '%s'", sub);
-  char *dir = cache_dir ? ts_xstrdup(cache_dir) : ts_cache_default_dir();
+  char *dir = cache_dir ? ts_xstrdup(cache_dir) : ts_cache_root_dir();
   struct ts_error err = {0};
   int status = 0;
   if (strcmp(sub, "dir") == 0) {

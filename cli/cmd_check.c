@@ -78,7 +78,7 @@ static int make_target(const char *python, const char *path,
                        const char *pyver, struct ts_target **t, char **site,
                        char **site2) {
   struct ts_error err = {0};
-  char *cache = ts_wheel_default_cache_dir();
+  char *cache = ts_cache_root_dir();
   char buf[32];
   int st = 0;
   if (path) {

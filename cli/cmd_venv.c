@@ -38,7 +38,7 @@ static enum ts_code probe_base(const char *python, struct ts_venv_base *base,
   memset(base, 0, sizeof *base);
   if (ts_target_locate(python, &located, err) != TS_OK)
     return err->code;
-  char *cache = ts_wheel_default_cache_dir();
+  char *cache = ts_cache_root_dir();
   enum ts_code rc = ts_target_probe(located, cache, &t, err);
   free(cache);
   if (rc == TS_OK && !t->is_venv && t->executable && t->executable[0] == '/') {

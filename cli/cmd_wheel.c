@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fs.h"
 #include "cli/cli.h"
 #include "plan/plan.h"
 #include "target/target.h"
@@ -130,7 +131,7 @@ static int find_target(const char *python, bool need_tags, struct env_paths *e) 
   }
   if (!need_tags && venv_layout(e->python, e))
     return 0;
-  char *cache = ts_wheel_default_cache_dir();
+  char *cache = ts_cache_root_dir();
   enum ts_code rc = ts_target_probe(e->python, cache, &e->target, &err);
   free(cache);
   if (rc != TS_OK) {

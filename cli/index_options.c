@@ -1,4 +1,5 @@
 /* The package-index options shared by commands; see index_options.h. */
+#include "core/fs.h"
 #include "cli/index_options.h"
 #include "lock/reqfile.h"
 
@@ -244,5 +245,5 @@ char *ts_index_cli_cache_root(const struct ts_index_cli *o) {
       abort();
     return d;
   }
-  return ts_cache_default_dir();
+  return ts_cache_root_dir();
 }

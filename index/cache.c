@@ -17,11 +17,10 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/url.h"
+#include "pep/name.h"
 
 #define CACHE_MAGIC "TSCACHE1 "
 #define CACHE_META_MAX (64u * 1024)
-
-char *ts_cache_default_dir(void) { return ts_cache_root_dir(); }
 
 void ts_cache_entry_clear(struct ts_cache_entry *e) {
   free(e->url);
@@ -51,13 +50,13 @@ static void url_key(const char *a, const char *b, char hex[TS_SHA256_HEX_LEN + 1
 /* Project directory names come from normalised names; anything else is
  * made safe so that a hostile name cannot leave the cache. */
 static char *safe_project(const char *project) {
-  char *n = ts_index_normalize_name(project, strlen(project));
+  char *n = ts_name_normalize(project, strlen(project));
   for (char *p = n; *p; p++)
     if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
       *p = '_';
   if (!n[0]) {
     free(n);
-    n = strdup("_");
+    n = ts_xstrdup("_");
   }
   return n;
 }
@@ -309,7 +308,7 @@ static bool unpacked_is(const char *tree, const char *project) {
       continue;
     const char *dash = memchr(de->d_name, '-', l - 10);
     size_t nl = dash ? (size_t)(dash - de->d_name) : l - 10;
-    char *n = ts_index_normalize_name(de->d_name, nl);
+    char *n = ts_name_normalize(de->d_name, nl);
     found = strcmp(n, project) == 0;
     free(n);
   }
@@ -358,7 +357,7 @@ enum ts_code ts_cache_clean(const char *root, const char *project, size_t *remov
       free(d);
     }
     free(p);
-    char *norm = ts_index_normalize_name(project, strlen(project));
+    char *norm = ts_name_normalize(project, strlen(project));
     if (rc == TS_OK)
       rc = clean_unpacked(root, norm, &count, err);
     free(norm);

@@ -1,7 +1,7 @@
 /*
  * index/cache.h — torchsolve's on-disk cache.
  *
- * Layout under the root (see ts_cache_default_dir), which carries the
+ * Layout under the root (core/fs.h's ts_cache_root_dir), which carries the
  * marker of core/cacheroot.h:
  *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body);
  *                                             --find-links pages under the
@@ -36,10 +36,6 @@ enum ts_cache_mode {
   TS_CACHE_OFFLINE,  /* --offline: cache only, never the network */
   TS_CACHE_DISABLED, /* --no-cache: neither read nor written */
 };
-
-/* $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve, else
- * $HOME/.cache/torchsolve.  malloc'd; NULL when none can be found. */
-char *ts_cache_default_dir(void);
 
 struct ts_cache_entry {
   char *url;            /* the URL asked for */

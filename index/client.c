@@ -16,6 +16,7 @@
 #include "core/str.h"
 #include "index/simple.h"
 #include "index/url.h"
+#include "pep/name.h"
 
 #define TS_INDEX_MAX_ROUTES 64
 
@@ -81,7 +82,7 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
   idx->strategy = o->strategy;
   idx->mode = o->cache_mode;
   if (o->cache_mode != TS_CACHE_DISABLED) {
-    idx->cache_dir = o->cache_dir ? ts_xstrdup(o->cache_dir) : ts_cache_default_dir();
+    idx->cache_dir = o->cache_dir ? ts_xstrdup(o->cache_dir) : ts_cache_root_dir();
     if (!idx->cache_dir && o->cache_mode == TS_CACHE_OFFLINE) {
       ts_index_free(idx);
       ts_error_set(err, TS_E_OFFLINE, "--offline needs a cache, but no cache directory is set");
@@ -635,7 +636,7 @@ enum ts_code ts_index_fetch_projects(struct ts_index *idx, const char *const *na
   if (!ps)
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
   for (size_t i = 0; i < n; i++) {
-    ps[i].name = ts_index_normalize_name(names[i], strlen(names[i]));
+    ps[i].name = ts_name_normalize(names[i], strlen(names[i]));
     size_t nr = idx->route ? idx->route(idx->route_ctx, ps[i].name, ps[i].srcs, TS_INDEX_MAX_ROUTES) : 0;
     if (nr > TS_INDEX_MAX_ROUTES)
       nr = TS_INDEX_MAX_ROUTES;
@@ -666,7 +667,7 @@ enum ts_code ts_index_fetch_project_from(struct ts_index *idx, const char *name,
                                          const char *const *index_urls, size_t nurls,
                                          struct ts_index_result *out, struct ts_error *err) {
   struct proj_state ps = {0};
-  ps.name = ts_index_normalize_name(name, strlen(name));
+  ps.name = ts_name_normalize(name, strlen(name));
   char **trimmed = calloc(nurls ? nurls : 1, sizeof *trimmed);
   if (!trimmed)
     abort();

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "index/cache.h"
 #include "index/http.h"
 #include "index/project.h"
@@ -59,7 +60,7 @@ struct ts_index_options {
   void *route_ctx;
   enum ts_index_strategy strategy;
   enum ts_cache_mode cache_mode;
-  const char *cache_dir;              /* NULL → ts_cache_default_dir() */
+  const char *cache_dir;              /* NULL → ts_cache_root_dir() */
   struct ts_http_options http;
 };
 

@@ -15,6 +15,7 @@
 #include "index/client.h"
 #include "index/url.h"
 #include "zip/zip.h"
+#include "pep/name.h"
 
 #define TS_RANGE_TAIL (64u * 1024) /* first window: most wheels' CD fits */
 
@@ -40,7 +41,7 @@ void ts_index_metadata_clear(struct ts_index_metadata *m) {
 
 static char *project_of(const char *filename) {
   size_t n = strcspn(filename, "-");
-  return ts_index_normalize_name(filename, n);
+  return ts_name_normalize(filename, n);
 }
 
 static char *strip_fragment(const char *url) {
@@ -74,7 +75,7 @@ static const struct ts_zip_entry *find_metadata(const struct ts_zip_archive *a, 
     size_t nl = strcspn(e->name, "-");
     if (nl > dl - 10)
       nl = dl - 10;
-    char *n = ts_index_normalize_name(e->name, nl);
+    char *n = ts_name_normalize(e->name, nl);
     bool match = strcmp(n, proj) == 0;
     free(n);
     if (match)

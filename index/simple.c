@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "core/str.h"
 #include "index/url.h"
+#include "pep/name.h"
 
 /* Free text from a page (a yank reason, Requires-Python) ends up in the
  * user's terminal: control characters (C0, DEL, and C1 in UTF-8, which
@@ -368,7 +369,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
   memset(out, 0, sizeof *out);
   char page[200];
   ts_url_redact_buf(page_url, page, sizeof page);
-  out->name = ts_index_normalize_name(name, strlen(name));
+  out->name = ts_name_normalize(name, strlen(name));
   out->index_url = ts_xstrdup(page_url);
   char *base = ts_xstrdup(page_url);
   enum ts_code c = (!out->index_url || !base) ? TS_E_NOMEM : TS_OK;
@@ -565,7 +566,7 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
     c = ts_error_set(err, TS_E_PARSE, "no files[] array on %s", page);
   }
   if (!c) {
-    out->name = ts_index_normalize_name(name, strlen(name));
+    out->name = ts_name_normalize(name, strlen(name));
     if (!(out->index_url = ts_xstrdup(page_url)))
       c = TS_E_NOMEM;
   }
@@ -601,8 +602,8 @@ int ts_index_filename_matches(const char *filename, const char *name) {
   for (size_t i = 0; i < fl; i++) {
     if (filename[i] != '-' || i + 1 >= fl || filename[i + 1] < '0' || filename[i + 1] > '9')
       continue;
-    char *norm = ts_index_normalize_name(filename, i);
-    char *want = ts_index_normalize_name(name, strlen(name));
+    char *norm = ts_name_normalize(filename, i);
+    char *want = ts_name_normalize(name, strlen(name));
     int ok = strcmp(norm, want) == 0;
     free(norm);
     free(want);
@@ -618,7 +619,7 @@ enum ts_code ts_index_scan_dir(const char *dir, const char *name,
   DIR *d = opendir(dir);
   if (!d)
     return ts_error_set(err, TS_E_NOT_FOUND, "cannot open find-links directory '%s'", dir);
-  out->name = ts_index_normalize_name(name, strlen(name));
+  out->name = ts_name_normalize(name, strlen(name));
   struct ts_buf u;
   ts_buf_init(&u, 0);
   enum ts_code c = ts_buf_printf(&u, "file://%s", dir);

@@ -429,22 +429,3 @@ char *ts_url_project_page(const char *index_url, const char *project) {
   o[n + 2 + pl] = '\0';
   return o;
 }
-
-char *ts_index_normalize_name(const char *name, size_t len) {
-  char *o = ts_xmalloc(len + 1);
-  size_t j = 0;
-  bool sep = false;
-  for (size_t i = 0; i < len; i++) {
-    char c = name[i];
-    if (c == '-' || c == '_' || c == '.') {
-      sep = true;
-      continue;
-    }
-    if (sep && j)
-      o[j++] = '-';
-    sep = false;
-    o[j++] = (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
-  }
-  o[j] = '\0';
-  return o;
-}

@@ -1,9 +1,9 @@
 /*
  * index/url.h — URL helpers for the index client: redaction of credentials
  * (every URL in a message goes through ts_url_redact, every URL written as
- * data through ts_url_without_userinfo; one parser of the authority), resolution of
- * relative links against a page URL, fragments, file:// paths, and PEP 503
- * project-name normalisation.
+ * data through ts_url_without_userinfo; one parser of the authority),
+ * resolution of relative links against a page URL, fragments and file://
+ * paths.  Project names are normalised by pep/name.h (PEP 503).
  */
 #pragma once
 
@@ -57,6 +57,3 @@ bool ts_url_has_userinfo(const char *url);
 /* "http://h/simple" + "torch" → "http://h/simple/torch/"; malloc'd. */
 char *ts_url_project_page(const char *index_url, const char *project);
 
-/* PEP 503 normalisation: lower case, runs of "-_." become one "-".
- * malloc'd, caller frees. */
-char *ts_index_normalize_name(const char *name, size_t len);

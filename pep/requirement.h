@@ -83,7 +83,7 @@ struct ts_requirement *ts_requirement_dup(const struct ts_requirement *r);
 /* Canonical text as packaging's str(Requirement).  malloc'd. */
 char *ts_requirement_str(const struct ts_requirement *r);
 
-/* --- additions beyond the first contract ------------------------------ */
+/* --- input caps, equality, markers evaluated in a context -------------- */
 
 /* Caps on hostile input: longer text fails with TS_E_TOO_BIG, and so do
  * parentheses nested deeper than TS_MARKER_MAX_DEPTH (the parser is

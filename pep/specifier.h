@@ -71,7 +71,7 @@ size_t ts_specset_filter(const struct ts_specset *set,
 struct ts_specset *ts_specset_and(const struct ts_specset *a,
                                   const struct ts_specset *b);
 
-/* --- additions beyond the first contract ------------------------------ */
+/* --- pre-release policy, and items that may not be versions ------------ */
 
 /* The set's own pre-release override, packaging's
  * SpecifierSet(..., prereleases=X); TS_PRE_DEFAULT (the parse default) lets

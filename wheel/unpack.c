@@ -18,6 +18,7 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/version.h"
 #include "wheel/record.h"
@@ -75,27 +76,15 @@ enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
                                      char **version, struct ts_error *err) {
   const char *base = strrchr(filename, '/');
   base = base ? base + 1 : filename;
-  size_t len = strlen(base);
   *name = *version = NULL;
-  if (len < 5 || strcmp(base + len - 4, ".whl") != 0)
-    return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name",
-                        base);
-  len -= 4;
-  size_t dashes = 0;
-  for (size_t i = 0; i < len; i++)
-    dashes += base[i] == '-';
-  const char *d1 = memchr(base, '-', len);
-  if ((dashes != 4 && dashes != 5) || !d1 || d1 == base)
-    return ts_error_set(err, TS_E_INVALID,
-                        "'%s' is not a wheel file name "
-                        "(name-version[-build]-python-abi-platform.whl)",
-                        base);
-  const char *d2 = memchr(d1 + 1, '-', len - (size_t)(d1 + 1 - base));
-  if (!d2 || d2 == d1 + 1)
-    return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name",
-                        base);
-  *name = ts_xstrndup(base, (size_t)(d1 - base));
-  *version = ts_xstrndup(d1 + 1, (size_t)(d2 - d1 - 1));
+  struct ts_wheel_filename *w = NULL;
+  struct ts_error why = {0};
+  if (ts_wheel_filename_parse(base, strlen(base), &w, &why) != TS_OK)
+    return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name: %s", base,
+                        why.detail);
+  *name = ts_xstrdup(w->name);
+  *version = ts_xstrdup(ts_version_str(w->version));
+  ts_wheel_filename_free(w);
   return TS_OK;
 }
 
@@ -818,8 +807,6 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
 
 /* ---- entry point ---------------------------------------------------- */
 
-char *ts_wheel_default_cache_dir(void) { return ts_cache_root_dir(); }
-
 /* Unpacks killed midway leave .tmp-* directories; an hour is far longer
  * than any unpack, so older ones are garbage. */
 static void sweep_stale(const char *root) {
@@ -880,7 +867,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     root = ts_xstrdup(ts_fs_temp_dir());
   } else {
     cache = o->cache_dir ? ts_xstrdup(o->cache_dir)
-                         : ts_wheel_default_cache_dir();
+                         : ts_cache_root_dir();
     root = ts_path_join(cache, "wheels-v1");
     ts_cache_root_prepare(cache); /* marks a root we create */
   }

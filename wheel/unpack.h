@@ -62,6 +62,8 @@ enum ts_code ts_wheel_check_entry_points(const char *text, size_t len,
  * environment's interpreter (implemented in install.c). */
 bool ts_wheel_protected_script_name(const char *name);
 
-/* Splits a wheel file name (basename) into name and version (malloc'd). */
+/* A wheel file name (of a path's last component) as pep/filename.h parses
+ * it: its name as written and its normalised version (malloc'd).
+ * TS_E_INVALID naming what is wrong. */
 enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
                                      char **version, struct ts_error *err);

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "pep/tags.h"
 
 /* Where things go: an interpreter's sysconfig paths (target/ probes them). */
@@ -77,7 +78,7 @@ struct ts_wheel_callbacks {
 
 struct ts_wheel_options {
   const struct ts_wheel_paths *paths;
-  const char *cache_dir;            /* NULL: ts_wheel_default_cache_dir() */
+  const char *cache_dir;            /* NULL: ts_cache_root_dir() */
   bool no_cache;                    /* unpack into a temporary dir, dropped after */
   enum ts_wheel_link_mode link_mode;
   bool compile;                     /* byte-compile .py with paths->python */
@@ -178,9 +179,6 @@ enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
                              const struct ts_wheel_request *w, char **dir_out,
                              struct ts_error *err);
 
-/* $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve, else
- * ~/.cache/torchsolve.  Caller frees. */
-char *ts_wheel_default_cache_dir(void);
 
 /* PEP 610 JSON for a local file install: {"url": "file:///abs",
  * "archive_info": {"hash": "sha256=…", "hashes": {"sha256": "…"}}}.

@@ -429,9 +429,6 @@ Test(index_url, resolve) {
 }
 
 Test(index_url, normalize_and_match) {
-  char *n = ts_index_normalize_name("Foo__Bar.-baz", 13);
-  cr_expect_str_eq(n, "foo-bar-baz");
-  free(n);
   cr_expect(ts_index_filename_matches("foo_bar-1.0-py3-none-any.whl", "Foo.Bar"));
   cr_expect(ts_index_filename_matches("foo-bar-2.0.tar.gz", "foo-bar"));
   cr_expect_not(ts_index_filename_matches("foo-bar-2.0.tar.gz", "foo"));
