@@ -51,6 +51,15 @@ static enum ts_code gpu_fallback(const struct ts_rules *rules,
   return TS_OK;
 }
 
+/* The kernel driver's ROCm release the compatibility window is reckoned
+ * from, and what it was read from (the __rocm_kmd fact). */
+static const struct ts_host_fact *kmd_fact(const struct ts_constraint_set *s) {
+  for (size_t i = 0; i < s->nfacts; i++)
+    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0)
+      return &s->facts[i];
+  return NULL;
+}
+
 static cJSON *str_or_null(const char *s) {
   return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
@@ -102,6 +111,15 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     }
     cJSON_AddItemToObject(r, "hsa_override_gfx_version",
                           str_or_null(h->hsa_override));
+    cJSON_AddItemToObject(r, "amdgpu_version", str_or_null(h->amdgpu_version));
+    const struct ts_host_fact *kmd = kmd_fact(s);
+    if (kmd) {
+      cJSON *k = cJSON_AddObjectToObject(r, "kernel_driver");
+      cJSON_AddStringToObject(k, "rocm", kmd->version);
+      cJSON_AddStringToObject(k, "basis", kmd->source);
+    } else {
+      cJSON_AddNullToObject(r, "kernel_driver");
+    }
   } else {
     cJSON_AddNullToObject(o, "rocm");
   }
@@ -180,6 +198,9 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
              h->rocm_gpus[i].real_gfx ? ")" : "", src(h, "rocm.gpus"));
     if (h->hsa_override)
       printf("  HSA_OVERRIDE_GFX_VERSION=%s\n", h->hsa_override);
+    const struct ts_host_fact *kmd = kmd_fact(s);
+    if (kmd)
+      printf("  kernel driver of ROCm %s (%s)\n", kmd->version, kmd->source);
   } else {
     printf("amd       none\n");
   }

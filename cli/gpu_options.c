@@ -119,6 +119,17 @@ int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
     o->rules_files[o->nrules_files++] = v;
     return 1;
   }
+  if ((r = take_value("--without-rule", argc, argv, i, &v, command)) != 0) {
+    if (r < 0)
+      return r;
+    if (o->nwithout >= TS_GPU_MAX_RULES_FILES) {
+      ts_cli_usage_error(command, "at most %d --without-rule options",
+                         TS_GPU_MAX_RULES_FILES);
+      return -1;
+    }
+    o->without[o->nwithout++] = v;
+    return 1;
+  }
   return 0;
 }
 
@@ -157,6 +168,8 @@ int ts_gpu_options_env(struct ts_gpu_options *o) {
   }
   if (o->nrules_files == 0 && (v = env("TORCHSOLVE_RULES")))
     o->rules_files[o->nrules_files++] = v;
+  if (o->nwithout == 0 && (v = env("TORCHSOLVE_WITHOUT_RULES")))
+    o->without[o->nwithout++] = v;
   return 0;
 }
 
@@ -234,6 +247,28 @@ static enum ts_code merge_file(struct ts_rules *base, const char *path,
   return rc;
 }
 
+/* One --without-rule value, or TORCHSOLVE_WITHOUT_RULES's comma list. */
+static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
+                               struct ts_error *err) {
+  for (const char *p = patterns; p && *p;) {
+    const char *comma = strchr(p, ',');
+    size_t n = comma ? (size_t)(comma - p) : strlen(p);
+    char pat[128];
+    if (n == 0 || n >= sizeof pat)
+      return ts_error_set(err, TS_E_INVALID,
+                          "--without-rule: '%.*s' is not a rule id or pattern",
+                          (int)n, p);
+    memcpy(pat, p, n);
+    pat[n] = '\0';
+    if (ts_rules_drop(r, pat) == 0)
+      return ts_error_set(err, TS_E_INVALID,
+                          "--without-rule %s: no rule has that id; "
+                          "`torchsolve rules list` shows them", pat);
+    p = comma ? comma + 1 : NULL;
+  }
+  return TS_OK;
+}
+
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
                           struct ts_error *err) {
   enum ts_code rc = ts_rules_load_file(ts_gpu_bundled_rules_path(), out, NULL, err);
@@ -251,6 +286,8 @@ enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
   free(cfg);
   for (size_t i = 0; i < o->nrules_files && rc == TS_OK; i++)
     rc = merge_file(*out, o->rules_files[i], err);
+  for (size_t i = 0; i < o->nwithout && rc == TS_OK; i++)
+    rc = drop_rules(*out, o->without[i], err);
   if (rc != TS_OK) {
     ts_rules_free(*out);
     *out = NULL;
@@ -271,6 +308,9 @@ void ts_gpu_options_help(FILE *out) {
         "                               no program (TORCHSOLVE_SYSROOT)\n"
         "  --ignore-host                plan for another machine: no detection, no host checks\n"
         "  --no-probe-programs          never run nvidia-smi, rocm_agent_enumerator, hipconfig\n"
-        "  --rules FILE                 rules extending rules.yaml, by id (TORCHSOLVE_RULES)\n",
+        "  --rules FILE                 rules extending rules.yaml, by id (TORCHSOLVE_RULES)\n"
+        "  --without-rule ID            drop a rule by id or pattern, e.g. 'hf-stack-*' (the\n"
+        "                               seed-000 policy floors); repeatable\n"
+        "                               (TORCHSOLVE_WITHOUT_RULES=ID,ID)\n",
         out);
 }

@@ -13,6 +13,8 @@
  *   --sysroot DIR             TORCHSOLVE_SYSROOT  read /sys, /proc... under DIR
  *   --ignore-host             plan for another machine: no detection, no gate
  *   --rules FILE (repeatable) TORCHSOLVE_RULES    extends/overrides rules.yaml
+ *   --without-rule ID (repeatable, fnmatch)  TORCHSOLVE_WITHOUT_RULES (comma-
+ *                             separated)  drops `rules:` entries by id
  *
  * Usage from a command:
  *   struct ts_gpu_options g;
@@ -42,6 +44,10 @@ struct ts_gpu_options {
   bool no_programs;              /* --no-probe-programs: never run nvidia-smi... */
   const char *rules_files[TS_GPU_MAX_RULES_FILES];
   size_t nrules_files;
+  /* --without-rule patterns, or TORCHSOLVE_WITHOUT_RULES (one string,
+   * comma-separated) when no flag was given. */
+  const char *without[TS_GPU_MAX_RULES_FILES];
+  size_t nwithout;
   /* Which overrides came from flags, so that the environment fills only
    * the others. */
   bool set_cuda, set_rocm, set_gfx, set_cc, set_driver, set_sysroot;
@@ -66,7 +72,9 @@ enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
 
 /* The bundled rules.yaml (installed copy, else the source tree's), then
  * $XDG_CONFIG_HOME/torchsolve/rules.yaml when present, then every --rules
- * file, each merged over the previous.  Caller frees with ts_rules_free. */
+ * file, each merged over the previous; then the --without-rule patterns
+ * remove rules by id (TS_E_INVALID when one matches none).  Caller frees
+ * with ts_rules_free. */
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o,
                           struct ts_rules **out, struct ts_error *err);
 

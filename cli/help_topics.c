@@ -9,11 +9,16 @@ static void topic_exit_codes(void) {
   printf("Exit status of torchsolve:\n"
          "  0    success (for 'check': the environment is clean)\n"
          "  1    resolution failed, install failed, or 'check' found problems;\n"
-         "       also malformed input files and broken rules files\n"
+         "       also malformed input files and broken rules files; and a refusal\n"
+         "       because this host cannot run what was asked, whether a rule of\n"
+         "       rules.yaml refuses the build (the message names the rule id) or a\n"
+         "       GPU override asks for more than the driver runs (--cuda 13.0 on\n"
+         "       driver 550)\n"
          "  2    usage error: unknown option, bad value\n"
          "  3    network: unreachable index, HTTP error, TLS, timeout, offline miss\n"
          "  4    integrity: hash mismatch, broken or hostile wheel\n"
-         "  5    the host cannot run the requested build (see --ignore-host)\n"
+         "  5    a lock or build made for another machine: sync of a lock whose\n"
+         "       recorded GPU facts this host cannot run (see --ignore-host)\n"
          "  6    another torchsolve holds the environment's lock\n"
          "  8    interrupted; the environment was left as it was\n"
          "  70   internal error (a bug: please report it)\n\n"
@@ -42,6 +47,8 @@ static void topic_environment(void) {
       "  TORCHSOLVE_CUDA, TORCHSOLVE_CUDA_DRIVER, TORCHSOLVE_COMPUTE_CAPABILITY,\n"
       "  TORCHSOLVE_ROCM, TORCHSOLVE_GFX, TORCHSOLVE_SYSROOT, TORCHSOLVE_RULES\n"
       "                            the same as --cuda, --cuda-driver, ...\n"
+      "  TORCHSOLVE_WITHOUT_RULES  rule ids or patterns to drop, comma-separated\n"
+      "                            (as --without-rule)\n"
       "  TORCHSOLVE_BUNDLED_RULES  use this file instead of the installed rules.yaml\n"
       "  TORCHSOLVE_SEED_WHEELS    directory with the pip wheel for 'venv --seed'\n"
       "                            (default /usr/share/python-wheels)\n"
@@ -65,7 +72,13 @@ static void topic_gpu(void) {
       "  GPU build fits (saying why). torchvision and torchaudio follow torch.\n"
       "  Override facts with --cuda X.Y, --cuda-driver V, --compute-capability,\n"
       "  --rocm X.Y, --gfx, --cpu, --xpu; build for another machine with\n"
-      "  --ignore-host. See doc/rules.md for the rules.yaml schema.\n");
+      "  --ignore-host. AMD: a +rocmX.Y wheel bundles ROCm's user space and\n"
+      "  runs on the kernel driver of ROCm X.Y +/- 2 releases (AMD's support\n"
+      "  matrix); the driver's release is read from the DKMS amdgpu module, else\n"
+      "  the installed ROCm stands in, and --rocm X.Y sets it. aarch64 hosts\n"
+      "  have their own variants and arch lists. Drop a rule with\n"
+      "  --without-rule ID. See doc/rules.md for the rules.yaml schema and\n"
+      "  doc/gpu-grid.md for the choice on each driver/GPU and ROCm/gfx cell.\n");
 }
 
 static const struct {

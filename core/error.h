@@ -37,6 +37,7 @@
   X(TS_E_UNSAFE_PATH,    4, "the archive tries to write outside its target; nothing was installed") \
   X(TS_E_RESOLVE,        1, "relax a requirement named above") \
   X(TS_E_HOST,           5, "pick a build this machine can run, or pass --ignore-host") \
+  X(TS_E_REFUSED,        1, "this host cannot run what was asked: apply the fix above, or pass --ignore-host") \
   X(TS_E_RULES,          1, "fix the rules file (see 'torchsolve rules check')") \
   X(TS_E_PYTHON,         1, "pass --python PATH to a working interpreter or venv") \
   X(TS_E_BUSY,           6, "another torchsolve is using this environment; wait for it") \

@@ -67,6 +67,10 @@ struct ts_host {
   /* AMD: has_rocm when a KFD GPU, an installed ROCm or an override exists. */
   bool has_rocm;
   char *rocm_version; /* installed user-space ROCm, "6.2.0", or NULL */
+  /* /sys/module/amdgpu/version: the DKMS kernel driver's version ("6.8.5"),
+   * NULL for the kernel's own amdgpu (it has no version file) or after a
+   * --rocm override, which stands for the kernel driver too. */
+  char *amdgpu_version;
   struct ts_host_rocm_gpu *rocm_gpus;
   size_t nrocm_gpus;
   char *hsa_override; /* HSA_OVERRIDE_GFX_VERSION as given, or NULL */
@@ -135,7 +139,7 @@ struct ts_host_overrides {
 };
 
 /* Replaces facts of *h by the overrides.  Unless ignore_host, refuses
- * (TS_E_HOST, with the fix in the detail) an override the detected driver
+ * (TS_E_REFUSED, exit 1 as a rule refusal, with the fix in the detail) an override the detected driver
  * cannot honour even through CUDA minor-version compatibility, e.g.
  * --cuda 13.0 on driver 550 (--cuda 12.8 there is honoured, as the cu128
  * builds run on it).  TS_E_INVALID for a
@@ -153,6 +157,9 @@ int ts_host_vercmp(const char *a, const char *b);
 /* The newest CUDA a Linux driver version runs, from NVIDIA's toolkit
  * driver table ("580.159.04" → "13.0"); NULL below the oldest row. */
 const char *ts_host_driver_max_cuda(const char *driver);
+/* The same for a Windows driver, as WSL reports it ("566.36" → "12.6"):
+ * Windows drivers are numbered apart from Linux ones. */
+const char *ts_host_windows_driver_max_cuda(const char *driver);
 /* The Linux driver a CUDA toolkit version needs ("13.0" → "580.65.06");
  * NULL when the version is not in the table. */
 const char *ts_host_cuda_min_driver(const char *cuda);

@@ -559,10 +559,14 @@ static void detect_nvidia(struct ctx *c) {
     free_names(devs, n);
   }
   if (h->cuda_driver && !h->cuda_version) {
-    const char *cv = ts_host_driver_max_cuda(h->cuda_driver);
+    /* Under WSL the driver is the Windows one, numbered differently. */
+    const char *cv = h->wsl ? ts_host_windows_driver_max_cuda(h->cuda_driver)
+                            : ts_host_driver_max_cuda(h->cuda_driver);
     if (cv) {
       ts_host_set_string(&h->cuda_version, cv);
-      ts_host_add_source(h, "cuda.cuda_version", "driver table (CUDA toolkit release notes, Table 3)");
+      ts_host_add_source(h, "cuda.cuda_version",
+                  h->wsl ? "Windows driver table (CUDA toolkit release notes, Table 3; WSL)"
+                         : "driver table (CUDA toolkit release notes, Table 3)");
     }
   }
   h->has_cuda = h->cuda_driver || h->ncuda_gpus;
@@ -628,6 +632,18 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
       ts_host_add_source(h, "rocm.gpus", src);
   }
 
+  /* The DKMS kernel driver says its version; the kernel's own amdgpu has
+   * no version file, and then the installed ROCm stands in for it. */
+  char *kmd = read_text(c, "/sys/module/amdgpu/version", HOST_CAP_TEXT);
+  if (kmd) {
+    trim(kmd);
+    if (isdigit((unsigned char)kmd[0])) {
+      ts_host_set_string(&h->amdgpu_version, kmd);
+      ts_host_add_source(h, "rocm.amdgpu_version", "/sys/module/amdgpu/version");
+    }
+    free(kmd);
+  }
+
   /* The installed user-space ROCm. */
   char *candidates[2] = {NULL, NULL};
   if (c->opt->rocm_path && c->opt->rocm_path[0])
@@ -689,8 +705,8 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
         g->gfx = ts_xstrdup(gfx);
       }
     }
-    if (h->nrocm_gpus)
-      ts_host_add_source(h, "rocm.gpus", "HSA_OVERRIDE_GFX_VERSION");
+    /* rocm.gpus keeps where the GPUs were read (KFD or the enumerator):
+     * the override changes their target, not where they came from. */
     ts_host_add_source(h, "rocm.hsa_override", "HSA_OVERRIDE_GFX_VERSION");
   }
   h->has_rocm = h->nrocm_gpus || h->rocm_version;
@@ -763,6 +779,7 @@ void ts_host_clear(struct ts_host *h) {
   }
   free(h->cuda_gpus);
   free(h->rocm_version);
+  free(h->amdgpu_version);
   for (size_t i = 0; i < h->nrocm_gpus; i++) {
     free(h->rocm_gpus[i].gfx);
     free(h->rocm_gpus[i].real_gfx);

@@ -156,7 +156,8 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
     ts_host_set_string(&h->cuda_driver, ov->cuda_driver);
     ts_host_add_source(h, "cuda.driver_version",
                 src_or(ov->cuda_driver_source, "--cuda-driver"));
-    const char *cv = ts_host_driver_max_cuda(ov->cuda_driver);
+    const char *cv = h->wsl ? ts_host_windows_driver_max_cuda(ov->cuda_driver)
+                            : ts_host_driver_max_cuda(ov->cuda_driver);
     ts_host_set_string(&h->cuda_version, cv);
     if (cv)
       ts_host_add_source(h, "cuda.cuda_version", "driver table (from --cuda-driver)");
@@ -187,8 +188,10 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
       char ask[160] = "--cuda none";
       if (max || cmax)
         snprintf(ask, sizeof ask, "--cuda %s or lower%s", max ? max : cmax, also);
+      /* The same exit status (1) as a rule that refuses a build: either
+       * way the request cannot be met on this host. */
       return ts_error_set(
-          err, TS_E_HOST,
+          err, TS_E_REFUSED,
           "%s %s needs NVIDIA driver >= %s%s, but this host has %s (from %s); "
           "fix: upgrade the driver, ask for %s, or pass --ignore-host to plan "
           "for another machine",
@@ -224,12 +227,16 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
 
   if (ov->rocm == TS_HOST_NONE) {
     ts_host_set_string(&h->rocm_version, NULL);
+    ts_host_set_string(&h->amdgpu_version, NULL);
     ts_host_set_string(&h->hsa_override, NULL);
     clear_rocm_gpus(h);
     h->has_rocm = false;
     ts_host_add_source(h, "rocm", src_or(ov->rocm_source, "--rocm"));
   } else if (ov->rocm == TS_HOST_SET) {
+    /* --rocm X.Y stands for the whole stack, kernel driver included: the
+     * compatibility window is then reckoned from X.Y. */
     ts_host_set_string(&h->rocm_version, ov->rocm_version);
+    ts_host_set_string(&h->amdgpu_version, NULL);
     ts_host_add_source(h, "rocm.version", src_or(ov->rocm_source, "--rocm"));
     h->has_rocm = true;
   }

@@ -39,31 +39,52 @@ int ts_host_vercmp(const char *a, const char *b) {
   }
 }
 
-/* NVIDIA CUDA Toolkit release notes, Table 3 (toolkit driver, Linux x86_64),
- * as copied into ../shared/reference/pytorch-matrix.yaml
- * (cuda_driver_minimums.toolkit_driver_version).  The 11.0 row is the
- * minor-version-compatibility floor of 11.x (Table 2): the 11.0–11.6 GA rows
- * are not in the reference, so drivers below 515 report "11.0". */
+/* NVIDIA CUDA Toolkit release notes, Table 3 (toolkit driver of each
+ * release's GA, Linux x86_64 and Windows x86_64), as copied into
+ * ../shared/reference/pytorch-matrix.yaml (11.7 on) and read from the
+ * release notes' table (11.1-11.6).  The 11.0 row is the
+ * minor-version-compatibility floor of 11.x (Table 2), so drivers below
+ * 11.1's report "11.0".  Table 3 has no Windows value for 13.x (the
+ * toolkit stopped bundling the Windows driver): Table 2's 13.x floor
+ * stands in.  NULL: no such row for that OS. */
 static const struct {
   const char *cuda;
-  const char *driver;
+  const char *linux_driver;
+  const char *windows_driver;
 } toolkit_drivers[] = {
-    {"11.0", "450.80.02"}, {"11.7", "515.43.04"}, {"11.8", "520.61.05"},
-    {"12.0", "525.60.13"}, {"12.1", "530.30.02"}, {"12.2", "535.54.03"},
-    {"12.3", "545.23.06"}, {"12.4", "550.54.14"}, {"12.5", "555.42.02"},
-    {"12.6", "560.28.03"}, {"12.8", "570.26"},    {"12.9", "575.51.03"},
-    {"13.0", "580.65.06"}, {"13.1", "590.44.01"}, {"13.2", "595.45.04"},
+    {"11.0", "450.80.02", "452.39"},   {"11.1", "455.23", "456.38"},
+    {"11.2", "460.27.03", "460.82"},   {"11.3", "465.19.01", "465.89"},
+    {"11.4", "470.42.01", "471.11"},   {"11.5", "495.29.05", "496.04"},
+    {"11.6", "510.39.01", "511.23"},   {"11.7", "515.43.04", "516.01"},
+    {"11.8", "520.61.05", "520.06"},   {"12.0", "525.60.13", "527.41"},
+    {"12.1", "530.30.02", "531.14"},   {"12.2", "535.54.03", "536.25"},
+    {"12.3", "545.23.06", "545.84"},   {"12.4", "550.54.14", "551.61"},
+    {"12.5", "555.42.02", "555.85"},   {"12.6", "560.28.03", "560.76"},
+    {"12.8", "570.26", "570.65"},      {"12.9", "575.51.03", "576.02"},
+    {"13.0", "580.65.06", "580"},      {"13.1", "590.44.01", NULL},
+    {"13.2", "595.45.04", NULL},
 };
+#define NTOOLKIT (sizeof toolkit_drivers / sizeof toolkit_drivers[0])
 
-const char *ts_host_driver_max_cuda(const char *driver) {
+static const char *max_cuda_of(const char *driver, bool windows) {
   const char *best = NULL;
   if (!driver)
     return NULL;
-  for (size_t i = 0; i < sizeof toolkit_drivers / sizeof toolkit_drivers[0];
-       i++)
-    if (ts_host_vercmp(driver, toolkit_drivers[i].driver) >= 0)
+  for (size_t i = 0; i < NTOOLKIT; i++) {
+    const char *d = windows ? toolkit_drivers[i].windows_driver
+                            : toolkit_drivers[i].linux_driver;
+    if (d && ts_host_vercmp(driver, d) >= 0)
       best = toolkit_drivers[i].cuda;
+  }
   return best;
+}
+
+const char *ts_host_driver_max_cuda(const char *driver) {
+  return max_cuda_of(driver, false);
+}
+
+const char *ts_host_windows_driver_max_cuda(const char *driver) {
+  return max_cuda_of(driver, true);
 }
 
 const char *ts_host_cuda_min_driver(const char *cuda) {
@@ -72,10 +93,9 @@ const char *ts_host_cuda_min_driver(const char *cuda) {
   const char *found = NULL;
   /* "12.7" is not a release: take the newest row at or below it, so that
    * "--cuda 12.7" still asks for at least the 12.6 driver. */
-  for (size_t i = 0; i < sizeof toolkit_drivers / sizeof toolkit_drivers[0];
-       i++)
+  for (size_t i = 0; i < NTOOLKIT; i++)
     if (ts_host_vercmp(toolkit_drivers[i].cuda, cuda) <= 0)
-      found = toolkit_drivers[i].driver;
+      found = toolkit_drivers[i].linux_driver;
   return found;
 }
 
@@ -97,11 +117,10 @@ const char *ts_host_driver_max_cuda_compat(const char *driver) {
   const char *best = NULL;
   if (!driver)
     return NULL;
-  for (size_t i = 0; i < sizeof toolkit_drivers / sizeof toolkit_drivers[0];
-       i++) {
+  for (size_t i = 0; i < NTOOLKIT; i++) {
     const char *floor = ts_host_cuda_compat_driver(toolkit_drivers[i].cuda);
     if (!floor)
-      floor = toolkit_drivers[i].driver;
+      floor = toolkit_drivers[i].linux_driver;
     if (ts_host_vercmp(driver, floor) >= 0)
       best = toolkit_drivers[i].cuda;
   }

@@ -51,8 +51,23 @@ struct ts_rules_variant {
   char **gfx;                 /* ROCm: overrides the backend's list */
   size_t ngfx;
   bool has_gfx;
+  /* CUDA: the toolkit driver of the update this release was built with
+   * (13.0.2 from 2.11), overriding the backend's; NULL = the backend's. */
+  char *driver_toolkit;
   char *source;
   char *confidence;
+};
+
+/* The variants a release was published with for one machine other than
+ * x86_64 (aarch64 builds have their own arch lists and variant set). */
+struct ts_rules_platform {
+  char *machine; /* "aarch64" */
+  struct ts_rules_variant *variants;
+  size_t nvariants;
+  /* The CUDA variant PyPI's wheel for this machine is, label stripped;
+   * NULL when PyPI serves a CPU build there. */
+  char *pypi_default;
+  char *source;
 };
 
 struct ts_rules_pair {
@@ -73,7 +88,22 @@ struct ts_rules_release {
    * ("cu130" for 2.11+), or NULL. */
   char *pypi_default;
   char *pypi_source;
+  /* Other machines; one without an entry gets the cpu variant only. */
+  struct ts_rules_platform *platforms;
+  size_t nplatforms;
 };
+
+/* The variant table of `r` that a host of `machine` can install: the
+ * release's own (`variants`, Linux x86_64) for x86_64 or an unknown
+ * machine (NULL), the `platforms` entry of another machine, or just the
+ * cpu variant for a machine without one. */
+struct ts_rules_variant_table {
+  const struct ts_rules_variant *variants;
+  size_t nvariants;
+  const char *pypi_default;
+};
+struct ts_rules_variant_table ts_rules_release_variants(
+    const struct ts_rules_release *r, const char *machine);
 
 /* A term as written: name + specifier text + local pattern (any NULL). */
 struct ts_rules_term {
@@ -107,6 +137,22 @@ struct ts_rules_pairing {
   char *id, *project, *message, *fix, *source;
 };
 
+/* AMD's user/kernel-space support window: a ROCm user space (what a
+ * +rocmX.Y wheel bundles) runs on the kernel driver (KMD) of a ROCm release
+ * at most `window` releases older or newer. */
+struct ts_rules_amdgpu_map {
+  char *amdgpu; /* DKMS amdgpu version prefix, "6.8" (/sys/module/amdgpu/version) */
+  char *rocm;   /* the ROCm release that ships it, "6.2" */
+};
+struct ts_rules_kmd {
+  unsigned window;   /* 2; 0 with no `rocm_kmd` section (installed ROCm gates) */
+  char **releases;   /* ROCm releases, oldest first: "6.1", "6.2", ... */
+  size_t nreleases;
+  struct ts_rules_amdgpu_map *amdgpu;
+  size_t namdgpu;
+  char *source, *amdgpu_source, *amdgpu_confidence;
+};
+
 struct ts_rules {
   int schema;
   char *index_base;  /* "https://download.pytorch.org/whl/" */
@@ -121,6 +167,11 @@ struct ts_rules {
   size_t npairings;
   struct ts_rules_rule *rules;
   size_t nrules;
+  struct ts_rules_kmd kmd;
+  /* A user file's `without_rules:` patterns: rules of the files it is
+   * merged over that it removes (ts_rules_merge applies them). */
+  char **without_rules;
+  size_t nwithout_rules;
 };
 
 /* One problem found while loading, with its position ("rules.yaml:12:5"). */
@@ -150,9 +201,11 @@ enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
                                 struct ts_error *err);
 void ts_rules_free(struct ts_rules *r);
 
-/* Merges `over` into `base`: entries with an id already in base replace it
- * (backends by id, releases by series, rules and pairings by id), others
- * are added; routes are added.  `over` is left empty (its entries move). */
+/* Merges `over` into `base`: first over's `without_rules` patterns remove
+ * base's rules (TS_E_RULES when a pattern matches none); then entries with
+ * an id already in base replace it (backends by id, releases by series,
+ * rules and pairings by id), others are added; routes are added.  `over` is
+ * left empty (its entries move). */
 enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
                             struct ts_error *err);
 
@@ -162,6 +215,20 @@ const struct ts_rules_release *ts_rules_find_release(const struct ts_rules *r,
                                                      const char *series);
 /* The newest release series (the last one). NULL when there are none. */
 const struct ts_rules_release *ts_rules_newest(const struct ts_rules *r);
+
+/* Removes the rules whose id matches `pattern` (fnmatch: "hf-stack-*"),
+ * as --without-rule asks; only `rules:` entries, never the facts of
+ * backends and releases.  Returns how many were removed. */
+size_t ts_rules_drop(struct ts_rules *r, const char *pattern);
+
+/* The ROCm release whose kernel driver (KMD) this host runs, for the
+ * window: the DKMS amdgpu module's version mapped through `kmd.amdgpu`,
+ * else the installed ROCm's major.minor as its proxy (an override such as
+ * --rocm is that proxy).  Writes the release ("6.2") to rel and what it
+ * was read from to basis; false when neither is known. */
+bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
+                          char *rel, size_t relcap, char *basis,
+                          size_t basiscap);
 
 /* ---- compiling against the host ------------------------------------- */
 

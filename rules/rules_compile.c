@@ -136,6 +136,49 @@ enum ts_code ts_rules_host_facts(const struct ts_host *h,
   return TS_OK;
 }
 
+/* ---- the AMD kernel driver -------------------------------------------- */
+
+/* "6.8" names "6.8.5" and "6.8" but not "6.80.1". */
+static bool version_prefix(const char *prefix, const char *v) {
+  size_t n = strlen(prefix);
+  return strncmp(prefix, v, n) == 0 && (v[n] == '\0' || v[n] == '.');
+}
+
+bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
+                          char *rel, size_t relcap, char *basis,
+                          size_t basiscap) {
+  const struct ts_rules_amdgpu_map *best = NULL;
+  for (size_t i = 0; h->amdgpu_version && i < r->kmd.namdgpu; i++)
+    if (version_prefix(r->kmd.amdgpu[i].amdgpu, h->amdgpu_version) &&
+        (!best || strlen(r->kmd.amdgpu[i].amdgpu) > strlen(best->amdgpu)))
+      best = &r->kmd.amdgpu[i];
+  if (best) {
+    snprintf(rel, relcap, "%s", best->rocm);
+    snprintf(basis, basiscap, "amdgpu %s from %s", h->amdgpu_version,
+             ts_host_source_of(h, "rocm.amdgpu_version"));
+    return true;
+  }
+  if (!h->rocm_version)
+    return false;
+  char *mm = major_minor(h->rocm_version);
+  snprintf(rel, relcap, "%s", mm);
+  free(mm);
+  const char *src = ts_host_source_of(h, "rocm.version");
+  if (src && (strncmp(src, "--", 2) == 0 || strncmp(src, "TORCHSOLVE_", 11) == 0))
+    snprintf(basis, basiscap, "ROCm %s from %s (stands for the kernel driver too)",
+             h->rocm_version, src);
+  else if (h->amdgpu_version)
+    snprintf(basis, basiscap,
+             "installed ROCm %s (%s) as proxy: amdgpu %s is not in rocm_kmd.amdgpu",
+             h->rocm_version, src ? src : "detected", h->amdgpu_version);
+  else
+    snprintf(basis, basiscap,
+             "installed ROCm %s (%s) as proxy: no /sys/module/amdgpu/version "
+             "(the kernel's own amdgpu)",
+             h->rocm_version, src ? src : "detected");
+  return true;
+}
+
 /* ---- variant gates ---------------------------------------------------- */
 
 /* Does the arch list run compute capability `cc`?  SASS for X.y runs on
@@ -184,7 +227,26 @@ static bool backend_gated(const struct ts_constraint_set *s, const char *id) {
   return false;
 }
 
-static enum ts_code gate_backend(const struct ts_rules_backend *b,
+/* The kernel-driver releases that run a +rocmX.Y build: ±window around
+ * X.Y in kmd.releases, from *lo to *last; *next is the first release past
+ * the window (NULL past the newest known).  False when X.Y is not listed. */
+static bool kmd_window(const struct ts_rules_kmd *k, const char *mm,
+                       const char **lo, const char **last, const char **next) {
+  size_t idx = k->nreleases;
+  for (size_t i = 0; i < k->nreleases; i++)
+    if (ts_host_vercmp(k->releases[i], mm) == 0)
+      idx = i;
+  if (!k->window || idx == k->nreleases)
+    return false;
+  size_t l = idx >= k->window ? idx - k->window : 0, h = idx + k->window;
+  *lo = k->releases[l];
+  *last = k->releases[h < k->nreleases ? h : k->nreleases - 1];
+  *next = h + 1 < k->nreleases ? k->releases[h + 1] : NULL;
+  return true;
+}
+
+static enum ts_code gate_backend(const struct ts_rules *rules,
+                                 const struct ts_rules_backend *b,
                                  struct ts_constraint_set *s,
                                  struct ts_error *err) {
   char id[96];
@@ -203,19 +265,41 @@ static enum ts_code gate_backend(const struct ts_rules_backend *b,
     free(spec);
   } else if (b->kind == TS_BACKEND_ROCM) {
     char *mm = major_minor(b->version);
+    const char *lo, *last, *next;
     snprintf(id, sizeof id, "backend-%s-rocm", b->id);
-    struct ts_constraint *c = new_constraint(
-        s, TS_CONSTRAINT_REQUIRES, id,
-        ts_xasprintf("torch +%s builds are made for ROCm %s; a host with an "
-                      "older ROCm (and its kernel driver) should not run them",
-                      b->id, b->version),
-        "upgrade ROCm, use the variant of the installed ROCm, or pass --rocm X.Y",
-        b->source);
-    char *spec = ts_xasprintf(">=%s", mm);
-    if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
-        !(rc = add_term(c, "__rocm", spec, NULL, err)))
-      rc = add_when(c, "__rocm", NULL, err);
-    free(spec);
+    struct ts_constraint *c;
+    if (kmd_window(&rules->kmd, mm, &lo, &last, &next)) {
+      /* The wheel bundles ROCm's user space; what the host contributes is
+       * the kernel driver, which AMD supports for ±window releases. */
+      c = new_constraint(
+          s, TS_CONSTRAINT_REQUIRES, id,
+          ts_xasprintf("torch +%s builds bundle ROCm %s's user space, which "
+                        "AMD supports on the kernel driver (KMD) of ROCm %s "
+                        "to %s%s (±%u releases)", b->id, mm, lo, last,
+                        next ? "" : " or newer", rules->kmd.window),
+          "install a build whose ROCm is within the window of this host's "
+          "kernel driver, update the amdgpu driver, or pass --rocm X.Y",
+          rules->kmd.source);
+      char *window = next ? ts_xasprintf(">=%s,<%s", lo, next)
+                          : ts_xasprintf(">=%s", lo);
+      if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
+          !(rc = add_term(c, "__rocm_kmd", window, NULL, err)))
+        rc = add_when(c, "__rocm_kmd", NULL, err);
+      free(window);
+    } else {
+      char *spec = ts_xasprintf(">=%s", mm);
+      c = new_constraint(
+          s, TS_CONSTRAINT_REQUIRES, id,
+          ts_xasprintf("torch +%s builds are made for ROCm %s; a host with an "
+                        "older ROCm (and its kernel driver) should not run them",
+                        b->id, b->version),
+          "upgrade ROCm, use the variant of the installed ROCm, or pass --rocm X.Y",
+          b->source);
+      if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
+          !(rc = add_term(c, "__rocm", spec, NULL, err)))
+        rc = add_when(c, "__rocm", NULL, err);
+      free(spec);
+    }
     free(mm);
   } else if (b->kind == TS_BACKEND_XPU) {
     snprintf(id, sizeof id, "backend-%s", b->id);
@@ -253,6 +337,7 @@ static enum ts_code gate_cuda(const struct ts_rules_release *r,
   }
   enum ts_code rc = TS_OK;
   char *archs = arch_list_text(v);
+  const char *toolkit = v->driver_toolkit ? v->driver_toolkit : b->driver_toolkit;
   for (size_t g = 0; g < h->ncuda_gpus && rc == TS_OK; g++) {
     const char *cc = h->cuda_gpus[g].compute_capability;
     bool ptx_only = false, seen = false;
@@ -274,16 +359,16 @@ static enum ts_code gate_cuda(const struct ts_rules_release *r,
           src);
       if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
         rc = add_term(c, fact, NULL, NULL, err);
-    } else if (ptx_only && b->driver_toolkit) {
+    } else if (ptx_only && toolkit) {
       struct ts_constraint *c = new_constraint(
           s, TS_CONSTRAINT_REQUIRES, pid,
           ts_xasprintf("%s runs on compute capability %s only by "
                         "JIT-compiling its PTX, which needs the CUDA %s "
                         "toolkit driver >= %s",
-                        what, cc, b->version, b->driver_toolkit),
+                        what, cc, b->version, toolkit),
           "upgrade the NVIDIA driver, or use a variant with kernels for "
           "this GPU", src);
-      char *spec = ts_xasprintf(">=%s", b->driver_toolkit);
+      char *spec = ts_xasprintf(">=%s", toolkit);
       if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
         rc = add_term(c, "__cuda_driver", spec, NULL, err);
       free(spec);
@@ -302,13 +387,14 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
                                       const struct ts_host *h,
                                       struct ts_constraint_set *s,
                                       struct ts_error *err) {
-  if (!r->pypi_default || (h->machine && strcmp(h->machine, "x86_64") != 0))
-    return TS_OK;
+  struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
+  if (!t.pypi_default)
+    return TS_OK; /* PyPI serves a CPU build on this machine */
   const struct ts_rules_variant *v = NULL;
-  for (size_t k = 0; k < r->nvariants; k++)
-    if (strcmp(r->variants[k].backend, r->pypi_default) == 0)
-      v = &r->variants[k];
-  const struct ts_rules_backend *b = ts_rules_find_backend(rules, r->pypi_default);
+  for (size_t k = 0; k < t.nvariants; k++)
+    if (strcmp(t.variants[k].backend, t.pypi_default) == 0)
+      v = &t.variants[k];
+  const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.pypi_default);
   if (!v || !b || b->kind != TS_BACKEND_CUDA)
     return TS_OK;
   char id[96], series_spec[64];
@@ -347,8 +433,9 @@ static enum ts_code gate_release(const struct ts_rules *rules,
   char series_spec[64];
   snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
   enum ts_code rc = TS_OK;
-  for (size_t k = 0; k < r->nvariants && rc == TS_OK; k++) {
-    const struct ts_rules_variant *v = &r->variants[k];
+  struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
+  for (size_t k = 0; k < t.nvariants && rc == TS_OK; k++) {
+    const struct ts_rules_variant *v = &t.variants[k];
     const struct ts_rules_backend *b = ts_rules_find_backend(rules, v->backend);
     if (!b)
       continue;
@@ -417,11 +504,16 @@ static const struct ts_rules_pairing *find_pairing(const struct ts_rules *r,
   return NULL;
 }
 
+/* On any machine: a companion's label pairs it whatever the host. */
 static bool release_has_variant(const struct ts_rules_release *r,
                                 const char *b) {
   for (size_t k = 0; k < r->nvariants; k++)
     if (strcmp(r->variants[k].backend, b) == 0)
       return true;
+  for (size_t p = 0; p < r->nplatforms; p++)
+    for (size_t k = 0; k < r->platforms[p].nvariants; k++)
+      if (strcmp(r->platforms[p].variants[k].backend, b) == 0)
+        return true;
   return false;
 }
 
@@ -491,6 +583,9 @@ static enum ts_code compile_pairings(const struct ts_rules *rules,
         /* One constraint per companion version and variant: the companion
          * may be paired with several torch releases (torchaudio 2.11.0). */
         for (size_t k = 0; k <= r->nvariants && rc == TS_OK; k++) {
+          /* The platforms' variants are a subset of these in practice;
+           * pair_one finds a platform-only one through release_has_variant
+           * when another release lists it. */
           const char *local = k < r->nvariants ? r->variants[k].backend : "";
           char key[128];
           snprintf(key, sizeof key, "%s+%s", cv, local);
@@ -590,10 +685,11 @@ static enum ts_code backend_list(const struct ts_rules *rules,
   if (!r)
     return TS_OK;
   const char *newest = r->nversions ? r->versions[r->nversions - 1] : r->series;
-  struct choice *ch = ts_xcalloc(r->nvariants, sizeof *ch);
+  struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
+  struct choice *ch = ts_xcalloc(t.nvariants, sizeof *ch);
   size_t n = 0;
-  for (size_t k = 0; k < r->nvariants; k++) {
-    const struct ts_rules_backend *b = ts_rules_find_backend(rules, r->variants[k].backend);
+  for (size_t k = 0; k < t.nvariants; k++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.variants[k].backend);
     if (!b)
       continue;
     struct choice *c = &ch[n++];
@@ -712,14 +808,20 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   enum ts_code rc = TS_OK;
   if (host_terms)
     rc = ts_rules_host_facts(h, out, err);
+  char kmd[32], basis[256];
+  if (rc == TS_OK && host_terms && !h->force_cpu &&
+      ts_rules_kmd_release(rules, h, kmd, sizeof kmd, basis, sizeof basis))
+    add_fact(out, "__rocm_kmd", kmd, basis);
   /* Backend gates first: they are what most explanations name. */
-  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++)
-    for (size_t k = 0; k < rules->releases[i].nvariants && rc == TS_OK; k++) {
-      const struct ts_rules_backend *b =
-          ts_rules_find_backend(rules, rules->releases[i].variants[k].backend);
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
+    struct ts_rules_variant_table t =
+        ts_rules_release_variants(&rules->releases[i], h->machine);
+    for (size_t k = 0; k < t.nvariants && rc == TS_OK; k++) {
+      const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.variants[k].backend);
       if (b && !backend_gated(out, b->id))
-        rc = gate_backend(b, out, err);
+        rc = gate_backend(rules, b, out, err);
     }
+  }
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
     rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++)

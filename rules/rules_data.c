@@ -1,6 +1,7 @@
 /*
  * rules_data.c — ownership of a loaded rules object: free, merge, lookup.
  */
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,20 +29,32 @@ void ts_rules_backend_clear(struct ts_rules_backend *b) {
   memset(b, 0, sizeof *b);
 }
 
-void ts_rules_release_clear(struct ts_rules_release *r) {
-  free(r->series);
-  free_strv(r->versions, r->nversions);
-  for (size_t i = 0; i < r->nvariants; i++) {
-    struct ts_rules_variant *v = &r->variants[i];
+static void variants_free(struct ts_rules_variant *vs, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    struct ts_rules_variant *v = &vs[i];
     free(v->backend);
     for (size_t j = 0; j < v->narchs; j++)
       free(v->archs[j].cc);
     free(v->archs);
     free_strv(v->gfx, v->ngfx);
+    free(v->driver_toolkit);
     free(v->source);
     free(v->confidence);
   }
-  free(r->variants);
+  free(vs);
+}
+
+void ts_rules_release_clear(struct ts_rules_release *r) {
+  free(r->series);
+  free_strv(r->versions, r->nversions);
+  variants_free(r->variants, r->nvariants);
+  for (size_t i = 0; i < r->nplatforms; i++) {
+    free(r->platforms[i].machine);
+    variants_free(r->platforms[i].variants, r->platforms[i].nvariants);
+    free(r->platforms[i].pypi_default);
+    free(r->platforms[i].source);
+  }
+  free(r->platforms);
   for (size_t i = 0; i < r->npairs; i++) {
     free(r->pairs[i].torch);
     free(r->pairs[i].torchvision);
@@ -89,6 +102,19 @@ void ts_rules_pairing_clear(struct ts_rules_pairing *p) {
   memset(p, 0, sizeof *p);
 }
 
+void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
+  free_strv(k->releases, k->nreleases);
+  for (size_t i = 0; i < k->namdgpu; i++) {
+    free(k->amdgpu[i].amdgpu);
+    free(k->amdgpu[i].rocm);
+  }
+  free(k->amdgpu);
+  free(k->source);
+  free(k->amdgpu_source);
+  free(k->amdgpu_confidence);
+  memset(k, 0, sizeof *k);
+}
+
 void ts_rules_free(struct ts_rules *r) {
   if (!r)
     return;
@@ -107,6 +133,8 @@ void ts_rules_free(struct ts_rules *r) {
   for (size_t i = 0; i < r->nrules; i++)
     ts_rules_rule_clear(&r->rules[i]);
   free(r->rules);
+  ts_rules_kmd_clear(&r->kmd);
+  free_strv(r->without_rules, r->nwithout_rules);
   free(r);
 }
 
@@ -128,6 +156,89 @@ const struct ts_rules_release *ts_rules_find_release(const struct ts_rules *r,
 
 const struct ts_rules_release *ts_rules_newest(const struct ts_rules *r) {
   return r->nreleases ? &r->releases[r->nreleases - 1] : NULL;
+}
+
+/* One variant table of a release against the backends it names. */
+static bool table_problem(const struct ts_rules *r, const char *series,
+                          const char *machine,
+                          const struct ts_rules_variant *variants, size_t n,
+                          const char *pypi_default, char *buf, size_t cap) {
+  char where[96];
+  snprintf(where, sizeof where, "release '%s'%s%s", series,
+           machine ? " platform " : "", machine ? machine : "");
+  bool has_default = !pypi_default;
+  for (size_t k = 0; k < n; k++) {
+    const struct ts_rules_variant *v = &variants[k];
+    const struct ts_rules_backend *b = ts_rules_find_backend(r, v->backend);
+    has_default |= pypi_default && strcmp(pypi_default, v->backend) == 0;
+    if (!b) {
+      snprintf(buf, cap, "%s: variant '%s' is not a backend", where, v->backend);
+      return true;
+    }
+    if (b->kind == TS_BACKEND_CUDA && !v->narchs) {
+      snprintf(buf, cap, "%s: CUDA variant '%s' needs archs", where, v->backend);
+      return true;
+    }
+    if (b->kind != TS_BACKEND_CUDA && (v->narchs || v->driver_toolkit)) {
+      snprintf(buf, cap, "%s: variant '%s' is not CUDA but has archs or driver_toolkit",
+               where, v->backend);
+      return true;
+    }
+  }
+  if (!has_default) {
+    snprintf(buf, cap, "%s: pypi_default '%s' is not one of its variants",
+             where, pypi_default);
+    return true;
+  }
+  return false;
+}
+
+bool ts_rules_release_problem(const struct ts_rules *r,
+                           const struct ts_rules_release *rel, char *buf,
+                           size_t cap) {
+  const char *series = rel->series ? rel->series : "?";
+  if (table_problem(r, series, NULL, rel->variants, rel->nvariants,
+                    rel->pypi_default, buf, cap))
+    return true;
+  for (size_t p = 0; p < rel->nplatforms; p++)
+    if (table_problem(r, series, rel->platforms[p].machine,
+                      rel->platforms[p].variants, rel->platforms[p].nvariants,
+                      rel->platforms[p].pypi_default, buf, cap))
+      return true;
+  return false;
+}
+
+struct ts_rules_variant_table ts_rules_release_variants(
+    const struct ts_rules_release *r, const char *machine) {
+  static const struct ts_rules_variant cpu_only = {.backend = (char *)"cpu"};
+  struct ts_rules_variant_table t = {r->variants, r->nvariants, r->pypi_default};
+  if (!machine || strcmp(machine, "x86_64") == 0)
+    return t;
+  for (size_t p = 0; p < r->nplatforms; p++)
+    if (strcmp(r->platforms[p].machine, machine) == 0) {
+      t.variants = r->platforms[p].variants;
+      t.nvariants = r->platforms[p].nvariants;
+      t.pypi_default = r->platforms[p].pypi_default;
+      return t;
+    }
+  t.variants = &cpu_only;
+  t.nvariants = 1;
+  t.pypi_default = NULL;
+  return t;
+}
+
+size_t ts_rules_drop(struct ts_rules *r, const char *pattern) {
+  size_t keep = 0, dropped = 0;
+  for (size_t i = 0; i < r->nrules; i++) {
+    if (fnmatch(pattern, r->rules[i].id, 0) == 0) {
+      ts_rules_rule_clear(&r->rules[i]);
+      dropped++;
+    } else {
+      r->rules[keep++] = r->rules[i];
+    }
+  }
+  r->nrules = keep;
+  return dropped;
 }
 
 static int cmp_release(const void *a, const void *b) {
@@ -162,6 +273,16 @@ enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
     base->index_base = over->index_base;
     over->index_base = NULL;
   }
+  for (size_t i = 0; i < over->nwithout_rules; i++)
+    if (ts_rules_drop(base, over->without_rules[i]) == 0)
+      return ts_error_set(err, TS_E_RULES,
+                          "without_rules: '%s' matches no rule of the files "
+                          "it is merged over", over->without_rules[i]);
+  if (over->kmd.window) {
+    ts_rules_kmd_clear(&base->kmd);
+    base->kmd = over->kmd;
+    memset(&over->kmd, 0, sizeof over->kmd);
+  }
   MERGE_BY(base->backends, base->nbackends, over->backends, over->nbackends,
            id, ts_rules_backend_clear);
   MERGE_BY(base->releases, base->nreleases, over->releases, over->nreleases,
@@ -189,30 +310,9 @@ enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
     qsort(base->releases, base->nreleases, sizeof *base->releases, cmp_release);
   /* References the user file could not check alone: the same checks the
    * loader makes on a file that defines its backends. */
-  for (size_t i = 0; i < base->nreleases; i++) {
-    const struct ts_rules_release *r = &base->releases[i];
-    bool has_default = !r->pypi_default;
-    for (size_t k = 0; k < r->nvariants; k++) {
-      const struct ts_rules_variant *v = &r->variants[k];
-      const struct ts_rules_backend *b = ts_rules_find_backend(base, v->backend);
-      has_default |= r->pypi_default && strcmp(r->pypi_default, v->backend) == 0;
-      if (!b)
-        return ts_error_set(err, TS_E_RULES,
-                            "release '%s': variant '%s' is not a backend",
-                            r->series, v->backend);
-      if (b->kind == TS_BACKEND_CUDA && !v->narchs)
-        return ts_error_set(err, TS_E_RULES,
-                            "release '%s': CUDA variant '%s' needs archs",
-                            r->series, v->backend);
-      if (b->kind != TS_BACKEND_CUDA && v->narchs)
-        return ts_error_set(err, TS_E_RULES,
-                            "release '%s': variant '%s' is not CUDA but has archs",
-                            r->series, v->backend);
-    }
-    if (!has_default)
-      return ts_error_set(err, TS_E_RULES,
-                          "release '%s': pypi_default '%s' is not one of its variants",
-                          r->series, r->pypi_default);
-  }
+  char problem[256];
+  for (size_t i = 0; i < base->nreleases; i++)
+    if (ts_rules_release_problem(base, &base->releases[i], problem, sizeof problem))
+      return ts_error_set(err, TS_E_RULES, "%s", problem);
   return TS_OK;
 }

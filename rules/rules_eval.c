@@ -95,6 +95,8 @@ static char *fact_words(const char *name) {
     return ts_xstrdup("CUDA (driver-supported)");
   if (strcmp(name, "__rocm") == 0)
     return ts_xstrdup("ROCm");
+  if (strcmp(name, "__rocm_kmd") == 0)
+    return ts_xstrdup("an amdgpu kernel driver of ROCm");
   if (strcmp(name, "__glibc") == 0)
     return ts_xstrdup("glibc");
   if (strcmp(name, "__xpu") == 0)

@@ -216,6 +216,20 @@ static char **get_strlist(struct loader *L, yaml_node_t *n, size_t *count,
   return out;
 }
 
+/* `evidence`: URLs that corroborate the entry's `source` (for readers and
+ * the next audit; nothing is derived from them).  Checked, not kept. */
+static void check_evidence(struct loader *L, yaml_node_t *map, const char *what) {
+  yaml_node_t *ev = get(L, map, "evidence");
+  size_t ne = 0;
+  char **e = get_strlist(L, ev, &ne, true, "evidence");
+  for (size_t i = 0; i < ne; i++) {
+    if (strncmp(e[i], "https://", 8) != 0 && strncmp(e[i], "http://", 7) != 0)
+      DIAG(L, ev, "%s: evidence '%s' must be an http(s) URL", what, e[i]);
+    free(e[i]);
+  }
+  free(e);
+}
+
 static void check_gfx_list(struct loader *L, yaml_node_t *n, char **gfx,
                            size_t ngfx, const char *what) {
   for (size_t i = 0; i < ngfx; i++) {
@@ -234,7 +248,7 @@ static void load_backend(struct loader *L, yaml_node_t *n,
                          struct ts_rules_backend *b) {
   static const char *const keys[] = {"id", "kind", "cuda", "rocm", "index",
                                      "driver_min", "driver_toolkit", "gfx",
-                                     "source", "confidence", NULL};
+                                     "source", "evidence", "confidence", NULL};
   memset(b, 0, sizeof *b);
   if (!is_map(L, n, "a backend"))
     return;
@@ -264,6 +278,7 @@ static void load_backend(struct loader *L, yaml_node_t *n,
   b->source = get_str(L, n, "source", true, what);
   check_url(L, n, b->source, what);
   b->confidence = get_confidence(L, n, what);
+  check_evidence(L, n, what);
   if (b->kind == TS_BACKEND_CUDA) {
     b->version = get_str(L, n, "cuda", true, what);
     b->driver_min = get_str(L, n, "driver_min", true, what);
@@ -340,12 +355,58 @@ static bool version_ok(struct loader *L, yaml_node_t *n, const char *s,
   return true;
 }
 
+/* A `variants:` mapping (a release's, or one of its platforms'). */
+static void load_variants(struct loader *L, yaml_node_t *vars,
+                          struct ts_rules_variant **out, size_t *nout,
+                          const char *what) {
+  if (!is_map(L, vars, "variants"))
+    return;
+  check_keys(L, vars, NULL, "variants");
+  for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
+       p < vars->data.mapping.pairs.top; p++) {
+    const char *id = scalar(L, node_at(L, p->key), "a variant name");
+    yaml_node_t *val = node_at(L, p->value);
+    if (!id)
+      continue;
+    *out = ts_xrealloc(*out, (*nout + 1) * sizeof **out);
+    struct ts_rules_variant *v = &(*out)[(*nout)++];
+    memset(v, 0, sizeof *v);
+    v->backend = ts_xstrdup(id);
+    char vw[240];
+    snprintf(vw, sizeof vw, "%s variant '%s'", what, id);
+    if (val && val->type == YAML_SCALAR_NODE && val->data.scalar.length == 0)
+      continue; /* "cpu:" with nothing */
+    if (!is_map(L, val, vw))
+      continue;
+    static const char *const vkeys[] = {"archs", "gfx", "driver_toolkit",
+                                        "source", "evidence", "confidence", NULL};
+    check_keys(L, val, vkeys, vw);
+    char *archs = get_str(L, val, "archs", false, vw);
+    if (archs)
+      load_archs(L, get(L, val, "archs"), archs, v, vw);
+    free(archs);
+    yaml_node_t *g = get(L, val, "gfx");
+    if (g) {
+      v->gfx = get_strlist(L, g, &v->ngfx, false, "gfx");
+      v->has_gfx = true;
+      check_gfx_list(L, g, v->gfx, v->ngfx, vw);
+    }
+    v->driver_toolkit = get_str(L, val, "driver_toolkit", false, vw);
+    if (v->driver_toolkit && !dotted_version(v->driver_toolkit))
+      DIAG(L, get(L, val, "driver_toolkit"), "%s: driver_toolkit must be a version", vw);
+    v->source = get_str(L, val, "source", false, vw);
+    check_url(L, val, v->source, vw);
+    v->confidence = get_confidence(L, val, vw);
+    check_evidence(L, val, vw);
+  }
+}
+
 static void load_release(struct loader *L, yaml_node_t *n,
                          struct ts_rules_release *r) {
   static const char *const keys[] = {"series", "versions", "variants",
-                                     "paired", "source", "confidence",
-                                     "status", "pypi_default", "pypi_source",
-                                     NULL};
+                                     "platforms", "paired", "source",
+                                     "confidence", "status", "pypi_default",
+                                     "pypi_source", NULL};
   memset(r, 0, sizeof *r);
   if (!is_map(L, n, "a release"))
     return;
@@ -377,42 +438,36 @@ static void load_release(struct loader *L, yaml_node_t *n,
   yaml_node_t *vars = get(L, n, "variants");
   if (!vars)
     DIAG(L, n, "%s: missing 'variants'", what);
-  else if (is_map(L, vars, "variants")) {
-    check_keys(L, vars, NULL, "variants");
-    for (yaml_node_pair_t *p = vars->data.mapping.pairs.start;
-         p < vars->data.mapping.pairs.top; p++) {
-      const char *id = scalar(L, node_at(L, p->key), "a variant name");
+  else
+    load_variants(L, vars, &r->variants, &r->nvariants, what);
+  yaml_node_t *plats = get(L, n, "platforms");
+  if (plats && is_map(L, plats, "platforms")) {
+    check_keys(L, plats, NULL, "platforms");
+    for (yaml_node_pair_t *p = plats->data.mapping.pairs.start;
+         p < plats->data.mapping.pairs.top; p++) {
+      const char *machine = scalar(L, node_at(L, p->key), "a machine");
       yaml_node_t *val = node_at(L, p->value);
-      if (!id)
+      char pw[200];
+      snprintf(pw, sizeof pw, "%s platform '%s'", what, machine ? machine : "?");
+      if (!machine || !is_map(L, val, pw))
         continue;
-      r->variants = ts_xrealloc(r->variants,
-                                   (r->nvariants + 1) * sizeof *r->variants);
-      struct ts_rules_variant *v = &r->variants[r->nvariants++];
-      memset(v, 0, sizeof *v);
-      v->backend = ts_xstrdup(id);
-      char vw[200];
-      snprintf(vw, sizeof vw, "%s variant '%s'", what, id);
-      if (val && val->type == YAML_SCALAR_NODE &&
-          val->data.scalar.length == 0)
-        continue; /* "cpu:" with nothing */
-      if (!is_map(L, val, vw))
-        continue;
-      static const char *const vkeys[] = {"archs", "gfx", "source",
-                                          "confidence", NULL};
-      check_keys(L, val, vkeys, vw);
-      char *archs = get_str(L, val, "archs", false, vw);
-      if (archs)
-        load_archs(L, get(L, val, "archs"), archs, v, vw);
-      free(archs);
-      yaml_node_t *g = get(L, val, "gfx");
-      if (g) {
-        v->gfx = get_strlist(L, g, &v->ngfx, false, "gfx");
-        v->has_gfx = true;
-        check_gfx_list(L, g, v->gfx, v->ngfx, vw);
-      }
-      v->source = get_str(L, val, "source", false, vw);
-      check_url(L, val, v->source, vw);
-      v->confidence = get_confidence(L, val, vw);
+      if (strcmp(machine, "x86_64") == 0)
+        DIAG(L, node_at(L, p->key), "%s: x86_64 is the release's own 'variants'", pw);
+      static const char *const pkeys[] = {"variants", "pypi_default", "source", NULL};
+      check_keys(L, val, pkeys, pw);
+      r->platforms = ts_xrealloc(r->platforms,
+                                    (r->nplatforms + 1) * sizeof *r->platforms);
+      struct ts_rules_platform *pl = &r->platforms[r->nplatforms++];
+      memset(pl, 0, sizeof *pl);
+      pl->machine = ts_xstrdup(machine);
+      pl->pypi_default = get_str(L, val, "pypi_default", false, pw);
+      pl->source = get_str(L, val, "source", true, pw);
+      check_url(L, val, pl->source, pw);
+      yaml_node_t *pv = get(L, val, "variants");
+      if (!pv)
+        DIAG(L, val, "%s: missing 'variants'", pw);
+      else
+        load_variants(L, pv, &pl->variants, &pl->nvariants, pw);
     }
   }
   yaml_node_t *paired = get(L, n, "paired");
@@ -601,14 +656,7 @@ static void load_rule(struct loader *L, yaml_node_t *n, struct ts_rules_rule *r)
   check_url(L, n, r->source, what);
   r->fix = get_str(L, n, "fix", r->kind != TS_RULES_CUSTOM_BUILD, what);
   r->confidence = get_confidence(L, n, what);
-  yaml_node_t *ev = get(L, n, "evidence");
-  if (ev) {
-    size_t ne = 0;
-    char **e = get_strlist(L, ev, &ne, true, "evidence");
-    for (size_t i = 0; i < ne; i++)
-      free(e[i]);
-    free(e);
-  }
+  check_evidence(L, n, what);
   yaml_node_t *subj = get(L, n, "subject");
   if (!subj)
     DIAG(L, n, "%s: missing 'subject'", what);
@@ -690,29 +738,58 @@ static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) 
         DIAG(L, reln, "release '%s' is defined twice", r->releases[i].series);
     /* Variants must name a backend, when this file defines backends (a
      * user file may name the bundled ones; ts_rules_merge checks those). */
-    if (!r->nbackends)
-      continue;
-    if (r->releases[i].pypi_default) {
-      bool found = false;
-      for (size_t k = 0; k < r->releases[i].nvariants; k++)
-        found |= strcmp(r->releases[i].variants[k].backend,
-                        r->releases[i].pypi_default) == 0;
-      if (!found)
-        DIAG(L, reln, "release '%s': pypi_default '%s' is not one of its variants",
-             r->releases[i].series, r->releases[i].pypi_default);
-    }
-    for (size_t k = 0; k < r->releases[i].nvariants; k++) {
-      const struct ts_rules_variant *v = &r->releases[i].variants[k];
-      const struct ts_rules_backend *b = ts_rules_find_backend(r, v->backend);
-      if (!b)
-        DIAG(L, reln, "release '%s': variant '%s' is not a backend",
-             r->releases[i].series, v->backend);
-      else if (v->narchs && b->kind != TS_BACKEND_CUDA)
-        DIAG(L, reln, "release '%s': variant '%s' is not CUDA but has archs",
-             r->releases[i].series, v->backend);
-      else if (b->kind == TS_BACKEND_CUDA && !v->narchs)
-        DIAG(L, reln, "release '%s': CUDA variant '%s' needs archs",
-             r->releases[i].series, v->backend);
+    char problem[256];
+    if (r->nbackends && ts_rules_release_problem(r, &r->releases[i], problem, sizeof problem))
+      DIAG(L, reln, "%s", problem);
+  }
+}
+
+/* rocm_kmd: {window, releases, amdgpu: {"6.8": "6.2", ...}, source,
+ * amdgpu_source, amdgpu_confidence}. */
+static void load_kmd(struct loader *L, yaml_node_t *n, struct ts_rules *r) {
+  static const char *const keys[] = {"window", "releases", "amdgpu", "source",
+                                     "amdgpu_source", "amdgpu_confidence", NULL};
+  struct ts_rules_kmd *k = &r->kmd;
+  if (!is_map(L, n, "rocm_kmd"))
+    return;
+  check_keys(L, n, keys, "rocm_kmd");
+  char *w = get_str(L, n, "window", true, "rocm_kmd");
+  char *end = NULL;
+  unsigned long wv = w ? strtoul(w, &end, 10) : 0;
+  if (w && (*end || wv == 0 || wv > 10))
+    DIAG(L, get(L, n, "window"), "rocm_kmd: window must be a number of releases from 1 to 10");
+  free(w);
+  k->window = (unsigned)wv;
+  k->source = get_str(L, n, "source", true, "rocm_kmd");
+  check_url(L, n, k->source, "rocm_kmd");
+  k->amdgpu_source = get_str(L, n, "amdgpu_source", false, "rocm_kmd");
+  if (k->amdgpu_source && strncmp(k->amdgpu_source, "http", 4) != 0)
+    DIAG(L, get(L, n, "amdgpu_source"), "rocm_kmd: amdgpu_source must be an http(s) URL");
+  k->amdgpu_confidence = get_str(L, n, "amdgpu_confidence", false, "rocm_kmd");
+  yaml_node_t *rel = get(L, n, "releases");
+  if (!rel)
+    DIAG(L, n, "rocm_kmd: missing 'releases'");
+  k->releases = get_strlist(L, rel, &k->nreleases, false, "releases");
+  for (size_t i = 0; i < k->nreleases; i++)
+    if (!dotted_version(k->releases[i]) ||
+        (i && ts_host_vercmp(k->releases[i - 1], k->releases[i]) >= 0))
+      DIAG(L, rel, "rocm_kmd: releases must be ROCm versions, oldest first ('%s')",
+           k->releases[i]);
+  yaml_node_t *map = get(L, n, "amdgpu");
+  if (map && is_map(L, map, "amdgpu")) {
+    check_keys(L, map, NULL, "amdgpu");
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+         p < map->data.mapping.pairs.top; p++) {
+      const char *kv = scalar(L, node_at(L, p->key), "an amdgpu version");
+      const char *rv = scalar(L, node_at(L, p->value), "a ROCm release");
+      if (!kv || !rv)
+        continue;
+      if (!dotted_version(kv) || !dotted_version(rv))
+        DIAG(L, node_at(L, p->key), "rocm_kmd: amdgpu '%s': '%s' must be versions", kv, rv);
+      k->amdgpu = ts_xrealloc(k->amdgpu, (k->namdgpu + 1) * sizeof *k->amdgpu);
+      k->amdgpu[k->namdgpu].amdgpu = ts_xstrdup(kv);
+      k->amdgpu[k->namdgpu].rocm = ts_xstrdup(rv);
+      k->namdgpu++;
     }
   }
 }
@@ -720,7 +797,8 @@ static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) 
 static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
   static const char *const keys[] = {"schema", "index_base", "source",
                                      "backends", "releases", "routes",
-                                     "pairings", "rules", NULL};
+                                     "pairings", "rules", "rocm_kmd",
+                                     "without_rules", NULL};
   if (!root) {
     diag_at(L, 1, 1, "the document is empty");
     return;
@@ -771,6 +849,11 @@ static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
     }
     free(p);
   }
+  n = get(L, root, "rocm_kmd");
+  if (n)
+    load_kmd(L, n, r);
+  n = get(L, root, "without_rules");
+  r->without_rules = get_strlist(L, n, &r->nwithout_rules, false, "without_rules");
   check_refs(L, root, r);
   if (r->nreleases > 1)
     qsort(r->releases, r->nreleases, sizeof *r->releases, cmp_release);

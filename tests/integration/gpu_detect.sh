@@ -88,8 +88,12 @@ assert d["sources"]["rocm.version"] == "/opt/rocm/.info/version"
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm7.2"]["rule"] == "backend-rocm7.2-rocm", ex["rocm7.2"]
-# 2.5/2.6/2.7 wheels below ROCm 6.3 hit hipBLASLt on gfx1100; 2.4.1+rocm6.1 is the fix
-assert d["gpu_fallback"] == {"torch_release": "2.4", "backends": ["rocm6.1", "rocm6.0", "cpu"]}, d["gpu_fallback"]
+assert "kernel driver of ROCm >=7.0; this host has 6.2" in ex["rocm7.2"]["reason"], ex["rocm7.2"]
+# AMD window: the ROCm 6.2 kernel driver runs the rocm6.3 and rocm6.4 user space
+k = d["rocm"]["kernel_driver"]
+assert k["rocm"] == "6.2" and "installed ROCm 6.2.0" in k["basis"] and "proxy" in k["basis"], k
+assert d["rocm"]["amdgpu_version"] is None
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.4", "rocm6.3", "cpu"]}, d["gpu_fallback"]
 '
 check rx7900xt-rocm62 '
 assert d["torch_release"] == "2.5"
@@ -100,19 +104,20 @@ assert ex["rocm6.2"]["rule"] == "hipblaslt-gfx1100", ex["rocm6.2"]
 check rx7900xt-rocm62 '
 assert d["rocm"]["version"] == "6.4"
 assert d["sources"]["rocm.version"] == "--rocm"
-assert d["gpu_fallback"]["torch_release"] == "2.9", d["gpu_fallback"]
-assert d["gpu_fallback"]["backends"][:2] == ["rocm6.4", "rocm6.3"]
+assert d["rocm"]["kernel_driver"]["rocm"] == "6.4" and "--rocm" in d["rocm"]["kernel_driver"]["basis"]
+assert d["backends"] == ["rocm7.1", "cpu"], d["backends"]
 ' --rocm 6.4
 check mi300x-rocm64 '
 assert d["rocm"]["version"] == "6.4.0"
 assert d["rocm"]["gpus"] == [{"gfx": "gfx942"}, {"gfx": "gfx942"}]
-assert d["backends"] == ["cpu"]
-assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.4", "rocm6.3", "cpu"]}, d["gpu_fallback"]
+assert d["backends"] == ["rocm7.1", "cpu"], d["backends"]
+assert d["gpu_fallback"] is None
 '
 check mi25-rocm57 '
 assert d["rocm"]["version"] == "5.7.1"
 assert d["rocm"]["gpus"] == [{"gfx": "gfx900"}]
-assert d["gpu_fallback"] == {"torch_release": "2.3", "backends": ["rocm5.7", "cpu"]}, d["gpu_fallback"]
+# the ROCm 5.7 kernel driver runs rocm5.5 to rocm6.1; gfx900 is in the rocm6.1 build of 2.6
+assert d["gpu_fallback"] == {"torch_release": "2.6", "backends": ["rocm6.1", "cpu"]}, d["gpu_fallback"]
 '
 check cpu-only '
 assert d["cuda"] is None and d["rocm"] is None and d["xpu"] is False
@@ -129,6 +134,82 @@ check arc-xpu '
 assert d["xpu"] is True and "driver xe" in d["sources"]["xpu"]
 assert d["backends"] == ["xpu", "cpu"], d["backends"]
 '
+# Issue 18's machines.  MI50 (gfx906) on ROCm 6.4: the rocBLAS of ROCm >= 6.4
+# wheels has no gfx906 Tensile library, so rocm6.3 (torch 2.9) is the last
+# family that works; its DKMS amdgpu 6.12.12 is ROCm 6.4's kernel driver.
+check mi50-rocm64 '
+assert d["rocm"]["gpus"] == [{"gfx": "gfx906"}] and d["rocm"]["amdgpu_version"] == "6.12.12"
+k = d["rocm"]["kernel_driver"]
+assert k == {"rocm": "6.4", "basis": "amdgpu 6.12.12 from /sys/module/amdgpu/version"}, k
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm7.1"]["rule"] == "rocm-gfx-2.13-rocm7.1" and "gfx906" not in ex["rocm7.1"]["reason"], ex["rocm7.1"]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
+'
+check mi50-rocm64 '
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
+' --release 2.9
+# MI50 on ROCm 7.2 (the kernel's own amdgpu: the installed ROCm is the
+# proxy): rocm6.3 is four releases older than the 7.2 kernel driver, and
+# no build inside the window has gfx906 kernels: no GPU build at all.
+check mi50-rocm72 '
+k = d["rocm"]["kernel_driver"]
+assert k["rocm"] == "7.2" and "proxy" in k["basis"], k
+assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None, d
+'
+check mi50-rocm72 '
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.3"]["rule"] == "backend-rocm6.3-rocm", ex["rocm6.3"]
+assert ex["rocm6.4"]["rule"] == "backend-rocm6.4-rocm", ex["rocm6.4"]
+' --release 2.9
+# RX 7800 XT (gfx1101) on ROCm 6.2: 2.4 wheels carry no gfx1101 kernels
+# (pytorch#141667), the window gives rocm6.4 builds of 2.9.
+check rx7800xt-rocm62 '
+assert d["rocm"]["gpus"] == [{"gfx": "gfx1101"}]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.4", "rocm6.3", "cpu"]}, d["gpu_fallback"]
+'
+check rx7800xt-rocm62 '
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.1"]["rule"] == "rocm-gfx-2.4-rocm6.1" and "gfx1101" not in ex["rocm6.1"]["reason"], ex["rocm6.1"]
+' --release 2.4
+# aarch64: its own variants and arch lists.  A T4 (sm_75) has kernels in no
+# aarch64 CUDA build (cu126 there is sm_80;sm_90 only).
+check aarch64-t4 '
+assert d["machine"] == "aarch64" and d["cuda"]["gpus"][0]["compute_capability"] == "7.5"
+assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None, d
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["cu126"]["rule"] == "cuda-arch-2.13-cu126", ex["cu126"]
+'
+check aarch64-t4 '
+assert d["backends"] == ["cpu"], d["backends"]
+assert sorted(e["backend"] for e in d["excluded"]) == ["cu129"], d["excluded"]
+' --release 2.8
+check aarch64-gh200 '
+assert d["machine"] == "aarch64"
+assert d["backends"] == ["cu130", "cu126", "cu132", "cpu"], d["backends"]
+'
+check aarch64-gh200 '
+assert d["backends"] == ["cu128", "cpu"], d["backends"]
+' --release 2.7
+# The driver table has the 11.1-11.6 rows: a 470 driver runs CUDA 11.4.
+check cpu-only '
+assert d["cuda"]["cuda_version"] == "11.4", d["cuda"]
+assert d["sources"]["cuda.cuda_version"] == "driver table (from --cuda-driver)"
+' --cuda-driver 470.256.02
+"$TORCHSOLVE" detect --sysroot "$FIX/cpu-only" --cuda-driver 470.256.02 | grep -q "^cuda      11.4 " \
+  || { echo "FAIL text: --cuda-driver 470.256.02 is not CUDA 11.4"; fails=$((fails + 1)); }
+# WSL reports the Windows driver: its own column of the table (570.30 is
+# CUDA 12.8 on Linux, 12.6 on Windows).
+check wsl '
+assert d["cuda"]["cuda_version"] == "12.6", d["cuda"]
+' --cuda-driver 570.30
+check cpu-only '
+assert d["cuda"]["cuda_version"] == "12.8", d["cuda"]
+' --cuda-driver 570.30
+
 # Overrides replace facts and name their source.
 check cpu-only '
 assert d["cuda"]["cuda_version"] == "12.4" and d["sources"]["cuda.cuda_version"] == "--cuda"
@@ -144,7 +225,8 @@ ex = {e["backend"]: e["reason"] for e in d["excluded"]}
 assert ex["cu130"] == "--cpu was given"
 ' --cpu
 check cpu-only '
-assert d["rocm"] == {"version": "7.2", "gpus": [], "hsa_override_gfx_version": None}
+assert d["rocm"] == {"version": "7.2", "gpus": [], "hsa_override_gfx_version": None, "amdgpu_version": None,
+                     "kernel_driver": {"rocm": "7.2", "basis": "ROCm 7.2 from --rocm (stands for the kernel driver too)"}}, d["rocm"]
 assert d["backends"] == ["cpu"]
 ' --rocm 7.2
 TORCHSOLVE_GFX=gfx1100,gfx90a check cpu-only '
@@ -152,18 +234,21 @@ assert d["rocm"]["gpus"] == [{"gfx": "gfx1100"}, {"gfx": "gfx90a"}], d["rocm"]
 assert d["sources"]["rocm.gpus"] == "TORCHSOLVE_GFX"
 assert d["backends"] == ["rocm7.2", "rocm7.1", "cpu"], d["backends"]
 ' --rocm 7.2
+# The override maps the target; where the GPU was read (KFD) stays visible.
 HSA_OVERRIDE_GFX_VERSION=10.3.0 check rx7900xt-rocm62 '
 assert d["rocm"]["gpus"] == [{"gfx": "gfx1030", "real_gfx": "gfx1100"}]
 assert d["rocm"]["hsa_override_gfx_version"] == "10.3.0"
-assert d["sources"]["rocm.gpus"] == "HSA_OVERRIDE_GFX_VERSION"
+assert d["sources"]["rocm.gpus"] == "/sys/class/kfd/kfd/topology/nodes/*/properties", d["sources"]
+assert d["sources"]["rocm.hsa_override"] == "HSA_OVERRIDE_GFX_VERSION"
 '
 TORCHSOLVE_SYSROOT=$FIX/h100-cu130 check rtx4090-drv550 '
 assert d["cuda"]["driver_version"] == "550.144.03"
 '
 
-# Refusals: --cuda 13.0 on driver 550 (exit 5, a fix), unless --ignore-host.
+# Refusals: --cuda 13.0 on driver 550 (exit 1, as a rule refusal, with a
+# fix), unless --ignore-host.
 out=$("$TORCHSOLVE" detect --sysroot "$FIX/rtx4090-drv550" --cuda 13.0 2>&1) && rc=0 || rc=$?
-if [ "$rc" != 5 ] || ! grep -q "needs NVIDIA driver >= 580.65.06" <<<"$out" || ! grep -q "fix:" <<<"$out"; then
+if [ "$rc" != 1 ] || ! grep -q "needs NVIDIA driver >= 580.65.06" <<<"$out" || ! grep -q "fix:" <<<"$out"; then
   echo "FAIL --cuda 13.0 on driver 550 not refused (rc=$rc): $out"; fails=$((fails + 1))
 else echo "ok   --cuda 13.0 on driver 550 refused"; fi
 check rtx4090-drv550 '

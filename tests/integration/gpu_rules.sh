@@ -76,6 +76,38 @@ out=$("$TORCHSOLVE" rules audit --cpu torch==2.10.0 transformers==4.44.0 2>&1) &
 grep -q "rule hf-stack-torch-2.10" <<<"$out" || ts_fail "seed 000: $out"
 out=$("$TORCHSOLVE" rules audit --cpu torch==2.3.1 transformers==4.51.0 2>&1) && ts_fail "seed 000 (2.3) not flagged"
 grep -q "rule hf-stack-torch-2.3" <<<"$out" || ts_fail "seed 000 (2.3): $out"
+# The seed-000 table is that project's policy, and says so; upstream's own
+# floors are separate rules; --without-rule drops the policy by id.
+grep -q "seed 000's project policy" <<<"$out" || ts_fail "seed 000 not called a policy: $out"
+"$TORCHSOLVE" rules audit --cpu --without-rule 'hf-stack-*' torch==2.3.1 transformers==4.51.0 >/dev/null 2>&1 \
+  || ts_fail "--without-rule 'hf-stack-*' did not drop the policy"
+TORCHSOLVE_WITHOUT_RULES=hf-stack-torch-2.3 "$TORCHSOLVE" rules audit --cpu torch==2.3.1 transformers==4.51.0 >/dev/null 2>&1 \
+  || ts_fail "TORCHSOLVE_WITHOUT_RULES did not drop the policy"
+out=$("$TORCHSOLVE" rules audit --cpu --without-rule 'hf-stack-*' torch==2.1.2 transformers==4.56.0 2>&1) \
+  && ts_fail "upstream transformers floor not flagged"
+grep -q "rule transformers-torch-2.2" <<<"$out" || ts_fail "upstream floor: $out"
+out=$("$TORCHSOLVE" rules audit --cpu --without-rule no-such-rule torch==2.3.1 2>&1) && rc=0 || rc=$?
+[ "$rc" = 2 ] && grep -q "no-such-rule: no rule has that id" <<<"$out" || ts_fail "unknown --without-rule (rc=$rc): $out"
+# torch < 2.3 was built against NumPy 1.x.
+out=$("$TORCHSOLVE" rules audit --cpu torch==2.2.2 numpy==2.1.0 2>&1) && ts_fail "numpy 2 with torch 2.2 not flagged"
+grep -q "rule torch-numpy2" <<<"$out" || ts_fail "numpy: $out"
+"$TORCHSOLVE" rules audit --cpu torch==2.3.0 numpy==2.1.0 >/dev/null 2>&1 || ts_fail "numpy 2 with torch 2.3 flagged"
+# flash-attn's cxx11abi label against torch's C++ ABI (new from 2.7).
+out=$("$TORCHSOLVE" rules audit --cpu torch==2.7.1 flash-attn==2.8.0+cu12torch2.7cxx11abiFALSE 2>&1) \
+  && ts_fail "cxx11abiFALSE with torch 2.7 not flagged"
+grep -q "rule flash-attn-cxx11abi-false" <<<"$out" || ts_fail "abi false: $out"
+out=$("$TORCHSOLVE" rules audit --cpu torch==2.6.0 flash-attn==2.7.4+cu12torch2.6cxx11abiTRUE 2>&1) \
+  && ts_fail "cxx11abiTRUE with torch 2.6 not flagged"
+grep -q "rule flash-attn-cxx11abi-true" <<<"$out" || ts_fail "abi true: $out"
+"$TORCHSOLVE" rules audit --cpu torch==2.7.1 flash-attn==2.8.0+cu12torch2.7cxx11abiTRUE >/dev/null 2>&1 \
+  || ts_fail "matching cxx11abiTRUE flagged"
+# hipBLASLt: refused for 2.5 below ROCm 6.3 on gfx1100 (community-reported,
+# said so), no longer for 2.6.
+out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" torch==2.5.1+rocm6.2 2>&1) && ts_fail "hipblaslt 2.5 not flagged"
+grep -q "rule hipblaslt-gfx1100" <<<"$out" && grep -q "community-reported" <<<"$out" && grep -q "ROCm >= 6.3" <<<"$out" \
+  || ts_fail "hipblaslt message: $out"
+"$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" torch==2.6.0+rocm6.2.4 >/dev/null 2>&1 \
+  || ts_fail "hipblaslt flags 2.6.0+rocm6.2.4"
 # Seed 001: bitsandbytes on a ROCm torch.
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/mi300x-rocm64" torch==2.8.0+rocm6.4 bitsandbytes==0.45.5 2>&1) && ts_fail "seed 001 not flagged"
 grep -q "rule bitsandbytes-rocm" <<<"$out" || ts_fail "seed 001: $out"
@@ -85,7 +117,7 @@ grep -q "rule bitsandbytes-rocm" <<<"$out" || ts_fail "seed 001: $out"
 # ... but judged as what its wheel says it was built with (HIP 7.1 here).
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" --built-with hip=7.1.52802 torch==2.9.1a0+gitd38164a 2>&1) \
   && ts_fail "custom ROCm 7.1 build on a ROCm 6.2 host not flagged"
-grep -q "built for rocm7.1: needs ROCm >=7.1; this host has 6.2.0 (rule backend-rocm7.1-rocm)" <<<"$out" || ts_fail "custom: $out"
+grep -q "built for rocm7.1: needs an amdgpu kernel driver of ROCm >=6.4; this host has 6.2 (rule backend-rocm7.1-rocm)" <<<"$out" || ts_fail "custom: $out"
 "$TORCHSOLVE" rules audit --rocm 7.1 --gfx gfx1100 --built-with hip=7.1.52802 torch==2.9.1a0+gitd38164a >/dev/null 2>&1 \
   || ts_fail "custom build flagged on a matching host"
 # A CUDA build the driver cannot run; torchvision of another torch.
@@ -139,6 +171,14 @@ grep -q "rule local-no-old-numpy" <<<"$out" || ts_fail "user rule: $out"
 mkdir -p "$XDG_CONFIG_HOME/torchsolve" && cp "$tmp/user.yaml" "$XDG_CONFIG_HOME/torchsolve/rules.yaml"
 "$TORCHSOLVE" rules list | grep -q "^local-no-old-numpy " || ts_fail "config-dir rules not read"
 rm -r "$XDG_CONFIG_HOME/torchsolve"
+# A user file drops rules by id pattern with without_rules (the seed-000
+# policy here); a pattern that matches nothing is an error.
+printf 'schema: 1\nwithout_rules: ["hf-stack-*"]\n' >"$tmp/nopolicy.yaml"
+"$TORCHSOLVE" rules audit --cpu --rules "$tmp/nopolicy.yaml" torch==2.3.1 transformers==4.51.0 >/dev/null 2>&1 \
+  || ts_fail "without_rules in a --rules file did not drop the policy"
+printf 'schema: 1\nwithout_rules: ["no-such-*"]\n' >"$tmp/nomatch.yaml"
+out=$("$TORCHSOLVE" rules list --rules "$tmp/nomatch.yaml" 2>&1) && ts_fail "without_rules matching nothing accepted"
+grep -q "without_rules: 'no-such-\*' matches no rule" <<<"$out" || ts_fail "without_rules: $out"
 printf 'schema: 1\nreleases:\n  - {series: "2.99", versions: ["2.99.0"], source: https://example.org/, variants: {cu999: {archs: "9.0"}}}\n' >"$tmp/ref.yaml"
 out=$("$TORCHSOLVE" rules list --rules "$tmp/ref.yaml" 2>&1) && ts_fail "unknown backend in a user file accepted"
 grep -q "variant 'cu999' is not a backend" <<<"$out" || ts_fail "merge check: $out"

@@ -13,12 +13,19 @@ cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 tag="$cp-$cp-manylinux_2_28_x86_64"
 {
   for v in 2.4.1+rocm6.1:rocm6.1 2.5.1+rocm6.2:rocm6.2 2.6.0+rocm6.2.4:rocm6.2.4 \
-           2.7.1+rocm6.3:rocm6.3 2.5.1+cpu:cpu 2.9.1+cpu:cpu 2.10.0+cpu:cpu \
+           2.7.1+rocm6.3:rocm6.3 2.9.1+rocm6.3:rocm6.3 2.9.1+rocm6.4:rocm6.4 \
+           2.2.2+cpu:cpu 2.5.1+cpu:cpu 2.9.1+cpu:cpu 2.10.0+cpu:cpu 2.6.0+cu126:cu126 \
            2.9.1+cu126:cu126 2.9.1+cu128:cu128 2.9.1+cu130:cu130 \
            2.10.0+cu126:cu126 2.10.0+cu128:cu128 2.10.0+cu130:cu130; do
     echo "whl/${v#*:} torch ${v%:*} $tag"
   done
   echo "whl/rocm6.1 torchvision 0.19.1+rocm6.1 $tag torch==2.4.1"
+  echo "whl/rocm6.4 torchvision 0.24.1+rocm6.4 $tag torch==2.9.1"
+  echo "simple numpy 1.26.4 $tag"
+  echo "simple numpy 2.1.0 $tag"
+  # flash-attn binaries: the label names torch's minor and its C++ ABI
+  echo "simple flash-attn 2.7.4+cu12torch2.6cxx11abifalse $tag torch"
+  echo "simple flash-attn 2.7.4+cu12torch2.6cxx11abitrue $tag torch"
   echo "whl/cu130 torchvision 0.24.1+cu130 $tag torch==2.9.1"
   echo "simple pymomentum-gpu 0.1.0 $tag torch"
   echo "simple transformers 4.44.0 py3-none-any"
@@ -37,24 +44,57 @@ run() { # MACHINE ARGS... : dry run; plan on $work/out, stderr on $work/err
 torch_of() { awk '$2 == "torch" { print $3 }' "$work/out"; }
 
 # --- seed 004: RX 7900 XT on ROCm 6.2 ---------------------------------
+# AMD's kernel-driver window: the ROCm 6.2 driver runs the rocm6.4 user
+# space the 2.9.1 wheels bundle (it used to be 2.4.1+rocm6.1).
 run rx7900xt-rocm62 torch || { cat "$work/err"; ts_fail "rx7900xt: torch"; }
 cat "$work/out"
-[ "$(torch_of)" = 2.4.1+rocm6.1 ] || ts_fail "rx7900xt: picked $(torch_of), wanted 2.4.1+rocm6.1"
-grep -q "$TS_NGINX_URL/whl/rocm6.1" "$work/out" || ts_fail "rx7900xt: not from the rocm6.1 index"
+[ "$(torch_of)" = 2.9.1+rocm6.4 ] || ts_fail "rx7900xt: picked $(torch_of), wanted 2.9.1+rocm6.4"
+grep -q "$TS_NGINX_URL/whl/rocm6.4" "$work/out" || ts_fail "rx7900xt: not from the rocm6.4 index"
 rc=0; run rx7900xt-rocm62 'torch==2.5.1+rocm6.2' || rc=$?
 cat "$work/err"
 [ "$rc" = 1 ] || ts_fail "rx7900xt: torch==2.5.1+rocm6.2 exit $rc, wanted 1"
 grep -q 'hipblaslt-gfx1100' "$work/err" || ts_fail "rx7900xt: rule not named"
 grep -qi 'fix' "$work/err" || ts_fail "rx7900xt: no fix"
 run rx7900xt-rocm62 torch torchvision || { cat "$work/err"; ts_fail "rx7900xt: torch torchvision"; }
-grep -q '^install torchvision 0.19.1+rocm6.1 ' "$work/out" || { cat "$work/out"; ts_fail "torchvision pairing"; }
+grep -q '^install torchvision 0.24.1+rocm6.4 ' "$work/out" || { cat "$work/out"; ts_fail "torchvision pairing"; }
 
 # torch==2.5.1 has no build for gfx1100 on ROCm 6.2: the CPU build, and the
 # note says so (it said "this host has no usable GPU backend")
 run rx7900xt-rocm62 'torch==2.5.1' || { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1"; }
 [ "$(torch_of)" = 2.5.1+cpu ] || ts_fail "rx7900xt: torch==2.5.1 picked $(torch_of)"
-grep -q 'torch 2.5 has no build for this host.s GPU; the newest torch with one is 2.4' "$work/err" ||
+grep -q 'torch 2.5 has no build for this host.s GPU; the newest torch with one is 2.9' "$work/err" ||
   { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1 CPU note"; }
+
+# --- RX 7800 XT (gfx1101) on ROCm 6.2: 2.4 wheels have no gfx1101 kernels
+run rx7800xt-rocm62 torch || { cat "$work/err"; ts_fail "rx7800xt: torch"; }
+[ "$(torch_of)" = 2.9.1+rocm6.4 ] || ts_fail "rx7800xt: picked $(torch_of), wanted 2.9.1+rocm6.4"
+rc=0; run rx7800xt-rocm62 'torch==2.4.1+rocm6.1' || rc=$?
+[ "$rc" = 1 ] && grep -q 'rocm-gfx-2.4-rocm6.1' "$work/err" ||
+  { cat "$work/err"; ts_fail "rx7800xt: torch==2.4.1+rocm6.1 exit $rc, wanted 1 naming rocm-gfx-2.4-rocm6.1"; }
+
+# --- MI50 (gfx906): no ROCm >= 6.4 wheel works (rocBLAS has no gfx906
+# Tensile library); on ROCm 6.4 the rocm6.3 build of 2.9.1, on ROCm 7.2
+# nothing inside the kernel driver's window, so the CPU build
+run mi50-rocm64 torch || { cat "$work/err"; ts_fail "mi50 6.4: torch"; }
+[ "$(torch_of)" = 2.9.1+rocm6.3 ] || ts_fail "mi50 6.4: picked $(torch_of), wanted 2.9.1+rocm6.3"
+rc=0; run mi50-rocm64 'torch==2.9.1+rocm6.4' || rc=$?
+[ "$rc" = 1 ] && grep -q 'rocm-gfx-2.9-rocm6.4' "$work/err" ||
+  { cat "$work/err"; ts_fail "mi50 6.4: torch==2.9.1+rocm6.4 exit $rc, wanted 1 naming rocm-gfx-2.9-rocm6.4"; }
+run mi50-rocm72 torch || { cat "$work/err"; ts_fail "mi50 7.2: torch"; }
+[ "$(torch_of)" = 2.10.0+cpu ] || ts_fail "mi50 7.2: picked $(torch_of), wanted 2.10.0+cpu"
+rc=0; run mi50-rocm72 'torch==2.9.1+rocm6.3' || rc=$?
+[ "$rc" = 1 ] && grep -q 'backend-rocm6.3-rocm' "$work/err" ||
+  { cat "$work/err"; ts_fail "mi50 7.2: torch==2.9.1+rocm6.3 exit $rc, wanted 1 naming backend-rocm6.3-rocm"; }
+
+# --- torch < 2.3 was built against NumPy 1.x --------------------------
+run cpu-only 'torch==2.2.2' numpy || { cat "$work/err"; ts_fail "numpy: torch==2.2.2 numpy"; }
+grep -q '^install numpy 1.26.4 ' "$work/out" || { cat "$work/out"; ts_fail "torch 2.2.2 got numpy 2"; }
+rc=0; run cpu-only 'torch==2.2.2' 'numpy>=2' || rc=$?
+[ "$rc" = 1 ] && grep -q 'torch-numpy2' "$work/err" || { cat "$work/err"; ts_fail "numpy>=2 with torch 2.2.2: exit $rc"; }
+
+# --- flash-attn: torch 2.6 uses the old C++ ABI: the cxx11abiFALSE binary
+run h100-cu130 'torch==2.6.0' flash-attn || { cat "$work/err"; ts_fail "flash-attn: torch==2.6.0 flash-attn"; }
+grep -q '^install flash-attn 2.7.4+cu12torch2.6cxx11abifalse ' "$work/out" || { cat "$work/out"; ts_fail "flash-attn ABI label"; }
 
 # --- H100 on driver 580 (CUDA 13.0) -----------------------------------
 run h100-cu130 torch || { cat "$work/err"; ts_fail "h100: torch"; }
@@ -72,7 +112,8 @@ case $(torch_of) in *cu130* | *cpu* | "") ts_fail "rtx4090: picked '$(torch_of)'
 echo "rtx4090-drv550 -> torch $(torch_of)"
 rc=0; run rtx4090-drv550 --cuda 13.0 torch || rc=$?
 cat "$work/err"
-[ "$rc" != 0 ] || ts_fail "--cuda 13.0 on driver 550 accepted"
+# an override refusal exits as a rule refusal does (help exit-codes)
+[ "$rc" = 1 ] || ts_fail "--cuda 13.0 on driver 550: exit $rc, wanted 1 like a rule refusal"
 grep -qi '550' "$work/err" || ts_fail "--cuda 13.0 refusal does not name the driver"
 run rtx4090-drv550 --cuda 13.0 --ignore-host torch || { cat "$work/err"; ts_fail "--ignore-host refused"; }
 
@@ -105,4 +146,7 @@ python3 -m pip --python "$PY" list --format=freeze >"$work/list"
 grep -qx 'torch==2.9.1a0+gitd38164a' "$work/list" || { cat "$work/list"; ts_fail "seed 003 not installed"; }
 site=$(echo "$work/venv"/lib/python*/site-packages)
 grep -q '"file://' "$site"/torch-2.9.1a0+gitd38164a.dist-info/direct_url.json || ts_fail "seed 003: no direct_url.json"
+# help exit-codes documents that one status
+"$T" help exit-codes | grep -q 'a rule of' || ts_fail "help exit-codes does not document rule refusals"
+"$T" help exit-codes | grep -q 'TS_E_REFUSED *exit 1 ' || ts_fail "help exit-codes: TS_E_REFUSED is not exit 1"
 echo "install_gpu: ok"

@@ -29,7 +29,18 @@ Test(host_util, driver_table) {
   cr_expect_str_eq(ts_host_driver_max_cuda("550.144.03"), "12.4");
   cr_expect_str_eq(ts_host_driver_max_cuda("570.133.07"), "12.8");
   cr_expect_str_eq(ts_host_driver_max_cuda("595.45.04"), "13.2");
-  cr_expect_str_eq(ts_host_driver_max_cuda("470.256.02"), "11.0");
+  /* 11.1-11.6 rows: a 470 driver runs CUDA 11.4 */
+  cr_expect_str_eq(ts_host_driver_max_cuda("470.256.02"), "11.4");
+  cr_expect_str_eq(ts_host_driver_max_cuda("455.23"), "11.1");
+  cr_expect_str_eq(ts_host_driver_max_cuda("510.108.03"), "11.6");
+  cr_expect_str_eq(ts_host_driver_max_cuda("452.39"), "11.0");
+  /* Windows drivers (WSL) have their own column */
+  cr_expect_str_eq(ts_host_driver_max_cuda("570.30"), "12.8");
+  cr_expect_str_eq(ts_host_windows_driver_max_cuda("570.30"), "12.6");
+  cr_expect_str_eq(ts_host_windows_driver_max_cuda("566.36"), "12.6");
+  cr_expect_str_eq(ts_host_windows_driver_max_cuda("576.57"), "12.9");
+  cr_expect_str_eq(ts_host_windows_driver_max_cuda("581.42"), "13.0");
+  cr_expect_str_eq(ts_host_windows_driver_max_cuda("471.11"), "11.4");
   cr_expect_null(ts_host_driver_max_cuda("440.33"));
   cr_expect_str_eq(ts_host_cuda_min_driver("13.0"), "580.65.06");
   cr_expect_str_eq(ts_host_cuda_min_driver("12.7"), "560.28.03");
@@ -178,7 +189,7 @@ Test(host_override, replace_and_refuse) {
   struct ts_error e = {0};
   struct ts_host_overrides ov = {.cuda = TS_HOST_SET, .cuda_version = "13.0",
                                  .cuda_source = "TORCHSOLVE_CUDA"};
-  cr_expect_eq(ts_host_apply_overrides(&h, &ov, &e), TS_E_HOST);
+  cr_expect_eq(ts_host_apply_overrides(&h, &ov, &e), TS_E_REFUSED);
   cr_expect(strstr(e.detail, "TORCHSOLVE_CUDA 13.0 needs NVIDIA driver >= 580.65.06") != NULL, "%s", e.detail);
   cr_expect(strstr(e.detail, "--cuda 12.4") != NULL, "%s", e.detail);
   cr_expect(strstr(e.detail, "12.9 or lower through minor-version") != NULL, "%s", e.detail);
@@ -194,7 +205,7 @@ Test(host_override, replace_and_refuse) {
   struct ts_host_overrides old = {.cuda = TS_HOST_SET, .cuda_version = "11.8",
                                   .cuda_driver = "440.10"};
   detect(SYSROOT("cpu-only"), &h2);
-  cr_expect_eq(ts_host_apply_overrides(&h2, &old, &e), TS_E_HOST);
+  cr_expect_eq(ts_host_apply_overrides(&h2, &old, &e), TS_E_REFUSED);
   cr_expect(strstr(e.detail, "ask for --cuda none,") != NULL, "%s", e.detail);
   ts_host_clear(&h2);
   cr_expect_str_eq(ts_host_cuda_compat_driver("13.2"), "580");

@@ -52,7 +52,9 @@ Test(rules_load, bundled_file) {
   cr_expect_str_eq(b->driver_min, "580");
   b = ts_rules_find_backend(r, "rocm7.2");
   cr_assert_not_null(b);
-  cr_expect_eq(b->ngfx, 14);
+  cr_expect_eq(b->ngfx, 12); /* no gfx900/gfx906 from ROCm 6.4 on */
+  for (size_t i = 0; i < b->ngfx; i++)
+    cr_expect_str_neq(b->gfx[i], "gfx906");
   const struct ts_rules_release *rel = ts_rules_find_release(r, "2.13");
   cr_assert_not_null(rel);
   cr_expect_eq(rel->nvariants, 7);
@@ -174,11 +176,18 @@ Test(rules_compile, backend_lists) {
       {"570.133.07", "12.0", "2.11", "cu128 cpu"},
       {"570.133.07", "12.0", "2.7", "cu128 cpu"},
       {"595.45.04", "12.0", NULL, "cu132 cu130 cpu"},
-      {"580.65.06", "7.0,9.0", "2.10", "cu128 cu126 cpu"}, /* cu130 lacks sm_70 */
+      /* cu130 lacks sm_70; cu129 wheels of 2.10.0 exist (pytorch#187834) */
+      {"580.65.06", "7.0,9.0", "2.10", "cu129 cu128 cu126 cpu"},
+      {"575.57.08", "12.0", "2.9", "cu129 cu128 cpu"},
       {"580.65.06", "6.1,9.0", "2.10", "cu126 cpu"},
       /* native CUDA first, then minor-version compatibility, newest first */
       {"525.60.13", "8.6", "2.5", "cu118 cu124 cu121 cpu"},
       {"450.80.02", "8.6", "2.5", "cu118 cpu"},
+      /* 2.9's cu130 keeps compute_120 PTX for a newer GPU; from 2.11 the
+       * release builds strip it (pytorch#175567) */
+      {"580.95.05", "13.0", "2.9", "cu130 cu129 cpu"},
+      {"580.95.05", "13.0", "2.11", "cpu"},
+      {"580.95.05", "13.0", NULL, "cpu"},
   };
   for (size_t i = 0; i < sizeof nv / sizeof nv[0]; i++) {
     nv_host(&h, nv[i].driver, nv[i].cc);
@@ -194,9 +203,25 @@ Test(rules_compile, backend_lists) {
       {"6.2", "gfx1100", "2.4", "rocm6.1 rocm6.0 cpu"},
       {"6.2", "gfx1100", "2.5", "cpu"},        /* hipBLASLt rule */
       {"6.2", "gfx90a", "2.5", "rocm6.2 rocm6.1 cpu"},
-      {"6.2", "gfx1101", "2.4", "rocm6.1 cpu"}, /* rocm6.0 lacks gfx1101 */
+      /* 2.4 wheels predate gfx1101 (pytorch#141667); 2.6's rocm6.2.4 has it,
+       * and no gfx1200 (pytorch#147761) */
+      {"6.2", "gfx1101", "2.4", "cpu"},
+      {"6.2", "gfx1101", "2.6", "rocm6.2.4 rocm6.1 cpu"},
+      {"6.2", "gfx1200", "2.6", "cpu"},
+      {"6.2", "gfx1200", "2.7", "rocm6.3 rocm6.2.4 cpu"},
+      /* the hipBLASLt rule is 2.5 only now */
+      {"6.2", "gfx1100", "2.6", "rocm6.2.4 rocm6.1 cpu"},
+      /* the kernel driver's window: ROCm 6.2 runs rocm6.0 ... rocm6.4 */
+      {"6.2", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
+      {"6.2", "gfx1100", "2.10", "cpu"},
+      {"6.4", "gfx942", NULL, "rocm7.1 cpu"},
+      {"6.4", "gfx942", "2.4", "cpu"}, /* rocm6.1 is three releases older */
+      /* gfx906: no Tensile library in the rocBLAS of ROCm >= 6.4 wheels */
+      {"6.4", "gfx906", "2.9", "rocm6.3 cpu"},
+      {"6.4", "gfx906", "2.10", "cpu"},
+      {"7.2", "gfx906", "2.9", "cpu"}, /* rocm6.3 is out of 7.2's window */
       {"6.4", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
-      {NULL, "gfx1151", NULL, "rocm7.2 cpu"},   /* no ROCm installed: no gate */
+      {NULL, "gfx1151", NULL, "rocm7.2 rocm7.1 cpu"}, /* no ROCm installed: no gate */
       {"7.2", "gfx1100,gfx1031", NULL, "cpu"},   /* every GPU must be covered */
       {"7.2", "gfx942", NULL, "rocm7.2 rocm7.1 cpu"},
   };
@@ -229,6 +254,54 @@ Test(rules_compile, backend_lists) {
   ts_rules_free(r);
 }
 
+/* aarch64 wheels have their own variants and arch lists. */
+Test(rules_compile, aarch64_platform) {
+  struct ts_rules *r = bundled();
+  struct ts_host h;
+  struct ts_constraint_set s;
+  struct {
+    const char *driver, *cc, *release, *want;
+  } cases[] = {
+      {"580.95.05", "7.5", NULL, "cpu"},   /* T4: no aarch64 build has sm_75 */
+      {"580.95.05", "7.5", "2.9", "cpu"},
+      {"580.95.05", "9.0", NULL, "cu130 cu126 cu132 cpu"}, /* GH200 */
+      {"580.95.05", "9.0", "2.8", "cu129 cpu"},
+      {"580.95.05", "9.0", "2.7", "cu128 cpu"},
+      {"580.95.05", "9.0", "2.6", "cpu"},  /* no aarch64 CUDA wheels listed */
+      {"580.95.05", "8.6", NULL, "cu130 cu126 cu132 cpu"}, /* sm_80 SASS runs on 8.6 */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    nv_host(&h, cases[i].driver, cases[i].cc);
+    free(h.machine);
+    h.machine = strdup("aarch64");
+    compile(r, &h, cases[i].release, &s);
+    cr_expect_str_eq(usable(&s), cases[i].want, "aarch64 cc %s torch %s", cases[i].cc,
+                     cases[i].release ? cases[i].release : "newest");
+    ts_constraint_set_clear(&s);
+    ts_host_free(&h);
+  }
+  /* The same T4 on x86_64 has cu126 kernels. */
+  nv_host(&h, "580.95.05", "7.5");
+  compile(r, &h, NULL, &s);
+  cr_expect_str_eq(usable(&s), "cu130 cu126 cu132 cpu");
+  ts_constraint_set_clear(&s);
+  ts_host_free(&h);
+  ts_rules_free(r);
+}
+
+/* --without-rule drops rules by id pattern, never variant facts. */
+Test(rules_compile, drop_rules) {
+  struct ts_rules *r = bundled();
+  size_t before = r->nrules;
+  cr_expect_eq(ts_rules_drop(r, "hf-stack-*"), 4);
+  cr_expect_eq(r->nrules, before - 4);
+  for (size_t i = 0; i < r->nrules; i++)
+    cr_expect_neq(strncmp(r->rules[i].id, "hf-stack-", 9), 0);
+  cr_expect_eq(ts_rules_drop(r, "no-such-rule"), 0);
+  cr_expect_eq(ts_rules_drop(r, "hipblaslt-gfx1100"), 1);
+  ts_rules_free(r);
+}
+
 Test(rules_compile, facts_and_constraints) {
   struct ts_rules *r = bundled();
   struct ts_host h;
@@ -237,8 +310,11 @@ Test(rules_compile, facts_and_constraints) {
   cr_assert_eq(ts_host_detect(&o, &h, &e), TS_OK);
   struct ts_constraint_set s;
   compile(r, &h, NULL, &s);
-  const char *want[][2] = {{"__glibc", "2.35"}, {"__rocm", "6.2.0"}, {"__gfx1100", NULL}};
-  for (size_t i = 0; i < 3; i++) {
+  /* No versioned amdgpu module: the installed ROCm stands in for the
+   * kernel driver. */
+  const char *want[][2] = {{"__glibc", "2.35"}, {"__rocm", "6.2.0"}, {"__gfx1100", NULL},
+                           {"__rocm_kmd", "6.2"}};
+  for (size_t i = 0; i < 4; i++) {
     bool found = false;
     for (size_t k = 0; k < s.nfacts; k++)
       if (strcmp(s.facts[k].name, want[i][0]) == 0) {
@@ -260,7 +336,7 @@ Test(rules_compile, facts_and_constraints) {
       hb++;
       cr_expect_eq(c->kind, TS_CONSTRAINT_CONFLICTS);
       cr_expect_str_eq(c->subject.name, "torch");
-      cr_expect_str_eq(ts_specset_str(c->subject.spec), ">=2.5");
+      cr_expect_str_eq(ts_specset_str(c->subject.spec), "==2.5.*");
       cr_expect_eq(c->nterms, 4);
     }
     if (strcmp(c->id, "torchvision-pairing") == 0 && c->subject.local_pattern &&
