@@ -278,14 +278,14 @@ Test(rules_compile, aarch64_platform) {
     cr_expect_str_eq(usable(&s), cases[i].want, "aarch64 cc %s torch %s", cases[i].cc,
                      cases[i].release ? cases[i].release : "newest");
     ts_constraint_set_clear(&s);
-    ts_host_free(&h);
+    ts_host_clear(&h);
   }
   /* The same T4 on x86_64 has cu126 kernels. */
   nv_host(&h, "580.95.05", "7.5");
   compile(r, &h, NULL, &s);
   cr_expect_str_eq(usable(&s), "cu130 cu126 cu132 cpu");
   ts_constraint_set_clear(&s);
-  ts_host_free(&h);
+  ts_host_clear(&h);
   ts_rules_free(r);
 }
 
