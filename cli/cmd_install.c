@@ -57,6 +57,9 @@ static const char usage[] =
     "  --report FILE|-          write pip's installation report (JSON, version 1)\n"
     "  --link-mode MODE         hardlink (default), copy or clone\n"
     "  --compile                byte-compile installed .py files\n"
+    "  --allow-overwrite        let a package replace a file that another installed\n"
+    "                           package owns with other content (refused by\n"
+    "                           default: exit 1 naming both and the path)\n"
     "  --no-wait                when another torchsolve is changing the\n"
     "                           environment, exit 6 instead of waiting for it\n"
     "  --break-system-packages  install into an interpreter its distribution\n"
@@ -174,6 +177,7 @@ int ts_cmd_install(int argc, char **argv) {
   const char *debug_dir = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
   bool require_hashes = false, compile = false, break_system = false, no_wait = false;
+  bool allow_overwrite = false;
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   const char *link_mode = NULL;
@@ -218,6 +222,7 @@ int ts_cmd_install(int argc, char **argv) {
       if (!strcmp(s, "--require-hashes")) { require_hashes = true; continue; }
       if (!strcmp(s, "--compile")) { compile = true; continue; }
       if (!strcmp(s, "--no-wait")) { no_wait = true; continue; }
+      if (!strcmp(s, "--allow-overwrite")) { allow_overwrite = true; continue; }
       if (!strcmp(s, "--break-system-packages")) { break_system = true; continue; }
       static const char *const valued[] = {
           "--python", "--python-version", "--platform", "--report", "--requirement",
@@ -364,7 +369,7 @@ int ts_cmd_install(int argc, char **argv) {
       ts_cli_progress_init(&bars, "files");
       struct ts_plan_install_options io = {
           .require_hashes = require_hashes, .break_system_packages = break_system,
-          .link_mode = link, .compile = compile,
+          .link_mode = link, .compile = compile, .allow_overwrite = allow_overwrite,
           .cancel = &ts_cli.interrupted,
           .cb = ts_cli_progress_callbacks(&bars)};
       double t0 = ts_cli_now_ms();

@@ -46,6 +46,8 @@ static void usage(FILE *out) {
           "                        version variant index, (was OLD) for a change\n"
           "  --link-mode MODE      hardlink (default), copy or clone\n"
           "  --compile             byte-compile installed .py files\n"
+          "  --allow-overwrite     let a package replace a file that another\n"
+          "                        installed package owns with other content\n"
           "  --no-wait             when another torchsolve is changing the\n"
           "                        environment, exit 6 instead of waiting for it\n"
           "  --break-system-packages  sync an interpreter its distribution manages\n"
@@ -136,6 +138,7 @@ int ts_cmd_sync(int argc, char **argv) {
   const char *lockfile = NULL, *python = NULL;
   const char *link_mode = NULL;
   bool dry_run = false, compile = false, break_system = false, no_wait = false;
+  bool allow_overwrite = false;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -163,6 +166,8 @@ int ts_cmd_sync(int argc, char **argv) {
       compile = true;
     } else if (strcmp(a, "--no-wait") == 0) {
       no_wait = true;
+    } else if (strcmp(a, "--allow-overwrite") == 0) {
+      allow_overwrite = true;
     } else if (strcmp(a, "--break-system-packages") == 0) {
       break_system = true;
     } else if ((used = ts_cli_flag_value("--link-mode", argc, argv, &i, &link_mode)) != 0) {
@@ -217,6 +222,7 @@ int ts_cmd_sync(int argc, char **argv) {
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
       .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules,
       .dry_run = dry_run, .break_system_packages = break_system, .no_wait = no_wait,
+      .allow_overwrite = allow_overwrite,
       .link_mode = link,
       .compile = compile, .cancel = &ts_cli.interrupted,
       .cb = ts_cli_progress_callbacks(&bars)};

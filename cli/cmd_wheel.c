@@ -20,6 +20,7 @@ static const char usage[] =
     "usage: torchsolve wheel install FILE.whl... [--python PATH]\n"
     "                                [--link-mode hardlink|copy|clone]\n"
     "                                [--compile] [--no-cache] [--no-wait]\n"
+    "                                [--allow-overwrite]\n"
     "       torchsolve wheel uninstall NAME... [--python PATH]\n"
     "       torchsolve wheel repair [--python PATH]\n"
     "\n"
@@ -36,6 +37,9 @@ static const char usage[] =
     "                 across filesystems), copy, or clone (reflink, else copy)\n"
     "  --compile      byte-compile the installed .py files\n"
     "  --no-cache     unpack into a temporary directory, not the cache\n"
+    "  --allow-overwrite  let a wheel replace a file that another installed\n"
+    "                 distribution owns with other content (refused by\n"
+    "                 default: exit 1 naming both and the path)\n"
     "  --no-wait      when another torchsolve is changing the environment,\n"
     "                 exit 6 instead of waiting for it\n"
     "  --break-system-packages  install into or remove from an interpreter\n"
@@ -205,6 +209,8 @@ int ts_cmd_wheel(int argc, char **argv) {
       o.no_cache = true;
     } else if (strcmp(a, "--no-wait") == 0) {
       o.no_wait = true;
+    } else if (strcmp(a, "--allow-overwrite") == 0) {
+      o.allow_overwrite = true;
     } else if (strcmp(a, "--") == 0) {
       for (i++; i < argc; i++)
         args[nargs++] = argv[i];

@@ -41,6 +41,7 @@
   X(TS_E_RULES,          1, "fix the rules file (see 'torchsolve rules check')") \
   X(TS_E_PYTHON,         1, "pass --python PATH to a working interpreter or venv") \
   X(TS_E_BUSY,           6, "another torchsolve is using this environment; wait for it") \
+  X(TS_E_CONFLICT,       1, "uninstall one of the two, or pass --allow-overwrite") \
   X(TS_E_INTERRUPTED,    8,   "interrupted; the environment was left as it was") \
   X(TS_E_INTERNAL,       70, "this is a bug in torchsolve; please report it")
 

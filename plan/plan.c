@@ -1039,6 +1039,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     struct ts_plan_txn txn = {.target = r->target, .idx = r->idx, .rq = w, .n = n,
                               .link_mode = o->link_mode, .compile = o->compile,
                               .cancel = o->cancel, .cb = o->cb.wheel,
+                              .allow_overwrite = o->allow_overwrite,
                               .env_locked = ((struct priv *)r->priv)->env_lock_fd >= 0};
     rc = ts_plan_run_transaction(&txn, changed, err);
   }

@@ -128,6 +128,7 @@ struct ts_plan_install_options {
   bool break_system_packages;       /* skip the PEP 668 refusal */
   enum ts_wheel_link_mode link_mode;
   bool compile;
+  bool allow_overwrite;             /* see ts_wheel_options.allow_overwrite */
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
 };
@@ -211,6 +212,7 @@ struct ts_plan_sync_options {
   bool no_wait;
   enum ts_wheel_link_mode link_mode;
   bool compile;
+  bool allow_overwrite;         /* see ts_wheel_options.allow_overwrite */
   const volatile sig_atomic_t *cancel;
   struct ts_plan_callbacks cb;
 };

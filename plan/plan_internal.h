@@ -97,6 +97,7 @@ struct ts_plan_txn {
   const volatile sig_atomic_t *cancel;
   struct ts_wheel_callbacks cb;
   bool env_locked; /* the caller holds the environment's lock */
+  bool allow_overwrite; /* see ts_wheel_options.allow_overwrite */
 };
 enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                      struct ts_error *err);

@@ -21,6 +21,7 @@
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "target/site.h"
+#include "wheel/owners.h"
 #include "wheel/record.h"
 #include "wheel/strset.h"
 #include "wheel/txn.h"
@@ -257,6 +258,13 @@ struct installer {
   struct ts_wheel_result *res;
   struct ts_site site; /* the installed set, read once the lock is held */
   bool have_site;
+  /* dist-info directories this transaction removes (replaced versions and
+   * o->remove), in the order found */
+  char **removing;
+  size_t nremoving;
+  struct ts_strset removing_set;
+  struct ts_owners owners;   /* of the distributions that stay */
+  const struct dist *dists;  /* the wheels being installed */
 };
 
 static size_t root_index(struct installer *in, const char *root) {
@@ -633,7 +641,8 @@ static void schedule_pyc(struct installer *in, const char *py) {
   free(dir);
 }
 
-/* Schedules removal of an installed distribution through its RECORD. */
+/* Schedules removal of an installed distribution through its RECORD; a
+ * file that a distribution which stays lists too is left in place. */
 static enum ts_code plan_removal(struct installer *in, const char *distinfo,
                                  struct ts_error *err) {
   struct ts_record rec;
@@ -651,10 +660,12 @@ static enum ts_code plan_removal(struct installer *in, const char *distinfo,
     char *p = normalize(joined);
     free(joined);
     struct stat st;
-    /* Never outside the environment, never a directory via RECORD, and the
-     * dist-info directory goes as a whole below. */
+    /* Never outside the environment, never a directory via RECORD, never
+     * another distribution's file, and the dist-info directory goes as a
+     * whole below. */
     if (has_prefix_dir(p, in->p.prefix) && !has_prefix_dir(p, distinfo) &&
-        lstat(p, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        !ts_owners_find(&in->owners, p) && lstat(p, &st) == 0 &&
+        !S_ISDIR(st.st_mode)) {
       schedule_backup(in, p);
       if (ends_with(p, ".py"))
         schedule_pyc(in, p);
@@ -668,8 +679,9 @@ static enum ts_code plan_removal(struct installer *in, const char *distinfo,
 }
 
 /* Finds every installed copy of `name` in the library roots (target/site.h:
- * the set install and sync planned with) and schedules its removal;
- * returns the (first) installed version or NULL. */
+ * the set install and sync planned with) and adds it to the removal
+ * (plan_removals schedules it); returns the (first) installed version or
+ * NULL. */
 static enum ts_code remove_installed(struct installer *in, const char *name,
                                      char **version, struct ts_error *err) {
   *version = NULL;
@@ -684,13 +696,62 @@ static enum ts_code remove_installed(struct installer *in, const char *name,
    * with no version anywhere reads as version "". */
   for (size_t i = 0; rc == TS_OK && norm && i < in->site.n; i++) {
     const struct ts_site_dist *d = &in->site.dists[i];
-    if (strcmp(d->normalized, norm) != 0 || ts_strset_has(&in->backups, d->dist_info))
+    if (strcmp(d->normalized, norm) != 0 || !ts_strset_add(&in->removing_set, d->dist_info))
       continue;
     if (!*version)
       *version = ts_xstrdup(d->version ? d->version : "");
-    rc = plan_removal(in, d->dist_info, err);
+    in->removing = ts_xrealloc(in->removing, (in->nremoving + 1) * sizeof *in->removing);
+    in->removing[in->nremoving++] = ts_xstrdup(d->dist_info);
   }
   free(norm);
+  return rc;
+}
+
+/* Reads who owns what among the distributions that stay, then schedules
+ * the removals. */
+static enum ts_code plan_removals(struct installer *in, struct ts_error *err) {
+  const char **distinfos = ts_xcalloc(in->site.n + 1, sizeof *distinfos);
+  for (size_t i = 0; i < in->site.n; i++)
+    distinfos[i] = in->site.dists[i].dist_info;
+  ts_owners_build(&in->owners, distinfos, in->site.n, &in->removing_set, normalize);
+  free(distinfos);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; rc == TS_OK && i < in->nremoving; i++)
+    rc = plan_removal(in, in->removing[i], err);
+  return rc;
+}
+
+/* A new file would replace `w`, another distribution's file with other
+ * content: TS_E_CONFLICT unless --allow-overwrite. */
+static enum ts_code conflict(struct installer *in, const struct newfile *f,
+                             const char *other, struct ts_error *err) {
+  if (in->o->allow_overwrite)
+    return TS_OK;
+  const struct ts_unpacked *u = &in->dists[f->dist].u;
+  return ts_error_set(err, TS_E_CONFLICT,
+                      "%s %s and %s both install '%s': refusing to overwrite "
+                      "%s's file (--allow-overwrite lets %s replace it)",
+                      u->name, u->version, other, f->dest, other, u->name);
+}
+
+/* Two wheels of one transaction install root/rel: the first is kept; with
+ * other content that is a conflict. */
+static enum ts_code same_file_twice(struct installer *in, size_t di, size_t root,
+                                    const char *rel, const char *hash,
+                                    struct ts_error *err) {
+  char *dest = ts_path_join(in->roots[root], rel);
+  const struct newfile *g = NULL;
+  for (size_t i = 0; i < in->nfiles && !g; i++)
+    if (strcmp(in->files[i].dest, dest) == 0)
+      g = &in->files[i];
+  free(dest);
+  if (!g || g->dist == di || (g->hash && strcmp(g->hash, hash) == 0))
+    return TS_OK;
+  const struct ts_unpacked *first = &in->dists[g->dist].u;
+  char *label = ts_xasprintf("%s %s", first->name, first->version);
+  const struct newfile later = {.dest = g->dest, .dist = di};
+  enum ts_code rc = conflict(in, &later, label, err);
+  free(label);
   return rc;
 }
 
@@ -743,6 +804,8 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
       }
     }
     struct newfile *f = add_file(in, di, root, rel, err, &rc);
+    if (!f && rc == TS_OK) /* an earlier wheel of this transaction has it */
+      rc = same_file_twice(in, di, root, rel, uf->hash, err);
     free(relbuf);
     if (rc != TS_OK)
       break;
@@ -1081,11 +1144,17 @@ static enum ts_code plan_moves(struct installer *in, struct ts_error *err) {
     if (!done) {
       struct stat st;
       if (!ts_strset_has(&in->backups, f->dest) && lstat(f->dest, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
+        const struct ts_owned *w = ts_owners_find(&in->owners, f->dest);
+        if (S_ISDIR(st.st_mode)) {
           rc = ts_error_set(err, TS_E_IO,
                             "'%s' is a directory; cannot install a file there",
                             f->dest);
-        else
+        } else if (w && strcmp(w->hash, f->hash) != 0) {
+          char *other = ts_owners_label(&in->owners, w->owner);
+          rc = conflict(in, f, other, err);
+          free(other);
+        }
+        if (rc == TS_OK && !S_ISDIR(st.st_mode))
           schedule_backup(in, f->dest);
       }
       ts_txn_add(&in->txn, TS_TXN_MOVE, f->staged, f->dest);
@@ -1173,6 +1242,11 @@ static void installer_free(struct installer *in) {
   ts_strset_clear(&in->backups);
   ts_strset_clear(&in->staged_dirs);
   ts_strset_clear(&in->prune);
+  for (size_t i = 0; i < in->nremoving; i++)
+    free(in->removing[i]);
+  free(in->removing);
+  ts_strset_clear(&in->removing_set);
+  ts_owners_clear(&in->owners);
 }
 
 /* The stage may be dropped until the journal is written; a cancel request
@@ -1266,6 +1340,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   /* 2. Lock, repair, stage. */
   if (rc == TS_OK)
     rc = ts_txn_open(&in.txn, in.p.purelib, in.p.prefix, locking(o), &o->cb, NULL, err);
+  in.dists = dists;
   for (size_t k = 0; rc == TS_OK && k < n; k++)
     rc = remove_installed(&in, dists[k].u.name, &dists[k].old_version, err);
   char **removed = calloc(o->nremove ? o->nremove : 1, sizeof *removed);
@@ -1277,6 +1352,8 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
       rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed",
                         o->remove[k]);
   }
+  if (rc == TS_OK)
+    rc = plan_removals(&in, err);
   if (rc == TS_OK)
     rc = ts_txn_begin(&in.txn, err);
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
@@ -1336,6 +1413,8 @@ enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
       rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s' is not installed",
                         names[k]);
   }
+  if (rc == TS_OK)
+    rc = plan_removals(&in, err);
   if (rc == TS_OK)
     rc = ts_txn_begin(&in.txn, err);
   if (rc == TS_OK) {

@@ -96,6 +96,12 @@ struct ts_wheel_options {
    * pip's "is not a supported wheel on this platform") before anything is
    * unpacked.  NULL: not checked (the caller chose the file by its tags). */
   const struct ts_tagset *tags;
+  /* A new file may replace one that another installed distribution lists
+   * in its RECORD with other content (the default refuses: TS_E_CONFLICT
+   * naming both and the path; identical content is never a conflict).
+   * Either way a file that two distributions list stays until the last of
+   * them is removed. */
+  bool allow_overwrite;
   /* Another torchsolve holds the environment's lock: TS_E_BUSY instead of
    * waiting for it. */
   bool no_wait;
