@@ -353,6 +353,13 @@ int ts_cmd_install(int argc, char **argv) {
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
     explain_cpu(res, rules, &host, g.ignore_host);
     ts_cli_warn_resolution(res);
+    char **unmet = NULL;
+    size_t nunmet = ts_plan_unmet_requirements(res, &unmet);
+    for (size_t i = 0; i < nunmet; i++) {
+      ts_cli_warn("%s", unmet[i]);
+      free(unmet[i]);
+    }
+    free(unmet);
     if (report)
       status = write_report(report, res);
     if (dry && status == 0 && ts_plan_check_hashes(res, require_hashes, &err) != TS_OK)

@@ -204,8 +204,6 @@ enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
                                   struct ts_envcheck_result *out,
                                   struct ts_error *err) {
   memset(out, 0, sizeof *out);
-  struct dist *ds = NULL;
-  size_t n = 0;
   /* a directory that is not there is an error here (check --path names
    * it), not an empty environment */
   for (size_t di = 0; di < ndirs; di++) {
@@ -218,8 +216,19 @@ enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
   struct ts_site site;
   enum ts_code rc = ts_site_read(site_dirs, ndirs, &site, err);
   if (rc == TS_OK)
-    rc = load_site(&site, env, &ds, &n, out, err);
+    rc = ts_envcheck_run_site(&site, env, out, err);
   ts_site_clear(&site);
+  return rc;
+}
+
+enum ts_code ts_envcheck_run_site(const struct ts_site *site,
+                                  const struct ts_marker_env *env,
+                                  struct ts_envcheck_result *out,
+                                  struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  struct dist *ds = NULL;
+  size_t n = 0;
+  enum ts_code rc = load_site(site, env, &ds, &n, out, err);
   if (rc == TS_OK && n) {
     qsort(ds, n, sizeof *ds, dist_cmp);
     /* Two copies of one project: pip's dict keeps the last one read. */

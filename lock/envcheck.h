@@ -67,4 +67,11 @@ enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
                                   const struct ts_marker_env *env,
                                   struct ts_envcheck_result *out,
                                   struct ts_error *err);
+/* The same over an installed set already read, or made up: install checks
+ * the set it would leave (plan/) before changing anything. */
+struct ts_site;
+enum ts_code ts_envcheck_run_site(const struct ts_site *site,
+                                  const struct ts_marker_env *env,
+                                  struct ts_envcheck_result *out,
+                                  struct ts_error *err);
 void ts_envcheck_result_clear(struct ts_envcheck_result *r);

@@ -328,6 +328,12 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
                                  r->environment[i].value
                                      ? r->environment[i].value
                                      : "") != NULL;
+  if (ok && r->nconflicts) {
+    cJSON *c = cJSON_AddArrayToObject(root, "conflicts");
+    ok = c != NULL;
+    for (size_t i = 0; ok && i < r->nconflicts; i++)
+      ok = cJSON_AddItemToArray(c, cJSON_CreateString(r->conflicts[i]));
+  }
   if (!ok) {
     cJSON_Delete(root);
     return ts_error_set(err, TS_E_NOMEM, "out of memory");

@@ -61,6 +61,12 @@ struct ts_report {
   size_t nitems;
   const struct ts_report_kv *environment; /* marker name -> value */
   size_t nenvironment;
+  /* torchsolve's addition, written as "conflicts" when there are any: the
+   * requirements of installed distributions the install leaves unmet, one
+   * line each ("needsnew 1.0 requires depx>=2, but depx 1.0 will be
+   * installed"); pip prints them after installing and records nothing. */
+  const char *const *conflicts;
+  size_t nconflicts;
 };
 
 /* Appends the report (ending in a newline) to out.  TS_E_INVALID for a

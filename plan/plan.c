@@ -17,6 +17,7 @@
 #include "index/cache.h"
 #include "index/simple.h"
 #include "index/url.h"
+#include "lock/envcheck.h"
 #include "pep/filename.h"
 #include "plan/plan_internal.h"
 #include "pep/name.h"
@@ -1055,4 +1056,71 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   free(fx);
   free(todo);
   return rc;
+}
+
+/* ---- requirements an install leaves unmet ----------------------------- */
+
+static bool name_in(char *const *names, size_t n, const char *name) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0)
+      return true;
+  return false;
+}
+
+size_t ts_plan_unmet_requirements(const struct ts_plan_result *r, char ***out) {
+  *out = NULL;
+  const struct priv *p = r->priv;
+  if (!r->res || !p || !r->target)
+    return 0;
+  size_t nitems = r->res->nitems, nchanged = 0;
+  char **changed = ts_xcalloc(nitems, sizeof *changed);
+  for (size_t i = 0; i < nitems; i++)
+    if (r->res->items[i].action != TS_ACTION_KEEP) {
+      const char *nm = r->res->items[i].name;
+      changed[nchanged++] = ts_name_normalize(nm, strlen(nm));
+    }
+  /* the set the install leaves: what stays, then what it installs */
+  struct ts_site after = {.dists = ts_xcalloc(p->site.n + nitems, sizeof *after.dists)};
+  for (size_t i = 0; i < p->site.n; i++)
+    if (!name_in(changed, nchanged, p->site.dists[i].normalized))
+      after.dists[after.n++] = p->site.dists[i];
+  for (size_t i = 0, k = 0; i < nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    const struct ts_plan_item *it = &r->items[i];
+    if (x->action == TS_ACTION_KEEP)
+      continue;
+    if (it->metadata)
+      after.dists[after.n++] = (struct ts_site_dist){
+          .dist_info = (char *)"", .name = (char *)x->name, .normalized = changed[k],
+          .version = (char *)x->version, .metadata = (char *)it->metadata,
+          .metadata_len = it->metadata_len, .metadata_ok = true};
+    k++;
+  }
+  struct ts_envcheck_result chk;
+  struct ts_error ignore = {0};
+  size_t n = 0;
+  if (ts_envcheck_run_site(&after, &r->target->markers, &chk, &ignore) == TS_OK) {
+    *out = ts_xcalloc(chk.nproblems, sizeof **out);
+    for (size_t i = 0; i < chk.nproblems; i++) {
+      const struct ts_envcheck_problem *q = &chk.problems[i];
+      bool dep_changes = name_in(changed, nchanged, q->dep_name);
+      /* pip's install-time check: conflicts that involve what changes */
+      if (q->kind != TS_ENVCHECK_CONFLICT ||
+          (!dep_changes && !name_in(changed, nchanged, q->project)))
+        continue;
+      (*out)[n++] = dep_changes
+                        ? ts_xasprintf("%s %s requires %s, but %s %s will be installed",
+                                       q->project, q->version, q->requirement,
+                                       q->dep_name, q->dep_version)
+                        : ts_xasprintf("%s %s requires %s, but you have %s %s",
+                                       q->project, q->version, q->requirement,
+                                       q->dep_name, q->dep_version);
+    }
+    ts_envcheck_result_clear(&chk);
+  }
+  free(after.dists);
+  for (size_t i = 0; i < nchanged; i++)
+    free(changed[i]);
+  free(changed);
+  return n;
 }

@@ -245,6 +245,14 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
                                 struct ts_error *err);
 void ts_plan_sync_free(struct ts_plan_sync *s);
 
+/* The requirements of installed distributions that the plan would leave
+ * unmet, as pip checks after resolving: for each conflict that involves a
+ * distribution the plan changes, "needsnew 1.0 requires depx>=2, but depx
+ * 1.0 will be installed" (the dependency changes) or "..., but you have
+ * depx 1.0" (the requiring one is new).  *out gets the malloc'd lines in
+ * pip check's order (free each, then the array); returns their number. */
+size_t ts_plan_unmet_requirements(const struct ts_plan_result *r, char ***out);
+
 /* ---- notes (plan_notes.c) ---------------------------------------------- */
 
 /* Why a routed project (torch...) got a CPU build. */

@@ -65,9 +65,16 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
   }
   struct ts_report_kv env[TS_REPORT_ENV_KEYS];
   size_t nenv = ts_report_env_from_markers(&r->target->markers, env);
+  char **conflicts = NULL;
+  size_t nconflicts = ts_plan_unmet_requirements(r, &conflicts);
   struct ts_report rep = {.tool_version = "torchsolve " TS_VERSION, .items = items,
-                          .nitems = m, .environment = env, .nenvironment = nenv};
+                          .nitems = m, .environment = env, .nenvironment = nenv,
+                          .conflicts = (const char *const *)conflicts,
+                          .nconflicts = nconflicts};
   enum ts_code rc = ts_report_write(&rep, out, err);
+  for (size_t i = 0; i < nconflicts; i++)
+    free(conflicts[i]);
+  free(conflicts);
   for (size_t i = 0; i < n; i++) {
     ts_metadata_free(k[i].md);
     free(k[i].kv);

@@ -3,7 +3,9 @@
 # chosen through an == pin (with its reason), an extra the distribution does
 # not provide.  Neither appears when it does not apply; both go to stderr
 # and do not change the exit status.  And the hint for a failure that an
-# index not asked (first-index) would solve.
+# index not asked (first-index) would solve.  An install that leaves an
+# installed distribution's requirement unmet says so naming both, and
+# --report records it under "conflicts".
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
@@ -13,6 +15,9 @@ simple delta 1.0 py3-none-any,yanked=broken-build
 simple epsilon 1.0 py3-none-any beta; extra == 'fast'
 simple beta 1.0 py3-none-any
 extra beta 2.0 py3-none-any
+simple depx 1.0 py3-none-any
+simple depx 2.0 py3-none-any
+simple needsnew 1.0 py3-none-any depx>=2
 SPEC
 ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
@@ -48,4 +53,19 @@ grep -q "hint: $TS_NGINX_URL/extra also has beta 2.0, which fits.*--index-strate
   ts_fail "the hinted flag does not resolve beta 2.0"
 rc=0; "$T" install --python "$work/v" -i "$U" --dry-run 'beta>=3' 2>"$work/err" >/dev/null || rc=$?
 grep -q "also has" "$work/err" && ts_fail "a hint about another index without one"
-echo "ok: yanked and extra warnings, the other-index hint"
+
+# --- a requirement of an installed distribution left unmet -------------------
+run needsnew
+grep -q 'requires' "$work/err" && ts_fail "a conflict warning where there is none: $(cat "$work/err")"
+"$T" install --python "$work/v" -i "$U" --report "$work/report.json" 'depx==1.0' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "install depx==1.0 failed"; }
+grep -q '^warning: needsnew 1.0 requires depx>=2, but depx 1.0 will be installed$' "$work/err" ||
+  { cat "$work/err"; ts_fail "the unmet requirement is not named"; }
+python3 - "$work/report.json" <<'PY' || ts_fail "--report does not record the conflict"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["conflicts"] == ["needsnew 1.0 requires depx>=2, but depx 1.0 will be installed"], r.get("conflicts")
+PY
+run needsnew # keeps needsnew, upgrades depx back: nothing left unmet
+grep -q 'requires' "$work/err" && ts_fail "a conflict warning after the fix: $(cat "$work/err")"
+echo "ok: yanked and extra warnings, the other-index hint, unmet requirements"
