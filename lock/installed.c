@@ -155,7 +155,8 @@ enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
     out->dists[out->ndists++] = d;
   }
   ts_site_clear(&site);
-  qsort(out->dists, out->ndists, sizeof *out->dists, by_name);
+  if (out->ndists > 1)
+    qsort(out->dists, out->ndists, sizeof *out->dists, by_name);
   return rc;
 }
 

@@ -227,7 +227,8 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
   }
   for (size_t i = 0; i < nseen; i++) {
     if (seen[i].nfiles > 1) {
-      qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, cmp_str);
+      if (seen[i].nfiles > 1)
+        qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, cmp_str);
       struct ts_buf l;
       ts_buf_init(&l, 1u << 20);
       for (size_t k = 0; k < seen[i].nfiles; k++)
@@ -271,7 +272,8 @@ enum ts_code ts_plan_freeze(const struct ts_plan_env *env,
         !excluded(d->canonical, o->exclude, o->nexclude))
       rest[n++] = d;
   }
-  qsort(rest, n, sizeof *rest, cmp_lower_name);
+  if (n > 1)
+    qsort(rest, n, sizeof *rest, cmp_lower_name);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     char *fl = ts_plan_freeze_line(rest[i]);
     put_line(out, fl, strlen(fl));

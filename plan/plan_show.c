@@ -84,14 +84,16 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
     memset(info, 0, sizeof *info);
     info->dist = d;
     ts_installed_requires(d, menv, &info->requires, &info->nrequires);
-    qsort(info->requires, info->nrequires, sizeof *info->requires, cmp_lower);
+    if (info->nrequires > 1) /* qsort(NULL, 0) is undefined behaviour */
+      qsort(info->requires, info->nrequires, sizeof *info->requires, cmp_lower);
     for (size_t i = 0; i < s->ndists; i++)
       if (requires_name(&s->dists[i], menv, d->canonical)) {
         info->required_by = ts_xrealloc(info->required_by,
                                      (info->nrequired_by + 1) * sizeof *info->required_by);
         info->required_by[info->nrequired_by++] = ts_xstrdup(s->dists[i].name);
       }
-    qsort(info->required_by, info->nrequired_by, sizeof *info->required_by, cmp_lower);
+    if (info->nrequired_by > 1)
+      qsort(info->required_by, info->nrequired_by, sizeof *info->required_by, cmp_lower);
     if (with_files) {
       struct ts_error e = {0};
       enum ts_code frc = ts_installed_files(d, &info->files, &info->nfiles, &e);
@@ -106,10 +108,12 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
         free(info->files[i]);
         info->files[i] = n;
       }
-      qsort(info->files, info->nfiles, sizeof *info->files, cmp_str);
+      if (info->nfiles > 1)
+        qsort(info->files, info->nfiles, sizeof *info->files, cmp_str);
     }
   }
-  qsort(missing->lines, missing->n, sizeof *missing->lines, cmp_str);
+  if (missing->n > 1)
+    qsort(missing->lines, missing->n, sizeof *missing->lines, cmp_str);
   return rc;
 }
 

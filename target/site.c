@@ -30,7 +30,9 @@ static void read_dist(struct ts_site_dist *d, const char *entry) {
   struct ts_buf b;
   ts_buf_init(&b, TS_CAP_METADATA);
   struct ts_error e = {0};
-  if (ts_fs_read_file(mpath, &b, &e) != TS_OK) {
+  enum ts_code rc = ts_fs_read_file(mpath, &b, &e);
+  free(mpath);
+  if (rc != TS_OK) {
     d->problem = ts_xasprintf("METADATA: %s", e.detail);
   } else {
     d->metadata_len = b.len;
