@@ -209,6 +209,17 @@ static struct direct *find_direct(struct priv *p, const char *name) {
   return NULL;
 }
 
+/* Keeps a fetched page for the resolution's lifetime (the provider hands
+ * out pointers into it); takes over r's project. */
+static struct page *keep_page(struct priv *p, const struct ts_index_result *r) {
+  struct page *pg = ts_xcalloc(1, sizeof *pg);
+  pg->res = *r;
+  pg->self[0] = &pg->res.project;
+  p->pages = ts_xreallocarray(p->pages, p->npages + 1, sizeof *p->pages);
+  p->pages[p->npages++] = pg;
+  return pg;
+}
+
 static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
                               struct ts_resolver_pages *out, struct ts_error *err) {
   struct priv *p = ctx;
@@ -239,11 +250,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
             hash_entry(p->entries, p->nentries, res[j].project.name);
         if (he)
           filter_hashes(&res[j].project, he);
-        struct page *pg = ts_xcalloc(1, sizeof *pg);
-        pg->res = res[j];
-        pg->self[0] = &pg->res.project;
-        p->pages = ts_xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
-        p->pages[p->npages++] = pg;
+        struct page *pg = keep_page(p, &res[j]);
         out[slot[j]].projects = pg->self;
         out[slot[j]].nprojects = 1;
         continue;
@@ -260,11 +267,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
               p->idx, want[j], (const char *const *)p->general, p->ngeneral, &fb, err);
           if (frc == TS_OK && fb.code == TS_OK) {
             ts_index_project_clear(&res[j].project);
-            struct page *pg = ts_xcalloc(1, sizeof *pg);
-            pg->res = fb;
-            pg->self[0] = &pg->res.project;
-            p->pages = ts_xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
-            p->pages[p->npages++] = pg;
+            struct page *pg = keep_page(p, &fb);
             out[slot[j]].projects = pg->self;
             out[slot[j]].nprojects = 1;
             continue;
@@ -315,12 +318,7 @@ static size_t get_pages_elsewhere(void *ctx, const char *name,
       ts_index_project_clear(&res.project);
       continue;
     }
-    struct page *pg = ts_xcalloc(1, sizeof *pg);
-    pg->res = res;
-    pg->self[0] = &pg->res.project;
-    p->pages = ts_xrealloc(p->pages, (p->npages + 1) * sizeof *p->pages);
-    p->pages[p->npages++] = pg;
-    out[n++] = &pg->res.project;
+    out[n++] = &keep_page(p, &res)->res.project;
   }
   return n;
 }

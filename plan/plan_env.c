@@ -7,30 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/fs.h"
 #include "core/str.h"
+#include "plan/plan_internal.h"
 
 enum ts_code ts_plan_env_open(const char *python, const char *probe_cache_dir,
                               struct ts_plan_env *env, struct ts_error *err) {
   memset(env, 0, sizeof *env);
-  char *located = NULL;
-  enum ts_code rc = ts_target_locate(python, &located, err);
+  /* located as install and sync locate it (absolute, not resolved) */
+  enum ts_code rc = ts_plan_make_target(python, NULL, probe_cache_dir, &env->target, err);
   if (rc != TS_OK)
     return rc;
-  /* Absolute but not resolved: launchers must name the venv's python. */
-  if (located[0] != '/') {
-    char *cwd = getcwd(NULL, 0);
-    env->python = ts_path_join(cwd ? cwd : ".", located);
-    free(cwd);
-    free(located);
-  } else {
-    env->python = located;
-  }
-  rc = ts_target_probe(env->python, probe_cache_dir, &env->target, err);
-  if (rc != TS_OK)
-    return rc;
+  env->python = ts_xstrdup(env->target->python);
   const struct ts_target_paths *p = &env->target->paths;
   if (!p->purelib || !p->platlib || !p->scripts || !p->data || !p->prefix)
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
