@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <unistd.h>
 
 #include "core/fs.h"
 #include "cli/cli.h"
@@ -112,4 +114,28 @@ double ts_cli_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+const char *ts_cli_data_file(const char *name, const char *env_var, const char *installed,
+                             const char *source, char *buf, size_t cap) {
+  const char *v = getenv(env_var);
+  if (v && *v)
+    return v;
+  /* A relocated install (make install PREFIX=...) finds its data beside
+   * the binary: PREFIX/bin/torchsolve -> PREFIX/share/torchsolve. */
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+      *slash = '\0';
+      snprintf(buf, cap, "%s/../share/torchsolve/%s", exe, name);
+      if (access(buf, R_OK) == 0)
+        return buf;
+    }
+  }
+  if (access(installed, R_OK) == 0)
+    return installed;
+  return source;
 }

@@ -91,6 +91,13 @@ int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
 /* CLOCK_MONOTONIC in milliseconds, for the "in 31ms" summaries. */
 double ts_cli_now_ms(void);
 
+/* A data file installed with torchsolve (rules.yaml, pep517_runner.py):
+ * $env_var when set, else PREFIX/share/torchsolve/NAME beside the running
+ * binary (written into buf), else `installed` (the configured prefix) when
+ * readable, else `source` (the source tree's copy). */
+const char *ts_cli_data_file(const char *name, const char *env_var, const char *installed,
+                             const char *source, char *buf, size_t cap);
+
 /* Summary helpers: "s" unless n == 1 ("Resolved 1 package"); a duration
  * as "31ms" below a second, "1.2s" above; returns out. */
 const char *ts_cli_plural(size_t n);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/build_options.h"
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
@@ -23,8 +24,11 @@ static const char usage[] =
     "Resolves the requirements for the target environment and this machine's\n"
     "GPU stack (the PyTorch build it can run: see 'torchsolve detect'), then\n"
     "downloads and installs them as one transaction.  REQ is a PEP 508\n"
-    "requirement ('torch>=2.6', 'foo[x]'), 'name @ URL', or a path to a\n"
-    ".whl file.  '--' ends the options.\n"
+    "requirement ('torch>=2.6', 'foo[x]'), 'name @ URL', a path to a .whl\n"
+    "file, an sdist (.tar.gz, .zip) or a project directory ('.'), or a git URL\n"
+    "('name @ git+https://host/repo@v1.0#subdirectory=pkg').  Sources are\n"
+    "built into wheels first (cached: the same inputs never build twice).\n"
+    "'--' ends the options.\n"
     "\n"
     "Target:\n"
     "  --python PATH            interpreter or venv directory (default\n"
@@ -36,6 +40,8 @@ static const char usage[] =
     "Requirements and resolution:\n"
     "  -r, --requirement FILE   requirements file (repeatable)\n"
     "  -c, --constraint FILE    constraints file (repeatable)\n"
+    "  -e, --editable DIR       install the project in DIR editable (PEP 660):\n"
+    "                           its source edits take effect without reinstalling\n"
     "  -U, --upgrade            upgrade the named packages to the best version\n"
     "  --upgrade-package P      allow upgrading P only (repeatable)\n"
     "  --force-reinstall        reinstall everything needed, even if current\n"
@@ -65,8 +71,7 @@ static const char usage[] =
     "  --break-system-packages  install into an interpreter its distribution\n"
     "                           manages (PEP 668 EXTERNALLY-MANAGED) anyway\n"
     "  -q, --quiet / -v, --verbose\n"
-    "\n"
-    "Package indexes:\n";
+    "\n";
 
 static const char usage_tail[] =
     "\nExit status: 0 success, 1 resolution or install failure, 2 usage error,\n"
@@ -81,6 +86,8 @@ static const char usage_tail[] =
 
 static void print_help(FILE *out) {
   fputs(usage, out);
+  fputs(ts_build_cli_help, out);
+  fputs("\nPackage indexes:\n", out);
   fputs(ts_index_cli_help, out);
   fputc('\n', out);
   ts_gpu_options_help(out);
@@ -158,11 +165,13 @@ struct args {
   struct ts_cli_reqs reqs;
   const char **upgrade_pkgs;
   size_t nupgrade;
+  struct ts_build_cli build;
 };
 
 static void args_free(struct args *a) {
   ts_cli_reqs_free(&a->reqs);
   free(a->upgrade_pkgs);
+  ts_build_cli_free(&a->build);
 }
 
 int ts_cmd_install(int argc, char **argv) {
@@ -173,6 +182,7 @@ int ts_cmd_install(int argc, char **argv) {
   struct args a = {0};
   ts_cli_reqs_init(&a.reqs, argc);
   a.upgrade_pkgs = ts_xcalloc((size_t)argc, sizeof *a.upgrade_pkgs);
+  ts_build_cli_init(&a.build, argc);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
   const char *debug_dir = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
@@ -208,6 +218,8 @@ int ts_cmd_install(int argc, char **argv) {
       int used = ts_gpu_options_parse(&g, "install", argc, argv, &i);
       if (used == 0)
         used = ts_index_cli_parse(&ic, "install", argc, argv, &i);
+      if (used == 0)
+        used = ts_build_cli_parse(&a.build, "install", argc, argv, &i);
       if (used < 0) {
         args_free(&a);
         return 2;
@@ -227,7 +239,8 @@ int ts_cmd_install(int argc, char **argv) {
       static const char *const valued[] = {
           "--python", "--python-version", "--platform", "--report", "--requirement",
           "-r", "--constraint", "-c", "--upgrade-package", "--resolution",
-          "--link-mode", "--debug-solver", "--no-binary", "--only-binary"};
+          "--link-mode", "--debug-solver", "--no-binary", "--only-binary", "--editable",
+          "-e"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
         m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
@@ -247,6 +260,8 @@ int ts_cmd_install(int argc, char **argv) {
         else if (!strcmp(f, "--upgrade-package")) a.upgrade_pkgs[a.nupgrade++] = v;
         else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
           status = ts_cli_reqs_add_binary(&a.reqs, "install", v, !strcmp(f, "--no-binary"));
+        } else if (!strcmp(f, "--editable") || !strcmp(f, "-e")) {
+          status = ts_cli_reqs_add_editable(&a.reqs, "install", v);
         }
         else if (!strcmp(f, "--requirement") || !strcmp(f, "-r") ||
                  !strcmp(f, "--constraint") || !strcmp(f, "-c")) {
@@ -326,7 +341,11 @@ int ts_cmd_install(int argc, char **argv) {
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
+  struct ts_plan_build_options bo;
+  const struct ts_reqfile_entry **build_cons = NULL;
+  ts_build_cli_options(&a.build, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_options po = {
+      .build = &bo,
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = ents,
       .nentries = nent, .upgrade_packages = a.upgrade_pkgs,
@@ -344,6 +363,8 @@ int ts_cmd_install(int argc, char **argv) {
   if (rc == TS_E_RESOLVE && res && res->res) {
     status = ts_cli_report_explained(&err, res->res->why.lines, res->res->why.nlines);
   } else if (rc != TS_OK) {
+    if (res)
+      ts_build_cli_print_log_tail(res->build_log);
     status = ts_cli_report(&err);
     if (status == 0)
       status = 1;
@@ -403,6 +424,7 @@ int ts_cmd_install(int argc, char **argv) {
     }
   }
   ts_plan_result_free(res);
+  free(build_cons);
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);

@@ -210,28 +210,9 @@ static bool readable(const char *path) {
 }
 
 const char *ts_gpu_bundled_rules_path(void) {
-  const char *v = env("TORCHSOLVE_BUNDLED_RULES");
-  if (v)
-    return v;
-  /* A relocated install (make install PREFIX=...) finds its rules beside
-   * the binary: PREFIX/bin/torchsolve -> PREFIX/share/torchsolve. */
   static char beside_exe[4096 + 64];
-  char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) {
-      *slash = '\0';
-      snprintf(beside_exe, sizeof beside_exe,
-               "%s/../share/torchsolve/rules.yaml", exe);
-      if (readable(beside_exe))
-        return beside_exe;
-    }
-  }
-  if (readable(TS_RULES_INSTALLED))
-    return TS_RULES_INSTALLED;
-  return TS_RULES_SOURCE;
+  return ts_cli_data_file("rules.yaml", "TORCHSOLVE_BUNDLED_RULES", TS_RULES_INSTALLED,
+                          TS_RULES_SOURCE, beside_exe, sizeof beside_exe);
 }
 
 static enum ts_code merge_file(struct ts_rules *base, const char *path,

@@ -50,6 +50,7 @@ static void topic_environment(void) {
       "  TORCHSOLVE_WITHOUT_RULES  rule ids or patterns to drop, comma-separated\n"
       "                            (as --without-rule)\n"
       "  TORCHSOLVE_BUNDLED_RULES  use this file instead of the installed rules.yaml\n"
+      "  TORCHSOLVE_PEP517_RUNNER  use this PEP 517 hook runner instead of the installed one\n"
       "  TORCHSOLVE_SEED_WHEELS    directory with the pip wheel for 'venv --seed'\n"
       "                            (default /usr/share/python-wheels)\n"
       "  ROCM_PATH                 ROCm installation to read (default /opt/rocm)\n"

@@ -13,15 +13,27 @@ void ts_cli_reqs_init(struct ts_cli_reqs *r, int argc) {
   r->args = ts_xcalloc((size_t)argc, sizeof *r->args);
 }
 
-int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *text) {
+static int add_arg(struct ts_cli_reqs *r, const char *command, const char *text,
+                   bool editable) {
   struct ts_error err = {0};
   struct ts_reqfile_entry *e = ts_xcalloc(1, sizeof *e);
-  if (ts_reqfile_parse_requirement(text, strlen(text), NULL, e, &err) != TS_OK) {
+  enum ts_code rc = ts_reqfile_parse_requirement(text, strlen(text), NULL, e, &err);
+  if (rc == TS_OK && editable && (rc = ts_reqfile_mark_editable(e, &err)) != TS_OK)
+    ts_reqfile_entry_clear(e);
+  if (rc != TS_OK) {
     free(e);
     return ts_cli_usage_error(command, "'%s': %s", text, err.detail);
   }
   r->args[r->nargs++] = e;
   return 0;
+}
+
+int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *text) {
+  return add_arg(r, command, text, false);
+}
+
+int ts_cli_reqs_add_editable(struct ts_cli_reqs *r, const char *command, const char *dir) {
+  return add_arg(r, command, dir, true);
 }
 
 int ts_cli_reqs_add_file(struct ts_cli_reqs *r, const char *path, bool constraint) {

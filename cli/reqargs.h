@@ -24,6 +24,9 @@ struct ts_cli_reqs {
 void ts_cli_reqs_init(struct ts_cli_reqs *r, int argc);
 /* A REQ argument: 0, or the usage error's exit status. */
 int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *text);
+/* -e DIR: a project directory installed editable; 0, or the usage
+ * error's exit status. */
+int ts_cli_reqs_add_editable(struct ts_cli_reqs *r, const char *command, const char *dir);
 /* -r FILE (constraint false) or -c FILE: 0, or the error's exit status. */
 int ts_cli_reqs_add_file(struct ts_cli_reqs *r, const char *path, bool constraint);
 /* --no-binary VALUE (no_binary true) or --only-binary VALUE: 0, or the

@@ -35,6 +35,7 @@
   X(TS_E_HASH,           4, "the file differs from what was published or locked; do not trust it") \
   X(TS_E_BAD_WHEEL,      4, "the wheel is broken or hostile; nothing was installed") \
   X(TS_E_UNSAFE_PATH,    4, "the archive tries to write outside its target; nothing was installed") \
+  X(TS_E_BUILD,          1, "the package's build failed (its log is named above); fix the build or install a wheel of it") \
   X(TS_E_RESOLVE,        1, "relax a requirement named above") \
   X(TS_E_HOST,           5, "pick a build this machine can run, or pass --ignore-host") \
   X(TS_E_REFUSED,        1, "this host cannot run what was asked: apply the fix above, or pass --ignore-host") \

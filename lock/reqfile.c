@@ -231,6 +231,16 @@ static bool names_dir(const struct ts_reqfile_opts *opts, const char *s,
   return d;
 }
 
+enum ts_code ts_reqfile_mark_editable(struct ts_reqfile_entry *e,
+                                      struct ts_error *err) {
+  if (e->kind != TS_REQFILE_PATH || is_archive(e->path, strlen(e->path)))
+    return ts_error_set(err, TS_E_INVALID,
+                        "-e %s: editable installs need a local project "
+                        "directory", e->text);
+  e->editable = true;
+  return TS_OK;
+}
+
 enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
                                           const struct ts_reqfile_opts *opts,
                                           struct ts_reqfile_entry *e,
@@ -930,12 +940,29 @@ static enum ts_code handle_line(struct ctx *c, const char *file, unsigned line,
   tokens_free(&toks);
   if (rc != TS_OK)
     return rc;
-  for (size_t k = 0; k < nov && rc == TS_OK; k++)
-    if (ov[k].opt->id == O_EDITABLE)
-      rc = at_line(c, file, line, TS_E_UNSUPPORTED,
-                   "editable requirements (-e %s) are not supported by "
-                   "torchsolve; install from a wheel or a path instead",
+  /* "-e PATH": the option's value is the requirement (a project
+   * directory); nothing else may share the line */
+  for (size_t k = 0; k < nov && rc == TS_OK; k++) {
+    if (ov[k].opt->id != O_EDITABLE)
+      continue;
+    if (args_len > 0 || nov > 1) {
+      rc = at_line(c, file, line, TS_E_PARSE,
+                   "-e %s: an editable requirement stands alone on its line",
                    ov[k].value);
+      break;
+    }
+    rc = add_entry(c, file, line, ov[k].value, strlen(ov[k].value), NULL, 0,
+                   is_constraint);
+    if (rc == TS_OK) {
+      struct ts_reqfile_entry *e = &c->rf->entries[c->rf->nentries - 1];
+      rc = ts_reqfile_mark_editable(e, NULL);
+      if (rc != TS_OK)
+        rc = at_line(c, file, line, rc,
+                     "-e %s: editable installs need a local project "
+                     "directory", ov[k].value);
+    }
+    goto out;
+  }
   if (rc != TS_OK)
     goto out;
   if (args_len > 0) {

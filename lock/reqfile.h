@@ -16,7 +16,7 @@
  * (repeatable; sha256, sha384, sha512 as pip), --config-settings and
  * --global-option (accepted and ignored: torchsolve installs wheels only).
  * Long options may be abbreviated to a unique prefix, as optparse allows.
- * -e/--editable is refused: editable installs are not supported.
+ * -e/--editable PATH marks the entry editable (a local project directory).
  *
  * Stricter than pip, on purpose: an option pip would silently ignore (an
  * index option on a requirement line, a stray argument after an option)
@@ -85,6 +85,8 @@ struct ts_reqfile_entry {
   char **hashes;              /* "sha256:<hex>", in line order */
   size_t nhashes;
   bool is_constraint;         /* came from a -c file */
+  bool editable;              /* -e: a PEP 660 editable install of a local
+                                 project directory */
   char *file;                 /* the file it came from */
   unsigned line;              /* its first line there */
 };
@@ -136,6 +138,11 @@ enum ts_code ts_reqfile_add_buffer(struct ts_reqfile *rf, const char *name,
  * command-line argument (markers, URL/path detection, wheel file names);
  * the entry's file/line/hashes stay empty.  opts (may be NULL) gives the
  * is_dir check.  Caller frees with ts_reqfile_entry_clear. */
+/* Marks a parsed entry editable (-e): TS_E_INVALID unless it names a
+ * local directory. */
+enum ts_code ts_reqfile_mark_editable(struct ts_reqfile_entry *e,
+                                      struct ts_error *err);
+
 enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
                                           const struct ts_reqfile_opts *opts,
                                           struct ts_reqfile_entry *out,

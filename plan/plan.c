@@ -23,6 +23,7 @@
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "target/site.h"
+#include "pep/version.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -43,6 +44,7 @@ struct direct {
   bool is_path;
   struct ts_index_file file;
   struct page page;
+  struct ts_plan_built built; /* built from source when built.wheel */
 };
 
 struct meta {
@@ -404,7 +406,7 @@ static const char *basename_of(const char *s) {
 /* A root given as a path or URL: a one-file page and a requirement on the
  * name alone (the page holds nothing else). */
 static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
-                               struct ts_error *err) {
+                               struct ts_plan_built *built, struct ts_error *err) {
   const char *name = NULL, *loc = NULL;
   bool is_path = false;
   const char *const *extras = NULL;
@@ -424,6 +426,29 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     nextras = e->nextras;
     marker = e->marker;
   }
+  const char *source = loc;
+  char *built_name = NULL;
+  if (built) { /* the wheel built from the source stands for it */
+    loc = built->wheel;
+    is_path = true;
+    struct ts_wheel_filename *w = NULL;
+    const char *bn = basename_of(loc);
+    if (ts_wheel_filename_parse(bn, strlen(bn), &w, NULL) == TS_OK) {
+      built_name = ts_xstrdup(w->normalized_name);
+      ts_wheel_filename_free(w);
+    }
+    if (!built_name)
+      return ts_error_set(err, TS_E_BUILD, "'%s': the backend built '%s', which is "
+                          "not a valid wheel name", source, bn);
+    if (name && strcmp(name, built_name) != 0) {
+      enum ts_code rc = ts_error_set(err, TS_E_BUILD,
+                                     "'%s' was asked for as '%s' but builds '%s'",
+                                     source, name, built_name);
+      free(built_name);
+      return rc;
+    }
+    name = built_name;
+  }
   if (!name)
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "cannot tell the project name of '%s' (only wheel files "
@@ -442,12 +467,19 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   struct direct *d = &p->directs[p->ndirects++];
   memset(d, 0, sizeof *d);
   d->name = ts_name_normalize(name, strlen(name));
+  free(built_name);
+  name = d->name;
   d->e = e;
-  d->location = ts_xstrdup(loc);
+  d->location = ts_xstrdup(built ? source : loc);
+  if (built) {
+    d->built = *built;
+    memset(built, 0, sizeof *built);
+  }
   d->is_path = is_path;
   d->file.filename = ts_xstrdup(fname);
   d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : ts_xstrdup(loc);
-  const char *h = entry_only_sha256(e);
+  /* a --hash of a source is its archive's, checked before the build */
+  const char *h = d->built.wheel ? NULL : entry_only_sha256(e);
   d->file.sha256 = h ? ts_xstrdup(h) : NULL;
   d->file.size = -1;
   d->page.res.project.name = ts_xstrdup(d->name);
@@ -473,6 +505,35 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
   p->roots[p->nroots++] = r;
   return TS_OK;
+}
+
+/* The direct requirement built from source for installed name `name`. */
+static struct direct *built_direct(struct priv *p, const char *name) {
+  char *norm = ts_name_normalize(name, strlen(name));
+  struct direct *d = norm ? find_direct(p, norm) : NULL;
+  free(norm);
+  return d && d->built.wheel ? d : NULL;
+}
+
+/* A project rebuilt from source replaces what is installed: the action
+ * says so (the resolver never saw the installed one). */
+static void mark_rebuilt(struct priv *p, struct ts_resolved *x) {
+  for (size_t k = 0; k < p->site.n; k++) {
+    const char *iv = p->site.dists[k].version;
+    struct direct *d = iv ? built_direct(p, p->site.dists[k].name) : NULL;
+    if (!d || strcmp(d->name, x->name) != 0 || x->action != TS_ACTION_INSTALL)
+      continue;
+    struct ts_version *a = NULL, *b = NULL;
+    int c = 0;
+    if (ts_version_parse(iv, strlen(iv), &a, NULL) == TS_OK &&
+        ts_version_parse(x->version, strlen(x->version), &b, NULL) == TS_OK)
+      c = ts_version_cmp(b, a);
+    ts_version_free(a);
+    ts_version_free(b);
+    x->action = c > 0 ? TS_ACTION_UPGRADE : c < 0 ? TS_ACTION_DOWNGRADE : TS_ACTION_REINSTALL;
+    free(x->installed_version);
+    x->installed_version = ts_xstrdup(iv);
+  }
 }
 
 static void fix_directs(struct priv *p) {
@@ -666,7 +727,24 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       p->roots[p->nroots++] = ts_requirement_dup(e->req);
       continue;
     }
-    rc = add_direct(p, e, err);
+    struct ts_plan_source src;
+    struct ts_plan_built built = {0};
+    bool source = ts_plan_source_of(e, &src);
+    if (source && !o->build)
+      return ts_error_set(err, TS_E_UNSUPPORTED, "'%s' must be built from source, "
+                          "which is not done here", src.location);
+    if (source) {
+      src.sha256 = entry_only_sha256(e);
+      rc = ts_plan_build(o->build, r->target, r->idx, &src, &built, err);
+      if (rc != TS_OK) {
+        r->build_log = built.log;
+        built.log = NULL;
+        ts_plan_built_clear(&built);
+        return rc;
+      }
+    }
+    rc = add_direct(p, e, source ? &built : NULL, err);
+    ts_plan_built_clear(&built);
     if (rc != TS_OK)
       return rc;
   }
@@ -691,7 +769,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->installed = ts_xcalloc(p->site.n, sizeof *p->installed);
     for (size_t i = 0; i < p->site.n; i++) {
       const struct ts_site_dist *d = &p->site.dists[i];
-      if (d->version)
+      /* what is built from source is installed again (pip does the same
+       * for a directory): the resolver must not keep the installed one */
+      if (d->version && !built_direct(p, d->name))
         p->installed[p->ninstalled++] = (struct ts_resolver_installed){
             .name = d->name, .version = d->version, .metadata = d->metadata,
             .metadata_len = d->metadata_len, .requested = d->requested};
@@ -740,6 +820,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
 
   r->items = ts_xcalloc(r->res->nitems, sizeof *r->items);
   for (size_t i = 0; i < r->res->nitems; i++) {
+    mark_rebuilt(p, &r->res->items[i]);
     const struct ts_resolved *x = &r->res->items[i];
     struct ts_plan_item *it = &r->items[i];
     it->r = x;
@@ -764,7 +845,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (d && x->file == &d->file) {
       it->direct_url = d->location;
       it->is_path = d->is_path;
-      it->hashed_by = entry_nsha256(d->e) ? d->e : NULL;
+      it->built = d->built.wheel ? &d->built : NULL;
+      it->hashed_by = entry_nsha256(d->e) && !it->built ? d->e : NULL;
     } else {
       it->hashed_by = hash_entry(o->entries, o->nentries, x->name);
     }
@@ -795,6 +877,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(d->file.sha256);
       free(d->page.res.project.name);
       free(d->page.res.project.index_url);
+      ts_plan_built_clear(&d->built);
     }
     free(p->directs);
     for (size_t i = 0; i < p->npages; i++) {
@@ -835,6 +918,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
   if (r->target)
     ts_target_free(r->target);
   free(r->items);
+  free(r->build_log);
   free(r);
 }
 
@@ -1005,14 +1089,18 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     const struct ts_plan_item *it = todo[i];
     if (fx[i].hash_later) {
-      w[i] = (struct ts_wheel_request){.path = fx[i].local, .requested = it->r->requested,
-                                       .direct_url_from_path = it->direct_url && it->is_path};
+      w[i] = (struct ts_wheel_request){
+          .path = fx[i].local, .requested = it->r->requested,
+          .direct_url = it->built ? it->built->direct_url : NULL,
+          .direct_url_from_path = it->direct_url && it->is_path && !it->built};
       continue;
     }
     ts_sha256_from_hex(fx[i].sha256_out, 64, dig[i]);
     w[i] = (struct ts_wheel_request){.path = fx[i].local, .sha256 = dig[i],
                                      .requested = it->r->requested};
-    if (it->direct_url && it->is_path) {
+    if (it->built) {
+      durls[i] = ts_xstrdup(it->built->direct_url);
+    } else if (it->direct_url && it->is_path) {
       const char *loc = it->direct_url;
       char *abs = strncmp(loc, "file://", 7) == 0 ? ts_xstrdup(loc + 7) : realpath(loc, NULL);
       durls[i] = ts_wheel_direct_url_for_file(abs ? abs : loc, dig[i]);

@@ -23,6 +23,7 @@
 #include "lock/pylock.h"
 #include "lock/reqfile.h"
 #include "lock/syncplan.h"
+#include "plan/build.h"
 #include "resolver/resolver.h"
 #include "rules/constraint.h"
 #include "rules/rules.h"
@@ -84,6 +85,11 @@ struct ts_plan_options {
   struct ts_wheel_callbacks lock_cb;
   const char *debug_solver_dir;
   const char *probe_cache_dir; /* target probe cache, NULL: none */
+  /* How to build a requirement that names a project directory, an sdist
+   * or a git URL (plan/build.h): its wheel is built (or found in the
+   * build cache) before resolving and stands for it.  NULL: such
+   * requirements are refused (build environments resolve wheels only). */
+  const struct ts_plan_build_options *build;
 };
 
 /* What the plan knows about one resolved item beyond the resolver's. */
@@ -102,6 +108,8 @@ struct ts_plan_item {
   bool is_path;                /* direct_url is a local path */
   const char *index;           /* the index it came from (for a routed
                                   project, the variant's), or NULL */
+  const struct ts_plan_built *built; /* built from source (direct_url is
+                                  then the source as given), or NULL */
 };
 
 struct ts_plan_result {
@@ -111,6 +119,7 @@ struct ts_plan_result {
   struct ts_resolution *res;      /* NULL on failures other than resolve */
   struct ts_plan_item *items;     /* res->nitems long, same order */
   double resolve_ms;
+  char *build_log;                /* a failed build's full log, or NULL */
   void *priv;                     /* provider storage */
 };
 

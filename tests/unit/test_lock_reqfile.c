@@ -198,9 +198,28 @@ Test(reqfile, cycles_and_depth) {
   expect_error(missing, TS_E_NOT_FOUND, "a.txt:2: cannot read 'nope.txt'");
 }
 
+Test(reqfile, editable_directory) {
+  const char *f[] = {"r.txt", "-e ./src/mypkg\n--editable=./src/dir\nplain\n", NULL};
+  struct ts_reqfile rf;
+  struct ts_error err = {0};
+  cr_assert_eq(parse_mem(f, &rf, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(rf.nentries, 3);
+  cr_assert_eq(rf.entries[0].kind, TS_REQFILE_PATH);
+  cr_assert_str_eq(rf.entries[0].path, "./src/mypkg");
+  cr_assert(rf.entries[0].editable);
+  cr_assert(rf.entries[1].editable);
+  cr_assert_eq(rf.entries[1].line, 2);
+  cr_assert_not(rf.entries[2].editable);
+  ts_reqfile_clear(&rf);
+}
+
 Test(reqfile, refusals_name_file_and_line) {
-  const char *ed[] = {"r.txt", "ok\n-e ./src/pkg\n", NULL};
-  expect_error(ed, TS_E_UNSUPPORTED, "r.txt:2: editable requirements (-e ./src/pkg)");
+  const char *ed[] = {"r.txt", "ok\n-e ./pkg-1.0.tar.gz\n", NULL};
+  expect_error(ed, TS_E_INVALID, "r.txt:2: -e ./pkg-1.0.tar.gz: editable installs need a local project directory");
+  const char *edname[] = {"r.txt", "-e torch\n", NULL};
+  expect_error(edname, TS_E_INVALID, "r.txt:1: -e torch: editable installs need");
+  const char *edmix[] = {"r.txt", "-e ./src/dir --hash=sha256:" "0000000000000000000000000000000000000000000000000000000000000000" "\n", NULL};
+  expect_error(edmix, TS_E_PARSE, "an editable requirement stands alone");
   const char *unk[] = {"r.txt", "\n\n--frobnicate\n", NULL};
   expect_error(unk, TS_E_PARSE, "r.txt:3: no such option: --frobnicate");
   const char *amb[] = {"r.txt", "--pr\n", NULL};

@@ -1,0 +1,533 @@
+/* Wheels from source: see build.h. */
+#include "plan/build.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/filehash.h"
+#include "core/fs.h"
+#include "core/sha256.h"
+#include "core/str.h"
+#include "index/url.h"
+#include "plan/plan.h"
+#include "source/source.h"
+#include "wheel/venv.h"
+
+static bool has_suffix_ci(const char *s, const char *suf) {
+  size_t n = strlen(s), m = strlen(suf);
+  return n >= m && strcasecmp(s + n - m, suf) == 0;
+}
+
+static bool is_sdist_name(const char *s) {
+  static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar",
+                                    ".zip"};
+  size_t end = strcspn(s, "?#");
+  char *p = ts_xstrndup(s, end);
+  bool yes = false;
+  for (size_t i = 0; i < sizeof ext / sizeof ext[0] && !yes; i++)
+    yes = has_suffix_ci(p, ext[i]);
+  free(p);
+  return yes;
+}
+
+bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *out) {
+  memset(out, 0, sizeof *out);
+  const char *loc = e->kind == TS_REQFILE_NAMED ? e->req->url
+                    : e->kind == TS_REQFILE_URL ? e->url
+                                                : e->path;
+  if (!loc)
+    return false;
+  out->location = loc;
+  out->editable = e->editable;
+  if (strncmp(loc, "git+", 4) == 0) {
+    out->kind = TS_PLAN_SOURCE_VCS;
+    return true;
+  }
+  char *path = strncmp(loc, "file://", 7) == 0 ? ts_url_file_path(loc) : NULL;
+  const char *local = path ? path : e->kind == TS_REQFILE_PATH ? loc : NULL;
+  struct stat st;
+  bool yes = false;
+  if (local && stat(local, &st) == 0 && S_ISDIR(st.st_mode)) {
+    out->kind = TS_PLAN_SOURCE_DIR;
+    yes = true;
+  } else if (is_sdist_name(loc)) {
+    out->kind = local && e->kind == TS_REQFILE_PATH ? TS_PLAN_SOURCE_ARCHIVE
+                                                     : TS_PLAN_SOURCE_URL;
+    yes = true;
+  }
+  free(path);
+  return yes;
+}
+
+void ts_plan_built_clear(struct ts_plan_built *b) {
+  if (b->workdir) {
+    struct ts_error ignore = {0};
+    ts_fs_remove_tree(b->workdir, &ignore);
+  }
+  free(b->workdir);
+  free(b->wheel);
+  free(b->direct_url);
+  free(b->source_hash);
+  free(b->log);
+  memset(b, 0, sizeof *b);
+}
+
+/* ---- PEP 610 direct_url.json ------------------------------------------ */
+
+/* Text built piece by piece; `full` once a piece did not fit its cap. */
+struct text {
+  struct ts_buf b;
+  bool full;
+};
+
+__attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    abort();
+  va_end(ap);
+  if (ts_buf_append_str(&t->b, s) != TS_OK)
+    t->full = true;
+  free(s);
+}
+
+static void json_string(struct text *t, const char *s) {
+  put(t, "\"");
+  for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    if (*c == '"' || *c == '\\')
+      put(t, "\\%c", *c);
+    else if (*c < 0x20)
+      put(t, "\\u%04x", *c);
+    else
+      put(t, "%c", *c);
+  }
+  put(t, "\"");
+}
+
+static char *file_url(const char *abs) {
+  return ts_xasprintf("file://%s", abs);
+}
+
+/* ---- the build environment -------------------------------------------- */
+
+/* Resolves `reqs` (plus the build constraints) for the environment at
+ * `python` and installs what it lacks; `fp` (may be NULL) gets one
+ * "name==version sha256" line per package of the resolved set. */
+static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *python,
+                             char *const *reqs, size_t n, const char *what,
+                             struct text *fp, struct ts_error *err) {
+  size_t total = n + o->nbuild_constraints;
+  struct ts_reqfile_entry *own = ts_xcalloc(n, sizeof *own);
+  const struct ts_reqfile_entry **ents = ts_xcalloc(total, sizeof *ents);
+  enum ts_code rc = TS_OK;
+  size_t parsed = 0;
+  for (; parsed < n && rc == TS_OK; parsed++) {
+    struct ts_error pe = {0};
+    rc = ts_reqfile_parse_requirement(reqs[parsed], strlen(reqs[parsed]), NULL,
+                                      &own[parsed], &pe);
+    if (rc != TS_OK)
+      rc = ts_error_set(err, TS_E_PARSE, "%s: build requirement '%s': %s", what,
+                        reqs[parsed], pe.detail);
+    else
+      ents[parsed] = &own[parsed];
+  }
+  for (size_t i = 0; i < o->nbuild_constraints; i++)
+    ents[n + i] = o->build_constraints[i];
+  struct ts_plan_result *res = NULL;
+  if (rc == TS_OK && n > 0) {
+    struct ts_plan_options po = {.python = python, .index = o->index, .entries = ents,
+                                 .nentries = total, .read_installed = true,
+                                 .probe_cache_dir = o->probe_cache_dir};
+    rc = ts_plan_resolve(&po, &res, err);
+    if (rc == TS_E_RESOLVE && res && res->res && res->res->why.nlines)
+      ts_error_set(err, TS_E_RESOLVE, "%s: %s", what, res->res->why.lines[0]);
+    else if (rc != TS_OK)
+      ts_error_wrap(err, "%s: the build requirements", what);
+  }
+  if (rc == TS_OK && res) {
+    struct ts_plan_install_options io = {.link_mode = TS_WHEEL_LINK_HARDLINK,
+                                         .break_system_packages = true,
+                                         .cancel = o->cancel};
+    rc = ts_plan_install(res, &io, NULL, err);
+    for (size_t i = 0; rc == TS_OK && fp && i < res->res->nitems; i++) {
+      const struct ts_resolved *x = &res->res->items[i];
+      put(fp, "env %s==%s %s\n", x->name, x->version,
+                    x->file && x->file->sha256 ? x->file->sha256 : "-");
+    }
+  }
+  ts_plan_result_free(res);
+  for (size_t i = 0; i < parsed; i++)
+    ts_reqfile_entry_clear(&own[i]);
+  free(own);
+  free(ents);
+  return rc;
+}
+
+/* ---- the cache key ------------------------------------------------------ */
+
+static const char *const steering_env[] = {
+    "TORCH_CUDA_ARCH_LIST", "FORCE_CUDA", "MAX_JOBS", "CUDA_HOME", "ROCM_PATH",
+    "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS"};
+
+static int by_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
+                       const struct ts_target *t, const char *source_hash) {
+  put(k, "torchsolve-build-v1\nsource %s\n", source_hash);
+  put(k, "python %s %d.%d.%d %s\n", t->implementation ? t->implementation : "cp",
+                t->python_major, t->python_minor, t->python_micro,
+                t->abi_flags ? t->abi_flags : "");
+  put(k, "platform %s %d.%d %s\n", t->markers.sys_platform ? t->markers.sys_platform : "",
+                t->libc_major, t->libc_minor, t->tag_arch ? t->tag_arch : "");
+  char **cs = ts_xcalloc(o->nconfig_settings + 1, sizeof *cs);
+  for (size_t i = 0; i < o->nconfig_settings; i++)
+    cs[i] = (char *)o->config_settings[i];
+  /* only the set matters, not the order on the command line... */
+  qsort(cs, o->nconfig_settings, sizeof *cs, by_str);
+  for (size_t i = 0; i < o->nconfig_settings; i++)
+    put(k, "config %s\n", cs[i]);
+  free(cs);
+  for (size_t i = 0; i < sizeof steering_env / sizeof steering_env[0]; i++) {
+    const char *v = getenv(steering_env[i]);
+    if (v)
+      put(k, "envvar %s=%s\n", steering_env[i], v);
+  }
+}
+
+/* ---- sources ------------------------------------------------------------ */
+
+static enum ts_code hash_file(const char *path, char hex[65], struct ts_error *err) {
+  uint8_t d[TS_SHA256_LEN];
+  enum ts_code rc = ts_filehash_path(path, NULL, d, NULL, err);
+  if (rc == TS_OK)
+    ts_sha256_hex(d, hex);
+  return rc;
+}
+
+static const char *url_basename(const char *url, char *out, size_t cap) {
+  size_t end = strcspn(url, "?#");
+  const char *b = url;
+  for (size_t i = 0; i < end; i++)
+    if (url[i] == '/')
+      b = url + i + 1;
+  snprintf(out, cap, "%.*s", (int)(end - (size_t)(b - url)), b);
+  return out;
+}
+
+/* The tree to build and its direct_url.json; sdists and checkouts are
+ * unpacked into workdir/src. */
+static enum ts_code materialize(const struct ts_plan_build_options *o,
+                                const struct ts_target *t, struct ts_index *idx,
+                                const struct ts_plan_source *src, struct ts_plan_built *out,
+                                const struct ts_hook_env *he, char **tree,
+                                struct ts_error *err) {
+  char *unpack_to = ts_path_join(out->workdir, "src");
+  char hex[65] = "";
+  enum ts_code rc = TS_OK;
+  struct text du = {0};
+  ts_buf_init(&du.b, 1u << 20);
+  put(&du, "%s", "{\"url\": ");
+  if (src->kind == TS_PLAN_SOURCE_DIR) {
+    char *path = strncmp(src->location, "file://", 7) == 0 ? ts_url_file_path(src->location)
+                                                           : ts_xstrdup(src->location);
+    *tree = realpath(path, NULL);
+    free(path);
+    if (!*tree)
+      rc = ts_error_set(err, TS_E_NOT_FOUND, "no such directory: '%s'", src->location);
+    if (rc == TS_OK && !src->editable && !o->no_isolation)
+      rc = ts_source_tree_hash(*tree, hex, err);
+    if (rc == TS_OK) {
+      char *u = file_url(*tree);
+      json_string(&du, u);
+      free(u);
+      put(&du, ", \"dir_info\": {%s}}", src->editable ? "\"editable\": true" : "");
+    }
+  } else if (src->kind == TS_PLAN_SOURCE_ARCHIVE || src->kind == TS_PLAN_SOURCE_URL) {
+    char *archive = NULL;
+    if (src->kind == TS_PLAN_SOURCE_ARCHIVE) {
+      archive = realpath(src->location, NULL);
+      if (!archive)
+        rc = ts_error_set(err, TS_E_NOT_FOUND, "no such file: '%s'", src->location);
+    } else if (strncmp(src->location, "file://", 7) == 0) {
+      archive = ts_url_file_path(src->location);
+      if (!archive)
+        rc = ts_error_set(err, TS_E_INVALID, "'%s' is not a local file URL", src->location);
+    } else if (!idx) {
+      rc = ts_error_set(err, TS_E_INTERNAL, "no index client to download '%s'",
+                        src->location);
+    } else {
+      char fname[512];
+      url_basename(src->location, fname, sizeof fname);
+      archive = ts_path_join(out->workdir, fname[0] ? fname : "sdist.tar.gz");
+      struct ts_index_download d = {.url = src->location, .sha256 = src->sha256,
+                                    .dest = archive};
+      rc = ts_index_download(idx, &d, 1, err);
+      if (rc == TS_OK && d.code != TS_OK) {
+        *err = d.err;
+        rc = d.code;
+      }
+    }
+    if (rc == TS_OK)
+      rc = hash_file(archive, hex, err);
+    if (rc == TS_OK && src->sha256 && strcasecmp(src->sha256, hex) != 0)
+      rc = ts_error_set(err, TS_E_HASH, "%s: its sha256 %s is not the --hash %s",
+                        src->location, hex, src->sha256);
+    if (rc == TS_OK)
+      rc = ts_source_unpack(he, archive, unpack_to, tree, err);
+    if (rc == TS_OK) {
+      char *u = src->kind == TS_PLAN_SOURCE_URL ? ts_url_without_userinfo(src->location)
+                                                : file_url(archive);
+      u[strcspn(u, "#")] = '\0';
+      json_string(&du, u);
+      free(u);
+      put(&du, ", \"archive_info\": {\"hash\": \"sha256=%s\", \"hashes\": "
+                         "{\"sha256\": \"%s\"}}}", hex, hex);
+    }
+    free(archive);
+  } else {
+    struct ts_vcs_ref ref;
+    rc = ts_vcs_parse(src->location, &ref, err);
+    char commit[41] = "";
+    if (rc == TS_OK)
+      rc = ts_vcs_checkout(&ref, unpack_to, out->log, o->timeout_s, o->cancel, commit, err);
+    if (rc == TS_OK) {
+      snprintf(hex, sizeof hex, "%s", commit);
+      *tree = ref.subdirectory ? ts_path_join(unpack_to, ref.subdirectory)
+                               : ts_xstrdup(unpack_to);
+      struct stat st;
+      if (stat(*tree, &st) != 0 || !S_ISDIR(st.st_mode))
+        rc = ts_error_set(err, TS_E_NOT_FOUND, "%s: no subdirectory '%s' at %s",
+                          ref.repo, ref.subdirectory, commit);
+      char *u = ts_url_without_userinfo(ref.repo);
+      json_string(&du, u);
+      free(u);
+      put(&du, ", \"vcs_info\": {\"vcs\": \"git\", \"commit_id\": \"%s\"", commit);
+      if (ref.revision) {
+        put(&du, "%s", ", \"requested_revision\": ");
+        json_string(&du, ref.revision);
+      }
+      put(&du, "%s", "}");
+      if (ref.subdirectory) {
+        put(&du, "%s", ", \"subdirectory\": ");
+        json_string(&du, ref.subdirectory);
+      }
+      put(&du, "%s", "}");
+    }
+    ts_vcs_ref_clear(&ref);
+  }
+  (void)t;
+  if (rc == TS_OK && du.full)
+    rc = ts_error_set(err, TS_E_TOO_BIG, "'%s': the location is too long", src->location);
+  if (rc == TS_OK) {
+    out->direct_url = ts_buf_take(&du.b, NULL);
+    out->source_hash = hex[0] ? ts_xstrdup(hex) : NULL;
+  }
+  ts_buf_free(&du.b);
+  free(unpack_to);
+  return rc;
+}
+
+/* ---- the build ---------------------------------------------------------- */
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The cached wheel in dir, or NULL. */
+static char *wheel_in(const char *dir) {
+  char *found = NULL;
+  char *pattern = ts_path_join(dir, "WHEEL-NAME");
+  struct ts_buf b;
+  ts_buf_init(&b, 4096);
+  struct ts_error ignore = {0};
+  if (ts_fs_read_file(pattern, &b, &ignore) == TS_OK && b.len && !memchr(b.data, '/', b.len)) {
+    char *name = ts_xstrndup(b.data, strcspn(b.data, "\n"));
+    char *path = ts_path_join(dir, name);
+    if (access(path, R_OK) == 0)
+      found = path;
+    else
+      free(path);
+    free(name);
+  }
+  ts_buf_free(&b);
+  free(pattern);
+  return found;
+}
+
+/* Moves the built wheel into the cache entry (another process may have
+ * stored the same one first: then its copy is used). */
+static void store(const char *entry, const char *built_dir, const char *basename,
+                  char **wheel) {
+  char *parent = ts_xstrdup(entry);
+  *strrchr(parent, '/') = '\0';
+  struct ts_error ignore = {0};
+  ts_fs_mkdirs(parent, &ignore);
+  char *namefile = ts_path_join(built_dir, "WHEEL-NAME");
+  if (ts_fs_write_atomic(namefile, basename, strlen(basename), &ignore) == TS_OK &&
+      rename(built_dir, entry) == 0) {
+    free(*wheel);
+    *wheel = ts_path_join(entry, basename);
+  } else {
+    char *have = wheel_in(entry);
+    if (have) {
+      free(*wheel);
+      *wheel = have;
+    }
+  }
+  free(namefile);
+  free(parent);
+}
+
+enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
+                           const struct ts_target *target, struct ts_index *idx,
+                           const struct ts_plan_source *src, struct ts_plan_built *out,
+                           struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!target->python)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "'%s' must be built, which needs an interpreter: drop "
+                        "--python-version or install a wheel", src->location);
+  if (src->editable && src->kind != TS_PLAN_SOURCE_DIR)
+    return ts_error_set(err, TS_E_INVALID,
+                        "-e '%s': editable installs need a local project directory",
+                        src->location);
+  char *scratch = o->cache_root ? ts_path_join(o->cache_root, "builds-v1/work")
+                                : ts_xstrdup(ts_fs_temp_dir());
+  char *logs = o->cache_root ? ts_path_join(o->cache_root, "build-logs-v1")
+                             : ts_xstrdup(ts_fs_temp_dir());
+  enum ts_code rc = ts_fs_mkdirs(scratch, err);
+  if (rc == TS_OK)
+    rc = ts_fs_mkdirs(logs, err);
+  if (rc == TS_OK) {
+    char *tmpl = ts_path_join(scratch, "torchsolve-build-XXXXXX");
+    if (mkdtemp(tmpl)) {
+      out->workdir = tmpl;
+      out->log = ts_xasprintf("%s/%s.log", logs, strrchr(tmpl, '/') + 1);
+    } else {
+      rc = ts_error_set(err, TS_E_IO, "cannot create a build directory in '%s': %s",
+                        scratch, strerror(errno));
+      free(tmpl);
+    }
+  }
+  free(scratch);
+  free(logs);
+  if (rc != TS_OK)
+    return rc;
+
+  struct ts_hook_env he = {.python = target->python, .runner = o->runner,
+                           .log_path = out->log, .config_settings = o->config_settings,
+                           .nconfig_settings = o->nconfig_settings,
+                           .timeout_s = o->timeout_s, .stream = o->stream,
+                           .cancel = o->cancel};
+  char *tree = NULL, *envdir = NULL, *env_python = NULL, *bindir = NULL, *entry = NULL;
+  struct ts_build_system bs = {0};
+  struct ts_hook_result hr = {0}, built = {0};
+  struct text key = {0};
+  ts_buf_init(&key.b, 1u << 20);
+  bool cacheable = o->cache_root && !src->editable && !o->no_isolation;
+  const char *what = src->location;
+  double t0 = now_ms();
+  bool began = false;
+
+  rc = materialize(o, target, idx, src, out, &he, &tree, err);
+  if (rc == TS_OK)
+    rc = ts_build_system_read(tree, &bs, err);
+  if (rc == TS_OK && !o->no_isolation) {
+    envdir = ts_path_join(out->workdir, "env");
+    struct ts_venv_base base = {0};
+    rc = ts_venv_probe_base(target->python, &base, err);
+    if (rc == TS_OK)
+      rc = ts_venv_create(envdir, &base, "torchsolve build environment", err);
+    ts_venv_base_clear(&base);
+    env_python = ts_path_join(envdir, "bin/python");
+    bindir = ts_path_join(envdir, "bin");
+    if (rc == TS_OK)
+      rc = fill_env(o, envdir, bs.requires, bs.nrequires, what, cacheable ? &key : NULL, err);
+  }
+  if (rc == TS_OK && cacheable) {
+    key_inputs(&key, o, target, out->source_hash ? out->source_hash : "-");
+    cacheable = !key.full;
+  }
+  if (rc == TS_OK && cacheable) {
+    uint8_t d[TS_SHA256_LEN];
+    char hex[65];
+    ts_sha256(key.b.data ? key.b.data : "", key.b.len, d);
+    ts_sha256_hex(d, hex);
+    entry = ts_xasprintf("%s/builds-v1/%.2s/%s", o->cache_root, hex, hex + 2);
+    char *hit = wheel_in(entry);
+    if (hit) {
+      out->wheel = hit;
+      out->cached = true;
+    }
+  }
+  if (rc == TS_OK && !out->cached) {
+    he.python = env_python ? env_python : target->python;
+    he.path_prepend = bindir;
+    he.source_dir = tree;
+    if (o->cb.build_begin)
+      o->cb.build_begin(o->cb.ctx, what);
+    began = true;
+    rc = ts_hook_call(&he, &bs,
+                      src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE : TS_HOOK_GET_REQUIRES_WHEEL,
+                      NULL, NULL, &hr, err);
+    if (rc == TS_OK && hr.nrequires && envdir) {
+      /* the static and the dynamic requirements, resolved together */
+      char **all = ts_xcalloc(bs.nrequires + hr.nrequires, sizeof *all);
+      memcpy(all, bs.requires, bs.nrequires * sizeof *all);
+      memcpy(all + bs.nrequires, hr.requires, hr.nrequires * sizeof *all);
+      rc = fill_env(o, envdir, all, bs.nrequires + hr.nrequires, what, NULL, err);
+      free(all);
+    }
+    char *outdir = ts_path_join(out->workdir, "wheel");
+    if (rc == TS_OK)
+      rc = ts_fs_mkdirs(outdir, err);
+    if (rc == TS_OK)
+      rc = ts_hook_call(&he, &bs, src->editable ? TS_HOOK_BUILD_EDITABLE : TS_HOOK_BUILD_WHEEL,
+                        outdir, NULL, &built, err);
+    if (rc == TS_OK) {
+      out->wheel = ts_path_join(outdir, built.basename);
+      if (access(out->wheel, R_OK) != 0)
+        rc = ts_error_set(err, TS_E_BUILD, "%s: the backend named '%s', which it did not "
+                          "write; full log: %s", what, built.basename, out->log);
+      else if (!has_suffix_ci(built.basename, ".whl"))
+        rc = ts_error_set(err, TS_E_BUILD, "%s: the backend built '%s', not a wheel",
+                          what, built.basename);
+    }
+    if (rc == TS_OK && entry)
+      store(entry, outdir, built.basename, &out->wheel);
+    free(outdir);
+  }
+  if (began && o->cb.build_end)
+    o->cb.build_end(o->cb.ctx, what, now_ms() - t0, rc == TS_OK);
+  if (rc == TS_E_BUILD || rc == TS_E_TIMEOUT) {
+    /* the work directory goes, the log stays for the user */
+  } else if (out->log) {
+    unlink(out->log);
+    free(out->log);
+    out->log = NULL;
+  }
+  ts_hook_result_clear(&hr);
+  ts_hook_result_clear(&built);
+  ts_build_system_clear(&bs);
+  ts_buf_free(&key.b);
+  free(tree);
+  free(envdir);
+  free(env_python);
+  free(bindir);
+  free(entry);
+  return rc;
+}

@@ -1,0 +1,91 @@
+/*
+ * plan/build.h — wheels built from source for install and lock: a local
+ * project directory (editable or not), an sdist file or URL, a git URL.
+ *
+ * The build environment is a venv made by wheel/venv.h (milliseconds) and
+ * filled by ts_plan_resolve + ts_plan_install from the same indexes, so
+ * its packages are hardlinks from the wheel cache; the backend then runs
+ * through source/'s hook runner.  Without isolation the target's own
+ * interpreter builds, with what it has installed.
+ *
+ * The build cache: <cache>/builds-v1/<key>/<wheel>, where the key hashes
+ * every input that decides the wheel: the source (sdist sha256, git
+ * commit, or the hash of a local tree's files), the target's interpreter
+ * and platform tags, the build environment's resolved set (name, version,
+ * file sha256), the config settings, and the environment variables that
+ * steer extension builds (TORCH_CUDA_ARCH_LIST, FORCE_CUDA, MAX_JOBS,
+ * CUDA_HOME, CC, CXX, CFLAGS, CXXFLAGS, LDFLAGS).  A hit runs no backend.
+ * Editables and --no-build-isolation builds are never cached.
+ */
+#pragma once
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "index/client.h"
+#include "lock/reqfile.h"
+#include "target/target.h"
+
+struct ts_plan_build_callbacks {
+  void *ctx;
+  /* A backend is about to run for `what` (a project name or location). */
+  void (*build_begin)(void *ctx, const char *what);
+  /* It finished after ms milliseconds; ok false when it failed. */
+  void (*build_end)(void *ctx, const char *what, double ms, bool ok);
+};
+
+struct ts_plan_build_options {
+  const struct ts_index_options *index; /* the indexes of the build envs */
+  const char *cache_root;     /* NULL: no build cache (--no-cache) */
+  const char *probe_cache_dir;
+  const char *runner;         /* pep517_runner.py */
+  const char *const *config_settings; /* "KEY=VALUE" (-C) */
+  size_t nconfig_settings;
+  /* --build-constraint entries (is_constraint set), borrowed */
+  const struct ts_reqfile_entry *const *build_constraints;
+  size_t nbuild_constraints;
+  bool no_isolation;          /* build with the target's interpreter */
+  unsigned timeout_s;         /* per backend call, 0: none */
+  bool stream;                /* -v: the backend's output on stderr too */
+  const volatile sig_atomic_t *cancel;
+  struct ts_plan_build_callbacks cb;
+};
+
+enum ts_plan_source_kind {
+  TS_PLAN_SOURCE_DIR,     /* a project directory */
+  TS_PLAN_SOURCE_ARCHIVE, /* a local sdist (.tar.gz, .zip, ...) */
+  TS_PLAN_SOURCE_URL,     /* an sdist at http(s):// or file:// */
+  TS_PLAN_SOURCE_VCS,     /* git+...: checked out with the system git */
+};
+
+struct ts_plan_source {
+  enum ts_plan_source_kind kind;
+  const char *location;   /* path or URL as given */
+  const char *sha256;     /* expected sha256 of an archive (--hash), or NULL */
+  bool editable;          /* PEP 660 (DIR only) */
+};
+
+/* What a build produced. */
+struct ts_plan_built {
+  char *wheel;            /* path of the wheel (cache or work directory) */
+  char *direct_url;       /* PEP 610 JSON for direct_url.json */
+  char *source_hash;      /* sdist sha256, tree hash, or git commit */
+  char *log;              /* the build log (kept when a build failed) */
+  bool cached;            /* no backend ran */
+  char *workdir;          /* removed by ts_plan_built_clear */
+};
+
+/* Classifies a path or URL requirement: a directory, an sdist archive, a
+ * git URL.  False for wheels and anything else. */
+bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *out);
+
+/* Builds (or finds in the build cache) the wheel of `src` for `target`.
+ * idx downloads sdist URLs.  TS_E_BUILD for a failing backend: out->log
+ * names the full log, which stays. */
+enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
+                           const struct ts_target *target, struct ts_index *idx,
+                           const struct ts_plan_source *src, struct ts_plan_built *out,
+                           struct ts_error *err);
+void ts_plan_built_clear(struct ts_plan_built *b);

@@ -1,0 +1,122 @@
+/* The hash of a local source tree: see source.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/sha256.h"
+#include "core/str.h"
+#include "source/source.h"
+
+/* What builds and tools leave in a tree; none of it is source. */
+static bool skipped(const char *name, bool dir) {
+  static const char *const dirs[] = {".git", ".hg", ".svn", "__pycache__", "build",
+                                     "dist", ".tox", ".nox", ".venv", ".eggs",
+                                     ".mypy_cache", ".pytest_cache"};
+  if (dir) {
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+      if (!strcmp(name, dirs[i]))
+        return true;
+    size_t n = strlen(name);
+    return n > 9 && !strcmp(name + n - 9, ".egg-info");
+  }
+  size_t n = strlen(name);
+  return n > 4 && (!strcmp(name + n - 4, ".pyc") || !strcmp(name + n - 3, ".so") ||
+                   !strcmp(name + n - 2, ".o"));
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+enum { MAX_DEPTH = 64, MAX_FILES = 200000 };
+
+static enum ts_code walk(struct ts_sha256 *h, const char *dir, const char *rel,
+                         unsigned depth, size_t *nfiles, struct ts_error *err) {
+  if (depth > MAX_DEPTH)
+    return ts_error_set(err, TS_E_TOO_BIG, "'%s' is nested deeper than %d directories",
+                        dir, MAX_DEPTH);
+  DIR *d = opendir(dir);
+  if (!d)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", dir, strerror(errno));
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+      continue;
+    char **nv = ts_xrealloc(names, (n + 1) * sizeof *nv);
+    names = nv;
+    names[n++] = ts_xstrdup(de->d_name);
+  }
+  closedir(d);
+  qsort(names, n, sizeof *names, by_name);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < n && rc == TS_OK; i++) {
+    char *path = ts_xasprintf("%s/%s", dir, names[i]);
+    char *r = rel[0] ? ts_xasprintf("%s/%s", rel, names[i]) : ts_xstrdup(names[i]);
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+      rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", path, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+      if (!skipped(names[i], true))
+        rc = walk(h, path, r, depth + 1, nfiles, err);
+    } else if (S_ISLNK(st.st_mode)) {
+      char target[4096];
+      ssize_t tl = readlink(path, target, sizeof target);
+      ts_sha256_update(h, "L", 1);
+      ts_sha256_update(h, r, strlen(r) + 1);
+      if (tl > 0)
+        ts_sha256_update(h, target, (size_t)tl);
+      ts_sha256_update(h, "", 1);
+    } else if (S_ISREG(st.st_mode) && !skipped(names[i], false)) {
+      if (++*nfiles > MAX_FILES) {
+        rc = ts_error_set(err, TS_E_TOO_BIG, "'%s' holds more than %d files", dir,
+                          MAX_FILES);
+        break;
+      }
+      ts_sha256_update(h, st.st_mode & 0111 ? "X" : "F", 1);
+      ts_sha256_update(h, r, strlen(r) + 1);
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
+        rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", path, strerror(errno));
+      } else {
+        /* the length first, so file boundaries cannot shift */
+        char len[32];
+        int ll = snprintf(len, sizeof len, "%lld:", (long long)st.st_size);
+        ts_sha256_update(h, len, (size_t)ll);
+        char buf[65536];
+        ssize_t got;
+        while ((got = read(fd, buf, sizeof buf)) > 0)
+          ts_sha256_update(h, buf, (size_t)got);
+        if (got < 0)
+          rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", path, strerror(errno));
+        close(fd);
+      }
+    }
+    free(path);
+    free(r);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+  return rc;
+}
+
+enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error *err) {
+  struct ts_sha256 *h = ts_sha256_new();
+  if (!h)
+    abort();
+  size_t nfiles = 0;
+  enum ts_code rc = walk(h, dir, "", 0, &nfiles, err);
+  uint8_t dig[TS_SHA256_LEN];
+  ts_sha256_final(h, dig);
+  ts_sha256_free(h);
+  ts_sha256_hex(dig, out);
+  return rc;
+}
