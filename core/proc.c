@@ -32,12 +32,42 @@ static bool drain(int fd, struct ts_buf *b, bool *full) {
   return true;
 }
 
+static bool write_all(int fd, const char *b, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, b, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return false;
+    b += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+/* Reads what is available on fd and writes it to sink (and stderr when
+ * tee); false at EOF or a read error.  A failed write sets *failed and
+ * keeps draining (the child must not block). */
+static bool pass_on(int fd, int sink, bool tee, bool *failed) {
+  char chunk[16384];
+  ssize_t n = read(fd, chunk, sizeof chunk);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return true;
+  if (n <= 0)
+    return false;
+  if (!*failed && !write_all(sink, chunk, (size_t)n))
+    *failed = true;
+  if (tee)
+    write_all(STDERR_FILENO, chunk, (size_t)n);
+  return true;
+}
+
 enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
                          struct ts_proc_result *r, struct ts_error *err) {
   memset(r, 0, sizeof *r);
   ts_buf_init(&r->out, o->stdout_cap ? o->stdout_cap : TS_CAP_SMALL_FILE);
   ts_buf_init(&r->err, o->stderr_cap ? o->stderr_cap : TS_CAP_SMALL_FILE);
-  bool capture_err = o->stderr_mode == TS_PROC_STDERR_CAPTURE;
+  bool capture_err = o->sink_fd <= 2 && o->stderr_mode == TS_PROC_STDERR_CAPTURE;
   int op[2] = {-1, -1}, ep[2] = {-1, -1};
   if (pipe2(op, O_CLOEXEC) != 0 || (capture_err && pipe2(ep, O_CLOEXEC) != 0)) {
     int e = errno;
@@ -47,17 +77,30 @@ enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
     }
     return ts_error_set(err, TS_E_IO, "cannot run '%s': pipe: %s", argv[0], strerror(e));
   }
+  bool sink = o->sink_fd > 2;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&fa, op[1], STDOUT_FILENO);
-  if (capture_err)
+  if (sink)
+    posix_spawn_file_actions_adddup2(&fa, op[1], STDERR_FILENO);
+  else if (capture_err)
     posix_spawn_file_actions_adddup2(&fa, ep[1], STDERR_FILENO);
   else if (o->stderr_mode == TS_PROC_STDERR_DISCARD)
     posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  if (o->cwd)
+    posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (o->own_group) {
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
+  char *const *env = o->envp ? o->envp : environ;
   pid_t pid;
-  int sr = o->search_path ? posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ)
-                          : posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+  int sr = o->search_path ? posix_spawnp(&pid, argv[0], &fa, &attr, argv, env)
+                          : posix_spawn(&pid, argv[0], &fa, &attr, argv, env);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(op[1]);
   if (capture_err)
@@ -83,6 +126,14 @@ enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
       }
       wait = (int)left;
     }
+    if (o->cancel) {
+      if (*o->cancel) {
+        r->cancelled = true;
+        break;
+      }
+      if (wait < 0 || wait > 200)
+        wait = 200; /* the flag is polled */
+    }
     int pr = poll(pf, 2, wait);
     if (pr < 0 && errno == EINTR)
       continue;
@@ -91,8 +142,10 @@ enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
     for (int i = 0; i < 2; i++) {
       if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
-      bool more = i == 0 ? drain(pf[i].fd, &r->out, &r->too_big)
-                         : drain(pf[i].fd, &r->err, &err_full);
+      bool more = i == 0 && sink ? pass_on(pf[i].fd, o->sink_fd, o->tee_stderr,
+                                           &r->sink_failed)
+                  : i == 0        ? drain(pf[i].fd, &r->out, &r->too_big)
+                                  : drain(pf[i].fd, &r->err, &err_full);
       if (!more) {
         close(pf[i].fd);
         pf[i].fd = -1;
@@ -103,8 +156,8 @@ enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
   for (int i = 0; i < 2; i++)
     if (pf[i].fd >= 0)
       close(pf[i].fd);
-  if (r->timed_out || r->too_big)
-    kill(pid, SIGKILL);
+  if (r->timed_out || r->too_big || r->cancelled)
+    kill(o->own_group ? -pid : pid, SIGKILL);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
     ;

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,12 +25,24 @@ struct ts_proc_options {
   enum ts_proc_stderr stderr_mode;
   int timeout_ms;              /* 0: wait as long as it takes */
   size_t stdout_cap, stderr_cap; /* ts_buf caps; 0: TS_CAP_SMALL_FILE */
+  /* For long-running tools (build backends, git); all optional. */
+  const char *cwd;             /* the child's working directory; NULL: ours */
+  char *const *envp;           /* its environment; NULL: ours */
+  int sink_fd;                 /* > 2: stdout and stderr both go to this fd
+                                  (a log) as they come, not into out/err */
+  bool tee_stderr;             /* with sink_fd: copied to our stderr too */
+  bool own_group;              /* the child leads a process group, so a kill
+                                  (deadline, cancel) reaches its children */
+  const volatile sig_atomic_t *cancel; /* polled; once set the child is
+                                  killed and ts_proc_result.cancelled set */
 };
 
 struct ts_proc_result {
   struct ts_buf out, err;  /* data NULL when nothing was written */
   bool timed_out;          /* killed at the deadline */
   bool too_big;            /* killed: stdout passed its cap */
+  bool cancelled;          /* killed: *cancel was set */
+  bool sink_failed;        /* a write to sink_fd failed (output lost) */
   bool exited;             /* ended normally: exit_code holds its status */
   int exit_code;
   int signal;              /* the signal that ended it, when !exited */

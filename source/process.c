@@ -3,16 +3,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/proc.h"
 #include "core/str.h"
 
 extern char **environ;
@@ -92,25 +91,6 @@ static void env_free(char **env) {
   free(env);
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static bool write_all(int fd, const char *b, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, b, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    b += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 enum ts_code ts_process_run(const struct ts_process *p, int *status,
                             struct ts_error *err) {
   *status = -1;
@@ -118,108 +98,27 @@ enum ts_code ts_process_run(const struct ts_process *p, int *status,
   if (log < 0)
     return ts_error_set(err, TS_E_IO, "cannot write the build log '%s': %s",
                         p->log_path, strerror(errno));
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    close(log);
-    return ts_error_set(err, TS_E_IO, "pipe: %s", strerror(errno));
-  }
   char **env = child_env(p);
-  /* resolved before fork: only async-signal-safe calls in the child */
-  const char *prog = p->argv[0];
-  char *found = NULL;
-  if (!strchr(prog, '/')) {
-    const char *path = NULL;
-    for (size_t i = 0; env[i] && !path; i++)
-      if (has_prefix(env[i], "PATH="))
-        path = env[i] + 5;
-    for (const char *s = path; s && *s && !found;) {
-      size_t n = strcspn(s, ":");
-      char *cand = ts_xasprintf("%.*s/%s", (int)n, s, prog);
-      if (access(cand, X_OK) == 0)
-        found = cand;
-      else
-        free(cand);
-      s += n + (s[n] == ':');
-    }
-    if (found)
-      prog = found;
-  }
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    if (devnull >= 0)
-      dup2(devnull, 0);
-    dup2(fds[1], 1);
-    dup2(fds[1], 2);
-    if (p->cwd && chdir(p->cwd) != 0)
-      _exit(126);
-    execve(prog, (char *const *)p->argv, env);
-    _exit(127);
-  }
-  if (devnull >= 0)
-    close(devnull);
-  close(fds[1]);
-  free(found);
+  struct ts_proc_options po = {.search_path = !strchr(p->argv[0], '/'), .cwd = p->cwd,
+                               .envp = env, .sink_fd = log, .tee_stderr = p->stream,
+                               .own_group = true, .cancel = p->cancel,
+                               .timeout_ms = p->timeout_s > INT_MAX / 1000
+                                                 ? INT_MAX
+                                                 : (int)p->timeout_s * 1000};
+  struct ts_proc_result r;
+  enum ts_code rc = ts_proc_run((char *const *)p->argv, &po, &r, err);
   env_free(env);
-  if (pid < 0) {
-    close(fds[0]);
-    close(log);
-    return ts_error_set(err, TS_E_IO, "cannot start '%s': %s", p->argv[0], strerror(errno));
-  }
-  setpgid(pid, pid); /* also from here: no window where a kill misses it */
-  enum ts_code rc = TS_OK;
-  double deadline = p->timeout_s ? now_s() + p->timeout_s : 0;
-  char buf[8192];
-  for (;;) {
-    if (p->cancel && *p->cancel) {
-      rc = ts_error_set(err, TS_E_INTERRUPTED, "'%s' interrupted", p->argv[0]);
-      break;
-    }
-    int wait_ms = 200;
-    if (deadline) {
-      double left = deadline - now_s();
-      if (left <= 0) {
-        rc = ts_error_set(err, TS_E_TIMEOUT, "'%s' ran past its %u s timeout",
-                          p->argv[0], p->timeout_s);
-        break;
-      }
-      if (left * 1000 < wait_ms)
-        wait_ms = (int)(left * 1000) + 1;
-    }
-    struct pollfd pf = {.fd = fds[0], .events = POLLIN};
-    int pr = poll(&pf, 1, wait_ms);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr <= 0)
-      continue;
-    ssize_t r = read(fds[0], buf, sizeof buf);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r <= 0)
-      break; /* every writer closed: the child (and its children) are done */
-    if (!write_all(log, buf, (size_t)r) && rc == TS_OK)
-      rc = ts_error_set(err, TS_E_IO, "cannot write the build log '%s': %s",
-                        p->log_path, strerror(errno));
-    if (p->stream)
-      write_all(2, buf, (size_t)r);
-  }
-  if (rc != TS_OK && err->code != TS_E_IO) {
-    kill(-pid, SIGTERM);
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    kill(-pid, SIGKILL);
-  }
-  close(fds[0]);
-  int ws = 0;
-  while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-    ;
   close(log);
-  if (WIFEXITED(ws))
-    *status = WEXITSTATUS(ws);
-  else if (WIFSIGNALED(ws))
-    *status = 128 + WTERMSIG(ws);
-  if (rc == TS_OK && *status == 127)
-    rc = ts_error_set(err, TS_E_IO, "cannot run '%s'", p->argv[0]);
+  if (rc == TS_OK) {
+    *status = r.exited ? r.exit_code : 128 + r.signal;
+    if (r.cancelled)
+      rc = ts_error_set(err, TS_E_INTERRUPTED, "'%s' interrupted", p->argv[0]);
+    else if (r.timed_out)
+      rc = ts_error_set(err, TS_E_TIMEOUT, "'%s' ran past its %u s timeout", p->argv[0],
+                        p->timeout_s);
+    else if (r.sink_failed)
+      rc = ts_error_set(err, TS_E_IO, "cannot write the build log '%s'", p->log_path);
+  }
+  ts_proc_result_clear(&r);
   return rc;
 }
