@@ -154,8 +154,11 @@ bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
       best = &r->kmd.amdgpu[i];
   if (best) {
     snprintf(rel, relcap, "%s", best->rocm);
-    snprintf(basis, basiscap, "amdgpu %s from %s", h->amdgpu_version,
-             ts_host_source_of(h, "rocm.amdgpu_version"));
+    const char *conf = r->kmd.amdgpu_confidence;
+    snprintf(basis, basiscap, "amdgpu %s from %s%s%s%s", h->amdgpu_version,
+             ts_host_source_of(h, "rocm.amdgpu_version"),
+             conf ? " (mapped with confidence " : "", conf ? conf : "",
+             conf ? ")" : "");
     return true;
   }
   if (!h->rocm_version)

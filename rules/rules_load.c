@@ -177,14 +177,18 @@ static void check_url(struct loader *L, yaml_node_t *map, const char *url,
     DIAG(L, get(L, map, "source"), "%s: source must be an http(s) URL", what);
 }
 
-static char *get_confidence(struct loader *L, yaml_node_t *map,
-                            const char *what) {
-  char *c = get_str(L, map, "confidence", false, what);
+static char *get_confidence_key(struct loader *L, yaml_node_t *map,
+                                 const char *key, const char *what) {
+  char *c = get_str(L, map, key, false, what);
   if (c && strcmp(c, "low") != 0 && strcmp(c, "medium") != 0 &&
       strcmp(c, "high") != 0)
-    DIAG(L, get(L, map, "confidence"),
-         "%s: confidence must be low, medium or high", what);
+    DIAG(L, get(L, map, key), "%s: %s must be low, medium or high", what, key);
   return c;
+}
+
+static char *get_confidence(struct loader *L, yaml_node_t *map,
+                            const char *what) {
+  return get_confidence_key(L, map, "confidence", what);
 }
 
 /* A list of strings (or one string when allow_one). */
@@ -730,6 +734,18 @@ static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) 
         diag_at(L, r->rules[i].line, 1, "rule '%s' is defined twice (first at line %u)",
                 r->rules[i].id, r->rules[j].line);
   (void)rn;
+  /* Every ROCm backend must have a place in the kernel-driver window. */
+  for (size_t i = 0; r->kmd.nreleases && i < r->nbackends; i++) {
+    const struct ts_rules_backend *b = &r->backends[i];
+    bool listed = false;
+    for (size_t k = 0; b->kind == TS_BACKEND_ROCM && b->version && k < r->kmd.nreleases; k++) {
+      size_t n = strlen(r->kmd.releases[k]);
+      listed |= strncmp(b->version, r->kmd.releases[k], n) == 0 &&
+                (b->version[n] == '\0' || b->version[n] == '.');
+    }
+    if (b->kind == TS_BACKEND_ROCM && b->version && !listed)
+      DIAG(L, bn, "backend '%s': ROCm %s is not in rocm_kmd.releases", b->id, b->version);
+  }
   yaml_node_t *reln = get(L, root, "releases");
   for (size_t i = 0; i < r->nreleases; i++) {
     for (size_t j = 0; j < i; j++)
@@ -765,7 +781,7 @@ static void load_kmd(struct loader *L, yaml_node_t *n, struct ts_rules *r) {
   k->amdgpu_source = get_str(L, n, "amdgpu_source", false, "rocm_kmd");
   if (k->amdgpu_source && strncmp(k->amdgpu_source, "http", 4) != 0)
     DIAG(L, get(L, n, "amdgpu_source"), "rocm_kmd: amdgpu_source must be an http(s) URL");
-  k->amdgpu_confidence = get_str(L, n, "amdgpu_confidence", false, "rocm_kmd");
+  k->amdgpu_confidence = get_confidence_key(L, n, "amdgpu_confidence", "rocm_kmd");
   yaml_node_t *rel = get(L, n, "releases");
   if (!rel)
     DIAG(L, n, "rocm_kmd: missing 'releases'");

@@ -140,7 +140,7 @@ assert d["backends"] == ["xpu", "cpu"], d["backends"]
 check mi50-rocm64 '
 assert d["rocm"]["gpus"] == [{"gfx": "gfx906"}] and d["rocm"]["amdgpu_version"] == "6.12.12"
 k = d["rocm"]["kernel_driver"]
-assert k == {"rocm": "6.4", "basis": "amdgpu 6.12.12 from /sys/module/amdgpu/version"}, k
+assert k == {"rocm": "6.4", "basis": "amdgpu 6.12.12 from /sys/module/amdgpu/version (mapped with confidence medium)"}, k
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm7.1"]["rule"] == "rocm-gfx-2.13-rocm7.1" and "gfx906" not in ex["rocm7.1"]["reason"], ex["rocm7.1"]
@@ -150,6 +150,8 @@ check mi50-rocm64 '
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
 ' --release 2.9
+"$TORCHSOLVE" detect --sysroot "$FIX/mi50-rocm64" | grep -q "^  kernel driver of ROCm 6.4 (amdgpu 6.12.12 from /sys/module/amdgpu/version" \
+  || { echo "FAIL text: the kernel driver line"; fails=$((fails + 1)); }
 # MI50 on ROCm 7.2 (the kernel's own amdgpu: the installed ROCm is the
 # proxy): rocm6.3 is four releases older than the 7.2 kernel driver, and
 # no build inside the window has gfx906 kernels: no GPU build at all.

@@ -94,6 +94,26 @@ Test(rules_load, errors_have_positions) {
             "releases:\n  - {series: \"2.0\", versions: [\"2.0.0\"], source: https://e/,"
             " variants: {cu118: {}}}\n",
             "variant 'cu118' is not a backend");
+  /* A platform's table is checked like the release's own. */
+  parse_bad("schema: 1\nbackends:\n  - {id: cpu, kind: cpu, source: https://e/}\n"
+            "releases:\n  - {series: \"2.0\", versions: [\"2.0.0\"], source: https://e/,"
+            " variants: {cpu: {}}, platforms: {aarch64: {source: https://e/,"
+            " variants: {cu126: {}}}}}\n",
+            "release '2.0' platform aarch64: variant 'cu126' is not a backend");
+  parse_bad("schema: 1\nbackends:\n  - {id: cpu, kind: cpu, source: https://e/}\n"
+            "releases:\n  - {series: \"2.0\", versions: [\"2.0.0\"], source: https://e/,"
+            " variants: {cpu: {}}, platforms: {x86_64: {source: https://e/, variants: {cpu: {}}}}}\n",
+            "x86_64 is the release's own 'variants'");
+  /* Every ROCm backend has a place in the kernel-driver window. */
+  parse_bad("schema: 1\nrocm_kmd: {window: 2, releases: [\"6.0\", \"6.1\"], source: https://e/}\n"
+            "backends:\n  - {id: rocm6.2, kind: rocm, rocm: \"6.2\", gfx: [gfx1100], source: https://e/}\n",
+            "backend 'rocm6.2': ROCm 6.2 is not in rocm_kmd.releases");
+  parse_bad("schema: 1\nrocm_kmd: {window: 0, releases: [\"6.1\", \"6.0\"], source: https://e/}\n",
+            "window must be a number of releases");
+  parse_bad("schema: 1\nrocm_kmd: {window: 2, releases: [\"6.1\", \"6.0\"], source: https://e/}\n",
+            "releases must be ROCm versions, oldest first");
+  parse_bad("schema: 1\nbackends:\n  - {id: cpu, kind: cpu, source: https://e/, evidence: [ftp://x]}\n",
+            "evidence 'ftp://x' must be an http(s) URL");
 }
 
 Test(rules_load, merge_by_id) {
