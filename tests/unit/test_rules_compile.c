@@ -188,32 +188,48 @@ Test(rules_compile, backend_lists) {
   struct ts_constraint_set s;
   struct {
     const char *driver, *cc, *release, *want;
+    const char *machine; /* NULL: x86_64 */
   } nv[] = {
-      {"580.159.04", "9.0", NULL, "cu130 cu126 cu132 cpu"},
-      {"550.144.03", "8.9", NULL, "cu126 cpu"},
-      {"580.95.05", "6.1", NULL, "cu126 cpu"},
-      {"570.133.07", "12.0", NULL, "cpu"},
-      {"570.133.07", "12.0", "2.11", "cu128 cpu"},
-      {"570.133.07", "12.0", "2.7", "cu128 cpu"},
-      {"595.45.04", "12.0", NULL, "cu132 cu130 cpu"},
+      {"580.159.04", "9.0", NULL, "cu130 cu126 cu132 cpu", NULL},
+      {"550.144.03", "8.9", NULL, "cu126 cpu", NULL},
+      {"580.95.05", "6.1", NULL, "cu126 cpu", NULL},
+      {"570.133.07", "12.0", NULL, "cpu", NULL},
+      {"570.133.07", "12.0", "2.11", "cu128 cpu", NULL},
+      {"570.133.07", "12.0", "2.7", "cu128 cpu", NULL},
+      {"595.45.04", "12.0", NULL, "cu132 cu130 cpu", NULL},
       /* cu130 lacks sm_70; cu129 wheels of 2.10.0 exist (pytorch#187834) */
-      {"580.65.06", "7.0,9.0", "2.10", "cu129 cu128 cu126 cpu"},
-      {"575.57.08", "12.0", "2.9", "cu129 cu128 cpu"},
-      {"580.65.06", "6.1,9.0", "2.10", "cu126 cpu"},
+      {"580.65.06", "7.0,9.0", "2.10", "cu129 cu128 cu126 cpu", NULL},
+      {"575.57.08", "12.0", "2.9", "cu129 cu128 cpu", NULL},
+      {"580.65.06", "6.1,9.0", "2.10", "cu126 cpu", NULL},
       /* native CUDA first, then minor-version compatibility, newest first */
-      {"525.60.13", "8.6", "2.5", "cu118 cu124 cu121 cpu"},
-      {"450.80.02", "8.6", "2.5", "cu118 cpu"},
+      {"525.60.13", "8.6", "2.5", "cu118 cu124 cu121 cpu", NULL},
+      {"450.80.02", "8.6", "2.5", "cu118 cpu", NULL},
       /* 2.9's cu130 keeps compute_120 PTX for a newer GPU; from 2.11 the
        * release builds strip it (pytorch#175567) */
-      {"580.95.05", "13.0", "2.9", "cu130 cu129 cpu"},
-      {"580.95.05", "13.0", "2.11", "cpu"},
-      {"580.95.05", "13.0", NULL, "cpu"},
+      {"580.95.05", "13.0", "2.9", "cu130 cu129 cpu", NULL},
+      {"580.95.05", "13.0", "2.11", "cpu", NULL},
+      {"580.95.05", "13.0", NULL, "cpu", NULL},
+      /* aarch64 wheels have their own variants and arch lists: a T4 (sm_75)
+       * has kernels in none of them, on x86_64 it has cu126's */
+      {"580.95.05", "7.5", NULL, "cpu", "aarch64"},
+      {"580.95.05", "7.5", "2.9", "cpu", "aarch64"},
+      {"580.95.05", "7.5", NULL, "cu130 cu126 cu132 cpu", NULL},
+      {"580.95.05", "9.0", NULL, "cu130 cu126 cu132 cpu", "aarch64"}, /* GH200 */
+      {"580.95.05", "9.0", "2.8", "cu129 cpu", "aarch64"},
+      {"580.95.05", "9.0", "2.7", "cu128 cpu", "aarch64"},
+      {"580.95.05", "9.0", "2.6", "cpu", "aarch64"}, /* no aarch64 CUDA wheels listed */
+      {"580.95.05", "8.6", NULL, "cu130 cu126 cu132 cpu", "aarch64"}, /* sm_80 SASS runs on 8.6 */
   };
   for (size_t i = 0; i < sizeof nv / sizeof nv[0]; i++) {
     nv_host(&h, nv[i].driver, nv[i].cc);
+    if (nv[i].machine) {
+      free(h.machine);
+      h.machine = strdup(nv[i].machine);
+    }
     compile(r, &h, nv[i].release, &s);
-    cr_expect_str_eq(usable(&s), nv[i].want, "driver %s cc %s torch %s",
-                     nv[i].driver, nv[i].cc, nv[i].release ? nv[i].release : "newest");
+    cr_expect_str_eq(usable(&s), nv[i].want, "%s driver %s cc %s torch %s",
+                     nv[i].machine ? nv[i].machine : "x86_64", nv[i].driver, nv[i].cc,
+                     nv[i].release ? nv[i].release : "newest");
     ts_constraint_set_clear(&s);
     ts_host_clear(&h);
   }
@@ -271,41 +287,6 @@ Test(rules_compile, backend_lists) {
   h.force_cpu = false;
   struct ts_rules_options missing = {.release = "1.9"};
   cr_expect_eq(ts_rules_compile(r, &h, &missing, &s, &e), TS_E_NOT_FOUND);
-  ts_rules_free(r);
-}
-
-/* aarch64 wheels have their own variants and arch lists. */
-Test(rules_compile, aarch64_platform) {
-  struct ts_rules *r = bundled();
-  struct ts_host h;
-  struct ts_constraint_set s;
-  struct {
-    const char *driver, *cc, *release, *want;
-  } cases[] = {
-      {"580.95.05", "7.5", NULL, "cpu"},   /* T4: no aarch64 build has sm_75 */
-      {"580.95.05", "7.5", "2.9", "cpu"},
-      {"580.95.05", "9.0", NULL, "cu130 cu126 cu132 cpu"}, /* GH200 */
-      {"580.95.05", "9.0", "2.8", "cu129 cpu"},
-      {"580.95.05", "9.0", "2.7", "cu128 cpu"},
-      {"580.95.05", "9.0", "2.6", "cpu"},  /* no aarch64 CUDA wheels listed */
-      {"580.95.05", "8.6", NULL, "cu130 cu126 cu132 cpu"}, /* sm_80 SASS runs on 8.6 */
-  };
-  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    nv_host(&h, cases[i].driver, cases[i].cc);
-    free(h.machine);
-    h.machine = strdup("aarch64");
-    compile(r, &h, cases[i].release, &s);
-    cr_expect_str_eq(usable(&s), cases[i].want, "aarch64 cc %s torch %s", cases[i].cc,
-                     cases[i].release ? cases[i].release : "newest");
-    ts_constraint_set_clear(&s);
-    ts_host_clear(&h);
-  }
-  /* The same T4 on x86_64 has cu126 kernels. */
-  nv_host(&h, "580.95.05", "7.5");
-  compile(r, &h, NULL, &s);
-  cr_expect_str_eq(usable(&s), "cu130 cu126 cu132 cpu");
-  ts_constraint_set_clear(&s);
-  ts_host_clear(&h);
   ts_rules_free(r);
 }
 
