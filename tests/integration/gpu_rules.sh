@@ -108,6 +108,14 @@ grep -q "rule hipblaslt-gfx1100" <<<"$out" && grep -q "community-reported" <<<"$
   || ts_fail "hipblaslt message: $out"
 "$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" torch==2.6.0+rocm6.2.4 >/dev/null 2>&1 \
   || ts_fail "hipblaslt flags 2.6.0+rocm6.2.4"
+# PyPI's aarch64 torch is a CPU build until 2.10 and the aarch64 cu130
+# build (sm_80 and up) from 2.11: a T4 runs the first, not the second.
+"$TORCHSOLVE" rules audit --sysroot "$FIX/aarch64-t4" torch==2.10.0 >/dev/null 2>&1 \
+  || ts_fail "PyPI aarch64 torch 2.10 (a CPU build) flagged on a T4"
+out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/aarch64-t4" torch==2.11.0 2>&1) && ts_fail "PyPI aarch64 torch 2.11 on a T4 not flagged"
+grep -q "rule pypi-arch-2.11" <<<"$out" && grep -q "8.0 9.0 10.0 11.0 12.0 only" <<<"$out" || ts_fail "aarch64 pypi: $out"
+"$TORCHSOLVE" rules audit --sysroot "$FIX/aarch64-gh200" torch==2.11.0 >/dev/null 2>&1 \
+  || ts_fail "PyPI aarch64 torch 2.11 flagged on a GH200"
 # Seed 001: bitsandbytes on a ROCm torch.
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/mi300x-rocm64" torch==2.8.0+rocm6.4 bitsandbytes==0.45.5 2>&1) && ts_fail "seed 001 not flagged"
 grep -q "rule bitsandbytes-rocm" <<<"$out" || ts_fail "seed 001: $out"
