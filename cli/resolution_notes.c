@@ -22,6 +22,10 @@ static bool provides(const struct ts_metadata *md, const char *extra) {
 }
 
 void ts_cli_warn_resolution(const struct ts_plan_result *res) {
+  char *note = ts_plan_held_back_note(res);
+  if (note)
+    ts_cli_info("note: %s", note);
+  free(note);
   for (size_t i = 0; res->res && i < res->res->nitems; i++) {
     const struct ts_plan_item *it = &res->items[i];
     const struct ts_resolved *x = it->r;
@@ -41,4 +45,12 @@ void ts_cli_warn_resolution(const struct ts_plan_result *res) {
                     x->extras[k]);
     ts_metadata_free(md);
   }
+}
+
+void ts_cli_resolution_figures(const struct ts_plan_result *res) {
+  if (ts_cli.verbosity > 0 && res->res)
+    ts_cli_info("  %zu solve%s, %zu project page%s, %zu METADATA file%s",
+                res->res->solves, ts_cli_plural(res->res->solves),
+                res->res->pages_fetched, ts_cli_plural(res->res->pages_fetched),
+                res->res->metadata_fetched, ts_cli_plural(res->res->metadata_fetched));
 }

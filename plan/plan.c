@@ -78,6 +78,8 @@ struct priv {
   struct ts_resolver_variant_pref *prefs;
   const char **patterns;
   size_t nprefs;
+  const char **priority; /* torch, then the other routed projects */
+  size_t npriority;
   struct variants vars; /* owns the pattern strings */
   const char **general; /* general index URLs (borrowed from the options) */
   size_t ngeneral;
@@ -624,6 +626,75 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
   }
 }
 
+/* Every variant of `rel` whose backend kind is marked in kinds[]. */
+static void route_release(struct variants *v, const struct ts_plan_options *o,
+                          const struct ts_rules_release *rel, const bool *kinds,
+                          size_t nkinds) {
+  for (size_t k = 0; k < rel->nvariants; k++) {
+    const struct ts_rules_backend *b =
+        ts_rules_find_backend(o->rules, rel->variants[k].backend);
+    if (b && (size_t)b->kind < nkinds && kinds[b->kind])
+      variants_add(v, b->id, false);
+  }
+}
+
+/* Variants routed only so that the resolver can say why they do not run:
+ *  - a root requirement that pins a routed project to some releases routes
+ *    every variant of those releases whose backend kind this host runs (the
+ *    kinds of the usable variants): torch==2.5.1 on an RX 7900 XT routes
+ *    rocm6.1 and rocm6.2 of 2.5, so the resolver names the rule that
+ *    refuses each GPU build (hipblaslt-gfx1100) instead of finding none;
+ *  - when the newest release has no usable variant of such a kind, its
+ *    variants of that kind: the held-back note then names the rules that
+ *    keep the host on an older torch (backend-rocm7.2-rocm).
+ * The rules refuse them in the resolver as everywhere else. */
+static void explaining_variants(struct variants *v, const struct ts_constraint_set *set,
+                                const struct ts_plan_options *o) {
+  bool kinds[8] = {false}, newest_has[8] = {false};
+  for (size_t i = 0; i < v->n; i++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, v->names[i]);
+    if (b && !v->cpu[i] && (size_t)b->kind < sizeof kinds)
+      kinds[b->kind] = true;
+  }
+  for (size_t i = 0; i < set->nbackends; i++) {
+    const struct ts_rules_backend *b =
+        ts_rules_find_backend(o->rules, set->backends[i].name);
+    if (b && set->backends[i].usable && (size_t)b->kind < sizeof newest_has)
+      newest_has[b->kind] = true;
+  }
+  bool missing[8] = {false}, any_missing = false;
+  for (size_t k = 0; k < sizeof kinds; k++) {
+    missing[k] = kinds[k] && !newest_has[k];
+    any_missing |= missing[k];
+  }
+  if (any_missing && ts_rules_newest(o->rules))
+    route_release(v, o, ts_rules_newest(o->rules), missing, sizeof missing);
+  for (size_t i = 0; i < o->nentries; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->kind != TS_REQFILE_NAMED || e->req->url ||
+        !is_routed(set, e->req->normalized_name) ||
+        !ts_specset_count(e->req->specifier))
+      continue;
+    for (size_t r = 0; r < o->rules->nreleases; r++) {
+      const struct ts_rules_release *rel = &o->rules->releases[r];
+      bool admitted = false;
+      for (size_t k = 0; k < rel->nversions && !admitted; k++) {
+        struct ts_version *ver = NULL;
+        if (ts_version_parse(rel->versions[k], strlen(rel->versions[k]), &ver,
+                             NULL) == TS_OK)
+          admitted = ts_specset_contains(e->req->specifier, ver, TS_PRE_INCLUDE);
+        ts_version_free(ver);
+      }
+      if (admitted)
+        route_release(v, o, rel, kinds, sizeof kinds);
+    }
+  }
+}
+
+static int cstr_ptr_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct ts_constraint_set *set,
                                    const struct variants *v) {
@@ -640,6 +711,17 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
       p->patterns[k++] = v->names[i];
       cpu++;
     }
+  /* The objective (doc/rules.md): torch is decided first, then its
+   * companions (the other routed projects, in name order) */
+  p->priority = ts_xcalloc(set->nrouted + 1, sizeof *p->priority);
+  for (size_t i = 0; i < set->nrouted; i++)
+    if (strcmp(set->routed[i], "torch") == 0)
+      p->priority[p->npriority++] = set->routed[i];
+  for (size_t i = 0; p->npriority && i < set->nrouted; i++)
+    if (strcmp(set->routed[i], "torch") != 0)
+      p->priority[p->npriority++] = set->routed[i];
+  if (p->npriority > 2)
+    qsort(p->priority + 1, p->npriority - 1, sizeof *p->priority, cstr_ptr_cmp);
   p->prefs = ts_xcalloc(set->nrouted, sizeof *p->prefs);
   for (size_t i = 0; i < set->nrouted; i++)
     p->prefs[p->nprefs++] = (struct ts_resolver_variant_pref){
@@ -710,6 +792,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (o->facts_override)
       collect_usable(&p->vars, set);
     pinned_labels(&p->vars, set, o);
+    if (o->rules)
+      explaining_variants(&p->vars, set, o);
     build_routes_and_prefs(p, r->idx, set, &p->vars);
   }
 
@@ -788,6 +872,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .rules = set,
       .variants = p->prefs,
       .nvariants = p->nprefs,
+      .priority = p->priority,
+      .npriority = p->npriority,
       .no_binary = o->no_binary,
       .nno_binary = o->nno_binary,
       .only_binary = o->only_binary,
@@ -800,7 +886,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .force_reinstall = o->force_reinstall,
       .no_deps = o->no_deps,
       .ignore_host = o->ignore_host,
-      .prefetch = 2,
+      .refuse_pinned_fallback = true,
+      .prefetch = 16,
       .debug_solver_dir = o->debug_solver_dir,
   };
   struct ts_resolver_target tgt = {
@@ -900,6 +987,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(p->routes[i]);
     free(p->routes);
     free(p->patterns);
+    free(p->priority);
     for (size_t i = 0; i < p->vars.n; i++)
       free(p->vars.names[i]);
     free(p->vars.names);

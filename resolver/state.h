@@ -77,8 +77,11 @@ struct rs_proj {
   bool found;                /* some index has a page for it */
   char *not_found;           /* else the provider's words on where it looked */
   bool direct;               /* named by a root requirement */
+  bool priority_job;         /* has an install job from add_priority_jobs */
   bool pre_named;            /* some requirement on it names a pre-release */
-  bool moved;                /* the solver left a version it had chosen */
+  unsigned moves;            /* rounds in which the solver was seen to have
+                                left a version of it: prefetch doubles */
+  size_t move_round;         /* the round moves was last counted in */
   /* files its pages list that are no version of it, for the hint when
    * none is: one example (provider-owned) of another project's file and
    * of a name that is no distribution file at all */
@@ -116,6 +119,11 @@ struct rs {
   const struct ts_resolver_request *req;
   const struct ts_resolver_target *target;
   const struct ts_resolver_provider *provider;
+  /* req->requirements and req->constraints in canonical order (owned
+   * arrays, borrowed items): what reaches libsolv never follows the
+   * order they were written in */
+  const struct ts_requirement **roots;
+  const struct ts_requirement **constraints;
   Pool *pool;
   Repo *repo, *sys;
   Id none_evr;
@@ -138,11 +146,13 @@ struct rs {
   bool **rule_term_done;
   Id *rule_dep;              /* requires-rule dep, for revealed versions */
   bool *rule_rich;
+  bool *rule_limit;          /* rule_dep is a conflict (--no-deps limit) */
   Id **rule_term_dep;        /* conflicts-rule deps per term */
   bool reveal_all;           /* root-excluded versions get solvables too */
   char **want;
   size_t nwant, want_cap;
   size_t pages_fetched, metadata_fetched;
+  size_t round;              /* metadata rounds so far (grow calls) */
 };
 
 void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size);
@@ -158,6 +168,25 @@ Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
                    const bool *match, const bool *exists);
 bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
                         const struct ts_specset *spec, bool pre_ok);
+
+/* A solvable for version i of project pidx (with its extras and the rules
+ * already applied to the project). */
+void ts_rs_reveal(struct rs *rs, int pidx, size_t i);
+/* A solver over the pool as it stands (whatprovides rebuilt), with the
+ * flags every solve uses. */
+Solver *ts_rs_solver(struct rs *rs);
+/* The variant preference of a project, or NULL; the tier of a version
+ * under it: 2 main pattern, 1 fallback pattern only (CPU), 0 none. */
+const struct ts_resolver_variant_pref *ts_rs_variant_pref(const struct rs *rs,
+                                                          const char *name);
+int ts_rs_variant_tier(const struct ts_resolver_variant_pref *pref,
+                       const struct ts_version *v);
+/* After the last successful solve (`cl` its closure): res->held_back when
+ * req->priority[0] is installed below the best build the host runs; with
+ * req->refuse_pinned_fallback, TS_E_RESOLVE and res->why when a pinned
+ * one fell back to the fallback tier (CPU) on a host with a GPU build. */
+enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
+                             struct ts_resolution *res, struct ts_error *err);
 
 /* Fills `why` with sentences for the solver's problems. */
 void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);
