@@ -53,8 +53,10 @@ static bool record_holds(const char *distinfo, const char **why) {
       continue; /* RECORD itself */
     char *p = row->path[0] == '/' ? ts_xstrdup(row->path) : ts_path_join(site, row->path);
     struct stat st;
+    char *end = NULL;
+    unsigned long long size = row->size[0] ? strtoull(row->size, &end, 10) : 0;
     ok = lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
-         (!row->size[0] || strtoull(row->size, NULL, 10) == (unsigned long long)st.st_size);
+         (!row->size[0] || (*end == '\0' && size == (unsigned long long)st.st_size));
     uint8_t want[TS_SHA256_LEN], got[TS_SHA256_LEN];
     if (ok && st.st_size <= HASH_UP_TO &&
         ts_record_hash_sha256(row->hash, want, NULL) == TS_OK)

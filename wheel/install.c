@@ -843,7 +843,8 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
   if (rc == TS_OK) { /* which wheel this is, for sync's exactness check */
     char hex[TS_SHA256_HEX_LEN + 2];
     ts_sha256_hex(u->sha256, hex);
-    strcat(hex, "\n");
+    hex[TS_SHA256_HEX_LEN] = '\n';
+    hex[TS_SHA256_HEX_LEN + 1] = '\0';
     rel = ts_xasprintf("%s/" TS_WHEEL_SHA256_FILE, u->distinfo);
     rc = add_generated(in, di, lib, rel, hex, TS_SHA256_HEX_LEN + 1, 0644, err);
     free(rel);
