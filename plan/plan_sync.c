@@ -69,6 +69,19 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
                            &s->plan, err);
     free(si);
   }
+  /* exact means the same bytes too: a kept distribution that another
+   * installer wrote, from another wheel, without REQUESTED, or whose files
+   * no longer match its RECORD is installed again */
+  for (size_t i = 0; rc == TS_OK && i < s->plan.n; i++) {
+    struct ts_sync_item *it = &s->plan.items[i];
+    const struct ts_site_dist *d = it->action == TS_SYNC_KEEP ? ts_site_find(&site, it->name) : NULL;
+    const char *why = NULL;
+    if (d && !ts_wheel_installed_exact(d->dist_info, it->sha256, true, &why)) {
+      it->action = TS_SYNC_CHANGE;
+      s->plan.nkeep--;
+      s->plan.nchange++;
+    }
+  }
   ts_site_clear(&site);
   if (rc == TS_OK && o->rules && o->host)
     rc = host_gate(o, s, err);

@@ -773,7 +773,7 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
     if (strncmp(path, u->distinfo, il) == 0 && path[il] == '/') {
       const char *b = path + il + 1;
       if (strcmp(b, "INSTALLER") == 0 || strcmp(b, "REQUESTED") == 0 ||
-          strcmp(b, "direct_url.json") == 0)
+          strcmp(b, "direct_url.json") == 0 || strcmp(b, TS_WHEEL_SHA256_FILE) == 0)
         continue; /* ours replace them */
     }
     if (strncmp(path, u->datadir, dl) == 0 && path[dl] == '/') {
@@ -838,6 +838,15 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
   if (rc == TS_OK) {
     rel = ts_xasprintf("%s/INSTALLER", u->distinfo);
     rc = add_generated(in, di, lib, rel, "torchsolve\n", 11, 0644, err);
+    free(rel);
+  }
+  if (rc == TS_OK) { /* which wheel this is, for sync's exactness check */
+    char hex[TS_SHA256_HEX_LEN + 2];
+    ts_sha256_hex(u->sha256, hex);
+    hex[TS_SHA256_HEX_LEN] = '\n';
+    hex[TS_SHA256_HEX_LEN + 1] = '\0';
+    rel = ts_xasprintf("%s/" TS_WHEEL_SHA256_FILE, u->distinfo);
+    rc = add_generated(in, di, lib, rel, hex, TS_SHA256_HEX_LEN + 1, 0644, err);
     free(rel);
   }
   if (rc == TS_OK && d->req->requested) {

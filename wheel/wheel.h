@@ -14,7 +14,8 @@
  *     transaction left by a killed run is repaired first.
  *  3. The new files are staged in <purelib>/.torchsolve-txn/ (hardlinks from
  *     the cache, else reflinks or copies), with generated files (launchers,
- *     rewritten scripts, INSTALLER, REQUESTED, direct_url.json, RECORD and,
+ *     rewritten scripts, INSTALLER, REQUESTED, direct_url.json,
+ *     TS_WHEEL_SHA256_FILE, RECORD and,
  *     with compile, bytecode).
  *  4. A journal of renames is written (atomically), then carried out: files
  *     of the old versions move into the transaction, staged trees move in
@@ -36,6 +37,10 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "pep/tags.h"
+
+/* The dist-info file holding the sha256 (hex, newline) of the wheel a
+ * distribution was installed from: sync compares it with the lock's. */
+#define TS_WHEEL_SHA256_FILE "torchsolve-wheel-sha256"
 
 /* Where things go: an interpreter's sysconfig paths (target/ probes them). */
 struct ts_wheel_paths {
@@ -191,6 +196,15 @@ enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
  * Caller frees. */
 char *ts_wheel_direct_url_for_file(const char *abs_path,
                                    const uint8_t sha256[32]);
+
+/* Whether the distribution installed at `distinfo` is exactly what
+ * torchsolve leaves when it installs the wheel whose sha256 is
+ * sha256_hex with REQUESTED as `requested` (sync: everything is): INSTALLER
+ * says torchsolve, TS_WHEEL_SHA256_FILE holds that digest, no
+ * direct_url.json, and every file RECORD lists is there with its size and,
+ * up to 256 KiB, its hash.  When not, *why says why in a few words. */
+bool ts_wheel_installed_exact(const char *distinfo, const char *sha256_hex,
+                              bool requested, const char **why);
 
 /* Finds the installed distribution `name` in dir (a site-packages): writes
  * the dist-info directory's full path to *out (caller frees).
