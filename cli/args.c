@@ -139,3 +139,25 @@ const char *ts_cli_data_file(const char *name, const char *env_var, const char *
     return installed;
   return source;
 }
+
+int ts_cli_uv_platform(const char *uv, char *out, size_t cap) {
+  if (strcmp(uv, "linux") == 0)
+    uv = "x86_64-unknown-linux-gnu";
+  size_t arch = strcspn(uv, "-");
+  if (arch == 0 || !uv[arch] || strspn(uv, "abcdefghijklmnopqrstuvwxyz0123456789_") != arch)
+    return -1;
+  const char *rest = uv + arch + 1;
+  int n;
+  /* uv: a -gnu target is manylinux_2_28, a -musl one musllinux_1_2 */
+  if (strcmp(rest, "unknown-linux-gnu") == 0)
+    n = snprintf(out, cap, "manylinux_2_28_%.*s", (int)arch, uv);
+  else if (strcmp(rest, "unknown-linux-musl") == 0)
+    n = snprintf(out, cap, "musllinux_1_2_%.*s", (int)arch, uv);
+  else if ((strncmp(rest, "manylinux_", 10) == 0 || strncmp(rest, "musllinux_", 10) == 0 ||
+            strncmp(rest, "manylinux20", 11) == 0) &&
+           strspn(rest + 9, "_0123456789") == strlen(rest + 9))
+    n = snprintf(out, cap, "%s_%.*s", rest, (int)arch, uv);
+  else
+    return -1;
+  return n > 0 && (size_t)n < cap ? 0 : -1;
+}

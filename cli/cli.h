@@ -22,6 +22,10 @@ struct ts_cli_globals {
    * wheel modules as their cancel flag.  The handler resets itself, so a
    * second Ctrl-C kills at once (the journal repairs that next run). */
   volatile sig_atomic_t interrupted;
+  /* Set by 'torchsolve pip' (cli/cmd_pip.c) before it runs a command:
+   * pip's behaviour where it differs from torchsolve's (uninstall skips a
+   * name that is not installed, with a warning, instead of refusing). */
+  bool pip_mode;
 };
 extern struct ts_cli_globals ts_cli;
 
@@ -88,6 +92,11 @@ struct ts_plan_env;
 int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
                     struct ts_plan_env *env);
 
+/* uv's --python-platform (x86_64-manylinux_2_28, aarch64-unknown-linux-gnu,
+ * linux...) as a platform tag (manylinux_2_28_x86_64) in out; -1 when it
+ * names no Linux platform torchsolve knows. */
+int ts_cli_uv_platform(const char *uv, char *out, size_t cap);
+
 /* CLOCK_MONOTONIC in milliseconds, for the "in 31ms" summaries. */
 double ts_cli_now_ms(void);
 
@@ -122,6 +131,9 @@ ts_cli_command_fn ts_cmd_export;
 ts_cli_command_fn ts_cmd_sync;
 ts_cli_command_fn ts_cmd_lock;
 ts_cli_command_fn ts_cmd_uninstall;
+ts_cli_command_fn ts_cmd_download;
 ts_cli_command_fn ts_cmd_freeze;
 ts_cli_command_fn ts_cmd_list;
 ts_cli_command_fn ts_cmd_show;
+ts_cli_command_fn ts_cmd_inspect;
+ts_cli_command_fn ts_cmd_pip;

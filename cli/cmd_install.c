@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/build_options.h"
 #include "cli/cli.h"
@@ -17,8 +18,10 @@
 #include "index/url.h"
 #include "lock/output.h"
 #include "plan/plan.h"
+#include "plan/tree.h"
+#include "plan/upgrade.h"
 
-static const char usage[] =
+static const char install_head[] =
     "usage: torchsolve install [REQ...] [-r FILE]... [-c FILE]... [options]\n"
     "\n"
     "Resolves the requirements for the target environment and this machine's\n"
@@ -28,14 +31,40 @@ static const char usage[] =
     "file, an sdist (.tar.gz, .zip) or a project directory ('.'), or a git URL\n"
     "('name @ git+https://host/repo@v1.0#subdirectory=pkg').  Sources are\n"
     "built into wheels first (cached: the same inputs never build twice).\n"
-    "'--' ends the options.\n"
+    "'--' ends the options.\n";
+static const char download_head[] =
+    "usage: torchsolve download [-d DIR] [REQ...] [-r FILE]... [options]\n"
+    "\n"
+    "Resolves the requirements as install does (this machine's GPU stack or\n"
+    "the overrides below; --python-version and --platform for another\n"
+    "machine), as if nothing were installed, downloads every file with its\n"
+    "sha256 checked (the index's and any --hash), and places them in DIR:\n"
+    "the files for an offline or air-gapped install, which\n"
+    "'torchsolve install --no-index -f DIR REQ...' then installs.\n"
+    "\n"
+    "  -d, --dest DIR           where the files go (default: the current\n"
+    "                           directory; a file of the same name is replaced)\n";
+
+static const char usage[] =
     "\n"
     "Target:\n"
     "  --python PATH            interpreter or venv directory (default\n"
     "                           $TORCHSOLVE_PYTHON, $VIRTUAL_ENV, else ./.venv)\n"
-    "  --python-version X.Y     plan for an absent interpreter (implies --dry-run;\n"
-    "                           overrides --python)\n"
+    "  --system                 the python3 on PATH (uv's spelling; refused when\n"
+    "                           it is externally managed, PEP 668)\n"
+    "  --python-version X.Y     plan for an absent interpreter (install: implies\n"
+    "                           --dry-run; overrides --python)\n"
     "  --platform PLAT          with --python-version: manylinux_2_28_x86_64...\n"
+    "  --python-platform P      uv's spelling of --platform: linux and\n"
+    "                           ARCH-unknown-linux-gnu (manylinux_2_28),\n"
+    "                           ARCH-unknown-linux-musl (musllinux_1_2),\n"
+    "                           ARCH-manylinux_2_28, ARCH-manylinux2014...\n"
+    "  -t, --target DIR         install: into DIR as pip does (DIR/PKG, DIR/bin;\n"
+    "                           no environment, nothing installed elsewhere read);\n"
+    "                           an entry already in DIR is kept, with a warning,\n"
+    "                           unless --upgrade replaces it\n"
+    "  --prefix DIR             install: under DIR in the interpreter's layout\n"
+    "                           (DIR/lib/pythonX.Y/site-packages, DIR/bin)\n"
     "\n"
     "Requirements and resolution:\n"
     "  -r, --requirement FILE   requirements file (repeatable)\n"
@@ -43,8 +72,13 @@ static const char usage[] =
     "  -e, --editable DIR       install the project in DIR editable (PEP 660):\n"
     "                           its source edits take effect without reinstalling\n"
     "  -U, --upgrade            upgrade the named packages to the best version\n"
+    "  --upgrade-strategy S     only-if-needed (default: -U moves what is named,\n"
+    "                           dependencies only when needed) or eager (the\n"
+    "                           dependencies of what is installed move too)\n"
     "  --upgrade-package P      allow upgrading P only (repeatable)\n"
     "  --force-reinstall        reinstall everything needed, even if current\n"
+    "  -I, --ignore-installed   install: resolve as if nothing were installed,\n"
+    "                           then replace what is\n"
     "  --no-deps                install exactly what is named, no dependencies\n"
     "  --pre                    allow pre-releases\n"
     "  --resolution MODE        highest (default), lowest, lowest-direct\n"
@@ -54,26 +88,29 @@ static const char usage[] =
     "                           builds no sources yet: a package with only\n"
     "                           wheels then fails, named\n"
     "  --only-binary P          use wheels of P even under --no-binary :all:\n"
+    "  --prefer-binary          accepted for pip's spelling: torchsolve resolves\n"
+    "                           wheels only, so a wheel is always preferred\n"
     "  --debug-solver DIR       write the last solver problem as a libsolv testcase\n"
     "\n"
     "Output and installation:\n"
     "  --dry-run                print the plan on stdout, change nothing: one line\n"
     "                           per package: action name version variant index,\n"
     "                           and for a change of what is installed, (was OLD)\n"
-    "  --report FILE|-          write pip's installation report (JSON, version 1)\n"
-    "  --link-mode MODE         hardlink (default), copy or clone\n"
-    "  --compile                byte-compile installed .py files\n"
-    "  --allow-overwrite        let a package replace a file that another installed\n"
-    "                           package owns with other content (refused by\n"
-    "                           default: exit 1 naming both and the path)\n"
+    "  --report FILE|-          install: write pip's installation report (JSON)\n"
+    "  --link-mode MODE         install: hardlink (default), copy or clone\n"
+    "  --compile, --compile-bytecode\n"
+    "                           install: byte-compile installed .py files\n"
+    "  --allow-overwrite        install: let a package replace a file that another\n"
+    "                           installed package owns with other content\n"
+    "                           (refused by default: exit 1 naming both, the path)\n"
     "  --no-wait                when another torchsolve is changing the\n"
     "                           environment, exit 6 instead of waiting for it\n"
-    "  --break-system-packages  install into an interpreter its distribution\n"
+    "  --break-system-packages  install: into an interpreter its distribution\n"
     "                           manages (PEP 668 EXTERNALLY-MANAGED) anyway\n"
     "  -q, --quiet / -v, --verbose\n"
     "\n";
 
-static const char usage_tail[] =
+static const char install_tail[] =
     "\nExit status: 0 success, 1 resolution or install failure, 2 usage error,\n"
     "other codes as 'torchsolve help' documents (host refused, network...).\n"
     "\nExamples:\n"
@@ -82,16 +119,28 @@ static const char usage_tail[] =
     "  torchsolve install -r requirements.txt --require-hashes\n"
     "  torchsolve install ./torch-2.9.1a0+gitd38164a-cp311-cp311-linux_x86_64.whl\n"
     "  torchsolve install --python-version 3.12 --platform manylinux_2_28_x86_64 \\\n"
-    "      --cuda 12.6 --report - torch\n";
+    "      --cuda 12.6 --report - torch\n"
+    "  torchsolve install --target /install -r requirements.txt\n"
+    "  torchsolve install --torch-backend cu126 torch\n";
 
-static void print_help(FILE *out) {
+static const char download_tail[] =
+    "\nExit status: 0 success, 1 resolution or download failure, 2 usage error,\n"
+    "4 a file whose sha256 is not the expected one (it is not kept).\n"
+    "\nExamples:\n"
+    "  torchsolve download -d wheels/ torch torchvision\n"
+    "  torchsolve download -d wheels/ --python-version 3.12 \\\n"
+    "      --platform manylinux_2_28_x86_64 --torch-backend cu126 -r requirements.txt\n"
+    "  torchsolve install --no-index -f wheels/ -r requirements.txt   # offline\n";
+
+static void print_help(FILE *out, bool download) {
+  fputs(download ? download_head : install_head, out);
   fputs(usage, out);
   fputs(ts_build_cli_help, out);
   fputs("\nPackage indexes:\n", out);
   fputs(ts_index_cli_help, out);
   fputc('\n', out);
   ts_gpu_options_help(out);
-  fputs(usage_tail, out);
+  fputs(download ? download_tail : install_tail, out);
 }
 
 /* ---- report --------------------------------------------------------- */
@@ -174,7 +223,19 @@ static void args_free(struct args *a) {
   ts_build_cli_free(&a->build);
 }
 
-int ts_cmd_install(int argc, char **argv) {
+/* Whether the resolution installs anything (a tree is made only then, as
+ * pip makes none when everything is satisfied). */
+static bool changes_any(const struct ts_plan_result *r) {
+  for (size_t i = 0; i < r->res->nitems; i++)
+    if (r->res->items[i].action != TS_ACTION_KEEP)
+      return true;
+  return false;
+}
+
+/* install and download share everything up to what is done with the
+ * resolution: installed, or the files placed in a directory. */
+static int install_or_download(int argc, char **argv, bool download) {
+  const char *cmd = download ? "download" : "install";
   struct ts_gpu_options g;
   struct ts_index_cli ic;
   ts_gpu_options_init(&g);
@@ -184,10 +245,13 @@ int ts_cmd_install(int argc, char **argv) {
   a.upgrade_pkgs = ts_xcalloc((size_t)argc, sizeof *a.upgrade_pkgs);
   ts_build_cli_init(&a.build, argc);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *report = NULL;
-  const char *debug_dir = NULL;
+  const char *debug_dir = NULL, *target_dir = NULL, *prefix_dir = NULL;
+  const char *dest = ".", *install_only = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
   bool require_hashes = false, compile = false, break_system = false, no_wait = false;
   bool allow_overwrite = false;
+  bool system = false, ignore_installed = false, eager = false;
+  char uv_platform[64];
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   const char *link_mode = NULL;
@@ -204,22 +268,22 @@ int ts_cmd_install(int argc, char **argv) {
         continue;
       }
       if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-        print_help(stdout);
+        print_help(stdout, download);
         args_free(&a);
         return 0;
       }
-      int g_used = ts_cli_parse_global("install", argc, argv, &i);
+      int g_used = ts_cli_parse_global(cmd, argc, argv, &i);
       if (g_used < 0) {
         args_free(&a);
         return 2;
       }
       if (g_used)
         continue;
-      int used = ts_gpu_options_parse(&g, "install", argc, argv, &i);
+      int used = ts_gpu_options_parse(&g, cmd, argc, argv, &i);
       if (used == 0)
-        used = ts_index_cli_parse(&ic, "install", argc, argv, &i);
+        used = ts_index_cli_parse(&ic, cmd, argc, argv, &i);
       if (used == 0)
-        used = ts_build_cli_parse(&a.build, "install", argc, argv, &i);
+        used = ts_build_cli_parse(&a.build, cmd, argc, argv, &i);
       if (used < 0) {
         args_free(&a);
         return 2;
@@ -232,15 +296,36 @@ int ts_cmd_install(int argc, char **argv) {
       if (!strcmp(s, "--no-deps")) { no_deps = true; continue; }
       if (!strcmp(s, "--pre")) { pre = true; continue; }
       if (!strcmp(s, "--require-hashes")) { require_hashes = true; continue; }
-      if (!strcmp(s, "--compile")) { compile = true; continue; }
+      if (!strcmp(s, "--system")) { system = true; continue; }
+      /* torchsolve resolves wheels only: a wheel is always preferred */
+      if (!strcmp(s, "--prefer-binary")) continue;
+      if (!strcmp(s, "--ignore-installed") || !strcmp(s, "-I")) {
+        ignore_installed = true;
+        install_only = s;
+        continue;
+      }
+      if (!strcmp(s, "--compile") || !strcmp(s, "--compile-bytecode")) {
+        compile = true;
+        install_only = s;
+        continue;
+      }
       if (!strcmp(s, "--no-wait")) { no_wait = true; continue; }
-      if (!strcmp(s, "--allow-overwrite")) { allow_overwrite = true; continue; }
-      if (!strcmp(s, "--break-system-packages")) { break_system = true; continue; }
+      if (!strcmp(s, "--allow-overwrite")) {
+        allow_overwrite = true;
+        install_only = s;
+        continue;
+      }
+      if (!strcmp(s, "--break-system-packages")) {
+        break_system = true;
+        install_only = s;
+        continue;
+      }
       static const char *const valued[] = {
           "--python", "--python-version", "--platform", "--report", "--requirement",
           "-r", "--constraint", "-c", "--upgrade-package", "--resolution",
           "--link-mode", "--debug-solver", "--no-binary", "--only-binary", "--editable",
-          "-e"};
+          "-e", "--target", "-t", "--prefix", "--python-platform", "--upgrade-strategy",
+          "--dest", "-d"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
         m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
@@ -249,19 +334,38 @@ int ts_cmd_install(int argc, char **argv) {
         matched = true;
         const char *f = valued[k];
         if (m < 0) {
-          status = ts_cli_usage_error("install", "%s needs a value", f);
+          status = ts_cli_usage_error(cmd, "%s needs a value", f);
           break;
         }
         if (!strcmp(f, "--python")) python = v;
         else if (!strcmp(f, "--python-version")) pyver = v;
         else if (!strcmp(f, "--platform")) platform = v;
-        else if (!strcmp(f, "--report")) report = v;
+        else if (!strcmp(f, "--report")) { report = v; install_only = f; }
+        else if (!strcmp(f, "--target") || !strcmp(f, "-t")) target_dir = install_only = v;
+        else if (!strcmp(f, "--prefix")) prefix_dir = install_only = v;
+        else if (!strcmp(f, "--dest") || !strcmp(f, "-d")) {
+          dest = v;
+          if (!download)
+            status = ts_cli_usage_error(cmd, "%s is download's option", f);
+        } else if (!strcmp(f, "--python-platform")) {
+          if (ts_cli_uv_platform(v, uv_platform, sizeof uv_platform) != 0)
+            status = ts_cli_usage_error(cmd, "--python-platform '%s': torchsolve "
+                                        "knows linux, ARCH-unknown-linux-gnu, "
+                                        "ARCH-unknown-linux-musl, ARCH-manylinux_X_Y, "
+                                        "ARCH-manylinux2014, ARCH-musllinux_X_Y", v);
+          platform = uv_platform;
+        } else if (!strcmp(f, "--upgrade-strategy")) {
+          if (!strcmp(v, "eager")) eager = true;
+          else if (!strcmp(v, "only-if-needed")) eager = false;
+          else status = ts_cli_usage_error(cmd, "--upgrade-strategy must be "
+                                           "only-if-needed or eager, not '%s'", v);
+        }
         else if (!strcmp(f, "--debug-solver")) debug_dir = v;
         else if (!strcmp(f, "--upgrade-package")) a.upgrade_pkgs[a.nupgrade++] = v;
         else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
-          status = ts_cli_reqs_add_binary(&a.reqs, "install", v, !strcmp(f, "--no-binary"));
+          status = ts_cli_reqs_add_binary(&a.reqs, cmd, v, !strcmp(f, "--no-binary"));
         } else if (!strcmp(f, "--editable") || !strcmp(f, "-e")) {
-          status = ts_cli_reqs_add_editable(&a.reqs, "install", v);
+          status = ts_cli_reqs_add_editable(&a.reqs, cmd, v);
         }
         else if (!strcmp(f, "--requirement") || !strcmp(f, "-r") ||
                  !strcmp(f, "--constraint") || !strcmp(f, "-c")) {
@@ -270,9 +374,9 @@ int ts_cmd_install(int argc, char **argv) {
           if (!strcmp(v, "highest")) mode = TS_RESOLUTION_HIGHEST;
           else if (!strcmp(v, "lowest")) mode = TS_RESOLUTION_LOWEST;
           else if (!strcmp(v, "lowest-direct")) mode = TS_RESOLUTION_LOWEST_DIRECT;
-          else status = ts_cli_usage_error("install", "unknown --resolution '%s'", v);
+          else status = ts_cli_usage_error(cmd, "unknown --resolution '%s'", v);
         } else if (!strcmp(f, "--link-mode")) {
-          link_mode = v;
+          link_mode = install_only = v;
         }
       }
       if (status) {
@@ -281,24 +385,43 @@ int ts_cmd_install(int argc, char **argv) {
       }
       if (!matched) {
         args_free(&a);
-        return ts_cli_usage_error("install", "unknown option '%s'", s);
+        return ts_cli_usage_error(cmd, "unknown option '%s'", s);
       }
       continue;
     }
-    if ((status = ts_cli_reqs_add_arg(&a.reqs, "install", s)) != 0) {
+    if ((status = ts_cli_reqs_add_arg(&a.reqs, cmd, s)) != 0) {
       args_free(&a);
       return status;
     }
   }
-  if (platform && !pyver) {
+  if (status == 0 && download && install_only)
+    status = ts_cli_usage_error(cmd, "'%s' is an install option: download only places "
+                                "the files in --dest", install_only);
+  if (status == 0 && platform && !pyver)
+    status = ts_cli_usage_error(cmd, "--platform needs --python-version");
+  if (status == 0 && system && python)
+    status = ts_cli_usage_error(cmd, "--system and --python name two interpreters: give one");
+  if (status == 0 && target_dir && prefix_dir)
+    status = ts_cli_usage_error(cmd, "--target and --prefix exclude each other");
+  if (status == 0 && (target_dir || prefix_dir) && pyver)
+    status = ts_cli_usage_error(cmd, "--target and --prefix install for an interpreter: "
+                                "drop --python-version");
+  if (status) {
     args_free(&a);
-    return ts_cli_usage_error("install", "--platform needs --python-version");
+    return status;
   }
+  if (system)
+    python = "python3"; /* the interpreter on PATH; PEP 668 still applies */
+  /* A tree outside any environment (multi-stage images) or a download:
+   * with no venv to name the interpreter, the python3 on PATH, as pip's. */
+  if ((target_dir || prefix_dir || download) && !python && !getenv("TORCHSOLVE_PYTHON") &&
+      !getenv("VIRTUAL_ENV") && access(".venv/bin/python", X_OK) != 0)
+    python = "python3";
   /* --python-version plans for that interpreter (this host's platform
    * unless --platform): --python is then ignored, nothing is installed. */
-  if (pyver)
+  if (pyver && !download)
     dry = true; /* nothing to install into */
-  if (ts_gpu_options_env(&g) < 0 || ts_cli_link_mode("install", link_mode, &link) < 0) {
+  if (ts_gpu_options_env(&g) < 0 || ts_cli_link_mode(cmd, link_mode, &link) < 0) {
     args_free(&a);
     return 2;
   }
@@ -308,12 +431,12 @@ int ts_cmd_install(int argc, char **argv) {
     pre = true;
   if (a.reqs.rf.require_hashes)
     require_hashes = true;
-  if (ts_index_cli_finish(&ic, "install") < 0) {
+  if (ts_index_cli_finish(&ic, cmd) < 0) {
     args_free(&a);
     return 2;
   }
 
-  if ((status = ts_cli_reqs_collect(&a.reqs, "install", "install")) != 0) {
+  if ((status = ts_cli_reqs_collect(&a.reqs, cmd, cmd)) != 0) {
     args_free(&a);
     return status;
   }
@@ -354,12 +477,18 @@ int ts_cmd_install(int argc, char **argv) {
       .nno_binary = a.reqs.binary.nno_binary,
       .only_binary = (const char *const *)a.reqs.binary.only_binary,
       .nonly_binary = a.reqs.binary.nonly_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
-      .force_reinstall = force, .no_deps = no_deps, .read_installed = true,
-      .lock_env = !dry, .no_wait = no_wait, .break_system_packages = break_system,
+      .force_reinstall = force, .no_deps = no_deps,
+      /* a download or a --target tree: what the interpreter has installed
+       * is not what the files are for (a --prefix tree counts it, as pip) */
+      .read_installed = !download && !ignore_installed && !target_dir,
+      .lock_env = !dry && !download && !target_dir && !prefix_dir, .no_wait = no_wait,
+      .break_system_packages = break_system,
       .lock_cb = ts_cli_env_callbacks(),
       .debug_solver_dir = debug_dir, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
-  rc = ts_plan_resolve(&po, &res, &err);
+  struct ts_plan_tree tree = {0};
+  rc = eager && upgrade ? ts_plan_resolve_eager(&po, &res, &err)
+                        : ts_plan_resolve(&po, &res, &err);
   if (rc == TS_E_RESOLVE && res && res->res) {
     status = ts_cli_report_explained(&err, res->res->why.lines, res->res->why.nlines);
   } else if (rc != TS_OK) {
@@ -394,6 +523,11 @@ int ts_cmd_install(int argc, char **argv) {
       for (size_t i = 0; i < res->res->nitems; i++)
         c += res->res->items[i].action != TS_ACTION_KEEP;
       ts_cli_info("Would change %zu package%s (dry run)", c, ts_cli_plural(c));
+    } else if (status == 0 && (target_dir || prefix_dir) && changes_any(res) &&
+               (rc = target_dir ? ts_plan_tree_target(res->target, target_dir, &tree, &err)
+                                : ts_plan_tree_prefix(res->target, prefix_dir, &tree, &err)) !=
+                   TS_OK) {
+      status = ts_cli_report(&err);
     } else if (status == 0) {
       struct ts_cli_progress bars;
       ts_cli_progress_init(&bars, "files");
@@ -401,14 +535,24 @@ int ts_cmd_install(int argc, char **argv) {
           .require_hashes = require_hashes, .break_system_packages = break_system,
           .link_mode = link, .compile = compile, .allow_overwrite = allow_overwrite,
           .cancel = &ts_cli.interrupted,
-          .cb = ts_cli_progress_callbacks(&bars)};
+          .cb = ts_cli_progress_callbacks(&bars),
+          .paths = tree.dir ? &tree.paths : NULL, .save_dir = download ? dest : NULL};
       double t0 = ts_cli_now_ms();
       size_t changed = 0;
       rc = ts_plan_install(res, &io, &changed, &err);
+      struct ts_plan_notes kept = {0};
+      if (rc == TS_OK && tree.stage)
+        rc = ts_plan_tree_target_finish(&tree, upgrade, &kept, &err);
+      for (size_t k = 0; k < kept.n; k++)
+        ts_cli_warn("%s", kept.lines[k]);
+      ts_plan_notes_clear(&kept);
       if (rc != TS_OK) {
         status = ts_cli_report(&err);
         if (status == 0)
           status = 1;
+      } else if (download) {
+        ts_cli_info("Saved %zu file%s to %s in %s", changed, ts_cli_plural(changed), dest,
+                    ts_cli_elapsed(ts_cli_now_ms() - t0, el));
       } else if (changed == 0) {
         ts_cli_info("Nothing to install: every requirement is satisfied");
       } else {
@@ -425,6 +569,7 @@ int ts_cmd_install(int argc, char **argv) {
       }
     }
   }
+  ts_plan_tree_free(&tree);
   ts_plan_result_free(res);
   free(build_cons);
   free(cache);
@@ -433,3 +578,7 @@ int ts_cmd_install(int argc, char **argv) {
   args_free(&a);
   return status;
 }
+
+int ts_cmd_install(int argc, char **argv) { return install_or_download(argc, argv, false); }
+
+int ts_cmd_download(int argc, char **argv) { return install_or_download(argc, argv, true); }

@@ -16,7 +16,8 @@ static const char usage[] =
     "Removes the named distributions from the environment through their\n"
     "RECORD (files, scripts, bytecode), whoever installed them, as one\n"
     "transaction: all of them or, on an error, none.  A name that is not\n"
-    "installed is an error and nothing is removed.  Nothing outside the\n"
+    "installed is an error and nothing is removed ('torchsolve pip\n"
+    "uninstall' skips it with a warning, as pip does).  Nothing outside the\n"
     "environment's prefix is ever removed.\n"
     "\n"
     "  -r, --requirement FILE   uninstall every project the file names\n"
@@ -114,7 +115,7 @@ int ts_cmd_uninstall(int argc, char **argv) {
     return status;
   }
   struct ts_plan_uninstall_options o = {
-      .names = names, .nnames = n, .skip_missing = false,
+      .names = names, .nnames = n, .skip_missing = ts_cli.pip_mode,
       .break_system_packages = break_system, .no_wait = no_wait, .cancel = &ts_cli.interrupted,
       .cb = ts_cli_env_callbacks()};
   struct ts_wheel_result res = {0};

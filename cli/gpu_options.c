@@ -42,6 +42,46 @@ static int set_mode(const char *flag, const char *val, enum ts_host_mode *mode,
   return 1;
 }
 
+/* uv's --torch-backend: a variant name forces that backend as --cpu,
+ * --xpu, --cuda X.Y or --rocm X.Y would ("cu126" is CUDA 12.6: the last
+ * digit is the minor version). */
+static int torch_backend(struct ts_gpu_options *o, const char *v, const char *command) {
+  size_t n = strlen(v);
+  if (strcmp(v, "auto") == 0)
+    return 1;
+  if (strcmp(v, "cpu") == 0) {
+    o->ov.cpu = true;
+    return 1;
+  }
+  if (strcmp(v, "xpu") == 0) {
+    o->ov.xpu = true;
+    return 1;
+  }
+  if (strncmp(v, "cu", 2) == 0 && n >= 5 && n <= 6 && strspn(v + 2, "0123456789") == n - 2) {
+    snprintf(o->backend_version, sizeof o->backend_version, "%.*s.%c", (int)(n - 3),
+             v + 2, v[n - 1]);
+    o->ov.cuda = TS_HOST_SET;
+    o->ov.cuda_version = o->backend_version;
+    o->ov.cuda_source = "--torch-backend";
+    o->set_cuda = true;
+    return 1;
+  }
+  if (strncmp(v, "rocm", 4) == 0 && v[4] >= '0' && v[4] <= '9' && strchr(v + 4, '.') &&
+      strspn(v + 4, "0123456789.") == n - 4 && n - 4 < sizeof o->backend_version) {
+    snprintf(o->backend_version, sizeof o->backend_version, "%s", v + 4);
+    o->ov.rocm = TS_HOST_SET;
+    o->ov.rocm_version = o->backend_version;
+    o->ov.rocm_source = "--torch-backend";
+    o->set_rocm = true;
+    return 1;
+  }
+  ts_cli_usage_error(command,
+                     "--torch-backend takes auto, cpu, xpu, cuXYZ (cu126) or rocmX.Y "
+                     "(rocm6.4), not '%s'",
+                     v);
+  return -1;
+}
+
 int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
                          int argc, char **argv, int *i) {
   const char *a = argv[*i], *v = NULL;
@@ -62,6 +102,8 @@ int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
     o->no_programs = true;
     return 1;
   }
+  if ((r = take_value("--torch-backend", argc, argv, i, &v, command)) != 0)
+    return r < 0 ? r : torch_backend(o, v, command);
   if ((r = take_value("--cuda-driver", argc, argv, i, &v, command)) != 0) {
     if (r > 0) {
       o->ov.cuda_driver = v;
@@ -285,6 +327,8 @@ void ts_gpu_options_help(FILE *out) {
         "  --gfx gfx1100[,gfx90a]       AMD GPU targets (TORCHSOLVE_GFX)\n"
         "  --cpu                        use CPU builds only\n"
         "  --xpu                        assume an Intel XPU\n"
+        "  --torch-backend B            uv's spelling: auto (detection), cpu, xpu, cu126\n"
+        "                               (as --cuda 12.6), rocm6.4 (as --rocm 6.4)\n"
         "  --sysroot DIR                read /sys, /proc, /opt/rocm... under DIR and run\n"
         "                               no program (TORCHSOLVE_SYSROOT)\n"
         "  --ignore-host                plan for another machine: no detection, no host checks\n"

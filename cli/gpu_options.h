@@ -10,6 +10,8 @@
  *   --rocm auto|none|X.Y      TORCHSOLVE_ROCM     installed ROCm
  *   --gfx gfx1100[,gfx90a]    TORCHSOLVE_GFX      AMD targets
  *   --cpu, --xpu              CPU only / assume an Intel XPU
+ *   --torch-backend B         uv's spelling: auto (detection), cpu, xpu,
+ *                             cuXYZ (cu126 = --cuda 12.6), rocmX.Y (= --rocm X.Y)
  *   --sysroot DIR             TORCHSOLVE_SYSROOT  read /sys, /proc... under DIR
  *   --ignore-host             plan for another machine: no detection, no gate
  *   --rules FILE (repeatable) TORCHSOLVE_RULES    extends/overrides rules.yaml
@@ -51,6 +53,7 @@ struct ts_gpu_options {
   /* Which overrides came from flags, so that the environment fills only
    * the others. */
   bool set_cuda, set_rocm, set_gfx, set_cc, set_driver, set_sysroot;
+  char backend_version[16];      /* "12.6" of --torch-backend cu126 */
 };
 
 void ts_gpu_options_init(struct ts_gpu_options *o);

@@ -27,6 +27,9 @@ const char ts_index_cli_help[] =
     "  --offline                use only the cache; name what is missing\n"
     "  --no-cache               neither read nor write the cache\n"
     "  --cert FILE              CA bundle (default $SSL_CERT_FILE, else the system's)\n"
+    "  --client-cert FILE       client certificate and private key (one PEM file)\n"
+    "  --proxy URL              proxy for every request, [user:pass@]host:port\n"
+    "                           (default: the https_proxy, http_proxy variables)\n"
     "  --trusted-host HOST      skip TLS verification for HOST[:PORT] (repeatable)\n"
     "  --concurrency N          parallel transfers (default 16)\n"
     "  --timeout S              connect and stall timeout in seconds (default 15/30)\n"
@@ -86,6 +89,10 @@ static int apply_value(struct ts_index_cli *o, const char *flag, const char *wha
     x->cache_dir = v;
   } else if (!strcmp(flag, "--cert")) {
     x->http.ca_file = v;
+  } else if (!strcmp(flag, "--client-cert")) {
+    x->http.client_cert = v;
+  } else if (!strcmp(flag, "--proxy")) {
+    x->http.proxy = v;
   } else if (!strcmp(flag, "--concurrency")) {
     if (parse_long(v, 1, 256, &l))
       return ts_cli_usage_error(command, "%s wants 1..256, not '%s'", what, v), -1;
@@ -125,8 +132,8 @@ int ts_index_cli_parse(struct ts_index_cli *o, const char *command, int argc, ch
     }
   static const char *const valued[] = {
       "--index-url", "-i", "--extra-index-url", "--find-links", "-f", "--index-strategy",
-      "--torch-index-url", "--cache-dir", "--cert", "--trusted-host", "--concurrency",
-      "--timeout", "--retries"};
+      "--torch-index-url", "--cache-dir", "--cert", "--client-cert", "--proxy",
+      "--trusted-host", "--concurrency", "--timeout", "--retries"};
   for (size_t k = 0; k < sizeof valued / sizeof valued[0]; k++) {
     int m = ts_cli_flag_value(valued[k], argc, argv, i, &v);
     if (m == 0)
@@ -214,6 +221,9 @@ int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
   if (o->opts.http.ca_file && access(o->opts.http.ca_file, R_OK) != 0)
     return ts_cli_usage_error(command, "--cert '%s': %s", o->opts.http.ca_file,
                               strerror(errno)), -1;
+  if (o->opts.http.client_cert && access(o->opts.http.client_cert, R_OK) != 0)
+    return ts_cli_usage_error(command, "--client-cert '%s': %s",
+                              o->opts.http.client_cert, strerror(errno)), -1;
   if (!o->opts.http.ca_file) {
     const char *env = getenv("SSL_CERT_FILE");
     if (env && env[0])

@@ -12,6 +12,8 @@
  *   --cache-dir DIR           TORCHSOLVE_CACHE_DIR, XDG_CACHE_HOME, ~/.cache
  *   --refresh | --offline | --no-cache
  *   --cert FILE               SSL_CERT_FILE       CA bundle
+ *   --client-cert FILE        client certificate + key (PEM), pip's spelling
+ *   --proxy URL               proxy for every request (beats *_proxy)
  *   --trusted-host HOST[:PORT] (repeatable)       no TLS verification
  *   --concurrency N           parallel transfers (default 16)
  *   --timeout S               connect and stall timeout

@@ -21,15 +21,18 @@ static const struct ts_cli_command commands[] = {
     {"detect", ts_cmd_detect, "show the GPU stack and the torch variants this host can use"},
     {"rules", ts_cmd_rules, "check, list, compile or audit rules.yaml"},
     {"venv", ts_cmd_venv, "create a virtual environment: [DIR] [--python PATH] [--seed]"},
+    {"download", ts_cmd_download, "download the files of a resolution into a directory: -d DIR REQ..."},
     {"uninstall", ts_cmd_uninstall, "remove distributions through their RECORD: NAME... [-r FILE]"},
     {"freeze", ts_cmd_freeze, "print the installed set as requirements (pip freeze)"},
     {"list", ts_cmd_list, "list installed packages: [--outdated] [--format json] (pip list)"},
     {"show", ts_cmd_show, "show installed packages' metadata: NAME... [-f] (pip show)"},
+    {"inspect", ts_cmd_inspect, "pip inspect's JSON report of an environment"},
     {"wheel", ts_cmd_wheel, "install wheel files, uninstall or repair: install|uninstall|repair"},
     {"check", ts_cmd_check, "check an environment: missing/conflicting deps and broken rules"},
     {"export", ts_cmd_export, "export pylock.toml as requirements.txt with --hash lines"},
     {"lock", ts_cmd_lock, "resolve requirements into a PEP 751 pylock.toml"},
     {"sync", ts_cmd_sync, "make an environment exactly a pylock.toml, verifying hashes"},
+    {"pip", ts_cmd_pip, "pip's commands and options: install, download, uninstall, freeze..."},
     {"help", cmd_help, "show help for a command or topic"},
 };
 

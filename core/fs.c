@@ -150,6 +150,62 @@ enum ts_code ts_fs_write_atomic_mode(const char *path, const void *data, size_t 
   return TS_OK;
 }
 
+static enum ts_code stream_copy(const char *src, const char *tmp, struct ts_error *err) {
+  int in = open(src, O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src, strerror(errno));
+  int out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (out < 0) {
+    enum ts_code rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", tmp,
+                                   strerror(errno));
+    close(in);
+    return rc;
+  }
+  enum ts_code rc = TS_OK;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src, strerror(errno));
+      break;
+    }
+    if (n == 0)
+      break;
+    for (ssize_t done = 0; done < n && rc == TS_OK;) {
+      ssize_t w = write(out, buf + done, (size_t)(n - done));
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w < 0)
+        rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+      else
+        done += w;
+    }
+    if (rc != TS_OK)
+      break;
+  }
+  close(in);
+  if (close(out) != 0 && rc == TS_OK)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", tmp, strerror(errno));
+  return rc;
+}
+
+enum ts_code ts_fs_copy_atomic(const char *src, const char *dst, struct ts_error *err) {
+  static atomic_uint counter;
+  char *tmp = ts_xasprintf("%s.tmp.%ld.%u", dst, (long)getpid(),
+                           atomic_fetch_add(&counter, 1));
+  enum ts_code rc = TS_OK;
+  if (link(src, tmp) != 0)
+    rc = stream_copy(src, tmp, err);
+  if (rc == TS_OK && rename(tmp, dst) != 0)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", dst, strerror(errno));
+  if (rc != TS_OK)
+    unlink(tmp);
+  free(tmp);
+  return rc;
+}
+
 static int remove_entry(const char *p, const struct stat *st, int flag,
                         struct FTW *ftw) {
   (void)st;

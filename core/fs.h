@@ -43,6 +43,11 @@ enum ts_code ts_fs_write_atomic(const char *path, const void *data, size_t len,
 enum ts_code ts_fs_write_atomic_mode(const char *path, const void *data, size_t len,
                                      unsigned mode, struct ts_error *err);
 
+/* Places a copy of the regular file src at dst atomically (a temporary
+ * beside dst, then rename): a hardlink when both are on one filesystem,
+ * else the bytes streamed.  dst is replaced when it exists. */
+enum ts_code ts_fs_copy_atomic(const char *src, const char *dst, struct ts_error *err);
+
 /* rm -rf.  Missing paths are fine. */
 enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err);
 

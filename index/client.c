@@ -371,7 +371,12 @@ static void load_find_links(struct ts_index *idx) {
     if (path) {
       struct stat st;
       if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        l->dir = path;
+        /* absolute: its files become file:// URLs ("-f wheels/", as pip) */
+        l->dir = realpath(path, NULL);
+        if (l->dir)
+          free(path);
+        else
+          l->dir = path;
         continue;
       }
       l->code = ts_fs_read_file(path, &l->page, &l->err);

@@ -20,6 +20,8 @@
 struct ts_http {
   struct ts_http_options o;
   char *ca_file;
+  char *client_cert;
+  char *proxy;
   char **trusted;
   size_t ntrusted;
   CURLM *multi;
@@ -78,6 +80,10 @@ struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error 
     h->o.backoff_ms = 250;
   h->ca_file = ts_xstrdup(opts->ca_file);
   h->o.ca_file = h->ca_file;
+  h->client_cert = ts_xstrdup(opts->client_cert);
+  h->o.client_cert = h->client_cert;
+  h->proxy = ts_xstrdup(opts->proxy);
+  h->o.proxy = h->proxy;
   if (opts->ntrusted_hosts) {
     h->trusted = calloc(opts->ntrusted_hosts, sizeof *h->trusted);
     if (!h->trusted)
@@ -111,6 +117,8 @@ void ts_http_free(struct ts_http *h) {
   if (h->share)
     curl_share_cleanup(h->share);
   free(h->ca_file);
+  free(h->client_cert);
+  free(h->proxy);
   for (size_t i = 0; i < h->ntrusted; i++)
     free(h->trusted[i]);
   free(h->trusted);
@@ -408,8 +416,16 @@ static enum ts_code start_attempt(struct ts_http *h, struct xfer *x, struct ts_e
   const char *hp = getenv("HTTP_PROXY");
   if (hp && hp[0] && !getenv("http_proxy") && strncasecmp(r->url, "http://", 7) == 0)
     curl_easy_setopt(e, CURLOPT_PROXY, hp);
+  /* --proxy wins over the variables, as pip's does */
+  if (h->proxy)
+    curl_easy_setopt(e, CURLOPT_PROXY, h->proxy);
   if (h->ca_file)
     curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file);
+  /* pip's --client-cert: one PEM file with the certificate and its key */
+  if (h->client_cert) {
+    curl_easy_setopt(e, CURLOPT_SSLCERT, h->client_cert);
+    curl_easy_setopt(e, CURLOPT_SSLKEY, h->client_cert);
+  }
   if (host_trusted(h, r->url)) {
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
     curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);

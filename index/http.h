@@ -34,6 +34,11 @@ struct ts_http_options {
                                  plus up to as much random jitter; 0 → 250 */
   const char *ca_file;        /* PEM bundle used instead of the system store
                                  (--cert, SSL_CERT_FILE), or NULL */
+  const char *client_cert;    /* PEM file holding the client certificate and
+                                 its private key (pip's --client-cert), or NULL */
+  const char *proxy;          /* "[scheme://][user:pass@]host:port" for every
+                                 request (pip's --proxy), or NULL: the
+                                 *_proxy variables */
   const char *const *trusted_hosts; /* "host" or "host:port": no TLS checks */
   size_t ntrusted_hosts;
   const volatile sig_atomic_t *cancel; /* when set (by a signal handler, say),

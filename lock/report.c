@@ -3,6 +3,7 @@
  * by our own printer to match Python's json.dump(indent=2,
  * ensure_ascii=False) byte for byte (cJSON's printer uses tabs).
  */
+#include "core/alloc.h"
 #include "core/text.h"
 #include "lock/report.h"
 
@@ -263,6 +264,32 @@ static enum ts_code put_json(struct ts_buf *o, const cJSON *v, unsigned level) {
   return rc;
 }
 
+static bool add_environment(cJSON *root, const struct ts_report_kv *kv, size_t n) {
+  cJSON *env = cJSON_AddObjectToObject(root, "environment");
+  bool ok = env != NULL;
+  for (size_t i = 0; ok && i < n; i++)
+    ok = cJSON_AddStringToObject(env, kv[i].key, kv[i].value ? kv[i].value : "") != NULL;
+  return ok;
+}
+
+/* Writes root (then frees it) as pip's json.dump(indent=2). */
+static enum ts_code finish(cJSON *root, bool ok, struct ts_buf *out,
+                           struct ts_error *err) {
+  if (!ok) {
+    cJSON_Delete(root);
+    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  }
+  enum ts_code rc = put_json(out, root, 0);
+  if (rc == TS_OK)
+    rc = ts_buf_append(out, "\n", 1);
+  cJSON_Delete(root);
+  if (rc == TS_E_INVALID)
+    return ts_error_set(err, rc, "report holds a string that is not UTF-8");
+  if (rc != TS_OK)
+    return ts_error_set(err, rc, "cannot write the report: out of memory");
+  return TS_OK;
+}
+
 enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
                              struct ts_error *err) {
   if (!r)
@@ -321,13 +348,7 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
       free(ex);
     }
   }
-  cJSON *env = ok ? cJSON_AddObjectToObject(root, "environment") : NULL;
-  ok = ok && env;
-  for (size_t i = 0; ok && i < r->nenvironment; i++)
-    ok = cJSON_AddStringToObject(env, r->environment[i].key,
-                                 r->environment[i].value
-                                     ? r->environment[i].value
-                                     : "") != NULL;
+  ok = ok && add_environment(root, r->environment, r->nenvironment);
   if (ok && r->nconflicts) {
     cJSON *c = cJSON_AddArrayToObject(root, "conflicts");
     ok = c != NULL;
@@ -341,19 +362,7 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
     for (size_t i = 0; ok && i < r->nnotes; i++)
       ok = cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
   }
-  if (!ok) {
-    cJSON_Delete(root);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
-  }
-  enum ts_code rc = put_json(out, root, 0);
-  if (rc == TS_OK)
-    rc = ts_buf_append(out, "\n", 1);
-  cJSON_Delete(root);
-  if (rc == TS_E_INVALID)
-    return ts_error_set(err, rc, "report holds a string that is not UTF-8");
-  if (rc != TS_OK)
-    return ts_error_set(err, rc, "cannot write the report: out of memory");
-  return TS_OK;
+  return finish(root, ok, out, err);
 }
 
 size_t ts_report_env_from_markers(const struct ts_marker_env *env,
@@ -375,4 +384,58 @@ size_t ts_report_env_from_markers(const struct ts_marker_env *env,
 #undef V
   memcpy(out, kv, sizeof kv);
   return TS_REPORT_ENV_KEYS;
+}
+
+struct ts_report_kv *ts_report_metadata_kvs(const struct ts_metadata *md, size_t *n) {
+  struct ts_report_kv *kv = ts_xcalloc(md->nfields + 1, sizeof *kv);
+  bool has_description_header = false;
+  *n = 0;
+  for (size_t i = 0; i < md->nfields; i++) {
+    const struct ts_metadata_field *f = &md->fields[i];
+    has_description_header |= strcasecmp(f->name, "Description") == 0;
+    kv[(*n)++] = (struct ts_report_kv){f->name, f->value};
+  }
+  if (md->description && !has_description_header)
+    kv[(*n)++] = (struct ts_report_kv){"Description", md->description};
+  return kv;
+}
+
+enum ts_code ts_report_write_inspect(const struct ts_inspect *r, struct ts_buf *out,
+                                     struct ts_error *err) {
+  cJSON *root = cJSON_CreateObject();
+  bool ok = root && cJSON_AddStringToObject(root, "version", "1") &&
+            cJSON_AddStringToObject(root, "pip_version", r->tool_version);
+  cJSON *arr = ok ? cJSON_AddArrayToObject(root, "installed") : NULL;
+  ok = ok && arr;
+  for (size_t i = 0; ok && i < r->nitems; i++) {
+    const struct ts_inspect_item *it = &r->items[i];
+    cJSON *o = cJSON_CreateObject();
+    ok = o && cJSON_AddItemToArray(arr, o);
+    if (!ok) {
+      cJSON_Delete(o);
+      break;
+    }
+    struct ts_report_item as_report = {.name = it->name, .version = it->version,
+                                       .metadata = it->metadata,
+                                       .nmetadata = it->nmetadata};
+    cJSON *md = metadata_json(&as_report);
+    ok = md && cJSON_AddItemToObject(o, "metadata", md);
+    if (!ok) {
+      cJSON_Delete(md);
+      break;
+    }
+    ok = cJSON_AddStringToObject(o, "metadata_location", it->metadata_location) != NULL;
+    if (ok && it->direct_url_json) {
+      cJSON *du = cJSON_Parse(it->direct_url_json);
+      if (cJSON_IsObject(du))
+        ok = cJSON_AddItemToObject(o, "direct_url", du);
+      else
+        cJSON_Delete(du); /* not JSON: left out */
+    }
+    if (ok && it->installer)
+      ok = cJSON_AddStringToObject(o, "installer", it->installer) != NULL;
+    ok = ok && cJSON_AddBoolToObject(o, "requested", it->requested);
+  }
+  ok = ok && add_environment(root, r->environment, r->nenvironment);
+  return finish(root, ok, out, err);
 }

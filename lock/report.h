@@ -24,6 +24,7 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "pep/metadata.h"
 #include "pep/requirement.h"
 
 struct ts_report_kv {
@@ -84,3 +85,43 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
 #define TS_REPORT_ENV_KEYS 11
 size_t ts_report_env_from_markers(const struct ts_marker_env *env,
                                   struct ts_report_kv out[TS_REPORT_ENV_KEYS]);
+
+/* The metadata of md as report key/values: every header in file order,
+ * then the body as Description unless a Description header exists (pip's
+ * msg_to_json keeps that order).  The strings stay md's; the array is
+ * malloc'd, *n long. */
+struct ts_report_kv *ts_report_metadata_kvs(const struct ts_metadata *md, size_t *n);
+
+/* ---- pip inspect (version 1) ------------------------------------------
+
+ *   { "version": "1", "pip_version": "torchsolve 0.1.0",
+ *     "installed": [ { "metadata": {...}, "metadata_location": "...",
+ *                      "direct_url": {...}, "installer": "pip",
+ *                      "requested": true } ],
+ *     "environment": { ... } }
+ * as pip's _dist_to_dict: direct_url only when the distribution has one,
+ * installer only when known. */
+struct ts_inspect_item {
+  const char *name;          /* used when metadata is empty */
+  const char *version;
+  const struct ts_report_kv *metadata;
+  size_t nmetadata;
+  const char *metadata_location; /* the .dist-info directory */
+  const char *direct_url_json;   /* direct_url.json as written, or NULL */
+  const char *installer;         /* NULL: left out */
+  bool requested;
+};
+
+struct ts_inspect {
+  const char *tool_version;
+  const struct ts_inspect_item *items;
+  size_t nitems;
+  const struct ts_report_kv *environment;
+  size_t nenvironment;
+};
+
+/* Appends the inspect report (ending in a newline).  A direct_url.json
+ * that is not JSON is left out; TS_E_INVALID for a string that is not
+ * UTF-8. */
+enum ts_code ts_report_write_inspect(const struct ts_inspect *r, struct ts_buf *out,
+                                     struct ts_error *err);

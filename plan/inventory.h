@@ -2,7 +2,7 @@
  * plan/inventory.h — what pip's freeze, list and show report about an
  * environment's installed set (plan/env.h), computed as pip 23 does; the
  * CLI formats and prints.  One file per workflow: plan_freeze.c,
- * plan_list.c, plan_show.c.
+ * plan_list.c, plan_show.c, plan_inspect.c.
  */
 #pragma once
 
@@ -101,3 +101,11 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
                           size_t *nout, struct ts_plan_notes *missing,
                           struct ts_error *err);
 void ts_plan_show_free(struct ts_show_info *info, size_t n);
+
+/* ---- inspect --------------------------------------------------------- */
+
+/* Appends pip inspect's JSON (version 1, lock/report.h) for the
+ * environment: every installed distribution by name, the target's marker
+ * environment. */
+enum ts_code ts_plan_inspect(const struct ts_plan_env *env, struct ts_buf *out,
+                             struct ts_error *err);

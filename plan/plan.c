@@ -1109,10 +1109,11 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                              size_t *changed, struct ts_error *err) {
   if (changed)
     *changed = 0;
-  if (!r->res || r->target->from_spec)
+  if (!r->res || (r->target->from_spec && !o->save_dir))
     return ts_error_set(err, TS_E_INVALID, "nothing to install into (no interpreter)");
   const struct ts_target_paths *tp = &r->target->paths;
-  if (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix)
+  if (!o->save_dir &&
+      (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix))
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
                         r->target->python ? r->target->python : "python");
   size_t n = 0;
@@ -1126,7 +1127,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   for (size_t i = 0; i < r->res->nitems; i++)
     if (changes(r->res->items[i].action) && r->res->items[i].file)
       todo[k++] = &r->items[i];
-  enum ts_code hrc = o->break_system_packages
+  enum ts_code hrc = o->break_system_packages || o->paths || o->save_dir
                          ? TS_OK
                          : ts_target_check_externally_managed(r->target, err);
   if (hrc == TS_OK)
@@ -1171,6 +1172,17 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     }
   }
 
+  if (rc == TS_OK && o->save_dir) {
+    rc = ts_fs_mkdirs(o->save_dir, err);
+    for (size_t i = 0; i < n && rc == TS_OK; i++) {
+      char *to = ts_path_join(o->save_dir, fx[i].filename);
+      rc = ts_fs_copy_atomic(fx[i].local, to, err);
+      free(to);
+    }
+    if (rc == TS_OK && changed)
+      *changed = n;
+  }
+
   struct ts_wheel_request *w = ts_xcalloc(n, sizeof *w);
   uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(n, sizeof *dig);
   char **durls = ts_xcalloc(n, sizeof *durls);
@@ -1210,12 +1222,13 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     }
     w[i].direct_url = durls[i];
   }
-  if (rc == TS_OK) {
+  if (rc == TS_OK && !o->save_dir) {
     struct ts_plan_txn txn = {.target = r->target, .idx = r->idx, .rq = w, .n = n,
                               .link_mode = o->link_mode, .compile = o->compile,
                               .cancel = o->cancel, .cb = o->cb.wheel,
                               .allow_overwrite = o->allow_overwrite,
-                              .env_locked = ((struct priv *)r->priv)->env_lock_fd >= 0};
+                              .env_locked = ((struct priv *)r->priv)->env_lock_fd >= 0,
+                              .paths = o->paths};
     rc = ts_plan_run_transaction(&txn, changed, err);
   }
   struct ts_error ignore = {0};

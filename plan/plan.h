@@ -140,6 +140,14 @@ struct ts_plan_install_options {
   bool allow_overwrite;             /* see ts_wheel_options.allow_overwrite */
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
+  /* Install into these paths instead of the target interpreter's own
+   * (pip's --target and --prefix trees, plan/tree.h); NULL: its own.  The
+   * PEP 668 refusal is for the interpreter's environment only, as pip's. */
+  const struct ts_wheel_paths *paths;
+  /* pip download: the verified files are placed in save_dir (created when
+   * missing; a file of the same name replaced) and nothing is installed;
+   * *changed counts the files.  Resolve with read_installed false. */
+  const char *save_dir;
 };
 
 /* Before resolving, as pip does: hash-checking is on when *require_hashes

@@ -189,11 +189,14 @@ enum ts_code ts_plan_fetch_run_dir(struct ts_index *idx, const char *download_di
 enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                      struct ts_error *err) {
   const struct ts_target_paths *tp = &t->target->paths;
-  if (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix)
+  if (!t->paths &&
+      (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix))
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
                         t->target->python ? t->target->python : "python");
-  char *headers = ts_xasprintf("%s/include/site/python%d.%d", tp->data,
-                               t->target->python_major, t->target->python_minor);
+  char *headers = t->paths ? NULL
+                           : ts_xasprintf("%s/include/site/python%d.%d", tp->data,
+                                          t->target->python_major,
+                                          t->target->python_minor);
   struct ts_wheel_paths wp = {.prefix = tp->prefix, .purelib = tp->purelib,
                               .platlib = tp->platlib, .scripts = tp->scripts,
                               .data = tp->data, .headers = headers,
@@ -201,7 +204,8 @@ enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
   /* unpacked wheels live in the index's cache (--cache-dir, --no-cache) */
   const char *croot = ts_index_cache_mode(t->idx) == TS_CACHE_DISABLED
                           ? NULL : ts_index_cache_dir(t->idx);
-  struct ts_wheel_options wo = {.paths = &wp, .link_mode = t->link_mode,
+  struct ts_wheel_options wo = {.paths = t->paths ? t->paths : &wp,
+                                .link_mode = t->link_mode,
                                 .compile = t->compile, .cb = t->cb,
                                 .cancel = t->cancel, .cache_dir = croot,
                                 .no_cache = croot == NULL,

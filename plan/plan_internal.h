@@ -98,6 +98,8 @@ struct ts_plan_txn {
   struct ts_wheel_callbacks cb;
   bool env_locked; /* the caller holds the environment's lock */
   bool allow_overwrite; /* see ts_wheel_options.allow_overwrite */
+  const struct ts_wheel_paths *paths; /* NULL: the target's scheme; else a
+                                         --target or --prefix tree */
 };
 enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                      struct ts_error *err);

@@ -21,15 +21,7 @@ static void metadata_kvs(struct kvs *k, const char *data, size_t len) {
   struct ts_error err = {0};
   if (ts_metadata_parse(data, len, &k->md, &err) != TS_OK)
     return; /* the resolver parsed it already; nothing new to say here */
-  k->kv = ts_xcalloc(k->md->nfields + 1, sizeof *k->kv);
-  bool has_description_header = false;
-  for (size_t i = 0; i < k->md->nfields; i++) {
-    const struct ts_metadata_field *f = &k->md->fields[i];
-    has_description_header |= strcasecmp(f->name, "Description") == 0;
-    k->kv[k->n++] = (struct ts_report_kv){f->name, f->value};
-  }
-  if (k->md->description && !has_description_header)
-    k->kv[k->n++] = (struct ts_report_kv){"Description", k->md->description};
+  k->kv = ts_report_metadata_kvs(k->md, &k->n);
 }
 
 enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,

@@ -4,8 +4,7 @@
 # sync and wheel install with one line naming the file and the ways out,
 # exit 1 and nothing written; --break-system-packages installs anyway;
 # a dry run and a venv are unaffected.  The "system" interpreter is made
-# here: a copy of python3's binary in a temporary prefix whose
-# lib/pythonX.Y links the real stdlib, so nothing outside it is touched.
+# here (ts_managed_python), so nothing outside it is touched.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
@@ -17,22 +16,9 @@ ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 unset TORCHSOLVE_INDEX_URL TORCHSOLVE_PYTHON VIRTUAL_ENV
 
-read -r exe std ver < <(python3 -I -c 'import os, sys, sysconfig
-print(os.path.realpath(sys.executable), sysconfig.get_path("stdlib"), "%d.%d" % sys.version_info[:2])')
 sys=$work/sys
-mkdir -p "$sys/bin" "$sys/lib/python$ver/site-packages"
-cp "$exe" "$sys/bin/python3"
-for e in "$std"/*; do
-  case ${e##*/} in site-packages|dist-packages|EXTERNALLY-MANAGED) continue ;; esac
-  ln -s "$e" "$sys/lib/python$ver/"
-done
-printf '[externally-managed]\nError=Managed by the test distribution.\n more lines\n' \
-  >"$sys/lib/python$ver/EXTERNALLY-MANAGED"
-PY=$sys/bin/python3
-site=$("$PY" -I -c 'import sys, sysconfig
-print(sysconfig.get_paths()["purelib"] if sys.prefix == sys.base_prefix == sys.argv[1] else "")' "$sys" 2>/dev/null) || true
-case $site in "$sys"/*) ;; *) ts_skip "cannot build a stand-alone interpreter from $exe (purelib '$site')" ;; esac
-mkdir -p "$site"
+ts_managed_python "$sys"
+PY=$TS_MANAGED_PY site=$TS_MANAGED_SITE
 snapshot() { (cd "$sys" && find . -printf '%p %y %s\n' | sort); } # links not followed
 before=$(snapshot)
 
@@ -40,7 +26,7 @@ refused() { # WHAT ARGS...
   local what=$1 rc=0; shift
   "$T" "$@" >"$work/out" 2>"$work/err" || rc=$?
   [ $rc = 1 ] || ts_fail "$what: exit $rc, want 1: $(cat "$work/err")"
-  grep -q "is externally managed (\"Managed by the test distribution.\") (PEP 668, $sys/lib/python$ver/EXTERNALLY-MANAGED)" "$work/err" ||
+  grep -q "is externally managed (\"Managed by the test distribution.\") (PEP 668, $TS_MANAGED_MARKER)" "$work/err" ||
     ts_fail "$what: message: $(cat "$work/err")"
   grep -q -- "--break-system-packages" "$work/err" || ts_fail "$what: no way out named"
   [ "$(grep -c '^error' "$work/err")" = 1 ] || ts_fail "$what: not one error line"

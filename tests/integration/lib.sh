@@ -8,6 +8,15 @@
 #   ts_on_exit CMD...        run CMD at exit (cleanups run in reverse order)
 #   ts_make_venv DIR         python3 -m venv --without-pip DIR, with every
 #                            PIP_* variable cleared from this shell
+#   ts_managed_python DIR    a "system" interpreter its distribution manages
+#                            (PEP 668), made in DIR: python3's binary copied
+#                            to DIR/bin/python3, DIR/lib/pythonX.Y linking the
+#                            real stdlib plus an EXTERNALLY-MANAGED file whose
+#                            Error= is "Managed by the test distribution.";
+#                            sets TS_MANAGED_PY (the interpreter),
+#                            TS_MANAGED_SITE (its purelib, created, empty) and
+#                            TS_MANAGED_MARKER (the file); skips the test
+#                            when no stand-alone interpreter can be built
 #   ts_nginx_start ROOT      nginx on a free 127.0.0.1 port serving ROOT:
 #       - a directory URL serves index.json (Content-Type
 #         application/vnd.pypi.simple.v1+json) when the Accept header asks
@@ -80,6 +89,28 @@ ts_make_venv() {
   done
   command -v python3 >/dev/null || ts_skip "python3 not found"
   python3 -m venv --without-pip "$dir" || ts_fail "python3 -m venv $dir failed"
+}
+
+ts_managed_python() {
+  local sys=${1:?usage: ts_managed_python DIR} exe std ver e site
+  command -v python3 >/dev/null || ts_skip "no python3"
+  read -r exe std ver < <(python3 -I -c 'import os, sys, sysconfig
+print(os.path.realpath(sys.executable), sysconfig.get_path("stdlib"), "%d.%d" % sys.version_info[:2])')
+  mkdir -p "$sys/bin" "$sys/lib/python$ver/site-packages"
+  cp "$exe" "$sys/bin/python3"
+  for e in "$std"/*; do
+    case ${e##*/} in site-packages|dist-packages|EXTERNALLY-MANAGED) continue ;; esac
+    ln -s "$e" "$sys/lib/python$ver/"
+  done
+  TS_MANAGED_MARKER=$sys/lib/python$ver/EXTERNALLY-MANAGED
+  printf '[externally-managed]\nError=Managed by the test distribution.\n more lines\n' \
+    >"$TS_MANAGED_MARKER"
+  TS_MANAGED_PY=$sys/bin/python3
+  site=$("$TS_MANAGED_PY" -I -c 'import sys, sysconfig
+print(sysconfig.get_paths()["purelib"] if sys.prefix == sys.base_prefix == sys.argv[1] else "")' "$sys" 2>/dev/null) || true
+  case $site in "$sys"/*) ;; *) ts_skip "cannot build a stand-alone interpreter from $exe (purelib '$site')" ;; esac
+  mkdir -p "$site"
+  TS_MANAGED_SITE=$site
 }
 
 ts__free_port() {
