@@ -62,13 +62,15 @@ same_output() { # WHAT OUT: stdout of both sides, venv paths replaced
   diff -u "$2.A.n" "$2.B.n" || ts_fail "'$1': outputs differ (A: pip, B: torchsolve pip)"
 }
 
-# The RECORD file sets of venv V, dist-info by dist-info.
+# The RECORD file sets of venv V, dist-info by dist-info.  torchsolve's own
+# dist-info/torchsolve-wheel-sha256 (the installed wheel's hash, which sync
+# compares with the lock) is ours alone and left out of the comparison.
 records() {
   local r
   for r in "$1"/lib/python3*/site-packages/*.dist-info/RECORD; do
     [ -e "$r" ] || continue
     echo "${r#"$1"/lib/python3*/site-packages/}"
-    cut -d, -f1 "$r" | grep -v -e '__pycache__' | LC_ALL=C sort
+    cut -d, -f1 "$r" | grep -v -e '__pycache__' -e '/torchsolve-wheel-sha256$' | LC_ALL=C sort
   done
 }
 
@@ -130,7 +132,7 @@ step install "${QI[@]}" --no-index -f "@V@/dl" alpha
 # --- --target and --prefix trees --------------------------------------------
 # (torchsolve's lock file stays in a --prefix site-packages, as in a venv:
 # two runs on one tree take turns)
-tree() { (cd "$1" && find . -path '*/__pycache__' -prune -o ! -name .torchsolve.lock -print | LC_ALL=C sort); }
+tree() { (cd "$1" && find . -path '*/__pycache__' -prune -o ! -name .torchsolve.lock ! -name torchsolve-wheel-sha256 -print | LC_ALL=C sort); }
 for args in "--target @V@/tgt delta" "--target @V@/tgt delta" "--target @V@/tgt -U delta" \
             "--prefix @V@/pfx delta"; do
   # shellcheck disable=SC2086
