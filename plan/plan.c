@@ -78,6 +78,8 @@ struct priv {
   struct ts_resolver_variant_pref *prefs;
   const char **patterns;
   size_t nprefs;
+  const char **priority; /* torch, then the other routed projects */
+  size_t npriority;
   struct variants vars; /* owns the pattern strings */
   const char **general; /* general index URLs (borrowed from the options) */
   size_t ngeneral;
@@ -624,6 +626,10 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
   }
 }
 
+static int cstr_ptr_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct ts_constraint_set *set,
                                    const struct variants *v) {
@@ -640,6 +646,17 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
       p->patterns[k++] = v->names[i];
       cpu++;
     }
+  /* The objective (doc/rules.md): torch is decided first, then its
+   * companions (the other routed projects, in name order) */
+  p->priority = ts_xcalloc(set->nrouted + 1, sizeof *p->priority);
+  for (size_t i = 0; i < set->nrouted; i++)
+    if (strcmp(set->routed[i], "torch") == 0)
+      p->priority[p->npriority++] = set->routed[i];
+  for (size_t i = 0; p->npriority && i < set->nrouted; i++)
+    if (strcmp(set->routed[i], "torch") != 0)
+      p->priority[p->npriority++] = set->routed[i];
+  if (p->npriority > 2)
+    qsort(p->priority + 1, p->npriority - 1, sizeof *p->priority, cstr_ptr_cmp);
   p->prefs = ts_xcalloc(set->nrouted, sizeof *p->prefs);
   for (size_t i = 0; i < set->nrouted; i++)
     p->prefs[p->nprefs++] = (struct ts_resolver_variant_pref){
@@ -788,6 +805,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .rules = set,
       .variants = p->prefs,
       .nvariants = p->nprefs,
+      .priority = p->priority,
+      .npriority = p->npriority,
       .no_binary = o->no_binary,
       .nno_binary = o->nno_binary,
       .only_binary = o->only_binary,
@@ -800,7 +819,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .force_reinstall = o->force_reinstall,
       .no_deps = o->no_deps,
       .ignore_host = o->ignore_host,
-      .prefetch = 2,
+      .prefetch = 16,
       .debug_solver_dir = o->debug_solver_dir,
   };
   struct ts_resolver_target tgt = {
@@ -900,6 +919,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(p->routes[i]);
     free(p->routes);
     free(p->patterns);
+    free(p->priority);
     for (size_t i = 0; i < p->vars.n; i++)
       free(p->vars.names[i]);
     free(p->vars.names);

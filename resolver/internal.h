@@ -35,7 +35,7 @@ long ts_rs_wheel_priority(const struct ts_tagset *tags,
 
 /* The dependency fields of a METADATA file. */
 struct ts_rs_meta {
-  struct ts_requirement **requires_dist;
+  struct ts_requirement **requires_dist; /* sorted by their text */
   size_t nrequires_dist;
   char *requires_python;  /* NULL when absent */
 };

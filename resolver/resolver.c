@@ -218,6 +218,8 @@ bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
   return true;
 }
 
+static void reveal_matching(struct rs *rs, int pidx, const bool *match);
+
 /* Dep for "project (or its extra) with version in spec". */
 static Id spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
                    const struct ts_specset *spec) {
@@ -236,6 +238,7 @@ static Id spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
   }
   Id name = extra >= 0 ? pj->extras[extra].nameid : pj->nameid;
   Id d = ts_rs_ranks_dep(rs, name, pj->evrs, n, match, exists);
+  reveal_matching(rs, (int)(pj - rs->projs), match);
   free(match);
   free(exists);
   return d;
@@ -401,6 +404,56 @@ static bool wheels_forbidden(const struct ts_resolver_request *r, const char *na
          has_all(r->no_binary, r->nno_binary);
 }
 
+/* ---- canonical order ------------------------------------------------------ */
+
+/* libsolv decides in job order and walks rules in solvable order, so an
+ * input order that reached it would change the answer.  Requirements,
+ * constraints and Requires-Dist are therefore visited in the order of their
+ * canonical text (name, extras, specifier, marker), never as written. */
+struct req_key {
+  const struct ts_requirement *r;
+  char *key;
+};
+
+static int req_key_cmp(const void *a, const void *b) {
+  const struct req_key *x = a, *y = b;
+  return strcmp(x->key, y->key);
+}
+
+static char *req_sort_key(const struct ts_requirement *r) {
+  char *text = ts_requirement_str(r);
+  /* the name first (normalised), so one project's requirements are
+   * neighbours whatever their spelling */
+  char *key = ts_xasprintf("%s\x01%s", r->normalized_name, text ? text : "");
+  free(text);
+  return key;
+}
+
+/* A copy of list[0..n) in canonical order (caller frees the array). */
+static const struct ts_requirement **sorted_reqs(
+    const struct ts_requirement *const *list, size_t n) {
+  const struct ts_requirement **out = calloc(n + 1, sizeof *out);
+  struct req_key *keys = calloc(n + 1, sizeof *keys);
+  if (!out || !keys)
+    abort();
+  for (size_t i = 0; i < n; i++) {
+    keys[i].r = list[i];
+    keys[i].key = req_sort_key(list[i]);
+  }
+  if (n > 1)
+    qsort(keys, n, sizeof *keys, req_key_cmp);
+  for (size_t i = 0; i < n; i++) {
+    out[i] = keys[i].r;
+    free(keys[i].key);
+  }
+  free(keys);
+  return out;
+}
+
+static int cstr_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static bool python_ok(struct rs *rs, const char *requires_python) {
   if (!requires_python || !rs->pyver)
     return true;
@@ -479,7 +532,11 @@ static bool file_better(const struct ts_index_file *f, long prio,
     return false;
   if (f->yanked != g->yanked)
     return !f->yanked;
-  return prio < gprio;
+  if (prio != gprio)
+    return prio < gprio;
+  /* equally good files (two platform tags of one build): the choice must
+   * not follow their order on the page */
+  return strcmp(f->filename, g->filename) < 0;
 }
 
 /* Sorts by PEP 440 and merges the entries of equal versions (one per file
@@ -495,23 +552,27 @@ static void ver_merge(struct rs_proj *pj) {
       pj->vers[++out] = *b;
       continue;
     }
+    /* keep the spelling of the installed version, else of a wheel, else
+     * the smaller text: never the page order */
+    int sa = a->installed ? 0 : a->has_wheel ? 1 : 2;
+    int sb = b->installed ? 0 : b->has_wheel ? 1 : 2;
+    if (sb < sa || (sb == sa && strcmp(b->text, a->text) < 0)) {
+      char *t = a->text;
+      a->text = b->text;
+      b->text = t;
+    }
     a->has_sdist |= b->has_sdist;
     a->has_wheel |= b->has_wheel;
     a->has_compatible_wheel |= b->has_compatible_wheel;
     a->no_binary_blocked |= b->no_binary_blocked;
     a->installed |= b->installed;
-    if (!a->python_blocked)
+    if (b->python_blocked &&
+        (!a->python_blocked || strcmp(b->python_blocked, a->python_blocked) < 0))
       a->python_blocked = b->python_blocked;
     if (file_better(b->file, b->prio, a->file, a->prio)) {
       a->file = b->file;
       a->index_url = b->index_url;
       a->prio = b->prio;
-    }
-    /* keep the spelling of a wheel (or of the installed version) */
-    if ((b->installed && !a->installed) || (!a->has_wheel && b->has_wheel)) {
-      char *t = a->text;
-      a->text = b->text;
-      b->text = t;
     }
     ver_free(b);
   }
@@ -580,17 +641,88 @@ static bool reveal_window(struct rs *rs, int pidx) {
   return any;
 }
 
-/* After a failed solve: more versions of every project that hides some.
- * The problem is unsatisfiable only once nothing is hidden. */
-static bool expand_windows(struct rs *rs) {
+/* The most preferred versions a requirement admits get solvables (up to
+ * the project's window), whatever the project's window shows: a dep whose
+ * admitted versions all sit below the window would otherwise fail the
+ * solve and widen the window of every project. */
+static void reveal_matching(struct rs *rs, int pidx, const bool *match) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  size_t shown = 0;
+  for (size_t k = pj->nvers; k-- > 0 && shown < pj->window;) {
+    if (!match[k] || !pj->vers[k].usable)
+      continue;
+    shown++;
+    if (!pj->vers[k].solv)
+      reveal(rs, pidx, k);
+  }
+}
+
+/* Marks the projects a dep names (through OR/AND/WITH/IF). */
+static void mark_dep_projects(struct rs *rs, Id dep, char *mark) {
+  Pool *pool = rs->pool;
+  while (ISRELDEP(dep)) {
+    Reldep *rd = GETRELDEP(pool, dep);
+    if (rd->flags == REL_OR || rd->flags == REL_AND || rd->flags == REL_WITH ||
+        rd->flags == REL_COND) {
+      mark_dep_projects(rs, rd->name, mark);
+      dep = rd->evr;
+      continue;
+    }
+    dep = rd->name;
+  }
+  if ((size_t)dep < rs->pidx_cap && rs->pidx[dep])
+    mark[rs->pidx[dep] - 1] = 1;
+}
+
+static void mark_solvable_project(struct rs *rs, Id p, char *mark) {
+  if (p <= 0 || (size_t)p >= rs->si_cap)
+    return;
+  const struct rs_sinfo *si = &rs->si[p];
+  if ((si->kind == RS_CAND || si->kind == RS_INST || si->kind == RS_EXTRA) &&
+      si->proj >= 0)
+    mark[si->proj] = 1;
+}
+
+/* Widens the windows of the projects marked (all when mark is NULL) four
+ * times; true when a version was revealed. */
+static bool widen(struct rs *rs, const char *mark) {
   bool any = false;
   for (size_t i = 0; i < rs->nprojs; i++) {
     struct rs_proj *pj = &rs->projs[i];
-    if (pj->window >= pj->nvers)
+    if ((mark && !mark[i]) || pj->window >= pj->nvers)
       continue;
     pj->window *= 4;
     any |= reveal_window(rs, (int)i);
   }
+  return any;
+}
+
+/* After a failed solve: more versions of the projects the problems name,
+ * else of every project that hides some; the problem is unsatisfiable only
+ * once nothing is hidden.  Widening only what the problems name keeps the
+ * pool small (libsolv adds a rule per pair of versions of a name). */
+static bool expand_windows(struct rs *rs, Solver *solv, int nprob) {
+  char *mark = calloc(rs->nprojs + 1, 1);
+  if (!mark)
+    abort();
+  Queue rules;
+  queue_init(&rules);
+  for (Id pr = 1; pr <= nprob; pr++) {
+    solver_findallproblemrules(solv, pr, &rules);
+    for (int k = 0; k < rules.count; k++) {
+      Id source = 0, target = 0, dep = 0;
+      solver_ruleinfo(solv, rules.elements[k], &source, &target, &dep);
+      mark_solvable_project(rs, source, mark);
+      mark_solvable_project(rs, target, mark);
+      if (dep)
+        mark_dep_projects(rs, dep, mark);
+    }
+  }
+  queue_free(&rules);
+  bool any = widen(rs, mark);
+  free(mark);
+  if (!any)
+    any = widen(rs, NULL);
   if (!any && !rs->reveal_all) {
     /* the last round: versions the roots exclude too, so that the
      * explanation can name the root requirement that excludes them */
@@ -884,6 +1016,68 @@ static bool term_ready(struct rs *rs, const struct ts_term *t, bool request) {
   return false;
 }
 
+static bool names_project(const struct ts_constraint *con) {
+  for (size_t t = 0; t < con->nterms; t++)
+    if (!is_fact(con->terms[t].name))
+      return true;
+  return false;
+}
+
+/* A requires-rule under --no-deps: it may limit the versions of projects
+ * that are installed anyway, never add one (install --no-deps
+ * pymomentum-gpu installs pymomentum-gpu alone).  The subject conflicts
+ * with the versions of each named project that no term admits; a host
+ * fact term that holds satisfies the rule outright. */
+static void apply_requires_as_limit(struct rs *rs, size_t c, Queue *subj) {
+  const struct ts_constraint *con = &rs->req->rules->constraints[c];
+  rs->rule_done[c] = true;
+  for (size_t w = 0; w < con->nwhen; w++)
+    if (!fact_term_holds(rs, &con->when[w]))
+      return;
+  for (size_t t = 0; t < con->nterms; t++)
+    if (is_fact(con->terms[t].name) && fact_term_holds(rs, &con->terms[t]))
+      return;
+  Id dep = 0;
+  for (size_t t = 0; t < con->nterms; t++) {
+    const struct ts_term *tt = &con->terms[t];
+    struct rs_proj *pj = is_fact(tt->name) ? NULL : ts_rs_proj_by_name(rs, tt->name);
+    bool seen = false;
+    for (size_t u = 0; u < t && pj; u++)
+      seen |= strcmp(con->terms[u].name, tt->name) == 0;
+    if (!pj || seen)
+      continue;
+    size_t n = pj->nvers;
+    bool *match = calloc(n + 1, sizeof *match);
+    bool *exists = calloc(n + 1, sizeof *exists);
+    if (!match || !exists)
+      abort();
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+      exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
+      bool admitted = false;
+      for (size_t u = t; u < con->nterms; u++)
+        if (strcmp(con->terms[u].name, tt->name) == 0)
+          admitted |= term_matches_version(&con->terms[u], pj->vers[i].v);
+      match[i] = exists[i] && !admitted;
+      any |= match[i];
+    }
+    if (any) {
+      Id d = ts_rs_ranks_dep(rs, pj->nameid, pj->evrs, n, match, exists);
+      dep = dep ? pool_rel2id(rs->pool, dep, d, REL_OR, 1) : d;
+    }
+    free(match);
+    free(exists);
+  }
+  if (!dep)
+    return;
+  rs->rule_dep[c] = dep;
+  rs->rule_limit[c] = true;
+  subject_solvables(rs, &con->subject, subj);
+  for (int k = 0; k < subj->count; k++)
+    ts_rs_add_dep(rs, subj->elements[k], dep, true, ts_xstrdup(con->id), -1,
+                  NULL, (int)c, false);
+}
+
 /* Applies whatever rules can be applied now; asks for the pages a
  * requires-rule needs.  Conflict terms on projects nobody asked for are
  * applied only once such a project shows up. */
@@ -899,6 +1093,12 @@ static void apply_rules(struct rs *rs) {
       continue;
     if (!term_ready(rs, &con->subject, false))
       continue;
+    if (con->kind == TS_CONSTRAINT_REQUIRES && rs->req->no_deps &&
+        names_project(con)) {
+      if (!rs->rule_done[c])
+        apply_requires_as_limit(rs, c, &subj);
+      continue;
+    }
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
       if (rs->rule_done[c])
         continue;
@@ -968,8 +1168,9 @@ static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
       continue;
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
       if (rs->rule_done[c] && rs->rule_dep[c])
-        ts_rs_add_dep(rs, p, rs->rule_dep[c], false, ts_xstrdup(con->id),
-                      -1, NULL, (int)c, rs->rule_rich[c]);
+        ts_rs_add_dep(rs, p, rs->rule_dep[c], rs->rule_limit[c],
+                      ts_xstrdup(con->id), -1, NULL, (int)c,
+                      rs->rule_rich[c]);
       continue;
     }
     for (size_t t = 0; t < con->nterms; t++)
@@ -984,7 +1185,7 @@ static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
 static void apply_user_constraints(struct rs *rs, int pidx) {
   struct rs_proj *pj = &rs->projs[pidx];
   for (size_t i = 0; i < rs->req->nconstraints; i++) {
-    const struct ts_requirement *r = rs->req->constraints[i];
+    const struct ts_requirement *r = rs->constraints[i];
     if (strcmp(r->normalized_name, pj->name) != 0)
       continue;
     if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
@@ -1018,6 +1219,8 @@ static enum ts_code load_wanted(struct rs *rs, struct ts_error *err) {
   while (rs->nwant) {
     size_t n = rs->nwant;
     char **names = rs->want;
+    /* projects enter the pool in name order, not discovery order */
+    qsort(names, n, sizeof *names, cstr_cmp);
     rs->want = NULL;
     rs->nwant = 0;
     rs->want_cap = 0;
@@ -1175,6 +1378,7 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
   size_t nreqs = 0, cap = 0;
   int *owner_p = NULL, *owner_v = NULL;
   size_t ocap = 0, ocap2 = 0;
+  rs->round++;
   for (int k = 0; k < pending->count; k++) {
     struct rs_sinfo *si = sinfo(rs, pending->elements[k]);
     struct rs_proj *pj = &rs->projs[si->proj];
@@ -1182,13 +1386,21 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
       continue;
     /* prefetch only once the solver has moved away from a version of this
      * project: the first choice usually stands, and a cold run should ask
-     * for one METADATA per chosen version */
-    size_t prefetch = pj->moved ? rs->req->prefetch : 0;
-    for (size_t i = 0; i < pj->nvers && !pj->moved; i++)
-      if ((int)i != si->ver && pj->vers[i].meta_requested)
-        pj->moved = true;
-    if (pj->moved)
-      prefetch = rs->req->prefetch;
+     * for one METADATA per chosen version.  Each further round that finds
+     * the project moving again doubles its prefetch, so a project the
+     * solver walks down (oslo-utils under pyrax: 73 versions) costs a
+     * few rounds, not one per version. */
+    if (pj->move_round != rs->round) {
+      bool moved = pj->moves > 0;
+      for (size_t i = 0; i < pj->nvers && !moved; i++)
+        if ((int)i != si->ver && pj->vers[i].meta_requested)
+          moved = true;
+      if (moved && pj->moves < 16) {
+        pj->moves++;
+        pj->move_round = rs->round;
+      }
+    }
+    size_t prefetch = pj->moves ? rs->req->prefetch << (pj->moves - 1) : 0;
     size_t added = 0;
     for (int i = si->ver; i >= 0 && added <= prefetch; i--) {
       struct rs_ver *v = &pj->vers[i];
@@ -1246,10 +1458,13 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
     }
   }
   free(reqs);
-  free(owner_p);
-  free(owner_v);
-  if (c != TS_OK)
+  int *done_p = owner_p, *done_v = owner_v;
+  size_t nreqs_done = nreqs;
+  if (c != TS_OK) {
+    free(done_p);
+    free(done_v);
     return c;
+  }
   /* installed distributions read their METADATA from the request */
   for (int k = 0; k < pending->count; k++) {
     struct rs_sinfo *si = sinfo(rs, pending->elements[k]);
@@ -1258,14 +1473,37 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
         pj->inst && pj->inst->metadata) {
       c = ts_rs_meta_parse(pj->inst->metadata, pj->inst->metadata_len,
                            &pj->inst_meta, err);
-      if (c != TS_OK)
+      if (c != TS_OK) {
+        free(done_p);
+        free(done_v);
         return ts_error_wrap(err, "installed %s", pj->name);
+      }
       pj->inst_meta_ok = true;
     }
   }
+  /* Every solvable whose METADATA is at hand gets its deps now, prefetched
+   * versions too: the solver can then backtrack through them within one
+   * solve instead of one round per version. */
+  Queue todo;
+  queue_init_clone(&todo, pending);
+  for (size_t i = 0; i < nreqs_done; i++) {
+    struct rs_proj *pj = &rs->projs[done_p[i]];
+    struct rs_ver *v = &pj->vers[done_v[i]];
+    if (!v->meta_ok || !v->solv)
+      continue;
+    if (!sinfo(rs, v->solv)->deps_done)
+      queue_pushunique(&todo, v->solv);
+    for (size_t e = 0; e < pj->nextras; e++) {
+      Id xs = pj->extras[e].solv[done_v[i]];
+      if (xs && !sinfo(rs, xs)->deps_done)
+        queue_pushunique(&todo, xs);
+    }
+  }
+  free(done_p);
+  free(done_v);
   /* pages first (batched), then deps */
-  for (int k = 0; k < pending->count; k++) {
-    Id p = pending->elements[k];
+  for (int k = 0; k < todo.count; k++) {
+    Id p = todo.elements[k];
     const struct ts_rs_meta *m = meta_of(rs, p);
     struct rs_sinfo *si = sinfo(rs, p);
     if (m)
@@ -1275,10 +1513,8 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
                           : NULL);
   }
   c = load_wanted(rs, err);
-  if (c != TS_OK)
-    return c;
-  for (int k = 0; k < pending->count; k++) {
-    Id p = pending->elements[k];
+  for (int k = 0; c == TS_OK && k < todo.count; k++) {
+    Id p = todo.elements[k];
     const struct ts_rs_meta *m = meta_of(rs, p);
     struct rs_sinfo *si = sinfo(rs, p);
     if (!m) {
@@ -1290,7 +1526,8 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
                     ? rs->projs[si->proj].extras[si->extra].name
                     : NULL);
   }
-  return TS_OK;
+  queue_free(&todo);
+  return c;
 }
 
 static int item_cmp(const void *a, const void *b) {
@@ -1352,65 +1589,134 @@ static void collect_result(struct rs *rs, const Queue *cl,
     qsort(res->items, res->nitems, sizeof *res->items, item_cmp);
 }
 
+/* Where a project stands in the objective: its index in req->priority
+ * (torch, then its companions), or npriority for every other project. */
+static size_t priority_of(const struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->req->npriority; i++)
+    if (strcmp(rs->req->priority[i], name) == 0)
+      return i;
+  return rs->req->npriority;
+}
+
+/* Inserts a job pair at pair position `at` (job_info kept parallel) and
+ * returns its info, zeroed but for proj = -1, fact = -1. */
+static struct rs_job *insert_job(struct rs *rs, int at, Id how, Id what) {
+  queue_insert2(&rs->jobs, at * 2, how, what);
+  size_t n = (size_t)rs->jobs.count / 2;
+  rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap, n,
+                            sizeof *rs->job_info);
+  memmove(&rs->job_info[at + 1], &rs->job_info[at],
+          (n - 1 - (size_t)at) * sizeof *rs->job_info);
+  struct rs_job *ji = &rs->job_info[at];
+  memset(ji, 0, sizeof *ji);
+  ji->proj = -1;
+  ji->fact = -1;
+  ji->extra = -1;
+  return ji;
+}
+
+static struct rs_job *push_job(struct rs *rs, Id how, Id what) {
+  return insert_job(rs, rs->jobs.count / 2, how, what);
+}
+
+/* The root jobs, in the objective's order: libsolv decides install jobs
+ * in job order and only backs a decision out when nothing later can be
+ * changed instead, so the first job gets the best version that has any
+ * solution.  Projects of req->priority come first (torch: its newest
+ * release, then its best variant), the rest in canonical order. */
 static void add_root_jobs(struct rs *rs) {
-  for (size_t i = 0; i < rs->req->nrequirements; i++) {
-    const struct ts_requirement *r = rs->req->requirements[i];
-    if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
-      continue;
-    struct rs_proj *pj = ts_rs_proj_by_name(rs, r->normalized_name);
-    int pidx = (int)(pj - rs->projs);
-    note_prerelease(rs, pj, r->specifier);
-    size_t n = r->nextras ? r->nextras : 1;
-    for (size_t e = 0; e < n; e++) {
-      int x = r->nextras ? get_extra(rs, pidx, r->extras[e]) : -1;
-      pj = &rs->projs[pidx];
-      Id dep = spec_dep(rs, pj, x, r->specifier);
-      queue_push2(&rs->jobs, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, dep);
-      rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
-                                (size_t)rs->jobs.count / 2,
-                                sizeof *rs->job_info);
-      struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
-      ji->fact = -1;
-      ji->proj = pidx;
-      ji->spec = r->specifier;
-      ji->extra = x;
-      ji->text = ts_rs_req_text(r->normalized_name,
-                                r->nextras ? &r->extras[e] : NULL,
-                                r->nextras ? 1 : 0, r->specifier);
-    }
-    if (rs->req->upgrade ||
-        name_in(r->normalized_name, rs->req->upgrade_packages,
-                rs->req->nupgrade_packages)) {
-      queue_push2(&rs->jobs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME, pj->nameid);
-      rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
-                                (size_t)rs->jobs.count / 2,
-                                sizeof *rs->job_info);
-      struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
-      ji->fact = -1;
-      ji->proj = pidx;
-      ji->text = ts_xasprintf("--upgrade %s", pj->name);
+  for (size_t tier = 0; tier <= rs->req->npriority; tier++) {
+    for (size_t i = 0; i < rs->req->nrequirements; i++) {
+      const struct ts_requirement *r = rs->roots[i];
+      if (priority_of(rs, r->normalized_name) != tier)
+        continue;
+      if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
+        continue;
+      struct rs_proj *pj = ts_rs_proj_by_name(rs, r->normalized_name);
+      int pidx = (int)(pj - rs->projs);
+      note_prerelease(rs, pj, r->specifier);
+      size_t n = r->nextras ? r->nextras : 1;
+      for (size_t e = 0; e < n; e++) {
+        int x = r->nextras ? get_extra(rs, pidx, r->extras[e]) : -1;
+        pj = &rs->projs[pidx];
+        Id dep = spec_dep(rs, pj, x, r->specifier);
+        struct rs_job *ji =
+            push_job(rs, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES, dep);
+        ji->proj = pidx;
+        ji->spec = r->specifier;
+        ji->extra = x;
+        ji->text = ts_rs_req_text(r->normalized_name,
+                                  r->nextras ? &r->extras[e] : NULL,
+                                  r->nextras ? 1 : 0, r->specifier);
+      }
+      if (rs->req->upgrade ||
+          name_in(r->normalized_name, rs->req->upgrade_packages,
+                  rs->req->nupgrade_packages)) {
+        struct rs_job *ji =
+            push_job(rs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME, pj->nameid);
+        ji->proj = pidx;
+        ji->text = ts_xasprintf("--upgrade %s", pj->name);
+      }
     }
   }
-  for (size_t i = 0; i < rs->req->nupgrade_packages; i++) {
+  /* --upgrade-package names in name order */
+  size_t nup = rs->req->nupgrade_packages;
+  char **up = calloc(nup + 1, sizeof *up);
+  if (!up)
+    abort();
+  for (size_t i = 0; i < nup; i++)
+    up[i] = ts_name_normalize(rs->req->upgrade_packages[i],
+                              strlen(rs->req->upgrade_packages[i]));
+  if (nup > 1)
+    qsort(up, nup, sizeof *up, cstr_cmp);
+  for (size_t i = 0; i < nup; i++) {
     /* the project may only show up later, as a dependency: the job names
      * it, so it applies whenever it does */
-    char *norm = ts_name_normalize(rs->req->upgrade_packages[i],
-                                   strlen(rs->req->upgrade_packages[i]));
-    struct rs_proj *pj = ts_rs_proj_by_name(rs, norm);
-    if (pj && pj->direct) {
-      free(norm);
-      continue;
+    struct rs_proj *pj = ts_rs_proj_by_name(rs, up[i]);
+    if (!(pj && pj->direct) && (i == 0 || strcmp(up[i], up[i - 1]) != 0)) {
+      struct rs_job *ji = push_job(rs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME,
+                                   pool_str2id(rs->pool, up[i], 1));
+      ji->text = ts_xasprintf("--upgrade-package %s", up[i]);
     }
-    queue_push2(&rs->jobs, SOLVER_UPDATE | SOLVER_SOLVABLE_NAME,
-                pool_str2id(rs->pool, norm, 1));
-    rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
-                              (size_t)rs->jobs.count / 2, sizeof *rs->job_info);
-    struct rs_job *ji = &rs->job_info[rs->jobs.count / 2 - 1];
-    ji->fact = -1;
-    ji->proj = -1;
-    ji->text = ts_xasprintf("--upgrade-package %s", norm);
-    free(norm);
+    free(up[i]);
   }
+  free(up);
+}
+
+/* Stage two of the objective: a project of req->priority that the answer
+ * needs but no root requirement names (torch under pymomentum-gpu or
+ * transformers[torch]) was decided wherever libsolv met it.  It becomes
+ * an install job placed by its priority, so the next solve decides it
+ * first; true when a job was added.  Exact: the answer already holds the
+ * project, so the job rules out no better answer. */
+static bool add_priority_jobs(struct rs *rs, const Queue *cl) {
+  bool added = false;
+  for (int k = 0; k < cl->count; k++) {
+    const struct rs_sinfo *si = &rs->si[cl->elements[k]];
+    if (si->kind != RS_CAND && si->kind != RS_INST)
+      continue;
+    struct rs_proj *pj = &rs->projs[si->proj];
+    size_t tier = priority_of(rs, pj->name);
+    if (tier == rs->req->npriority || pj->direct || pj->priority_job)
+      continue;
+    int at = 0;
+    for (int j = 0; j + 1 < rs->jobs.count; j += 2, at++) {
+      const struct rs_job *ji = &rs->job_info[j / 2];
+      Id how = rs->jobs.elements[j] & SOLVER_JOBMASK;
+      if (how == SOLVER_LOCK)
+        continue; /* host facts and constraints stay first */
+      if (ji->proj < 0 || priority_of(rs, rs->projs[ji->proj].name) > tier)
+        break;
+    }
+    struct rs_job *ji = insert_job(rs, at, SOLVER_INSTALL | SOLVER_SOLVABLE_NAME,
+                                   pj->nameid);
+    ji->proj = si->proj;
+    ji->text = ts_xasprintf("%s (needed by the answer, decided first)",
+                            pj->name);
+    pj->priority_job = true;
+    added = true;
+  }
+  return added;
 }
 
 static void rs_free(struct rs *rs) {
@@ -1456,12 +1762,15 @@ static void rs_free(struct rs *rs) {
   free(rs->rule_term_dep);
   free(rs->rule_dep);
   free(rs->rule_rich);
+  free(rs->rule_limit);
   free(rs->rule_done);
   for (size_t i = 0; i < rs->nwant; i++)
     free(rs->want[i]);
   free(rs->want);
   free(rs->si);
   free(rs->pidx);
+  free(rs->roots);
+  free(rs->constraints);
   queue_free(&rs->jobs);
   ts_version_free(rs->pyver);
   pool_free(rs->pool);
@@ -1481,6 +1790,8 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   rs.req = req;
   rs.target = target;
   rs.provider = provider;
+  rs.roots = sorted_reqs(req->requirements, req->nrequirements);
+  rs.constraints = sorted_reqs(req->constraints, req->nconstraints);
   rs.pool = pool_create();
   rs.sys = repo_create(rs.pool, "@System");
   rs.repo = repo_create(rs.pool, "index");
@@ -1505,9 +1816,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     rs.rule_term_done = calloc(req->rules->nconstraints + 1, sizeof(bool *));
     rs.rule_dep = calloc(req->rules->nconstraints + 1, sizeof(Id));
     rs.rule_rich = calloc(req->rules->nconstraints + 1, sizeof(bool));
+    rs.rule_limit = calloc(req->rules->nconstraints + 1, sizeof(bool));
     rs.rule_term_dep = calloc(req->rules->nconstraints + 1, sizeof(Id *));
     if (!rs.rule_done || !rs.rule_term_done || !rs.rule_dep ||
-        !rs.rule_rich || !rs.rule_term_dep)
+        !rs.rule_rich || !rs.rule_limit || !rs.rule_term_dep)
       abort();
     for (size_t i = 0; i < req->rules->nconstraints; i++) {
       rs.rule_term_done[i] =
@@ -1560,7 +1872,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
     res->solves++;
     int nprob = solver_solve(solv, &rs.jobs);
-    if (nprob && expand_windows(&rs)) {
+    if (nprob && expand_windows(&rs, solv, nprob)) {
       solver_free(solv);
       continue;
     }
@@ -1582,6 +1894,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     for (int k = 0; k < cl.count; k++)
       if (!sinfo(&rs, cl.elements[k])->deps_done)
         queue_push(&pending, cl.elements[k]);
+    if (!pending.count && add_priority_jobs(&rs, &cl)) {
+      solver_free(solv);
+      continue;
+    }
     if (!pending.count) {
       collect_result(&rs, &cl, res);
       if (req->debug_solver_dir)

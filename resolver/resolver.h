@@ -127,6 +127,14 @@ struct ts_resolver_request {
   const struct ts_constraint_set *rules; /* host facts + rules; NULL = none */
   const struct ts_resolver_variant_pref *variants;
   size_t nvariants;
+  /* The objective's first terms (doc/rules.md): projects decided before
+   * every other one, in this order, each taking its most preferred version
+   * that has any answer ({"torch", "torchvision", ...}: the newest torch
+   * that runs here, then its best variant, then its companions).  A listed
+   * project the answer needs but no root names is solved again with it as
+   * an early job.  Every other project follows in canonical order. */
+  const char *const *priority;    /* normalised names */
+  size_t npriority;
   /* pip's format control (lock/formatctl.h): normalised names or ":all:".
    * Wheels of a project are forbidden when it is named in no_binary, or
    * when no_binary holds ":all:" and only_binary neither names it nor holds
@@ -144,7 +152,9 @@ struct ts_resolver_request {
   bool no_deps;          /* install exactly what was asked */
   bool ignore_host;      /* drop host facts (but Python) and rules on them */
   /* more versions fetched with a chosen one once the solver has moved away
-   * from a version of that project (2 is a good value) */
+   * from a version of that project, doubled each further round in which it
+   * moves again; their deps are encoded at once, so the solver backtracks
+   * through them within one solve (the plan uses 16: pyrax) */
   size_t prefetch;
   const char *debug_solver_dir; /* testcase_write of the last solve */
 };

@@ -77,8 +77,11 @@ struct rs_proj {
   bool found;                /* some index has a page for it */
   char *not_found;           /* else the provider's words on where it looked */
   bool direct;               /* named by a root requirement */
+  bool priority_job;         /* has an install job from add_priority_jobs */
   bool pre_named;            /* some requirement on it names a pre-release */
-  bool moved;                /* the solver left a version it had chosen */
+  unsigned moves;            /* rounds in which the solver was seen to have
+                                left a version of it: prefetch doubles */
+  size_t move_round;         /* the round moves was last counted in */
   /* files its pages list that are no version of it, for the hint when
    * none is: one example (provider-owned) of another project's file and
    * of a name that is no distribution file at all */
@@ -116,6 +119,11 @@ struct rs {
   const struct ts_resolver_request *req;
   const struct ts_resolver_target *target;
   const struct ts_resolver_provider *provider;
+  /* req->requirements and req->constraints in canonical order (owned
+   * arrays, borrowed items): what reaches libsolv never follows the
+   * order they were written in */
+  const struct ts_requirement **roots;
+  const struct ts_requirement **constraints;
   Pool *pool;
   Repo *repo, *sys;
   Id none_evr;
@@ -138,11 +146,13 @@ struct rs {
   bool **rule_term_done;
   Id *rule_dep;              /* requires-rule dep, for revealed versions */
   bool *rule_rich;
+  bool *rule_limit;          /* rule_dep is a conflict (--no-deps limit) */
   Id **rule_term_dep;        /* conflicts-rule deps per term */
   bool reveal_all;           /* root-excluded versions get solvables too */
   char **want;
   size_t nwant, want_cap;
   size_t pages_fetched, metadata_fetched;
+  size_t round;              /* metadata rounds so far (grow calls) */
 };
 
 void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size);

@@ -38,6 +38,8 @@ struct fixture {
   size_t nvp;
   const char *upgrade_pkgs[MAX_ITEMS];
   size_t nupgrade;
+  const char *priority[MAX_ITEMS];
+  size_t npriority;
   struct ts_resolver_request req;
   char python[32];
   bool expect_ok;
@@ -255,10 +257,21 @@ static void load(struct fixture *fx, const char *path) {
       char *cur = l + 9;
       v->name = next_tok(&cur, ' ');
       char *tok;
-      while ((tok = next_tok(&cur, ' ')))
+      bool fallback = false;
+      while ((tok = next_tok(&cur, ' '))) {
+        if (!strcmp(tok, "|")) { /* the patterns after it: fallback tier */
+          fallback = true;
+          continue;
+        }
         fx->vpat[fx->nvp][v->npatterns++] = strcmp(tok, "-") ? tok : "";
+        v->nfallback += fallback;
+      }
       v->patterns = fx->vpat[fx->nvp];
       fx->nvp++;
+    } else if (!strncmp(l, "@priority ", 10)) {
+      char *cur = l + 10, *tok;
+      while ((tok = next_tok(&cur, ' ')))
+        fx->priority[fx->npriority++] = tok;
     } else if (!strncmp(l, "@python ", 8)) {
       snprintf(fx->python, sizeof fx->python, "%s", l + 8);
     } else if (!strncmp(l, "@args ", 6)) {
@@ -308,6 +321,8 @@ static char *run_fixture(const char *path, const char *debug_dir) {
   fx->req.ninstalled = fx->ninst;
   fx->req.variants = fx->vp;
   fx->req.nvariants = fx->nvp;
+  fx->req.priority = fx->priority;
+  fx->req.npriority = fx->npriority;
   fx->req.upgrade_packages = fx->upgrade_pkgs;
   fx->req.nupgrade_packages = fx->nupgrade;
   fx->req.debug_solver_dir = debug_dir;
