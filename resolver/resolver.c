@@ -3,6 +3,7 @@
  * Design notes (rank encoding, lazy metadata, why each choice) live in
  * resolver/README.md; comments here say why a step is needed.
  */
+#include "core/alloc.h"
 #include "core/str.h"
 #include "resolver/resolver.h"
 
@@ -432,10 +433,8 @@ static char *req_sort_key(const struct ts_requirement *r) {
 /* A copy of list[0..n) in canonical order (caller frees the array). */
 static const struct ts_requirement **sorted_reqs(
     const struct ts_requirement *const *list, size_t n) {
-  const struct ts_requirement **out = calloc(n + 1, sizeof *out);
-  struct req_key *keys = calloc(n + 1, sizeof *keys);
-  if (!out || !keys)
-    abort();
+  const struct ts_requirement **out = ts_xcalloc(n + 1, sizeof *out);
+  struct req_key *keys = ts_xcalloc(n + 1, sizeof *keys);
   for (size_t i = 0; i < n; i++) {
     keys[i].r = list[i];
     keys[i].key = req_sort_key(list[i]);
@@ -702,9 +701,7 @@ static bool widen(struct rs *rs, const char *mark) {
  * once nothing is hidden.  Widening only what the problems name keeps the
  * pool small (libsolv adds a rule per pair of versions of a name). */
 static bool expand_windows(struct rs *rs, Solver *solv, int nprob) {
-  char *mark = calloc(rs->nprojs + 1, 1);
-  if (!mark)
-    abort();
+  char *mark = ts_xcalloc(rs->nprojs + 1, 1);
   Queue rules;
   queue_init(&rules);
   for (Id pr = 1; pr <= nprob; pr++) {
@@ -1047,10 +1044,8 @@ static void apply_requires_as_limit(struct rs *rs, size_t c, Queue *subj) {
     if (!pj || seen)
       continue;
     size_t n = pj->nvers;
-    bool *match = calloc(n + 1, sizeof *match);
-    bool *exists = calloc(n + 1, sizeof *exists);
-    if (!match || !exists)
-      abort();
+    bool *match = ts_xcalloc(n + 1, sizeof *match);
+    bool *exists = ts_xcalloc(n + 1, sizeof *exists);
     bool any = false;
     for (size_t i = 0; i < n; i++) {
       exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
@@ -1661,9 +1656,7 @@ static void add_root_jobs(struct rs *rs) {
   }
   /* --upgrade-package names in name order */
   size_t nup = rs->req->nupgrade_packages;
-  char **up = calloc(nup + 1, sizeof *up);
-  if (!up)
-    abort();
+  char **up = ts_xcalloc(nup + 1, sizeof *up);
   for (size_t i = 0; i < nup; i++)
     up[i] = ts_name_normalize(rs->req->upgrade_packages[i],
                               strlen(rs->req->upgrade_packages[i]));
@@ -1816,10 +1809,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     rs.rule_term_done = calloc(req->rules->nconstraints + 1, sizeof(bool *));
     rs.rule_dep = calloc(req->rules->nconstraints + 1, sizeof(Id));
     rs.rule_rich = calloc(req->rules->nconstraints + 1, sizeof(bool));
-    rs.rule_limit = calloc(req->rules->nconstraints + 1, sizeof(bool));
+    rs.rule_limit = ts_xcalloc(req->rules->nconstraints + 1, sizeof(bool));
     rs.rule_term_dep = calloc(req->rules->nconstraints + 1, sizeof(Id *));
     if (!rs.rule_done || !rs.rule_term_done || !rs.rule_dep ||
-        !rs.rule_rich || !rs.rule_limit || !rs.rule_term_dep)
+        !rs.rule_rich || !rs.rule_term_dep)
       abort();
     for (size_t i = 0; i < req->rules->nconstraints; i++) {
       rs.rule_term_done[i] =
