@@ -372,7 +372,8 @@ int ts_cmd_install(int argc, char **argv) {
     char el[32];
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
-    explain_cpu(res, rules, &host, g.ignore_host);
+    if (!res->res->held_back)
+      explain_cpu(res, rules, &host, g.ignore_host);
     ts_cli_warn_resolution(res);
     char **unmet = NULL;
     size_t nunmet = ts_plan_unmet_requirements(res, &unmet);

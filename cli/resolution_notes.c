@@ -22,6 +22,10 @@ static bool provides(const struct ts_metadata *md, const char *extra) {
 }
 
 void ts_cli_warn_resolution(const struct ts_plan_result *res) {
+  char *note = ts_plan_held_back_note(res);
+  if (note)
+    ts_cli_info("note: %s", note);
+  free(note);
   for (size_t i = 0; res->res && i < res->res->nitems; i++) {
     const struct ts_plan_item *it = &res->items[i];
     const struct ts_resolved *x = it->r;

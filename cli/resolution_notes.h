@@ -2,7 +2,9 @@
  * cli/resolution_notes.h — the warnings pip prints about a resolution that
  * succeeded: a yanked file was chosen (PEP 592 allows it only for an == or
  * === pin, and the installer must say so, with the reason), and an extra
- * asked for that the chosen distribution does not provide.
+ * asked for that the chosen distribution does not provide; and torchsolve's
+ * note when torch is held back below the best build this host runs
+ * (ts_plan_held_back_note).
  */
 #pragma once
 

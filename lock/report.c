@@ -334,6 +334,13 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
     for (size_t i = 0; ok && i < r->nconflicts; i++)
       ok = cJSON_AddItemToArray(c, cJSON_CreateString(r->conflicts[i]));
   }
+  if (ok && r->nnotes) {
+    cJSON *ts = cJSON_AddObjectToObject(root, "torchsolve");
+    cJSON *notes = ts ? cJSON_AddArrayToObject(ts, "notes") : NULL;
+    ok = notes != NULL;
+    for (size_t i = 0; ok && i < r->nnotes; i++)
+      ok = cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
+  }
   if (!ok) {
     cJSON_Delete(root);
     return ts_error_set(err, TS_E_NOMEM, "out of memory");

@@ -67,6 +67,11 @@ struct ts_report {
    * installed"); pip prints them after installing and records nothing. */
   const char *const *conflicts;
   size_t nconflicts;
+  /* torchsolve's notes on the choice (a torch held back, and why): a
+   * top-level "torchsolve": {"notes": [...]} after "environment", only
+   * when there is one (pip's readers ignore keys they do not know) */
+  const char *const *notes;
+  size_t nnotes;
 };
 
 /* Appends the report (ending in a newline) to out.  TS_E_INVALID for a

@@ -626,6 +626,45 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
   }
 }
 
+/* A root requirement that pins a routed project to some releases routes
+ * every variant of those releases whose backend kind this host runs (the
+ * kinds of the usable variants): torch==2.5.1 on an RX 7900 XT routes
+ * rocm6.1 and rocm6.2 of 2.5, so that the resolver can name the rule that
+ * refuses each GPU build (hipblaslt-gfx1100) instead of finding none. */
+static void pinned_releases(struct variants *v, const struct ts_constraint_set *set,
+                            const struct ts_plan_options *o) {
+  bool kinds[8] = {false};
+  for (size_t i = 0; i < v->n; i++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, v->names[i]);
+    if (b && !v->cpu[i] && (size_t)b->kind < sizeof kinds)
+      kinds[b->kind] = true;
+  }
+  for (size_t i = 0; i < o->nentries; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->kind != TS_REQFILE_NAMED || e->req->url ||
+        !is_routed(set, e->req->normalized_name) ||
+        !ts_specset_count(e->req->specifier))
+      continue;
+    for (size_t r = 0; r < o->rules->nreleases; r++) {
+      const struct ts_rules_release *rel = &o->rules->releases[r];
+      bool admitted = false;
+      for (size_t k = 0; k < rel->nversions && !admitted; k++) {
+        struct ts_version *ver = NULL;
+        if (ts_version_parse(rel->versions[k], strlen(rel->versions[k]), &ver,
+                             NULL) == TS_OK)
+          admitted = ts_specset_contains(e->req->specifier, ver, TS_PRE_INCLUDE);
+        ts_version_free(ver);
+      }
+      for (size_t k = 0; admitted && k < rel->nvariants; k++) {
+        const struct ts_rules_backend *b =
+            ts_rules_find_backend(o->rules, rel->variants[k].backend);
+        if (b && (size_t)b->kind < sizeof kinds && kinds[b->kind])
+          variants_add(v, b->id, false);
+      }
+    }
+  }
+}
+
 static int cstr_ptr_cmp(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
@@ -727,6 +766,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (o->facts_override)
       collect_usable(&p->vars, set);
     pinned_labels(&p->vars, set, o);
+    if (o->rules)
+      pinned_releases(&p->vars, set, o);
     build_routes_and_prefs(p, r->idx, set, &p->vars);
   }
 
@@ -819,6 +860,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .force_reinstall = o->force_reinstall,
       .no_deps = o->no_deps,
       .ignore_host = o->ignore_host,
+      .refuse_pinned_fallback = true,
       .prefetch = 16,
       .debug_solver_dir = o->debug_solver_dir,
   };

@@ -287,3 +287,11 @@ bool ts_plan_explain_cpu(const struct ts_plan_result *r, const struct ts_rules *
                          const struct ts_host *h, bool ignore_host,
                          struct ts_plan_cpu_note *out);
 void ts_plan_cpu_note_clear(struct ts_plan_cpu_note *n);
+
+/* The one-line note on a torch held back (resolver's held_back): "torch
+ * 2.9.1 is held back: torch 2.13.0+cu130 runs on this host, but ...", or
+ * for a CPU build on a host with a GPU build "torch 2.13.0+cpu is a CPU
+ * build: torch 2.9.1+rocm6.4 runs on this host's GPU, but ...".  NULL
+ * when nothing is held back; malloc'd.  install and lock print it as a
+ * note, --report carries it under "torchsolve". */
+char *ts_plan_held_back_note(const struct ts_plan_result *r);

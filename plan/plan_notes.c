@@ -1,6 +1,7 @@
 /* Why a resolution took a CPU build: see plan.h (ts_plan_explain_cpu). */
 #include <string.h>
 
+#include "core/str.h"
 #include "plan/plan.h"
 
 static bool any_gpu(const struct ts_constraint_set *s) {
@@ -78,4 +79,19 @@ bool ts_plan_explain_cpu(const struct ts_plan_result *r, const struct ts_rules *
 
 void ts_plan_cpu_note_clear(struct ts_plan_cpu_note *n) {
   ts_constraint_set_clear(&n->series_backends);
+}
+
+char *ts_plan_held_back_note(const struct ts_plan_result *r) {
+  const struct ts_held_back *hb = r->res ? r->res->held_back : NULL;
+  if (!hb)
+    return NULL;
+  if (!hb->runnable)
+    return ts_xasprintf("%s %s is the newest %s whose GPU build runs on this "
+                        "host: %s", hb->name, hb->chosen, hb->name, hb->reason);
+  if (hb->fallback)
+    return ts_xasprintf("%s %s is a CPU build: %s %s runs on this host's GPU, "
+                        "but %s", hb->name, hb->chosen, hb->name, hb->runnable,
+                        hb->reason);
+  return ts_xasprintf("%s %s is held back: %s %s runs on this host, but %s",
+                      hb->name, hb->chosen, hb->name, hb->runnable, hb->reason);
 }

@@ -67,14 +67,18 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
   size_t nenv = ts_report_env_from_markers(&r->target->markers, env);
   char **conflicts = NULL;
   size_t nconflicts = ts_plan_unmet_requirements(r, &conflicts);
+  char *note = ts_plan_held_back_note(r);
+  const char *notes[1] = {note};
   struct ts_report rep = {.tool_version = "torchsolve " TS_VERSION, .items = items,
                           .nitems = m, .environment = env, .nenvironment = nenv,
                           .conflicts = (const char *const *)conflicts,
-                          .nconflicts = nconflicts};
+                          .nconflicts = nconflicts,
+                          .notes = notes, .nnotes = note ? 1 : 0};
   enum ts_code rc = ts_report_write(&rep, out, err);
   for (size_t i = 0; i < nconflicts; i++)
     free(conflicts[i]);
   free(conflicts);
+  free(note);
   for (size_t i = 0; i < n; i++) {
     ts_metadata_free(k[i].md);
     free(k[i].kv);

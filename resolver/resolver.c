@@ -341,8 +341,16 @@ static int variant_score(const struct ts_resolver_variant_pref *pref,
 }
 
 /* 2: matches a main pattern, 1: only a fallback one, 0: none. */
-static int variant_tier(const struct ts_resolver_variant_pref *pref,
-                        const struct ts_version *v) {
+const struct ts_resolver_variant_pref *ts_rs_variant_pref(const struct rs *rs,
+                                                          const char *name) {
+  for (size_t i = 0; i < rs->req->nvariants; i++)
+    if (strcmp(rs->req->variants[i].name, name) == 0)
+      return &rs->req->variants[i];
+  return NULL;
+}
+
+int ts_rs_variant_tier(const struct ts_resolver_variant_pref *pref,
+                       const struct ts_version *v) {
   if (!pref || !pref->nfallback)
     return 0;
   int score = variant_score(pref, v);
@@ -363,7 +371,7 @@ static int pref_cmp(const void *a, const void *b, void *vctx) {
    * pip would take the highest) */
   if (ctx->demote_pre && x->pre != y->pre)
     return x->pre ? -1 : 1;
-  int tx = variant_tier(ctx->pref, x->v), ty = variant_tier(ctx->pref, y->v);
+  int tx = ts_rs_variant_tier(ctx->pref, x->v), ty = ts_rs_variant_tier(ctx->pref, y->v);
   if (tx != ty)
     return tx < ty ? -1 : 1;
   int c = ts_version_cmp(x->pub, y->pub) * ctx->dir;
@@ -609,7 +617,7 @@ static bool root_admits(struct rs *rs, const char *name, const struct rs_ver *v)
   return true;
 }
 
-static void reveal(struct rs *rs, int pidx, size_t i) {
+void ts_rs_reveal(struct rs *rs, int pidx, size_t i) {
   struct rs_proj *pj = &rs->projs[pidx];
   struct rs_ver *s = &pj->vers[i];
   s->solv = new_solvable(rs, rs->repo, pj->nameid, pj->evrs[i], RS_CAND, pidx,
@@ -633,7 +641,7 @@ static bool reveal_window(struct rs *rs, int pidx) {
       continue;
     shown++;
     if (!s->solv) {
-      reveal(rs, pidx, k);
+      ts_rs_reveal(rs, pidx, k);
       any = true;
     }
   }
@@ -652,7 +660,7 @@ static void reveal_matching(struct rs *rs, int pidx, const bool *match) {
       continue;
     shown++;
     if (!pj->vers[k].solv)
-      reveal(rs, pidx, k);
+      ts_rs_reveal(rs, pidx, k);
   }
 }
 
@@ -1619,6 +1627,16 @@ static struct rs_job *push_job(struct rs *rs, Id how, Id what) {
  * changed instead, so the first job gets the best version that has any
  * solution.  Projects of req->priority come first (torch: its newest
  * release, then its best variant), the rest in canonical order. */
+Solver *ts_rs_solver(struct rs *rs) {
+  pool_createwhatprovides(rs->pool);
+  Solver *solv = solver_create(rs->pool);
+  /* pip replaces an installed version by an older one when the request
+   * needs it */
+  solver_set_flag(solv, SOLVER_FLAG_ALLOW_DOWNGRADE, 1);
+  solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+  return solv;
+}
+
 static void add_root_jobs(struct rs *rs) {
   for (size_t tier = 0; tier <= rs->req->npriority; tier++) {
     for (size_t i = 0; i < rs->req->nrequirements; i++) {
@@ -1857,12 +1875,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   queue_init(&cl);
   queue_init(&pending);
   for (;;) {
-    pool_createwhatprovides(rs.pool);
-    Solver *solv = solver_create(rs.pool);
-    /* pip replaces an installed version by an older one when the request
-     * needs it */
-    solver_set_flag(solv, SOLVER_FLAG_ALLOW_DOWNGRADE, 1);
-    solver_set_flag(solv, SOLVER_FLAG_IGNORE_RECOMMENDED, 1);
+    Solver *solv = ts_rs_solver(&rs);
     res->solves++;
     int nprob = solver_solve(solv, &rs.jobs);
     if (nprob && expand_windows(&rs, solv, nprob)) {
@@ -1898,6 +1911,8 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
                        TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
                        NULL, NULL);
       solver_free(solv);
+      /* after the answer's solver is gone: it makes solvers of its own */
+      c = ts_rs_held_back(&rs, &cl, res, err);
       break;
     }
     solver_free(solv);
@@ -1931,6 +1946,13 @@ void ts_resolution_free(struct ts_resolution *r) {
     free(it->extras);
   }
   free(r->items);
+  if (r->held_back) {
+    free(r->held_back->name);
+    free(r->held_back->chosen);
+    free(r->held_back->runnable);
+    free(r->held_back->reason);
+    free(r->held_back);
+  }
   for (size_t i = 0; i < r->why.nlines; i++)
     free(r->why.lines[i]);
   free(r->why.lines);

@@ -151,6 +151,13 @@ struct ts_resolver_request {
   bool force_reinstall;  /* installed distributions are not candidates */
   bool no_deps;          /* install exactly what was asked */
   bool ignore_host;      /* drop host facts (but Python) and rules on them */
+  /* A root requirement with a specifier on priority[0] (torch==2.5.1)
+   * whose answer is a fallback-tier build (CPU) while the host runs a
+   * main-tier one (a GPU build of another version): TS_E_RESOLVE, with
+   * why no main-tier build of the allowed versions runs and the fixes,
+   * instead of a silent CPU build.  A specifier naming a local label
+   * (torch==2.5.1+cpu) asks for that build and is not refused. */
+  bool refuse_pinned_fallback;
   /* more versions fetched with a chosen one once the solver has moved away
    * from a version of that project, doubled each further round in which it
    * moves again; their deps are encoded at once, so the solver backtracks
@@ -189,8 +196,25 @@ struct ts_explanation {
   size_t nlines;
 };
 
+/* The first priority project (torch) installed below the best build that
+ * this host runs (judged on the host facts and rules alone, as `detect`
+ * judges): that build, and what in the request holds it back. */
+struct ts_held_back {
+  char *name;       /* "torch" */
+  char *chosen;     /* "2.9.1" */
+  /* "2.13.0+cu130"; NULL when the host itself holds it back: newer
+   * releases have GPU builds and the rules rule every one out here (an
+   * RX 7900 XT on ROCm 6.2: hipBLASLt), and `reason` says which */
+  char *runnable;
+  bool fallback;    /* chosen is a fallback-tier build (CPU), runnable not */
+  /* One line: the requirements, rules ("rule ID: message") and their
+   * fixes that rule `runnable` out, as the explanation words them. */
+  char *reason;
+};
+
 struct ts_resolution {
   struct ts_resolved *items;   /* sorted by name */
+  struct ts_held_back *held_back; /* NULL when nothing is held back */
   size_t nitems;
   struct ts_explanation why;   /* set when the request cannot be met */
   /* what it took */

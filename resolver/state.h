@@ -169,5 +169,24 @@ Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
 bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
                         const struct ts_specset *spec, bool pre_ok);
 
+/* A solvable for version i of project pidx (with its extras and the rules
+ * already applied to the project). */
+void ts_rs_reveal(struct rs *rs, int pidx, size_t i);
+/* A solver over the pool as it stands (whatprovides rebuilt), with the
+ * flags every solve uses. */
+Solver *ts_rs_solver(struct rs *rs);
+/* The variant preference of a project, or NULL; the tier of a version
+ * under it: 2 main pattern, 1 fallback pattern only (CPU), 0 none. */
+const struct ts_resolver_variant_pref *ts_rs_variant_pref(const struct rs *rs,
+                                                          const char *name);
+int ts_rs_variant_tier(const struct ts_resolver_variant_pref *pref,
+                       const struct ts_version *v);
+/* After the last successful solve (`cl` its closure): res->held_back when
+ * req->priority[0] is installed below the best build the host runs; with
+ * req->refuse_pinned_fallback, TS_E_RESOLVE and res->why when a pinned
+ * one fell back to the fallback tier (CPU) on a host with a GPU build. */
+enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
+                             struct ts_resolution *res, struct ts_error *err);
+
 /* Fills `why` with sentences for the solver's problems. */
 void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);

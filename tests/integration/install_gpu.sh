@@ -58,12 +58,22 @@ grep -qi 'fix' "$work/err" || ts_fail "rx7900xt: no fix"
 run rx7900xt-rocm62 torch torchvision || { cat "$work/err"; ts_fail "rx7900xt: torch torchvision"; }
 grep -q '^install torchvision 0.24.1+rocm6.4 ' "$work/out" || { cat "$work/out"; ts_fail "torchvision pairing"; }
 
-# torch==2.5.1 has no build for gfx1100 on ROCm 6.2: the CPU build, and the
-# note says so (it said "this host has no usable GPU backend")
-run rx7900xt-rocm62 'torch==2.5.1' || { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1"; }
-[ "$(torch_of)" = 2.5.1+cpu ] || ts_fail "rx7900xt: torch==2.5.1 picked $(torch_of)"
-grep -q 'torch 2.5 has no build for this host.s GPU; the newest torch with one is 2.9' "$work/err" ||
-  { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1 CPU note"; }
+# torch==2.5.1 has no build for gfx1100 on ROCm 6.2: no silent CPU build
+# (issue 12): exit 1 with the rule and the ways out; --cpu accepts it
+rc=0; run rx7900xt-rocm62 'torch==2.5.1' || rc=$?
+cat "$work/err"
+[ "$rc" = 1 ] || ts_fail "rx7900xt: torch==2.5.1 exit $rc, wanted 1 (no silent CPU build)"
+grep -q 'error: torch==2.5.1 has no GPU build that runs on this host (it would be the CPU build 2.5.1+cpu)' "$work/err" ||
+  ts_fail "rx7900xt: torch==2.5.1 refusal"
+grep -q 'hipblaslt-gfx1100' "$work/err" || ts_fail "rx7900xt: torch==2.5.1: rule not named"
+grep -q 'fix: ask for torch==2.4.1, the newest torch with a GPU build that runs here (2.4.1+rocm6.1)' "$work/err" ||
+  ts_fail "rx7900xt: torch==2.5.1: no newest-GPU-build fix"
+grep -q 'fix: pass --cpu to accept torch 2.5.1+cpu' "$work/err" || ts_fail "rx7900xt: torch==2.5.1: no --cpu fix"
+[ ! -s "$work/out" ] || ts_fail "rx7900xt: torch==2.5.1 printed a plan"
+run rx7900xt-rocm62 --cpu 'torch==2.5.1' || { cat "$work/err"; ts_fail "rx7900xt: --cpu torch==2.5.1"; }
+[ "$(torch_of)" = 2.5.1+cpu ] || ts_fail "rx7900xt: --cpu torch==2.5.1 picked $(torch_of)"
+run rx7900xt-rocm62 'torch==2.5.1+cpu' || { cat "$work/err"; ts_fail "rx7900xt: torch==2.5.1+cpu"; }
+[ "$(torch_of)" = 2.5.1+cpu ] || ts_fail "rx7900xt: torch==2.5.1+cpu picked $(torch_of)"
 
 # --- RX 7800 XT (gfx1101) on ROCm 6.2: 2.4 wheels have no gfx1101 kernels
 run rx7800xt-rocm62 torch || { cat "$work/err"; ts_fail "rx7800xt: torch"; }
