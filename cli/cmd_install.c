@@ -372,6 +372,7 @@ int ts_cmd_install(int argc, char **argv) {
     char el[32];
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
+    ts_cli_resolution_figures(res);
     if (!res->res->held_back)
       explain_cpu(res, rules, &host, g.ignore_host);
     ts_cli_warn_resolution(res);

@@ -190,6 +190,7 @@ int ts_cmd_lock(int argc, char **argv) {
     char el[32];
     ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
                 ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
+    ts_cli_resolution_figures(res);
     ts_cli_warn_resolution(res);
     struct ts_pylock *lock = NULL;
     if (ts_plan_to_pylock(res, output, &lock, &err) != TS_OK)

@@ -46,3 +46,11 @@ void ts_cli_warn_resolution(const struct ts_plan_result *res) {
     ts_metadata_free(md);
   }
 }
+
+void ts_cli_resolution_figures(const struct ts_plan_result *res) {
+  if (ts_cli.verbosity > 0 && res->res)
+    ts_cli_info("  %zu solve%s, %zu project page%s, %zu METADATA file%s",
+                res->res->solves, ts_cli_plural(res->res->solves),
+                res->res->pages_fetched, ts_cli_plural(res->res->pages_fetched),
+                res->res->metadata_fetched, ts_cli_plural(res->res->metadata_fetched));
+}

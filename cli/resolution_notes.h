@@ -12,3 +12,7 @@ struct ts_plan_result;
 
 /* Prints one warning line per finding on stderr (always, as pip does). */
 void ts_cli_warn_resolution(const struct ts_plan_result *res);
+
+/* With -v: what the resolution took (libsolv solves, project pages and
+ * METADATA files read), for profiling hard cases. */
+void ts_cli_resolution_figures(const struct ts_plan_result *res);
