@@ -626,19 +626,49 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
   }
 }
 
-/* A root requirement that pins a routed project to some releases routes
- * every variant of those releases whose backend kind this host runs (the
- * kinds of the usable variants): torch==2.5.1 on an RX 7900 XT routes
- * rocm6.1 and rocm6.2 of 2.5, so that the resolver can name the rule that
- * refuses each GPU build (hipblaslt-gfx1100) instead of finding none. */
-static void pinned_releases(struct variants *v, const struct ts_constraint_set *set,
-                            const struct ts_plan_options *o) {
-  bool kinds[8] = {false};
+/* Every variant of `rel` whose backend kind is marked in kinds[]. */
+static void route_release(struct variants *v, const struct ts_plan_options *o,
+                          const struct ts_rules_release *rel, const bool *kinds,
+                          size_t nkinds) {
+  for (size_t k = 0; k < rel->nvariants; k++) {
+    const struct ts_rules_backend *b =
+        ts_rules_find_backend(o->rules, rel->variants[k].backend);
+    if (b && (size_t)b->kind < nkinds && kinds[b->kind])
+      variants_add(v, b->id, false);
+  }
+}
+
+/* Variants routed only so that the resolver can say why they do not run:
+ *  - a root requirement that pins a routed project to some releases routes
+ *    every variant of those releases whose backend kind this host runs (the
+ *    kinds of the usable variants): torch==2.5.1 on an RX 7900 XT routes
+ *    rocm6.1 and rocm6.2 of 2.5, so the resolver names the rule that
+ *    refuses each GPU build (hipblaslt-gfx1100) instead of finding none;
+ *  - when the newest release has no usable variant of such a kind, its
+ *    variants of that kind: the held-back note then names the rules that
+ *    keep the host on an older torch (backend-rocm7.2-rocm).
+ * The rules refuse them in the resolver as everywhere else. */
+static void explaining_variants(struct variants *v, const struct ts_constraint_set *set,
+                                const struct ts_plan_options *o) {
+  bool kinds[8] = {false}, newest_has[8] = {false};
   for (size_t i = 0; i < v->n; i++) {
     const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, v->names[i]);
     if (b && !v->cpu[i] && (size_t)b->kind < sizeof kinds)
       kinds[b->kind] = true;
   }
+  for (size_t i = 0; i < set->nbackends; i++) {
+    const struct ts_rules_backend *b =
+        ts_rules_find_backend(o->rules, set->backends[i].name);
+    if (b && set->backends[i].usable && (size_t)b->kind < sizeof newest_has)
+      newest_has[b->kind] = true;
+  }
+  bool missing[8] = {false}, any_missing = false;
+  for (size_t k = 0; k < sizeof kinds; k++) {
+    missing[k] = kinds[k] && !newest_has[k];
+    any_missing |= missing[k];
+  }
+  if (any_missing && ts_rules_newest(o->rules))
+    route_release(v, o, ts_rules_newest(o->rules), missing, sizeof missing);
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->kind != TS_REQFILE_NAMED || e->req->url ||
@@ -655,12 +685,8 @@ static void pinned_releases(struct variants *v, const struct ts_constraint_set *
           admitted = ts_specset_contains(e->req->specifier, ver, TS_PRE_INCLUDE);
         ts_version_free(ver);
       }
-      for (size_t k = 0; admitted && k < rel->nvariants; k++) {
-        const struct ts_rules_backend *b =
-            ts_rules_find_backend(o->rules, rel->variants[k].backend);
-        if (b && (size_t)b->kind < sizeof kinds && kinds[b->kind])
-          variants_add(v, b->id, false);
-      }
+      if (admitted)
+        route_release(v, o, rel, kinds, sizeof kinds);
     }
   }
 }
@@ -767,7 +793,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       collect_usable(&p->vars, set);
     pinned_labels(&p->vars, set, o);
     if (o->rules)
-      pinned_releases(&p->vars, set, o);
+      explaining_variants(&p->vars, set, o);
     build_routes_and_prefs(p, r->idx, set, &p->vars);
   }
 

@@ -198,11 +198,23 @@ static bool admitted_by_roots(const struct rs *rs, const struct rs_proj *pj,
   return true;
 }
 
-static bool newer_release(const struct rs *rs, const struct rs_proj *pj,
-                          const struct rs_ver *v, const void *ctx) {
+static bool same_release(const struct rs *rs, const struct rs_proj *pj,
+                         const struct rs_ver *v, const void *ctx) {
   (void)rs;
   (void)pj;
-  return ts_version_cmp(v->pub, ctx) > 0;
+  return ts_version_cmp(v->pub, ctx) == 0;
+}
+
+/* The newest public version among pj's main-tier (GPU) builds. */
+static const struct ts_version *newest_main_tier(const struct rs *rs,
+                                                 const struct rs_proj *pj) {
+  const struct ts_resolver_variant_pref *pref = ts_rs_variant_pref(rs, pj->name);
+  const struct ts_version *best = NULL;
+  for (size_t k = 0; k < pj->nvers; k++)
+    if (pj->vers[k].usable && ts_rs_variant_tier(pref, pj->vers[k].v) == 2 &&
+        (!best || ts_version_cmp(pj->vers[k].pub, best) > 0))
+      best = pj->vers[k].pub;
+  return best;
 }
 
 /* The root requirements on the project pin it (a specifier), and none
@@ -310,9 +322,13 @@ enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
   if (best < 0) {
     if (fallback)
       return TS_OK; /* no GPU build of any version runs: nothing newer */
-    /* the host itself holds it back: newer releases have GPU builds, and
-     * the rules rule every one of them out here (hipBLASLt on gfx1100) */
-    Id dep = main_tier_dep(rs, pidx, newer_release, pj->vers[chosen].pub);
+    /* the host itself holds it back: the newest release has GPU builds,
+     * and the rules rule every one of them out here (the kernel driver's
+     * window on an RX 7900 XT); its builds are the ones explained */
+    const struct ts_version *newest = newest_main_tier(rs, pj);
+    Id dep = newest && ts_version_cmp(newest, pj->vers[chosen].pub) > 0
+                 ? main_tier_dep(rs, pidx, same_release, newest)
+                 : 0;
     char *reason = dep ? blocked_by(rs, SOLVER_INSTALL | SOLVER_SOLVABLE_PROVIDES,
                                     dep, true)
                        : NULL;

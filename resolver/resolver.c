@@ -1689,8 +1689,9 @@ static void add_root_jobs(struct rs *rs) {
                                    pool_str2id(rs->pool, up[i], 1));
       ji->text = ts_xasprintf("--upgrade-package %s", up[i]);
     }
-    free(up[i]);
   }
+  for (size_t i = 0; i < nup; i++)
+    free(up[i]);
   free(up);
 }
 

@@ -2,8 +2,10 @@
 # "Held back" notes (issue 12, point 3): when the chosen torch is older than
 # the best build this host runs, one note names that build, what holds it
 # back (a requirement, a rule id, a pairing) and the rule's fix; --report
-# carries the same under "torchsolve".  And --no-deps (point 6): a rule that
-# names another project never installs it.
+# carries the same under "torchsolve"; when the host itself holds it back
+# (RX 7900 XT: the newest torch's ROCm 7.2 build is outside the kernel
+# driver's window), the note names the rule.  And --no-deps (point 6): a
+# rule that names another project never installs it.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
@@ -78,4 +80,21 @@ echo "ok: --no-deps adds nothing"
 run --no-deps pymomentum-gpu torch || { cat "$work/err"; ts_fail "--no-deps pymomentum-gpu torch"; }
 grep -q '^install torch 2.9.1+cu130 ' "$work/out" || { cat "$work/out"; ts_fail "--no-deps: the rule no longer limits torch"; }
 echo "ok: --no-deps keeps the rule between named projects"
+# the host holds torch back: on the RX 7900 XT (ROCm 6.2's kernel driver)
+# the newest torch's ROCm 7.2 build is outside the driver's window; the
+# note names that build, the rule and its fix
+{
+  echo "whl/rocm6.4 torch 2.9.1+rocm6.4 $tag"
+  echo "whl/rocm7.2 torch 2.13.0+rocm7.2 $tag"
+  echo "whl/cpu torch 2.13.0+cpu $tag"
+} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
+"$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
+  --sysroot "$S/rx7900xt-rocm62" --dry-run torch >"$work/out" 2>"$work/err" || { cat "$work/err"; ts_fail "rx7900xt: torch"; }
+grep -q '^install torch 2.9.1+rocm6.4 ' "$work/out" || { cat "$work/out"; ts_fail "rx7900xt: torch"; }
+note=$(grep '^note: ' "$work/err" || true)
+case $note in
+  "note: torch 2.9.1+rocm6.4 is the newest torch whose GPU build runs on this host: torch 2.13.0+rocm7.2 needs "*"(rule backend-rocm7.2-rocm: "*"fix (rule backend-rocm7.2-rocm): "*) ;;
+  *) cat "$work/err"; ts_fail "rx7900xt: host-bound note" ;;
+esac
+echo "ok: the host holds torch back, and the note says which rule"
 echo PASS
