@@ -42,3 +42,8 @@ void ts_cli_warn_resolution(const struct ts_plan_result *res) {
     ts_metadata_free(md);
   }
 }
+
+void ts_cli_warn_plan_notes(const struct ts_plan_result *res) {
+  for (size_t i = 0; res && i < res->nnotes; i++)
+    ts_cli_warn("%s", res->notes[i]);
+}

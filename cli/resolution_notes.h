@@ -10,3 +10,7 @@ struct ts_plan_result;
 
 /* Prints one warning line per finding on stderr (always, as pip does). */
 void ts_cli_warn_resolution(const struct ts_plan_result *res);
+
+/* The plan's notes (what it passed over on purpose), one warning line
+ * each; for a failed resolution too. */
+void ts_cli_warn_plan_notes(const struct ts_plan_result *res);

@@ -371,7 +371,12 @@ static void load_find_links(struct ts_index *idx) {
     if (path) {
       struct stat st;
       if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        l->dir = path;
+        /* absolute: its files become file:// URLs ("-f wheels" gave
+         * file://wheels/x.whl, which names a host) */
+        char *abs = realpath(path, NULL);
+        l->dir = abs ? abs : path;
+        if (abs)
+          free(path);
         continue;
       }
       l->code = ts_fs_read_file(path, &l->page, &l->err);
