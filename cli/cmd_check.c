@@ -127,11 +127,7 @@ static enum ts_code check_custom_torch(const struct ts_constraint_set *s,
   for (size_t i = 0; i < r->ndists; i++) {
     if (strcmp(r->dists[i].name, "torch") != 0)
       continue;
-    const char *plus = strchr(r->dists[i].version, '+');
-    bool variant = false;
-    for (size_t k = 0; plus && k < s->nbackends; k++)
-      variant |= strcmp(plus + 1, s->backends[k].name) == 0;
-    if (!plus || variant)
+    if (!ts_rules_is_custom_build(s, r->dists[i].version))
       return TS_OK;
     for (size_t d = 0; d < ndirs; d++) {
       char *cuda = ts_site_torch_built_with(dirs[d], "cuda");

@@ -118,6 +118,7 @@ static const char install_tail[] =
     "  torchsolve install --dry-run 'torch==2.5.1+rocm6.2'\n"
     "  torchsolve install -r requirements.txt --require-hashes\n"
     "  torchsolve install ./torch-2.9.1a0+gitd38164a-cp311-cp311-linux_x86_64.whl\n"
+    "      (a custom build: checked against this host by its torch/version.py)\n"
     "  torchsolve install --python-version 3.12 --platform manylinux_2_28_x86_64 \\\n"
     "      --cuda 12.6 --report - torch\n"
     "  torchsolve install --target /install -r requirements.txt\n"
@@ -489,6 +490,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   struct ts_plan_tree tree = {0};
   rc = eager && upgrade ? ts_plan_resolve_eager(&po, &res, &err)
                         : ts_plan_resolve(&po, &res, &err);
+  ts_cli_warn_plan_notes(res);
   if (rc == TS_E_RESOLVE && res && res->res) {
     status = ts_cli_report_explained(&err, res->res->why.lines, res->res->why.nlines);
   } else if (rc != TS_OK) {

@@ -180,6 +180,7 @@ int ts_cmd_lock(int argc, char **argv) {
       .read_installed = false, .probe_cache_dir = cache};
   struct ts_plan_result *res = NULL;
   enum ts_code rc = ts_plan_resolve(&po, &res, &err);
+  ts_cli_warn_plan_notes(res);
   if (rc == TS_E_RESOLVE && res && res->res) {
     status = ts_cli_report_explained(&err, res->res->why.lines, res->res->why.nlines);
   } else if (rc != TS_OK) {

@@ -363,11 +363,7 @@ static int cmd_audit(int argc, char **argv) {
   /* Custom builds (a local label that is no variant) are judged by what
    * --built-with says they were built with. */
   for (size_t i = 0; pk && status == 0 && i < n && (built_cuda || built_rocm); i++) {
-    const char *plus = strchr(pk[i].version, '+');
-    bool variant = false;
-    for (size_t k = 0; plus && k < s.nbackends; k++)
-      variant |= strcmp(plus + 1, s.backends[k].name) == 0;
-    if (plus && !variant &&
+    if (ts_rules_is_custom_build(&s, pk[i].version) &&
         ts_rules_check_build(&s, pk[i].name, pk[i].version, built_cuda,
                              built_rocm, &f, &nf, &err) != TS_OK)
       status = ts_cli_report(&err);

@@ -54,3 +54,8 @@ void ts_cli_resolution_figures(const struct ts_plan_result *res) {
                 res->res->pages_fetched, ts_cli_plural(res->res->pages_fetched),
                 res->res->metadata_fetched, ts_cli_plural(res->res->metadata_fetched));
 }
+
+void ts_cli_warn_plan_notes(const struct ts_plan_result *res) {
+  for (size_t i = 0; res && i < res->nnotes; i++)
+    ts_cli_warn("%s", res->notes[i]);
+}

@@ -16,3 +16,7 @@ void ts_cli_warn_resolution(const struct ts_plan_result *res);
 /* With -v: what the resolution took (libsolv solves, project pages and
  * METADATA files read), for profiling hard cases. */
 void ts_cli_resolution_figures(const struct ts_plan_result *res);
+
+/* The plan's notes (what it passed over on purpose), one warning line
+ * each; for a failed resolution too. */
+void ts_cli_warn_plan_notes(const struct ts_plan_result *res);

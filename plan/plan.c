@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "pep/specifier.h"
 #include "target/site.h"
 #include "pep/version.h"
+#include "zip/zip.h"
 
 static double now_ms(void) {
   struct timespec ts;
@@ -60,6 +62,7 @@ struct variants {
 };
 
 struct priv {
+  struct ts_plan_result *owner; /* the result this provider fills (notes) */
   struct ts_index *idx;
   const struct ts_constraint_set *set;
   char **routes; /* <torch>/<variant> for each usable backend */
@@ -224,6 +227,37 @@ static struct page *keep_page(struct priv *p, const struct ts_index_result *r) {
   return pg;
 }
 
+/* A routed project's --find-links files, when the PyTorch server has
+ * files of it too, are dropped with a note: the server's builds are the
+ * ones the rules vouch for, and a folder's "torch 99.0.0" would otherwise
+ * win on version alone. */
+static void drop_routed_find_links(struct priv *p, struct ts_index_project *pr) {
+  struct ts_plan_result *r = p->owner;
+  if (!is_routed(p->set, pr->name))
+    return;
+  bool served = false;
+  for (size_t i = 0; i < pr->nfiles && !served; i++)
+    served = !pr->files[i].from_find_links;
+  if (!served)
+    return;
+  size_t k = 0;
+  for (size_t i = 0; i < pr->nfiles; i++) {
+    if (pr->files[i].from_find_links) {
+      r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
+      r->notes[r->nnotes++] = ts_xasprintf(
+          "%s from --find-links is passed over: rules.yaml routes %s to the "
+          "PyTorch server, which has it; to install that file, name its path",
+          pr->files[i].filename, pr->name);
+      ts_index_file_clear(&pr->files[i]);
+      continue;
+    }
+    if (k != i)
+      pr->files[k] = pr->files[i];
+    k++;
+  }
+  pr->nfiles = k;
+}
+
 static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
                               struct ts_resolver_pages *out, struct ts_error *err) {
   struct priv *p = ctx;
@@ -254,6 +288,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
             hash_entry(p->entries, p->nentries, res[j].project.name);
         if (he)
           filter_hashes(&res[j].project, he);
+        drop_routed_find_links(p, &res[j].project);
         struct page *pg = keep_page(p, &res[j]);
         out[slot[j]].projects = pg->self;
         out[slot[j]].nprojects = 1;
@@ -496,6 +531,10 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     ok = ok && ts_buf_printf(&b, "%s%s", i ? "," : "[", extras[i]) == TS_OK;
   if (nextras)
     ok = ok && ts_buf_append_str(&b, "]") == TS_OK;
+  /* the file's own version: an installed other version does not satisfy
+   * "install this file" (pip replaces it) */
+  if (e->kind != TS_REQFILE_NAMED && e->version)
+    ok = ok && ts_buf_printf(&b, "===%s", e->version) == TS_OK;
   if (marker)
     ok = ok && ts_buf_printf(&b, "; %s", marker) == TS_OK;
   struct ts_requirement *r = NULL;
@@ -729,6 +768,70 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
         .nfallback = k > cpu ? cpu : 0};
 }
 
+/* ---- custom builds ------------------------------------------------------ */
+
+/* What a local wheel's torch/version.py says it was built with (cuda,
+ * hip: malloc'd or NULL).  An unreadable wheel says nothing here: the
+ * install reads it again and reports what is wrong with it. */
+static void wheel_built_with(const char *path, char **cuda, char **hip) {
+  *cuda = *hip = NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return;
+  struct ts_error ignore = {0};
+  struct ts_zip_archive *a = NULL;
+  if (ts_zip_open_fd(fd, &a, &ignore) == TS_OK) {
+    static const char member[] = "torch/version.py";
+    const struct ts_zip_entry *e = ts_zip_find(a, member, sizeof member - 1);
+    struct ts_buf b;
+    ts_buf_init(&b, 1u << 20);
+    if (e && ts_zip_read_member(a, e, &b, &ignore) == TS_OK && b.data) {
+      *cuda = ts_site_torch_version_value(b.data, b.len, "cuda");
+      *hip = ts_site_torch_version_value(b.data, b.len, "hip");
+    }
+    ts_buf_free(&b);
+  }
+  ts_zip_close(a);
+  close(fd);
+}
+
+/* A local torch wheel with a label no variant has (seed 003:
+ * torch-2.9.1a0+gitd38164a, a ROCm 7.1 build) is judged, as `check` judges
+ * it once installed, by what its torch/version.py says it was built with:
+ * TS_E_HOST naming the rule and its fix when this host cannot run it. */
+static enum ts_code check_custom_builds(const struct ts_plan_result *r,
+                                        const struct ts_constraint_set *set,
+                                        struct ts_error *err) {
+  for (size_t i = 0; i < r->res->nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    if (x->action == TS_ACTION_KEEP || !x->file || strcmp(x->name, "torch") != 0 ||
+        !ts_rules_is_custom_build(set, x->version))
+      continue;
+    char *path = ts_url_file_path(x->file->url);
+    if (!path)
+      continue; /* not downloaded yet: nothing to read */
+    char *cuda, *hip;
+    wheel_built_with(path, &cuda, &hip);
+    struct ts_rules_finding *f = NULL;
+    size_t nf = 0;
+    enum ts_code rc = ts_rules_check_build(set, x->name, x->version, cuda, hip, &f, &nf, err);
+    if (rc == TS_OK && nf)
+      rc = ts_error_set(err, TS_E_HOST,
+                        "%s %s (%s, %s %s) cannot run on this host: %s (rule %s: %s)%s%s; "
+                        "pass --ignore-host to install it anyway",
+                        x->name, x->version, x->file->filename, hip ? "HIP" : "CUDA",
+                        hip ? hip : cuda, f[0].detail, f[0].id, f[0].message,
+                        f[0].fix ? "; fix: " : "", f[0].fix ? f[0].fix : "");
+    ts_rules_findings_free(f, nf);
+    free(cuda);
+    free(hip);
+    free(path);
+    if (rc != TS_OK)
+      return rc;
+  }
+  return TS_OK;
+}
+
 /* ---- resolve ----------------------------------------------------------- */
 
 enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
@@ -758,6 +861,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   struct priv *p = ts_xcalloc(1, sizeof *p);
   p->env_lock_fd = -1;
   r->priv = p;
+  p->owner = r;
   *out = r;
   enum ts_code rc = ts_plan_make_target(o->python, o->spec, o->probe_cache_dir,
                                         &r->target, err);
@@ -945,12 +1049,15 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
         it->user_sha256 = entry_only_sha256(it->hashed_by);
     }
   }
-  return TS_OK;
+  return set && !o->ignore_host ? check_custom_builds(r, set, err) : TS_OK;
 }
 
 void ts_plan_result_free(struct ts_plan_result *r) {
   if (!r)
     return;
+  for (size_t i = 0; i < r->nnotes; i++)
+    free(r->notes[i]);
+  free(r->notes);
   if (r->res)
     ts_resolution_free(r->res);
   struct priv *p = r->priv;

@@ -8,7 +8,11 @@
  * (torch, torchvision...) come from <torch-index-url>/<variant>/ for every
  * usable backend, best first, merged (the variants differ by local label,
  * and the resolver prefers the labels in backend order, CPU as a fallback
- * tier); every other project comes from the general indexes only.  A local
+ * tier); every other project comes from the general indexes only.  A
+ * --find-links file of a routed project is used only when the PyTorch
+ * server has no file of it at all: a look-alike "torch 99.0.0" in a
+ * folder never beats the server (a note says it was passed over; a path
+ * requirement naming the file is how to install a custom build).  A local
  * wheel path or "name @ url" requirement becomes a one-file project page.
  */
 #pragma once
@@ -120,6 +124,11 @@ struct ts_plan_result {
   struct ts_plan_item *items;     /* res->nitems long, same order */
   double resolve_ms;
   char *build_log;                /* a failed build's full log, or NULL */
+  /* What the plan passed over on purpose, one line each, for the caller
+   * to show as warnings whether or not the resolution succeeded (a
+   * --find-links file of a project routed to the PyTorch server). */
+  char **notes;
+  size_t nnotes;
   void *priv;                     /* provider storage */
 };
 
@@ -203,8 +212,9 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *r, const char *output,
 
 /* pip's installation report (JSON, version 1) of what the resolution
  * installs or changes: per item the full METADATA as pip's msg_to_json
- * gives it, download_info with the URL without credentials and its sha256,
- * requested and its extras; the target's marker environment.  Appended to
+ * gives it, download_info with the URL without credentials and its sha256
+ * (a local file the index gave none for, a path or a --find-links folder's,
+ * is hashed here, as pip does), requested and its extras; the target's marker environment.  Appended to
  * out (the caller sizes its cap). */
 enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
                             struct ts_error *err);

@@ -3,7 +3,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/filehash.h"
 #include "core/str.h"
+#include "index/client.h"
 #include "index/url.h"
 #include "lock/report.h"
 #include "pep/metadata.h"
@@ -24,6 +26,28 @@ static void metadata_kvs(struct kvs *k, const char *data, size_t len) {
   k->kv = ts_report_metadata_kvs(k->md, &k->n);
 }
 
+/* A local file the index gave no hash for (a path requirement, a
+ * --find-links folder): its sha256, hashed here (or known from the stat
+ * memo), since pip's report carries archive_info.hashes for those too.
+ * Writes hex[65]; false when the URL is not a local file or it cannot be
+ * read (the report then has no hash, as before the install reads it). */
+static bool local_sha256(const struct ts_plan_result *r, const char *url, char hex[65]) {
+  char *path = ts_url_file_path(url);
+  if (!path)
+    return false;
+  const char *root = r->idx && ts_index_cache_mode(r->idx) != TS_CACHE_DISABLED
+                         ? ts_index_cache_dir(r->idx) : NULL;
+  char *memo = root ? ts_filehash_memo_dir(root) : NULL;
+  uint8_t dg[TS_SHA256_LEN];
+  struct ts_error ignore = {0};
+  bool ok = ts_filehash_path(path, memo, dg, NULL, &ignore) == TS_OK;
+  if (ok)
+    ts_sha256_hex(dg, hex);
+  free(memo);
+  free(path);
+  return ok;
+}
+
 enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
                             struct ts_error *err) {
   if (!r->res)
@@ -33,6 +57,7 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
   struct kvs *k = ts_xcalloc(n, sizeof *k);
   /* pip's report carries DirectUrl.redacted_url: no user:password@ */
   char **urls = ts_xcalloc(n, sizeof *urls);
+  char (*local_hex)[65] = ts_xcalloc(n, sizeof *local_hex);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
     const struct ts_plan_item *it = &r->items[i];
@@ -43,11 +68,14 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
       urls[m] = ts_url_without_userinfo(x->file->url);
     if (it->metadata)
       metadata_kvs(&k[m], it->metadata, it->metadata_len);
+    const char *sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256;
+    if (!sha256 && x->file->url && local_sha256(r, x->file->url, local_hex[m]))
+      sha256 = local_hex[m];
     items[m] = (struct ts_report_item){
         .name = x->name, .version = x->version,
         .metadata = k[m].kv, .nmetadata = k[m].n,
         .url = urls[m],
-        .sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256,
+        .sha256 = sha256,
         .is_direct = it->direct_url != NULL,
         .is_yanked = x->file->yanked,
         .requested = x->requested,
@@ -79,6 +107,7 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
   for (size_t i = 0; i < m; i++)
     free(urls[i]);
   free(urls);
+  free(local_hex);
   free(items);
   return rc;
 }

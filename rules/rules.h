@@ -321,6 +321,10 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
                                   struct ts_rules_finding **out, size_t *nout,
                                   struct ts_error *err);
 
+/* Whether `version` carries a local label that is no backend of the set
+ * ("2.9.1a0+gitd38164a": a custom build; "2.9.1+cu128" is a variant). */
+bool ts_rules_is_custom_build(const struct ts_constraint_set *set, const char *version);
+
 /* True when `term` matches a distribution of that name and version; host
  * facts match the set's facts.  Exposed for the resolver's tests. */
 bool ts_rules_term_matches(const struct ts_term *term, const char *name,

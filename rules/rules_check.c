@@ -222,3 +222,11 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
   free(cand_text);
   return TS_OK;
 }
+
+bool ts_rules_is_custom_build(const struct ts_constraint_set *set, const char *version) {
+  const char *plus = strchr(version, '+');
+  for (size_t k = 0; plus && k < set->nbackends; k++)
+    if (strcmp(plus + 1, set->backends[k].name) == 0)
+      return false;
+  return plus != NULL;
+}

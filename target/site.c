@@ -145,31 +145,35 @@ void ts_site_clear(struct ts_site *s) {
   memset(s, 0, sizeof *s);
 }
 
+char *ts_site_torch_version_value(const char *text, size_t len, const char *key) {
+  size_t klen = strlen(key);
+  for (const char *line = text, *end = text + len; line < end;) {
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    const char *le = nl ? nl : end;
+    if ((size_t)(le - line) > klen && memcmp(line, key, klen) == 0 &&
+        (line[klen] == ' ' || line[klen] == ':' || line[klen] == '=')) {
+      const char *eq = memchr(line + klen, '=', (size_t)(le - line - klen));
+      const char *q = eq ? eq + 1 : le;
+      while (q < le && *q == ' ')
+        q++;
+      if (q < le && (*q == '\'' || *q == '"')) {
+        const char *close = memchr(q + 1, *q, (size_t)(le - q - 1));
+        if (close && close > q + 1 && close - q < 64)
+          return ts_xstrndup(q + 1, (size_t)(close - q - 1));
+      }
+    }
+    line = le + 1;
+  }
+  return NULL;
+}
+
 char *ts_site_torch_built_with(const char *site, const char *key) {
   char *path = ts_path_join(site, "torch/version.py");
-  FILE *f = fopen(path, "r");
+  struct ts_buf b;
+  ts_buf_init(&b, 1u << 20);
+  char *out = ts_fs_read_file(path, &b, NULL) == TS_OK && b.data
+                  ? ts_site_torch_version_value(b.data, b.len, key) : NULL;
+  ts_buf_free(&b);
   free(path);
-  if (!f)
-    return NULL;
-  char line[512];
-  char *out = NULL;
-  size_t klen = strlen(key);
-  while (!out && fgets(line, sizeof line, f)) {
-    if (strncmp(line, key, klen) != 0 || (line[klen] != ' ' && line[klen] != ':' &&
-                                           line[klen] != '='))
-      continue;
-    const char *eq = strchr(line + klen, '=');
-    if (!eq)
-      continue;
-    const char *q = eq + 1;
-    while (*q == ' ')
-      q++;
-    if (*q != '\'' && *q != '"')
-      continue;
-    const char *end = strchr(q + 1, *q);
-    if (end && end > q + 1 && end - q < 64)
-      out = ts_xstrndup(q + 1, (size_t)(end - q - 1));
-  }
-  fclose(f);
   return out;
 }

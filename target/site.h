@@ -56,3 +56,6 @@ void ts_site_clear(struct ts_site *s);
  * custom build's version label does not say.  malloc'd; NULL when the file
  * or the value (None) is absent. */
 char *ts_site_torch_built_with(const char *site, const char *key);
+/* The same from the file's bytes (text[0..len), need not be
+ * NUL-terminated): a wheel's torch/version.py before it is installed. */
+char *ts_site_torch_version_value(const char *text, size_t len, const char *key);
