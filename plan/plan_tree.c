@@ -100,7 +100,8 @@ static enum ts_code move_entries(struct ts_plan_tree *t, const char *from,
     names[n++] = ts_xstrdup(nm);
   }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_str);
+  if (n) /* qsort's array may not be NULL, even for no elements */
+    qsort(names, n, sizeof *names, cmp_str);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < n; i++) {
     char *src = ts_path_join(from, names[i]);
