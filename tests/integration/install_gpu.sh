@@ -6,11 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
-work=$(ts_tmpdir)
-ts_make_venv "$work/venv"
-PY=$work/venv/bin/python
-cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-tag="$cp-$cp-manylinux_2_28_x86_64"
+ts_venv_for_wheels
 {
   for v in 2.4.1+rocm6.1:rocm6.1 2.5.1+rocm6.2:rocm6.2 2.6.0+rocm6.2.4:rocm6.2.4 \
            2.7.1+rocm6.3:rocm6.3 2.9.1+rocm6.3:rocm6.3 2.9.1+rocm6.4:rocm6.4 \

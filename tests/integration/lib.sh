@@ -82,6 +82,17 @@ ts_tmpdir() {
   printf '%s\n' "$d"
 }
 
+# For the tests that make tiny torch-shaped wheels: a venv in a new
+# temporary folder; sets work (the folder), PY (the venv's python), cp (its
+# cpXY tag) and tag (cpXY-cpXY-manylinux_2_28_x86_64).
+ts_venv_for_wheels() {
+  work=$(ts_tmpdir)
+  ts_make_venv "$work/venv"
+  PY=$work/venv/bin/python
+  cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+  tag="$cp-$cp-manylinux_2_28_x86_64"
+}
+
 ts_make_venv() {
   local dir=${1:?usage: ts_make_venv DIR} v
   for v in $(compgen -e); do

@@ -9,11 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
-work=$(ts_tmpdir)
-ts_make_venv "$work/venv"
-PY=$work/venv/bin/python
-cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-tag="$cp-$cp-manylinux_2_28_x86_64"
+ts_venv_for_wheels
 {
   for v in 2.9.1+cpu:cpu 2.10.0+cpu:cpu 2.9.1+cu130:cu130 2.10.0+cu130:cu130; do
     echo "whl/${v#*:} torch ${v%:*} $tag"

@@ -11,11 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
-work=$(ts_tmpdir)
-ts_make_venv "$work/venv"
-PY=$work/venv/bin/python
-cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-tag="$cp-$cp-manylinux_2_28_x86_64"
+ts_venv_for_wheels
 {
   echo "whl/cpu torch 2.9.1+cpu $tag"
   echo "whl/rocm6.1 torch 2.4.1+rocm6.1 $tag"
