@@ -405,6 +405,17 @@ static void load_variants(struct loader *L, yaml_node_t *vars,
   }
 }
 
+/* The 'variants' that a release (or one of its platforms) must have. */
+static void load_required_variants(struct loader *L, yaml_node_t *parent,
+                                   struct ts_rules_variant **out, size_t *nout,
+                                   const char *what) {
+  yaml_node_t *vars = get(L, parent, "variants");
+  if (!vars)
+    DIAG(L, parent, "%s: missing 'variants'", what);
+  else
+    load_variants(L, vars, out, nout, what);
+}
+
 static void load_release(struct loader *L, yaml_node_t *n,
                          struct ts_rules_release *r) {
   static const char *const keys[] = {"series", "versions", "variants",
@@ -439,11 +450,7 @@ static void load_release(struct loader *L, yaml_node_t *n,
         DIAG(L, vers, "%s: version '%s' is not in the series", what,
              r->versions[i]);
     }
-  yaml_node_t *vars = get(L, n, "variants");
-  if (!vars)
-    DIAG(L, n, "%s: missing 'variants'", what);
-  else
-    load_variants(L, vars, &r->variants, &r->nvariants, what);
+  load_required_variants(L, n, &r->variants, &r->nvariants, what);
   yaml_node_t *plats = get(L, n, "platforms");
   if (plats && is_map(L, plats, "platforms")) {
     check_keys(L, plats, NULL, "platforms");
@@ -467,11 +474,7 @@ static void load_release(struct loader *L, yaml_node_t *n,
       pl->pypi_default = get_str(L, val, "pypi_default", false, pw);
       pl->source = get_str(L, val, "source", true, pw);
       check_url(L, val, pl->source, pw);
-      yaml_node_t *pv = get(L, val, "variants");
-      if (!pv)
-        DIAG(L, val, "%s: missing 'variants'", pw);
-      else
-        load_variants(L, pv, &pl->variants, &pl->nvariants, pw);
+      load_required_variants(L, val, &pl->variants, &pl->nvariants, pw);
     }
   }
   yaml_node_t *paired = get(L, n, "paired");
