@@ -111,7 +111,7 @@ int ts_cmd_export(int argc, char **argv) {
     ts_error_set(&err, TS_E_IO, "cannot write to standard output");
     st = ts_cli_report(&err);
   }
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   free(lock_dir);
   ts_pylock_free(lock);
   return st;

@@ -95,7 +95,7 @@ int ts_cmd_freeze(int argc, char **argv) {
   if (rc != TS_OK)
     status = ts_cli_report(&err);
   ts_plan_notes_clear(&warnings);
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   ts_plan_env_close(&env);
   free(exclude);
   free(files);

@@ -312,7 +312,7 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
     ts_buf_init(&b, TS_CAP_INDEX_PAGE);
     struct ts_error err = {0};
     if (ts_fs_read_file(pos[i], &b, &err)) {
-      ts_buf_free(&b);
+      ts_buf_clear(&b);
       return ts_cli_report(&err);
     }
     size_t l = strlen(pos[i]);
@@ -325,7 +325,7 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
                             : ts_index_parse_html(b.data, b.len, url, "p", &p, &err);
       t += now_s() - t0;
       if (c) {
-        ts_buf_free(&b);
+        ts_buf_clear(&b);
         return ts_cli_report(&err);
       }
       bytes += b.len;
@@ -334,7 +334,7 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
         printf("%s: %zu files\n", pos[i], p.nfiles);
       ts_index_project_clear(&p);
     }
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
   }
   if (a->stats)
     fprintf(stderr, "parse: %llu bytes, %llu files in %.3f s: %.1f MB/s, %.0f files/s\n",

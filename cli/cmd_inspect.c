@@ -58,7 +58,7 @@ int ts_cmd_inspect(int argc, char **argv) {
     fwrite(out.data, 1, out.len, stdout);
   else
     status = ts_cli_report(&err);
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   ts_plan_env_close(&env);
   return status;
 }

@@ -157,7 +157,7 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
     else
       rc = ts_output_write_file(dest, b.data, b.len, &err);
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc == TS_OK ? 0 : ts_cli_report(&err);
 }
 

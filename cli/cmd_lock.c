@@ -204,7 +204,7 @@ int ts_cmd_lock(int argc, char **argv) {
           status = ts_cli_report(&err);
         else if (out.len)
           fwrite(out.data, 1, out.len, stdout);
-        ts_buf_free(&out);
+        ts_buf_clear(&out);
       } else if (ts_pylock_write_file(lock, output, &err) != TS_OK) {
         status = ts_cli_report(&err);
       } else {

@@ -283,12 +283,12 @@ static int read_file(const char *path, const char *command, struct settings *st)
   ts_buf_init(&b, TS_CAP_SMALL_FILE);
   struct ts_error err = {0};
   if (ts_fs_read_file(path, &b, &err) != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return 0; /* absent (or unreadable): pip reads what it can */
   }
   struct ts_pipconf c;
   enum ts_code rc = ts_pipconf_parse(b.data ? b.data : "", b.len, path, &c, &err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (rc != TS_OK)
     return ts_cli_usage_error("pip", "%s", err.detail);
   const char *sections[] = {"global", command};

@@ -12,7 +12,7 @@ void ts_buf_init(struct ts_buf *b, size_t max) {
   b->max = max;
 }
 
-void ts_buf_free(struct ts_buf *b) {
+void ts_buf_clear(struct ts_buf *b) {
   free(b->data);
   b->data = NULL;
   b->len = 0;

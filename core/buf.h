@@ -29,8 +29,10 @@ struct ts_buf {
 
 /* Initialises an empty buffer with cap `max` (0 means no cap). */
 void ts_buf_init(struct ts_buf *b, size_t max);
-/* Frees the storage and resets to empty, keeping the cap. */
-void ts_buf_free(struct ts_buf *b);
+/* Releases the storage and resets to empty, keeping the cap (members only:
+ * a buffer is embedded, never allocated on its own, so it has `_clear`, not
+ * `_free`). */
+void ts_buf_clear(struct ts_buf *b);
 void ts_buf_reset(struct ts_buf *b); /* len = 0, keeps storage */
 
 enum ts_code ts_buf_append(struct ts_buf *b, const void *data, size_t len)

@@ -34,7 +34,7 @@ static bool marked(const char *root) {
   ts_buf_init(&b, 4096);
   bool ok = ts_fs_read_file(path, &b, NULL) == TS_OK && b.len &&
             memmem(b.data, b.len, marker_owner, sizeof marker_owner - 1);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   free(path);
   return ok;
 }

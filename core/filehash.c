@@ -71,7 +71,7 @@ bool ts_filehash_memo_read(const char *keyfile, uint8_t out[TS_SHA256_LEN]) {
   bool ok = ts_fs_read_file(keyfile, &b, NULL) == TS_OK &&
             b.len == TS_SHA256_HEX_LEN &&
             ts_sha256_from_hex(b.data, b.len, out) == TS_OK;
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return ok;
 }
 

@@ -172,6 +172,6 @@ bool ts_proc_succeeded(const struct ts_proc_result *r) {
 }
 
 void ts_proc_result_clear(struct ts_proc_result *r) {
-  ts_buf_free(&r->out);
-  ts_buf_free(&r->err);
+  ts_buf_clear(&r->out);
+  ts_buf_clear(&r->err);
 }

@@ -36,8 +36,8 @@ static void check_toml(const char *s, size_t n) {
   ts_toml_free(c);
   ts_toml_free(a);
   ts_toml_free(b);
-  ts_buf_free(&w1);
-  ts_buf_free(&w2);
+  ts_buf_clear(&w1);
+  ts_buf_clear(&w2);
 }
 
 static void check_pylock(const char *s, size_t n) {
@@ -58,9 +58,9 @@ static void check_pylock(const char *s, size_t n) {
     abort();
   (void)ts_export_requirements(l, NULL, &ex, NULL);
   ts_pylock_sort(l);
-  ts_buf_free(&w1);
-  ts_buf_free(&w2);
-  ts_buf_free(&ex);
+  ts_buf_clear(&w1);
+  ts_buf_clear(&w2);
+  ts_buf_clear(&ex);
   ts_pylock_free(l);
   ts_pylock_free(back);
 }

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     struct ts_buf out;
     ts_buf_init(&out, 1u << 20);
     ts_zip_read_member_buf(e, data + s, (size_t)(end - s), s, &out, &err);
-    ts_buf_free(&out);
+    ts_buf_clear(&out);
   }
   ts_zip_close(a);
   return 0;

@@ -60,7 +60,7 @@ static char *read_text(const struct ctx *c, const char *path, size_t cap) {
   enum ts_code rc = ts_fs_read_file(full, &b, NULL);
   free(full);
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return NULL;
   }
   return ts_buf_take(&b, NULL);
@@ -264,7 +264,7 @@ static void detect_glibc(struct ctx *c) {
       if (h->glibc)
         ts_host_add_source(h, "glibc", libcs[i]);
     }
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     free(full);
     if (h->glibc)
       return;

@@ -28,7 +28,7 @@ void ts_cache_entry_clear(struct ts_cache_entry *e) {
   free(e->content_type);
   free(e->etag);
   free(e->last_modified);
-  ts_buf_free(&e->body);
+  ts_buf_clear(&e->body);
   memset(e, 0, sizeof *e);
 }
 
@@ -114,7 +114,7 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   ts_buf_init(&raw, cap + CACHE_META_MAX);
   enum ts_code c = ts_fs_read_file(path, &raw, err);
   if (c) {
-    ts_buf_free(&raw);
+    ts_buf_clear(&raw);
     return c;
   }
   size_t ml = strlen(CACHE_MAGIC);
@@ -132,7 +132,7 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   ok = ok && metalen <= raw.len - hdr;
   cJSON *meta = ok ? cJSON_ParseWithLength(raw.data + hdr, metalen) : NULL;
   if (!meta) {
-    ts_buf_free(&raw);
+    ts_buf_clear(&raw);
     return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
   }
   e->url = jstr(meta, "url");
@@ -148,7 +148,7 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   ts_buf_init(&e->body, cap);
   size_t off = hdr + metalen;
   c = ts_buf_append(&e->body, raw.data + off, raw.len - off);
-  ts_buf_free(&raw);
+  ts_buf_clear(&raw);
   if (c || !e->url || !e->final_url) {
     ts_cache_entry_clear(e);
     return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
@@ -199,7 +199,7 @@ enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
   else if (c == TS_E_NOMEM)
     ts_error_set(err, c, "out of memory");
   free(dir);
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   return c;
 }
 

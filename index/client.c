@@ -128,7 +128,7 @@ void ts_index_free(struct ts_index *idx) {
     free(idx->links[i].loc);
     free(idx->links[i].dir);
     free(idx->links[i].page_url);
-    ts_buf_free(&idx->links[i].page);
+    ts_buf_clear(&idx->links[i].page);
   }
   free(idx->links);
   free(idx->torch_url);
@@ -254,7 +254,7 @@ static void read_local_page(struct page_job *j) {
   j->code = c;
   free(f);
   free(path);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }
 
 /* Fetches and parses every job's page; each job gets its own code. */
@@ -627,7 +627,7 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
       }
       r->code = ts_error_set(&r->err, TS_E_NOT_FOUND, "project '%s' not found on %s",
                              ps[i].name, where.data ? where.data : "any index");
-      ts_buf_free(&where);
+      ts_buf_clear(&where);
     }
     if (!r->project.index_url)
       r->project.index_url = ts_xstrdup(ps[i].nsrcs ? ps[i].srcs[0] : "");

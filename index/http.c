@@ -128,7 +128,7 @@ void ts_http_free(struct ts_http *h) {
 struct ts_http_stats ts_http_get_stats(const struct ts_http *h) { return h->stats; }
 
 void ts_http_request_clear(struct ts_http_request *r) {
-  ts_buf_free(&r->body);
+  ts_buf_clear(&r->body);
   free(r->effective_url);
   free(r->content_type);
   free(r->etag);

@@ -102,7 +102,7 @@ static enum ts_code metadata_from_fd(int fd, const char *filename, const char *w
   c = ts_zip_read_member(a, e, &b, &m->err);
   ts_zip_close(a);
   if (c) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return c;
   }
   m->data = ts_buf_take(&b, &m->len);
@@ -453,12 +453,12 @@ static void range_tail_done(struct meta_job *j) {
   ts_buf_init(&nb, TS_ZIP_MAX_CD_SIZE + TS_ZIP_TAIL_MAX);
   if (ts_buf_append(&nb, r->body.data, r->body.len) ||
       (j->tail.len && ts_buf_append(&nb, j->tail.data, j->tail.len))) {
-    ts_buf_free(&nb);
+    ts_buf_clear(&nb);
     m->code = ts_error_set(&m->err, TS_E_TOO_BIG, "%s: central directory too large", u);
     j->pending = false;
     return;
   }
-  ts_buf_free(&j->tail);
+  ts_buf_clear(&j->tail);
   j->tail = nb;
   j->tail_start = start;
 }
@@ -569,7 +569,7 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
         j->m->data = ts_buf_take(&b, &j->m->len);
         j->m->source = TS_METADATA_RANGE;
       }
-      ts_buf_free(&b);
+      ts_buf_clear(&b);
       j->pending = false;
       continue;
     }
@@ -616,7 +616,7 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
       if (j->m->file->sha256)
         cache_metadata(j, ts_index_cache_mode(idx));
     }
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     j->pending = false;
   }
   free(ranges);
@@ -669,10 +669,10 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
         m->data = ts_buf_take(&b, &m->len);
         m->source = TS_METADATA_CACHE;
         j->pending = false;
-        ts_buf_free(&b);
+        ts_buf_clear(&b);
         continue;
       }
-      ts_buf_free(&b);
+      ts_buf_clear(&b);
       /* A verified whole wheel in the cache answers too. */
       char *wp = ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url, m->file->filename);
       int fd = open(wp, O_RDONLY | O_CLOEXEC);
@@ -763,7 +763,7 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     free(j->cache_path);
     free(j->proj);
     free(mdurls[i]);
-    ts_buf_free(&j->tail);
+    ts_buf_clear(&j->tail);
     ts_zip_close(j->zip);
     ts_http_request_clear(&j->req);
   }

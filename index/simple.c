@@ -652,7 +652,7 @@ enum ts_code ts_index_scan_dir(const char *dir, const char *name,
     free(path);
   }
   closedir(d);
-  ts_buf_free(&u);
+  ts_buf_clear(&u);
   if (c) {
     ts_index_project_clear(out);
     return ts_error_set(err, c, "cannot list find-links directory '%s'", dir);

@@ -62,7 +62,7 @@ void ts_url_redact_buf(const char *url, char *out, size_t n) {
   } else {
     snprintf(out, n, "%s", b.data);
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }
 
 char *ts_url_redact(const char *url) {

@@ -154,7 +154,7 @@ static enum ts_code add_problem(struct ts_envcheck_result *r,
                        p->requirement ? p->requirement : "", p->dep_name,
                        p->dep_version ? p->dep_version : "");
   p->message = rc == TS_OK ? ts_buf_take(&m, NULL) : NULL;
-  ts_buf_free(&m);
+  ts_buf_clear(&m);
   r->nproblems++;
   if (!p->project || !p->version || !p->requirement || !p->dep_name ||
       !p->message || (dep && !p->dep_version))

@@ -153,7 +153,7 @@ enum ts_code ts_export_requirements(const struct ts_pylock *lock,
     if (rc != TS_OK)
       rc = ts_error_set(err, rc, "out of memory");
   }
-  ts_buf_free(&line);
+  ts_buf_clear(&line);
   free(order);
   return rc;
 }

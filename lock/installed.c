@@ -53,7 +53,7 @@ static char *read_small(const char *distinfo, const char *name) {
   char *out = NULL;
   if (ts_fs_read_file(p, &b, &e) == TS_OK)
     out = ts_xstrndup(b.data ? b.data : "", b.len);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   free(p);
   return out;
 }

@@ -855,7 +855,7 @@ enum ts_code ts_pylock_read_file(const char *path, struct ts_pylock **out,
   enum ts_code rc = ts_fs_read_file(path, &b, err);
   if (rc == TS_OK)
     rc = ts_pylock_parse(b.data ? b.data : "", b.len, path, out, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc;
 }
 
@@ -1084,7 +1084,7 @@ static char *package_text(const struct ts_pylock_package *p) {
   if (root && ts_toml_table_set(root, "p", package_table(p, NULL)) == TS_OK &&
       ts_toml_write(root, &b, NULL) == TS_OK && ts_buf_append(&b, "", 0) == TS_OK)
     out = ts_buf_take(&b, NULL);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   ts_toml_free(root);
   return out;
 }
@@ -1552,7 +1552,7 @@ enum ts_code ts_pylock_validate(const struct ts_pylock *lock,
     rc = ts_pylock_parse(b.data, b.len, NULL, &back, err);
     ts_pylock_free(back);
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc;
 }
 
@@ -1563,6 +1563,6 @@ enum ts_code ts_pylock_write_file(const struct ts_pylock *lock,
   enum ts_code rc = ts_pylock_write(lock, &b, err);
   if (rc == TS_OK)
     rc = ts_output_write_file(path, b.data, b.len, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc;
 }

@@ -393,7 +393,7 @@ enum ts_code ts_reqfile_read_real(void *ctx, const char *path, char **data,
   ts_buf_init(&b, TS_REQFILE_MAX_BYTES);
   enum ts_code rc = ts_fs_read_file(path, &b, err);
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return rc;
   }
   if (!b.data && ts_buf_append(&b, "", 0) != TS_OK)
@@ -660,7 +660,7 @@ static enum ts_code shlex_split(const char *s, size_t len, struct tokens *out,
   }
   if (rc == TS_OK && in_tok)
     rc = strv_push(&out->v, &out->n, tok.data ? tok.data : "", tok.len);
-  ts_buf_free(&tok);
+  ts_buf_clear(&tok);
   if (rc != TS_OK)
     tokens_free(out);
   return rc;
@@ -1135,7 +1135,7 @@ static enum ts_code process_line(struct ctx *c, const char *file,
                      is_constraint);
   if (rc != TS_OK && rc != TS_E_NOMEM)
     note_unset_env(c, x.data ? x.data : "", x.len);
-  ts_buf_free(&x);
+  ts_buf_clear(&x);
   return rc;
 }
 
@@ -1225,7 +1225,7 @@ static enum ts_code parse_file(struct ctx *c, const char *name,
   if (rc == TS_OK && joining)
     rc = process_line(c, name, primary, joined.data ? joined.data : "",
                       joined.len, is_constraint);
-  ts_buf_free(&joined);
+  ts_buf_clear(&joined);
   free(c->stack[--c->depth]);
   return rc;
 }

@@ -712,7 +712,7 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
   else if (rc == TS_E_NOMEM)
     rc = fail_at(p, start, TS_E_NOMEM, "out of memory");
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return rc;
   }
   if (!b.data && ts_buf_append(&b, "", 0) != TS_OK)

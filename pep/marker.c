@@ -558,7 +558,7 @@ enum ts_code ts_marker_parse_at(const char *s, size_t len, size_t *pos,
   if (!m || format_node(&b, root, true) != TS_OK) {
     free(m);
     node_free(root);
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return ts_error_set(err, TS_E_NOMEM, "out of memory parsing a marker");
   }
   m->root = root;

@@ -340,7 +340,7 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
     goto out;
   }
 out:
-  ts_buf_free(&spec);
+  ts_buf_clear(&spec);
   if (rc != TS_OK) {
     ts_requirement_free(r);
     return rc;
@@ -406,7 +406,7 @@ char *ts_requirement_str(const struct ts_requirement *r) {
   if (rc == TS_OK && r->marker)
     rc = ts_buf_printf(&b, "; %s", ts_marker_str(r->marker));
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return NULL;
   }
   return ts_buf_take(&b, NULL);

@@ -334,7 +334,7 @@ static enum ts_code materialize(const struct ts_plan_build_options *o,
     out->direct_url = ts_buf_take(&du.b, NULL);
     out->source_hash = hex[0] ? ts_xstrdup(hex) : NULL;
   }
-  ts_buf_free(&du.b);
+  ts_buf_clear(&du.b);
   free(unpack_to);
   return rc;
 }
@@ -363,7 +363,7 @@ static char *wheel_in(const char *dir) {
       free(path);
     free(name);
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   free(pattern);
   return found;
 }
@@ -523,7 +523,7 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
   ts_hook_result_clear(&hr);
   ts_hook_result_clear(&built);
   ts_build_system_clear(&bs);
-  ts_buf_free(&key.b);
+  ts_buf_clear(&key.b);
   free(tree);
   free(envdir);
   free(env_python);

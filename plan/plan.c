@@ -540,7 +540,7 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   struct ts_requirement *r = NULL;
   enum ts_code rc = ok && b.data ? parse_req(b.data, &r, err)
                                  : ts_error_set(err, TS_E_TOO_BIG, "requirement too long");
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (rc != TS_OK)
     return rc;
   p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
@@ -789,7 +789,7 @@ static void wheel_built_with(const char *path, char **cuda, char **hip) {
       *cuda = ts_site_torch_version_value(b.data, b.len, "cuda");
       *hip = ts_site_torch_version_value(b.data, b.len, "hip");
     }
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
   }
   ts_zip_close(a);
   close(fd);
@@ -1325,7 +1325,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                         "\"hashes\": {\"sha256\": \"%s\"}}}",
                     fx[i].sha256_out, fx[i].sha256_out) == TS_OK;
       durls[i] = ok ? ts_buf_take(&b, NULL) : NULL;
-      ts_buf_free(&b);
+      ts_buf_clear(&b);
     }
     w[i].direct_url = durls[i];
   }

@@ -157,7 +157,7 @@ enum ts_code ts_plan_fetch_files(struct ts_index *idx, struct ts_plan_fetch *f, 
                       nmissing, nmissing == 1 ? "" : "s", missing.data);
   if (rc == TS_OK && nq)
     rc = download(idx, queue, nq, o->cb, totals, err);
-  ts_buf_free(&missing);
+  ts_buf_clear(&missing);
   free(queue);
   free(memo);
   return rc;

@@ -223,7 +223,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
       free(name);
       free(line);
     }
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
   }
   for (size_t i = 0; i < nseen; i++) {
     if (seen[i].nfiles > 1) {
@@ -238,7 +238,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
             abort();
       note(warnings, ts_xasprintf("Requirement %s included multiple times [%.*s]",
                                   seen[i].name, (int)l.len, l.data ? l.data : ""));
-      ts_buf_free(&l);
+      ts_buf_clear(&l);
     }
     free(seen[i].name);
     free(seen[i].files);

@@ -926,7 +926,7 @@ enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
   ts_buf_init(&b, TS_CAP_RULES_FILE);
   enum ts_code rc = ts_fs_read_file(path, &b, err);
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     if (diags) {
       diags->items = ts_xrealloc(diags->items,
                                     (diags->n + 1) * sizeof *diags->items);
@@ -939,7 +939,7 @@ enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
     return rc;
   }
   rc = ts_rules_parse(b.data, b.len, path, out, diags, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc;
 }
 

@@ -125,7 +125,7 @@ enum ts_code ts_build_system_read(const char *dir, struct ts_build_system *out,
       push(&out->requires, &out->nrequires, ts_xstrdup("setuptools>=40.8.0"));
   }
   ts_toml_free(root);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   free(path);
   if (rc != TS_OK)
     ts_build_system_clear(out);

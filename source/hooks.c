@@ -98,7 +98,7 @@ static enum ts_code read_output(const char *control, const struct ts_hook_env *e
   enum ts_code rc = ts_fs_read_file(path, &b, &re);
   free(path);
   cJSON *o = rc == TS_OK && b.data ? cJSON_ParseWithLength(b.data, b.len) : NULL;
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (!o) {
     rc = ts_error_set(err, TS_E_BUILD,
                       "the build backend %s exited with status %d before answering "

@@ -117,7 +117,7 @@ enum ts_code ts_vcs_checkout(const struct ts_vcs_ref *ref, const char *dest,
     else if (rc == TS_OK)
       rc = ts_error_set(err, TS_E_BUILD, "cannot tell the commit of %s at %s", ref->repo,
                         rev);
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     unlink(out);
     free(out);
   }

@@ -51,7 +51,7 @@ static void read_dist(struct ts_site_dist *d, const char *entry) {
     if (!d->metadata_ok)
       d->problem = ts_xasprintf("METADATA has no %s", d->name ? "Version" : "Name");
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   from_directory_name(d, entry);
   d->normalized = ts_name_normalize(d->name, strlen(d->name));
   if (!d->normalized)
@@ -173,7 +173,7 @@ char *ts_site_torch_built_with(const char *site, const char *key) {
   ts_buf_init(&b, 1u << 20);
   char *out = ts_fs_read_file(path, &b, NULL) == TS_OK && b.data
                   ? ts_site_torch_version_value(b.data, b.len, key) : NULL;
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   free(path);
   return out;
 }

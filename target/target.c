@@ -376,7 +376,7 @@ static enum ts_code run_python(const char *python, char *const argv[],
       rc = ts_error_set(err, TS_E_PYTHON, "%s was killed by signal %d",
                         python, pr.signal);
   } else {
-    ts_buf_free(out);
+    ts_buf_clear(out);
     *out = pr.out;
     pr.out = (struct ts_buf){0};
   }
@@ -413,7 +413,7 @@ static bool is_python3(const char *python, char version[16])
     shaped = (out.data[i] >= '0' && out.data[i] <= '9') || (out.data[i] == '.' && i > 0);
   if (shaped)
     snprintf(version, 16, "%.*s", (int)n, out.data);
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   return shaped && version[0] == '3' && version[1] == '.';
 }
 
@@ -469,7 +469,7 @@ static char *cache_path(const char *python, const char *cache_dir)
   free(abs);
   uint8_t digest[TS_SHA256_LEN];
   ts_sha256(key.data, key.len, digest);
-  ts_buf_free(&key);
+  ts_buf_clear(&key);
   char hex[TS_SHA256_HEX_LEN + 1 + 5];
   ts_sha256_hex(digest, hex);
   memcpy(hex + TS_SHA256_HEX_LEN, ".json", 6);
@@ -524,7 +524,7 @@ static char *base_cache_path(const char *python, const char *cache_dir)
   hash_stat(&key, real);
   uint8_t digest[TS_SHA256_LEN];
   ts_sha256(key.data, key.len, digest);
-  ts_buf_free(&key);
+  ts_buf_clear(&key);
   char hex[TS_SHA256_HEX_LEN + 1];
   ts_sha256_hex(digest, hex);
   char *name = ts_xasprintf("venv-base-%s.json", hex);
@@ -556,7 +556,7 @@ static enum ts_code from_sibling_venv(const char *entry, const char *python, con
   enum ts_code rc = ts_fs_read_file(entry, &cached, NULL);
   if (rc == TS_OK)
     rc = ts_target_from_json(cached.data, cached.len, python, out, NULL);
-  ts_buf_free(&cached);
+  ts_buf_clear(&cached);
   if (rc != TS_OK)
     return rc;
   struct ts_target *t = *out;
@@ -609,12 +609,12 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
         ts_target_from_json(cached.data, cached.len, python_path, out,
                             NULL) == TS_OK) {
       (*out)->from_cache = true;
-      ts_buf_free(&cached);
+      ts_buf_clear(&cached);
       free(cpath);
       return TS_OK;
     }
     /* A missing or stale entry is simply probed again. */
-    ts_buf_free(&cached);
+    ts_buf_clear(&cached);
   }
 
   char *venv = cpath ? venv_of(python_path) : NULL;
@@ -652,7 +652,7 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
     }
     free(dir);
   }
-  ts_buf_free(&json);
+  ts_buf_clear(&json);
   free(bpath);
   free(venv);
   free(cpath);

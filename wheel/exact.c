@@ -24,7 +24,7 @@ static bool file_is(const char *distinfo, const char *name, const char *want) {
   ts_buf_init(&b, 4096);
   bool ok = ts_fs_read_file(p, &b, NULL) == TS_OK && b.len == strlen(want) &&
             memcmp(b.data, want, b.len) == 0;
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   free(p);
   return ok;
 }

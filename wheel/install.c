@@ -219,7 +219,7 @@ static enum ts_code hash_path(const char *path, char out[52], uint64_t *size,
     snprintf(out, 52, "sha256=%s", b64);
     *size = b.len;
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc;
 }
 
@@ -384,7 +384,7 @@ static enum ts_code rewrite_shebang(struct installer *in, const char *src,
   ts_buf_init(&b, TS_CAP_SCRIPT);
   enum ts_code rc = ts_fs_read_file(src, &b, err);
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return rc;
   }
   const char *rest = b.data + 8;
@@ -396,8 +396,8 @@ static enum ts_code rewrite_shebang(struct installer *in, const char *src,
       ts_buf_append(&o, rest, b.len - (size_t)(rest - b.data)) != TS_OK)
     abort();
   rc = write_new_file(dst, o.data, o.len, 0755, err);
-  ts_buf_free(&b);
-  ts_buf_free(&o);
+  ts_buf_clear(&b);
+  ts_buf_clear(&o);
   *done = rc == TS_OK;
   return rc;
 }
@@ -1005,12 +1005,12 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
                       in->files[i].dest) != TS_OK)
       abort();
   if (list.len == 0) {
-    ts_buf_free(&list);
+    ts_buf_clear(&list);
     return TS_OK;
   }
   char *lp = ts_path_join(in->txn.dir, "compile-list");
   enum ts_code rc = write_new_file(lp, list.data, list.len, 0600, err);
-  ts_buf_free(&list);
+  ts_buf_clear(&list);
   if (rc != TS_OK) {
     free(lp);
     return rc;
@@ -1066,7 +1066,7 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
     free(pyc);
     p = nl + 1;
   }
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   return rc;
 }
 
@@ -1102,7 +1102,7 @@ static enum ts_code write_records(struct installer *in, struct dist *dists,
     if (rc == TS_OK && rf)
       rc = write_new_file(rf->staged, b.data ? b.data : "", b.len, 0644, err);
     free(recrel);
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     if (rc != TS_OK)
       return rc;
   }

@@ -123,7 +123,7 @@ enum ts_code ts_record_parse(const char *data, size_t len,
   }
 out:
   for (int i = 0; i < 3; i++)
-    ts_buf_free(&f[i]);
+    ts_buf_clear(&f[i]);
   return rc;
 }
 
@@ -218,6 +218,6 @@ enum ts_code ts_record_read_distinfo(const char *distinfo, struct ts_record *out
   free(rp);
   if (rc == TS_OK)
     rc = ts_record_parse(b.data ? b.data : "", b.len, out, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return rc;
 }

@@ -148,7 +148,7 @@ static enum ts_code recover(struct ts_txn *t, const struct ts_wheel_callbacks *c
   enum ts_code rc = ts_fs_read_file(j, &b, err);
   free(j);
   if (rc == TS_E_NOT_FOUND) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     rc = ts_fs_remove_tree(t->dir, err);
     if (rc == TS_OK && cb && cb->repaired)
       cb->repaired(cb->ctx, "rolled back an interrupted transaction");
@@ -158,7 +158,7 @@ static enum ts_code recover(struct ts_txn *t, const struct ts_wheel_callbacks *c
   }
   if (rc == TS_OK)
     rc = parse_journal(t, b.data, b.len, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (rc == TS_OK)
     rc = finish(t, err);
   free_ops(t);
@@ -265,13 +265,13 @@ enum ts_code ts_txn_commit(struct ts_txn *t, struct ts_error *err) {
       rc = ts_buf_append(&b, "\n", 1);
   }
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return ts_error_set(err, rc, "transaction journal is too large");
   }
   char *j = ts_path_join(t->dir, "journal");
   rc = ts_fs_write_atomic(j, b.data, b.len, err);
   free(j);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (rc != TS_OK)
     return rc;
   /* Past the commit point: a failure from here on is finished by the next

@@ -211,7 +211,7 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
   enum ts_code rc = read_small(out->dir, rel, TS_CAP_SMALL_FILE, &b, err);
   if (rc == TS_OK)
     rc = parse_wheel_file(b.data, b.len, &out->root_is_purelib, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (rc != TS_OK)
     return rc == TS_E_NOT_FOUND
                ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
@@ -221,21 +221,21 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
   if (rc == TS_OK) {
     out->entry_points = ts_buf_take(&b, &out->entry_points_len);
   } else {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     if (rc != TS_E_NOT_FOUND)
       return rc;
   }
   snprintf(rel, sizeof rel, "%s/RECORD", out->distinfo);
   rc = read_small(out->dir, rel, TS_CAP_RECORD, &b, err);
   if (rc != TS_OK) {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return rc == TS_E_NOT_FOUND
                ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
                : rc;
   }
   struct ts_record rec;
   rc = ts_record_parse(b.data, b.len, &rec, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (rc != TS_OK) {
     ts_record_clear(&rec);
     return rc;
@@ -432,7 +432,7 @@ static enum ts_code validate(const struct ts_zip_archive *a,
     rc = ts_zip_read_member(a, ep, &t, err);
     if (rc == TS_OK)
       rc = ts_wheel_check_entry_points(t.data, t.len, err);
-    ts_buf_free(&t);
+    ts_buf_clear(&t);
     if (rc != TS_OK)
       goto out;
   }
@@ -598,12 +598,12 @@ static enum ts_code validate(const struct ts_zip_archive *a,
     if (rc == TS_OK)
       m->link_target = ts_buf_take(&t, NULL);
     else
-      ts_buf_free(&t);
+      ts_buf_clear(&t);
     if (rc != TS_OK)
       goto out;
   }
 out:
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   ts_record_clear(&rec);
   free(di);
   free(datadir);

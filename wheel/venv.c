@@ -101,7 +101,7 @@ enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,
     return rc;
   char *v[4];
   if (!lines(b.data, v, 4) || v[3][0] != '/') {
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     return ts_error_set(err, TS_E_PYTHON, "unexpected answer from '%s'",
                         python);
   }
@@ -109,7 +109,7 @@ enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,
   out->major = (int)strtol(v[1], NULL, 10);
   out->minor = (int)strtol(v[2], NULL, 10);
   out->executable = ts_xasprintf("%s", v[3]);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return TS_OK;
 }
 

@@ -77,9 +77,9 @@ static void check_file(const char *path) {
 out:
   ts_toml_free(a);
   ts_toml_free(b);
-  ts_buf_free(&in);
-  ts_buf_free(&w1);
-  ts_buf_free(&w2);
+  ts_buf_clear(&in);
+  ts_buf_clear(&w1);
+  ts_buf_clear(&w2);
 }
 
 static int visit(const char *path, const struct stat *st, int flag,
@@ -165,7 +165,7 @@ static int dump_files(int n, char **paths) {
       puts("}");
     }
     ts_toml_free(v);
-    ts_buf_free(&in);
+    ts_buf_clear(&in);
   }
   return 0;
 }

@@ -26,7 +26,7 @@ static enum ts_code parse_file(const char *path, const char *url, const char *na
   struct ts_buf b = load(path);
   enum ts_code c = strstr(path, ".json") ? ts_index_parse_json(b.data, b.len, url, name, p, err)
                                          : ts_index_parse_html(b.data, b.len, url, name, p, err);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return c;
 }
 
@@ -68,7 +68,7 @@ Test(index_parse, poetry_html_pages_all_parse) {
       cr_expect(!strchr(p.files[i].url, '#'), "fragment kept: %s", p.files[i].url);
     }
     ts_index_project_clear(&p);
-    ts_buf_free(&b);
+    ts_buf_clear(&b);
     pages++;
   }
   closedir(d);
@@ -343,7 +343,7 @@ Test(index_parse, flat_pages_keep_one_project) {
   cr_expect_str_eq(p.files[0].url, "https://d.example/whl/torch-2.0.0-cp311-cp311-linux_x86_64.whl");
   cr_expect_str_eq(p.files[1].filename, "Torch-1.0.0.tar.gz");
   ts_index_project_clear(&p);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   if (!have_poetry())
     return;
   b = load(POETRY "/find_links/torch_stable.html");
@@ -353,7 +353,7 @@ Test(index_parse, flat_pages_keep_one_project) {
   for (size_t i = 0; i < p.nfiles; i++)
     cr_expect(ts_index_filename_matches(p.files[i].filename, "torch"), "%s", p.files[i].filename);
   ts_index_project_clear(&p);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }
 
 Test(index_parse, garbage_never_crashes) {
@@ -365,7 +365,7 @@ Test(index_parse, garbage_never_crashes) {
     if (ts_index_parse_html(b.data, n, "https://h.example/simple/pkg/", "pkg", &p, &err) == TS_OK)
       ts_index_project_clear(&p);
   }
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }
 
 Test(index_url, redact) {

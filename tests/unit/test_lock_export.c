@@ -115,6 +115,6 @@ Test(export, refuses_what_pip_would_misread) {
   /* export --help documents exit 1 for both, as for an unreadable lock */
   cr_assert_eq(ts_code_exit_status(TS_E_UNSUPPORTED), 1);
   cr_assert_eq(ts_code_exit_status(TS_E_PARSE), 1);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   ts_pylock_free(l);
 }

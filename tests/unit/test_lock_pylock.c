@@ -346,7 +346,7 @@ Test(pylock, deterministic_bytes) {
   ts_buf_init(&disk, 0);
   cr_assert_eq(ts_fs_read_file(file, &disk, NULL), TS_OK);
   cr_assert_str_eq(disk.data, wa);
-  ts_buf_free(&disk);
+  ts_buf_clear(&disk);
   cr_assert_eq(ts_fs_remove_tree(path, NULL), TS_OK);
   ts_pylock_sort(b);
   cr_assert_str_eq(b->packages[0].name, "filelock");
@@ -372,7 +372,7 @@ Test(pylock, writer_refuses_bad_upload_time) {
   struct ts_error err = {0};
   cr_assert_eq(ts_pylock_write(l, &b, &err), TS_E_INVALID);
   cr_assert(strstr(err.detail, "last tuesday"), "%s", err.detail);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   /* a wrong wheel name is caught by validate */
   free(p->wheels[0].upload_time);
   p->wheels[0].upload_time = NULL;
@@ -414,7 +414,7 @@ Test(pylock, hostile_files) {
   free(w2);
   ts_pylock_free(l);
   ts_pylock_free(back);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }
 
 /* Found by fuzz_lock_pylock: two entries equal on name, version, marker and

@@ -147,5 +147,5 @@ Test(report, vcs_info_and_errors) {
   cr_assert_eq(ts_report_write(&r, &b, NULL), TS_E_INVALID);
   it.name = NULL;
   cr_assert_eq(ts_report_write(&r, &b, NULL), TS_E_INVALID);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }

@@ -186,7 +186,7 @@ Test(metadata, many_headers_and_long_folds)
   cr_assert_eq(md->nrequires_dist, 20000);
   cr_assert_str_eq(md->requires_dist[19999], "p19999 ; extra == 'e'");
   ts_metadata_free(md);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
 }
 
 static struct ts_metadata *load(const char *path)
@@ -198,7 +198,7 @@ static struct ts_metadata *load(const char *path)
   struct ts_metadata *md = NULL;
   cr_assert_eq(ts_metadata_parse(b.data, b.len, &md, &err), TS_OK, "%s: %s",
                path, err.detail);
-  ts_buf_free(&b);
+  ts_buf_clear(&b);
   return md;
 }
 

@@ -174,8 +174,8 @@ Test(zip, locate_and_read_from_a_tail) {
   ts_zip_entry_span(em, &s, &end);
   cr_assert_eq(ts_zip_read_member_buf(em, b.p + s, (size_t)(end - s), s, &out, &err), TS_OK);
   cr_assert_eq(out.len, 0);
-  ts_buf_free(&out);
-  ts_buf_free(&small);
+  ts_buf_clear(&out);
+  ts_buf_clear(&small);
   ts_zip_close(a);
   free(b.p);
 }
@@ -225,7 +225,7 @@ Test(zip, extract_from_fd_whole_and_streamed) {
       cr_assert_eq(ts_zip_extract(a, &a->entries[i], &sc, collect, &out, &err), TS_OK, "%s", err.detail);
       cr_assert_eq(out.len, sizeof big_text);
       cr_assert(memcmp(out.data, big_text, out.len) == 0);
-      ts_buf_free(&out);
+      ts_buf_clear(&out);
     }
     ts_zip_scratch_clear(&sc);
   }
@@ -248,7 +248,7 @@ static enum ts_code open_and_extract(const struct zbuf *b, size_t whole_max, str
     struct ts_buf out;
     ts_buf_init(&out, 0);
     rc = ts_zip_extract(a, &a->entries[i], &sc, collect, &out, err);
-    ts_buf_free(&out);
+    ts_buf_clear(&out);
   }
   ts_zip_scratch_clear(&sc);
   ts_zip_close(a);
@@ -354,7 +354,7 @@ Test(zip, real_wheels_if_present) {
   ts_buf_init(&out, 1u << 20);
   cr_assert_eq(ts_zip_read_member_buf(m, b.p + s, (size_t)(e - s), s, &out, &err), TS_OK, "%s", err.detail);
   cr_assert(strstr(out.data, "Name: wheel"));
-  ts_buf_free(&out);
+  ts_buf_clear(&out);
   ts_zip_close(a);
   free(b.p);
 }
