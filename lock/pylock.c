@@ -83,6 +83,20 @@ static void package_clear(struct ts_pylock_package *p) {
   ts_toml_free(p->tool);
 }
 
+static void kv_free(struct ts_pylock_kv *kv, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(kv[i].key);
+    free(kv[i].value);
+  }
+  free(kv);
+}
+
+static void profile_clear(struct ts_pylock_profile *p) {
+  free(p->name);
+  kv_free(p->host_facts, p->nhost_facts);
+  strv_free(p->rule_ids, p->nrule_ids);
+}
+
 void ts_pylock_free(struct ts_pylock *lock) {
   if (!lock)
     return;
@@ -96,12 +110,11 @@ void ts_pylock_free(struct ts_pylock *lock) {
   for (size_t i = 0; i < lock->npackages; i++)
     package_clear(&lock->packages[i]);
   free(lock->packages);
-  for (size_t i = 0; i < lock->nhost_facts; i++) {
-    free(lock->host_facts[i].key);
-    free(lock->host_facts[i].value);
-  }
-  free(lock->host_facts);
+  kv_free(lock->host_facts, lock->nhost_facts);
   strv_free(lock->rule_ids, lock->nrule_ids);
+  for (size_t i = 0; i < lock->nprofiles; i++)
+    profile_clear(&lock->profiles[i]);
+  free(lock->profiles);
   ts_toml_free(lock->tool);
   free(lock);
 }
@@ -674,33 +687,100 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
   return TS_OK;
 }
 
-/* [tool.torchsolve]: host = { key = "value", ... }, rules = ["id", ...] */
-static enum ts_code read_torchsolve(struct rd *r, const struct ts_toml_value *t,
-                                    struct ts_pylock *lock) {
-  size_t old = ctx_push(r, "tool.torchsolve");
-  enum ts_code rc;
-  if (t->type != TS_TOML_TABLE)
-    return rd_fail(r, t, NULL, TS_E_PARSE, "expected a table");
+/* host = { key = "value", ... } and rules = ["id", ...] of t, the lock's
+ * own facts or one profile's. */
+static enum ts_code read_facts(struct rd *r, const struct ts_toml_value *t,
+                               struct ts_pylock_kv **facts, size_t *nfacts,
+                               char ***rules, size_t *nrules) {
   const struct ts_toml_value *host;
+  enum ts_code rc;
   if ((rc = sub_table(r, t, "host", &host)) != TS_OK)
     return rc;
   if (host && host->nkvs) {
-    lock->host_facts = calloc(host->nkvs, sizeof *lock->host_facts);
-    if (!lock->host_facts)
+    *facts = calloc(host->nkvs, sizeof **facts);
+    if (!*facts)
       return rd_fail(r, host, "host", TS_E_NOMEM, "out of memory");
     for (size_t i = 0; i < host->nkvs; i++) {
       const struct ts_toml_value *v = host->kvs[i].value;
       if (v->type != TS_TOML_STRING || memchr(v->str, '\0', v->len))
         return rd_fail(r, v, "host", TS_E_PARSE,
                        "host fact '%s' must be a string", host->kvs[i].key);
-      lock->host_facts[i].key = strdup(host->kvs[i].key);
-      lock->host_facts[i].value = strdup(v->str);
-      lock->nhost_facts = i + 1;
-      if (!lock->host_facts[i].key || !lock->host_facts[i].value)
+      (*facts)[i].key = strdup(host->kvs[i].key);
+      (*facts)[i].value = strdup(v->str);
+      *nfacts = i + 1;
+      if (!(*facts)[i].key || !(*facts)[i].value)
         return rd_fail(r, v, "host", TS_E_NOMEM, "out of memory");
     }
   }
-  if ((rc = get_strv(r, t, "rules", &lock->rule_ids, &lock->nrule_ids)))
+  return get_strv(r, t, "rules", rules, nrules);
+}
+
+static int qs_profile(const void *a, const void *b);
+
+/* profiles = { NAME = { host = {...}, rules = [...] }, ... } with
+ * default-profile naming one of them, which is put first. */
+static enum ts_code read_profiles(struct rd *r, const struct ts_toml_value *t,
+                                  struct ts_pylock *lock) {
+  const struct ts_toml_value *profiles;
+  char *dflt = NULL;
+  enum ts_code rc;
+  if ((rc = sub_table(r, t, "profiles", &profiles)) != TS_OK ||
+      (rc = get_str(r, t, "default-profile", false, &dflt)) != TS_OK)
+    return rc;
+  if (!profiles || !profiles->nkvs) {
+    free(dflt);
+    return TS_OK;
+  }
+  lock->profiles = calloc(profiles->nkvs, sizeof *lock->profiles);
+  if (!lock->profiles) {
+    free(dflt);
+    return rd_fail(r, profiles, "profiles", TS_E_NOMEM, "out of memory");
+  }
+  size_t first = profiles->nkvs;
+  for (size_t i = 0; i < profiles->nkvs && rc == TS_OK; i++) {
+    const struct ts_toml_value *v = profiles->kvs[i].value;
+    struct ts_pylock_profile *p = &lock->profiles[i];
+    lock->nprofiles = i + 1;
+    size_t old = ctx_push(r, "profiles.%s", profiles->kvs[i].key);
+    if (v->type != TS_TOML_TABLE)
+      rc = rd_fail(r, v, NULL, TS_E_PARSE, "expected a table");
+    else if (!ts_name_is_normalized(profiles->kvs[i].key, strlen(profiles->kvs[i].key)))
+      rc = rd_fail(r, v, NULL, TS_E_PARSE, "profile name '%s' is not a normalized extra name",
+                   profiles->kvs[i].key);
+    else if (!(p->name = strdup(profiles->kvs[i].key)))
+      rc = rd_fail(r, v, NULL, TS_E_NOMEM, "out of memory");
+    else
+      rc = read_facts(r, v, &p->host_facts, &p->nhost_facts, &p->rule_ids, &p->nrule_ids);
+    if (rc == TS_OK && dflt && strcmp(dflt, p->name) == 0)
+      first = i;
+    ctx_pop(r, old);
+  }
+  if (rc == TS_OK && first == profiles->nkvs)
+    rc = rd_fail(r, profiles, "default-profile", TS_E_PARSE,
+                 dflt ? "'%s' names none of the profiles" : "missing%s",
+                 dflt ? dflt : " (which profile applies without an extra)");
+  free(dflt);
+  if (rc != TS_OK)
+    return rc;
+  struct ts_pylock_profile tmp = lock->profiles[0];
+  lock->profiles[0] = lock->profiles[first];
+  lock->profiles[first] = tmp;
+  if (lock->nprofiles > 2)
+    qsort(lock->profiles + 1, lock->nprofiles - 1, sizeof *lock->profiles, qs_profile);
+  return TS_OK;
+}
+
+/* [tool.torchsolve]: host = { key = "value", ... }, rules = ["id", ...],
+ * and the profiles of a fleet lock */
+static enum ts_code read_torchsolve(struct rd *r, const struct ts_toml_value *t,
+                                    struct ts_pylock *lock) {
+  size_t old = ctx_push(r, "tool.torchsolve");
+  enum ts_code rc;
+  if (t->type != TS_TOML_TABLE)
+    return rd_fail(r, t, NULL, TS_E_PARSE, "expected a table");
+  if ((rc = read_facts(r, t, &lock->host_facts, &lock->nhost_facts, &lock->rule_ids,
+                       &lock->nrule_ids)) != TS_OK ||
+      (rc = read_profiles(r, t, lock)) != TS_OK)
     return rc;
   ctx_pop(r, old);
   return TS_OK;
@@ -934,35 +1014,42 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
   return f;
 }
 
-enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
-                                     const char *value) {
-  if (!lock || !key || !value)
+/* Sets (replaces) key in a fact list. */
+static enum ts_code kv_set(struct ts_pylock_kv **facts, size_t *n, const char *key,
+                           const char *value) {
+  if (!key || !value)
     return TS_E_INVALID;
   char *v = strdup(value);
   if (!v)
     return TS_E_NOMEM;
-  for (size_t i = 0; i < lock->nhost_facts; i++) {
-    if (strcmp(lock->host_facts[i].key, key) == 0) {
-      free(lock->host_facts[i].value);
-      lock->host_facts[i].value = v;
+  for (size_t i = 0; i < *n; i++) {
+    if (strcmp((*facts)[i].key, key) == 0) {
+      free((*facts)[i].value);
+      (*facts)[i].value = v;
       return TS_OK;
     }
   }
-  struct ts_pylock_kv *kv =
-      realloc(lock->host_facts, (lock->nhost_facts + 1) * sizeof *kv);
+  struct ts_pylock_kv *kv = realloc(*facts, (*n + 1) * sizeof *kv);
   char *k = strdup(key);
   if (!kv || !k) {
     if (kv)
-      lock->host_facts = kv;
+      *facts = kv;
     free(k);
     free(v);
     return TS_E_NOMEM;
   }
-  lock->host_facts = kv;
-  kv[lock->nhost_facts].key = k;
-  kv[lock->nhost_facts].value = v;
-  lock->nhost_facts++;
+  *facts = kv;
+  kv[*n].key = k;
+  kv[*n].value = v;
+  (*n)++;
   return TS_OK;
+}
+
+enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
+                                     const char *value) {
+  if (!lock)
+    return TS_E_INVALID;
+  return kv_set(&lock->host_facts, &lock->nhost_facts, key, value);
 }
 
 static enum ts_code strv_push(char ***v, size_t *n, const char *s) {
@@ -981,6 +1068,39 @@ enum ts_code ts_pylock_add_rule_id(struct ts_pylock *lock, const char *id) {
   if (!lock || !id)
     return TS_E_INVALID;
   return strv_push(&lock->rule_ids, &lock->nrule_ids, id);
+}
+
+struct ts_pylock_profile *ts_pylock_add_profile(struct ts_pylock *lock, const char *name) {
+  if (!lock || !name || ts_pylock_find_profile(lock, name))
+    return NULL;
+  struct ts_pylock_profile *pr =
+      realloc(lock->profiles, (lock->nprofiles + 1) * sizeof *pr);
+  if (!pr)
+    return NULL;
+  lock->profiles = pr;
+  struct ts_pylock_profile *p = &pr[lock->nprofiles];
+  memset(p, 0, sizeof *p);
+  if (!(p->name = strdup(name)))
+    return NULL;
+  lock->nprofiles++;
+  return p;
+}
+
+enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char *key,
+                                        const char *value) {
+  return p ? kv_set(&p->host_facts, &p->nhost_facts, key, value) : TS_E_INVALID;
+}
+
+enum ts_code ts_pylock_profile_add_rule_id(struct ts_pylock_profile *p, const char *id) {
+  return p && id ? strv_push(&p->rule_ids, &p->nrule_ids, id) : TS_E_INVALID;
+}
+
+const struct ts_pylock_profile *ts_pylock_find_profile(const struct ts_pylock *lock,
+                                                       const char *name) {
+  for (size_t i = 0; lock && name && i < lock->nprofiles; i++)
+    if (strcmp(lock->profiles[i].name, name) == 0)
+      return &lock->profiles[i];
+  return NULL;
 }
 
 enum ts_code ts_pylock_add_dependency(struct ts_pylock_package *pkg,
@@ -1113,6 +1233,44 @@ static int package_cmp(const struct ts_pylock_package *a,
   return c;
 }
 
+bool ts_pylock_package_equal(const struct ts_pylock_package *a,
+                             const struct ts_pylock_package *b) {
+  char *ta = package_text(a), *tb = package_text(b);
+  bool same = ta && tb && strcmp(ta, tb) == 0;
+  free(ta);
+  free(tb);
+  return same;
+}
+
+struct ts_pylock_package *ts_pylock_copy_package(struct ts_pylock *lock,
+                                                 const struct ts_pylock_package *src) {
+  struct ts_error err = {0};
+  struct ts_toml_value *t = lock && src ? package_table(src, &err) : NULL;
+  struct ts_pylock_package *pk =
+      t ? realloc(lock->packages, (lock->npackages + 1) * sizeof *pk) : NULL;
+  if (!pk) {
+    ts_toml_free(t);
+    return NULL;
+  }
+  lock->packages = pk;
+  struct ts_pylock_package *p = &pk[lock->npackages];
+  memset(p, 0, sizeof *p);
+  struct rd r = {.err = &err};
+  enum ts_code rc = read_package(&r, t, p);
+  ts_toml_free(t);
+  if (rc != TS_OK) {
+    package_clear(p);
+    return NULL;
+  }
+  lock->npackages++;
+  return p;
+}
+
+static int qs_profile(const void *a, const void *b) {
+  return strcmp(((const struct ts_pylock_profile *)a)->name,
+                ((const struct ts_pylock_profile *)b)->name);
+}
+
 static int qs_file(const void *a, const void *b) {
   return file_cmp(a, b);
 }
@@ -1152,6 +1310,8 @@ void ts_pylock_sort(struct ts_pylock *lock) {
     qsort(lock->host_facts, lock->nhost_facts, sizeof *lock->host_facts, qs_kv);
   if (lock->nrule_ids > 1)
     qsort(lock->rule_ids, lock->nrule_ids, sizeof *lock->rule_ids, qs_str);
+  if (lock->nprofiles > 2)
+    qsort(lock->profiles + 1, lock->nprofiles - 1, sizeof *lock->profiles, qs_profile);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1372,8 +1532,68 @@ static struct ts_toml_value *package_table(const struct ts_pylock_package *p,
   return t;
 }
 
+/* rules = [...] and [host] of the lock or of one profile into t. */
+static int put_facts(struct ts_toml_value *t, const struct ts_pylock_kv *facts, size_t n,
+                     char **rules, size_t nrules) {
+  int bad = set_strv(t, "rules", rules, nrules, true);
+  if (bad || !n)
+    return bad;
+  struct ts_toml_value *h = ts_toml_new_table();
+  struct ts_pylock_kv *kv = malloc(n * sizeof *kv);
+  bad |= !h || !kv;
+  if (!bad) {
+    memcpy(kv, facts, n * sizeof *kv);
+    qsort(kv, n, sizeof *kv, qs_kv);
+    for (size_t k = 0; k < n && !bad; k++)
+      bad |= set_str(h, kv[k].key, kv[k].value);
+  }
+  free(kv);
+  if (!bad)
+    return ts_toml_table_set(t, "host", h) != TS_OK;
+  ts_toml_free(h);
+  return 1;
+}
+
+/* [tool.torchsolve]: the lock's facts, then default-profile and the
+ * profiles, the default first and the others by name. */
+static struct ts_toml_value *torchsolve_table(const struct ts_pylock *lock) {
+  struct ts_toml_value *ts = ts_toml_new_table();
+  int bad = !ts || put_facts(ts, lock->host_facts, lock->nhost_facts, lock->rule_ids,
+                             lock->nrule_ids);
+  if (!bad && lock->nprofiles) {
+    bad |= set_str(ts, "default-profile", lock->profiles[0].name);
+    struct ts_toml_value *all = ts_toml_new_table();
+    struct ts_pylock_profile *order = malloc(lock->nprofiles * sizeof *order);
+    bad |= !all || !order;
+    if (!bad) {
+      memcpy(order, lock->profiles, lock->nprofiles * sizeof *order);
+      if (lock->nprofiles > 2)
+        qsort(order + 1, lock->nprofiles - 1, sizeof *order, qs_profile);
+    }
+    for (size_t i = 0; !bad && i < lock->nprofiles; i++) {
+      struct ts_toml_value *pt = ts_toml_new_table();
+      bad |= !pt || put_facts(pt, order[i].host_facts, order[i].nhost_facts,
+                              order[i].rule_ids, order[i].nrule_ids);
+      if (bad)
+        ts_toml_free(pt);
+      else
+        bad |= ts_toml_table_set(all, order[i].name, pt) != TS_OK;
+    }
+    free(order);
+    if (!bad)
+      bad |= ts_toml_table_set(ts, "profiles", all) != TS_OK;
+    else
+      ts_toml_free(all);
+  }
+  if (bad) {
+    ts_toml_free(ts);
+    return NULL;
+  }
+  return ts;
+}
+
 static struct ts_toml_value *tool_table(const struct ts_pylock *lock) {
-  bool ours = lock->nhost_facts || lock->nrule_ids;
+  bool ours = lock->nhost_facts || lock->nrule_ids || lock->nprofiles;
   if (!ours && (!lock->tool || !lock->tool->nkvs))
     return NULL;
   struct ts_toml_value *t = ts_toml_new_table();
@@ -1392,34 +1612,10 @@ static struct ts_toml_value *tool_table(const struct ts_pylock *lock) {
   for (size_t i = 0; i < n && !bad; i++) {
     if (i && strcmp(names[i], names[i - 1]) == 0)
       continue;
-    if (ours && strcmp(names[i], "torchsolve") == 0) {
-      struct ts_toml_value *ts = ts_toml_new_table();
-      bad |= !ts;
-      if (!ts)
-        break;
-      bad |= set_strv(ts, "rules", lock->rule_ids, lock->nrule_ids, true);
-      if (lock->nhost_facts) {
-        struct ts_toml_value *h = ts_toml_new_table();
-        struct ts_pylock_kv *kv =
-            malloc(lock->nhost_facts * sizeof *kv);
-        bad |= !h || !kv;
-        if (!bad) {
-          memcpy(kv, lock->host_facts, lock->nhost_facts * sizeof *kv);
-          qsort(kv, lock->nhost_facts, sizeof *kv, qs_kv);
-          for (size_t k = 0; k < lock->nhost_facts && !bad; k++)
-            bad |= set_str(h, kv[k].key, kv[k].value);
-        }
-        free(kv);
-        if (!bad) {
-          bad |= ts_toml_table_set(ts, "host", h) != TS_OK;
-        } else {
-          ts_toml_free(h);
-        }
-      }
-      bad |= ts_toml_table_set(t, "torchsolve", ts) != TS_OK;
-    } else {
+    if (ours && strcmp(names[i], "torchsolve") == 0)
+      bad |= ts_toml_table_set(t, "torchsolve", torchsolve_table(lock)) != TS_OK;
+    else
       bad |= put_dup(t, names[i], ts_toml_get(lock->tool, names[i]));
-    }
   }
   free(names);
   if (bad) {
@@ -1517,7 +1713,7 @@ static enum ts_code to_toml(const struct ts_pylock *lock,
     pk = NULL;
   }
   ts_toml_free(pk);
-  if (!bad && (lock->tool || lock->nhost_facts || lock->nrule_ids))
+  if (!bad && (lock->tool || lock->nhost_facts || lock->nrule_ids || lock->nprofiles))
     bad |= ts_toml_table_set(root, "tool", tool_table(lock)) != TS_OK;
   if (bad) {
     ts_toml_free(root);

@@ -15,7 +15,9 @@
  * The writer gives identical bytes for identical content: packages sorted
  * by name then PEP 440 version, wheels by file name, hashes by algorithm,
  * keys in the specification's order, torchsolve's own facts under
- * [tool.torchsolve] (host facts sorted by key, rule ids sorted, unique).
+ * [tool.torchsolve] (host facts sorted by key, rule ids sorted, unique;
+ * a fleet lock's profiles under [tool.torchsolve.profiles.NAME], the
+ * default one named by `default-profile`).
  */
 #pragma once
 
@@ -88,6 +90,16 @@ struct ts_pylock_kv {
   char *value;
 };
 
+/* A GPU profile of a fleet lock (lock --profile): the extra that selects
+ * its entries and the facts and rule ids it was resolved with. */
+struct ts_pylock_profile {
+  char *name;             /* "cu126", a normalised extra name */
+  struct ts_pylock_kv *host_facts;
+  size_t nhost_facts;
+  char **rule_ids;
+  size_t nrule_ids;
+};
+
 struct ts_pylock {
   char *lock_version;     /* "1.0" */
   bool newer_minor;       /* read a 1.x newer than 1.0: warn the user */
@@ -110,6 +122,11 @@ struct ts_pylock {
   size_t nhost_facts;
   char **rule_ids;
   size_t nrule_ids;
+  /* [tool.torchsolve.profiles.NAME] with `default-profile`: the profiles
+   * of a fleet lock, the default one (selected without an extra) first,
+   * then by name as written.  None for a one-environment lock. */
+  struct ts_pylock_profile *profiles;
+  size_t nprofiles;
   /* Other tools' tables, without "torchsolve" (table or NULL). */
   struct ts_toml_value *tool;
 };
@@ -152,6 +169,23 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
 enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
                                      const char *value);
 enum ts_code ts_pylock_add_rule_id(struct ts_pylock *lock, const char *id);
+/* Appends a profile (the first one added is the default); NULL on OOM
+ * or when the name is taken.  Its facts and rule ids as the lock's. */
+struct ts_pylock_profile *ts_pylock_add_profile(struct ts_pylock *lock, const char *name);
+enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char *key,
+                                        const char *value);
+enum ts_code ts_pylock_profile_add_rule_id(struct ts_pylock_profile *p, const char *id);
+/* The profile of that name, or NULL. */
+const struct ts_pylock_profile *ts_pylock_find_profile(const struct ts_pylock *lock,
+                                                       const char *name);
+/* Whether two entries are the same entry: the same text when written
+ * (name, version, marker, sources, hashes, dependencies, tool...). */
+bool ts_pylock_package_equal(const struct ts_pylock_package *a,
+                             const struct ts_pylock_package *b);
+/* Appends a deep copy of src to lock and returns it; NULL on OOM or when
+ * src would not be read back (the writer's and the reader's checks). */
+struct ts_pylock_package *ts_pylock_copy_package(struct ts_pylock *lock,
+                                                 const struct ts_pylock_package *src);
 /* Adds a `{name = dep}` entry to a package's dependencies. */
 enum ts_code ts_pylock_add_dependency(struct ts_pylock_package *pkg,
                                       const char *name);
