@@ -18,8 +18,11 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/url.h"
+#include "pep/metadata.h"
+#include "plan/build_torch.h"
 #include "plan/plan.h"
 #include "source/source.h"
+#include "target/site.h"
 #include "wheel/venv.h"
 
 static bool has_suffix_ci(const char *s, const char *suf) {
@@ -48,6 +51,7 @@ bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *
     return false;
   out->location = loc;
   out->editable = e->editable;
+  out->name = e->kind == TS_REQFILE_NAMED ? e->req->name : NULL;
   if (strncmp(loc, "git+", 4) == 0) {
     out->kind = TS_PLAN_SOURCE_VCS;
     return true;
@@ -78,6 +82,7 @@ void ts_plan_built_clear(struct ts_plan_built *b) {
   free(b->direct_url);
   free(b->source_hash);
   free(b->log);
+  free(b->torch);
   memset(b, 0, sizeof *b);
 }
 
@@ -122,10 +127,12 @@ static char *file_url(const char *abs) {
 
 /* Resolves `reqs` (plus the build constraints) for the environment at
  * `python` and installs what it lacks; `fp` (may be NULL) gets one
- * "name==version sha256" line per package of the resolved set. */
+ * "name==version sha256" line per package of the resolved set.  A
+ * torch-matched build resolves with the rules' routes, so that torch and
+ * its companions come from the PyTorch server as the runtime's do. */
 static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *python,
                              char *const *reqs, size_t n, const char *what,
-                             struct text *fp, struct ts_error *err) {
+                             bool torch_matched, struct text *fp, struct ts_error *err) {
   size_t total = n + o->nbuild_constraints;
   struct ts_reqfile_entry *own = ts_xcalloc(n, sizeof *own);
   const struct ts_reqfile_entry **ents = ts_xcalloc(total, sizeof *ents);
@@ -148,6 +155,12 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
     struct ts_plan_options po = {.python = python, .index = o->index, .entries = ents,
                                  .nentries = total, .read_installed = true,
                                  .probe_cache_dir = o->probe_cache_dir};
+    if (torch_matched) {
+      /* the routes, not the host: the runtime's torch was judged already */
+      po.host = o->host;
+      po.rules = o->rules;
+      po.ignore_host = true;
+    }
     rc = ts_plan_resolve(&po, &res, err);
     if (rc == TS_E_RESOLVE && res && res->res && res->res->why.nlines)
       ts_error_set(err, TS_E_RESOLVE, "%s: %s", what, res->res->why.lines[0]);
@@ -176,15 +189,25 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
 /* ---- the cache key ------------------------------------------------------ */
 
 static const char *const steering_env[] = {
-    "TORCH_CUDA_ARCH_LIST", "FORCE_CUDA", "MAX_JOBS", "CUDA_HOME", "ROCM_PATH",
-    "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS"};
+    "TORCH_CUDA_ARCH_LIST", "FORCE_CUDA", "PYTORCH_ROCM_ARCH", "MAX_JOBS", "CUDA_HOME",
+    "ROCM_PATH", "CC", "CXX", "CFLAGS", "CXXFLAGS", "LDFLAGS"};
+
+/* NAME's value in the backend's environment: extra_env's, else ours. */
+static const char *backend_env(const struct ts_hook_env *he, const char *name) {
+  size_t len = strlen(name);
+  for (size_t i = 0; i < he->nextra_env; i++)
+    if (strncmp(he->extra_env[i], name, len) == 0 && he->extra_env[i][len] == '=')
+      return he->extra_env[i] + len + 1;
+  return getenv(name);
+}
 
 static int by_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
-                       const struct ts_target *t, const char *source_hash) {
+                       const struct ts_hook_env *he, const struct ts_target *t,
+                       const char *source_hash) {
   put(k, "torchsolve-build-v1\nsource %s\n", source_hash);
   put(k, "python %s %d.%d.%d %s\n", t->implementation ? t->implementation : "cp",
                 t->python_major, t->python_minor, t->python_micro,
@@ -200,7 +223,7 @@ static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
     put(k, "config %s\n", cs[i]);
   free(cs);
   for (size_t i = 0; i < sizeof steering_env / sizeof steering_env[0]; i++) {
-    const char *v = getenv(steering_env[i]);
+    const char *v = backend_env(he, steering_env[i]);
     if (v)
       put(k, "envvar %s=%s\n", steering_env[i], v);
   }
@@ -339,6 +362,92 @@ static enum ts_code materialize(const struct ts_plan_build_options *o,
   return rc;
 }
 
+/* ---- torch-matched builds ---------------------------------------------- */
+
+/* The project's name for the rules: the requirement's, [project].name,
+ * else an sdist's PKG-INFO; NULL when none says (a setup.py-only tree). */
+static char *project_name(const struct ts_plan_source *src, const struct ts_build_system *bs,
+                          const char *tree) {
+  if (src->name)
+    return ts_xstrdup(src->name);
+  if (bs->project_name)
+    return ts_xstrdup(bs->project_name);
+  char *path = ts_path_join(tree, "PKG-INFO");
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_SMALL_FILE);
+  struct ts_error ignore = {0};
+  struct ts_metadata *md = NULL;
+  char *name = NULL;
+  if (ts_fs_read_file(path, &b, &ignore) == TS_OK && b.data &&
+      ts_metadata_parse(b.data, b.len, &md, &ignore) == TS_OK && md->name)
+    name = ts_xstrdup(md->name);
+  ts_metadata_free(md);
+  ts_buf_clear(&b);
+  free(path);
+  return name;
+}
+
+/* What a build that needs torch gets (build.h, "Torch-matched builds"). */
+struct torch_match {
+  char *version;  /* the runtime torch build, "2.9.1+cu126"; NULL: none */
+  char *pin;      /* "torch==2.9.1+cu126", added to the build requirements */
+  const struct ts_rules_backend *backend; /* its variant's, or NULL */
+  bool nvcc;      /* the rules say the build compiles CUDA code */
+  char *project;  /* its name for messages, or NULL */
+  char **env;     /* TORCH_CUDA_ARCH_LIST=..., FORCE_CUDA=1 */
+  size_t nenv;
+};
+
+static void torch_match_clear(struct torch_match *m) {
+  free(m->version);
+  free(m->pin);
+  free(m->project);
+  for (size_t i = 0; i < m->nenv; i++)
+    free(m->env[i]);
+  free(m->env);
+  memset(m, 0, sizeof *m);
+}
+
+static enum ts_code match_torch(const struct ts_plan_build_options *o,
+                                const struct ts_plan_source *src,
+                                const struct ts_build_system *bs, const char *tree,
+                                struct torch_match *m, struct ts_error *err) {
+  char *project = project_name(src, bs, tree);
+  bool needed = o->runtime_torch && ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
+  enum ts_code rc = TS_OK;
+  if (needed) {
+    rc = o->runtime_torch(o->runtime_ctx, &m->version, err);
+    if (rc != TS_OK)
+      ts_error_wrap(err, "%s: its build needs the runtime torch",
+                    project ? project : src->location);
+  }
+  if (rc == TS_OK && m->version) {
+    m->pin = ts_xasprintf("torch==%s", m->version);
+    m->backend = ts_build_torch_backend(o->rules, m->version);
+    ts_build_torch_env(m->backend, o->ignore_host ? NULL : o->host, &m->env, &m->nenv);
+  }
+  m->project = project;
+  return rc;
+}
+
+/* Before a CUDA build compiles: nvcc against the torch.version.cuda of the
+ * torch in the build environment (its variant's CUDA when unreadable). */
+static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_target *t,
+                               const char *envdir, bool ignore_host,
+                               struct ts_error *err) {
+  if (!m->backend || m->backend->kind != TS_BACKEND_CUDA || ignore_host)
+    return TS_OK;
+  char *site = ts_xasprintf("%s/lib/python%d.%d/site-packages", envdir, t->python_major,
+                            t->python_minor);
+  char *cuda = ts_site_torch_built_with(site, "cuda");
+  const char *want = cuda ? cuda : m->backend->version;
+  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build", m->version, want, m->nvcc, err)
+                         : TS_OK;
+  free(cuda);
+  free(site);
+  return rc;
+}
+
 /* ---- the build ---------------------------------------------------------- */
 
 static double now_ms(void) {
@@ -438,6 +547,9 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
   struct ts_hook_result hr = {0}, built = {0};
   struct text key = {0};
   ts_buf_init(&key.b, 1u << 20);
+  struct torch_match tm = {0};
+  char **reqs = NULL;
+  size_t nreqs = 0;
   bool cacheable = o->cache_root && !src->editable && !o->no_isolation;
   const char *what = src->location;
   double t0 = now_ms();
@@ -446,6 +558,17 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
   rc = materialize(o, target, idx, src, out, &he, &tree, err);
   if (rc == TS_OK)
     rc = ts_build_system_read(tree, &bs, err);
+  if (rc == TS_OK && !o->no_isolation)
+    rc = match_torch(o, src, &bs, tree, &tm, err);
+  if (rc == TS_OK) {
+    reqs = ts_xcalloc(bs.nrequires + 1, sizeof *reqs);
+    memcpy(reqs, bs.requires, bs.nrequires * sizeof *reqs);
+    nreqs = bs.nrequires;
+    if (tm.pin)
+      reqs[nreqs++] = tm.pin;
+    he.extra_env = (const char *const *)tm.env;
+    he.nextra_env = tm.nenv;
+  }
   if (rc == TS_OK && !o->no_isolation) {
     envdir = ts_path_join(out->workdir, "env");
     struct ts_venv_base base = {0};
@@ -456,10 +579,11 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
     env_python = ts_path_join(envdir, "bin/python");
     bindir = ts_path_join(envdir, "bin");
     if (rc == TS_OK)
-      rc = fill_env(o, envdir, bs.requires, bs.nrequires, what, cacheable ? &key : NULL, err);
+      rc = fill_env(o, envdir, reqs, nreqs, what, tm.version != NULL,
+                    cacheable ? &key : NULL, err);
   }
   if (rc == TS_OK && cacheable) {
-    key_inputs(&key, o, target, out->source_hash ? out->source_hash : "-");
+    key_inputs(&key, o, &he, target, out->source_hash ? out->source_hash : "-");
     cacheable = !key.full;
   }
   if (rc == TS_OK && cacheable) {
@@ -474,6 +598,8 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
       out->cached = true;
     }
   }
+  if (rc == TS_OK && !out->cached && envdir)
+    rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
   if (rc == TS_OK && !out->cached) {
     he.python = env_python ? env_python : target->python;
     he.path_prepend = bindir;
@@ -486,10 +612,11 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
                       NULL, NULL, &hr, err);
     if (rc == TS_OK && hr.nrequires && envdir) {
       /* the static and the dynamic requirements, resolved together */
-      char **all = ts_xcalloc(bs.nrequires + hr.nrequires, sizeof *all);
-      memcpy(all, bs.requires, bs.nrequires * sizeof *all);
-      memcpy(all + bs.nrequires, hr.requires, hr.nrequires * sizeof *all);
-      rc = fill_env(o, envdir, all, bs.nrequires + hr.nrequires, what, NULL, err);
+      char **all = ts_xcalloc(nreqs + hr.nrequires, sizeof *all);
+      memcpy(all, reqs, nreqs * sizeof *all);
+      memcpy(all + nreqs, hr.requires, hr.nrequires * sizeof *all);
+      rc = fill_env(o, envdir, all, nreqs + hr.nrequires, what, tm.version != NULL, NULL,
+                    err);
       free(all);
     }
     char *outdir = ts_path_join(out->workdir, "wheel");
@@ -520,6 +647,12 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
     free(out->log);
     out->log = NULL;
   }
+  if (rc == TS_OK && tm.version) {
+    out->torch = tm.version;
+    tm.version = NULL;
+  }
+  torch_match_clear(&tm);
+  free(reqs);
   ts_hook_result_clear(&hr);
   ts_hook_result_clear(&built);
   ts_build_system_clear(&bs);

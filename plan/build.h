@@ -14,8 +14,24 @@
  * and platform tags, the build environment's resolved set (name, version,
  * file sha256), the config settings, and the environment variables that
  * steer extension builds (TORCH_CUDA_ARCH_LIST, FORCE_CUDA, MAX_JOBS,
- * CUDA_HOME, CC, CXX, CFLAGS, CXXFLAGS, LDFLAGS).  A hit runs no backend.
- * Editables and --no-build-isolation builds are never cached.
+ * CUDA_HOME, CC, CXX, CFLAGS, CXXFLAGS, LDFLAGS) with the values the
+ * backend gets.  A hit runs no backend.  Editables and
+ * --no-build-isolation builds are never cached.
+ *
+ * Torch-matched builds.  A build needs torch when build-system.requires
+ * names it or rules.yaml's torch_builds lists the project (its setup.py
+ * imports torch undeclared).  Its isolated environment then gets exactly
+ * the torch build the runtime resolution chose (runtime_torch: version and
+ * local label, from the PyTorch server through the rules' routes, with
+ * the CUDA/ROCm companions that build depends on), and the backend gets
+ * TORCH_CUDA_ARCH_LIST from the host's compute capabilities (or
+ * PYTORCH_ROCM_ARCH from its gfx targets) and, for a CUDA build,
+ * FORCE_CUDA=1 (values set in the environment win).  Before a CUDA build
+ * compiles, nvcc ($CUDA_HOME/bin/nvcc, $CUDA_PATH/bin/nvcc, else PATH)
+ * must report torch.version.cuda's major.minor when torch_builds says
+ * nvcc: true (none at all is refused too), its major otherwise (when one
+ * is found): TS_E_REFUSED with the fix.  --ignore-host (ignore_host)
+ * takes nothing from the host: no arch list, no nvcc check.
  */
 #pragma once
 
@@ -25,7 +41,9 @@
 
 #include "core/error.h"
 #include "index/client.h"
+#include "host/host.h"
 #include "lock/reqfile.h"
+#include "rules/rules.h"
 #include "target/target.h"
 
 struct ts_plan_build_callbacks {
@@ -51,6 +69,15 @@ struct ts_plan_build_options {
   bool stream;                /* -v: the backend's output on stderr too */
   const volatile sig_atomic_t *cancel;
   struct ts_plan_build_callbacks cb;
+  /* Torch-matched builds (set by ts_plan_resolve from its own options;
+   * all may be NULL: no build is torch-matched).  runtime_torch gives the
+   * torch build the runtime resolution chooses ("2.9.1+cu126", malloc'd),
+   * asked only when a build needs torch. */
+  const struct ts_rules *rules;
+  const struct ts_host *host;
+  bool ignore_host;
+  enum ts_code (*runtime_torch)(void *ctx, char **version, struct ts_error *err);
+  void *runtime_ctx;
 };
 
 enum ts_plan_source_kind {
@@ -64,6 +91,7 @@ struct ts_plan_source {
   enum ts_plan_source_kind kind;
   const char *location;   /* path or URL as given */
   const char *sha256;     /* expected sha256 of an archive (--hash), or NULL */
+  const char *name;       /* the requirement's project name ("x @ url"), or NULL */
   bool editable;          /* PEP 660 (DIR only) */
 };
 
@@ -74,6 +102,7 @@ struct ts_plan_built {
   char *source_hash;      /* sdist sha256, tree hash, or git commit */
   char *log;              /* the build log (kept when a build failed) */
   bool cached;            /* no backend ran */
+  char *torch;            /* the torch build it was built against, or NULL */
   char *workdir;          /* removed by ts_plan_built_clear */
 };
 

@@ -855,6 +855,76 @@ enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec
   return rc;
 }
 
+/* ---- the runtime torch of torch-matched builds ------------------------- */
+
+struct runtime_torch {
+  const struct ts_plan_options *o;
+  char *version; /* once resolved */
+  bool resolved;
+};
+
+/* build.h's runtime_torch: the runtime resolved first, alone: the named
+ * requirements and constraints (the sources being built cannot take part,
+ * their metadata comes from their builds) with torch added when none of
+ * them names it; the installed set counts as it does for the install.
+ * The torch it chooses is what the builds are made against. */
+static enum ts_code runtime_torch(void *ctx, char **version, struct ts_error *err) {
+  struct runtime_torch *rt = ctx;
+  *version = NULL;
+  if (rt->resolved) {
+    *version = rt->version ? ts_xstrdup(rt->version) : NULL;
+    return TS_OK;
+  }
+  const struct ts_plan_options *o = rt->o;
+  const struct ts_reqfile_entry **ents = ts_xcalloc(o->nentries + 1, sizeof *ents);
+  size_t n = 0;
+  bool named = false;
+  for (size_t i = 0; i < o->nentries; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->kind != TS_REQFILE_NAMED || e->req->url)
+      continue;
+    ents[n++] = e;
+    named |= !e->is_constraint && strcmp(e->req->normalized_name, "torch") == 0;
+  }
+  struct ts_reqfile_entry torch = {0};
+  struct ts_error pe = {0};
+  if (!named && ts_reqfile_parse_requirement("torch", 5, NULL, &torch, &pe) == TS_OK)
+    ents[n++] = &torch;
+  struct ts_plan_options po = *o;
+  po.entries = ents;
+  po.nentries = n;
+  po.build = NULL;
+  po.lock_env = false;
+  struct ts_plan_result *res = NULL;
+  enum ts_code rc = ts_plan_resolve(&po, &res, err);
+  if (rc == TS_E_RESOLVE && res && res->res && res->res->why.nlines)
+    ts_error_set(err, TS_E_RESOLVE, "%s", res->res->why.lines[0]);
+  for (size_t i = 0; rc == TS_OK && i < res->res->nitems; i++)
+    if (strcmp(res->res->items[i].name, "torch") == 0)
+      rt->version = ts_xstrdup(res->res->items[i].version);
+  ts_plan_result_free(res);
+  ts_reqfile_entry_clear(&torch);
+  free(ents);
+  if (rc != TS_OK)
+    return rc;
+  rt->resolved = true;
+  *version = rt->version ? ts_xstrdup(rt->version) : NULL;
+  return TS_OK;
+}
+
+/* A build made against the runtime torch binds the install to it: the
+ * resolution that follows must choose the same build. */
+static void pin_runtime_torch(struct priv *p, const char *version) {
+  char *text = ts_xasprintf("torch==%s", version);
+  struct ts_requirement *req = NULL;
+  struct ts_error ignore = {0};
+  if (ts_requirement_parse(text, strlen(text), &req, &ignore) == TS_OK) {
+    p->cons = ts_xrealloc(p->cons, (p->ncons + 1) * sizeof *p->cons);
+    p->cons[p->ncons++] = req;
+  }
+  free(text);
+}
+
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
@@ -913,29 +983,47 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (e->kind == TS_REQFILE_NAMED && !e->req->url) {
       p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
       p->roots[p->nroots++] = ts_requirement_dup(e->req);
-      continue;
     }
+  }
+  /* then the direct ones, which may be built against the runtime torch
+   * that the named ones lead to (build.h, "Torch-matched builds") */
+  struct runtime_torch rt = {.o = o};
+  struct ts_plan_build_options bo = o->build ? *o->build : (struct ts_plan_build_options){0};
+  bo.rules = o->rules;
+  bo.host = o->host;
+  bo.ignore_host = o->ignore_host;
+  bo.runtime_torch = runtime_torch;
+  bo.runtime_ctx = &rt;
+  for (size_t i = 0; i < o->nentries && rc == TS_OK; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->is_constraint || (e->kind == TS_REQFILE_NAMED && !e->req->url))
+      continue;
     struct ts_plan_source src;
     struct ts_plan_built built = {0};
     bool source = ts_plan_source_of(e, &src);
-    if (source && !o->build)
-      return ts_error_set(err, TS_E_UNSUPPORTED, "'%s' must be built from source, "
-                          "which is not done here", src.location);
+    if (source && !o->build) {
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "'%s' must be built from source, "
+                        "which is not done here", src.location);
+      break;
+    }
     if (source) {
       src.sha256 = entry_only_sha256(e);
-      rc = ts_plan_build(o->build, r->target, r->idx, &src, &built, err);
+      rc = ts_plan_build(&bo, r->target, r->idx, &src, &built, err);
       if (rc != TS_OK) {
         r->build_log = built.log;
         built.log = NULL;
         ts_plan_built_clear(&built);
-        return rc;
+        break;
       }
+      if (built.torch)
+        pin_runtime_torch(p, built.torch);
     }
     rc = add_direct(p, e, source ? &built : NULL, err);
     ts_plan_built_clear(&built);
-    if (rc != TS_OK)
-      return rc;
   }
+  free(rt.version);
+  if (rc != TS_OK)
+    return rc;
   fix_directs(p);
 
   if (o->read_installed && !o->spec) {

@@ -153,6 +153,15 @@ struct ts_rules_kmd {
   char *source, *amdgpu_source, *amdgpu_confidence;
 };
 
+/* A project whose build imports torch without declaring it in
+ * build-system.requires (its setup.py runs `import torch`): its build
+ * environment gets the runtime torch as if it were declared. */
+struct ts_rules_torch_build {
+  char *project; /* normalised name */
+  bool nvcc;     /* it compiles CUDA code: nvcc must match torch.version.cuda */
+  char *source;
+};
+
 struct ts_rules {
   int schema;
   char *index_base;  /* "https://download.pytorch.org/whl/" */
@@ -168,6 +177,8 @@ struct ts_rules {
   struct ts_rules_rule *rules;
   size_t nrules;
   struct ts_rules_kmd kmd;
+  struct ts_rules_torch_build *torch_builds;
+  size_t ntorch_builds;
   /* A user file's `without_rules:` patterns: rules of the files it is
    * merged over that it removes (ts_rules_merge applies them). */
   char **without_rules;
@@ -204,7 +215,8 @@ void ts_rules_free(struct ts_rules *r);
 /* Merges `over` into `base`: first over's `without_rules` patterns remove
  * base's rules (TS_E_RULES when a pattern matches none); then entries with
  * an id already in base replace it (backends by id, releases by series,
- * rules and pairings by id), others are added; routes are added.  `over` is
+ * rules and pairings by id, torch_builds by project), others are added;
+ * routes are added.  `over` is
  * left empty (its entries move). */
 enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
                             struct ts_error *err);
@@ -213,6 +225,9 @@ const struct ts_rules_backend *ts_rules_find_backend(const struct ts_rules *r,
                                                      const char *id);
 const struct ts_rules_release *ts_rules_find_release(const struct ts_rules *r,
                                                      const char *series);
+/* The torch_builds entry of a project (normalised name), or NULL. */
+const struct ts_rules_torch_build *ts_rules_find_torch_build(const struct ts_rules *r,
+                                                             const char *project);
 /* The newest release series (the last one). NULL when there are none. */
 const struct ts_rules_release *ts_rules_newest(const struct ts_rules *r);
 

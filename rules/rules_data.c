@@ -115,6 +115,20 @@ void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
   memset(k, 0, sizeof *k);
 }
 
+void ts_rules_torch_build_clear(struct ts_rules_torch_build *t) {
+  free(t->project);
+  free(t->source);
+  memset(t, 0, sizeof *t);
+}
+
+const struct ts_rules_torch_build *ts_rules_find_torch_build(const struct ts_rules *r,
+                                                             const char *project) {
+  for (size_t i = 0; r && i < r->ntorch_builds; i++)
+    if (strcmp(r->torch_builds[i].project, project) == 0)
+      return &r->torch_builds[i];
+  return NULL;
+}
+
 void ts_rules_free(struct ts_rules *r) {
   if (!r)
     return;
@@ -134,6 +148,9 @@ void ts_rules_free(struct ts_rules *r) {
     ts_rules_rule_clear(&r->rules[i]);
   free(r->rules);
   ts_rules_kmd_clear(&r->kmd);
+  for (size_t i = 0; i < r->ntorch_builds; i++)
+    ts_rules_torch_build_clear(&r->torch_builds[i]);
+  free(r->torch_builds);
   free_strv(r->without_rules, r->nwithout_rules);
   free(r);
 }
@@ -291,6 +308,8 @@ enum ts_code ts_rules_merge(struct ts_rules *base, struct ts_rules *over,
            ts_rules_rule_clear);
   MERGE_BY(base->pairings, base->npairings, over->pairings, over->npairings,
            id, ts_rules_pairing_clear);
+  MERGE_BY(base->torch_builds, base->ntorch_builds, over->torch_builds,
+           over->ntorch_builds, project, ts_rules_torch_build_clear);
   for (size_t i = 0; i < over->nroutes; i++) {
     bool dup = false;
     for (size_t j = 0; j < base->nroutes; j++)

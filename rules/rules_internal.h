@@ -15,6 +15,7 @@ void ts_rules_release_clear(struct ts_rules_release *r);
 void ts_rules_rule_clear(struct ts_rules_rule *r);
 void ts_rules_pairing_clear(struct ts_rules_pairing *p);
 void ts_rules_kmd_clear(struct ts_rules_kmd *k);
+void ts_rules_torch_build_clear(struct ts_rules_torch_build *t);
 
 /* A release's variant tables (its own and each platform's) checked
  * against the backends of `r`: true with the problem in buf when a

@@ -705,6 +705,28 @@ static void load_pairing(struct loader *L, yaml_node_t *n,
   check_url(L, n, p->source, "pairing");
 }
 
+/* torch_builds: {project, nvcc, source}. */
+static void load_torch_build(struct loader *L, yaml_node_t *n,
+                             struct ts_rules_torch_build *t) {
+  static const char *const keys[] = {"project", "nvcc", "source", NULL};
+  memset(t, 0, sizeof *t);
+  if (!is_map(L, n, "a torch_builds entry"))
+    return;
+  check_keys(L, n, keys, "a torch_builds entry");
+  char *project = get_str(L, n, "project", true, "torch_builds");
+  if (project && !ts_name_is_valid(project, strlen(project)))
+    DIAG(L, get(L, n, "project"), "torch_builds: '%s' is not a project name", project);
+  t->project = project ? ts_name_normalize(project, strlen(project)) : ts_xstrdup("");
+  free(project);
+  char *nvcc = get_str(L, n, "nvcc", false, "torch_builds");
+  if (nvcc && strcmp(nvcc, "true") != 0 && strcmp(nvcc, "false") != 0)
+    DIAG(L, get(L, n, "nvcc"), "torch_builds: nvcc must be true or false");
+  t->nvcc = nvcc && strcmp(nvcc, "true") == 0;
+  free(nvcc);
+  t->source = get_str(L, n, "source", true, "torch_builds");
+  check_url(L, n, t->source, "torch_builds");
+}
+
 /* ---- top level -------------------------------------------------------- */
 
 static int cmp_release(const void *a, const void *b) {
@@ -737,6 +759,11 @@ static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) 
         diag_at(L, r->rules[i].line, 1, "rule '%s' is defined twice (first at line %u)",
                 r->rules[i].id, r->rules[j].line);
   (void)rn;
+  yaml_node_t *tn = get(L, root, "torch_builds");
+  for (size_t i = 0; i < r->ntorch_builds; i++)
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(r->torch_builds[i].project, r->torch_builds[j].project) == 0)
+        DIAG(L, tn, "torch_builds: '%s' is listed twice", r->torch_builds[i].project);
   /* Every ROCm backend must have a place in the kernel-driver window. */
   for (size_t i = 0; r->kmd.nreleases && i < r->nbackends; i++) {
     const struct ts_rules_backend *b = &r->backends[i];
@@ -817,7 +844,7 @@ static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
   static const char *const keys[] = {"schema", "index_base", "source",
                                      "backends", "releases", "routes",
                                      "pairings", "rules", "rocm_kmd",
-                                     "without_rules", NULL};
+                                     "without_rules", "torch_builds", NULL};
   if (!root) {
     diag_at(L, 1, 1, "the document is empty");
     return;
@@ -849,6 +876,8 @@ static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
   LOAD_LIST(L, n, r->pairings, r->npairings, load_pairing, "pairings");
   n = get(L, root, "rules");
   LOAD_LIST(L, n, r->rules, r->nrules, load_rule, "rules");
+  n = get(L, root, "torch_builds");
+  LOAD_LIST(L, n, r->torch_builds, r->ntorch_builds, load_torch_build, "torch_builds");
   n = get(L, root, "routes");
   if (n && is_map(L, n, "routes")) {
     static const char *const rkeys[] = {"source", "projects", NULL};

@@ -18,6 +18,7 @@ void ts_build_system_clear(struct ts_build_system *bs) {
     free(bs->backend_path[i]);
   free(bs->backend_path);
   free(bs->backend);
+  free(bs->project_name);
   memset(bs, 0, sizeof *bs);
 }
 
@@ -83,6 +84,11 @@ enum ts_code ts_build_system_read(const char *dir, struct ts_build_system *out,
   } else {
     *err = re;
   }
+  const struct ts_toml_value *name = root ? ts_toml_get(ts_toml_get(root, "project"), "name")
+                                          : NULL;
+  if (rc == TS_OK && name && name->type == TS_TOML_STRING && name->len &&
+      !memchr(name->str, 0, name->len))
+    out->project_name = ts_xstrndup(name->str, name->len);
   if (rc == TS_OK && bs && bs->type != TS_TOML_TABLE)
     rc = ts_error_set(err, TS_E_PARSE, "%s: build-system must be a table", path);
   if (rc == TS_OK && bs) {

@@ -32,6 +32,7 @@ struct ts_build_system {
   char **backend_path; /* absolute, each inside the tree */
   size_t nbackend_path;
   bool declared;   /* pyproject.toml has [build-system] */
+  char *project_name; /* [project].name as written, or NULL */
 };
 
 #define TS_LEGACY_BACKEND "setuptools.build_meta:__legacy__"

@@ -8,7 +8,9 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
   TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64"),
          optionally ",yanked=REASON" to mark the file yanked (PEP 592)
          and ",pad=N" to add N incompressible bytes (NAME/pad.bin), for a
-         download that takes a while behind nginx's limit_rate
+         download that takes a while behind nginx's limit_rate, and
+         ",cuda=X.Y" to add NAME/version.py saying cuda = 'X.Y' (what
+         torch.version.cuda reads)
 Everything after the tag is one Requires-Dist per ';;'-separated item;
 extras named in their markers become Provides-Extra lines.
 Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
@@ -32,7 +34,7 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
 
 
-def make_wheel(dest_dir, name, version, tag, requires, pad=0):
+def make_wheel(dest_dir, name, version, tag, requires, pad=0, cuda=None):
     dist = re.sub(r"[-_.]+", "_", name)
     fname = f"{dist}-{version}-{tag}.whl"
     path = os.path.join(dest_dir, fname)
@@ -55,6 +57,9 @@ def make_wheel(dest_dir, name, version, tag, requires, pad=0):
     }
     if pad:
         files[f"{pkg}/pad.bin"] = os.urandom(pad)
+    if cuda:
+        files[f"{pkg}/version.py"] = (
+            f"__version__ = {version!r}\ncuda = {cuda!r}\nhip = None\n").encode()
     record = "".join(
         f"{p},{record_hash(d)},{len(d)}\n" for p, d in files.items()
     ) + f"{distinfo}/RECORD,,\n"
@@ -77,10 +82,11 @@ def main():
         tag, *flags = tag.split(",")
         yanked = next((f[len("yanked="):] for f in flags if f.startswith("yanked=")), None)
         pad = next((int(f[len("pad="):]) for f in flags if f.startswith("pad=")), 0)
+        cuda = next((f[len("cuda="):] for f in flags if f.startswith("cuda=")), None)
         requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
         files_dir = os.path.join(root, index)
         os.makedirs(files_dir, exist_ok=True)
-        fname = make_wheel(files_dir, name, version, tag, requires, pad)
+        fname = make_wheel(files_dir, name, version, tag, requires, pad, cuda)
         with open(os.path.join(files_dir, fname), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
         pages.setdefault((index, norm(name)), []).append((fname, sha, yanked))

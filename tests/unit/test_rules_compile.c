@@ -147,6 +147,37 @@ Test(rules_load, merge_by_id) {
   ts_rules_free(r);
 }
 
+Test(rules_load, torch_builds) {
+  struct ts_rules *r = bundled();
+  const struct ts_rules_torch_build *fa = ts_rules_find_torch_build(r, "flash-attn");
+  cr_assert_not_null(fa);
+  cr_expect(fa->nvcc);
+  const struct ts_rules_torch_build *ds = ts_rules_find_torch_build(r, "deepspeed");
+  cr_assert_not_null(ds);
+  cr_expect_not(ds->nvcc);
+  cr_expect_null(ts_rules_find_torch_build(r, "numpy"));
+  /* a user file adds projects (names normalised) and replaces by project */
+  size_t n = r->ntorch_builds;
+  struct ts_rules *u = parse_ok(
+      "schema: 1\n"
+      "torch_builds:\n"
+      "  - {project: My_Ext, nvcc: true, source: https://e/}\n"
+      "  - {project: deepspeed, nvcc: true, source: https://e/}\n");
+  struct ts_error e = {0};
+  cr_assert_eq(ts_rules_merge(r, u, &e), TS_OK, "%s", e.detail);
+  ts_rules_free(u);
+  cr_expect_eq(r->ntorch_builds, n + 1);
+  cr_expect_not_null(ts_rules_find_torch_build(r, "my-ext"));
+  cr_expect(ts_rules_find_torch_build(r, "deepspeed")->nvcc);
+  ts_rules_free(r);
+  parse_bad("schema: 1\ntorch_builds:\n  - {project: x, nvcc: yes, source: https://e/}\n",
+            "nvcc must be true or false");
+  parse_bad("schema: 1\ntorch_builds:\n  - {project: x, source: https://e/}\n"
+            "  - {project: X, source: https://e/}\n",
+            "'x' is listed twice");
+  parse_bad("schema: 1\ntorch_builds:\n  - {project: x}\n", "missing 'source'");
+}
+
 /* A hand-made host: cuda driver + one GPU, or AMD. */
 static void nv_host(struct ts_host *h, const char *driver, const char *cc) {
   memset(h, 0, sizeof *h);

@@ -1,0 +1,188 @@
+/* Torch-matched builds: see build_torch.h. */
+#include "plan/build_torch.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/proc.h"
+#include "core/str.h"
+#include "pep/name.h"
+#include "pep/requirement.h"
+
+bool ts_build_torch_needed(const struct ts_build_system *bs, const char *project,
+                           const struct ts_rules *rules, bool *nvcc) {
+  *nvcc = false;
+  const struct ts_rules_torch_build *tb = NULL;
+  if (project) {
+    char *norm = ts_name_normalize(project, strlen(project));
+    tb = ts_rules_find_torch_build(rules, norm);
+    free(norm);
+  }
+  if (tb) {
+    *nvcc = tb->nvcc;
+    return true;
+  }
+  bool declared = false;
+  for (size_t i = 0; i < bs->nrequires && !declared; i++) {
+    struct ts_requirement *req = NULL;
+    struct ts_error ignore = {0};
+    if (ts_requirement_parse(bs->requires[i], strlen(bs->requires[i]), &req, &ignore) == TS_OK)
+      declared = strcmp(req->normalized_name, "torch") == 0;
+    ts_requirement_free(req);
+  }
+  return declared;
+}
+
+const struct ts_rules_backend *ts_build_torch_backend(const struct ts_rules *rules,
+                                                      const char *torch_version) {
+  const char *plus = torch_version ? strchr(torch_version, '+') : NULL;
+  return plus && rules ? ts_rules_find_backend(rules, plus + 1) : NULL;
+}
+
+static void push_env(char ***env, size_t *n, const char *name, const char *value) {
+  if (getenv(name) || !value || !*value)
+    return;
+  *env = ts_xrealloc(*env, (*n + 1) * sizeof **env);
+  (*env)[(*n)++] = ts_xasprintf("%s=%s", name, value);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The distinct values joined by ';', sorted (several GPUs of one kind
+ * give one entry); NULL when there are none. */
+static char *distinct_list(const char **v, size_t n) {
+  if (n == 0)
+    return NULL;
+  qsort(v, n, sizeof *v, cmp_str);
+  size_t len = 1;
+  for (size_t i = 0; i < n; i++)
+    len += strlen(v[i]) + 1;
+  char *out = ts_xcalloc(len, 1);
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || strcmp(v[i], v[i - 1]) != 0) {
+      if (*out)
+        strcat(out, ";");
+      strcat(out, v[i]);
+    }
+  return out;
+}
+
+void ts_build_torch_env(const struct ts_rules_backend *b, const struct ts_host *host,
+                        char ***env, size_t *n) {
+  if (!b || (b->kind != TS_BACKEND_CUDA && b->kind != TS_BACKEND_ROCM))
+    return;
+  size_t ngpus = host ? (b->kind == TS_BACKEND_CUDA ? host->ncuda_gpus : host->nrocm_gpus) : 0;
+  const char **v = ts_xcalloc(ngpus + 1, sizeof *v);
+  size_t k = 0;
+  for (size_t i = 0; i < ngpus; i++) {
+    const char *x = b->kind == TS_BACKEND_CUDA ? host->cuda_gpus[i].compute_capability
+                                               : host->rocm_gpus[i].gfx;
+    if (x)
+      v[k++] = x;
+  }
+  char *list = distinct_list(v, k);
+  free(v);
+  if (b->kind == TS_BACKEND_CUDA) {
+    push_env(env, n, "TORCH_CUDA_ARCH_LIST", list);
+    push_env(env, n, "FORCE_CUDA", "1");
+  } else {
+    push_env(env, n, "PYTORCH_ROCM_ARCH", list);
+  }
+  free(list);
+}
+
+/* The nvcc a torch extension build would use, malloc'd, or NULL. */
+static char *find_nvcc(void) {
+  static const char *const homes[] = {"CUDA_HOME", "CUDA_PATH"};
+  for (size_t i = 0; i < sizeof homes / sizeof homes[0]; i++) {
+    const char *h = getenv(homes[i]);
+    if (h && *h) {
+      char *p = ts_xasprintf("%s/bin/nvcc", h);
+      if (access(p, X_OK) == 0)
+        return p;
+      free(p);
+    }
+  }
+  const char *path = getenv("PATH");
+  for (const char *d = path; d && *d;) {
+    size_t len = strcspn(d, ":");
+    char *p = ts_xasprintf("%.*s/nvcc", (int)len, d);
+    if (len && access(p, X_OK) == 0)
+      return p;
+    free(p);
+    d += len + (d[len] == ':');
+  }
+  return NULL;
+}
+
+/* "12.6" from nvcc --version's "Cuda compilation tools, release 12.6, ...". */
+static bool nvcc_release(const char *out, char rel[16]) {
+  const char *r = out ? strstr(out, "release ") : NULL;
+  if (!r)
+    return false;
+  r += strlen("release ");
+  size_t n = 0;
+  while (n < 15 && (isdigit((unsigned char)r[n]) || r[n] == '.'))
+    n++;
+  memcpy(rel, r, n);
+  rel[n] = '\0';
+  return n > 0 && strchr(rel, '.');
+}
+
+/* major.minor of a version ("12.6.77" → "12.6"). */
+static void major_minor(const char *v, char out[16]) {
+  size_t n = strcspn(v, ".");
+  if (v[n] == '.')
+    n += 1 + strcspn(v + n + 1, ".");
+  snprintf(out, 16, "%.*s", (int)n, v);
+}
+
+/* The same CUDA release: major.minor when `exact`, else the major only. */
+static bool same_cuda(const char *a, const char *b, bool exact) {
+  return exact ? strcmp(a, b) == 0
+               : strcspn(a, ".") == strcspn(b, ".") && strncmp(a, b, strcspn(a, ".")) == 0;
+}
+
+enum ts_code ts_build_torch_check_nvcc(const char *what, const char *torch_version,
+                                       const char *torch_cuda, bool required,
+                                       struct ts_error *err) {
+  char want[16];
+  major_minor(torch_cuda, want);
+  char *nvcc = find_nvcc();
+  if (!nvcc)
+    return required ? ts_error_set(err, TS_E_REFUSED,
+                                   "%s compiles CUDA code against torch %s (CUDA %s) and "
+                                   "no nvcc was found ($CUDA_HOME, $CUDA_PATH, PATH); fix: "
+                                   "install the CUDA %s toolkit and set CUDA_HOME to it",
+                                   what, torch_version, want, want)
+                    : TS_OK;
+  char *argv[] = {nvcc, "--version", NULL};
+  struct ts_proc_options po = {.stderr_mode = TS_PROC_STDERR_DISCARD, .timeout_ms = 30000};
+  struct ts_proc_result pr = {0};
+  struct ts_error pe = {0};
+  char rel[16] = "";
+  enum ts_code rc = ts_proc_run(argv, &po, &pr, &pe);
+  bool read = rc == TS_OK && ts_proc_succeeded(&pr) && nvcc_release(pr.out.data, rel);
+  char have[16];
+  major_minor(rel, have);
+  if (!read)
+    rc = ts_error_set(err, TS_E_REFUSED,
+                      "%s: '%s --version' does not say its CUDA release; fix: set CUDA_HOME "
+                      "to the CUDA %s toolkit", what, nvcc, want);
+  else if (!same_cuda(have, want, required))
+    rc = ts_error_set(err, TS_E_REFUSED,
+                      "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s; fix: "
+                      "install the CUDA %s toolkit and set CUDA_HOME to it (or put its nvcc "
+                      "first on PATH)", what, have, nvcc, torch_version, want, want);
+  else
+    rc = TS_OK;
+  ts_proc_result_clear(&pr);
+  free(nvcc);
+  return rc;
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# Torch-matched source builds end to end, no network: a PyTorch-shaped
+# index (tiny torch wheels with +cu126/+cu128/+cpu labels and a
+# torch/version.py) and a general index that has a look-alike torch too,
+# Debian's setuptools for the build environments, captured hosts through
+# --sysroot.  A torch extension sdist whose setup.py imports torch and
+# writes torch.__version__, TORCH_CUDA_ARCH_LIST and FORCE_CUDA into the
+# package it builds shows what its build environment had:
+#  - built with exactly the runtime torch build (version and label), from
+#    the PyTorch index, with the host's compute capabilities and FORCE_CUDA;
+#  - another torch build is another build (the cache keys the torch
+#    variant), the first one's inputs again are a cache hit;
+#  - a changed TORCH_CUDA_ARCH_LIST, MAX_JOBS or -C setting builds again;
+#  - a project in rules.yaml's torch_builds (flash-attn) that imports torch
+#    without declaring it gets it too; its nvcc (a fake one on PATH) must
+#    match torch.version.cuda: a mismatch is one line with the fix, exit 1,
+#    nothing installed;
+#  - on a CPU-only host: the +cpu build, no CUDA variables, no nvcc check.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+[ -x /usr/bin/python3 ] || ts_skip "no Debian /usr/bin/python3"
+WHEELS=/usr/share/python-wheels
+ls $WHEELS/setuptools-*.whl $WHEELS/wheel-*.whl >/dev/null 2>&1 ||
+  ts_skip "python3-setuptools-whl / python3-wheel-whl not installed"
+S=$TS_SOURCE_DIR/fixtures/sysroot
+work=$(ts_tmpdir)
+cp=$(/usr/bin/python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+tag="$cp-$cp-manylinux_2_28_x86_64"
+python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<SPEC
+whl/cu126 torch 2.9.1+cu126 $tag,cuda=12.6
+whl/cu128 torch 2.9.1+cu128 $tag,cuda=12.8
+whl/cpu torch 2.9.1+cpu $tag
+simple torch 2.10.0 $tag
+simple beta 1.0 py3-none-any
+SPEC
+ts_nginx_start "$work/www"
+export TORCHSOLVE_CACHE_DIR=$work/cache
+for v in $(env | grep -o '^PIP_[A-Z_]*'); do unset "$v"; done
+unset TORCH_CUDA_ARCH_LIST FORCE_CUDA MAX_JOBS CUDA_HOME CUDA_PATH PYTORCH_ROCM_ARCH
+"$T" venv -q --python /usr/bin/python3 "$work/venv"
+mkdir -p "$work/bin"
+fake_nvcc() { # RELEASE: an nvcc on PATH that says it is CUDA RELEASE
+  printf '#!/bin/sh\necho "nvcc: NVIDIA (R) Cuda compiler driver"\necho "Cuda compilation tools, release %s, V%s.77"\n' \
+    "$1" "$1" >"$work/bin/nvcc"
+  chmod +x "$work/bin/nvcc"
+}
+fake_nvcc 12.6
+export PATH=$work/bin:$PATH
+inst() { # SYSROOT ARGS...
+  local m=$1; shift
+  "$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" -f "$WHEELS" \
+    --torch-index-url "$TS_NGINX_URL/whl" --sysroot "$S/$m" "$@"
+}
+# an sdist (NAME VERSION DECLARE): setup.py imports torch and records it
+mksdist() {
+  local name=$1 version=$2 declare=$3 d=$work/sd/$1-$2 pkg=${1//-/_}
+  mkdir -p "$d/$pkg"
+  printf 'Metadata-Version: 2.1\nName: %s\nVersion: %s\n' "$name" "$version" >"$d/PKG-INFO"
+  if [ "$declare" = declare ]; then
+    printf '[build-system]\nrequires = ["setuptools>=40.8.0", "torch"]\nbuild-backend = "setuptools.build_meta"\n' \
+      >"$d/pyproject.toml"
+  fi
+  cat >"$d/setup.py" <<PY
+import os
+import torch
+from setuptools import setup
+with open(os.path.join("$pkg", "built_with.py"), "w") as f:
+    f.write("TORCH = %r\nARCH = %r\nFORCE_CUDA = %r\nMAX_JOBS = %r\n" % (
+        torch.__version__, os.environ.get("TORCH_CUDA_ARCH_LIST"),
+        os.environ.get("FORCE_CUDA"), os.environ.get("MAX_JOBS")))
+setup(name="$name", version="$version", packages=["$pkg"], install_requires=["torch"])
+PY
+  : >"$d/$pkg/__init__.py"
+  tar -C "$work/sd" -czf "$work/$name-$version.tar.gz" "$name-$version"
+}
+mksdist torchext 1.0 declare
+mksdist flash-attn 2.8.3 undeclared
+# what the installed package was built with, and the installed torch
+built_with() { # MODULE
+  "$work/venv/bin/python" -c "import $1.built_with as b, torch; print(b.TORCH, b.ARCH, b.FORCE_CUDA, b.MAX_JOBS, torch.__version__)"
+}
+SD=$work/torchext-1.0.tar.gz
+
+# --- H100: the pinned runtime torch is the build's torch --------------------
+inst h100-cu130 "$SD" 'torch==2.9.1+cu126' 2>"$work/err" || { cat "$work/err"; ts_fail "torchext + cu126"; }
+grep -q 'Built ' "$work/err" || ts_fail "no build: $(cat "$work/err")"
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "built with / runtime: $(built_with torchext)"
+
+# --- another torch build is another build -----------------------------------
+inst h100-cu130 "$SD" 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "torchext + cu128"; }
+grep -q 'Built ' "$work/err" || ts_fail "the cu126 build was reused for cu128: $(cat "$work/err")"
+[ "$(built_with torchext)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] ||
+  ts_fail "cu128: built with / runtime: $(built_with torchext)"
+# the cu126 inputs again: the cache's wheel, no backend
+inst h100-cu130 --force-reinstall "$SD" 'torch==2.9.1+cu126' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "torchext + cu126 again"; }
+grep -q 'Built ' "$work/err" && ts_fail "the same inputs ran the backend again: $(cat "$work/err")"
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "cu126 again: $(built_with torchext)"
+
+# --- the steering variables and -C are in the cache key ----------------------
+TORCH_CUDA_ARCH_LIST=8.6 inst h100-cu130 --force-reinstall "$SD" 'torch==2.9.1+cu126' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "TORCH_CUDA_ARCH_LIST=8.6"; }
+grep -q 'Built ' "$work/err" || ts_fail "a changed TORCH_CUDA_ARCH_LIST reused the cached wheel"
+[ "$(built_with torchext)" = "2.9.1+cu126 8.6 1 None 2.9.1+cu126" ] ||
+  ts_fail "the user's TORCH_CUDA_ARCH_LIST did not win: $(built_with torchext)"
+MAX_JOBS=3 inst h100-cu130 --force-reinstall "$SD" 'torch==2.9.1+cu126' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "MAX_JOBS=3"; }
+grep -q 'Built ' "$work/err" || ts_fail "a changed MAX_JOBS reused the cached wheel"
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 3 2.9.1+cu126" ] || ts_fail "MAX_JOBS: $(built_with torchext)"
+inst h100-cu130 --force-reinstall -C opt=1 "$SD" 'torch==2.9.1+cu126' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "-C opt=1"; }
+grep -q 'Built ' "$work/err" || ts_fail "a -C setting reused the cached wheel"
+
+# --- undeclared: flash-attn is in rules.yaml's torch_builds ------------------
+FA=$work/flash-attn-2.8.3.tar.gz
+inst h100-cu130 "$FA" 'torch==2.9.1+cu126' 2>"$work/err" || { cat "$work/err"; ts_fail "flash-attn + cu126"; }
+[ "$(built_with flash_attn)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "flash-attn: $(built_with flash_attn)"
+# nvcc 12.6 against torch cu128 (torch.version.cuda 12.8): refused before compiling
+before=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
+rc=0; inst h100-cu130 "$FA" 'torch==2.9.1+cu128' >"$work/out" 2>"$work/err" || rc=$?
+[ $rc = 1 ] || { cat "$work/err"; ts_fail "nvcc mismatch: exit $rc, wanted 1"; }
+[ "$(head -1 "$work/err")" = "error: flash-attn: nvcc is CUDA 12.6 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8; fix: install the CUDA 12.8 toolkit and set CUDA_HOME to it (or put its nvcc first on PATH)" ] ||
+  ts_fail "nvcc mismatch message: $(cat "$work/err")"
+after=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
+[ "$before" = "$after" ] || ts_fail "the nvcc refusal changed the venv"
+# flash-attn needs nvcc (nvcc: true): none at all is refused as well
+rm "$work/bin/nvcc"
+no_nvcc_path=$(printf '%s\n' "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/nvcc" ] || printf '%s:' "$d"; done)
+rc=0; PATH=${no_nvcc_path%:} inst h100-cu130 "$FA" 'torch==2.9.1+cu128' 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q 'compiles CUDA code against torch 2.9.1+cu128 (CUDA 12.8) and no nvcc was found' "$work/err" ||
+  { cat "$work/err"; ts_fail "no nvcc: exit $rc"; }
+# the matching one builds
+fake_nvcc 12.8
+inst h100-cu130 "$FA" 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "flash-attn + cu128"; }
+[ "$(built_with flash_attn)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] ||
+  ts_fail "flash-attn cu128: $(built_with flash_attn)"
+
+# a declared torch build that the rules do not flag: a found nvcc must
+# have torch's CUDA major (what torch's own build check refuses)
+fake_nvcc 11.8
+rc=0; inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu128' 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q '^error: torchext: nvcc is CUDA 11.8' "$work/err" ||
+  { cat "$work/err"; ts_fail "nvcc 11.8 for torchext: exit $rc"; }
+fake_nvcc 12.6
+inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu128' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "nvcc 12.6 for torchext + cu128 (same major)"; }
+
+# --- a CPU-only host: the +cpu build, nothing CUDA ---------------------------
+fake_nvcc 11.0
+rm -rf "$work/venv" && "$T" venv -q --python /usr/bin/python3 "$work/venv"
+inst cpu-only "$SD" torch 2>"$work/err" || { cat "$work/err"; ts_fail "cpu-only"; }
+[ "$(built_with torchext)" = "2.9.1+cpu None None None 2.9.1+cpu" ] || ts_fail "cpu-only: $(built_with torchext)"
+echo OK
