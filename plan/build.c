@@ -387,7 +387,7 @@ static char *project_name(const struct ts_plan_source *src, const struct ts_buil
   return name;
 }
 
-/* What a build that needs torch gets (build.h, "Torch-matched builds"). */
+/* What a build that needs torch is given (build.h, "Torch-matched builds"). */
 struct torch_match {
   char *version;  /* the runtime torch build, "2.9.1+cu126"; NULL: none */
   char *pin;      /* "torch==2.9.1+cu126", added to the build requirements */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/proc.h"
 #include "core/str.h"
 #include "pep/name.h"
@@ -60,17 +61,13 @@ static char *distinct_list(const char **v, size_t n) {
   if (n == 0)
     return NULL;
   qsort(v, n, sizeof *v, cmp_str);
-  size_t len = 1;
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_SMALL_FILE);
   for (size_t i = 0; i < n; i++)
-    len += strlen(v[i]) + 1;
-  char *out = ts_xcalloc(len, 1);
-  for (size_t i = 0; i < n; i++)
-    if (i == 0 || strcmp(v[i], v[i - 1]) != 0) {
-      if (*out)
-        strcat(out, ";");
-      strcat(out, v[i]);
-    }
-  return out;
+    if ((i == 0 || strcmp(v[i], v[i - 1]) != 0) &&
+        ((b.len && ts_buf_append_str(&b, ";") != TS_OK) || ts_buf_append_str(&b, v[i]) != TS_OK))
+      break; /* a GPU list past the cap: keep what fits */
+  return ts_buf_take(&b, NULL);
 }
 
 void ts_build_torch_env(const struct ts_rules_backend *b, const struct ts_host *host,
