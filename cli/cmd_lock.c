@@ -5,7 +5,8 @@
  *
  * Resolves for one target (ts_plan_resolve: target + host + rules + index +
  * resolver), turns the resolution into a PEP 751 lock (ts_plan_to_pylock)
- * and writes it.  This file parses options and prints.
+ * and writes it; with --profile, once per GPU profile, merged into one
+ * fleet lock (ts_plan_lock_profiles).  This file parses options and prints.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +17,19 @@
 #include "cli/index_options.h"
 #include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
+#include "core/alloc.h"
 #include "core/buf.h"
+#include "core/str.h"
 #include "lock/pylock.h"
 #include "plan/plan.h"
+#include "plan/profiles.h"
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: torchsolve lock [REQ...] [-r FILE]... [-c FILE]... [-o FILE]\n"
           "                       [--python PATH | --python-version X.Y [--platform PLAT]]\n"
-          "                       [--pre] [index options] [GPU options]\n"
+          "                       [--pre] [--profile NAME[:FACTS]]...\n"
+          "                       [index options] [GPU options]\n"
           "\n"
           "Resolves the requirements for one target and writes a PEP 751 lock file\n"
           "(pylock.toml): per package its name, version, index and the wheel chosen for\n"
@@ -33,6 +38,14 @@ static void usage(FILE *out) {
           "and the ids of the rules that concern the locked packages are recorded\n"
           "under [tool.torchsolve], so that 'torchsolve sync' can refuse the lock on a\n"
           "machine that cannot run it.  The same inputs give identical bytes.\n"
+          "\n"
+          "With --profile, one lock serves several GPU machines: the requirements are\n"
+          "resolved once per profile, as install would on a machine with that backend,\n"
+          "and packages that differ are written once per profile with a marker on the\n"
+          "PEP 751 `extras`: the first profile is the default ('cu126' not in extras\n"
+          "and ...), each other is selected by its name as an extra ('cu126' in extras\n"
+          "and ...), never two at once; packages the same in every profile appear once,\n"
+          "unmarked.  'torchsolve sync' picks the best profile the host runs.\n"
           "\n"
           "  REQ                   a requirement (\"torch>=2.5\", \"pkg[extra]==1.0\")\n"
           "  -r, --requirement FILE  requirements file (repeatable)\n"
@@ -44,6 +57,13 @@ static void usage(FILE *out) {
           "  --platform PLAT       with --python-version: manylinux_2_28_x86_64...\n"
           "                        (default: like this host)\n"
           "  --pre                 allow pre-releases\n"
+          "  --profile NAME[:FACTS]  lock for a GPU profile (repeatable; the first is\n"
+          "                        the default): a backend id of rules.yaml (cpu,\n"
+          "                        cu126, cu130, rocm6.4, xpu...), optionally with\n"
+          "                        facts narrowing the GPUs: cu126:cc=6.1,8.9 (compute\n"
+          "                        capabilities), rocm6.4:gfx=gfx942 (AMD targets;\n"
+          "                        without it, every target the backend has kernels\n"
+          "                        for); replaces --cuda, --rocm, --cpu and the like\n"
           "  --no-binary P         never use wheels of P (comma-separated names,\n"
           "                        :all: or :none:, as pip; no source builds yet:\n"
           "                        a package with only wheels fails, named)\n"
@@ -62,10 +82,101 @@ static void usage(FILE *out) {
           "  torchsolve lock torch torchvision -o pylock.toml\n"
           "  torchsolve lock -r requirements.txt --python-version 3.12 \\\n"
           "      --platform manylinux_2_28_x86_64 --cuda 12.6 -o pylock.toml\n"
+          "  torchsolve lock torch torchvision --profile cpu --profile cu126 \\\n"
+          "      --profile rocm6.4:gfx=gfx942 -o pylock.toml\n"
           "  torchsolve sync pylock.toml --python .venv\n");
 }
 
-int ts_cmd_lock(int argc, char **argv) {
+/* The lock on stdout ('-') or into its file. */
+static int write_lock(const struct ts_pylock *lock, const char *output, const char *what) {
+  struct ts_error err = {0};
+  int status = 0;
+  if (strcmp(output, "-") == 0) {
+    struct ts_buf out;
+    ts_buf_init(&out, TS_CAP_LOCKFILE);
+    if (ts_pylock_write(lock, &out, &err) != TS_OK)
+      status = ts_cli_report(&err);
+    else if (out.len)
+      fwrite(out.data, 1, out.len, stdout);
+    ts_buf_clear(&out);
+  } else if (ts_pylock_write_file(lock, output, &err) != TS_OK) {
+    status = ts_cli_report(&err);
+  } else {
+    ts_cli_info("Locked %zu package%s%s in %s", lock->npackages,
+                ts_cli_plural(lock->npackages), what, output);
+  }
+  return status;
+}
+
+/* A resolution's notes and figures; for a failed one, the error (with the
+ * resolver's explanation) and the exit status. */
+static int report_resolution(const struct ts_plan_result *res, enum ts_code rc,
+                             const struct ts_error *err, const char *profile) {
+  ts_cli_warn_plan_notes(res);
+  if (rc == TS_E_RESOLVE && res && res->res)
+    return ts_cli_report_explained(err, res->res->why.lines, res->res->why.nlines);
+  if (rc != TS_OK) {
+    int status = ts_cli_report(err);
+    return status ? status : 1;
+  }
+  if (!res)
+    return 0;
+  char el[32];
+  ts_cli_info("Resolved %zu package%s%s%s in %s", res->res->nitems,
+              ts_cli_plural(res->res->nitems), profile ? " for profile " : "",
+              profile ? profile : "", ts_cli_elapsed(res->resolve_ms, el));
+  ts_cli_resolution_figures(res);
+  ts_cli_warn_resolution(res);
+  return 0;
+}
+
+static int lock_one(const struct ts_plan_options *po, const char *output) {
+  struct ts_error err = {0};
+  struct ts_plan_result *res = NULL;
+  enum ts_code rc = ts_plan_resolve(po, &res, &err);
+  int status = report_resolution(res, rc, &err, NULL);
+  struct ts_pylock *lock = NULL;
+  if (!status && ts_plan_to_pylock(res, output, &lock, &err) != TS_OK)
+    status = ts_cli_report(&err);
+  if (!status)
+    status = write_lock(lock, output, "");
+  ts_pylock_free(lock);
+  ts_plan_result_free(res);
+  return status;
+}
+
+static int lock_profiles(const struct ts_plan_options *po, const struct ts_rules *rules,
+                         const char *const *args, size_t n, const char *output) {
+  struct ts_error err = {0};
+  struct ts_profile *profiles = ts_xcalloc(n, sizeof *profiles);
+  int status = 0;
+  for (size_t i = 0; i < n && !status; i++)
+    if (ts_profile_parse(args[i], rules, &profiles[i], &err) != TS_OK)
+      status = ts_cli_report(&err);
+  struct ts_plan_profiles pp = {0};
+  if (!status) {
+    enum ts_code rc = ts_plan_lock_profiles(po, profiles, n, output, &pp, &err);
+    for (size_t i = 0; i < pp.n && !status; i++)
+      if (pp.results[i])
+        status = report_resolution(pp.results[i], i == pp.failed ? rc : TS_OK, &err,
+                                   profiles[i].backend);
+    if (!status && rc != TS_OK)
+      status = report_resolution(NULL, rc, &err, NULL);
+  }
+  if (!status) {
+    char *what = ts_xasprintf(" for %zu profile%s (default %s)", n, ts_cli_plural(n),
+                              profiles[0].extra);
+    status = write_lock(pp.lock, output, what);
+    free(what);
+  }
+  ts_plan_profiles_clear(&pp);
+  for (size_t i = 0; i < n; i++)
+    ts_profile_clear(&profiles[i]);
+  free(profiles);
+  return status;
+}
+
+static int lock_main(int argc, char **argv, const char **profile_args) {
   struct ts_gpu_options g;
   struct ts_index_cli ic;
   ts_gpu_options_init(&g);
@@ -74,6 +185,7 @@ int ts_cmd_lock(int argc, char **argv) {
   ts_cli_reqs_init(&reqs, argc);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *output = "pylock.toml";
   bool pre = false;
+  size_t nprofile_args = 0;
   struct ts_error err = {0};
   int status = 0;
   bool opts_done = false;
@@ -107,7 +219,7 @@ int ts_cmd_lock(int argc, char **argv) {
       static const char *const valued[] = {"--python", "--python-version", "--platform",
                                            "--requirement", "-r", "--constraint", "-c",
                                            "--output", "-o", "--no-binary",
-                                           "--only-binary"};
+                                           "--only-binary", "--profile"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
         int m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
@@ -123,6 +235,7 @@ int ts_cmd_lock(int argc, char **argv) {
         else if (!strcmp(f, "--python-version")) pyver = v;
         else if (!strcmp(f, "--platform")) platform = v;
         else if (!strcmp(f, "--output") || !strcmp(f, "-o")) output = v;
+        else if (!strcmp(f, "--profile")) profile_args[nprofile_args++] = v;
         else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
           status = ts_cli_reqs_add_binary(&reqs, "lock", v, !strcmp(f, "--no-binary"));
         }
@@ -138,6 +251,11 @@ int ts_cmd_lock(int argc, char **argv) {
   }
   if (!status && platform && !pyver)
     status = ts_cli_usage_error("lock", "--platform needs --python-version");
+  if (!status && nprofile_args &&
+      (g.set_cuda || g.set_rocm || g.set_gfx || g.set_cc || g.set_driver || g.ov.cpu || g.ov.xpu))
+    status = ts_cli_usage_error("lock", "--profile names each machine's GPU stack; drop "
+                                        "--cuda, --rocm, --gfx, --compute-capability, "
+                                        "--cuda-driver, --cpu, --xpu and --torch-backend");
   if (!status && ts_gpu_options_env(&g) < 0)
     status = 2;
   if (status) {
@@ -178,46 +296,18 @@ int ts_cmd_lock(int argc, char **argv) {
       .only_binary = (const char *const *)reqs.binary.only_binary,
       .nonly_binary = reqs.binary.nonly_binary,
       .read_installed = false, .probe_cache_dir = cache};
-  struct ts_plan_result *res = NULL;
-  enum ts_code rc = ts_plan_resolve(&po, &res, &err);
-  ts_cli_warn_plan_notes(res);
-  if (rc == TS_E_RESOLVE && res && res->res) {
-    status = ts_cli_report_explained(&err, res->res->why.lines, res->res->why.nlines);
-  } else if (rc != TS_OK) {
-    status = ts_cli_report(&err);
-    if (!status)
-      status = 1;
-  } else {
-    char el[32];
-    ts_cli_info("Resolved %zu package%s in %s", res->res->nitems,
-                ts_cli_plural(res->res->nitems), ts_cli_elapsed(res->resolve_ms, el));
-    ts_cli_resolution_figures(res);
-    ts_cli_warn_resolution(res);
-    struct ts_pylock *lock = NULL;
-    if (ts_plan_to_pylock(res, output, &lock, &err) != TS_OK)
-      status = ts_cli_report(&err);
-    if (!status) {
-      if (strcmp(output, "-") == 0) {
-        struct ts_buf out;
-        ts_buf_init(&out, TS_CAP_LOCKFILE);
-        if (ts_pylock_write(lock, &out, &err) != TS_OK)
-          status = ts_cli_report(&err);
-        else if (out.len)
-          fwrite(out.data, 1, out.len, stdout);
-        ts_buf_clear(&out);
-      } else if (ts_pylock_write_file(lock, output, &err) != TS_OK) {
-        status = ts_cli_report(&err);
-      } else {
-        ts_cli_info("Locked %zu package%s in %s", lock->npackages,
-                    ts_cli_plural(lock->npackages), output);
-      }
-    }
-    ts_pylock_free(lock);
-  }
-  ts_plan_result_free(res);
+  status = nprofile_args ? lock_profiles(&po, rules, profile_args, nprofile_args, output)
+                         : lock_one(&po, output);
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);
   ts_cli_reqs_free(&reqs);
+  return status;
+}
+
+int ts_cmd_lock(int argc, char **argv) {
+  const char **profile_args = ts_xcalloc((size_t)argc, sizeof *profile_args);
+  int status = lock_main(argc, argv, profile_args);
+  free(profile_args);
   return status;
 }

@@ -20,12 +20,14 @@
 #include "lock/pylock.h"
 #include "pep/version.h"
 #include "plan/plan.h"
+#include "plan/profiles.h"
 #include "rules/rules.h"
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: torchsolve sync LOCKFILE [--python PATH] [--dry-run] [--offline]\n"
-          "                       [--ignore-host] [index options] [GPU options]\n"
+          "                       [--profile NAME] [--ignore-host] [index options]\n"
+          "                       [GPU options]\n"
           "\n"
           "Makes a virtual environment exactly what a PEP 751 lock file (pylock.toml,\n"
           "from torchsolve lock, pip lock or uv export) says for its interpreter:\n"
@@ -44,9 +46,16 @@ static void usage(FILE *out) {
           "A lock whose builds this host cannot run (a CUDA variant newer than the\n"
           "driver, a ROCm build for other GPUs: the rules of rules.yaml) is refused\n"
           "unless --ignore-host.\n"
+          "A lock with GPU profiles (lock --profile) is synced for the best profile\n"
+          "this host runs, in install's order (the newest CUDA the driver runs, then\n"
+          "CUDA through minor-version compatibility, ROCm, XPU, CPU); sync says which\n"
+          "and why better ones were passed over, and exits 5 with each profile's\n"
+          "reason when it runs none.\n"
           "\n"
           "  --python PATH         interpreter or venv (default: $TORCHSOLVE_PYTHON,\n"
           "                        $VIRTUAL_ENV, ./.venv)\n"
+          "  --profile NAME        sync this profile of the lock (an image built for\n"
+          "                        another machine: add --ignore-host)\n"
           "  -n, --dry-run         print the plan on stdout, change nothing: one line\n"
           "                        per package, as install --dry-run: action name\n"
           "                        version variant index, (was OLD) for a change\n"
@@ -69,7 +78,8 @@ static void usage(FILE *out) {
           "\nExamples:\n"
           "  torchsolve sync pylock.toml --python .venv\n"
           "  torchsolve sync pylock.toml --dry-run\n"
-          "  torchsolve sync pylock.toml --offline      # from the cache only\n");
+          "  torchsolve sync pylock.toml --offline      # from the cache only\n"
+          "  torchsolve sync pylock.toml --profile cu126 --ignore-host   # in a Dockerfile\n");
 }
 
 /* One line per change, after the transaction, so that nothing reads as
@@ -136,12 +146,40 @@ static void print_findings(const struct ts_plan_sync *s, const struct ts_pylock 
             lock->host_facts[i].value);
 }
 
+/* The profile of a fleet lock synced, and why better ones were passed
+ * over; with none that runs, every profile's reason. */
+static void print_profile(const struct ts_plan_sync *s, const char *forced) {
+  if (!s->profile && !s->choice)
+    return;
+  if (!s->choice) {
+    ts_cli_info("Profile %s (%s)", s->profile->name,
+                forced ? "--profile" : "the lock's default; --ignore-host judges no host");
+    return;
+  }
+  const struct ts_profile_choice *c = s->choice;
+  if (c->chosen < c->n)
+    ts_cli_info("Profile %s: the best of the lock's %zu profiles this host runs",
+                c->v[c->chosen].profile->name, c->n);
+  for (size_t i = 0; i < c->chosen && i < c->n; i++) {
+    const struct ts_profile_verdict *v = &c->v[i];
+    if (v->why) {
+      ts_cli_info("  %s %s: %s", c->chosen < c->n ? "passed over" : "cannot use", v->profile->name,
+                  v->why);
+      continue;
+    }
+    for (size_t k = 0; k < v->nfindings; k++)
+      ts_cli_info("  %s %s: %s: %s (rule %s)", c->chosen < c->n ? "passed over" : "cannot use",
+                  v->profile->name, v->findings[k].subject, v->findings[k].detail,
+                  v->findings[k].id);
+  }
+}
+
 int ts_cmd_sync(int argc, char **argv) {
   struct ts_gpu_options g;
   struct ts_index_cli ic;
   ts_gpu_options_init(&g);
   ts_index_cli_init(&ic);
-  const char *lockfile = NULL, *python = NULL;
+  const char *lockfile = NULL, *python = NULL, *profile = NULL;
   const char *link_mode = NULL;
   bool dry_run = false, compile = false, break_system = false, no_wait = false;
   bool allow_overwrite = false;
@@ -179,6 +217,9 @@ int ts_cmd_sync(int argc, char **argv) {
     } else if ((used = ts_cli_flag_value("--link-mode", argc, argv, &i, &link_mode)) != 0) {
       if (used < 0)
         return ts_cli_usage_error("sync", "--link-mode needs a value");
+    } else if ((used = ts_cli_flag_value("--profile", argc, argv, &i, &profile)) != 0) {
+      if (used < 0)
+        return ts_cli_usage_error("sync", "--profile needs a value");
     } else if (strncmp(a, "--python=", 9) == 0) {
       python = a + 9;
     } else if (strcmp(a, "--python") == 0) {
@@ -226,7 +267,7 @@ int ts_cmd_sync(int argc, char **argv) {
   char *cache = ts_index_cli_cache_root(&ic);
   struct ts_plan_sync_options so = {
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
-      .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules,
+      .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules, .profile = profile,
       .dry_run = dry_run, .break_system_packages = break_system, .no_wait = no_wait,
       .allow_overwrite = allow_overwrite,
       .link_mode = link,
@@ -234,6 +275,7 @@ int ts_cmd_sync(int argc, char **argv) {
       .cb = ts_cli_progress_callbacks(&bars)};
   struct ts_plan_sync *sync = NULL;
   enum ts_code rc = ts_plan_sync_prepare(&so, &sync, &err);
+  print_profile(sync, profile);
   if (rc == TS_E_HOST)
     print_findings(sync, lock);
   if (rc != TS_OK) {

@@ -93,6 +93,7 @@ static void kv_free(struct ts_pylock_kv *kv, size_t n) {
 
 static void profile_clear(struct ts_pylock_profile *p) {
   free(p->name);
+  free(p->backend);
   kv_free(p->host_facts, p->nhost_facts);
   strv_free(p->rule_ids, p->nrule_ids);
 }
@@ -749,7 +750,7 @@ static enum ts_code read_profiles(struct rd *r, const struct ts_toml_value *t,
                    profiles->kvs[i].key);
     else if (!(p->name = strdup(profiles->kvs[i].key)))
       rc = rd_fail(r, v, NULL, TS_E_NOMEM, "out of memory");
-    else
+    else if ((rc = get_str(r, v, "backend", false, &p->backend)) == TS_OK)
       rc = read_facts(r, v, &p->host_facts, &p->nhost_facts, &p->rule_ids, &p->nrule_ids);
     if (rc == TS_OK && dflt && strcmp(dflt, p->name) == 0)
       first = i;
@@ -1572,7 +1573,8 @@ static struct ts_toml_value *torchsolve_table(const struct ts_pylock *lock) {
     }
     for (size_t i = 0; !bad && i < lock->nprofiles; i++) {
       struct ts_toml_value *pt = ts_toml_new_table();
-      bad |= !pt || put_facts(pt, order[i].host_facts, order[i].nhost_facts,
+      bad |= !pt || (order[i].backend && set_str(pt, "backend", order[i].backend)) ||
+             put_facts(pt, order[i].host_facts, order[i].nhost_facts,
                               order[i].rule_ids, order[i].nrule_ids);
       if (bad)
         ts_toml_free(pt);

@@ -93,7 +93,8 @@ struct ts_pylock_kv {
 /* A GPU profile of a fleet lock (lock --profile): the extra that selects
  * its entries and the facts and rule ids it was resolved with. */
 struct ts_pylock_profile {
-  char *name;             /* "cu126", a normalised extra name */
+  char *name;             /* "rocm6-4", a normalised extra name */
+  char *backend;          /* the rules.yaml backend id, "rocm6.4"; may be NULL */
   struct ts_pylock_kv *host_facts;
   size_t nhost_facts;
   char **rule_ids;
@@ -170,7 +171,8 @@ enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
                                      const char *value);
 enum ts_code ts_pylock_add_rule_id(struct ts_pylock *lock, const char *id);
 /* Appends a profile (the first one added is the default); NULL on OOM
- * or when the name is taken.  Its facts and rule ids as the lock's. */
+ * or when the name is taken.  Set its backend (owned) directly; its facts
+ * and rule ids as the lock's. */
 struct ts_pylock_profile *ts_pylock_add_profile(struct ts_pylock *lock, const char *name);
 enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char *key,
                                         const char *value);

@@ -231,6 +231,10 @@ struct ts_plan_sync_options {
    * no check. */
   const struct ts_host *host;
   const struct ts_rules *rules;
+  /* A fleet lock's profile to sync (--profile, any spelling of its name;
+   * plan/profiles.h); NULL: the best one this host runs (the default one
+   * without a host).  A lock without profiles refuses a name. */
+  const char *profile;
   bool dry_run;                 /* skips the PEP 668 refusal and the lock too */
   bool break_system_packages;
   /* The environment's lock is held from reading the installed set to the
@@ -244,8 +248,15 @@ struct ts_plan_sync_options {
   struct ts_plan_callbacks cb;
 };
 
+struct ts_profile_choice;
+
 struct ts_plan_sync {
   struct ts_target *target;
+  /* A fleet lock's profile synced (into the lock), or NULL; choice: how
+   * every profile fared on this host when none was named (owned; NULL
+   * when a profile was named or no host judged them). */
+  const struct ts_pylock_profile *profile;
+  struct ts_profile_choice *choice;
   int env_lock_fd;                    /* held until ts_plan_sync_free, or -1 */
   struct ts_sync_plan plan;           /* what changes (lock/syncplan.h) */
   struct ts_rules_finding *findings;  /* the rules the lock breaks here */
@@ -261,6 +272,9 @@ struct ts_plan_sync {
  * unless dry_run or break_system_packages), its installed set, the
  * changes to make it the lock (ts_sync_plan_make), and the host check:
  * TS_E_HOST with s->findings when the lock's builds break a rule here.
+ * For a fleet lock, first its profile (o->profile, else the best this
+ * host runs: s->choice; TS_E_HOST when none runs, TS_E_INVALID for a
+ * name the lock has no profile of).
  * *out is set even on failure (free it with ts_plan_sync_free). */
 enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
                                   struct ts_plan_sync **out, struct ts_error *err);

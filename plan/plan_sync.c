@@ -6,6 +6,7 @@
 #include "core/str.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"
+#include "plan/profiles.h"
 #include "target/site.h"
 
 /* The lock's selected builds against the rules on this host: findings
@@ -34,6 +35,47 @@ static enum ts_code host_gate(const struct ts_plan_sync_options *o, struct ts_pl
   return rc;
 }
 
+/* Which of a fleet lock's profiles to sync (see plan.h). */
+static enum ts_code pick_profile(const struct ts_plan_sync_options *o, struct ts_plan_sync *s,
+                                 struct ts_error *err) {
+  const struct ts_pylock *lock = o->lock;
+  if (!lock->nprofiles)
+    return o->profile ? ts_error_set(err, TS_E_INVALID,
+                                     "--profile %s: the lock has no profiles (lock --profile "
+                                     "writes them)", o->profile)
+                      : TS_OK;
+  if (o->profile) {
+    if ((s->profile = ts_profile_find(lock, o->profile)))
+      return TS_OK;
+    struct ts_buf names;
+    ts_buf_init(&names, 0);
+    for (size_t i = 0; i < lock->nprofiles; i++)
+      if (ts_buf_printf(&names, "%s%s", i ? ", " : "", lock->profiles[i].name) != TS_OK)
+        abort();
+    char *list = ts_buf_take(&names, NULL);
+    enum ts_code rc = ts_error_set(err, TS_E_INVALID,
+                                   "--profile %s: the lock has no such profile (it has %s)",
+                                   o->profile, list);
+    free(list);
+    return rc;
+  }
+  if (!o->host || !o->rules) {
+    s->profile = &lock->profiles[0];
+    return TS_OK;
+  }
+  s->choice = ts_xcalloc(1, sizeof *s->choice);
+  enum ts_code rc = ts_profile_choose(lock, o->rules, o->host, &s->target->markers,
+                                      s->target->tags, s->choice, err);
+  if (rc != TS_OK)
+    return rc;
+  if (s->choice->chosen == s->choice->n)
+    return ts_error_set(err, TS_E_HOST,
+                        "this host runs none of the lock's %zu profiles; --profile NAME "
+                        "--ignore-host syncs one anyway", s->choice->n);
+  s->profile = s->choice->v[s->choice->chosen].profile;
+  return TS_OK;
+}
+
 enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
                                   struct ts_plan_sync **out, struct ts_error *err) {
   struct ts_plan_sync *s = ts_xcalloc(1, sizeof *s);
@@ -60,13 +102,16 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
   struct ts_site site;
   const char *dirs[2] = {tp->purelib, tp->platlib};
   rc = ts_site_read(dirs, 2, &site, err);
+  if (rc == TS_OK)
+    rc = pick_profile(o, s, err);
+  const char *extras[1] = {s->profile ? s->profile->name : NULL};
   if (rc == TS_OK) {
     struct ts_sync_installed *si = ts_xcalloc(site.n, sizeof *si);
     for (size_t i = 0; i < site.n; i++)
       si[i] = (struct ts_sync_installed){site.dists[i].name,
                                          site.dists[i].version ? site.dists[i].version : ""};
-    rc = ts_sync_plan_make(o->lock, &s->target->markers, s->target->tags, si, site.n,
-                           &s->plan, err);
+    rc = ts_sync_plan_make_extras(o->lock, &s->target->markers, extras, s->profile ? 1 : 0,
+                                  s->target->tags, si, site.n, &s->plan, err);
     free(si);
   }
   /* exact means the same bytes too: a kept distribution that another
@@ -174,6 +219,9 @@ void ts_plan_sync_free(struct ts_plan_sync *s) {
   if (!s)
     return;
   ts_rules_findings_free(s->findings, s->nfindings);
+  if (s->choice)
+    ts_profile_choice_clear(s->choice);
+  free(s->choice);
   ts_sync_plan_clear(&s->plan);
   ts_target_free(s->target);
   ts_wheel_unlock_env(s->env_lock_fd);

@@ -1,0 +1,449 @@
+/* GPU profiles of a fleet lock: see profiles.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/str.h"
+#include "pep/name.h"
+#include "plan/fleet.h"
+#include "plan/profiles.h"
+
+/* ---- parsing ---------------------------------------------------------- */
+
+void ts_profile_clear(struct ts_profile *p) {
+  free(p->backend);
+  free(p->extra);
+  free(p->cc);
+  free(p->gfx);
+  memset(p, 0, sizeof *p);
+}
+
+static char *backend_ids(const struct ts_rules *rules) {
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  for (size_t i = 0; i < rules->nbackends; i++)
+    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", rules->backends[i].id) != TS_OK)
+      abort();
+  return ts_buf_take(&b, NULL);
+}
+
+/* "6.1,8.9" / "gfx942,gfx90a": a comma list of items made of `chars`. */
+static bool list_of(const char *v, const char *chars) {
+  if (!*v || *v == ',' || v[strlen(v) - 1] == ',' || strstr(v, ",,"))
+    return false;
+  return strspn(v, chars) == strlen(v);
+}
+
+static enum ts_code parse_fact(const char *text, const char *kv,
+                               const struct ts_rules_backend *b, struct ts_profile *out,
+                               struct ts_error *err) {
+  const char *eq = strchr(kv, '=');
+  if (!eq)
+    return ts_error_set(err, TS_E_INVALID,
+                        "--profile '%s': '%s' is not KEY=VALUE (cc=8.9 or gfx=gfx942)", text,
+                        kv);
+  size_t klen = (size_t)(eq - kv);
+  const char *v = eq + 1;
+  if (klen == 2 && strncmp(kv, "cc", 2) == 0) {
+    if (b->kind != TS_BACKEND_CUDA)
+      return ts_error_set(err, TS_E_INVALID, "--profile '%s': cc= is for CUDA profiles", text);
+    if (!list_of(v, "0123456789.,") || out->cc)
+      return ts_error_set(err, TS_E_INVALID,
+                          "--profile '%s': cc= takes compute capabilities once, "
+                          "e.g. cc=6.1,8.9", text);
+    out->cc = ts_xstrdup(v);
+    return TS_OK;
+  }
+  if (klen == 3 && strncmp(kv, "gfx", 3) == 0) {
+    if (b->kind != TS_BACKEND_ROCM)
+      return ts_error_set(err, TS_E_INVALID, "--profile '%s': gfx= is for ROCm profiles",
+                          text);
+    if (!list_of(v, "abcdefgx0123456789,") || strncmp(v, "gfx", 3) != 0 || out->gfx)
+      return ts_error_set(err, TS_E_INVALID,
+                          "--profile '%s': gfx= takes AMD targets once, e.g. gfx=gfx942,gfx90a",
+                          text);
+    out->gfx = ts_xstrdup(v);
+    return TS_OK;
+  }
+  return ts_error_set(err, TS_E_INVALID, "--profile '%s': unknown fact '%.*s' (cc or gfx)",
+                      text, (int)klen, kv);
+}
+
+enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
+                              struct ts_profile *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  const char *colon = strchr(text, ':');
+  char *name = colon ? ts_xstrndup(text, (size_t)(colon - text)) : ts_xstrdup(text);
+  const struct ts_rules_backend *b = rules ? ts_rules_find_backend(rules, name) : NULL;
+  if (!b) {
+    char *ids = rules ? backend_ids(rules) : ts_xstrdup("none");
+    enum ts_code rc = ts_error_set(err, TS_E_INVALID,
+                                   "--profile '%s': '%s' is no backend of rules.yaml (%s)",
+                                   text, name, ids);
+    free(ids);
+    free(name);
+    return rc;
+  }
+  free(name);
+  out->backend = ts_xstrdup(b->id);
+  out->extra = ts_name_normalize(b->id, strlen(b->id));
+  enum ts_code rc = TS_OK;
+  char *facts = colon ? ts_xstrdup(colon + 1) : NULL;
+  for (char *kv = facts, *next; kv && rc == TS_OK; kv = next) {
+    next = strchr(kv, ':');
+    if (next)
+      *next++ = '\0';
+    rc = parse_fact(text, kv, b, out, err);
+  }
+  free(facts);
+  if (rc != TS_OK)
+    ts_profile_clear(out);
+  return rc;
+}
+
+/* ---- the machine a profile stands for --------------------------------- */
+
+enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *rules,
+                             const struct ts_host *base, struct ts_host *out,
+                             struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  const struct ts_rules_backend *b = ts_rules_find_backend(rules, p->backend);
+  if (!b)
+    return ts_error_set(err, TS_E_INVALID, "profile '%s': no such backend", p->backend);
+  if (base) {
+    out->machine = ts_xstrdup(base->machine);
+    out->os = ts_xstrdup(base->os);
+    out->glibc = ts_xstrdup(base->glibc);
+  }
+  char *source = ts_xasprintf("--profile %s", p->backend);
+  char *all_gfx = NULL;
+  struct ts_host_overrides ov = {.ignore_host = true};
+  switch (b->kind) {
+  case TS_BACKEND_CPU:
+    ov.cpu = true;
+    break;
+  case TS_BACKEND_XPU:
+    ov.xpu = true;
+    break;
+  case TS_BACKEND_CUDA:
+    ov.cuda = TS_HOST_SET;
+    ov.cuda_version = b->version;
+    ov.cuda_source = source;
+    ov.compute_capabilities = p->cc;
+    ov.compute_capabilities_source = source;
+    break;
+  case TS_BACKEND_ROCM: {
+    ov.rocm = TS_HOST_SET;
+    ov.rocm_version = b->version;
+    ov.rocm_source = source;
+    struct ts_buf g;
+    ts_buf_init(&g, 0);
+    for (size_t i = 0; !p->gfx && i < b->ngfx; i++)
+      if (ts_buf_printf(&g, "%s%s", i ? "," : "", b->gfx[i]) != TS_OK)
+        abort();
+    all_gfx = ts_buf_take(&g, NULL);
+    ov.gfx = p->gfx ? p->gfx : *all_gfx ? all_gfx : NULL;
+    ov.gfx_source = source;
+    break;
+  }
+  }
+  enum ts_code rc = ts_host_apply_overrides(out, &ov, err);
+  free(source);
+  free(all_gfx);
+  if (rc != TS_OK) {
+    ts_error_wrap(err, "--profile %s", p->backend);
+    ts_host_clear(out);
+  }
+  return rc;
+}
+
+/* ---- lock --profile --------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The marker under which profile `self` applies: its extra in extras
+ * (none for the default) and every other non-default extra not. */
+static char *profile_condition(const struct ts_profile *p, size_t n, size_t self) {
+  const char **others = ts_xcalloc(n, sizeof *others);
+  size_t k = 0;
+  for (size_t i = 1; i < n; i++)
+    if (i != self)
+      others[k++] = p[i].extra;
+  qsort(others, k, sizeof *others, cmp_str);
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  if (self > 0 && ts_buf_printf(&b, "'%s' in extras", p[self].extra) != TS_OK)
+    abort();
+  for (size_t i = 0; i < k; i++)
+    if (ts_buf_printf(&b, "%s'%s' not in extras", b.len ? " and " : "", others[i]) != TS_OK)
+      abort();
+  free(others);
+  return ts_buf_take(&b, NULL);
+}
+
+/* The lock's own facts of one profile's lock become the profile's. */
+static enum ts_code add_profile(struct ts_pylock *fleet, const struct ts_profile *p,
+                                const struct ts_pylock *one, struct ts_error *err) {
+  struct ts_pylock_profile *pr = ts_pylock_add_profile(fleet, p->extra);
+  if (!pr)
+    return ts_error_set(err, TS_E_INVALID, "profile '%s' given twice", p->backend);
+  pr->backend = ts_xstrdup(p->backend);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < one->nhost_facts && rc == TS_OK; i++)
+    rc = ts_pylock_profile_set_fact(pr, one->host_facts[i].key, one->host_facts[i].value);
+  for (size_t i = 0; i < one->nrule_ids && rc == TS_OK; i++)
+    rc = ts_pylock_profile_add_rule_id(pr, one->rule_ids[i]);
+  return rc == TS_OK ? TS_OK : ts_error_set(err, rc, "out of memory");
+}
+
+static char **strv_dup(char *const *v, size_t n) {
+  char **c = ts_xcalloc(n, sizeof *c);
+  for (size_t i = 0; i < n; i++)
+    c[i] = ts_xstrdup(v[i]);
+  return c;
+}
+
+/* Merges the profiles' locks; the target fields come from the first
+ * (every profile is locked for the same target). */
+static enum ts_code merge(const struct ts_profile *p, size_t n, struct ts_pylock **locks,
+                          struct ts_pylock **out, struct ts_error *err) {
+  struct ts_fleet_input *in = ts_xcalloc(n, sizeof *in);
+  char **conds = ts_xcalloc(n, sizeof *conds);
+  for (size_t i = 0; i < n; i++) {
+    conds[i] = n > 1 ? profile_condition(p, n, i) : NULL;
+    in[i] = (struct ts_fleet_input){locks[i], conds[i]};
+  }
+  enum ts_code rc = ts_fleet_merge(in, n, out, err);
+  for (size_t i = 0; i < n; i++)
+    free(conds[i]);
+  free(conds);
+  free(in);
+  if (rc != TS_OK)
+    return rc;
+  struct ts_pylock *f = *out;
+  f->requires_python = ts_xstrdup(locks[0]->requires_python);
+  f->environments = strv_dup(locks[0]->environments, locks[0]->nenvironments);
+  f->nenvironments = locks[0]->nenvironments;
+  const char **extras = ts_xcalloc(n, sizeof *extras);
+  for (size_t i = 0; i < n; i++)
+    extras[i] = p[i].extra;
+  qsort(extras, n, sizeof *extras, cmp_str);
+  f->extras = strv_dup((char *const *)extras, n);
+  f->nextras = n;
+  free(extras);
+  for (size_t i = 0; i < n && rc == TS_OK; i++)
+    rc = add_profile(f, &p[i], locks[i], err);
+  if (rc == TS_OK)
+    rc = ts_pylock_validate(f, err);
+  if (rc != TS_OK) {
+    ts_pylock_free(f);
+    *out = NULL;
+  }
+  return rc;
+}
+
+enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
+                                   const struct ts_profile *profiles, size_t n,
+                                   const char *output, struct ts_plan_profiles *out,
+                                   struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  if (n == 0)
+    return ts_error_set(err, TS_E_INVALID, "no profile to lock");
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < i; k++)
+      if (strcmp(profiles[i].extra, profiles[k].extra) == 0)
+        return ts_error_set(err, TS_E_INVALID,
+                            "--profile %s given twice: a lock has one entry set per "
+                            "backend", profiles[i].backend);
+  out->n = n;
+  out->failed = n;
+  out->hosts = ts_xcalloc(n, sizeof *out->hosts);
+  out->results = ts_xcalloc(n, sizeof *out->results);
+  struct ts_pylock **locks = ts_xcalloc(n, sizeof *locks);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < n && rc == TS_OK; i++) {
+    if ((rc = ts_profile_host(&profiles[i], o->rules, o->host, &out->hosts[i], err)) != TS_OK)
+      break;
+    struct ts_plan_options po = *o;
+    po.host = &out->hosts[i];
+    po.ignore_host = false;
+    rc = ts_plan_resolve(&po, &out->results[i], err);
+    if (rc == TS_OK)
+      rc = ts_plan_to_pylock(out->results[i], output, &locks[i], err);
+    if (rc != TS_OK) {
+      out->failed = i;
+      ts_error_wrap(err, "profile %s", profiles[i].backend);
+    }
+  }
+  if (rc == TS_OK)
+    rc = merge(profiles, n, locks, &out->lock, err);
+  for (size_t i = 0; i < n; i++)
+    ts_pylock_free(locks[i]);
+  free(locks);
+  return rc;
+}
+
+void ts_plan_profiles_clear(struct ts_plan_profiles *p) {
+  for (size_t i = 0; p->hosts && i < p->n; i++)
+    ts_host_clear(&p->hosts[i]);
+  for (size_t i = 0; p->results && i < p->n; i++)
+    ts_plan_result_free(p->results[i]);
+  free(p->hosts);
+  free(p->results);
+  ts_pylock_free(p->lock);
+  memset(p, 0, sizeof *p);
+}
+
+/* ---- which profile a host runs ---------------------------------------- */
+
+const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
+                                                const char *name) {
+  char *norm = ts_name_normalize(name, strlen(name));
+  const struct ts_pylock_profile *p = norm ? ts_pylock_find_profile(lock, norm) : NULL;
+  free(norm);
+  return p;
+}
+
+/* The profile's entries for the target against the host's rules. */
+static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constraint_set *set,
+                          const struct ts_marker_env *env, const struct ts_tagset *tags,
+                          struct ts_profile_verdict *v, struct ts_error *err) {
+  struct ts_sync_plan plan;
+  struct ts_error why = {0};
+  const char *extras[1] = {v->profile->name};
+  if (ts_sync_plan_make_extras(lock, env, extras, 1, tags, NULL, 0, &plan, &why) != TS_OK) {
+    ts_sync_plan_clear(&plan);
+    v->why = ts_xstrdup(why.detail);
+    return TS_OK;
+  }
+  struct ts_installed *pk = ts_xcalloc(plan.n, sizeof *pk);
+  for (size_t i = 0; i < plan.n; i++)
+    pk[i] = (struct ts_installed){plan.items[i].name, plan.items[i].new_version};
+  enum ts_code rc = ts_rules_check_installed(set, pk, plan.n, &v->findings, &v->nfindings, err);
+  free(pk);
+  ts_sync_plan_clear(&plan);
+  return rc;
+}
+
+static int cmp_verdict(const struct ts_profile_verdict *x, const struct ts_profile_verdict *y,
+                       const struct ts_host *host) {
+  if (x->backend && y->backend) {
+    int c = ts_rules_backend_cmp(x->backend, y->backend, host);
+    if (c)
+      return c;
+  } else if (x->backend != y->backend) {
+    return x->backend ? -1 : 1;
+  }
+  return strcmp(x->profile->name, y->profile->name);
+}
+
+enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rules *rules,
+                               const struct ts_host *host, const struct ts_marker_env *env,
+                               const struct ts_tagset *tags, struct ts_profile_choice *out,
+                               struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  struct ts_rules_options ro = {.ignore_host = false};
+  struct ts_constraint_set set;
+  enum ts_code rc = ts_rules_compile(rules, host, &ro, &set, err);
+  if (rc != TS_OK)
+    return rc;
+  out->n = lock->nprofiles;
+  out->v = ts_xcalloc(out->n, sizeof *out->v);
+  for (size_t i = 0; i < out->n && rc == TS_OK; i++) {
+    struct ts_profile_verdict *v = &out->v[i];
+    v->profile = &lock->profiles[i];
+    const char *id = v->profile->backend ? v->profile->backend : v->profile->name;
+    v->backend = ts_rules_find_backend(rules, id);
+    if (!v->backend)
+      v->why = ts_xasprintf("rules.yaml has no backend '%s'", id);
+    else
+      rc = judge(lock, &set, env, tags, v, err);
+  }
+  ts_constraint_set_clear(&set);
+  if (rc != TS_OK) {
+    ts_profile_choice_clear(out);
+    return rc;
+  }
+  /* insertion sort: a handful of profiles, and the order needs the host */
+  for (size_t i = 1; i < out->n; i++)
+    for (size_t k = i; k > 0 && cmp_verdict(&out->v[k], &out->v[k - 1], host) < 0; k--) {
+      struct ts_profile_verdict t = out->v[k];
+      out->v[k] = out->v[k - 1];
+      out->v[k - 1] = t;
+    }
+  out->chosen = out->n;
+  for (size_t i = 0; i < out->n && out->chosen == out->n; i++)
+    if (!out->v[i].why && !out->v[i].nfindings)
+      out->chosen = i;
+  return TS_OK;
+}
+
+void ts_profile_choice_clear(struct ts_profile_choice *c) {
+  for (size_t i = 0; c->v && i < c->n; i++) {
+    ts_rules_findings_free(c->v[i].findings, c->v[i].nfindings);
+    free(c->v[i].why);
+  }
+  free(c->v);
+  memset(c, 0, sizeof *c);
+}
+
+/* ---- export --profile ------------------------------------------------- */
+
+/* Whether p's marker, when it depends on `extras`, holds (*decided set). */
+static enum ts_code decide(const struct ts_pylock_package *p,
+                           const struct ts_marker_eval_opts *eo, bool *decided, bool *holds,
+                           struct ts_error *err) {
+  *decided = false;
+  *holds = true;
+  if (!p->marker || !strstr(p->marker, "extras"))
+    return TS_OK;
+  struct ts_marker_env none = {0}; /* a marker that needs the environment fails */
+  struct ts_marker *m = NULL;
+  struct ts_error why = {0};
+  enum ts_code rc = ts_marker_parse(p->marker, strlen(p->marker), &m, &why);
+  if (rc == TS_OK)
+    rc = ts_marker_evaluate(m, &none, eo, holds, &why);
+  ts_marker_free(m);
+  if (rc != TS_OK)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s: its marker '%s' depends on the environment as well as on the "
+                        "extras; a requirements file cannot say that",
+                        p->name, p->marker);
+  *decided = true;
+  return TS_OK;
+}
+
+enum ts_code ts_profile_decide_extras(struct ts_pylock *lock, const char *const *extras,
+                                      size_t nextras, struct ts_error *err) {
+  struct ts_marker_eval_opts eo = {.context = TS_MARKER_LOCK_FILE,
+                                   .extras = extras, .nextras = nextras};
+  struct ts_pylock *sel = ts_pylock_new();
+  if (!sel)
+    abort();
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < lock->npackages && rc == TS_OK; i++) {
+    bool decided, holds;
+    if ((rc = decide(&lock->packages[i], &eo, &decided, &holds, err)) != TS_OK || !holds)
+      continue;
+    struct ts_pylock_package *c = ts_pylock_copy_package(sel, &lock->packages[i]);
+    if (!c)
+      rc = ts_error_set(err, TS_E_NOMEM, "%s: cannot copy the entry", lock->packages[i].name);
+    else if (decided) {
+      free(c->marker);
+      c->marker = NULL;
+    }
+  }
+  if (rc == TS_OK) { /* the selection's packages in, the old ones out with sel */
+    struct ts_pylock_package *pk = lock->packages;
+    size_t n = lock->npackages;
+    lock->packages = sel->packages;
+    lock->npackages = sel->npackages;
+    sel->packages = pk;
+    sel->npackages = n;
+  }
+  ts_pylock_free(sel);
+  return rc;
+}

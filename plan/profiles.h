@@ -1,0 +1,132 @@
+/*
+ * plan/profiles.h — GPU profiles: one lock for every GPU a team deploys
+ * to (lock --profile), and which of its profiles a host runs (sync).
+ *
+ * A profile names a backend of rules.yaml ("cpu", "cu126", "rocm6.4",
+ * "xpu"), optionally with facts that narrow the GPUs it is for:
+ * "cu126:cc=6.1,8.9", "rocm6.4:gfx=gfx942".  It stands for a machine with
+ * that backend, as the override flags describe one: cuXYZ is a driver
+ * that runs CUDA X.Y (--cuda X.Y), with the compute capabilities of cc=
+ * (--compute-capability; none: builds are not checked for kernels);
+ * rocmX.Y an installed ROCm X.Y (--rocm X.Y) with the targets of gfx=
+ * (--gfx; none: every target the backend's builds carry kernels for, as
+ * rules.yaml lists them); cpu is --cpu, xpu --xpu.  Each profile is
+ * resolved as install would resolve on such a machine (the machine, OS
+ * and glibc are the lock's target's), so its routed entries are the
+ * builds that machine would get.
+ *
+ * The resolutions are merged by ts_fleet_merge (fleet.h) under markers on
+ * `extras`, each profile's extra being its name normalised (PEP 685:
+ * "rocm6.4" is "rocm6-4").  The first profile is the default:
+ *     default   'cu126' not in extras and 'rocm6-4' not in extras
+ *     cu126     'cu126' in extras and 'rocm6-4' not in extras
+ *     rocm6-4   'rocm6-4' in extras and 'cu126' not in extras
+ * so no extra (or the default's) selects the default, one profile's
+ * extra that profile, and two non-default ones at once none of the
+ * entries that differ: never two torch entries.  Entries the same in
+ * every profile are written once, unmarked.  The lock declares every
+ * profile's extra (`extras`), and records each profile's backend, facts
+ * and rule ids under [tool.torchsolve.profiles.NAME].  The order of the
+ * profiles after the first does not change a byte.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/error.h"
+#include "host/host.h"
+#include "lock/pylock.h"
+#include "pep/requirement.h"
+#include "pep/tags.h"
+#include "plan/plan.h"
+#include "rules/rules.h"
+
+struct ts_profile {
+  char *backend; /* "rocm6.4": a backend id of rules.yaml */
+  char *extra;   /* "rocm6-4": its extra name */
+  char *cc;      /* "6.1,8.9" (CUDA) or NULL */
+  char *gfx;     /* "gfx942" (ROCm) or NULL */
+};
+
+/* Parses "NAME[:cc=X.Y,...][:gfx=gfxN,...]".  TS_E_INVALID naming the
+ * text for a NAME that is no backend of `rules` (the message lists them),
+ * a key the backend has no use for, or a malformed value. */
+enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
+                              struct ts_profile *out, struct ts_error *err);
+void ts_profile_clear(struct ts_profile *p);
+
+/* The machine a profile stands for: base's machine, OS and glibc (the
+ * lock's target; base may be NULL) with the profile's GPU facts.  The
+ * caller clears *out with ts_host_clear. */
+enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *rules,
+                             const struct ts_host *base, struct ts_host *out,
+                             struct ts_error *err);
+
+struct ts_plan_profiles {
+  size_t n;                         /* profiles */
+  struct ts_host *hosts;            /* n: each profile's machine */
+  struct ts_plan_result **results;  /* n: each profile's resolution; NULL
+                                       after the one that failed */
+  size_t failed;                    /* the profile that failed, or n */
+  struct ts_pylock *lock;           /* the fleet lock, on success */
+};
+
+/* lock --profile: resolves o's requirements once per profile (o->host
+ * gives the machine, OS and glibc; o->ignore_host is not used: each
+ * profile is judged against its own machine), turns each resolution into
+ * a lock (ts_plan_to_pylock, paths relative to `output`) and merges them
+ * as described above.  n >= 1, distinct extras (TS_E_INVALID otherwise).
+ * A failing resolution returns its code with out->failed set and its
+ * result (res->why for TS_E_RESOLVE) in out->results[failed].  Clear
+ * *out with ts_plan_profiles_clear in every case. */
+enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
+                                   const struct ts_profile *profiles, size_t n,
+                                   const char *output, struct ts_plan_profiles *out,
+                                   struct ts_error *err);
+void ts_plan_profiles_clear(struct ts_plan_profiles *p);
+
+/* ---- which profile a host runs (sync) -------------------------------- */
+
+struct ts_profile_verdict {
+  const struct ts_pylock_profile *profile; /* into the lock */
+  const struct ts_rules_backend *backend;  /* into the rules; NULL when
+                                              rules.yaml has no such id */
+  struct ts_rules_finding *findings;       /* the rules its builds break
+                                              on this host */
+  size_t nfindings;
+  char *why;   /* when it cannot even be selected for the target (no wheel
+                  for this interpreter...), the reason; else NULL */
+};
+
+struct ts_profile_choice {
+  struct ts_profile_verdict *v; /* every profile, the host's preference
+                                   order (ts_rules_backend_cmp, as install
+                                   ranks builds; then by name) */
+  size_t n;
+  size_t chosen;                /* the first that runs, or n: none */
+};
+
+/* Judges every profile of a fleet lock on this host: its entries for the
+ * target (env, tags) checked against the rules compiled for the host, as
+ * sync's host check does.  TS_OK also when none runs (chosen == n).
+ * Clear *out with ts_profile_choice_clear. */
+enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rules *rules,
+                               const struct ts_host *host, const struct ts_marker_env *env,
+                               const struct ts_tagset *tags, struct ts_profile_choice *out,
+                               struct ts_error *err);
+void ts_profile_choice_clear(struct ts_profile_choice *c);
+
+/* The lock's profile whose name, normalised, is `name`'s ("rocm6.4"
+ * finds rocm6-4); NULL when none is. */
+const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
+                                                const char *name);
+
+/* The part of a lock one extras choice selects, decided in place (export
+ * --profile: a requirements file has no extras to evaluate): an entry
+ * whose marker depends only on `extras` is kept without its marker when
+ * it holds and removed when not; other markers stay as they are.
+ * TS_E_UNSUPPORTED when a marker depends on both `extras` and the
+ * environment (it cannot be written for pip). */
+enum ts_code ts_profile_decide_extras(struct ts_pylock *lock, const char *const *extras,
+                                      size_t nextras, struct ts_error *err);
