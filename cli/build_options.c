@@ -1,6 +1,7 @@
 /* Source-build options: see build_options.h. */
 #include "cli/build_options.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "core/alloc.h"
+#include "pep/name.h"
 #include "source/source.h"
 
 const char ts_build_cli_help[] =
@@ -17,19 +19,27 @@ const char ts_build_cli_help[] =
     "  --build-constraint FILE  constraints for the build environments (repeatable)\n"
     "  --no-build-isolation     build with the target's interpreter and packages\n"
     "                           instead of a fresh build environment\n"
+    "  --no-build-isolation-package P\n"
+    "                           the same for project P only (repeatable)\n"
     "  --build-timeout S        limit per backend call (default 7200, 0: none)\n";
 
 void ts_build_cli_init(struct ts_build_cli *o, int argc) {
   memset(o, 0, sizeof *o);
   o->config_settings = ts_xcalloc((size_t)argc + 1, sizeof *o->config_settings);
+  o->no_isolation_packages = ts_xcalloc((size_t)argc + 1, sizeof *o->no_isolation_packages);
   ts_reqfile_init(&o->constraints);
   o->timeout_s = 7200;
   o->tty = isatty(STDERR_FILENO);
+  pthread_mutex_init(&o->tick_mu, NULL);
+  pthread_cond_init(&o->tick_cv, NULL);
 }
 
 void ts_build_cli_free(struct ts_build_cli *o) {
   free(o->config_settings);
+  free(o->no_isolation_packages);
   ts_reqfile_clear(&o->constraints);
+  pthread_mutex_destroy(&o->tick_mu);
+  pthread_cond_destroy(&o->tick_cv);
 }
 
 int ts_build_cli_parse(struct ts_build_cli *o, const char *command, int argc, char **argv,
@@ -38,6 +48,13 @@ int ts_build_cli_parse(struct ts_build_cli *o, const char *command, int argc, ch
   int m;
   if (!strcmp(argv[*i], "--no-build-isolation")) {
     o->no_isolation = true;
+    return 1;
+  }
+  if ((m = ts_cli_flag_value("--no-build-isolation-package", argc, argv, i, &v)) != 0) {
+    if (m < 0 || !ts_name_is_valid(v, strlen(v)))
+      return ts_cli_usage_error(command, "--no-build-isolation-package needs a project "
+                                         "name"), -1;
+    o->no_isolation_packages[o->nno_isolation_packages++] = v;
     return 1;
   }
   if ((m = ts_cli_flag_value("--config-settings", argc, argv, i, &v)) != 0 ||
@@ -72,15 +89,50 @@ int ts_build_cli_parse(struct ts_build_cli *o, const char *command, int argc, ch
   return 0;
 }
 
+/* On a terminal the build under way is one line, "Building NAME (12s)",
+ * redrawn every second by a ticker thread until the build ends and the
+ * "Built" line replaces it.  With -v the backend's output follows a plain
+ * "Building NAME" line instead; on a pipe only the "Built" line shows. */
+static void *tick(void *arg) {
+  struct ts_build_cli *o = arg;
+  pthread_mutex_lock(&o->tick_mu);
+  while (!o->tick_stop) {
+    fprintf(stderr, "\r\033[KBuilding %s (%.0fs)", o->building,
+            (ts_cli_now_ms() - o->started) / 1000.0);
+    fflush(stderr);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    pthread_cond_timedwait(&o->tick_cv, &o->tick_mu, &until);
+  }
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+  pthread_mutex_unlock(&o->tick_mu);
+  return NULL;
+}
+
 static void on_build_begin(void *ctx, const char *what) {
   struct ts_build_cli *o = ctx;
   o->started = ts_cli_now_ms();
-  if (o->tty && ts_cli.verbosity >= 0)
+  if (ts_cli.verbosity > 0) {
     fprintf(stderr, "Building %s\n", what);
+  } else if (o->tty && ts_cli.verbosity == 0) {
+    snprintf(o->building, sizeof o->building, "%s", what);
+    o->tick_stop = false;
+    o->ticking = pthread_create(&o->ticker, NULL, tick, o) == 0;
+  }
 }
 
 static void on_build_end(void *ctx, const char *what, double ms, bool ok) {
-  (void)ctx;
+  struct ts_build_cli *o = ctx;
+  if (o->ticking) {
+    pthread_mutex_lock(&o->tick_mu);
+    o->tick_stop = true;
+    pthread_cond_signal(&o->tick_cv);
+    pthread_mutex_unlock(&o->tick_mu);
+    pthread_join(o->ticker, NULL);
+    o->ticking = false;
+  }
   char el[32];
   if (ok)
     ts_cli_info("Built %s in %s", what, ts_cli_elapsed(ms, el));
@@ -104,6 +156,8 @@ void ts_build_cli_options(struct ts_build_cli *o, const struct ts_index_options 
       .runner = ts_build_cli_runner_path(), .config_settings = o->config_settings,
       .nconfig_settings = o->nconfig_settings, .build_constraints = *entries,
       .nbuild_constraints = o->constraints.nentries, .no_isolation = o->no_isolation,
+      .no_isolation_packages = o->no_isolation_packages,
+      .nno_isolation_packages = o->nno_isolation_packages,
       .timeout_s = o->timeout_s, .stream = ts_cli.verbosity > 0,
       .cancel = &ts_cli.interrupted,
       .cb = {.ctx = o, .build_begin = on_build_begin, .build_end = on_build_end}};

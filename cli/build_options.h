@@ -6,10 +6,12 @@
  *   -C, --config-settings KEY=VALUE   passed to the build backend (repeatable)
  *   --build-constraint FILE           constraints for build environments
  *   --no-build-isolation              build with the target's interpreter
+ *   --no-build-isolation-package P    the same for project P only
  *   --build-timeout S                 per backend call (default 7200, 0: none)
  */
 #pragma once
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -21,10 +23,18 @@ struct ts_build_cli {
   size_t nconfig_settings;
   struct ts_reqfile constraints; /* --build-constraint files */
   bool no_isolation;
+  const char **no_isolation_packages; /* --no-build-isolation-package */
+  size_t nno_isolation_packages;
   unsigned timeout_s;
-  /* progress: the build under way, for the TTY line */
+  /* progress: the build under way, for the TTY line (redrawn by a
+   * ticker thread while the backend runs) */
   double started;
   bool tty;
+  char building[256];
+  pthread_t ticker;
+  pthread_mutex_t tick_mu;
+  pthread_cond_t tick_cv;
+  bool ticking, tick_stop;
 };
 
 extern const char ts_build_cli_help[];

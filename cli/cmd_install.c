@@ -83,13 +83,16 @@ static const char usage[] =
     "  --pre                    allow pre-releases\n"
     "  --resolution MODE        highest (default), lowest, lowest-direct\n"
     "  --require-hashes         every file needs a --hash in a requirements file\n"
-    "  --no-binary P            never use wheels of P (repeatable; comma-separated\n"
-    "                           names, :all: or :none:, as pip).  torchsolve\n"
-    "                           builds no sources yet: a package with only\n"
-    "                           wheels then fails, named\n"
-    "  --only-binary P          use wheels of P even under --no-binary :all:\n"
-    "  --prefer-binary          accepted for pip's spelling: torchsolve resolves\n"
-    "                           wheels only, so a wheel is always preferred\n"
+    "  --no-binary P            never use wheels of P: build it from its sdist\n"
+    "                           (repeatable; comma-separated names, :all: or\n"
+    "                           :none:, as pip)\n"
+    "  --only-binary P          never build P from source, wheels only (P, :all:,\n"
+    "                           :none:); a version with only an sdist is then\n"
+    "                           no candidate, and one no wheel fits is named\n"
+    "  --no-build               uv's spelling of --only-binary :all:\n"
+    "  --prefer-binary          a version with a wheel before a newer one with\n"
+    "                           only an sdist (default: the newest version, built\n"
+    "                           from its sdist when it has no wheel for the target)\n"
     "  --debug-solver DIR       write the last solver problem as a libsolv testcase\n"
     "\n"
     "Output and installation:\n"
@@ -180,6 +183,8 @@ static void print_plan(const struct ts_plan_result *r) {
     if (x->installed_version && x->action != TS_ACTION_KEEP &&
         x->action != TS_ACTION_INSTALL)
       printf(" (was %s)", x->installed_version);
+    if (x->sdist && x->action != TS_ACTION_KEEP)
+      printf(" (would build)");
     putchar('\n');
     free(idx);
   }
@@ -250,7 +255,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   const char *dest = ".", *install_only = NULL;
   bool dry = false, upgrade = false, force = false, no_deps = false, pre = false;
   bool require_hashes = false, compile = false, break_system = false, no_wait = false;
-  bool allow_overwrite = false;
+  bool allow_overwrite = false, prefer_binary = false;
   bool system = false, ignore_installed = false, eager = false;
   char uv_platform[64];
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
@@ -298,8 +303,14 @@ static int install_or_download(int argc, char **argv, bool download) {
       if (!strcmp(s, "--pre")) { pre = true; continue; }
       if (!strcmp(s, "--require-hashes")) { require_hashes = true; continue; }
       if (!strcmp(s, "--system")) { system = true; continue; }
-      /* torchsolve resolves wheels only: a wheel is always preferred */
-      if (!strcmp(s, "--prefer-binary")) continue;
+      if (!strcmp(s, "--prefer-binary")) { prefer_binary = true; continue; }
+      if (!strcmp(s, "--no-build")) {
+        if ((status = ts_cli_reqs_add_binary(&a.reqs, cmd, ":all:", false)) != 0) {
+          args_free(&a);
+          return status;
+        }
+        continue;
+      }
       if (!strcmp(s, "--ignore-installed") || !strcmp(s, "-I")) {
         ignore_installed = true;
         install_only = s;
@@ -477,7 +488,9 @@ static int install_or_download(int argc, char **argv, bool download) {
       .no_binary = (const char *const *)a.reqs.binary.no_binary,
       .nno_binary = a.reqs.binary.nno_binary,
       .only_binary = (const char *const *)a.reqs.binary.only_binary,
-      .nonly_binary = a.reqs.binary.nonly_binary, .resolution = mode, .pre = pre, .upgrade = upgrade,
+      .nonly_binary = a.reqs.binary.nonly_binary, .prefer_binary = prefer_binary,
+      .dry_run = dry,
+      .resolution = mode, .pre = pre, .upgrade = upgrade,
       .force_reinstall = force, .no_deps = no_deps,
       /* a download or a --target tree: what the interpreter has installed
        * is not what the files are for (a --prefix tree counts it, as pip) */
@@ -521,10 +534,17 @@ static int install_or_download(int argc, char **argv, bool download) {
     if (dry && status == 0) {
       if (!report || strcmp(report, "-") != 0)
         print_plan(res);
-      size_t c = 0;
-      for (size_t i = 0; i < res->res->nitems; i++)
+      size_t c = 0, b = 0;
+      for (size_t i = 0; i < res->res->nitems; i++) {
         c += res->res->items[i].action != TS_ACTION_KEEP;
-      ts_cli_info("Would change %zu package%s (dry run)", c, ts_cli_plural(c));
+        b += res->res->items[i].action != TS_ACTION_KEEP && res->res->items[i].sdist;
+      }
+      for (size_t i = 0; i < res->res->nitems; i++)
+        if (res->res->items[i].action != TS_ACTION_KEEP && res->res->items[i].sdist)
+          ts_cli_info("Would build %s %s from source", res->res->items[i].name,
+                      res->res->items[i].version);
+      ts_cli_info("Would change %zu package%s (dry run)%s", c, ts_cli_plural(c),
+                  b ? "; no wheel was built" : "");
     } else if (status == 0 && (target_dir || prefix_dir) && changes_any(res) &&
                (rc = target_dir ? ts_plan_tree_target(res->target, target_dir, &tree, &err)
                                 : ts_plan_tree_prefix(res->target, prefix_dir, &tree, &err)) !=
@@ -549,6 +569,7 @@ static int install_or_download(int argc, char **argv, bool download) {
         ts_cli_warn("%s", kept.lines[k]);
       ts_plan_notes_clear(&kept);
       if (rc != TS_OK) {
+        ts_build_cli_print_log_tail(res->build_log);
         status = ts_cli_report(&err);
         if (status == 0)
           status = 1;

@@ -19,6 +19,7 @@
 #include "core/str.h"
 #include "index/url.h"
 #include "pep/metadata.h"
+#include "pep/name.h"
 #include "plan/build_torch.h"
 #include "plan/plan.h"
 #include "source/source.h"
@@ -51,7 +52,7 @@ bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *
     return false;
   out->location = loc;
   out->editable = e->editable;
-  out->name = e->kind == TS_REQFILE_NAMED ? e->req->name : NULL;
+  out->name = e->kind == TS_REQFILE_NAMED ? e->req->name : e->name;
   if (strncmp(loc, "git+", 4) == 0) {
     out->kind = TS_PLAN_SOURCE_VCS;
     return true;
@@ -125,14 +126,17 @@ static char *file_url(const char *abs) {
 
 /* ---- the build environment -------------------------------------------- */
 
-/* Resolves `reqs` (plus the build constraints) for the environment at
- * `python` and installs what it lacks; `fp` (may be NULL) gets one
- * "name==version sha256" line per package of the resolved set.  A
- * torch-matched build resolves with the rules' routes, so that torch and
- * its companions come from the PyTorch server as the runtime's do. */
-static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *python,
-                             char *const *reqs, size_t n, const char *what,
-                             bool torch_matched, struct text *fp, struct ts_error *err) {
+/* Resolves `reqs` (plus the build constraints) for the interpreter
+ * `python`; read_installed: against what its environment has.  `fp` (may
+ * be NULL) gets one "env name==version sha256" line per package of the
+ * resolved set.  A torch-matched build resolves with the rules' routes, so
+ * that torch and its companions come from the PyTorch server as the
+ * runtime's do.  *out is NULL when there is nothing to resolve. */
+static enum ts_code resolve_env(const struct ts_plan_build_options *o, const char *python,
+                                bool read_installed, char *const *reqs, size_t n,
+                                const char *what, bool torch_matched, struct text *fp,
+                                struct ts_plan_result **out, struct ts_error *err) {
+  *out = NULL;
   size_t total = n + o->nbuild_constraints;
   struct ts_reqfile_entry *own = ts_xcalloc(n, sizeof *own);
   const struct ts_reqfile_entry **ents = ts_xcalloc(total, sizeof *ents);
@@ -153,7 +157,7 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
   struct ts_plan_result *res = NULL;
   if (rc == TS_OK && n > 0) {
     struct ts_plan_options po = {.python = python, .index = o->index, .entries = ents,
-                                 .nentries = total, .read_installed = true,
+                                 .nentries = total, .read_installed = read_installed,
                                  .probe_cache_dir = o->probe_cache_dir};
     if (torch_matched) {
       /* the routes, not the host: the runtime's torch was judged already */
@@ -167,22 +171,36 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
     else if (rc != TS_OK)
       ts_error_wrap(err, "%s: the build requirements", what);
   }
+  for (size_t i = 0; rc == TS_OK && res && fp && i < res->res->nitems; i++) {
+    const struct ts_resolved *x = &res->res->items[i];
+    put(fp, "env %s==%s %s\n", x->name, x->version,
+        x->file && x->file->sha256 ? x->file->sha256 : "-");
+  }
+  if (rc == TS_OK)
+    *out = res;
+  else
+    ts_plan_result_free(res);
+  for (size_t i = 0; i < parsed; i++)
+    ts_reqfile_entry_clear(&own[i]);
+  free(own);
+  free(ents);
+  return rc;
+}
+
+/* Resolves `reqs` for the build environment at `envdir` and installs what
+ * it lacks (hardlinks from the wheel cache); the rest as resolve_env. */
+static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *envdir,
+                             char *const *reqs, size_t n, const char *what,
+                             bool torch_matched, struct text *fp, struct ts_error *err) {
+  struct ts_plan_result *res = NULL;
+  enum ts_code rc = resolve_env(o, envdir, true, reqs, n, what, torch_matched, fp, &res, err);
   if (rc == TS_OK && res) {
     struct ts_plan_install_options io = {.link_mode = TS_WHEEL_LINK_HARDLINK,
                                          .break_system_packages = true,
                                          .cancel = o->cancel};
     rc = ts_plan_install(res, &io, NULL, err);
-    for (size_t i = 0; rc == TS_OK && fp && i < res->res->nitems; i++) {
-      const struct ts_resolved *x = &res->res->items[i];
-      put(fp, "env %s==%s %s\n", x->name, x->version,
-                    x->file && x->file->sha256 ? x->file->sha256 : "-");
-    }
   }
   ts_plan_result_free(res);
-  for (size_t i = 0; i < parsed; i++)
-    ts_reqfile_entry_clear(&own[i]);
-  free(own);
-  free(ents);
   return rc;
 }
 
@@ -205,9 +223,11 @@ static int by_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
-                       const struct ts_hook_env *he, const struct ts_target *t,
-                       const char *source_hash) {
+/* What decides what one source gives for one target, whatever its build
+ * environment and variables: the source, the interpreter and platform,
+ * the config settings. */
+static void source_inputs(struct text *k, const struct ts_plan_build_options *o,
+                          const struct ts_target *t, const char *source_hash) {
   put(k, "torchsolve-build-v1\nsource %s\n", source_hash);
   put(k, "python %s %d.%d.%d %s\n", t->implementation ? t->implementation : "cp",
                 t->python_major, t->python_minor, t->python_micro,
@@ -222,11 +242,20 @@ static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
   for (size_t i = 0; i < o->nconfig_settings; i++)
     put(k, "config %s\n", cs[i]);
   free(cs);
+}
+
+/* The wheel's: the source's inputs and the variables the backend gets
+ * (the build environment's lines follow). */
+static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
+                       const struct ts_hook_env *he, const struct ts_target *t,
+                       const char *source_hash) {
+  source_inputs(k, o, t, source_hash);
   for (size_t i = 0; i < sizeof steering_env / sizeof steering_env[0]; i++) {
     const char *v = backend_env(he, steering_env[i]);
     if (v)
       put(k, "envvar %s=%s\n", steering_env[i], v);
   }
+  put(k, "wheel\n");
 }
 
 /* ---- sources ------------------------------------------------------------ */
@@ -249,14 +278,59 @@ static const char *url_basename(const char *url, char *out, size_t cap) {
   return out;
 }
 
-/* The tree to build and its direct_url.json; sdists and checkouts are
- * unpacked into workdir/src. */
-static enum ts_code materialize(const struct ts_plan_build_options *o,
-                                const struct ts_target *t, struct ts_index *idx,
-                                const struct ts_plan_source *src, struct ts_plan_built *out,
-                                const struct ts_hook_env *he, char **tree,
-                                struct ts_error *err) {
-  char *unpack_to = ts_path_join(out->workdir, "src");
+/* Whether the source builds in a build environment of its own: not with
+ * --no-build-isolation, nor when --no-build-isolation-package names it. */
+static bool isolated(const struct ts_plan_build_options *o, const struct ts_plan_source *src) {
+  if (o->no_isolation)
+    return false;
+  for (size_t i = 0; src->name && i < o->nno_isolation_packages; i++)
+    if (ts_name_eq(src->name, strlen(src->name), o->no_isolation_packages[i],
+                   strlen(o->no_isolation_packages[i])))
+      return false;
+  return true;
+}
+
+/* A source located and hashed, before anything is unpacked: the tree of a
+ * directory, the local archive, or (an sdist URL whose sha256 is known)
+ * nothing yet, so that a cache hit needs no download. */
+struct located {
+  char *tree;    /* a directory, or a checkout / unpacked sdist once there */
+  char *archive; /* a local sdist, or NULL */
+};
+
+static void located_clear(struct located *l) {
+  free(l->tree);
+  free(l->archive);
+  memset(l, 0, sizeof *l);
+}
+
+static enum ts_code download(struct ts_index *idx, const struct ts_plan_source *src,
+                             const char *workdir, char **archive, struct ts_error *err) {
+  if (!idx)
+    return ts_error_set(err, TS_E_INTERNAL, "no index client to download '%s'",
+                        src->location);
+  char fname[512];
+  url_basename(src->location, fname, sizeof fname);
+  char *to = ts_path_join(workdir, fname[0] ? fname : "sdist.tar.gz");
+  struct ts_index_download d = {.url = src->location, .sha256 = src->sha256, .dest = to};
+  enum ts_code rc = ts_index_download(idx, &d, 1, err);
+  if (rc == TS_OK && d.code != TS_OK) {
+    *err = d.err;
+    rc = d.code;
+  }
+  if (rc == TS_OK)
+    *archive = to;
+  else
+    free(to);
+  return rc;
+}
+
+/* Locates the source, sets out->source_hash and out->direct_url; a git
+ * URL is checked out into workdir/src here (its commit is its hash). */
+static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_index *idx,
+                           const struct ts_plan_source *src, bool may_defer,
+                           struct ts_plan_built *out, struct located *l,
+                           struct ts_error *err) {
   char hex[65] = "";
   enum ts_code rc = TS_OK;
   struct text du = {0};
@@ -265,72 +339,61 @@ static enum ts_code materialize(const struct ts_plan_build_options *o,
   if (src->kind == TS_PLAN_SOURCE_DIR) {
     char *path = strncmp(src->location, "file://", 7) == 0 ? ts_url_file_path(src->location)
                                                            : ts_xstrdup(src->location);
-    *tree = realpath(path, NULL);
+    l->tree = realpath(path, NULL);
     free(path);
-    if (!*tree)
+    if (!l->tree)
       rc = ts_error_set(err, TS_E_NOT_FOUND, "no such directory: '%s'", src->location);
-    if (rc == TS_OK && !src->editable && !o->no_isolation)
-      rc = ts_source_tree_hash(*tree, hex, err);
+    if (rc == TS_OK && !src->editable && isolated(o, src))
+      rc = ts_source_tree_hash(l->tree, hex, err);
     if (rc == TS_OK) {
-      char *u = file_url(*tree);
+      char *u = file_url(l->tree);
       json_string(&du, u);
       free(u);
       put(&du, ", \"dir_info\": {%s}}", src->editable ? "\"editable\": true" : "");
     }
   } else if (src->kind == TS_PLAN_SOURCE_ARCHIVE || src->kind == TS_PLAN_SOURCE_URL) {
-    char *archive = NULL;
+    bool remote = src->kind == TS_PLAN_SOURCE_URL && strncmp(src->location, "file://", 7);
     if (src->kind == TS_PLAN_SOURCE_ARCHIVE) {
-      archive = realpath(src->location, NULL);
-      if (!archive)
+      l->archive = realpath(src->location, NULL);
+      if (!l->archive)
         rc = ts_error_set(err, TS_E_NOT_FOUND, "no such file: '%s'", src->location);
-    } else if (strncmp(src->location, "file://", 7) == 0) {
-      archive = ts_url_file_path(src->location);
-      if (!archive)
+    } else if (!remote) {
+      l->archive = ts_url_file_path(src->location);
+      if (!l->archive)
         rc = ts_error_set(err, TS_E_INVALID, "'%s' is not a local file URL", src->location);
-    } else if (!idx) {
-      rc = ts_error_set(err, TS_E_INTERNAL, "no index client to download '%s'",
-                        src->location);
-    } else {
-      char fname[512];
-      url_basename(src->location, fname, sizeof fname);
-      archive = ts_path_join(out->workdir, fname[0] ? fname : "sdist.tar.gz");
-      struct ts_index_download d = {.url = src->location, .sha256 = src->sha256,
-                                    .dest = archive};
-      rc = ts_index_download(idx, &d, 1, err);
-      if (rc == TS_OK && d.code != TS_OK) {
-        *err = d.err;
-        rc = d.code;
-      }
+    } else if (!(may_defer && src->sha256)) {
+      rc = download(idx, src, out->workdir, &l->archive, err);
     }
-    if (rc == TS_OK)
-      rc = hash_file(archive, hex, err);
+    if (rc == TS_OK && l->archive)
+      rc = hash_file(l->archive, hex, err);
+    else if (rc == TS_OK)
+      snprintf(hex, sizeof hex, "%s", src->sha256); /* checked when downloaded */
+    for (char *c = hex; *c; c++)
+      *c = (char)(*c >= 'A' && *c <= 'F' ? *c - 'A' + 'a' : *c);
     if (rc == TS_OK && src->sha256 && strcasecmp(src->sha256, hex) != 0)
       rc = ts_error_set(err, TS_E_HASH, "%s: its sha256 %s is not the --hash %s",
                         src->location, hex, src->sha256);
-    if (rc == TS_OK)
-      rc = ts_source_unpack(he, archive, unpack_to, tree, err);
     if (rc == TS_OK) {
-      char *u = src->kind == TS_PLAN_SOURCE_URL ? ts_url_without_userinfo(src->location)
-                                                : file_url(archive);
+      char *u = remote ? ts_url_without_userinfo(src->location) : file_url(l->archive);
       u[strcspn(u, "#")] = '\0';
       json_string(&du, u);
       free(u);
       put(&du, ", \"archive_info\": {\"hash\": \"sha256=%s\", \"hashes\": "
                          "{\"sha256\": \"%s\"}}}", hex, hex);
     }
-    free(archive);
   } else {
     struct ts_vcs_ref ref;
     rc = ts_vcs_parse(src->location, &ref, err);
     char commit[41] = "";
+    char *unpack_to = ts_path_join(out->workdir, "src");
     if (rc == TS_OK)
       rc = ts_vcs_checkout(&ref, unpack_to, out->log, o->timeout_s, o->cancel, commit, err);
     if (rc == TS_OK) {
       snprintf(hex, sizeof hex, "%s", commit);
-      *tree = ref.subdirectory ? ts_path_join(unpack_to, ref.subdirectory)
-                               : ts_xstrdup(unpack_to);
+      l->tree = ref.subdirectory ? ts_path_join(unpack_to, ref.subdirectory)
+                                 : ts_xstrdup(unpack_to);
       struct stat st;
-      if (stat(*tree, &st) != 0 || !S_ISDIR(st.st_mode))
+      if (stat(l->tree, &st) != 0 || !S_ISDIR(st.st_mode))
         rc = ts_error_set(err, TS_E_NOT_FOUND, "%s: no subdirectory '%s' at %s",
                           ref.repo, ref.subdirectory, commit);
       char *u = ts_url_without_userinfo(ref.repo);
@@ -348,9 +411,9 @@ static enum ts_code materialize(const struct ts_plan_build_options *o,
       }
       put(&du, "%s", "}");
     }
+    free(unpack_to);
     ts_vcs_ref_clear(&ref);
   }
-  (void)t;
   if (rc == TS_OK && du.full)
     rc = ts_error_set(err, TS_E_TOO_BIG, "'%s': the location is too long", src->location);
   if (rc == TS_OK) {
@@ -358,6 +421,20 @@ static enum ts_code materialize(const struct ts_plan_build_options *o,
     out->source_hash = hex[0] ? ts_xstrdup(hex) : NULL;
   }
   ts_buf_clear(&du.b);
+  return rc;
+}
+
+/* The tree to build: an sdist is downloaded (when deferred) and unpacked
+ * into workdir/src. */
+static enum ts_code unpack(struct ts_index *idx, const struct ts_plan_source *src, struct ts_plan_built *out,
+                           const struct ts_hook_env *he, struct located *l,
+                           struct ts_error *err) {
+  if (l->tree)
+    return TS_OK;
+  enum ts_code rc = l->archive ? TS_OK : download(idx, src, out->workdir, &l->archive, err);
+  char *unpack_to = ts_path_join(out->workdir, "src");
+  if (rc == TS_OK)
+    rc = ts_source_unpack(he, l->archive, unpack_to, &l->tree, err);
   free(unpack_to);
   return rc;
 }
@@ -372,6 +449,8 @@ static char *project_name(const struct ts_plan_source *src, const struct ts_buil
     return ts_xstrdup(src->name);
   if (bs->project_name)
     return ts_xstrdup(bs->project_name);
+  if (!tree)
+    return NULL;
   char *path = ts_path_join(tree, "PKG-INFO");
   struct ts_buf b;
   ts_buf_init(&b, TS_CAP_SMALL_FILE);
@@ -448,6 +527,121 @@ static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_targ
   return rc;
 }
 
+/* ---- the build cache ----------------------------------------------------
+ * builds-v1/<K0>/ holds what one source gives for one target whatever its
+ * build environment: `inputs` (its project name and [build-system]
+ * requires, so that a later run can make the wheel's key without
+ * unpacking anything or making an environment) and METADATA.
+ * builds-v1/<K2>/ holds the wheel: K2 adds the variables the backend gets
+ * and the build environment's resolved set (torch build included). */
+
+static char *entry_path(const char *root, const struct text *key) {
+  uint8_t d[TS_SHA256_LEN];
+  char hex[65];
+  ts_sha256(key->b.data ? key->b.data : "", key->b.len, d);
+  ts_sha256_hex(d, hex);
+  return ts_xasprintf("%s/builds-v1/%.2s/%s", root, hex, hex + 2);
+}
+
+static bool read_small(const char *dir, const char *name, char **data, size_t *len) {
+  char *path = ts_path_join(dir, name);
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  struct ts_error ignore = {0};
+  bool ok = ts_fs_read_file(path, &b, &ignore) == TS_OK && b.data;
+  if (ok)
+    *data = ts_buf_take(&b, len);
+  ts_buf_clear(&b);
+  free(path);
+  return ok;
+}
+
+static void write_small(const char *dir, const char *name, const char *data, size_t len) {
+  struct ts_error ignore = {0};
+  char *path = ts_path_join(dir, name);
+  if (ts_fs_mkdirs(dir, &ignore) == TS_OK)
+    ts_fs_write_atomic(path, data, len, &ignore);
+  free(path);
+}
+
+/* The remembered inputs of a source as much of a ts_build_system as the
+ * key needs (requires, project_name); false when none were kept. */
+static bool recall_inputs(const char *k0, struct ts_build_system *bs) {
+  char *text = NULL;
+  size_t len = 0;
+  memset(bs, 0, sizeof *bs);
+  if (!read_small(k0, "inputs", &text, &len))
+    return false;
+  bs->requires = ts_xcalloc(len + 1, sizeof *bs->requires);
+  for (size_t at = 0; at < len;) {
+    size_t end = at + strcspn(text + at, "\n");
+    if (end - at > 9 && strncmp(text + at, "requires ", 9) == 0)
+      bs->requires[bs->nrequires++] = ts_xstrndup(text + at + 9, end - at - 9);
+    else if (end - at > 8 && strncmp(text + at, "project ", 8) == 0 && !bs->project_name)
+      bs->project_name = ts_xstrndup(text + at + 8, end - at - 8);
+    at = end + 1;
+  }
+  free(text);
+  return true;
+}
+
+static void remember_inputs(const char *k0, const struct ts_build_system *bs,
+                            const char *project) {
+  struct text t = {0};
+  ts_buf_init(&t.b, 1u << 20);
+  put(&t, "%s", "torchsolve-build-inputs-v1\n");
+  if (project)
+    put(&t, "project %s\n", project);
+  for (size_t i = 0; i < bs->nrequires; i++)
+    put(&t, "requires %s\n", bs->requires[i]);
+  if (!t.full)
+    write_small(k0, "inputs", t.b.data, t.b.len);
+  ts_buf_clear(&t.b);
+}
+
+/* K2 for the build environment resolved from `reqs`, without making it. */
+static char *wheel_entry_for(const struct ts_plan_build_options *o, const struct ts_target *t,
+                             const struct ts_hook_env *he, const char *source_hash,
+                             char *const *reqs, size_t n, bool torch_matched,
+                             const char *what) {
+  struct text key = {0};
+  ts_buf_init(&key.b, 1u << 20);
+  key_inputs(&key, o, he, t, source_hash);
+  struct ts_plan_result *res = NULL;
+  struct ts_error ignore = {0};
+  char *entry = NULL;
+  if (resolve_env(o, t->python, false, reqs, n, what, torch_matched, &key, &res, &ignore) ==
+          TS_OK &&
+      !key.full)
+    entry = entry_path(o->cache_root, &key);
+  ts_plan_result_free(res);
+  ts_buf_clear(&key.b);
+  return entry;
+}
+
+/* METADATA of a wheel file. */
+static enum ts_code wheel_metadata(struct ts_index *idx, const char *wheel, char **data,
+                                   size_t *len, struct ts_error *err) {
+  if (!idx)
+    return ts_error_set(err, TS_E_INTERNAL, "no index client to read '%s'", wheel);
+  struct ts_index_file f = {.filename = (char *)strrchr(wheel, '/') + 1,
+                            .url = file_url(wheel)};
+  struct ts_index_metadata m = {.file = &f};
+  enum ts_code rc = ts_index_fetch_metadata(idx, &m, 1, err);
+  if (rc == TS_OK && m.code != TS_OK) {
+    *err = m.err;
+    rc = m.code;
+  }
+  if (rc == TS_OK) {
+    *data = m.data;
+    *len = m.len;
+    m.data = NULL;
+  }
+  ts_index_metadata_clear(&m);
+  free(f.url);
+  return rc;
+}
+
 /* ---- the build ---------------------------------------------------------- */
 
 static double now_ms(void) {
@@ -458,22 +652,17 @@ static double now_ms(void) {
 
 /* The cached wheel in dir, or NULL. */
 static char *wheel_in(const char *dir) {
-  char *found = NULL;
-  char *pattern = ts_path_join(dir, "WHEEL-NAME");
-  struct ts_buf b;
-  ts_buf_init(&b, 4096);
-  struct ts_error ignore = {0};
-  if (ts_fs_read_file(pattern, &b, &ignore) == TS_OK && b.len && !memchr(b.data, '/', b.len)) {
-    char *name = ts_xstrndup(b.data, strcspn(b.data, "\n"));
+  char *found = NULL, *name = NULL;
+  size_t len = 0;
+  if (read_small(dir, "WHEEL-NAME", &name, &len) && !memchr(name, '/', len)) {
+    name[strcspn(name, "\n")] = '\0';
     char *path = ts_path_join(dir, name);
     if (access(path, R_OK) == 0)
       found = path;
     else
       free(path);
-    free(name);
   }
-  ts_buf_clear(&b);
-  free(pattern);
+  free(name);
   return found;
 }
 
@@ -501,10 +690,52 @@ static void store(const char *entry, const char *built_dir, const char *basename
   free(parent);
 }
 
-enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
-                           const struct ts_target *target, struct ts_index *idx,
-                           const struct ts_plan_source *src, struct ts_plan_built *out,
-                           struct ts_error *err) {
+/* The build requirements: [build-system]'s and the runtime torch pin. */
+static char **build_requires(const struct ts_build_system *bs, const struct torch_match *tm,
+                             size_t *n) {
+  char **reqs = ts_xcalloc(bs->nrequires + 1, sizeof *reqs);
+  memcpy(reqs, bs->requires, bs->nrequires * sizeof *reqs);
+  *n = bs->nrequires;
+  if (tm->pin)
+    reqs[(*n)++] = tm->pin;
+  return reqs;
+}
+
+/* The cache asked before anything is unpacked or made: the wheel's entry
+ * from the remembered inputs (NULL when there are none); *tm is the torch
+ * match it was made with. */
+static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
+                                   const struct ts_target *target,
+                                   const struct ts_plan_source *src, const char *k0,
+                                   struct ts_hook_env *he, const char *source_hash,
+                                   const char *what, struct torch_match *tm, char **entry,
+                                   struct ts_error *err) {
+  struct ts_build_system mbs;
+  *entry = NULL;
+  if (!recall_inputs(k0, &mbs))
+    return TS_OK;
+  enum ts_code rc = match_torch(o, src, &mbs, NULL, tm, err);
+  if (rc == TS_OK) {
+    size_t n = 0;
+    char **reqs = build_requires(&mbs, tm, &n);
+    he->extra_env = (const char *const *)tm->env;
+    he->nextra_env = tm->nenv;
+    *entry = wheel_entry_for(o, target, he, source_hash, reqs, n, tm->version != NULL, what);
+    free(reqs);
+  }
+  ts_build_system_clear(&mbs);
+  return rc;
+}
+
+enum goal { GOAL_WHEEL, GOAL_METADATA };
+
+/* One build: from the cache, or the backend run in its environment.
+ * GOAL_METADATA stops at prepare_metadata_for_build_wheel (building the
+ * wheel only when the backend lacks that hook) and sets *meta. */
+static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_target *target,
+                        struct ts_index *idx, const struct ts_plan_source *src, enum goal goal,
+                        struct ts_plan_built *out, char **meta, size_t *meta_len,
+                        struct ts_error *err) {
   memset(out, 0, sizeof *out);
   if (!target->python)
     return ts_error_set(err, TS_E_UNSUPPORTED,
@@ -542,34 +773,60 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
                            .nconfig_settings = o->nconfig_settings,
                            .timeout_s = o->timeout_s, .stream = o->stream,
                            .cancel = o->cancel};
-  char *tree = NULL, *envdir = NULL, *env_python = NULL, *bindir = NULL, *entry = NULL;
+  struct located l = {0};
+  char *envdir = NULL, *env_python = NULL, *bindir = NULL, *k0 = NULL, *entry = NULL;
   struct ts_build_system bs = {0};
   struct ts_hook_result hr = {0}, built = {0};
-  struct text key = {0};
+  struct text k0key = {0}, key = {0};
+  ts_buf_init(&k0key.b, 1u << 20);
   ts_buf_init(&key.b, 1u << 20);
   struct torch_match tm = {0};
   char **reqs = NULL;
   size_t nreqs = 0;
-  bool cacheable = o->cache_root && !src->editable && !o->no_isolation;
-  const char *what = src->location;
+  bool cacheable = o->cache_root && !src->editable && isolated(o, src);
+  const char *what = src->label ? src->label : src->location;
+  char *label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", what)
+                                      : ts_xstrdup(what);
   double t0 = now_ms();
-  bool began = false;
+  bool began = false, done = false;
 
-  rc = materialize(o, target, idx, src, out, &he, &tree, err);
-  if (rc == TS_OK)
-    rc = ts_build_system_read(tree, &bs, err);
-  if (rc == TS_OK && !o->no_isolation)
-    rc = match_torch(o, src, &bs, tree, &tm, err);
-  if (rc == TS_OK) {
-    reqs = ts_xcalloc(bs.nrequires + 1, sizeof *reqs);
-    memcpy(reqs, bs.requires, bs.nrequires * sizeof *reqs);
-    nreqs = bs.nrequires;
-    if (tm.pin)
-      reqs[nreqs++] = tm.pin;
+  rc = locate(o, idx, src, cacheable, out, &l, err);
+  const char *source_hash = out->source_hash ? out->source_hash : "-";
+  if (rc == TS_OK && cacheable) {
+    source_inputs(&k0key, o, target, source_hash);
+    cacheable = !k0key.full;
+  }
+  /* the cache first: a hit makes no build environment and unpacks nothing */
+  if (rc == TS_OK && cacheable) {
+    k0 = entry_path(o->cache_root, &k0key);
+    if (goal == GOAL_METADATA && read_small(k0, "METADATA", meta, meta_len))
+      done = true;
+    if (!done)
+      rc = recalled_entry(o, target, src, k0, &he, source_hash, what, &tm, &entry, err);
+    char *hit = entry ? wheel_in(entry) : NULL;
+    if (hit) {
+      out->wheel = hit;
+      out->cached = done = true;
+      if (goal == GOAL_METADATA)
+        rc = wheel_metadata(idx, hit, meta, meta_len, err);
+    } else {
+      torch_match_clear(&tm); /* made again below, with the tree */
+      he.extra_env = NULL;
+      he.nextra_env = 0;
+    }
+  }
+  if (rc == TS_OK && !done)
+    rc = unpack(idx, src, out, &he, &l, err);
+  if (rc == TS_OK && !done)
+    rc = ts_build_system_read(l.tree, &bs, err);
+  if (rc == TS_OK && !done && isolated(o, src))
+    rc = match_torch(o, src, &bs, l.tree, &tm, err);
+  if (rc == TS_OK && !done) {
+    reqs = build_requires(&bs, &tm, &nreqs);
     he.extra_env = (const char *const *)tm.env;
     he.nextra_env = tm.nenv;
   }
-  if (rc == TS_OK && !o->no_isolation) {
+  if (rc == TS_OK && !done && isolated(o, src)) {
     envdir = ts_path_join(out->workdir, "env");
     struct ts_venv_base base = {0};
     rc = ts_venv_probe_base(target->python, &base, err);
@@ -578,34 +835,32 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
     ts_venv_base_clear(&base);
     env_python = ts_path_join(envdir, "bin/python");
     bindir = ts_path_join(envdir, "bin");
+    if (rc == TS_OK && cacheable)
+      key_inputs(&key, o, &he, target, source_hash);
     if (rc == TS_OK)
       rc = fill_env(o, envdir, reqs, nreqs, what, tm.version != NULL,
                     cacheable ? &key : NULL, err);
   }
-  if (rc == TS_OK && cacheable) {
-    key_inputs(&key, o, &he, target, out->source_hash ? out->source_hash : "-");
-    cacheable = !key.full;
-  }
-  if (rc == TS_OK && cacheable) {
-    uint8_t d[TS_SHA256_LEN];
-    char hex[65];
-    ts_sha256(key.b.data ? key.b.data : "", key.b.len, d);
-    ts_sha256_hex(d, hex);
-    entry = ts_xasprintf("%s/builds-v1/%.2s/%s", o->cache_root, hex, hex + 2);
-    char *hit = wheel_in(entry);
+  if (rc == TS_OK && !done && cacheable) {
+    remember_inputs(k0, &bs, tm.project);
+    free(entry);
+    entry = key.full ? NULL : entry_path(o->cache_root, &key);
+    char *hit = entry ? wheel_in(entry) : NULL;
     if (hit) {
       out->wheel = hit;
-      out->cached = true;
+      out->cached = done = true;
+      if (goal == GOAL_METADATA)
+        rc = wheel_metadata(idx, hit, meta, meta_len, err);
     }
   }
-  if (rc == TS_OK && !out->cached && envdir)
+  if (rc == TS_OK && !done && envdir)
     rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
-  if (rc == TS_OK && !out->cached) {
+  if (rc == TS_OK && !done) {
     he.python = env_python ? env_python : target->python;
     he.path_prepend = bindir;
-    he.source_dir = tree;
+    he.source_dir = l.tree;
     if (o->cb.build_begin)
-      o->cb.build_begin(o->cb.ctx, what);
+      o->cb.build_begin(o->cb.ctx, label);
     began = true;
     rc = ts_hook_call(&he, &bs,
                       src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE : TS_HOOK_GET_REQUIRES_WHEEL,
@@ -619,13 +874,30 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
                     err);
       free(all);
     }
+    if (rc == TS_OK && goal == GOAL_METADATA) {
+      struct ts_hook_result pm = {0};
+      char *mdir = ts_path_join(out->workdir, "metadata");
+      rc = ts_fs_mkdirs(mdir, err);
+      if (rc == TS_OK)
+        rc = ts_hook_call(&he, &bs, TS_HOOK_PREPARE_METADATA_WHEEL, mdir, NULL, &pm, err);
+      if (rc == TS_OK && !pm.unsupported) {
+        char *distinfo = ts_path_join(mdir, pm.basename);
+        if (!read_small(distinfo, "METADATA", meta, meta_len))
+          rc = ts_error_set(err, TS_E_BUILD, "%s: prepare_metadata_for_build_wheel wrote "
+                            "no %s/METADATA; full log: %s", what, pm.basename, out->log);
+        free(distinfo);
+        done = true;
+      }
+      ts_hook_result_clear(&pm);
+      free(mdir);
+    }
     char *outdir = ts_path_join(out->workdir, "wheel");
-    if (rc == TS_OK)
+    if (rc == TS_OK && !done)
       rc = ts_fs_mkdirs(outdir, err);
-    if (rc == TS_OK)
+    if (rc == TS_OK && !done)
       rc = ts_hook_call(&he, &bs, src->editable ? TS_HOOK_BUILD_EDITABLE : TS_HOOK_BUILD_WHEEL,
                         outdir, NULL, &built, err);
-    if (rc == TS_OK) {
+    if (rc == TS_OK && !done) {
       out->wheel = ts_path_join(outdir, built.basename);
       if (access(out->wheel, R_OK) != 0)
         rc = ts_error_set(err, TS_E_BUILD, "%s: the backend named '%s', which it did not "
@@ -633,13 +905,26 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
       else if (!has_suffix_ci(built.basename, ".whl"))
         rc = ts_error_set(err, TS_E_BUILD, "%s: the backend built '%s', not a wheel",
                           what, built.basename);
+      if (rc == TS_OK && entry)
+        store(entry, outdir, built.basename, &out->wheel);
+      if (rc == TS_OK && goal == GOAL_METADATA)
+        rc = wheel_metadata(idx, out->wheel, meta, meta_len, err);
     }
-    if (rc == TS_OK && entry)
-      store(entry, outdir, built.basename, &out->wheel);
     free(outdir);
   }
   if (began && o->cb.build_end)
-    o->cb.build_end(o->cb.ctx, what, now_ms() - t0, rc == TS_OK);
+    o->cb.build_end(o->cb.ctx, label, now_ms() - t0, rc == TS_OK);
+  /* what one source declares, kept for the next run's resolution */
+  if (rc == TS_OK && k0 && goal == GOAL_METADATA && !out->cached)
+    write_small(k0, "METADATA", *meta, *meta_len);
+  if (rc == TS_OK && k0 && goal == GOAL_WHEEL && !out->cached) {
+    char *m = NULL;
+    size_t ml = 0;
+    struct ts_error ignore = {0};
+    if (wheel_metadata(idx, out->wheel, &m, &ml, &ignore) == TS_OK)
+      write_small(k0, "METADATA", m, ml);
+    free(m);
+  }
   if (rc == TS_E_BUILD || rc == TS_E_TIMEOUT) {
     /* the work directory goes, the log stays for the user */
   } else if (out->log) {
@@ -656,11 +941,40 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
   ts_hook_result_clear(&hr);
   ts_hook_result_clear(&built);
   ts_build_system_clear(&bs);
+  ts_buf_clear(&k0key.b);
   ts_buf_clear(&key.b);
-  free(tree);
+  located_clear(&l);
+  free(label);
   free(envdir);
   free(env_python);
   free(bindir);
+  free(k0);
   free(entry);
+  return rc;
+}
+
+enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
+                           const struct ts_target *target, struct ts_index *idx,
+                           const struct ts_plan_source *src, struct ts_plan_built *out,
+                           struct ts_error *err) {
+  return run(o, target, idx, src, GOAL_WHEEL, out, NULL, NULL, err);
+}
+
+enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
+                                    const struct ts_target *target, struct ts_index *idx,
+                                    const struct ts_plan_source *src, char **data,
+                                    size_t *len, char **log, struct ts_error *err) {
+  struct ts_plan_built b;
+  *data = NULL;
+  *len = 0;
+  *log = NULL;
+  enum ts_code rc = run(o, target, idx, src, GOAL_METADATA, &b, data, len, err);
+  if (rc != TS_OK) {
+    free(*data);
+    *data = NULL;
+    *log = b.log;
+    b.log = NULL;
+  }
+  ts_plan_built_clear(&b);
   return rc;
 }

@@ -15,7 +15,12 @@
  * file sha256), the config settings, and the environment variables that
  * steer extension builds (TORCH_CUDA_ARCH_LIST, FORCE_CUDA, MAX_JOBS,
  * CUDA_HOME, CC, CXX, CFLAGS, CXXFLAGS, LDFLAGS) with the values the
- * backend gets.  A hit runs no backend.  Editables and
+ * backend gets.  A hit runs no backend.  The cache is asked BEFORE a
+ * build environment is made or an sdist unpacked (or downloaded, when its
+ * sha256 is known): a source's project name, [build-system] requires and
+ * METADATA are remembered per source and target (builds-v1/<key without
+ * the environment>/), so a warm install only resolves the build
+ * requirements to know the wheel's key.  Editables and
  * --no-build-isolation builds are never cached.
  *
  * Torch-matched builds.  A build needs torch when build-system.requires
@@ -65,6 +70,8 @@ struct ts_plan_build_options {
   const struct ts_reqfile_entry *const *build_constraints;
   size_t nbuild_constraints;
   bool no_isolation;          /* build with the target's interpreter */
+  const char *const *no_isolation_packages; /* these projects too */
+  size_t nno_isolation_packages;
   unsigned timeout_s;         /* per backend call, 0: none */
   bool stream;                /* -v: the backend's output on stderr too */
   const volatile sig_atomic_t *cancel;
@@ -91,7 +98,10 @@ struct ts_plan_source {
   enum ts_plan_source_kind kind;
   const char *location;   /* path or URL as given */
   const char *sha256;     /* expected sha256 of an archive (--hash), or NULL */
-  const char *name;       /* the requirement's project name ("x @ url"), or NULL */
+  const char *name;       /* the project's name when known ("x @ url", an
+                             index sdist), or NULL */
+  const char *label;      /* for progress lines ("name 1.0"), or NULL: the
+                             location */
   bool editable;          /* PEP 660 (DIR only) */
 };
 
@@ -118,3 +128,13 @@ enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
                            const struct ts_plan_source *src, struct ts_plan_built *out,
                            struct ts_error *err);
 void ts_plan_built_clear(struct ts_plan_built *b);
+
+/* The METADATA that building `src` would give, for resolving: from the
+ * cache, else the backend's prepare_metadata_for_build_wheel in the build
+ * environment (a backend without that hook builds the wheel, which is
+ * cached for the install).  *data malloc'd.  TS_E_BUILD: *log names the
+ * full log (malloc'd), else *log is NULL. */
+enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
+                                    const struct ts_target *target, struct ts_index *idx,
+                                    const struct ts_plan_source *src, char **data,
+                                    size_t *len, char **log, struct ts_error *err);

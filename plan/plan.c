@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "index/url.h"
 #include "lock/envcheck.h"
 #include "pep/filename.h"
+#include "pep/metadata.h"
 #include "plan/plan_internal.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
@@ -39,6 +41,12 @@ struct page {
   const struct ts_index_project *self[1];
 };
 
+struct meta {
+  const struct ts_index_file *file;
+  char *data;
+  size_t len;
+};
+
 struct direct {
   char *name; /* normalised */
   const struct ts_reqfile_entry *e;
@@ -47,18 +55,21 @@ struct direct {
   struct ts_index_file file;
   struct page page;
   struct ts_plan_built built; /* built from source when built.wheel */
-};
-
-struct meta {
-  const struct ts_index_file *file;
-  char *data;
-  size_t len;
+  struct meta prepared; /* --dry-run: a source's METADATA, not built */
 };
 
 struct variants {
   char **names;
   bool *cpu;
   size_t n;
+};
+
+/* The runtime torch of torch-matched builds, resolved once (o is the
+ * caller's options: used only while ts_plan_resolve runs). */
+struct runtime_torch {
+  const struct ts_plan_options *o;
+  char *version; /* once resolved */
+  bool resolved;
 };
 
 struct priv {
@@ -91,6 +102,11 @@ struct priv {
   char **not_found; /* the index client's words for names no index has */
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
+  bool builds; /* sources can be built: with build */
+  struct ts_plan_build_options build; /* the caller's (its pointers
+                                         borrowed), with the torch match */
+  struct runtime_torch rt; /* its runtime torch while resolving */
+  bool dry_run; /* sources were not built: nothing may be installed */
   int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
 };
 
@@ -363,10 +379,89 @@ static size_t get_pages_elsewhere(void *ctx, const char *name,
 }
 
 static struct meta *find_meta(struct priv *p, const struct ts_index_file *f) {
+  for (size_t i = 0; i < p->ndirects; i++)
+    if (&p->directs[i].file == f && p->directs[i].prepared.data)
+      return &p->directs[i].prepared;
   for (size_t i = 0; i < p->nmetas; i++)
     if (p->metas[i].file == f)
       return &p->metas[i];
   return NULL;
+}
+
+static struct meta *keep_meta(struct priv *p, const struct ts_index_file *f, char *data,
+                              size_t len) {
+  p->metas = ts_xrealloc(p->metas, (p->nmetas + 1) * sizeof *p->metas);
+  p->metas[p->nmetas] = (struct meta){f, data, len};
+  return &p->metas[p->nmetas++];
+}
+
+/* The PEP 658 file beside a local sdist, checked against the index's
+ * sha256 of it; false when there is none. */
+static bool local_pep658(const struct ts_index_file *f, char **data, size_t *len) {
+  char *path = ts_url_file_path(f->url);
+  char *mpath = path ? ts_xasprintf("%s.metadata", path) : NULL;
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  struct ts_error ignore = {0};
+  bool ok = mpath && ts_fs_read_file(mpath, &b, &ignore) == TS_OK && b.data;
+  if (ok && f->metadata_sha256) {
+    uint8_t d[TS_SHA256_LEN];
+    char hex[TS_SHA256_HEX_LEN + 1];
+    ts_sha256(b.data, b.len, d);
+    ts_sha256_hex(d, hex);
+    ok = strcasecmp(hex, f->metadata_sha256) == 0;
+  }
+  if (ok)
+    *data = ts_buf_take(&b, len);
+  ts_buf_clear(&b);
+  free(mpath);
+  free(path);
+  return ok;
+}
+
+/* An sdist's METADATA: PEP 658's file when the index publishes one (a
+ * remote index's through ts_index_fetch_metadata, see get_metadata),
+ * else from its build backend.  Prefetches are declined: a guess is not
+ * worth a build environment. */
+static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
+                                   struct ts_error *err) {
+  char *data = NULL;
+  size_t len = 0;
+  if (rq->file->has_metadata && local_pep658(rq->file, &data, &len)) {
+    struct meta *m = keep_meta(p, rq->file, data, len);
+    rq->data = m->data;
+    rq->len = m->len;
+    rq->code = TS_OK;
+    return TS_OK;
+  }
+  if (rq->prefetch) {
+    rq->code = TS_E_UNSUPPORTED;
+    return TS_OK;
+  }
+  char *label = ts_xasprintf("%s %s", rq->name, rq->version);
+  struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_URL, .location = rq->file->url,
+                               .sha256 = rq->file->sha256, .label = label,
+                               .name = rq->name};
+  char *log = NULL;
+  enum ts_code rc = ts_plan_build_metadata(&p->build, p->owner->target, p->idx, &src, &data,
+                                           &len, &log, err);
+  free(label);
+  if (rc != TS_OK) {
+    free(p->owner->build_log);
+    p->owner->build_log = log;
+    rq->code = rc;
+    return rc;
+  }
+  struct meta *m = keep_meta(p, rq->file, data, len);
+  rq->data = m->data;
+  rq->len = m->len;
+  rq->code = TS_OK;
+  return TS_OK;
+}
+
+static bool is_sdist_file(const struct ts_index_file *f) {
+  size_t n = strlen(f->filename);
+  return !(n > 4 && strcmp(f->filename + n - 4, ".whl") == 0);
 }
 
 static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_t n,
@@ -375,7 +470,8 @@ static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_
   struct ts_index_metadata *m = ts_xcalloc(n, sizeof *m);
   size_t *slot = ts_xcalloc(n, sizeof *slot);
   size_t nm = 0;
-  for (size_t i = 0; i < n; i++) {
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < n && rc == TS_OK; i++) {
     struct meta *have = find_meta(p, reqs[i].file);
     if (have) {
       reqs[i].data = have->data;
@@ -383,18 +479,24 @@ static enum ts_code get_metadata(void *ctx, struct ts_resolver_meta *reqs, size_
       reqs[i].code = TS_OK;
       continue;
     }
+    const struct ts_index_file *f = reqs[i].file;
+    if (is_sdist_file(f) && p->builds &&
+        (!f->has_metadata || strncmp(f->url, "file://", 7) == 0)) {
+      rc = sdist_metadata(p, &reqs[i], err);
+      continue;
+    }
     m[nm].file = reqs[i].file;
     slot[nm++] = i;
   }
-  enum ts_code rc = nm ? ts_index_fetch_metadata(p->idx, m, nm, err) : TS_OK;
+  if (rc == TS_OK && nm)
+    rc = ts_index_fetch_metadata(p->idx, m, nm, err);
   for (size_t j = 0; j < nm; j++) {
     struct ts_resolver_meta *r = &reqs[slot[j]];
     if (rc == TS_OK && m[j].code == TS_OK) {
-      p->metas = ts_xrealloc(p->metas, (p->nmetas + 1) * sizeof *p->metas);
-      p->metas[p->nmetas++] = (struct meta){m[j].file, m[j].data, m[j].len};
+      struct meta *kept = keep_meta(p, m[j].file, m[j].data, m[j].len);
       m[j].data = NULL;
-      r->data = p->metas[p->nmetas - 1].data;
-      r->len = p->metas[p->nmetas - 1].len;
+      r->data = kept->data;
+      r->len = kept->len;
       r->code = TS_OK;
     } else {
       r->code = rc != TS_OK ? rc : m[j].code;
@@ -441,9 +543,13 @@ static const char *basename_of(const char *s) {
 }
 
 /* A root given as a path or URL: a one-file page and a requirement on the
- * name alone (the page holds nothing else). */
+ * name alone (the page holds nothing else).  A source stands as the wheel
+ * built from it (`built`), or for --dry-run as its prepared METADATA
+ * (`prepared`, taken) on a page with an sdist-like file NAME-VERSION.tar.gz,
+ * so the plan says it would be built. */
 static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
-                               struct ts_plan_built *built, struct ts_error *err) {
+                               struct ts_plan_built *built, struct meta *prepared,
+                               struct ts_error *err) {
   const char *name = NULL, *loc = NULL;
   bool is_path = false;
   const char *const *extras = NULL;
@@ -464,7 +570,20 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     marker = e->marker;
   }
   const char *source = loc;
-  char *built_name = NULL;
+  char *built_name = NULL, *stand_in = NULL;
+  if (prepared) {
+    char *n = ts_metadata_header_value(prepared->data, prepared->len, "Name");
+    char *v = ts_metadata_header_value(prepared->data, prepared->len, "Version");
+    if (n && v) {
+      built_name = ts_name_normalize(n, strlen(n));
+      stand_in = ts_xasprintf("%s-%s.tar.gz", built_name, v);
+    }
+    free(n);
+    free(v);
+    if (!stand_in)
+      return ts_error_set(err, TS_E_BUILD, "'%s': its prepared METADATA has no Name "
+                          "or Version", source);
+  }
   if (built) { /* the wheel built from the source stands for it */
     loc = built->wheel;
     is_path = true;
@@ -477,11 +596,14 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     if (!built_name)
       return ts_error_set(err, TS_E_BUILD, "'%s': the backend built '%s', which is "
                           "not a valid wheel name", source, bn);
+  }
+  if (built_name) {
     if (name && strcmp(name, built_name) != 0) {
       enum ts_code rc = ts_error_set(err, TS_E_BUILD,
                                      "'%s' was asked for as '%s' but builds '%s'",
                                      source, name, built_name);
       free(built_name);
+      free(stand_in);
       return rc;
     }
     name = built_name;
@@ -490,9 +612,9 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "cannot tell the project name of '%s' (only wheel files "
                         "are supported)", loc ? loc : e->text);
-  const char *fname = basename_of(loc);
+  const char *fname = stand_in ? stand_in : basename_of(loc);
   size_t fl = strlen(fname);
-  if (fl < 5 || strcmp(fname + fl - 4, ".whl") != 0)
+  if (!stand_in && (fl < 5 || strcmp(fname + fl - 4, ".whl") != 0))
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "'%s' is not a wheel: torchsolve installs wheels only", loc);
   if (is_path && strncmp(loc, "file://", 7) != 0) {
@@ -512,8 +634,13 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
     d->built = *built;
     memset(built, 0, sizeof *built);
   }
+  if (prepared) {
+    d->prepared = *prepared;
+    memset(prepared, 0, sizeof *prepared);
+  }
   d->is_path = is_path;
   d->file.filename = ts_xstrdup(fname);
+  free(stand_in);
   d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : ts_xstrdup(loc);
   /* a --hash of a source is its archive's, checked before the build */
   const char *h = d->built.wheel ? NULL : entry_only_sha256(e);
@@ -553,7 +680,7 @@ static struct direct *built_direct(struct priv *p, const char *name) {
   char *norm = ts_name_normalize(name, strlen(name));
   struct direct *d = norm ? find_direct(p, norm) : NULL;
   free(norm);
-  return d && d->built.wheel ? d : NULL;
+  return d && (d->built.wheel || d->prepared.data) ? d : NULL;
 }
 
 /* A project rebuilt from source replaces what is installed: the action
@@ -577,9 +704,15 @@ static void mark_rebuilt(struct priv *p, struct ts_resolved *x) {
   }
 }
 
+/* Points each direct's page at its own members once the array stops
+ * moving (add_direct reallocates it: two path requirements would
+ * otherwise leave the first page's file pointing into freed memory). */
 static void fix_directs(struct priv *p) {
-  for (size_t i = 0; i < p->ndirects; i++)
-    p->directs[i].page.self[0] = &p->directs[i].page.res.project;
+  for (size_t i = 0; i < p->ndirects; i++) {
+    struct direct *d = &p->directs[i];
+    d->page.res.project.files = &d->file;
+    d->page.self[0] = &d->page.res.project;
+  }
 }
 
 /* ---- rules ------------------------------------------------------------- */
@@ -857,12 +990,6 @@ enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec
 
 /* ---- the runtime torch of torch-matched builds ------------------------- */
 
-struct runtime_torch {
-  const struct ts_plan_options *o;
-  char *version; /* once resolved */
-  bool resolved;
-};
-
 /* build.h's runtime_torch: the runtime resolved first, alone: the named
  * requirements and constraints (the sources being built cannot take part,
  * their metadata comes from their builds) with torch added when none of
@@ -912,6 +1039,21 @@ static enum ts_code runtime_torch(void *ctx, char **version, struct ts_error *er
   return TS_OK;
 }
 
+/* The runtime torch for the plan's builds: while resolving, the runtime
+ * resolved alone (runtime_torch); once resolved (the sdists
+ * ts_plan_install builds), the torch of the resolution. */
+static enum ts_code plan_runtime_torch(void *ctx, char **version, struct ts_error *err) {
+  struct priv *p = ctx;
+  const struct ts_resolution *res = p->owner->res;
+  *version = NULL;
+  if (!res && p->rt.o)
+    return runtime_torch(&p->rt, version, err);
+  for (size_t i = 0; res && i < res->nitems; i++)
+    if (strcmp(res->items[i].name, "torch") == 0)
+      *version = ts_xstrdup(res->items[i].version);
+  return TS_OK;
+}
+
 /* A build made against the runtime torch binds the install to it: the
  * resolution that follows must choose the same build. */
 static void pin_runtime_torch(struct priv *p, const char *version) {
@@ -949,6 +1091,17 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   p->set = set;
   p->entries = o->entries;
   p->nentries = o->nentries;
+  p->builds = o->build != NULL;
+  if (o->build) {
+    p->build = *o->build;
+    p->build.rules = o->rules;
+    p->build.host = o->host;
+    p->build.ignore_host = o->ignore_host;
+    p->build.runtime_torch = plan_runtime_torch;
+    p->build.runtime_ctx = p;
+    p->rt.o = o;
+  }
+  p->dry_run = o->dry_run;
   struct ts_index_options io = *o->index;
   io.route = route;
   io.route_ctx = p;
@@ -987,13 +1140,6 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   }
   /* then the direct ones, which may be built against the runtime torch
    * that the named ones lead to (build.h, "Torch-matched builds") */
-  struct runtime_torch rt = {.o = o};
-  struct ts_plan_build_options bo = o->build ? *o->build : (struct ts_plan_build_options){0};
-  bo.rules = o->rules;
-  bo.host = o->host;
-  bo.ignore_host = o->ignore_host;
-  bo.runtime_torch = runtime_torch;
-  bo.runtime_ctx = &rt;
   for (size_t i = 0; i < o->nentries && rc == TS_OK; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->is_constraint || (e->kind == TS_REQFILE_NAMED && !e->req->url))
@@ -1006,9 +1152,22 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                         "which is not done here", src.location);
       break;
     }
-    if (source) {
+    if (source && ts_resolver_format_forbidden(o->no_binary, o->nno_binary, o->only_binary,
+                                               o->nonly_binary, src.name, true)) {
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "'%s' must be built from source, which "
+                        "--only-binary (or --no-build) forbids", src.location);
+      break;
+    }
+    struct meta prepared = {0};
+    if (source && o->dry_run) {
       src.sha256 = entry_only_sha256(e);
-      rc = ts_plan_build(&bo, r->target, r->idx, &src, &built, err);
+      rc = ts_plan_build_metadata(&p->build, r->target, r->idx, &src, &prepared.data,
+                                  &prepared.len, &r->build_log, err);
+      if (rc != TS_OK)
+        break;
+    } else if (source) {
+      src.sha256 = entry_only_sha256(e);
+      rc = ts_plan_build(&p->build, r->target, r->idx, &src, &built, err);
       if (rc != TS_OK) {
         r->build_log = built.log;
         built.log = NULL;
@@ -1018,10 +1177,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       if (built.torch)
         pin_runtime_torch(p, built.torch);
     }
-    rc = add_direct(p, e, source ? &built : NULL, err);
+    rc = add_direct(p, e, source && !o->dry_run ? &built : NULL,
+                    prepared.data ? &prepared : NULL, err);
+    free(prepared.data);
     ts_plan_built_clear(&built);
   }
-  free(rt.version);
   if (rc != TS_OK)
     return rc;
   fix_directs(p);
@@ -1070,6 +1230,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .nno_binary = o->nno_binary,
       .only_binary = o->only_binary,
       .nonly_binary = o->nonly_binary,
+      .sdists = o->build != NULL,
+      .prefer_binary = o->prefer_binary,
       .upgrade_packages = o->upgrade_packages,
       .nupgrade_packages = o->nupgrade_packages,
       .resolution = o->resolution,
@@ -1160,6 +1322,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(d->page.res.project.name);
       free(d->page.res.project.index_url);
       ts_plan_built_clear(&d->built);
+      free(d->prepared.data);
     }
     free(p->directs);
     for (size_t i = 0; i < p->npages; i++) {
@@ -1192,6 +1355,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
     free(p->not_found);
+    free(p->rt.version);
     ts_wheel_unlock_env(p->env_lock_fd);
     free(p);
   }
@@ -1306,6 +1470,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
     *changed = 0;
   if (!r->res || (r->target->from_spec && !o->save_dir))
     return ts_error_set(err, TS_E_INVALID, "nothing to install into (no interpreter)");
+  if (((struct priv *)r->priv)->dry_run)
+    return ts_error_set(err, TS_E_INTERNAL, "a --dry-run plan cannot be installed");
   const struct ts_target_paths *tp = &r->target->paths;
   if (!o->save_dir &&
       (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix))
@@ -1378,11 +1544,37 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       *changed = n;
   }
 
+  /* sdists from an index are built (or found in the build cache) before
+   * the environment is touched: a failing build changes nothing */
+  struct ts_plan_built *builds = ts_xcalloc(n, sizeof *builds);
+  struct priv *p = r->priv;
+  for (size_t i = 0; i < n && rc == TS_OK && !o->save_dir; i++) {
+    if (!todo[i]->r->sdist)
+      continue;
+    char *label = ts_xasprintf("%s %s", todo[i]->r->name, todo[i]->r->version);
+    struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_ARCHIVE, .location = fx[i].local,
+                                 .sha256 = fx[i].sha256_out[0] ? fx[i].sha256_out : NULL,
+                                 .label = label, .name = todo[i]->r->name};
+    rc = p->builds ? ts_plan_build(&p->build, r->target, r->idx, &src, &builds[i], err)
+                   : ts_error_set(err, TS_E_INTERNAL, "%s must be built", label);
+    if (rc != TS_OK) {
+      free(r->build_log);
+      r->build_log = builds[i].log;
+      builds[i].log = NULL;
+    }
+    free(label);
+  }
+
   struct ts_wheel_request *w = ts_xcalloc(n, sizeof *w);
   uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(n, sizeof *dig);
   char **durls = ts_xcalloc(n, sizeof *durls);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     const struct ts_plan_item *it = todo[i];
+    if (builds[i].wheel) { /* from an index: no direct_url.json, as pip */
+      w[i] = (struct ts_wheel_request){.path = builds[i].wheel,
+                                       .requested = it->r->requested};
+      continue;
+    }
     if (fx[i].hash_later) {
       w[i] = (struct ts_wheel_request){
           .path = fx[i].local, .requested = it->r->requested,
@@ -1434,6 +1626,9 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   free(durls);
   free(dig);
   free(w);
+  for (size_t i = 0; i < n; i++)
+    ts_plan_built_clear(&builds[i]);
+  free(builds);
   ts_plan_fetch_clear(fx, n);
   free(fx);
   free(todo);

@@ -73,6 +73,7 @@ struct ts_plan_options {
   size_t nno_binary;
   const char *const *only_binary;
   size_t nonly_binary;
+  bool prefer_binary; /* an older wheel before a newer sdist */
   enum ts_resolution_mode resolution;
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */
@@ -91,9 +92,18 @@ struct ts_plan_options {
   const char *probe_cache_dir; /* target probe cache, NULL: none */
   /* How to build a requirement that names a project directory, an sdist
    * or a git URL (plan/build.h): its wheel is built (or found in the
-   * build cache) before resolving and stands for it.  NULL: such
-   * requirements are refused (build environments resolve wheels only). */
+   * build cache) before resolving and stands for it.  It also makes
+   * sdists from the indexes candidates (a version without a usable
+   * wheel): their METADATA comes from PEP 658, else from the backend
+   * (ts_plan_build_metadata), and ts_plan_install builds them.  NULL:
+   * such requirements are refused and sdists are no candidates (build
+   * environments resolve wheels only).  Borrowed until
+   * ts_plan_result_free. */
   const struct ts_plan_build_options *build;
+  /* --dry-run: no backend builds a wheel.  A source requirement is
+   * represented by its prepared METADATA (ts_plan_build_metadata) as an
+   * sdist item, and ts_plan_install refuses the result. */
+  bool dry_run;
 };
 
 /* What the plan knows about one resolved item beyond the resolver's. */

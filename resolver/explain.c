@@ -268,9 +268,14 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
       h = ts_xasprintf("hint: %s %s would fit but --no-binary forbids its "
                        "wheels, and torchsolve installs wheels only",
                        pj->name, v->text);
+    else if (v->only_binary_blocked && !v->has_compatible_wheel)
+      h = ts_xasprintf("hint: %s %s would fit but has only a source "
+                       "distribution, and --only-binary (or --no-build) "
+                       "forbids building it",
+                       pj->name, v->text);
     else if (!v->has_wheel && v->has_sdist)
       h = ts_xasprintf("hint: %s %s would fit but has only a source "
-                       "distribution; torchsolve installs wheels only",
+                       "distribution, which is not built here",
                        pj->name, v->text);
     else if (v->has_wheel && !v->has_compatible_wheel)
       h = ts_xasprintf("hint: %s %s would fit but has no wheel for this "

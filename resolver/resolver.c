@@ -325,6 +325,7 @@ struct sort_ctx {
   const struct ts_resolver_variant_pref *pref;
   int dir;          /* +1 highest preferred, -1 lowest preferred */
   bool demote_pre;  /* finals before pre-releases (no --pre) */
+  bool demote_sdist; /* --prefer-binary: wheels before sdist-only versions */
 };
 
 static int variant_score(const struct ts_resolver_variant_pref *pref,
@@ -361,11 +362,14 @@ int ts_rs_variant_tier(const struct ts_resolver_variant_pref *pref,
 
 /* Rank order, least preferred first: public version (reversed for lowest
  * resolution), then the variant preference, then PEP 440 (local labels);
- * before all of these: finals before pre-releases, and the variant tier
+ * before all of these: with --prefer-binary versions with a wheel before
+ * sdist-only ones, finals before pre-releases, and the variant tier
  * (main patterns before fallback ones). */
 static int pref_cmp(const void *a, const void *b, void *vctx) {
   const struct sort_ctx *ctx = vctx;
   const struct rs_ver *x = a, *y = b;
+  if (ctx->demote_sdist && x->from_sdist != y->from_sdist)
+    return x->from_sdist ? -1 : 1;
   /* a pre-release is a fallback: any admissible final release is preferred
    * to it, even when a specifier names a pre-release (uv does the same;
    * pip would take the highest) */
@@ -402,15 +406,40 @@ static bool has_all(const char *const *list, size_t n) {
   return false;
 }
 
-/* pip's get_allowed_formats: a name beats ":all:", and at the same level
- * --only-binary beats --no-binary. */
+bool ts_resolver_format_forbidden(const char *const *no_binary, size_t nno_binary,
+                                  const char *const *only_binary, size_t nonly_binary,
+                                  const char *name, bool source) {
+  /* pip's get_allowed_formats: a name beats ":all:", and at the same
+   * level --only-binary beats --no-binary */
+  if (name && name_in(name, only_binary, nonly_binary))
+    return source;
+  if (name && name_in(name, no_binary, nno_binary))
+    return !source;
+  if (has_all(only_binary, nonly_binary))
+    return source;
+  return !source && has_all(no_binary, nno_binary);
+}
+
 static bool wheels_forbidden(const struct ts_resolver_request *r, const char *name) {
-  if (name_in(name, r->only_binary, r->nonly_binary))
+  return ts_resolver_format_forbidden(r->no_binary, r->nno_binary, r->only_binary,
+                                      r->nonly_binary, name, false);
+}
+
+static bool sdists_forbidden(const struct ts_resolver_request *r, const char *name) {
+  return ts_resolver_format_forbidden(r->no_binary, r->nno_binary, r->only_binary,
+                                      r->nonly_binary, name, true);
+}
+
+/* Of two allowed sdists of one version (several indexes, .tar.gz and
+ * .zip): a non-yanked one, then the smaller name, never the page order. */
+static bool sdist_better(const struct ts_index_file *f, const struct ts_index_file *g) {
+  if (!g)
+    return f != NULL;
+  if (!f)
     return false;
-  if (name_in(name, r->no_binary, r->nno_binary))
-    return true;
-  return !has_all(r->only_binary, r->nonly_binary) &&
-         has_all(r->no_binary, r->nno_binary);
+  if (f->yanked != g->yanked)
+    return !f->yanked;
+  return strcmp(f->filename, g->filename) < 0;
 }
 
 /* ---- canonical order ------------------------------------------------------ */
@@ -572,6 +601,7 @@ static void ver_merge(struct rs_proj *pj) {
     a->has_wheel |= b->has_wheel;
     a->has_compatible_wheel |= b->has_compatible_wheel;
     a->no_binary_blocked |= b->no_binary_blocked;
+    a->only_binary_blocked |= b->only_binary_blocked;
     a->installed |= b->installed;
     if (b->python_blocked &&
         (!a->python_blocked || strcmp(b->python_blocked, a->python_blocked) < 0))
@@ -580,6 +610,10 @@ static void ver_merge(struct rs_proj *pj) {
       a->file = b->file;
       a->index_url = b->index_url;
       a->prio = b->prio;
+    }
+    if (sdist_better(b->sdist, a->sdist)) {
+      a->sdist = b->sdist;
+      a->sdist_index_url = b->sdist_index_url;
     }
     ver_free(b);
   }
@@ -763,6 +797,7 @@ static void add_project(struct rs *rs, const char *name,
 
   size_t cap = 0;
   bool no_binary = wheels_forbidden(rs->req, name);
+  bool no_sdist = !rs->req->sdists || sdists_forbidden(rs->req, name);
   const char *last_rp = NULL;
   bool last_ok = true;
   for (size_t k = 0; pages && k < pages->nprojects; k++) {
@@ -788,14 +823,18 @@ static void add_project(struct rs *rs, const char *name,
       long prio = ts_rs_wheel_priority(rs->target->tags, &fn);
       bool wheel = fn.wheel;
       ts_rs_fname_clear(&fn);
-      if (!wheel) {
+      if (wheel)
+        s->has_wheel = true;
+      else
         s->has_sdist = true;
+      if (wheel && prio < 0)
         continue;
-      }
-      s->has_wheel = true;
-      if (prio < 0)
+      if (wheel)
+        s->has_compatible_wheel = true;
+      else if (rs->req->sdists && no_sdist)
+        s->only_binary_blocked = true;
+      if (!wheel && no_sdist)
         continue;
-      s->has_compatible_wheel = true;
       /* files of one project mostly share one Requires-Python */
       if (file->requires_python &&
           (!last_rp || strcmp(last_rp, file->requires_python) != 0)) {
@@ -806,14 +845,20 @@ static void add_project(struct rs *rs, const char *name,
         s->python_blocked = file->requires_python;
         continue;
       }
+      const char *from = file->from_find_links ? NULL
+                         : file->index_url     ? file->index_url
+                                               : ip->index_url;
+      if (!wheel) {
+        s->sdist = file;
+        s->sdist_index_url = from;
+        continue;
+      }
       if (no_binary) {
         s->no_binary_blocked = true;
         continue;
       }
       s->file = file;
-      s->index_url = file->from_find_links ? NULL
-                     : file->index_url               ? file->index_url
-                                                     : ip->index_url;
+      s->index_url = from;
       s->prio = prio;
     }
   }
@@ -833,7 +878,16 @@ static void add_project(struct rs *rs, const char *name,
   }
 
   ver_merge(pj);
-  struct sort_ctx ctx = {NULL, 1, !rs->req->pre};
+  /* a version without a usable wheel is built from its sdist */
+  for (size_t i = 0; i < pj->nvers; i++) {
+    struct rs_ver *s = &pj->vers[i];
+    if (!s->file && s->sdist) {
+      s->file = s->sdist;
+      s->index_url = s->sdist_index_url;
+      s->from_sdist = true;
+    }
+  }
+  struct sort_ctx ctx = {NULL, 1, !rs->req->pre, rs->req->prefer_binary};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)
       ctx.pref = &rs->req->variants[i];
@@ -1566,6 +1620,7 @@ static void collect_result(struct rs *rs, const Queue *cl,
       it->action = TS_ACTION_KEEP;
     } else {
       it->file = v->file;
+      it->sdist = v->from_sdist;
       it->index_url = v->index_url;
       if (!iv) {
         it->action = TS_ACTION_INSTALL;

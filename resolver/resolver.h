@@ -143,6 +143,16 @@ struct ts_resolver_request {
   size_t nno_binary;
   const char *const *only_binary;
   size_t nonly_binary;
+  /* Source distributions are candidates (the caller can build them): a
+   * version without a usable wheel is chosen through its sdist, unless
+   * only_binary names the project (or holds ":all:" and no_binary does not
+   * name it), as pip's get_allowed_formats.  A version with a usable
+   * wheel always uses the wheel.  The provider is then asked for an
+   * sdist's METADATA too. */
+  bool sdists;
+  /* --prefer-binary: every version with a usable wheel ranks above every
+   * sdist-only one (an older wheel before a newer sdist) */
+  bool prefer_binary;
   const char *const *upgrade_packages; /* --upgrade-package */
   size_t nupgrade_packages;
   enum ts_resolution_mode resolution;
@@ -181,6 +191,7 @@ struct ts_resolved {
   char *name;                        /* normalised */
   char *version;                     /* as published ("2.5.1+rocm6.2") */
   const struct ts_index_file *file;  /* provider-owned; NULL when kept */
+  bool sdist;                        /* file is a source distribution */
   const char *index_url;             /* provider-owned; NULL when kept */
   bool requested;                    /* named by a root requirement */
   char **extras;                     /* extras chosen, sorted */
@@ -236,6 +247,14 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
 void ts_resolution_free(struct ts_resolution *r);
 
 const char *ts_resolved_action_name(enum ts_resolved_action a);
+
+/* pip's format control (get_allowed_formats) over --no-binary and
+ * --only-binary sets as in ts_resolver_request: whether `name` (NULL: a
+ * source whose name is not known yet) may not come as a wheel (source
+ * false) or from source (source true). */
+bool ts_resolver_format_forbidden(const char *const *no_binary, size_t nno_binary,
+                                  const char *const *only_binary, size_t nonly_binary,
+                                  const char *name, bool source);
 
 /* Version of the libsolv we run with (from the library, not its header). */
 const char *ts_resolver_libsolv_version(void);

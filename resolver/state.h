@@ -50,9 +50,14 @@ struct rs_ver {
   struct ts_version *v;
   struct ts_version *pub;    /* public part: sort key */
   char *text;                /* as published */
-  const struct ts_index_file *file; /* best compatible wheel, or NULL */
+  const struct ts_index_file *file; /* best compatible wheel, else the
+                                        sdist (when allowed), or NULL */
   const char *index_url;
   long prio;
+  const struct ts_index_file *sdist; /* an allowed sdist, or NULL */
+  const char *sdist_index_url;
+  bool from_sdist;           /* file is the sdist: no usable wheel */
+  bool only_binary_blocked;  /* an sdist that --only-binary forbids */
   bool pre;
   bool installed;
   bool has_sdist, has_wheel, has_compatible_wheel, no_binary_blocked;

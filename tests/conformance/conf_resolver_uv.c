@@ -3,6 +3,8 @@
  * scenarios.json), every non-universal one, through the public resolver API
  * with an in-memory index built from the scenario (packse's layout: one
  * wheel per tag, an sdist, Requires-Python on every file, PEP 592 yanks).
+ * sdists are candidates, as for install (which builds them), and uv's
+ * no_build list is pip's --only-binary.
  *
  * Checked: satisfiability, and every expected package at exactly the
  * expected version.  argv[1] = shared conformance dir; exit 77 when absent.
@@ -18,10 +20,6 @@
 #include "core/fs.h"
 #include "resolver_mem.h"
 
-#define WHEELS_ONLY                                                         \
-  "torchsolve installs wheels only: a version published only as an sdist "  \
-  "(or with no wheel for the target) is not a candidate; uv builds it or "  \
-  "reads its static metadata.  The explanation says so in a hint"
 #define PIP_PRE                                                             \
   "pip (and PEP 440 on the combined specifier) admits pre-releases only "   \
   "when no final release fits the specifiers; a final fits here, so pip "   \
@@ -35,18 +33,6 @@ struct argued {
 
 /* Scenarios where torchsolve deliberately differs from uv. */
 static const struct argued argued[] = {
-    {"no-binary",
-     "--no-binary asks for building from source; torchsolve installs wheels "
-     "only, so the request is refused with a hint instead of building"},
-    {"no-wheels", WHEELS_ONLY},
-    {"no-wheels-with-matching-platform", WHEELS_ONLY},
-    {"incompatible-python-compatible-override-available-no-wheels",
-     WHEELS_ONLY},
-    {"incompatible-python-compatible-override-no-compatible-wheels",
-     WHEELS_ONLY},
-    {"incompatible-python-compatible-override-other-wheel", WHEELS_ONLY},
-    {"incompatible-python-compatible-override-unavailable-no-wheels",
-     WHEELS_ONLY},
     {"python-less-than-current",
      "uv ignores upper bounds of Requires-Python (<=3.8 with Python 3.9); "
      "pip refuses the version ('requires a different Python') and so do we"},
@@ -176,9 +162,12 @@ static char *run_scenario(const cJSON *sc, bool verbose) {
       fail = malloc(n);
       snprintf(fail, n, "bad root requirement: %s", err.detail);
     }
-  size_t nnb;
+  size_t nnb, nnbuild;
   const char **no_binary =
       str_array(cJSON_GetObjectItem(ro, "no_binary"), &nnb);
+  /* uv's --no-build-package is pip's --only-binary */
+  const char **no_build =
+      str_array(cJSON_GetObjectItem(ro, "no_build"), &nnbuild);
   const char *resolution =
       cJSON_GetStringValue(cJSON_GetObjectItem(ro, "resolution"));
   struct ts_resolver_request req = {
@@ -186,6 +175,9 @@ static char *run_scenario(const cJSON *sc, bool verbose) {
       .nrequirements = nroots,
       .no_binary = no_binary,
       .nno_binary = nnb,
+      .only_binary = no_build,
+      .nonly_binary = nnbuild,
+      .sdists = true, /* the CLI builds them (plan/build.h) */
       .pre = cJSON_IsTrue(cJSON_GetObjectItem(ro, "prereleases")),
       .prefetch = 2,
       .resolution = !resolution                     ? TS_RESOLUTION_HIGHEST
@@ -247,6 +239,7 @@ static char *run_scenario(const cJSON *sc, bool verbose) {
   free(reqs);
   free(roots);
   free(no_binary);
+  free(no_build);
   mem_free(&ix);
   mem_target_free(&tg);
   return fail;

@@ -8,9 +8,15 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
   TAG    wheel tag triple ("py3-none-any", "cp311-cp311-linux_x86_64"),
          optionally ",yanked=REASON" to mark the file yanked (PEP 592)
          and ",pad=N" to add N incompressible bytes (NAME/pad.bin), for a
-         download that takes a while behind nginx's limit_rate, and
+         download that takes a while behind nginx's limit_rate,
          ",cuda=X.Y" to add NAME/version.py saying cuda = 'X.Y' (what
-         torch.version.cuda reads)
+         torch.version.cuda reads);
+         or "sdist": a source distribution NAME-VERSION.tar.gz built by
+         setuptools from a setup.py alone, with ",pyproject" from a
+         pyproject.toml [project] table instead, ",pep658" publishing its
+         METADATA as FILE.metadata (PEP 658, with one Requires-Dist more
+         than the source declares: "pep658-marker", so a test sees which
+         was read), ",fail" with a setup.py that fails
 Everything after the tag is one Requires-Dist per ';;'-separated item;
 extras named in their markers become Provides-Extra lines.
 Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
@@ -70,6 +76,45 @@ def make_wheel(dest_dir, name, version, tag, requires, pad=0, cuda=None):
     return fname
 
 
+def make_sdist(dest_dir, name, version, flags, requires):
+    import io
+    import tarfile
+    dist = re.sub(r"[-_.]+", "_", name)
+    top = f"{dist}-{version}"
+    pkg = dist.lower()
+    files = {f"{pkg}/__init__.py": f"__version__ = {version!r}\nBUILT = 'sdist'\n"}
+    if "pyproject" in flags:
+        deps = ", ".join(repr(r).replace("'", '"') for r in requires)
+        files["pyproject.toml"] = (
+            '[build-system]\nrequires = ["setuptools>=40.8"]\n'
+            'build-backend = "setuptools.build_meta"\n\n'
+            f'[project]\nname = "{name}"\nversion = "{version}"\n'
+            f"dependencies = [{deps}]\n"
+            f'[tool.setuptools]\npackages = ["{pkg}"]\n')
+    else:
+        body = ("raise SystemExit('error: this sdist cannot be built')\n"
+                if "fail" in flags else
+                f"setup(name={name!r}, version={version!r}, packages=[{pkg!r}], "
+                f"install_requires={requires!r})\n")
+        files["setup.py"] = "from setuptools import setup\n" + body
+    fname = f"{top}.tar.gz"
+    with tarfile.open(os.path.join(dest_dir, fname), "w:gz") as t:
+        for p, d in sorted(files.items()):
+            data = d.encode()
+            info = tarfile.TarInfo(f"{top}/{p}")
+            info.size = len(data)
+            info.mode = 0o644
+            t.addfile(info, io.BytesIO(data))
+    meta = None
+    if "pep658" in flags:
+        meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        for r in list(requires) + ["pep658-marker"]:
+            meta += f"Requires-Dist: {r}\n"
+        with open(os.path.join(dest_dir, fname + ".metadata"), "w") as f:
+            f.write(meta)
+    return fname, meta
+
+
 def main():
     root = sys.argv[1]
     pages = {}
@@ -86,18 +131,24 @@ def main():
         requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
         files_dir = os.path.join(root, index)
         os.makedirs(files_dir, exist_ok=True)
-        fname = make_wheel(files_dir, name, version, tag, requires, pad, cuda)
+        meta = None
+        if tag == "sdist":
+            fname, meta = make_sdist(files_dir, name, version, flags, requires)
+        else:
+            fname = make_wheel(files_dir, name, version, tag, requires, pad, cuda)
         with open(os.path.join(files_dir, fname), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
-        pages.setdefault((index, norm(name)), []).append((fname, sha, yanked))
+        msha = hashlib.sha256(meta.encode()).hexdigest() if meta else None
+        pages.setdefault((index, norm(name)), []).append((fname, sha, yanked, msha))
     for (index, name), links in pages.items():
         d = os.path.join(root, index, name)
         os.makedirs(d, exist_ok=True)
         body = "".join(
             f'<a href="../{html.escape(f)}#sha256={s}"'
             + ("" if y is None else f' data-yanked="{html.escape(y)}"')
+            + ("" if m is None else f' data-dist-info-metadata="sha256={m}"')
             + f">{html.escape(f)}</a><br/>\n"
-            for f, s, y in links
+            for f, s, y, m in links
         )
         with open(os.path.join(d, "index.html"), "w") as f:
             f.write(f"<!DOCTYPE html><html><body>\n{body}</body></html>\n")
