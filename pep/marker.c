@@ -832,6 +832,28 @@ enum ts_code ts_marker_evaluate(const struct ts_marker *m,
   return rc;
 }
 
+static void names_used(const struct mnode *n, bool *extras, bool *others) {
+  if (n->is_list) {
+    for (size_t i = 0; i < n->n; i++)
+      names_used(n->items[i], extras, others);
+    return;
+  }
+  const struct mterm *t[2] = {&n->lhs, &n->rhs};
+  for (int k = 0; k < 2; k++)
+    if (t[k]->is_var) {
+      if (t[k]->var == V_EXTRAS)
+        *extras = true;
+      else
+        *others = true;
+    }
+}
+
+void ts_marker_names_used(const struct ts_marker *m, bool *extras, bool *others) {
+  *extras = *others = false;
+  if (m && m->root)
+    names_used(m->root, extras, others);
+}
+
 bool ts_marker_eval(const struct ts_marker *m, const struct ts_marker_env *env,
                     const char *extra) {
   struct ts_marker_eval_opts o = {TS_MARKER_METADATA, extra, NULL, 0, NULL, 0};

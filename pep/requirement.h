@@ -34,6 +34,9 @@ struct ts_marker; /* opaque parsed marker expression */
 enum ts_code ts_marker_parse(const char *s, size_t len, struct ts_marker **out,
                              struct ts_error *err);
 void ts_marker_free(struct ts_marker *m);
+/* Which names m compares: *extras when it uses PEP 751's `extras`,
+ * *others when it uses any other name (`extra` included). */
+void ts_marker_names_used(const struct ts_marker *m, bool *extras, bool *others);
 struct ts_marker *ts_marker_dup(const struct ts_marker *m);
 /* Canonical text as packaging's str(Marker) ('python_version >= "3.8"'). */
 const char *ts_marker_str(const struct ts_marker *m);

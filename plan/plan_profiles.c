@@ -398,21 +398,27 @@ static enum ts_code decide(const struct ts_pylock_package *p,
                            struct ts_error *err) {
   *decided = false;
   *holds = true;
-  if (!p->marker || !strstr(p->marker, "extras"))
+  if (!p->marker)
     return TS_OK;
-  struct ts_marker_env none = {0}; /* a marker that needs the environment fails */
   struct ts_marker *m = NULL;
   struct ts_error why = {0};
+  bool extras = false, others = false;
   enum ts_code rc = ts_marker_parse(p->marker, strlen(p->marker), &m, &why);
   if (rc == TS_OK)
+    ts_marker_names_used(m, &extras, &others);
+  if (rc == TS_OK && extras && !others) {
+    struct ts_marker_env none = {0}; /* only `extras` is read */
     rc = ts_marker_evaluate(m, &none, eo, holds, &why);
+    *decided = rc == TS_OK;
+  }
   ts_marker_free(m);
   if (rc != TS_OK)
+    return ts_error_set(err, TS_E_PARSE, "%s: marker '%s': %s", p->name, p->marker, why.detail);
+  if (extras && others)
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "%s: its marker '%s' depends on the environment as well as on the "
                         "extras; a requirements file cannot say that",
                         p->name, p->marker);
-  *decided = true;
   return TS_OK;
 }
 

@@ -180,3 +180,24 @@ Test(marker, hostile) {
   cr_expect_eq(ts_marker_parse("os_name == 'a' and", 18, &m, &err), TS_E_PARSE);
   cr_expect(strstr(err.detail, "position 18") != NULL, "%s", err.detail);
 }
+
+Test(marker, names_used_tells_extras_from_the_environment) {
+  static const struct {
+    const char *m;
+    bool extras, others;
+  } cases[] = {
+      {"'cu126' in extras and 'rocm6-4' not in extras", true, false},
+      {"('a' in extras) or ('b' in extras)", true, false},
+      {"sys_platform == 'linux'", false, true},
+      {"extra == 'x'", false, true},
+      {"sys_platform == 'linux' and 'cu126' in extras", true, true},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    struct ts_marker *m = M(cases[i].m);
+    bool extras = !cases[i].extras, others = !cases[i].others;
+    ts_marker_names_used(m, &extras, &others);
+    cr_expect_eq(extras, cases[i].extras, "%s", cases[i].m);
+    cr_expect_eq(others, cases[i].others, "%s", cases[i].m);
+    ts_marker_free(m);
+  }
+}
