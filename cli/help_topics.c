@@ -79,7 +79,11 @@ static void topic_gpu(void) {
       "  the installed ROCm stands in, and --rocm X.Y sets it. aarch64 hosts\n"
       "  have their own variants and arch lists. Drop a rule with\n"
       "  --without-rule ID. See doc/rules.md for the rules.yaml schema and\n"
-      "  doc/gpu-grid.md for the choice on each driver/GPU and ROCm/gfx cell.\n");
+      "  doc/gpu-grid.md for the choice on each driver/GPU and ROCm/gfx cell.\n"
+      "  One lock for several GPU machines: 'lock --profile cpu --profile cu126\n"
+      "  --profile rocm6.4:gfx=gfx942' resolves each as install would there;\n"
+      "  'sync' then installs the best profile the host runs, in the order\n"
+      "  above, and 'sync --profile NAME --ignore-host' builds an image for one.\n");
 }
 
 static const struct {
