@@ -335,6 +335,16 @@ static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
   return s;
 }
 
+/* "this host has __rocm 6.2.0 (from /opt/rocm/.info/version)": the same
+ * words whether a rule or the fact's own install job names it, so that
+ * the two give one line. */
+static char *fact_text(const struct rs_fact *f) {
+  return ts_xasprintf("this host has %s%s%s%s%s%s", f->name,
+                      f->version ? " " : "", f->version ? f->version : "",
+                      f->source ? " (from " : "", f->source ? f->source : "",
+                      f->source ? ")" : "");
+}
+
 static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
                        bool present_only, struct lines *ls) {
   for (size_t i = 0; i < n; i++) {
@@ -342,12 +352,7 @@ static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
       continue;
     struct rs_fact *f = ts_rs_fact(rs, t[i].name);
     if (f)
-      add_line(ls, 6, ts_xasprintf("this host has %s%s%s%s%s%s", f->name,
-                                   f->version ? " " : "",
-                                   f->version ? f->version : "",
-                                   f->source ? " (from " : "",
-                                   f->source ? f->source : "",
-                                   f->source ? ")" : ""));
+      add_line(ls, 6, fact_text(f));
     else if (!present_only)
       add_line(ls, 6, ts_xasprintf("this host has no %s", t[i].name));
   }
@@ -415,6 +420,12 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
   bool pkg = (type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_PKG ||
              (type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_UPDATE ||
              (type & SOLVER_RULE_TYPEMASK) == SOLVER_RULE_FEATURE;
+  int one = pkg ? ts_rs_one_version_rule(rs, from, to, dep) : -1;
+  if (one >= 0) {
+    add_line(ls, 5, ts_xasprintf("only one version of %s can be installed",
+                                 rs->projs[one].name));
+    return;
+  }
   char *f = pkg && from ? solvable_text(rs, from) : NULL;
   char *t = pkg && to ? solvable_text(rs, to) : NULL;
   const struct rs_dep *rec = pkg && from ? find_dep(rs, from, dep) : NULL;
@@ -423,10 +434,7 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
     int j = solver_rule2jobidx(solv, rid);
     const struct rs_job *ji = j >= 0 ? &rs->job_info[j / 2] : NULL;
     if (ji && ji->fact >= 0) {
-      struct rs_fact *fa = &rs->facts[ji->fact];
-      add_line(ls, 6, ts_xasprintf("this host has %s%s%s", fa->name,
-                                   fa->version ? " " : "",
-                                   fa->version ? fa->version : ""));
+      add_line(ls, 6, fact_text(&rs->facts[ji->fact]));
     } else if (ji && ji->text) {
       add_line(ls, 0, ts_xasprintf("you asked for %s", ji->text));
     }
@@ -503,11 +511,6 @@ static void rule_sentence(struct rs *rs, Solver *solv, Id rid, int type,
   }
   case SOLVER_RULE_UPDATE:
   case SOLVER_RULE_FEATURE:
-    /* host facts and the constraints holder are locked on purpose */
-    if (from > 0 && (size_t)from < rs->si_cap &&
-        (rs->si[from].kind == RS_FACT ||
-         rs->si[from].kind == RS_CONSTRAINTS))
-      break;
     add_line(ls, 5, ts_xasprintf("%s stays as it is; pass --upgrade or "
                                  "--upgrade-package to let it change",
                                  f ? f : "an installed distribution"));

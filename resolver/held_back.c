@@ -5,7 +5,7 @@
  * CPU build on a host that has a GPU build.
  *
  * "Runs here" is judged as `detect` judges it: the host facts and the
- * compiled rules alone (a solve with the fact locks and one install job),
+ * compiled rules alone (a solve with the fact jobs and one install job),
  * never the rest of the request.  "Held back by" is what libsolv reports
  * when the request is solved again with that build added as a job: the
  * explanation's sentences (requirements, rule ids with message and fix,
@@ -20,7 +20,7 @@
 
 #include <solv/solver.h>
 
-/* The fact locks of rs->jobs, the only jobs a "runs here" solve keeps. */
+/* The fact jobs of rs->jobs, the only jobs a "runs here" solve keeps. */
 static void fact_jobs(const struct rs *rs, Queue *out) {
   queue_empty(out);
   for (int j = 0; j + 1 < rs->jobs.count; j += 2)
@@ -34,7 +34,7 @@ static bool runs_here(struct rs *rs, Id p) {
   fact_jobs(rs, &jobs);
   queue_push2(&jobs, SOLVER_INSTALL | SOLVER_SOLVABLE, p);
   Solver *solv = ts_rs_solver(rs);
-  int nprob = solver_solve(solv, &jobs);
+  int nprob = ts_rs_solve(rs, solv, &jobs);
   solver_free(solv);
   queue_free(&jobs);
   return nprob == 0;
@@ -95,7 +95,7 @@ static void squeeze_rules(char *s) {
 }
 
 /* Solves with `dep` added as an install job (to the request's jobs, or
- * with facts_only to the host fact locks alone); on failure, the
+ * with facts_only to the host fact jobs alone); on failure, the
  * explanation's sentences (no hints, sources, problem headers or "only one
  * version" lines) joined with "; ".  NULL when it is solvable after all. */
 static char *blocked_by(struct rs *rs, Id how, Id dep, bool facts_only) {
@@ -103,8 +103,12 @@ static char *blocked_by(struct rs *rs, Id how, Id dep, bool facts_only) {
   struct rs_job *saved_info = rs->job_info;
   size_t saved_cap = rs->job_info_cap;
   if (facts_only) {
-    queue_init(&rs->jobs);
-    fact_jobs(rs, &rs->jobs);
+    /* the fact jobs of the saved list: facts are install jobs, not
+     * installed solvables, so a list without them has no host */
+    Queue facts;
+    queue_init(&facts);
+    fact_jobs(rs, &facts);
+    rs->jobs = facts;
     rs->job_info = NULL;
     rs->job_info_cap = 0;
     rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
@@ -123,7 +127,7 @@ static char *blocked_by(struct rs *rs, Id how, Id dep, bool facts_only) {
   ji->extra = -1;
   Solver *solv = ts_rs_solver(rs);
   char *out = NULL;
-  if (solver_solve(solv, &rs->jobs)) {
+  if (ts_rs_solve(rs, solv, &rs->jobs)) {
     struct ts_explanation why = {0};
     ts_rs_explain(rs, solv, &why);
     size_t len = 0, cap = 0;

@@ -651,11 +651,63 @@ static bool root_admits(struct rs *rs, const char *name, const struct rs_ver *v)
   return true;
 }
 
+/* At most one version of a project, in rules linear in its versions.
+ * libsolv's own encoding is a rule per pair of versions of a name: a
+ * project the solver walks down (oslo-config under pyrax, 119 versions)
+ * costs thousands of rules, which every solve creates, sorts and scans
+ * again.  Instead each version x gets a link solvable a ("name#one#rank")
+ * that it requires, and the links form a chain in reveal order: a link
+ * requires the next link and conflicts with the next link's version.  So
+ * installing x installs every link after its own, which excludes every
+ * later version, and an earlier version's link would lead to the link
+ * that excludes x: exactly one version at most, in 3 rules per version
+ * (the sequential "ladder" encoding).  The project's names are marked
+ * multiversion for libsolv (ts_rs_solve) so that it adds no pair rules
+ * of its own; its extras need none: each requires its exact version. */
+static void chain_version(struct rs *rs, int pidx, size_t i, Id x) {
+  struct rs_proj *pj = &rs->projs[pidx];
+  char *name = ts_xasprintf("%s#one#%04zu", pj->name, i);
+  Id link_name = pool_str2id(rs->pool, name, 1);
+  free(name);
+  Id link = new_solvable(rs, rs->repo, link_name, pj->evrs[i], RS_ONE, pidx,
+                         (int)i, -1);
+  sinfo(rs, link)->deps_done = true;
+  Solvable *xs = pool_id2solvable(rs->pool, x);
+  xs->requires = repo_addid_dep(rs->repo, xs->requires, link_name, 0);
+  if (pj->one_last) {
+    Solvable *prev = pool_id2solvable(rs->pool, pj->one_last);
+    prev->requires = repo_addid_dep(rs->repo, prev->requires, link_name, 0);
+    prev->conflicts = repo_addid_dep(
+        rs->repo, prev->conflicts,
+        pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1), 0);
+  }
+  pj->one_last = link;
+}
+
+int ts_rs_one_version_rule(struct rs *rs, Id source, Id target, Id dep) {
+  Id ends[2] = {source, target};
+  for (int k = 0; k < 2; k++)
+    if (ends[k] > 0 && (size_t)ends[k] < rs->si_cap &&
+        rs->si[ends[k]].kind == RS_ONE)
+      return rs->si[ends[k]].proj;
+  if (dep > 0 && !ISRELDEP(dep)) {
+    Pool *pool = rs->pool;
+    Id p, pp;
+    FOR_PROVIDES(p, pp, dep) {
+      if ((size_t)p < rs->si_cap && rs->si[p].kind == RS_ONE)
+        return rs->si[p].proj;
+    }
+  }
+  return -1;
+}
+
 void ts_rs_reveal(struct rs *rs, int pidx, size_t i) {
   struct rs_proj *pj = &rs->projs[pidx];
   struct rs_ver *s = &pj->vers[i];
   s->solv = new_solvable(rs, rs->repo, pj->nameid, pj->evrs[i], RS_CAND, pidx,
                          (int)i, -1);
+  if (pj->inst_ver < 0)
+    chain_version(rs, pidx, i, s->solv);
   if (rs->req->no_deps)
     sinfo(rs, s->solv)->deps_done = true;
   for (size_t e = 0; e < pj->nextras; e++)
@@ -719,7 +771,8 @@ static void mark_solvable_project(struct rs *rs, Id p, char *mark) {
   if (p <= 0 || (size_t)p >= rs->si_cap)
     return;
   const struct rs_sinfo *si = &rs->si[p];
-  if ((si->kind == RS_CAND || si->kind == RS_INST || si->kind == RS_EXTRA) &&
+  if ((si->kind == RS_CAND || si->kind == RS_INST || si->kind == RS_EXTRA ||
+       si->kind == RS_ONE) &&
       si->proj >= 0)
     mark[si->proj] = 1;
 }
@@ -968,12 +1021,10 @@ static void add_fact(struct rs *rs, const char *name, const char *version,
       ts_version_parse(version, strlen(version), &f->v, NULL) != TS_OK)
     f->v = NULL;
   Id name_id = pool_str2id(rs->pool, name, 1);
-  f->solv = new_solvable(rs, rs->sys, name_id, pool_str2id(rs->pool, "0", 1),
+  f->solv = new_solvable(rs, rs->host, name_id, pool_str2id(rs->pool, "0", 1),
                          RS_FACT, -1, (int)(rs->nfacts - 1), -1);
   sinfo(rs, f->solv)->deps_done = true;
-  /* locked: libsolv would otherwise be free to drop an unreferenced
-   * installed solvable and silently void the rules that need it */
-  queue_push2(&rs->jobs, SOLVER_LOCK | SOLVER_SOLVABLE, f->solv);
+  queue_push2(&rs->jobs, SOLVER_INSTALL | SOLVER_SOLVABLE, f->solv);
   rs->job_info = ts_rs_grow(rs->job_info, &rs->job_info_cap,
                             (size_t)rs->jobs.count / 2, sizeof *rs->job_info);
   rs->job_info[rs->jobs.count / 2 - 1].fact = (int)(rs->nfacts - 1);
@@ -1397,7 +1448,8 @@ static void closure(struct rs *rs, Solver *solv, Queue *out) {
   queue_empty(out);
   for (int j = 0; j + 1 < rs->jobs.count; j += 2) {
     Id how = rs->jobs.elements[j] & SOLVER_JOBMASK;
-    if (how != SOLVER_INSTALL)
+    Id select = rs->jobs.elements[j] & SOLVER_SELECTMASK;
+    if (how != SOLVER_INSTALL || select == SOLVER_SOLVABLE)
       continue;
     Id dep = rs->jobs.elements[j + 1], p, pp;
     FOR_PROVIDES(p, pp, dep) {
@@ -1692,6 +1744,23 @@ Solver *ts_rs_solver(struct rs *rs) {
   return solv;
 }
 
+int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs) {
+  Queue all;
+  queue_init_clone(&all, jobs);
+  for (size_t i = 0; i < rs->nprojs; i++) {
+    const struct rs_proj *pj = &rs->projs[i];
+    if (!pj->one_last)
+      continue;
+    queue_push2(&all, SOLVER_MULTIVERSION | SOLVER_SOLVABLE_NAME, pj->nameid);
+    for (size_t e = 0; e < pj->nextras; e++)
+      queue_push2(&all, SOLVER_MULTIVERSION | SOLVER_SOLVABLE_NAME,
+                  pj->extras[e].nameid);
+  }
+  int nprob = solver_solve(solv, &all);
+  queue_free(&all);
+  return nprob;
+}
+
 static void add_root_jobs(struct rs *rs) {
   for (size_t tier = 0; tier <= rs->req->npriority; tier++) {
     for (size_t i = 0; i < rs->req->nrequirements; i++) {
@@ -1769,8 +1838,7 @@ static bool add_priority_jobs(struct rs *rs, const Queue *cl) {
     int at = 0;
     for (int j = 0; j + 1 < rs->jobs.count; j += 2, at++) {
       const struct rs_job *ji = &rs->job_info[j / 2];
-      Id how = rs->jobs.elements[j] & SOLVER_JOBMASK;
-      if (how == SOLVER_LOCK)
+      if ((rs->jobs.elements[j] & SOLVER_SELECTMASK) == SOLVER_SOLVABLE)
         continue; /* host facts and constraints stay first */
       if (ji->proj < 0 || priority_of(rs, rs->projs[ji->proj].name) > tier)
         break;
@@ -1860,9 +1928,17 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   rs.roots = sorted_reqs(req->requirements, req->nrequirements);
   rs.constraints = sorted_reqs(req->constraints, req->nconstraints);
   rs.pool = pool_create();
+  /* Host facts and the constraints holder are held by install jobs in a
+   * repo of their own, not installed: libsolv scans every requires rule's
+   * candidates for an installed package of the same name (choice rules)
+   * whenever the pool has an installed repo, which cost pyrax 12% of its
+   * time for no installed package at all.  So the installed repo exists
+   * for libsolv only when something is installed. */
+  rs.host = repo_create(rs.pool, "@host");
   rs.sys = repo_create(rs.pool, "@System");
   rs.repo = repo_create(rs.pool, "index");
-  pool_set_installed(rs.pool, rs.sys);
+  if (req->ninstalled)
+    pool_set_installed(rs.pool, rs.sys);
   rs.none_evr = pool_str2id(rs.pool, "~none", 1);
   queue_init(&rs.jobs);
   if (target->python_full_version)
@@ -1898,10 +1974,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     }
   }
   rs.constraints_solv =
-      new_solvable(&rs, rs.sys, pool_str2id(rs.pool, "__constraints", 1),
+      new_solvable(&rs, rs.host, pool_str2id(rs.pool, "__constraints", 1),
                    pool_str2id(rs.pool, "0", 1), RS_CONSTRAINTS, -1, -1, -1);
   sinfo(&rs, rs.constraints_solv)->deps_done = true;
-  queue_push2(&rs.jobs, SOLVER_LOCK | SOLVER_SOLVABLE, rs.constraints_solv);
+  queue_push2(&rs.jobs, SOLVER_INSTALL | SOLVER_SOLVABLE, rs.constraints_solv);
   rs.job_info = ts_rs_grow(rs.job_info, &rs.job_info_cap, 1,
                            sizeof *rs.job_info);
   rs.job_info[rs.jobs.count / 2 - 1].fact = -1;
@@ -1933,7 +2009,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   for (;;) {
     Solver *solv = ts_rs_solver(&rs);
     res->solves++;
-    int nprob = solver_solve(solv, &rs.jobs);
+    int nprob = ts_rs_solve(&rs, solv, &rs.jobs);
     if (nprob && expand_windows(&rs, solv, nprob)) {
       solver_free(solv);
       continue;

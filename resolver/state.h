@@ -21,6 +21,7 @@ enum rs_kind {
   RS_INST,        /* an installed distribution */
   RS_FACT,        /* a host fact */
   RS_CONSTRAINTS, /* the -c constraints holder */
+  RS_ONE,         /* a link of a project's one-version chain */
 };
 
 struct rs_sinfo {
@@ -98,6 +99,9 @@ struct rs_proj {
   struct rs_extra *extras;
   size_t nextras, extras_cap;
   size_t window;             /* usable versions revealed, from the top */
+  /* The end of the one-version chain (see ts_rs_reveal), 0 while none;
+   * projects with an installed version keep libsolv's same-name rules. */
+  Id one_last;
   int inst_ver;              /* rank of the installed version, -1 */
   Id inst_solv;
   const struct ts_resolver_installed *inst;
@@ -130,7 +134,7 @@ struct rs {
   const struct ts_requirement **roots;
   const struct ts_requirement **constraints;
   Pool *pool;
-  Repo *repo, *sys;
+  Repo *repo, *sys, *host;   /* index versions, installed, host facts */
   Id none_evr;
   Id constraints_solv;
   struct ts_version *pyver;
@@ -180,6 +184,13 @@ void ts_rs_reveal(struct rs *rs, int pidx, size_t i);
 /* A solver over the pool as it stands (whatprovides rebuilt), with the
  * flags every solve uses. */
 Solver *ts_rs_solver(struct rs *rs);
+/* solver_solve(solv, jobs) with the projects encoded by one-version
+ * chains marked multiversion (their versions get no pairwise rules);
+ * the jobs' indexes are unchanged.  Returns the number of problems. */
+int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs);
+/* The project whose one-version chain a rule (its source, target and
+ * dep, from solver_ruleinfo) belongs to, or -1. */
+int ts_rs_one_version_rule(struct rs *rs, Id source, Id target, Id dep);
 /* The variant preference of a project, or NULL; the tier of a version
  * under it: 2 main pattern, 1 fallback pattern only (CPU), 0 none. */
 const struct ts_resolver_variant_pref *ts_rs_variant_pref(const struct rs *rs,
