@@ -1,11 +1,15 @@
 #include "core/proc.h"
 
+#include "core/str.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,6 +64,24 @@ static bool pass_on(int fd, int sink, bool tee, bool *failed) {
   if (tee)
     write_all(STDERR_FILENO, chunk, (size_t)n);
   return true;
+}
+
+char *ts_proc_find_program(const char *name) {
+  const char *path = getenv("PATH");
+  if (!path)
+    path = "/bin:/usr/bin"; /* posix_spawnp's default (confstr _CS_PATH) */
+  for (const char *d = path;;) {
+    size_t n = strcspn(d, ":");
+    /* an empty entry is the current directory, as for execvp */
+    char *p = n ? ts_xasprintf("%.*s/%s", (int)n, d, name) : ts_xstrdup(name);
+    struct stat st;
+    if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0)
+      return p;
+    free(p);
+    if (!d[n])
+      return NULL;
+    d += n + 1;
+  }
 }
 
 enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,

@@ -55,6 +55,12 @@ struct ts_proc_result {
 enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
                          struct ts_proc_result *r, struct ts_error *err);
 
+/* The path of the executable file `name` names on $PATH (searched as
+ * posix_spawnp does), malloc'd, or NULL when there is none.  A program
+ * that is only tried when present costs a stat per PATH entry this way
+ * instead of a child process that fails to exec. */
+char *ts_proc_find_program(const char *name);
+
 /* True when it exited with status 0 and was not killed. */
 bool ts_proc_succeeded(const struct ts_proc_result *r);
 

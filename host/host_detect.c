@@ -88,6 +88,12 @@ static void trim(char *s) {
  * discarded, killed after a deadline (a wedged driver can hang
  * nvidia-smi).  NULL when it cannot run or exits non-zero. */
 static char *run_program(char *const argv[]) {
+  /* absent is the common case (no ROCm on an NVIDIA host, no driver in a
+   * container): a stat per PATH entry, not a child that fails to exec */
+  char *exe = ts_proc_find_program(argv[0]);
+  if (!exe)
+    return NULL;
+  free(exe);
   struct ts_proc_options po = {.search_path = true,
                                .stderr_mode = TS_PROC_STDERR_DISCARD,
                                .timeout_ms = HOST_PROGRAM_TIMEOUT_MS,

@@ -7,6 +7,7 @@
 #include "core/str.h"
 #include "resolver/resolver.h"
 
+#include <dlfcn.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1761,6 +1762,36 @@ int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs) {
   return nprob;
 }
 
+/* --debug-solver: the solve as a libsolv testcase (testsolv replays it).
+ * testcase_write lives in libsolvext, which pulls in librpm, Lua, SQLite
+ * and eight more libraries: linked, their loading and relocation was 7%
+ * of every warm 25 ms run, so it is opened only when asked for. */
+static enum ts_code write_testcase(Solver *solv, const char *dir,
+                                   struct ts_error *err) {
+  void *ext = dlopen("libsolvext.so.1", RTLD_NOW | RTLD_LOCAL);
+  int (*write)(Solver *, const char *, int, const char *, const char *) =
+      NULL;
+  if (ext)
+    *(void **)&write = dlsym(ext, "testcase_write");
+  if (!write) {
+    enum ts_code c = ts_error_set(err, TS_E_UNSUPPORTED,
+                                  "--debug-solver needs libsolvext.so.1 "
+                                  "(libsolv's tools library): %s",
+                                  dlerror());
+    if (ext)
+      dlclose(ext);
+    return c;
+  }
+  int ok = write(solv, dir,
+                 TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS, NULL,
+                 NULL);
+  dlclose(ext);
+  return ok ? TS_OK
+            : ts_error_set(err, TS_E_IO,
+                           "--debug-solver: cannot write a testcase to %s",
+                           dir);
+}
+
 static void add_root_jobs(struct rs *rs) {
   for (size_t tier = 0; tier <= rs->req->npriority; tier++) {
     for (size_t i = 0; i < rs->req->nrequirements; i++) {
@@ -2016,15 +2047,15 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     }
     if (nprob) {
       ts_rs_explain(&rs, solv, &res->why);
-      if (req->debug_solver_dir)
-        testcase_write(solv, req->debug_solver_dir,
-                       TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
-                       NULL, NULL);
+      c = req->debug_solver_dir
+              ? write_testcase(solv, req->debug_solver_dir, err)
+              : TS_OK;
       solver_free(solv);
-      c = ts_error_set(err, TS_E_RESOLVE,
-                       "the requirements cannot be met together (%d "
-                       "problem%s)",
-                       nprob, nprob == 1 ? "" : "s");
+      if (c == TS_OK)
+        c = ts_error_set(err, TS_E_RESOLVE,
+                         "the requirements cannot be met together (%d "
+                         "problem%s)",
+                         nprob, nprob == 1 ? "" : "s");
       break;
     }
     closure(&rs, solv, &cl);
@@ -2038,13 +2069,13 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     }
     if (!pending.count) {
       collect_result(&rs, &cl, res);
-      if (req->debug_solver_dir)
-        testcase_write(solv, req->debug_solver_dir,
-                       TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS,
-                       NULL, NULL);
+      c = req->debug_solver_dir
+              ? write_testcase(solv, req->debug_solver_dir, err)
+              : TS_OK;
       solver_free(solv);
       /* after the answer's solver is gone: it makes solvers of its own */
-      c = ts_rs_held_back(&rs, &cl, res, err);
+      if (c == TS_OK)
+        c = ts_rs_held_back(&rs, &cl, res, err);
       break;
     }
     solver_free(solv);

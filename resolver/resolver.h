@@ -173,7 +173,8 @@ struct ts_resolver_request {
    * moves again; their deps are encoded at once, so the solver backtracks
    * through them within one solve (the plan uses 16: pyrax) */
   size_t prefetch;
-  const char *debug_solver_dir; /* testcase_write of the last solve */
+  const char *debug_solver_dir; /* testcase_write of the last solve (libsolvext,
+                                   opened then); failing to is an error */
 };
 
 /* ---- the answer --------------------------------------------------------- */

@@ -860,29 +860,6 @@ static char *venv_python(const char *dir)
   return NULL;
 }
 
-/* `--python python3.12`: a bare name is looked up on $PATH, as a shell
- * would. */
-static char *search_path(const char *name)
-{
-  const char *path = getenv("PATH");
-  if (!path)
-    return NULL;
-  while (*path) {
-    const char *end = strchr(path, ':');
-    size_t n = end ? (size_t)(end - path) : strlen(path);
-    if (n > 0 && n < PATH_MAX) {
-      char dir[PATH_MAX];
-      memcpy(dir, path, n);
-      dir[n] = '\0';
-      char *p = ts_path_join(dir, name);
-      if (is_file(p) && access(p, X_OK) == 0)
-        return p;
-      free(p);
-    }
-    path += n + (end ? 1 : 0);
-  }
-  return NULL;
-}
 
 enum ts_code ts_target_locate(const char *explicit_python, char **out,
                               struct ts_error *err)
@@ -906,7 +883,7 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
       return TS_OK;
     }
     if (!strchr(explicit_python, '/')) {
-      *out = search_path(explicit_python);
+      *out = ts_proc_find_program(explicit_python); /* as a shell would */
       if (*out)
         return TS_OK;
     }

@@ -2,6 +2,7 @@
  * status and signals told apart, a deadline that kills, a cap that kills. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/proc.h"
@@ -62,4 +63,22 @@ Test(proc, cannot_start) {
   cr_expect_eq(ts_proc_run(argv, &o, &r, &err), TS_E_IO);
   cr_expect(strstr(err.detail, "/nonexistent/program"), "%s", err.detail);
   ts_proc_result_clear(&r);
+}
+
+/* A program is found on PATH as posix_spawnp would find it, a directory or
+ * a missing name is not (host detection spawns nothing for them). */
+Test(proc, find_program) {
+  const char *saved = getenv("PATH");
+  char *keep = saved ? strdup(saved) : NULL;
+  setenv("PATH", "/nonexistent:/usr/bin:/bin", 1);
+  char *sh = ts_proc_find_program("sh");
+  cr_assert_not_null(sh);
+  cr_assert(strcmp(sh, "/usr/bin/sh") == 0 || strcmp(sh, "/bin/sh") == 0, "%s", sh);
+  free(sh);
+  cr_assert_null(ts_proc_find_program("torchsolve-no-such-program"));
+  setenv("PATH", "/", 1);
+  cr_assert_null(ts_proc_find_program("usr")); /* a directory */
+  if (keep)
+    setenv("PATH", keep, 1);
+  free(keep);
 }
