@@ -258,13 +258,9 @@ int ts_cmd_detect(int argc, char **argv) {
     return 2;
   struct ts_error err = {0};
   struct ts_host h;
-  if (ts_gpu_host(&g, &h, &err) != TS_OK)
-    return ts_cli_report(&err);
   struct ts_rules *rules = NULL;
-  if (ts_gpu_rules(&g, &rules, &err) != TS_OK) {
-    ts_host_clear(&h);
+  if (ts_gpu_load(&g, &h, &rules, &err) != TS_OK)
     return ts_cli_report(&err);
-  }
   struct ts_rules_options ro = {.ignore_host = g.ignore_host, .release = release};
   struct ts_constraint_set set, fb = {0};
   int status = 0;

@@ -113,20 +113,10 @@ static int write_lock(const struct ts_pylock *lock, const char *output, const ch
 static int report_resolution(const struct ts_plan_result *res, enum ts_code rc,
                              const struct ts_error *err, const char *profile) {
   ts_cli_warn_plan_notes(res);
-  if (rc == TS_E_RESOLVE && res && res->res)
-    return ts_cli_report_explained(err, res->res->why.lines, res->res->why.nlines);
-  if (rc != TS_OK) {
-    int status = ts_cli_report(err);
-    return status ? status : 1;
-  }
-  if (!res)
-    return 0;
-  char el[32];
-  ts_cli_info("Resolved %zu package%s%s%s in %s", res->res->nitems,
-              ts_cli_plural(res->res->nitems), profile ? " for profile " : "",
-              profile ? profile : "", ts_cli_elapsed(res->resolve_ms, el));
-  ts_cli_resolution_figures(res);
-  ts_cli_warn_resolution(res);
+  if (rc != TS_OK)
+    return ts_cli_report_resolve_failure(rc, err, res);
+  if (res)
+    ts_cli_resolved(res, profile, NULL);
   return 0;
 }
 
@@ -276,12 +266,7 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   struct ts_host host;
   struct ts_rules *rules = NULL;
   g.ov.platform = platform; /* a lock for another machine records its facts */
-  if (ts_gpu_host(&g, &host, &err) != TS_OK) {
-    ts_cli_reqs_free(&reqs);
-    return ts_cli_report(&err);
-  }
-  if (ts_gpu_rules(&g, &rules, &err) != TS_OK) {
-    ts_host_clear(&host);
+  if (ts_gpu_load(&g, &host, &rules, &err) != TS_OK) {
     ts_cli_reqs_free(&reqs);
     return ts_cli_report(&err);
   }

@@ -15,10 +15,9 @@
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "cli/progress.h"
-#include "index/url.h"
 #include "core/str.h"
 #include "lock/pylock.h"
-#include "pep/version.h"
+#include "plan/dry_run.h"
 #include "plan/plan.h"
 #include "plan/profiles.h"
 #include "rules/rules.h"
@@ -94,43 +93,6 @@ static void print_changes(const struct ts_sync_plan *plan) {
     else if (it->action == TS_SYNC_REMOVE)
       ts_cli_info(" - %s==%s", it->name, it->old_version);
   }
-}
-
-/* upgrade or downgrade, as install --dry-run names a change */
-static const char *change_name(const struct ts_sync_item *it) {
-  struct ts_version *a = NULL, *b = NULL;
-  const char *what = "change"; /* versions that do not parse */
-  if (ts_version_parse(it->old_version, strlen(it->old_version), &a, NULL) == TS_OK &&
-      ts_version_parse(it->new_version, strlen(it->new_version), &b, NULL) == TS_OK) {
-    int c = ts_version_cmp(b, a);
-    what = c > 0 ? "upgrade" : c < 0 ? "downgrade" : "reinstall";
-  }
-  ts_version_free(a);
-  ts_version_free(b);
-  return what;
-}
-
-/* --dry-run: the plan on standard output in install --dry-run's shape, one
- * line per package: action name version variant source, and (was OLD) for
- * a change of what is installed; the source is the lock's index, or "-". */
-static void print_plan(const struct ts_sync_plan *plan) {
-  for (size_t i = 0; i < plan->n; i++) {
-    const struct ts_sync_item *it = &plan->items[i];
-    const char *version = it->action == TS_SYNC_REMOVE ? it->old_version : it->new_version;
-    const char *plus = strchr(version, '+');
-    const char *action = it->action == TS_SYNC_INSTALL  ? "install"
-                         : it->action == TS_SYNC_KEEP   ? "keep"
-                         : it->action == TS_SYNC_REMOVE ? "remove"
-                                                        : change_name(it);
-    char *index = it->pkg && it->pkg->index ? ts_url_without_userinfo(it->pkg->index) : NULL;
-    printf("%s %s %s %s %s", action, it->name, version, plus ? plus + 1 : "-",
-           index ? index : "-");
-    if (it->action == TS_SYNC_CHANGE)
-      printf(" (was %s)", it->old_version);
-    putchar('\n');
-    free(index);
-  }
-  fflush(stdout);
 }
 
 /* The rules the lock breaks on this host, and what it was locked for. */
@@ -282,7 +244,12 @@ int ts_cmd_sync(int argc, char **argv) {
     st = ts_cli_report(&err);
   } else if (dry_run) {
     const struct ts_sync_plan *plan = &sync->plan;
-    print_plan(plan);
+    struct ts_plan_notes lines = {0};
+    ts_plan_sync_dry_run_lines(plan, &lines);
+    for (size_t i = 0; i < lines.n; i++)
+      puts(lines.lines[i]);
+    fflush(stdout);
+    ts_plan_notes_clear(&lines);
     ts_cli_info("Would install %zu, change %zu, remove %zu; %zu already in sync",
                 plan->ninstall, plan->nchange, plan->nremove, plan->nkeep);
   } else if (ts_plan_sync_apply(sync, &so, &err) != TS_OK) {

@@ -339,3 +339,12 @@ void ts_gpu_options_help(FILE *out) {
         "                               (TORCHSOLVE_WITHOUT_RULES=ID,ID)\n",
         out);
 }
+
+enum ts_code ts_gpu_load(const struct ts_gpu_options *o, struct ts_host *h,
+                         struct ts_rules **rules, struct ts_error *err) {
+  *rules = NULL;
+  enum ts_code rc = ts_gpu_host(o, h, err);
+  if (rc == TS_OK && (rc = ts_gpu_rules(o, rules, err)) != TS_OK)
+    ts_host_clear(h);
+  return rc;
+}

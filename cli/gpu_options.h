@@ -24,7 +24,7 @@
  *   for (...) { int used = ts_gpu_options_parse(&g, "install", argc, argv, &i);
  *               if (used < 0) return 2; if (used) continue; ... }
  *   ts_gpu_options_env(&g);
- *   ts_gpu_host(&g, &host, &err);  ts_gpu_rules(&g, &rules, &err);
+ *   ts_gpu_load(&g, &host, &rules, &err);  (or ts_gpu_host, ts_gpu_rules)
  */
 #pragma once
 
@@ -80,6 +80,11 @@ enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
  * with ts_rules_free. */
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o,
                           struct ts_rules **out, struct ts_error *err);
+
+/* ts_gpu_host, then ts_gpu_rules: both or neither (the host is cleared
+ * when the rules fail).  The caller frees both. */
+enum ts_code ts_gpu_load(const struct ts_gpu_options *o, struct ts_host *h,
+                         struct ts_rules **rules, struct ts_error *err);
 
 /* Path of the bundled rules file that ts_gpu_rules starts from. */
 const char *ts_gpu_bundled_rules_path(void);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/build_options.h"
 #include "cli/cli.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
@@ -58,4 +59,50 @@ void ts_cli_resolution_figures(const struct ts_plan_result *res) {
 void ts_cli_warn_plan_notes(const struct ts_plan_result *res) {
   for (size_t i = 0; res && i < res->nnotes; i++)
     ts_cli_warn("%s", res->notes[i]);
+}
+
+/* When a routed project ends up with a CPU build, say why no GPU build. */
+static void explain_cpu(const struct ts_plan_result *r, const struct ts_cli_cpu_facts *f) {
+  struct ts_plan_cpu_note n;
+  if (!ts_plan_explain_cpu(r, f->rules, f->host, f->ignore_host, &n))
+    return;
+  char *text = ts_plan_cpu_note_text(&n);
+  ts_cli_info("note: %s", text);
+  free(text);
+  for (size_t j = 0; j < n.backends->nbackends && ts_cli.verbosity > 0; j++)
+    if (!n.backends->backends[j].usable && n.backends->backends[j].reason)
+      ts_cli_info("  %s: %s", n.backends->backends[j].name, n.backends->backends[j].reason);
+  ts_plan_cpu_note_clear(&n);
+}
+
+void ts_cli_resolved(const struct ts_plan_result *res, const char *profile,
+                     const struct ts_cli_cpu_facts *cpu) {
+  char el[32];
+  ts_cli_info("Resolved %zu package%s%s%s in %s", res->res->nitems,
+              ts_cli_plural(res->res->nitems), profile ? " for profile " : "",
+              profile ? profile : "", ts_cli_elapsed(res->resolve_ms, el));
+  ts_cli_resolution_figures(res);
+  if (cpu && !res->res->held_back)
+    explain_cpu(res, cpu);
+  ts_cli_warn_resolution(res);
+}
+
+int ts_cli_report_resolve_failure(enum ts_code rc, const struct ts_error *err,
+                                  const struct ts_plan_result *res) {
+  if (rc == TS_E_RESOLVE && res && res->res)
+    return ts_cli_report_explained(err, res->res->why.lines, res->res->why.nlines);
+  if (res)
+    ts_build_cli_print_log_tail(res->build_log);
+  int status = ts_cli_report(err);
+  return status ? status : 1;
+}
+
+void ts_cli_warn_unmet(const struct ts_plan_result *res) {
+  char **unmet = NULL;
+  size_t n = ts_plan_unmet_requirements(res, &unmet);
+  for (size_t i = 0; i < n; i++) {
+    ts_cli_warn("%s", unmet[i]);
+    free(unmet[i]);
+  }
+  free(unmet);
 }

@@ -19,6 +19,8 @@ struct ts_plan_notes {
   char **lines;
   size_t n;
 };
+/* Appends line (malloc'd; the notes own it from here). */
+void ts_plan_notes_add(struct ts_plan_notes *n, char *line);
 void ts_plan_notes_clear(struct ts_plan_notes *n);
 
 /* ---- freeze ---------------------------------------------------------- */

@@ -329,6 +329,10 @@ bool ts_plan_explain_cpu(const struct ts_plan_result *r, const struct ts_rules *
                          const struct ts_host *h, bool ignore_host,
                          struct ts_plan_cpu_note *out);
 void ts_plan_cpu_note_clear(struct ts_plan_cpu_note *n);
+/* The note's sentence, as install prints it after "note: ": "torch
+ * 2.5.1+cpu is a CPU build: ..." and why, pointing at 'torchsolve detect'
+ * where the host is the reason.  malloc'd. */
+char *ts_plan_cpu_note_text(const struct ts_plan_cpu_note *n);
 
 /* The one-line note on a torch held back (resolver's held_back): "torch
  * 2.9.1 is held back: torch 2.13.0+cu130 runs on this host, but ...", or

@@ -16,7 +16,7 @@
 #include "pep/requirement.h"
 #include "plan/inventory.h"
 
-static void note(struct ts_plan_notes *n, char *line) {
+void ts_plan_notes_add(struct ts_plan_notes *n, char *line) {
   n->lines = ts_xrealloc(n->lines, (n->n + 1) * sizeof *n->lines);
   n->lines[n->n++] = line;
 }
@@ -198,7 +198,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
       }
       char *name = line_project(line);
       if (!name) {
-        note(warnings, ts_xasprintf("Skipping line in requirement file [%s] because "
+        ts_plan_notes_add(warnings, ts_xasprintf("Skipping line in requirement file [%s] because "
                                     "it's not clear what it would install: %s",
                                     file, t));
       } else {
@@ -207,7 +207,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
         struct seen *s = seen_find(&seen, &nseen, name, true);
         if (!d || emitted[di]) {
           if (!s->nfiles)
-            note(warnings, ts_xasprintf("Requirement file [%s] contains %s, but "
+            ts_plan_notes_add(warnings, ts_xasprintf("Requirement file [%s] contains %s, but "
                                         "package '%s' is not installed",
                                         file, t, name));
           else
@@ -236,7 +236,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
           if ((l.len && ts_buf_append(&l, ", ", 2) != TS_OK) ||
               ts_buf_append(&l, seen[i].files[k], strlen(seen[i].files[k])) != TS_OK)
             abort();
-      note(warnings, ts_xasprintf("Requirement %s included multiple times [%.*s]",
+      ts_plan_notes_add(warnings, ts_xasprintf("Requirement %s included multiple times [%.*s]",
                                   seen[i].name, (int)l.len, l.data ? l.data : ""));
       ts_buf_clear(&l);
     }

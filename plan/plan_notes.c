@@ -81,6 +81,20 @@ void ts_plan_cpu_note_clear(struct ts_plan_cpu_note *n) {
   ts_constraint_set_clear(&n->series_backends);
 }
 
+char *ts_plan_cpu_note_text(const struct ts_plan_cpu_note *n) {
+  const struct ts_resolved *x = n->item;
+  if (n->why == TS_PLAN_CPU_RULED_OUT)
+    return ts_xasprintf("%s %s is a CPU build: no GPU build fits the other requirements",
+                        x->name, x->version);
+  if (n->why == TS_PLAN_CPU_OLDER_SERIES)
+    return ts_xasprintf("%s %s is a CPU build: torch %s has no build for this host's "
+                        "GPU; the newest torch with one is %s, which the other "
+                        "requirements rule out (see 'torchsolve detect')",
+                        x->name, x->version, n->series, n->newest_gpu_series);
+  return ts_xasprintf("%s %s is a CPU build: this host has no usable GPU backend "
+                      "(see 'torchsolve detect')", x->name, x->version);
+}
+
 char *ts_plan_held_back_note(const struct ts_plan_result *r) {
   const struct ts_held_back *hb = r->res ? r->res->held_back : NULL;
   if (!hb)

@@ -75,8 +75,7 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
   for (size_t k = 0; k < nnames; k++) {
     const struct ts_installed_dist *d = ts_installed_find(s, names[k]);
     if (!d) {
-      missing->lines = ts_xrealloc(missing->lines, (missing->n + 1) * sizeof *missing->lines);
-      missing->lines[missing->n++] = ts_xstrdup(names[k]);
+      ts_plan_notes_add(missing, ts_xstrdup(names[k]));
       continue;
     }
     *out = ts_xrealloc(*out, (*nout + 1) * sizeof **out);

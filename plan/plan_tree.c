@@ -68,11 +68,6 @@ enum ts_code ts_plan_tree_target(const struct ts_target *t, const char *dir,
   return ts_fs_mkdirs(s[0], err);
 }
 
-static void warn(struct ts_plan_notes *w, char *line) {
-  w->lines = ts_xreallocarray(w->lines, w->n + 1, sizeof *w->lines);
-  w->lines[w->n++] = line;
-}
-
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -110,11 +105,11 @@ static enum ts_code move_entries(struct ts_plan_tree *t, const char *from,
     bool move = rc == TS_OK;
     if (move && lstat(dst, &st) == 0) {
       if (!upgrade) {
-        warn(warnings, ts_xasprintf("Target directory %s already exists. Specify "
+        ts_plan_notes_add(warnings, ts_xasprintf("Target directory %s already exists. Specify "
                                     "--upgrade to force replacement.", dst));
         move = false;
       } else if (S_ISLNK(st.st_mode)) {
-        warn(warnings, ts_xasprintf("Target directory %s already exists and is a "
+        ts_plan_notes_add(warnings, ts_xasprintf("Target directory %s already exists and is a "
                                     "link. pip will not automatically replace "
                                     "links, please remove if replacement is desired.",
                                     dst));

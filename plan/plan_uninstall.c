@@ -31,9 +31,7 @@ enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,
                             "'%s' is not installed in %s: nothing was uninstalled",
                             o->names[i], env->paths.prefix);
       }
-      missing->lines = ts_xreallocarray(missing->lines, missing->n + 1,
-                                        sizeof *missing->lines);
-      missing->lines[missing->n++] = ts_xstrdup(o->names[i]);
+      ts_plan_notes_add(missing, ts_xstrdup(o->names[i]));
       continue;
     }
     bool dup = false;

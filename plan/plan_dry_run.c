@@ -1,0 +1,68 @@
+/* The --dry-run plan lines: see dry_run.h. */
+#include "plan/dry_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/str.h"
+#include "index/url.h"
+#include "pep/version.h"
+
+char *ts_plan_dry_run_line(const char *action, const char *name, const char *version,
+                           const char *index, const char *was) {
+  const char *plus = strchr(version, '+');
+  char *idx = index ? ts_url_without_userinfo(index) : NULL;
+  char *line = ts_xasprintf("%s %s %s %s %s%s%s%s", action, name, version,
+                            plus ? plus + 1 : "-", idx ? idx : "-", was ? " (was " : "",
+                            was ? was : "", was ? ")" : "");
+  free(idx);
+  return line;
+}
+
+void ts_plan_dry_run_lines(const struct ts_plan_result *r, struct ts_plan_notes *out) {
+  for (size_t i = 0; r->res && i < r->res->nitems; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    /* the version replaced: a variant switch (2.10.0+cpu -> 2.10.0+cu126)
+     * reads as "upgrade torch 2.10.0+cu126" without it */
+    const char *was = x->installed_version && x->action != TS_ACTION_KEEP &&
+                              x->action != TS_ACTION_INSTALL
+                          ? x->installed_version
+                          : NULL;
+    char *line = ts_plan_dry_run_line(ts_resolved_action_name(x->action), x->name,
+                                      x->version, r->items[i].index, was);
+    if (x->sdist && x->action != TS_ACTION_KEEP) { /* built from its sdist */
+      char *built = ts_xasprintf("%s (would build)", line);
+      free(line);
+      line = built;
+    }
+    ts_plan_notes_add(out, line);
+  }
+}
+
+/* upgrade or downgrade, as install --dry-run names a change */
+static const char *change_name(const struct ts_sync_item *it) {
+  struct ts_version *a = NULL, *b = NULL;
+  const char *what = "change"; /* versions that do not parse */
+  if (ts_version_parse(it->old_version, strlen(it->old_version), &a, NULL) == TS_OK &&
+      ts_version_parse(it->new_version, strlen(it->new_version), &b, NULL) == TS_OK) {
+    int c = ts_version_cmp(b, a);
+    what = c > 0 ? "upgrade" : c < 0 ? "downgrade" : "reinstall";
+  }
+  ts_version_free(a);
+  ts_version_free(b);
+  return what;
+}
+
+void ts_plan_sync_dry_run_lines(const struct ts_sync_plan *plan, struct ts_plan_notes *out) {
+  for (size_t i = 0; i < plan->n; i++) {
+    const struct ts_sync_item *it = &plan->items[i];
+    const char *version = it->action == TS_SYNC_REMOVE ? it->old_version : it->new_version;
+    const char *action = it->action == TS_SYNC_INSTALL  ? "install"
+                         : it->action == TS_SYNC_KEEP   ? "keep"
+                         : it->action == TS_SYNC_REMOVE ? "remove"
+                                                        : change_name(it);
+    ts_plan_notes_add(out, ts_plan_dry_run_line(action, it->name, version,
+                                        it->pkg ? it->pkg->index : NULL,
+                                        it->action == TS_SYNC_CHANGE ? it->old_version : NULL));
+  }
+}
