@@ -16,7 +16,12 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
          pyproject.toml [project] table instead, ",pep658" publishing its
          METADATA as FILE.metadata (PEP 658, with one Requires-Dist more
          than the source declares: "pep658-marker", so a test sees which
-         was read), ",fail" with a setup.py that fails
+         was read), ",fail" with a setup.py that fails;
+         or "link=FILE": a file of that name with no distribution in it
+         (a page listing what is not NAME's); or "none": a page listing no
+         file (VERSION is then ignored).  Last of all, any of them may take
+         ",requires-python=SPEC" (commas allowed): the link's
+         data-requires-python and a wheel's Requires-Python
 Everything after the tag is one Requires-Dist per ';;'-separated item;
 extras named in their markers become Provides-Extra lines.
 Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
@@ -40,7 +45,8 @@ def record_hash(data):
     return "sha256=" + base64.urlsafe_b64encode(d).rstrip(b"=").decode()
 
 
-def make_wheel(dest_dir, name, version, tag, requires, pad=0, cuda=None):
+def make_wheel(dest_dir, name, version, tag, requires, pad=0, cuda=None,
+               requires_python=None):
     dist = re.sub(r"[-_.]+", "_", name)
     fname = f"{dist}-{version}-{tag}.whl"
     path = os.path.join(dest_dir, fname)
@@ -48,6 +54,8 @@ def make_wheel(dest_dir, name, version, tag, requires, pad=0, cuda=None):
     pkg = dist.lower()
     meta = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
     meta += "Summary: test package\n"
+    if requires_python:
+        meta += f"Requires-Python: {requires_python}\n"
     for e in sorted({m for r in requires
                      for m in re.findall(r"extra\s*==\s*['\"]([^'\"]+)['\"]", r)}):
         meta += f"Provides-Extra: {e}\n"
@@ -124,6 +132,7 @@ def main():
             continue
         parts = line.split(None, 4)
         index, name, version, tag = parts[:4]
+        tag, _, rp = tag.partition(",requires-python=")
         tag, *flags = tag.split(",")
         yanked = next((f[len("yanked="):] for f in flags if f.startswith("yanked=")), None)
         pad = next((int(f[len("pad="):]) for f in flags if f.startswith("pad=")), 0)
@@ -131,15 +140,22 @@ def main():
         requires = [r.strip() for r in parts[4].split(";;")] if len(parts) > 4 else []
         files_dir = os.path.join(root, index)
         os.makedirs(files_dir, exist_ok=True)
+        links = pages.setdefault((index, norm(name)), [])
+        if tag == "none":
+            continue
         meta = None
         if tag == "sdist":
             fname, meta = make_sdist(files_dir, name, version, flags, requires)
+        elif tag.startswith("link="):
+            fname = tag[len("link="):]
+            with open(os.path.join(files_dir, fname), "w") as f:
+                f.write(fname)
         else:
-            fname = make_wheel(files_dir, name, version, tag, requires, pad, cuda)
+            fname = make_wheel(files_dir, name, version, tag, requires, pad, cuda, rp)
         with open(os.path.join(files_dir, fname), "rb") as f:
             sha = hashlib.sha256(f.read()).hexdigest()
         msha = hashlib.sha256(meta.encode()).hexdigest() if meta else None
-        pages.setdefault((index, norm(name)), []).append((fname, sha, yanked, msha))
+        links.append((fname, sha, yanked, msha, rp))
     for (index, name), links in pages.items():
         d = os.path.join(root, index, name)
         os.makedirs(d, exist_ok=True)
@@ -147,8 +163,9 @@ def main():
             f'<a href="../{html.escape(f)}#sha256={s}"'
             + ("" if y is None else f' data-yanked="{html.escape(y)}"')
             + ("" if m is None else f' data-dist-info-metadata="sha256={m}"')
+            + (f' data-requires-python="{html.escape(rp)}"' if rp else "")
             + f">{html.escape(f)}</a><br/>\n"
-            for f, s, y, m in links
+            for f, s, y, m, rp in links
         )
         with open(os.path.join(d, "index.html"), "w") as f:
             f.write(f"<!DOCTYPE html><html><body>\n{body}</body></html>\n")

@@ -43,6 +43,7 @@ struct fixture {
   struct ts_resolver_request req;
   char python[32];
   bool expect_ok;
+  long want_meta_requests, want_page_requests, want_solves; /* -1: not checked */
   char *expect[MAX_ITEMS];
   size_t nexpect;
   char *lines[1024]; /* owned copies the structs above point into */
@@ -199,6 +200,7 @@ static void load(struct fixture *fx, const char *path) {
   char *text = ts_buf_take(&b, NULL);
   snprintf(fx->python, sizeof fx->python, "3.12.3");
   fx->req.prefetch = 2;
+  fx->want_meta_requests = fx->want_page_requests = fx->want_solves = -1;
   struct pkgdef pd;
   memset(&pd, 0, sizeof pd);
   char *rest = text;
@@ -272,6 +274,20 @@ static void load(struct fixture *fx, const char *path) {
       char *cur = l + 10, *tok;
       while ((tok = next_tok(&cur, ' ')))
         fx->priority[fx->npriority++] = tok;
+    } else if (!strncmp(l, "@link ", 6)) {
+      char *cur = l + 6;
+      char *project = next_tok(&cur, ' ');
+      mem_add_file(mem_project(&fx->ix, project), next_tok(&cur, ' '), NULL, false);
+    } else if (!strncmp(l, "@page ", 6)) {
+      mem_project(&fx->ix, l + 6);
+    } else if (!strncmp(l, "@prefetch ", 10)) {
+      fx->req.prefetch = (size_t)atoi(l + 10);
+    } else if (!strncmp(l, "@requests metadata ", 19)) {
+      fx->want_meta_requests = atol(l + 19);
+    } else if (!strncmp(l, "@requests pages ", 16)) {
+      fx->want_page_requests = atol(l + 16);
+    } else if (!strncmp(l, "@solves ", 8)) {
+      fx->want_solves = atol(l + 8);
     } else if (!strncmp(l, "@python ", 8)) {
       snprintf(fx->python, sizeof fx->python, "%s", l + 8);
     } else if (!strncmp(l, "@args ", 6)) {
@@ -305,6 +321,22 @@ static void fixture_free(struct fixture *fx) {
   mem_free(&fx->ix);
   for (size_t i = 0; i < fx->nlines; i++)
     free(fx->lines[i]);
+}
+
+/* The first expected substring (~ TEXT) the explanation lacks, into buf. */
+static void explanation_lacks(const struct fixture *fx, const struct ts_resolution *res,
+                              char *buf, size_t cap) {
+  for (size_t i = 0; i < fx->nexpect && !buf[0]; i++) {
+    const char *needle = fx->expect[i] + (fx->expect[i][0] == '~' ? 2 : 0);
+    bool found = false;
+    for (size_t k = 0; k < res->why.nlines; k++)
+      found |= strstr(res->why.lines[k], needle) != NULL;
+    if (!found) {
+      size_t len = (size_t)snprintf(buf, cap, "explanation lacks '%s':", needle);
+      for (size_t k = 0; k < res->why.nlines && len < cap - 200; k++)
+        len += (size_t)snprintf(buf + len, cap - len, "\n  | %s", res->why.lines[k]);
+    }
+  }
 }
 
 /* Returns NULL on success, else a malloc'd reason. */
@@ -360,20 +392,19 @@ static char *run_fixture(const char *path, const char *debug_dir) {
     if (strcmp(got, want) != 0)
       snprintf(buf, sizeof buf, "expected [%s], got [%s]", want, got);
   } else {
-    for (size_t i = 0; i < fx->nexpect && !buf[0]; i++) {
-      const char *needle = fx->expect[i] + (fx->expect[i][0] == '~' ? 2 : 0);
-      bool found = false;
-      for (size_t k = 0; k < res->why.nlines; k++)
-        found |= strstr(res->why.lines[k], needle) != NULL;
-      if (!found) {
-        size_t len = (size_t)snprintf(buf, sizeof buf,
-                                      "explanation lacks '%s':", needle);
-        for (size_t k = 0; k < res->why.nlines && len < sizeof buf - 200; k++)
-          len += (size_t)snprintf(buf + len, sizeof buf - len, "\n  | %s",
-                                  res->why.lines[k]);
-      }
-    }
+    explanation_lacks(fx, res, buf, sizeof buf);
   }
+  /* what the resolution took, where the fixture says */
+  if (!buf[0] && fx->want_meta_requests >= 0 &&
+      fx->ix.meta_requests != (size_t)fx->want_meta_requests)
+    snprintf(buf, sizeof buf, "expected %ld METADATA requests, got %zu",
+             fx->want_meta_requests, fx->ix.meta_requests);
+  if (!buf[0] && fx->want_page_requests >= 0 &&
+      fx->ix.page_requests != (size_t)fx->want_page_requests)
+    snprintf(buf, sizeof buf, "expected %ld page requests, got %zu",
+             fx->want_page_requests, fx->ix.page_requests);
+  if (!buf[0] && fx->want_solves >= 0 && res && res->solves != (size_t)fx->want_solves)
+    snprintf(buf, sizeof buf, "expected %ld solves, got %zu", fx->want_solves, res->solves);
   ts_resolution_free(res);
   mem_target_free(&tg);
   fixture_free(fx);
