@@ -80,7 +80,7 @@ static void print_json(const struct ts_list_row *rows, size_t n, bool latest) {
   for (size_t i = 0; i < n; i++) {
     const struct ts_installed_dist *d = rows[i].dist;
     printf(i ? ", {\"name\": " : "{\"name\": ");
-    json_str(d->name);
+    json_str(d->site->name);
     printf(", \"version\": ");
     json_str(d->version);
     if (latest && rows[i].latest) {
@@ -120,7 +120,7 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest)
   for (size_t i = 0; i < n; i++) {
     const char **row = cells + (i + 1) * ncol;
     size_t c = 0;
-    row[c++] = rows[i].dist->name;
+    row[c++] = rows[i].dist->site->name;
     row[c++] = rows[i].dist->version;
     if (latest) {
       row[c++] = rows[i].latest ? rows[i].latest : "";
@@ -233,7 +233,7 @@ int ts_cmd_list(int argc, char **argv) {
     print_json(rows, n, o.select == TS_LIST_OUTDATED);
   } else if (!strcmp(format, "freeze")) {
     for (size_t i = 0; i < n; i++)
-      printf("%s==%s\n", rows[i].dist->name, rows[i].dist->version);
+      printf("%s==%s\n", rows[i].dist->site->name, rows[i].dist->version);
   } else {
     print_columns(rows, n, o.select == TS_LIST_OUTDATED);
   }

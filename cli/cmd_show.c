@@ -41,14 +41,14 @@ static void field(const char *label, const char *value) {
 
 static void print_info(const struct ts_show_info *s, bool files) {
   const struct ts_installed_dist *d = s->dist;
-  field("Name", d->name);
+  field("Name", d->site->name);
   field("Version", d->version);
   field("Summary", ts_metadata_get(d->md, "Summary"));
   field("Home-page", ts_metadata_get(d->md, "Home-page"));
   field("Author", ts_metadata_get(d->md, "Author"));
   field("Author-email", ts_metadata_get(d->md, "Author-email"));
   field("License", ts_metadata_get(d->md, "License"));
-  field("Location", d->location);
+  field("Location", d->site->site);
   if (d->editable_location)
     field("Editable project location", d->editable_location);
   join("Requires", s->requires, s->nrequires);

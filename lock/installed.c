@@ -21,11 +21,6 @@
 #include "wheel/record.h"
 
 static void dist_clear(struct ts_installed_dist *d) {
-  free(d->name);
-  free(d->canonical);
-  free(d->version);
-  free(d->location);
-  free(d->distinfo);
   ts_metadata_free(d->md);
   free(d->installer);
   free(d->direct_url_json);
@@ -41,6 +36,7 @@ void ts_installed_clear(struct ts_installed_set *s) {
   for (size_t i = 0; i < s->nskipped; i++)
     free(s->skipped[i]);
   free(s->skipped);
+  ts_site_clear(&s->site);
   memset(s, 0, sizeof *s);
 }
 
@@ -65,7 +61,7 @@ static const char *json_str(const cJSON *o, const char *key) {
 
 /* PEP 610: the url, dir_info.editable, and pip freeze's direct reference. */
 static void read_direct_url(struct ts_installed_dist *d) {
-  d->direct_url_json = read_small(d->distinfo, "direct_url.json");
+  d->direct_url_json = read_small(d->site->dist_info, "direct_url.json");
   if (!d->direct_url_json)
     return;
   cJSON *j = cJSON_Parse(d->direct_url_json);
@@ -117,44 +113,38 @@ static bool load(struct ts_installed_set *s, const struct ts_site_dist *sd,
     dist_clear(d);
     return false;
   }
-  d->distinfo = ts_xstrdup(sd->dist_info);
-  d->name = ts_xstrdup(d->md->name);
-  d->canonical = ts_xstrdup(d->md->normalized_name);
-  d->version = ts_xstrdup(ts_version_str(d->md->version));
-  d->location = ts_xstrdup(sd->site);
-  char *inst = read_small(d->distinfo, "INSTALLER");
+  d->site = sd;
+  d->version = ts_version_str(d->md->version);
+  char *inst = read_small(sd->dist_info, "INSTALLER");
   if (inst) {
     inst[strcspn(inst, "\r\n")] = '\0';
     d->installer = inst;
   }
-  d->requested = sd->requested;
   read_direct_url(d);
   return true;
 }
 
 static int by_name(const void *a, const void *b) {
   const struct ts_installed_dist *x = a, *y = b;
-  return strcmp(x->canonical, y->canonical);
+  return strcmp(x->site->normalized, y->site->normalized);
 }
 
 enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
                                struct ts_installed_set *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
-  struct ts_site site;
-  enum ts_code rc = ts_site_read(dirs, ndirs, &site, err);
+  enum ts_code rc = ts_site_read(dirs, ndirs, &out->site, err);
   /* site is sorted by project, then directory order: the first copy wins */
-  for (size_t i = 0; rc == TS_OK && i < site.n; i++) {
+  for (size_t i = 0; rc == TS_OK && i < out->site.n; i++) {
     struct ts_installed_dist d;
-    if (!load(out, &site.dists[i], &d))
+    if (!load(out, &out->site.dists[i], &d))
       continue;
-    if (ts_installed_find(out, d.name)) {
+    if (ts_installed_find(out, d.site->normalized)) {
       dist_clear(&d); /* an earlier directory (or copy) has it */
       continue;
     }
     out->dists = ts_xreallocarray(out->dists, out->ndists + 1, sizeof *out->dists);
     out->dists[out->ndists++] = d;
   }
-  ts_site_clear(&site);
   if (out->ndists > 1)
     qsort(out->dists, out->ndists, sizeof *out->dists, by_name);
   return rc;
@@ -163,8 +153,8 @@ enum ts_code ts_installed_read(const char *const *dirs, size_t ndirs,
 const struct ts_installed_dist *ts_installed_find(const struct ts_installed_set *s,
                                                   const char *name) {
   for (size_t i = 0; i < s->ndists; i++)
-    if (ts_name_eq(s->dists[i].canonical, strlen(s->dists[i].canonical), name,
-                   strlen(name)))
+    if (ts_name_eq(s->dists[i].site->normalized, strlen(s->dists[i].site->normalized),
+                   name, strlen(name)))
       return &s->dists[i];
   return NULL;
 }
@@ -174,7 +164,7 @@ enum ts_code ts_installed_files(const struct ts_installed_dist *d, char ***paths
   *paths = NULL;
   *n = 0;
   struct ts_record rec;
-  enum ts_code rc = ts_record_read_distinfo(d->distinfo, &rec, err);
+  enum ts_code rc = ts_record_read_distinfo(d->site->dist_info, &rec, err);
   if (rc == TS_OK) {
     *paths = ts_xrealloc(NULL, rec.count * sizeof **paths);
     for (size_t i = 0; i < rec.count; i++)

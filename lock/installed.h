@@ -3,14 +3,17 @@
  * directories, as pip's importlib backend sees them: what list, freeze,
  * show, inspect and uninstall read.
  *
- * The directories are read by target/site.h (the one reader of the
- * installed set); every dist-info with a METADATA that parses
- * (pep/metadata.h) is one distribution here; others are skipped and named
- * in `skipped`, as pip logs and skips them.  A project found in two directories (purelib, platlib)
- * is kept once: the first directory given wins, as sys.path order does.
- * Besides METADATA, the small files of PEP 376/610/627 are read:
- * INSTALLER, REQUESTED, direct_url.json (URL, editable).  RECORD is read
- * on demand (ts_installed_files).
+ * A view over target/site.h, the one reader of the installed set (install,
+ * sync and check read the same ts_site): each distribution here points at
+ * its ts_site_dist (name, PEP 503 name, dist-info path, directory,
+ * REQUESTED, METADATA bytes) and adds only what pip's commands need
+ * beyond it: the METADATA parsed (pep/metadata.h), and the small files of
+ * PEP 376/610/627 (INSTALLER, direct_url.json).  A distribution whose
+ * METADATA does not parse is in the set's `site` (sync and install see and
+ * replace it) but not in `dists`: it is named in `skipped`, as pip logs and
+ * skips it.  A project found in two directories (purelib, platlib) is
+ * kept once: the first directory given wins, as sys.path order does.
+ * RECORD is read on demand (ts_installed_files).
  */
 #pragma once
 
@@ -20,19 +23,20 @@
 #include "core/error.h"
 #include "pep/metadata.h"
 #include "pep/requirement.h"
+#include "target/site.h"
 
 struct ts_installed_dist {
-  char *name;          /* as in METADATA (pip's raw_name) */
-  char *canonical;     /* PEP 503 */
-  char *version;       /* normalised (str(Version)) */
-  char *location;      /* the site-packages directory it was found in */
-  char *distinfo;      /* full path of its .dist-info directory */
-  struct ts_metadata *md;
-  char *installer;     /* INSTALLER's first line, NULL when absent */
-  bool requested;      /* REQUESTED exists */
-  char *direct_url_json; /* direct_url.json as written, NULL when absent */
-  char *direct_url;    /* its "url", NULL when absent or unreadable */
-  bool editable;       /* its dir_info.editable */
+  /* The reader's entry: site->name (as in METADATA, pip's raw_name),
+   * site->normalized (PEP 503), site->dist_info (its .dist-info path),
+   * site->site (the site-packages directory it was found in),
+   * site->requested (REQUESTED exists).  Into the set's `site`. */
+  const struct ts_site_dist *site;
+  struct ts_metadata *md;  /* site->metadata parsed */
+  const char *version;     /* md's version normalised (str(Version)); owned by md */
+  char *installer;         /* INSTALLER's first line, NULL when absent */
+  char *direct_url_json;   /* direct_url.json as written, NULL when absent */
+  char *direct_url;        /* its "url", NULL when absent or unreadable */
+  bool editable;           /* its dir_info.editable */
   /* What follows "name @ " in pip freeze (direct_url_as_pep440_direct_
    * reference): vcs+url@commit, or the url, with #sha256=... and/or
    * subdirectory=... fragments; NULL without a readable direct_url.json. */
@@ -41,7 +45,8 @@ struct ts_installed_dist {
 };
 
 struct ts_installed_set {
-  struct ts_installed_dist *dists; /* sorted by canonical name */
+  struct ts_site site;             /* every dist-info read, parsed or not */
+  struct ts_installed_dist *dists; /* sorted by PEP 503 name */
   size_t ndists;
   char **skipped;                  /* "<dist-info path>: why" */
   size_t nskipped;

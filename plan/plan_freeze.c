@@ -32,21 +32,21 @@ void ts_plan_notes_clear(struct ts_plan_notes *n) {
 char *ts_plan_freeze_line(const struct ts_installed_dist *d) {
   if (d->editable && d->editable_location)
     return ts_xasprintf("# Editable install with no version control (%s==%s)\n-e %s",
-                        d->name, d->version, d->editable_location);
+                        d->site->name, d->version, d->editable_location);
   if (d->direct_reference)
-    return ts_xasprintf("%s @ %s", d->name, d->direct_reference);
-  return ts_xasprintf("%s==%s", d->name, d->version);
+    return ts_xasprintf("%s @ %s", d->site->name, d->direct_reference);
+  return ts_xasprintf("%s==%s", d->site->name, d->version);
 }
 
 /* pip freeze hides itself, and below Python 3.12 the build backends that
  * venvs used to seed (pip's _dev_pkgs). */
 static bool hidden(const struct ts_installed_dist *d, const struct ts_target *t) {
-  if (strcmp(d->canonical, "pip") == 0)
+  if (strcmp(d->site->normalized, "pip") == 0)
     return true;
   bool old = t->python_major < 3 || (t->python_major == 3 && t->python_minor < 12);
-  return old && (strcmp(d->canonical, "setuptools") == 0 ||
-                 strcmp(d->canonical, "distribute") == 0 ||
-                 strcmp(d->canonical, "wheel") == 0);
+  return old && (strcmp(d->site->normalized, "setuptools") == 0 ||
+                 strcmp(d->site->normalized, "distribute") == 0 ||
+                 strcmp(d->site->normalized, "wheel") == 0);
 }
 
 static bool excluded(const char *canonical, const char *const *names, size_t n) {
@@ -148,8 +148,8 @@ static int cmp_str(const void *a, const void *b) {
 static int cmp_lower_name(const void *a, const void *b) {
   const struct ts_installed_dist *x = *(const struct ts_installed_dist *const *)a;
   const struct ts_installed_dist *y = *(const struct ts_installed_dist *const *)b;
-  int c = strcasecmp(x->name, y->name);
-  return c ? c : strcmp(x->canonical, y->canonical);
+  int c = strcasecmp(x->site->name, y->site->name);
+  return c ? c : strcmp(x->site->normalized, y->site->normalized);
 }
 
 static void put_line(struct ts_buf *out, const char *s, size_t n) {
@@ -269,7 +269,7 @@ enum ts_code ts_plan_freeze(const struct ts_plan_env *env,
   for (size_t i = 0; i < s->ndists; i++) {
     const struct ts_installed_dist *d = &s->dists[i];
     if (!emitted[i] && !(hidden(d, env->target) && !o->all) &&
-        !excluded(d->canonical, o->exclude, o->nexclude))
+        !excluded(d->site->normalized, o->exclude, o->nexclude))
       rest[n++] = d;
   }
   if (n > 1)

@@ -18,9 +18,9 @@ enum ts_code ts_plan_inspect(const struct ts_plan_env *env, struct ts_buf *out,
     size_t n = 0;
     kvs[i] = ts_report_metadata_kvs(d->md, &n);
     items[i] = (struct ts_inspect_item){
-        .name = d->name, .version = d->version, .metadata = kvs[i], .nmetadata = n,
-        .metadata_location = d->distinfo, .direct_url_json = d->direct_url_json,
-        .installer = d->installer, .requested = d->requested};
+        .name = d->site->name, .version = d->version, .metadata = kvs[i], .nmetadata = n,
+        .metadata_location = d->site->dist_info, .direct_url_json = d->direct_url_json,
+        .installer = d->installer, .requested = d->site->requested};
   }
   struct ts_report_kv env_kv[TS_REPORT_ENV_KEYS];
   size_t nenv = ts_report_env_from_markers(&env->target->markers, env_kv);

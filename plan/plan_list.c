@@ -114,7 +114,7 @@ static enum ts_code ask_indexes(const struct ts_plan_env *env,
   const char **names = ts_xcalloc(n, sizeof *names);
   struct ts_index_result *res = ts_xcalloc(n, sizeof *res);
   for (size_t i = 0; i < n; i++)
-    names[i] = rows[i].dist->canonical;
+    names[i] = rows[i].dist->site->normalized;
   enum ts_code rc = ts_index_fetch_projects(idx, names, n, res, err);
   for (size_t i = 0; i < n; i++) {
     if (rc == TS_OK && res[i].code == TS_OK)
@@ -139,7 +139,7 @@ enum ts_code ts_plan_list(const struct ts_plan_env *env,
   size_t k = 0;
   for (size_t i = 0; i < s->ndists; i++) {
     const struct ts_installed_dist *d = &s->dists[i];
-    if (stdlib_pkg(d->canonical) || named(d->canonical, o->exclude, o->nexclude) ||
+    if (stdlib_pkg(d->site->normalized) || named(d->site->normalized, o->exclude, o->nexclude) ||
         (o->editable_only && !d->editable) || (o->exclude_editable && d->editable))
       continue;
     r[k++].dist = d;
@@ -153,8 +153,8 @@ enum ts_code ts_plan_list(const struct ts_plan_env *env,
       ts_installed_requires(r[i].dist, &env->target->markers, &deps, &nd);
       for (size_t j = 0; j < nd; j++)
         for (size_t m = 0; m < k; m++)
-          required[m] |= ts_name_eq(deps[j], strlen(deps[j]), r[m].dist->canonical,
-                                    strlen(r[m].dist->canonical));
+          required[m] |= ts_name_eq(deps[j], strlen(deps[j]), r[m].dist->site->normalized,
+                                    strlen(r[m].dist->site->normalized));
       ts_installed_files_free(deps, nd);
     }
     size_t w = 0;

@@ -86,10 +86,10 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
     if (info->nrequires > 1) /* qsort(NULL, 0) is undefined behaviour */
       qsort(info->requires, info->nrequires, sizeof *info->requires, cmp_lower);
     for (size_t i = 0; i < s->ndists; i++)
-      if (requires_name(&s->dists[i], menv, d->canonical)) {
+      if (requires_name(&s->dists[i], menv, d->site->normalized)) {
         info->required_by = ts_xrealloc(info->required_by,
                                      (info->nrequired_by + 1) * sizeof *info->required_by);
-        info->required_by[info->nrequired_by++] = ts_xstrdup(s->dists[i].name);
+        info->required_by[info->nrequired_by++] = ts_xstrdup(s->dists[i].site->name);
       }
     if (info->nrequired_by > 1)
       qsort(info->required_by, info->nrequired_by, sizeof *info->required_by, cmp_lower);

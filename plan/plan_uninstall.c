@@ -36,9 +36,9 @@ enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,
     }
     bool dup = false;
     for (size_t k = 0; k < n && !dup; k++)
-      dup = strcmp(names[k], d->name) == 0;
+      dup = strcmp(names[k], d->site->name) == 0;
     if (!dup)
-      names[n++] = d->name;
+      names[n++] = d->site->name;
   }
   enum ts_code rc = TS_OK;
   if (n) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
@@ -111,8 +112,11 @@ enum ts_code ts_site_read(const char *const *dirs, size_t ndirs, struct ts_site 
     bool seen = !dirs[i];
     for (size_t k = 0; k < i && !seen; k++)
       seen = dirs[k] && strcmp(dirs[k], dirs[i]) == 0;
-    if (!seen)
-      rc = read_dir(out, dirs[i], i, err);
+    if (seen)
+      continue;
+    out->dirs = ts_xreallocarray(out->dirs, out->ndirs + 1, sizeof *out->dirs);
+    out->dirs[out->ndirs] = ts_xstrdup(dirs[i]);
+    rc = read_dir(out, out->dirs[out->ndirs++], i, err);
   }
   /* one order whatever the directory listing's: by project, then the
    * directories' order (sys.path's: the first copy wins), then path */
@@ -142,6 +146,9 @@ void ts_site_clear(struct ts_site *s) {
     free(d->problem);
   }
   free(s->dists);
+  for (size_t i = 0; i < s->ndirs; i++)
+    free(s->dirs[i]);
+  free(s->dirs);
   memset(s, 0, sizeof *s);
 }
 

@@ -23,7 +23,7 @@
 
 struct ts_site_dist {
   char *dist_info;     /* path of the .dist-info directory */
-  const char *site;    /* the directory it is in (into the caller's list) */
+  const char *site;    /* the directory it is in (into s->dirs) */
   size_t site_order;   /* that directory's index in the caller's list */
   char *name;          /* as written (METADATA, else the directory name) */
   char *normalized;    /* PEP 503 */
@@ -38,6 +38,8 @@ struct ts_site_dist {
 struct ts_site {
   struct ts_site_dist *dists; /* by normalized name, then directory order */
   size_t n;
+  char **dirs;                /* copies of the directories read (a dist's site) */
+  size_t ndirs;
 };
 
 /* Reads the distributions in dirs[0..ndirs) (purelib, platlib: a directory

@@ -61,15 +61,21 @@ Test(installed, reads_sorted_with_pep376_files) {
   cr_assert_eq(ts_installed_read(dirs, 2, &s, &err), TS_OK, "%s", err.detail);
   /* two copies of zeta: the first in byte order wins, whatever readdir says */
   cr_assert_eq(s.ndists, 2);
-  cr_assert_str_eq(s.dists[0].name, "Alpha_B");
-  cr_assert_str_eq(s.dists[0].canonical, "alpha-b");
+  cr_assert_str_eq(s.dists[0].site->name, "Alpha_B");
+  cr_assert_str_eq(s.dists[0].site->normalized, "alpha-b");
   cr_assert_str_eq(s.dists[0].version, "1.0");
-  cr_assert(s.dists[0].requested);
+  cr_assert(s.dists[0].site->requested);
   cr_assert_null(s.dists[0].installer);
-  cr_assert_str_eq(s.dists[1].name, "Zeta");
+  cr_assert_str_eq(s.dists[1].site->name, "Zeta");
   cr_assert_str_eq(s.dists[1].installer, "pip");
   cr_assert_eq(s.nskipped, 1);
   cr_assert(strstr(s.skipped[0], "broken-1.dist-info"));
+  /* the one read install and sync see: every copy, the broken one too,
+   * and each distribution here is a view of its entry */
+  cr_assert_eq(s.site.n, 4);
+  const struct ts_site_dist *broken = ts_site_find(&s.site, "broken");
+  cr_assert(broken && !broken->metadata_ok);
+  cr_assert_eq(s.dists[1].site, ts_site_find(&s.site, "zeta"));
   cr_assert_eq(ts_installed_find(&s, "ALPHA.b"), &s.dists[0]);
   cr_assert_null(ts_installed_find(&s, "beta"));
   ts_installed_clear(&s);
@@ -85,8 +91,8 @@ Test(installed, first_directory_wins_and_missing_directory_is_empty) {
   cr_assert_eq(ts_installed_read(dirs, 3, &s, &err), TS_OK, "%s", err.detail);
   cr_assert_eq(s.ndists, 2);
   cr_assert_str_eq(s.dists[0].version, "1");
-  cr_assert_str_eq(s.dists[0].location, dir);
-  cr_assert_str_eq(s.dists[1].location, dir2);
+  cr_assert_str_eq(s.dists[0].site->site, dir);
+  cr_assert_str_eq(s.dists[1].site->site, dir2);
   ts_installed_clear(&s);
 }
 
