@@ -188,7 +188,9 @@ for path in sorted(glob.glob(os.path.join(src, "fixtures/resolver/*.test"))):
     target += ["--sysroot", os.path.join(root, "sysroot"), *facts]
     env["TORCHSOLVE_BUNDLED_RULES"] = rules
     env["XDG_CONFIG_HOME"] = root  # no user rules.yaml either
-    cmd = [T, "install", "--dry-run", *target, "--no-cache",
+    # the unit replay's resolver takes wheels only: so does the binary here
+    # (sdists as candidates are build_index_sdists.sh's)
+    cmd = [T, "install", "--dry-run", "--only-binary", ":all:", *target, "--no-cache",
            "--index-url", f"file://{root}/simple", *args]
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     replayed += 1
