@@ -13,7 +13,9 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "core/alloc.h"
 #include "core/fs.h"
+#include "core/str.h"
 #include "lock/envcheck.h"
 #include "rules/rules.h"
 #include "target/site.h"
@@ -95,8 +97,8 @@ static int make_target(const char *python, const char *path,
         st = ts_cli_report(&err);
       free(py);
     }
-    if (!st && !(*site = strdup(path)))
-      abort();
+    if (!st)
+      *site = ts_xstrdup(path);
   } else {
     char *py = NULL;
     if (ts_target_locate(python, &py, &err) != TS_OK ||
@@ -105,10 +107,9 @@ static int make_target(const char *python, const char *path,
     } else if (!(*t)->paths.purelib) {
       ts_error_set(&err, TS_E_PYTHON, "'%s' reported no site-packages", py);
       st = ts_cli_report(&err);
-    } else if (!(*site = strdup((*t)->paths.purelib)) ||
-               !(*site2 = strdup((*t)->paths.platlib ? (*t)->paths.platlib
-                                                     : (*t)->paths.purelib))) {
-      abort();
+    } else {
+      *site = ts_xstrdup((*t)->paths.purelib);
+      *site2 = ts_xstrdup((*t)->paths.platlib ? (*t)->paths.platlib : (*t)->paths.purelib);
     }
     free(py);
   }
@@ -224,9 +225,7 @@ int ts_cmd_check(int argc, char **argv) {
     st = ts_cli_report(&err);
     goto out;
   }
-  pk = calloc(r.ndists ? r.ndists : 1, sizeof *pk);
-  if (!pk)
-    abort();
+  pk = ts_xcalloc(r.ndists ? r.ndists : 1, sizeof *pk);
   for (size_t i = 0; i < r.ndists; i++)
     pk[i] = (struct ts_installed){r.dists[i].name, r.dists[i].version};
   if (ts_rules_check_installed(&s, pk, r.ndists, &f, &nf, &err) != TS_OK ||

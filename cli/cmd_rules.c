@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "core/alloc.h"
 #include "core/str.h"
 #include "pep/specifier.h"
 #include "rules/rules.h"
@@ -327,14 +328,10 @@ static int cmd_audit(int argc, char **argv) {
       ts_rules_free(r);
       return ts_cli_usage_error("rules", "'%s' is not NAME==VERSION", argv[i]);
     }
-    char **nn = realloc(names, (n + 1) * sizeof *names);
-    char **vv = realloc(versions, (n + 1) * sizeof *versions);
-    if (!nn || !vv)
-      abort();
-    names = nn;
-    versions = vv;
-    names[n] = strndup(argv[i], (size_t)(eq - argv[i]));
-    versions[n] = strdup(eq + 2);
+    names = ts_xreallocarray(names, n + 1, sizeof *names);
+    versions = ts_xreallocarray(versions, n + 1, sizeof *versions);
+    names[n] = ts_xstrndup(argv[i], (size_t)(eq - argv[i]));
+    versions[n] = ts_xstrdup(eq + 2);
     n++;
   }
   struct ts_error err = {0};

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "core/str.h"
 #include "target/target.h"
@@ -43,10 +44,8 @@ static enum ts_code probe_base(const char *python, struct ts_venv_base *base,
   free(cache);
   if (rc == TS_OK && !t->is_venv && t->executable && t->executable[0] == '/') {
     size_t n = strlen(t->executable) + 1;
-    base->executable = malloc(n);
-    base->version = malloc(32);
-    if (!base->executable || !base->version)
-      abort();
+    base->executable = ts_xmalloc(n);
+    base->version = ts_xmalloc(32);
     memcpy(base->executable, t->executable, n);
     snprintf(base->version, 32, "%d.%d.%d", t->python_major, t->python_minor,
              t->python_micro);

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "cli/cli.h"
 #include "plan/plan.h"
@@ -126,9 +127,7 @@ static int find_target(const char *python, bool need_tags, struct env_paths *e) 
   } else {
     char *cwd = getcwd(NULL, 0);
     size_t n = strlen(cwd ? cwd : ".") + strlen(located) + 2;
-    e->python = malloc(n);
-    if (!e->python)
-      abort();
+    e->python = ts_xmalloc(n);
     snprintf(e->python, n, "%s/%s", cwd ? cwd : ".", located);
     free(cwd);
     free(located);
@@ -149,9 +148,7 @@ static int find_target(const char *python, bool need_tags, struct env_paths *e) 
     return ts_cli_report(&err);
   }
   size_t n = strlen(p->data) + 64;
-  e->headers = malloc(n);
-  if (!e->headers)
-    abort();
+  e->headers = ts_xmalloc(n);
   snprintf(e->headers, n, "%s/include/site/python%d.%d", p->data,
            e->target->python_major, e->target->python_minor);
   e->paths = (struct ts_wheel_paths){.prefix = p->prefix, .purelib = p->purelib,
@@ -263,9 +260,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     if (code == TS_OK && !repaired)
       ts_cli_info("nothing to repair in %s", t.paths.prefix);
   } else if (strcmp(sub, "install") == 0) {
-    struct ts_wheel_request *w = calloc(nargs, sizeof *w);
-    if (!w)
-      abort();
+    struct ts_wheel_request *w = ts_xcalloc(nargs, sizeof *w);
     for (size_t k = 0; k < nargs; k++)
       w[k] = (struct ts_wheel_request){.path = args[k], .requested = true,
                                        .direct_url_from_path = true};

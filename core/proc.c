@@ -22,15 +22,22 @@ static long long now_ms(void) {
   return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* One read of what is available on fd: the bytes read (> 0), 0 when
+ * there is nothing yet (EINTR, EAGAIN), -1 at EOF or on a read error. */
+static ssize_t read_some(int fd, char *chunk, size_t cap) {
+  ssize_t n = read(fd, chunk, cap);
+  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+    return 0;
+  return n > 0 ? n : -1;
+}
+
 /* Reads what is available on fd into b; false at EOF or a read error.
  * A full buffer sets *full and keeps draining (the child must not block). */
 static bool drain(int fd, struct ts_buf *b, bool *full) {
   char chunk[16384];
-  ssize_t n = read(fd, chunk, sizeof chunk);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN))
-    return true;
+  ssize_t n = read_some(fd, chunk, sizeof chunk);
   if (n <= 0)
-    return false;
+    return n == 0;
   if (!*full && ts_buf_append(b, chunk, (size_t)n) != TS_OK)
     *full = true;
   return true;
@@ -54,11 +61,9 @@ static bool write_all(int fd, const char *b, size_t n) {
  * keeps draining (the child must not block). */
 static bool pass_on(int fd, int sink, bool tee, bool *failed) {
   char chunk[16384];
-  ssize_t n = read(fd, chunk, sizeof chunk);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN))
-    return true;
+  ssize_t n = read_some(fd, chunk, sizeof chunk);
   if (n <= 0)
-    return false;
+    return n == 0;
   if (!*failed && !write_all(sink, chunk, (size_t)n))
     *failed = true;
   if (tee)

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+
 char *ts_xstrdup(const char *s) {
   return s ? ts_xstrndup(s, strlen(s)) : NULL;
 }
@@ -35,4 +37,10 @@ char *ts_xstrndup_lower(const char *s, size_t n) {
     if (d[i] >= 'A' && d[i] <= 'Z')
       d[i] = (char)(d[i] - 'A' + 'a');
   return d;
+}
+
+void ts_strv_push(char ***v, size_t *count, const char *s, size_t n) {
+  char *c = ts_xstrndup(s, n);
+  *v = ts_xreallocarray(*v, *count + 1, sizeof **v);
+  (*v)[(*count)++] = c;
 }

@@ -17,3 +17,6 @@ char *ts_xstrndup(const char *s, size_t n);
 char *ts_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Copies n bytes of s with ASCII A-Z lowered (tags, file-name parts). */
 char *ts_xstrndup_lower(const char *s, size_t n);
+/* Appends a copy of s[0..n) to the string vector *v of *count entries
+ * (grown by one; the vector owns the copy). */
+void ts_strv_push(char ***v, size_t *count, const char *s, size_t n);

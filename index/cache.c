@@ -89,9 +89,7 @@ char *ts_cache_wheel_path(const char *root, const char *project, const char *key
     url_key(url, NULL, hex);
   char *p = safe_project(project);
   /* The file name is kept for humans and tools; never let it hold '/'. */
-  char *f = strdup(filename);
-  if (!f)
-    abort();
+  char *f = ts_xstrdup(filename);
   for (char *q = f; *q; q++)
     if (*q == '/')
       *q = '_';
@@ -181,9 +179,7 @@ enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
   free(js);
   if (!c && e->body.len)
     c = ts_buf_append(&out, e->body.data, e->body.len);
-  char *dir = strdup(path);
-  if (!dir)
-    abort();
+  char *dir = ts_xstrdup(path);
   char *slash = strrchr(dir, '/');
   if (slash)
     *slash = '\0';
@@ -209,9 +205,7 @@ bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now) {
 
 enum ts_code ts_cache_lock(const char *path, int *fd, struct ts_error *err) {
   char *lp = ts_xasprintf("%s.lock", path);
-  char *dir = strdup(lp);
-  if (!dir)
-    abort();
+  char *dir = ts_xstrdup(lp);
   char *slash = strrchr(dir, '/');
   if (slash)
     *slash = '\0';

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/cacheroot.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -59,18 +60,14 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
     ts_error_set(err, TS_E_NOMEM, "out of memory");
     return NULL;
   }
-  idx->general = calloc(o->nextra_index_urls + 1, sizeof *idx->general);
-  if (!idx->general)
-    abort();
+  idx->general = ts_xcalloc(o->nextra_index_urls + 1, sizeof *idx->general);
   if (!o->no_index)
     idx->general[idx->ngeneral++] = trim_slash(o->index_url ? o->index_url : TS_INDEX_DEFAULT_URL);
   for (size_t i = 0; i < o->nextra_index_urls; i++)
     idx->general[idx->ngeneral++] = trim_slash(o->extra_index_urls[i]);
   idx->torch_url = trim_slash(o->torch_index_url ? o->torch_index_url : TS_INDEX_DEFAULT_TORCH_URL);
   if (o->nfind_links) {
-    idx->links = calloc(o->nfind_links, sizeof *idx->links);
-    if (!idx->links)
-      abort();
+    idx->links = ts_xcalloc(o->nfind_links, sizeof *idx->links);
     idx->nlinks = o->nfind_links;
     for (size_t i = 0; i < o->nfind_links; i++) {
       idx->links[i].loc = ts_xstrdup(o->find_links[i]);
@@ -351,13 +348,11 @@ static void page_job_clear(struct page_job *j) {
  * name "find-links"), so that --offline and fresh entries need no request. */
 static void load_find_links(struct ts_index *idx) {
   size_t nl = idx->nlinks ? idx->nlinks : 1;
-  struct ts_http_request **reqs = calloc(nl, sizeof *reqs);
-  struct ts_http_request *rs = calloc(nl, sizeof *rs);
-  struct ts_cache_entry *ces = calloc(nl, sizeof *ces);
-  bool *have = calloc(nl, sizeof *have);
-  char **cpaths = calloc(nl, sizeof *cpaths);
-  if (!reqs || !rs || !ces || !have || !cpaths)
-    abort();
+  struct ts_http_request **reqs = ts_xcalloc(nl, sizeof *reqs);
+  struct ts_http_request *rs = ts_xcalloc(nl, sizeof *rs);
+  struct ts_cache_entry *ces = ts_xcalloc(nl, sizeof *ces);
+  bool *have = ts_xcalloc(nl, sizeof *have);
+  char **cpaths = ts_xcalloc(nl, sizeof *cpaths);
   int64_t now = (int64_t)time(NULL);
   size_t nreq = 0;
   for (size_t i = 0; i < idx->nlinks; i++) {
@@ -564,10 +559,8 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
         njobs += ps[i].merge ? ps[i].nsrcs - ps[i].pos : (ps[i].pos < ps[i].nsrcs);
     if (!njobs)
       break;
-    struct page_job *jobs = calloc(njobs, sizeof *jobs);
-    size_t *owner = calloc(njobs, sizeof *owner);
-    if (!jobs || !owner)
-      abort();
+    struct page_job *jobs = ts_xcalloc(njobs, sizeof *jobs);
+    size_t *owner = ts_xcalloc(njobs, sizeof *owner);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
       if (ps[i].done)
@@ -673,9 +666,7 @@ enum ts_code ts_index_fetch_project_from(struct ts_index *idx, const char *name,
                                          struct ts_index_result *out, struct ts_error *err) {
   struct proj_state ps = {0};
   ps.name = ts_name_normalize(name, strlen(name));
-  char **trimmed = calloc(nurls ? nurls : 1, sizeof *trimmed);
-  if (!trimmed)
-    abort();
+  char **trimmed = ts_xcalloc(nurls ? nurls : 1, sizeof *trimmed);
   for (size_t i = 0; i < nurls && i < TS_INDEX_MAX_ROUTES; i++) {
     trimmed[i] = trim_slash(index_urls[i]);
     ps.srcs[ps.nsrcs++] = trimmed[i];

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/url.h"
@@ -85,9 +86,7 @@ struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error 
   h->proxy = ts_xstrdup(opts->proxy);
   h->o.proxy = h->proxy;
   if (opts->ntrusted_hosts) {
-    h->trusted = calloc(opts->ntrusted_hosts, sizeof *h->trusted);
-    if (!h->trusted)
-      abort();
+    h->trusted = ts_xcalloc(opts->ntrusted_hosts, sizeof *h->trusted);
     for (size_t i = 0; i < opts->ntrusted_hosts; i++)
       h->trusted[i] = ts_xstrdup(opts->trusted_hosts[i]);
     h->ntrusted = opts->ntrusted_hosts;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -45,9 +46,7 @@ static char *project_of(const char *filename) {
 }
 
 static char *strip_fragment(const char *url) {
-  char *u = strdup(url);
-  if (!u)
-    abort();
+  char *u = ts_xstrdup(url);
   u[strcspn(u, "#")] = '\0';
   return u;
 }
@@ -186,12 +185,10 @@ static enum ts_code lock_part(const char *part, struct ts_index_download *d, int
 
 enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d, size_t n,
                                struct ts_error *err) {
-  struct ts_http_request *rs = calloc(n ? n : 1, sizeof *rs);
-  struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
-  char **parts = calloc(n ? n : 1, sizeof *parts);
-  size_t *order = calloc(n ? n : 1, sizeof *order);
-  if (!rs || !reqs || !parts || !order)
-    abort();
+  struct ts_http_request *rs = ts_xcalloc(n ? n : 1, sizeof *rs);
+  struct ts_http_request **reqs = ts_xcalloc(n ? n : 1, sizeof *reqs);
+  char **parts = ts_xcalloc(n ? n : 1, sizeof *parts);
+  size_t *order = ts_xcalloc(n ? n : 1, sizeof *order);
   size_t nreq = 0, nlock = 0;
   for (size_t i = 0; i < n; i++) {
     d[i].code = TS_OK;
@@ -203,9 +200,7 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
       free(local);
       continue;
     }
-    char *dir = strdup(d[i].dest);
-    if (!dir)
-      abort();
+    char *dir = ts_xstrdup(d[i].dest);
     char *sl = strrchr(dir, '/');
     if (sl)
       *sl = '\0';
@@ -403,9 +398,7 @@ static void http_req(struct ts_http_request *r, const char *url, const char *ran
 
 static enum ts_code perform_jobs(struct ts_index *idx, struct meta_job *jobs, size_t n,
                                  bool (*want)(const struct meta_job *), struct ts_error *err) {
-  struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
-  if (!reqs)
-    abort();
+  struct ts_http_request **reqs = ts_xcalloc(n ? n : 1, sizeof *reqs);
   size_t k = 0;
   for (size_t i = 0; i < n; i++)
     if (want(&jobs[i]))
@@ -467,9 +460,7 @@ static void range_tail_done(struct meta_job *j) {
 static void cache_metadata(const struct meta_job *j, enum ts_cache_mode mode) {
   if (!j->cache_path || mode == TS_CACHE_DISABLED)
     return;
-  char *dir = strdup(j->cache_path);
-  if (!dir)
-    abort();
+  char *dir = ts_xstrdup(j->cache_path);
   *strrchr(dir, '/') = '\0';
   if (!ts_fs_mkdirs(dir, NULL))
     ts_fs_write_atomic(j->cache_path, j->m->data, j->m->len, NULL);
@@ -478,9 +469,7 @@ static void cache_metadata(const struct meta_job *j, enum ts_cache_mode mode) {
 
 static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, size_t n,
                                    struct ts_error *err) {
-  char (*ranges)[64] = calloc(n ? n : 1, 64);
-  if (!ranges)
-    abort();
+  char (*ranges)[64] = ts_xcalloc(n ? n : 1, 64);
   for (size_t i = 0; i < n; i++) {
     struct meta_job *j = &jobs[i];
     if (!j->pending)
@@ -630,9 +619,7 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
   const char *root = cache_root(idx);
   enum ts_cache_mode mode = ts_index_cache_mode(idx);
-  char **mdurls = calloc(n ? n : 1, sizeof *mdurls);
-  if (!mdurls)
-    abort();
+  char **mdurls = ts_xcalloc(n ? n : 1, sizeof *mdurls);
   for (size_t i = 0; i < n; i++) {
     struct meta_job *j = &jobs[i];
     struct ts_index_metadata *m = &reqs[i];

@@ -125,6 +125,15 @@ static const struct dist *find(const struct dist *ds, size_t n, const char *name
   return NULL;
 }
 
+static void problem_clear(struct ts_envcheck_problem *p) {
+  free(p->project);
+  free(p->version);
+  free(p->requirement);
+  free(p->dep_name);
+  free(p->dep_version);
+  free(p->message);
+}
+
 static enum ts_code add_problem(struct ts_envcheck_result *r,
                                 enum ts_envcheck_kind kind, const struct dist *d,
                                 const struct ts_requirement *req,
@@ -262,13 +271,7 @@ enum ts_code ts_envcheck_run_site(const struct ts_site *site,
     for (size_t i = 0; i < out->nproblems; i++) {
       if (w && strcmp(out->problems[w - 1].project, out->problems[i].project) == 0 &&
           strcmp(out->problems[w - 1].message, out->problems[i].message) == 0) {
-        struct ts_envcheck_problem *p = &out->problems[i];
-        free(p->project);
-        free(p->version);
-        free(p->requirement);
-        free(p->dep_name);
-        free(p->dep_version);
-        free(p->message);
+        problem_clear(&out->problems[i]);
         continue;
       }
       out->problems[w++] = out->problems[i];
@@ -301,15 +304,8 @@ void ts_envcheck_result_clear(struct ts_envcheck_result *r) {
     free(r->dists[i].version);
   }
   free(r->dists);
-  for (size_t i = 0; i < r->nproblems; i++) {
-    struct ts_envcheck_problem *p = &r->problems[i];
-    free(p->project);
-    free(p->version);
-    free(p->requirement);
-    free(p->dep_name);
-    free(p->dep_version);
-    free(p->message);
-  }
+  for (size_t i = 0; i < r->nproblems; i++)
+    problem_clear(&r->problems[i]);
   free(r->problems);
   for (size_t i = 0; i < r->nskipped; i++)
     free(r->skipped[i]);

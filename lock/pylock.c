@@ -462,20 +462,32 @@ static enum ts_code read_file_entry(struct rd *r, const struct ts_toml_value *t,
   return TS_OK;
 }
 
-static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
-                               const struct ts_pylock_package *pkg,
-                               struct ts_pylock_file *f) {
+/* A wheel or sdist entry (what: "wheel", "sdist") and its file name,
+ * decoded from its path or URL into *fn (malloc'd on TS_OK). */
+static enum ts_code read_named_file(struct rd *r, const struct ts_toml_value *t,
+                                    struct ts_pylock_file *f, const char *what, char **fn) {
+  *fn = NULL;
   enum ts_code rc = read_file_entry(r, t, f, true, false);
   if (rc != TS_OK)
     return rc;
-  char *fn = ts_pylock_file_decoded_name(f);
-  size_t len = fn ? strlen(fn) : 0;
+  *fn = ts_pylock_file_decoded_name(f);
+  if (*fn && **fn)
+    return TS_OK;
+  free(*fn);
+  *fn = NULL;
+  return rd_fail(r, t, NULL, TS_E_PARSE, "cannot determine %s filename", what);
+}
+
+static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
+                               const struct ts_pylock_package *pkg,
+                               struct ts_pylock_file *f) {
+  char *fn = NULL;
+  enum ts_code rc = read_named_file(r, t, f, "wheel", &fn);
+  if (rc != TS_OK)
+    return rc;
+  size_t len = strlen(fn);
   struct ts_wheel_filename *w = NULL;
   struct ts_error e = {0};
-  if (!fn || !len) {
-    free(fn);
-    return rd_fail(r, t, NULL, TS_E_PARSE, "cannot determine wheel filename");
-  }
   rc = ts_wheel_filename_parse(fn, len, &w, &e);
   if (rc != TS_OK) {
     rc = rd_fail(r, t, NULL, rc, "%s", e.detail);
@@ -504,18 +516,13 @@ static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
 
 static enum ts_code read_sdist(struct rd *r, const struct ts_toml_value *t,
                                struct ts_pylock_file *f) {
-  enum ts_code rc = read_file_entry(r, t, f, true, false);
+  char *fn = NULL;
+  enum ts_code rc = read_named_file(r, t, f, "sdist", &fn);
   if (rc != TS_OK)
     return rc;
-  char *fn = ts_pylock_file_decoded_name(f);
-  size_t len = fn ? strlen(fn) : 0;
   struct ts_sdist_filename *sd = NULL;
   struct ts_error e = {0};
-  if (!fn || !len) {
-    free(fn);
-    return rd_fail(r, t, NULL, TS_E_PARSE, "cannot determine sdist filename");
-  }
-  if (ts_sdist_filename_parse(fn, len, &sd, &e) != TS_OK)
+  if (ts_sdist_filename_parse(fn, strlen(fn), &sd, &e) != TS_OK)
     rc = rd_fail(r, t, NULL, TS_E_PARSE, "invalid sdist filename '%s': %s", fn,
                  e.detail);
   ts_sdist_filename_free(sd);
@@ -1054,14 +1061,7 @@ enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
 }
 
 static enum ts_code strv_push(char ***v, size_t *n, const char *s) {
-  char *c = strdup(s);
-  char **nv = c ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
-  if (!nv) {
-    free(c);
-    return TS_E_NOMEM;
-  }
-  nv[(*n)++] = c;
-  *v = nv;
+  ts_strv_push(v, n, s, strlen(s));
   return TS_OK;
 }
 

@@ -38,14 +38,7 @@ static void strip(const char **s, size_t *len) {
 }
 
 static enum ts_code strv_push(char ***v, size_t *n, const char *s, size_t len) {
-  char *c = ts_xstrndup(s, len);
-  char **nv = c ? realloc(*v, (*n + 1) * sizeof *nv) : NULL;
-  if (!nv) {
-    free(c);
-    return TS_E_NOMEM;
-  }
-  nv[(*n)++] = c;
-  *v = nv;
+  ts_strv_push(v, n, s, len);
   return TS_OK;
 }
 

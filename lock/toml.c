@@ -552,6 +552,28 @@ static enum ts_code expect_eol(struct parser *p) {
               peek(p) >= 0x20 && peek(p) < 0x7F ? peek(p) : '?');
 }
 
+/* TOML's short escapes, one table for the reader and the writer: the
+ * letter after the backslash and the byte it stands for. */
+static const char short_escapes[][2] = {
+    {'b', '\b'}, {'t', '\t'}, {'n', '\n'}, {'f', '\f'}, {'r', '\r'}, {'"', '"'}, {'\\', '\\'},
+};
+
+/* The byte "\\<letter>" stands for, 0 when it is no short escape. */
+static char unescaped(int letter) {
+  for (size_t i = 0; i < sizeof short_escapes / sizeof short_escapes[0]; i++)
+    if (short_escapes[i][0] == letter)
+      return short_escapes[i][1];
+  return 0;
+}
+
+/* The letter that escapes byte c, 0 when it has no short escape. */
+static char escape_letter(char c) {
+  for (size_t i = 0; i < sizeof short_escapes / sizeof short_escapes[0]; i++)
+    if (short_escapes[i][1] == c)
+      return short_escapes[i][0];
+  return 0;
+}
+
 /* Parses a string of any of the four kinds at p->pos into a new buffer. */
 static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) {
   *out = NULL;
@@ -631,15 +653,14 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
     size_t esc = p->pos;
     p->pos++;
     int e = peek(p);
-    char ch = 0;
+    char ch = unescaped(e);
+    if (ch) {
+      p->pos++;
+      if ((rc = ts_buf_append(&b, &ch, 1)) != TS_OK)
+        break;
+      continue;
+    }
     switch (e) {
-    case 'b': ch = '\b'; break;
-    case 't': ch = '\t'; break;
-    case 'n': ch = '\n'; break;
-    case 'f': ch = '\f'; break;
-    case 'r': ch = '\r'; break;
-    case '"': ch = '"'; break;
-    case '\\': ch = '\\'; break;
     case 'u':
     case 'U': {
       size_t n = e == 'u' ? 4 : 8;
@@ -649,11 +670,7 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
         break;
       }
       for (size_t k = 0; k < n; k++) {
-        int h = (unsigned char)p->s[p->pos + 1 + k];
-        int v = h >= '0' && h <= '9'   ? h - '0'
-                : h >= 'a' && h <= 'f' ? h - 'a' + 10
-                : h >= 'A' && h <= 'F' ? h - 'A' + 10
-                                       : -1;
+        int v = ts_hex_digit(p->s[p->pos + 1 + k]);
         if (v < 0) {
           rc = fail_at(p, esc, TS_E_PARSE, "invalid hex digit in \\%c escape",
                        e);
@@ -700,11 +717,6 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
     }
     if (rc != TS_OK)
       break;
-    if (ch) {
-      p->pos++;
-      if ((rc = ts_buf_append(&b, &ch, 1)) != TS_OK)
-        break;
-    }
   }
   if (rc == TS_E_TOO_BIG)
     rc = fail_at(p, start, TS_E_TOO_BIG, "string longer than %u bytes",
@@ -797,6 +809,19 @@ static const char *type_name(const struct ts_toml_value *v) {
 static enum ts_code parse_value(struct parser *p, struct ts_toml_value **out,
                                 unsigned depth);
 
+/* A new, empty table under t named by key part kp, its position
+ * recorded; NULL (nothing added) when out of memory. */
+static struct ts_toml_value *add_subtable(struct parser *p, struct ts_toml_value *t,
+                                          const struct key_part *kp) {
+  struct ts_toml_value *nt = node_new(TS_TOML_TABLE);
+  if (!nt || table_add(t, kp->s, kp->len, nt) != TS_OK) {
+    free(nt);
+    return NULL;
+  }
+  linecol(p, kp->pos, &nt->line, &nt->col);
+  return nt;
+}
+
 /* Assigns key = value inside table t (dotted keys create sub-tables).
  * Takes value in every case. */
 static enum ts_code assign(struct parser *p, struct ts_toml_value *t,
@@ -805,13 +830,11 @@ static enum ts_code assign(struct parser *p, struct ts_toml_value *t,
     struct key_part *kp = &k->parts[i];
     ssize_t j = table_find(t, kp->s, kp->len);
     if (j < 0) {
-      struct ts_toml_value *nt = node_new(TS_TOML_TABLE);
-      if (!nt || table_add(t, kp->s, kp->len, nt) != TS_OK) {
-        free(nt);
+      struct ts_toml_value *nt = add_subtable(p, t, kp);
+      if (!nt) {
         ts_toml_free(value);
         return fail_at(p, kp->pos, TS_E_NOMEM, "out of memory");
       }
-      linecol(p, kp->pos, &nt->line, &nt->col);
       nt->flags = F_DOTTED;
       nt->section = p->section;
       t = nt;
@@ -1176,12 +1199,9 @@ static enum ts_code walk_header(struct parser *p, struct ts_toml_value *root,
     struct key_part *kp = &k->parts[i];
     ssize_t j = table_find(t, kp->s, kp->len);
     if (j < 0) {
-      struct ts_toml_value *nt = node_new(TS_TOML_TABLE);
-      if (!nt || table_add(t, kp->s, kp->len, nt) != TS_OK) {
-        free(nt);
+      struct ts_toml_value *nt = add_subtable(p, t, kp);
+      if (!nt)
         return fail_at(p, kp->pos, TS_E_NOMEM, "out of memory");
-      }
-      linecol(p, kp->pos, &nt->line, &nt->col);
       t = nt;
       continue;
     }
@@ -1368,19 +1388,13 @@ enum ts_code ts_toml_write_string(struct ts_buf *out, const char *s,
     unsigned char c = (unsigned char)s[i];
     const char *esc = NULL;
     char ubuf[8];
-    switch (c) {
-    case '"': esc = "\\\""; break;
-    case '\\': esc = "\\\\"; break;
-    case '\b': esc = "\\b"; break;
-    case '\t': esc = "\\t"; break;
-    case '\n': esc = "\\n"; break;
-    case '\f': esc = "\\f"; break;
-    case '\r': esc = "\\r"; break;
-    default:
-      if (c < 0x20 || c == 0x7F) {
-        snprintf(ubuf, sizeof ubuf, "\\u%04X", c);
-        esc = ubuf;
-      }
+    char letter = escape_letter((char)c);
+    if (letter) {
+      snprintf(ubuf, sizeof ubuf, "\\%c", letter);
+      esc = ubuf;
+    } else if (c < 0x20 || c == 0x7F) {
+      snprintf(ubuf, sizeof ubuf, "\\u%04X", c);
+      esc = ubuf;
     }
     if (!esc)
       continue;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc.h"
 #include "pep/name.h"
 #include "core/str.h"
 #include "core/text.h"
@@ -282,9 +283,7 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
     return ts_error_set(err, TS_E_PARSE, "invalid wheel filename '%.*s': %s",
                         (int)(len > 300 ? 300 : len), s, verr.detail);
 
-  struct ts_wheel_filename *w = calloc(1, sizeof *w);
-  if (!w)
-    abort();
+  struct ts_wheel_filename *w = ts_xcalloc(1, sizeof *w);
   w->version = version;
   w->name = ts_xstrndup(parts[0].s, parts[0].len);
   w->normalized_name = ts_name_normalize(parts[0].s, parts[0].len);
@@ -294,9 +293,7 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   w->abi_tags = ts_xstrndup_lower(tp[1].s, tp[1].len);
   w->platform_tags = ts_xstrndup_lower(tp[2].s, tp[2].len);
   w->ntags = npy * nabi * nplat;
-  w->tags = calloc(w->ntags, sizeof *w->tags);
-  if (!w->tags)
-    abort();
+  w->tags = ts_xcalloc(w->ntags, sizeof *w->tags);
   size_t k = 0;
   for (size_t a = 0; a < npy; a++)
     for (size_t b = 0; b < nabi; b++)
@@ -384,9 +381,7 @@ enum ts_code ts_sdist_filename_parse(const char *s, size_t len,
   if (ts_version_parse(s + dash, stem - dash, &v, &verr) != TS_OK)
     return ts_error_set(err, TS_E_PARSE, "invalid sdist filename '%.*s': %s",
                         shown, s, verr.detail);
-  struct ts_sdist_filename *sd = calloc(1, sizeof *sd);
-  if (!sd)
-    abort();
+  struct ts_sdist_filename *sd = ts_xcalloc(1, sizeof *sd);
   sd->name = ts_xstrndup(s, nlen);
   sd->normalized_name = ts_name_normalize(s, nlen);
   sd->version = v;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
 #include "pep/name.h"
@@ -228,9 +229,7 @@ enum ts_code ts_metadata_parse(const char *data, size_t len,
     return ts_error_set(err, TS_E_TOO_BIG,
                         "METADATA is %zu bytes, above the %u-byte limit", len,
                         TS_CAP_METADATA);
-  struct ts_metadata *md = calloc(1, sizeof *md);
-  if (!md)
-    abort();
+  struct ts_metadata *md = ts_xcalloc(1, sizeof *md);
   size_t cap_fields = 0;
   size_t pos = 0, lineno = 0;
   bool have_body = false;

@@ -1,3 +1,4 @@
+#include "core/alloc.h"
 /*
  * pep/name.c — PEP 503 / PEP 508 names.
  */
@@ -36,9 +37,7 @@ size_t ts_name_normalize_into(const char *s, size_t len, char *out)
 
 char *ts_name_normalize(const char *s, size_t len)
 {
-  char *out = malloc(len + 1);
-  if (!out)
-    abort();
+  char *out = ts_xmalloc(len + 1);
   ts_name_normalize_into(s, len, out);
   return out;
 }

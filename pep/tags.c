@@ -4,6 +4,7 @@
  * The order below is the order pip and packaging use; each block says which
  * packaging function it mirrors so a difference can be looked up.
  */
+#include "core/alloc.h"
 #include "core/str.h"
 #include "pep/tags.h"
 
@@ -93,9 +94,7 @@ static void grow_slots(struct ts_tagset *set)
 {
   size_t n = set->nslots ? set->nslots * 2 : 256;
   free(set->slots);
-  set->slots = calloc(n, sizeof *set->slots);
-  if (!set->slots)
-    abort();
+  set->slots = ts_xcalloc(n, sizeof *set->slots);
   set->nslots = n;
   for (size_t i = 0; i < set->n; i++)
     slots_insert(set, i);
@@ -125,9 +124,7 @@ static void add_tag(struct ts_tagset *set, const char *py, const char *abi,
 
 static struct ts_tagset *tagset_new(void)
 {
-  struct ts_tagset *set = calloc(1, sizeof *set);
-  if (!set)
-    abort();
+  struct ts_tagset *set = ts_xcalloc(1, sizeof *set);
   return set;
 }
 
@@ -361,6 +358,18 @@ static void generic_tags(struct ts_tagset *set, const struct ts_tag_target *t,
   add_for_platforms(set, interp, "none", plats);
 }
 
+/* One of _py_interpreter_range's tags: for m from minor down to -1,
+ * pyXY, then pyX, then pyX(m+1): py312, py3, py311 ... py30. */
+static const char *py_range_tag(char *v, size_t n, int major, int minor, int m) {
+  if (m == minor)
+    snprintf(v, n, "py%d%d", major, minor);
+  else if (m == minor - 1)
+    snprintf(v, n, "py%d", major);
+  else
+    snprintf(v, n, "py%d%d", major, m + 1);
+  return v;
+}
+
 /* packaging.tags.compatible_tags: py3X-none-<plat> for X from the target
  * down to 0 (py3 right after the target's own), then <interp>-none-any,
  * then py3X-none-any in the same order. */
@@ -371,26 +380,12 @@ static void compatible_tags(struct ts_tagset *set,
   char v[32];
   int major = t->python_major, minor = t->python_minor;
   /* _py_interpreter_range: pyXY, pyX, pyX(Y-1) ... pyX0 */
-  for (int m = minor; m >= -1; m--) {
-    if (m == minor)
-      snprintf(v, sizeof v, "py%d%d", major, minor);
-    else if (m == minor - 1)
-      snprintf(v, sizeof v, "py%d", major);
-    else
-      snprintf(v, sizeof v, "py%d%d", major, m + 1);
-    add_for_platforms(set, v, "none", plats);
-  }
+  for (int m = minor; m >= -1; m--)
+    add_for_platforms(set, py_range_tag(v, sizeof v, major, minor, m), "none", plats);
   if (interp)
     add_tag(set, interp, "none", "any");
-  for (int m = minor; m >= -1; m--) {
-    if (m == minor)
-      snprintf(v, sizeof v, "py%d%d", major, minor);
-    else if (m == minor - 1)
-      snprintf(v, sizeof v, "py%d", major);
-    else
-      snprintf(v, sizeof v, "py%d%d", major, m + 1);
-    add_tag(set, v, "none", "any");
-  }
+  for (int m = minor; m >= -1; m--)
+    add_tag(set, py_range_tag(v, sizeof v, major, minor, m), "none", "any");
 }
 
 enum ts_code ts_tagset_build(const struct ts_tag_target *t,

@@ -181,6 +181,18 @@ static bool entry_accepts_file(const struct ts_reqfile_entry *e,
   return ok;
 }
 
+/* Compacting a page's files in place: file i moves to slot *k when kept,
+ * else it is cleared. */
+static void keep_file(struct ts_index_project *pr, size_t i, size_t *k, bool keep) {
+  if (!keep) {
+    ts_index_file_clear(&pr->files[i]);
+    return;
+  }
+  if (*k != i)
+    pr->files[*k] = pr->files[i];
+  (*k)++;
+}
+
 /* pip's filter_unallowed_hashes: when some file the requirement accepts has
  * an allowed hash, the accepted files whose known hash is not allowed are
  * dropped, so the resolver picks among what the hashes permit (files
@@ -193,16 +205,9 @@ static void filter_hashes(struct ts_index_project *pr, const struct ts_reqfile_e
   if (!any)
     return;
   size_t k = 0;
-  for (size_t i = 0; i < pr->nfiles; i++) {
-    if (pr->files[i].sha256 && !entry_allows(e, pr->files[i].sha256) &&
-        entry_accepts_file(e, &pr->files[i])) {
-      ts_index_file_clear(&pr->files[i]);
-      continue;
-    }
-    if (k != i)
-      pr->files[k] = pr->files[i];
-    k++;
-  }
+  for (size_t i = 0; i < pr->nfiles; i++)
+    keep_file(pr, i, &k, !(pr->files[i].sha256 && !entry_allows(e, pr->files[i].sha256) &&
+                           entry_accepts_file(e, &pr->files[i])));
   pr->nfiles = k;
 }
 
@@ -264,12 +269,8 @@ static void drop_routed_find_links(struct priv *p, struct ts_index_project *pr) 
           "%s from --find-links is passed over: rules.yaml routes %s to the "
           "PyTorch server, which has it; to install that file, name its path",
           pr->files[i].filename, pr->name);
-      ts_index_file_clear(&pr->files[i]);
-      continue;
     }
-    if (k != i)
-      pr->files[k] = pr->files[i];
-    k++;
+    keep_file(pr, i, &k, !pr->files[i].from_find_links);
   }
   pr->nfiles = k;
 }

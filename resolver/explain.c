@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/str.h"
 #include "index/url.h"
 #include "pep/filename.h"
@@ -52,9 +53,7 @@ static void add_group(struct lines *ls, int prio, const char *name,
       for (size_t k = 0; k < l->nvers; k++)
         if (!strcmp(l->vers[k], version))
           return;
-      l->vers = realloc(l->vers, (l->nvers + 1) * sizeof *l->vers);
-      if (!l->vers)
-        abort();
+      l->vers = ts_xrealloc(l->vers, (l->nvers + 1) * sizeof *l->vers);
       l->vers[l->nvers++] = ts_xstrdup(version);
       return;
     }
@@ -65,9 +64,7 @@ static void add_group(struct lines *ls, int prio, const char *name,
   l->prio = prio;
   l->text = rest;
   l->group = ts_xstrdup(name);
-  l->vers = malloc(sizeof *l->vers);
-  if (!l->vers)
-    abort();
+  l->vers = ts_xmalloc(sizeof *l->vers);
   l->vers[0] = ts_xstrdup(version);
   l->nvers = 1;
 }

@@ -2,6 +2,8 @@
  * resolver/parse.c — the facts the resolver reads from file names and
  * METADATA, through pep/'s parsers.
  */
+#include "core/alloc.h"
+#include "core/str.h"
 #include "resolver/internal.h"
 
 #include <stdlib.h>
@@ -69,9 +71,7 @@ enum ts_code ts_rs_meta_parse(const char *data, size_t len,
   if (c != TS_OK)
     return c;
   if (md->nrequires_dist) {
-    out->requires_dist = calloc(md->nrequires_dist, sizeof *out->requires_dist);
-    if (!out->requires_dist)
-      abort();
+    out->requires_dist = ts_xcalloc(md->nrequires_dist, sizeof *out->requires_dist);
   }
   /* Requires-Dist in text order, not file order: libsolv walks a
    * solvable's requires in order, so the answer must not depend on it */
@@ -90,9 +90,7 @@ enum ts_code ts_rs_meta_parse(const char *data, size_t len,
     out->nrequires_dist++;
   }
   if (md->requires_python) {
-    out->requires_python = strdup(md->requires_python);
-    if (!out->requires_python)
-      abort();
+    out->requires_python = ts_xstrdup(md->requires_python);
   }
   ts_metadata_free(md);
   return TS_OK;

@@ -33,9 +33,7 @@ void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size) {
   size_t n = *cap ? *cap : 8;
   while (n < need)
     n *= 2;
-  void *q = realloc(p, n * size);
-  if (!q)
-    abort();
+  void *q = ts_xreallocarray(p, n, size);
   memset((char *)q + *cap * size, 0, (n - *cap) * size);
   *cap = n;
   return q;
@@ -226,10 +224,8 @@ static void reveal_matching(struct rs *rs, int pidx, const bool *match);
 static Id spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
                    const struct ts_specset *spec) {
   size_t n = pj->nvers;
-  bool *match = calloc(n + 1, sizeof *match);
-  bool *exists = calloc(n + 1, sizeof *exists);
-  if (!match || !exists)
-    abort();
+  bool *match = ts_xcalloc(n + 1, sizeof *match);
+  bool *exists = ts_xcalloc(n + 1, sizeof *exists);
   bool pre_ok = pre_allowed(rs, pj, spec);
   for (size_t i = 0; i < n; i++) {
     if (extra >= 0)
@@ -311,9 +307,7 @@ static int get_extra(struct rs *rs, int pidx, const char *extra) {
   char *full = ts_xasprintf("%s[%s]", pj->name, extra);
   x->nameid = pool_str2id(rs->pool, full, 1);
   free(full);
-  x->solv = calloc(pj->nvers + 1, sizeof *x->solv);
-  if (!x->solv)
-    abort();
+  x->solv = ts_xcalloc(pj->nvers + 1, sizeof *x->solv);
   for (size_t i = 0; i < pj->nvers; i++)
     if (pj->vers[i].solv || pj->vers[i].inst_solv)
       add_extra_solvable(rs, pidx, e, i);
@@ -951,9 +945,7 @@ static void add_project(struct rs *rs, const char *name,
   if (pj->nvers)
     qsort_r(pj->vers, pj->nvers, sizeof *pj->vers, pref_cmp, &ctx);
 
-  pj->evrs = calloc(pj->nvers + 1, sizeof *pj->evrs);
-  if (!pj->evrs)
-    abort();
+  pj->evrs = ts_xcalloc(pj->nvers + 1, sizeof *pj->evrs);
   for (size_t i = 0; i < pj->nvers; i++) {
     char evr[24];
     snprintf(evr, sizeof evr, "%04zu", i);
@@ -1062,10 +1054,8 @@ static Id term_dep(struct rs *rs, const struct ts_term *t) {
   }
   struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
   size_t n = pj->nvers;
-  bool *match = calloc(n + 1, sizeof *match);
-  bool *exists = calloc(n + 1, sizeof *exists);
-  if (!match || !exists)
-    abort();
+  bool *match = ts_xcalloc(n + 1, sizeof *match);
+  bool *exists = ts_xcalloc(n + 1, sizeof *exists);
   for (size_t i = 0; i < n; i++) {
     exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
     match[i] = exists[i] && term_matches_version(t, pj->vers[i].v);
@@ -1300,10 +1290,8 @@ static void apply_user_constraints(struct rs *rs, int pidx) {
     if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
       continue;
     size_t n = pj->nvers;
-    bool *match = calloc(n + 1, sizeof *match);
-    bool *exists = calloc(n + 1, sizeof *exists);
-    if (!match || !exists)
-      abort();
+    bool *match = ts_xcalloc(n + 1, sizeof *match);
+    bool *exists = ts_xcalloc(n + 1, sizeof *exists);
     bool any = false;
     for (size_t k = 0; k < n; k++) {
       exists[k] = pj->vers[k].usable;
@@ -1333,9 +1321,7 @@ static enum ts_code load_wanted(struct rs *rs, struct ts_error *err) {
     rs->want = NULL;
     rs->nwant = 0;
     rs->want_cap = 0;
-    struct ts_resolver_pages *pages = calloc(n, sizeof *pages);
-    if (!pages)
-      abort();
+    struct ts_resolver_pages *pages = ts_xcalloc(n, sizeof *pages);
     enum ts_code c = rs->provider->get_pages(
         rs->provider->ctx, (const char *const *)names, n, pages, err);
     if (c == TS_OK) {
@@ -1439,10 +1425,8 @@ static void closure(struct rs *rs, Solver *solv, Queue *out) {
   Queue dq;
   queue_init(&dq);
   solver_get_decisionqueue(solv, &dq);
-  char *chosen = calloc((size_t)pool->nsolvables + 1, 1);
-  char *seen = calloc((size_t)pool->nsolvables + 1, 1);
-  if (!chosen || !seen)
-    abort();
+  char *chosen = ts_xcalloc((size_t)pool->nsolvables + 1, 1);
+  char *seen = ts_xcalloc((size_t)pool->nsolvables + 1, 1);
   for (int i = 0; i < dq.count; i++)
     if (dq.elements[i] > 0)
       chosen[dq.elements[i]] = 1;
@@ -1687,9 +1671,7 @@ static void collect_result(struct rs *rs, const Queue *cl,
     for (int j = 0; j < cl->count; j++) {
       struct rs_sinfo *sj = sinfo(rs, cl->elements[j]);
       if (sj->kind == RS_EXTRA && sj->proj == si->proj) {
-        it->extras = realloc(it->extras, (it->nextras + 1) * sizeof(char *));
-        if (!it->extras)
-          abort();
+        it->extras = ts_xrealloc(it->extras, (it->nextras + 1) * sizeof(char *));
         it->extras[it->nextras++] = ts_xstrdup(pj->extras[sj->extra].name);
       }
     }
@@ -1986,22 +1968,15 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
         continue;
       add_fact(&rs, f->name, f->version, f->source);
     }
-    rs.rule_done = calloc(req->rules->nconstraints + 1, sizeof(bool));
-    rs.rule_term_done = calloc(req->rules->nconstraints + 1, sizeof(bool *));
-    rs.rule_dep = calloc(req->rules->nconstraints + 1, sizeof(Id));
-    rs.rule_rich = calloc(req->rules->nconstraints + 1, sizeof(bool));
+    rs.rule_done = ts_xcalloc(req->rules->nconstraints + 1, sizeof(bool));
+    rs.rule_term_done = ts_xcalloc(req->rules->nconstraints + 1, sizeof(bool *));
+    rs.rule_dep = ts_xcalloc(req->rules->nconstraints + 1, sizeof(Id));
+    rs.rule_rich = ts_xcalloc(req->rules->nconstraints + 1, sizeof(bool));
     rs.rule_limit = ts_xcalloc(req->rules->nconstraints + 1, sizeof(bool));
-    rs.rule_term_dep = calloc(req->rules->nconstraints + 1, sizeof(Id *));
-    if (!rs.rule_done || !rs.rule_term_done || !rs.rule_dep ||
-        !rs.rule_rich || !rs.rule_term_dep)
-      abort();
+    rs.rule_term_dep = ts_xcalloc(req->rules->nconstraints + 1, sizeof(Id *));
     for (size_t i = 0; i < req->rules->nconstraints; i++) {
-      rs.rule_term_done[i] =
-          calloc(req->rules->constraints[i].nterms + 1, sizeof(bool));
-      rs.rule_term_dep[i] =
-          calloc(req->rules->constraints[i].nterms + 1, sizeof(Id));
-      if (!rs.rule_term_done[i] || !rs.rule_term_dep[i])
-        abort();
+      rs.rule_term_done[i] = ts_xcalloc(req->rules->constraints[i].nterms + 1, sizeof(bool));
+      rs.rule_term_dep[i] = ts_xcalloc(req->rules->constraints[i].nterms + 1, sizeof(Id));
     }
   }
   rs.constraints_solv =
@@ -2031,9 +2006,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     goto done;
   add_root_jobs(&rs);
 
-  struct ts_resolution *res = calloc(1, sizeof *res);
-  if (!res)
-    abort();
+  struct ts_resolution *res = ts_xcalloc(1, sizeof *res);
   Queue cl, pending;
   queue_init(&cl);
   queue_init(&pending);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/cacheroot.h"
 #include "core/fs.h"
@@ -161,9 +162,7 @@ void ts_target_free(struct ts_target *t)
 
 static struct ts_target *target_new(void)
 {
-  struct ts_target *t = calloc(1, sizeof *t);
-  if (!t)
-    abort();
+  struct ts_target *t = ts_xcalloc(1, sizeof *t);
   return t;
 }
 
@@ -276,9 +275,7 @@ enum ts_code ts_target_from_json(const char *json, size_t len,
   if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "gil_disabled")) &&
       !strchr(t->abi_flags, 't')) {
     size_t n = strlen(t->abi_flags);
-    char *f = malloc(n + 2);
-    if (!f)
-      abort();
+    char *f = ts_xmalloc(n + 2);
     f[0] = 't';
     memcpy(f + 1, t->abi_flags, n + 1);
     free(t->abi_flags);

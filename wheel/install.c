@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/proc.h"
@@ -40,9 +41,7 @@ static bool has_prefix_dir(const char *path, const char *dir) {
 /* Lexical normalisation of an absolute path: collapses '//', '.', '..'. */
 static char *normalize(const char *path) {
   size_t n = strlen(path);
-  char *out = malloc(n + 2);
-  if (!out)
-    abort();
+  char *out = ts_xmalloc(n + 2);
   size_t o = 0;
   const char *p = path;
   while (*p) {
@@ -281,10 +280,7 @@ static void result_add(struct ts_wheel_result *r, const char *name,
                        const char *oldv, const char *newv) {
   if (!r)
     return;
-  struct ts_wheel_change *c = realloc(r->changes,
-                                      (r->count + 1) * sizeof *c);
-  if (!c)
-    abort();
+  struct ts_wheel_change *c = ts_xreallocarray(r->changes, r->count + 1, sizeof *c);
   r->changes = c;
   c[r->count++] = (struct ts_wheel_change){
       ts_xstrdup(name), oldv ? ts_xstrdup(oldv) : NULL, newv ? ts_xstrdup(newv) : NULL};
@@ -347,9 +343,7 @@ static struct newfile *add_file(struct installer *in, size_t dist,
   }
   if (in->nfiles == in->afiles) {
     in->afiles = in->afiles ? in->afiles * 2 : 1024;
-    in->files = realloc(in->files, in->afiles * sizeof *in->files);
-    if (!in->files)
-      abort();
+    in->files = ts_xrealloc(in->files, in->afiles * sizeof *in->files);
   }
   struct newfile *f = &in->files[in->nfiles++];
   memset(f, 0, sizeof *f);
@@ -528,9 +522,7 @@ static enum ts_code launcher(struct installer *in, size_t dist,
 static enum ts_code entry_points(struct installer *in, size_t dist,
                                  const char *text, size_t len,
                                  struct ts_error *err) {
-  char *buf = malloc(len + 1);
-  if (!buf)
-    abort();
+  char *buf = ts_xmalloc(len + 1);
   memcpy(buf, text, len);
   buf[len] = '\0';
   bool on = false;
@@ -1188,9 +1180,7 @@ static int cmp_depth_desc(const void *a, const void *b) {
 
 static void add_prunes(struct installer *in) {
   size_t n = 0;
-  char **v = malloc((in->prune.count ? in->prune.count : 1) * sizeof *v);
-  if (!v)
-    abort();
+  char **v = ts_xmalloc((in->prune.count ? in->prune.count : 1) * sizeof *v);
   for (size_t i = 0; i < in->prune.cap; i++)
     if (in->prune.slots[i])
       v[n++] = in->prune.slots[i];
@@ -1319,9 +1309,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
                               struct ts_error *err) {
   struct installer in;
   enum ts_code rc = installer_init(&in, o, result, err);
-  struct dist *dists = calloc(n ? n : 1, sizeof *dists);
-  if (!dists)
-    abort();
+  struct dist *dists = ts_xcalloc(n ? n : 1, sizeof *dists);
   /* 1. Validate and unpack everything before touching the environment. */
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
     dists[k].req = &wheels[k];
@@ -1352,9 +1340,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   in.dists = dists;
   for (size_t k = 0; rc == TS_OK && k < n; k++)
     rc = remove_installed(&in, dists[k].u.name, &dists[k].old_version, err);
-  char **removed = calloc(o->nremove ? o->nremove : 1, sizeof *removed);
-  if (!removed)
-    abort();
+  char **removed = ts_xcalloc(o->nremove ? o->nremove : 1, sizeof *removed);
   for (size_t k = 0; rc == TS_OK && k < o->nremove; k++) {
     rc = remove_installed(&in, o->remove[k], &removed[k], err);
     if (rc == TS_OK && !removed[k])
@@ -1413,9 +1399,7 @@ enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
   enum ts_code rc = installer_init(&in, o, result, err);
   if (rc == TS_OK)
     rc = ts_txn_open(&in.txn, in.p.purelib, in.p.prefix, locking(o), &o->cb, NULL, err);
-  char **versions = calloc(n ? n : 1, sizeof *versions);
-  if (!versions)
-    abort();
+  char **versions = ts_xcalloc(n ? n : 1, sizeof *versions);
   for (size_t k = 0; rc == TS_OK && k < n; k++) {
     rc = remove_installed(&in, names[k], &versions[k], err);
     if (rc == TS_OK && !versions[k])

@@ -1,3 +1,4 @@
+#include "core/alloc.h"
 #include "wheel/strset.h"
 
 #include <stdint.h>
@@ -27,9 +28,7 @@ bool ts_strset_has(const struct ts_strset *set, const char *s) {
 bool ts_strset_add(struct ts_strset *set, const char *s) {
   if ((set->count + 1) * 2 > set->cap) {
     size_t nc = set->cap ? set->cap * 2 : 64;
-    char **ns = calloc(nc, sizeof *ns);
-    if (!ns)
-      abort();
+    char **ns = ts_xcalloc(nc, sizeof *ns);
     for (size_t i = 0; i < set->cap; i++)
       if (set->slots[i])
         ns[find(ns, nc, set->slots[i])] = set->slots[i];
@@ -41,9 +40,7 @@ bool ts_strset_add(struct ts_strset *set, const char *s) {
   if (set->slots[i])
     return false;
   size_t n = strlen(s) + 1;
-  set->slots[i] = malloc(n);
-  if (!set->slots[i])
-    abort();
+  set->slots[i] = ts_xmalloc(n);
   memcpy(set->slots[i], s, n);
   set->count++;
   return true;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
@@ -19,9 +20,7 @@
 void ts_txn_add(struct ts_txn *t, char kind, const char *src, const char *dst) {
   if (t->nops == t->aops) {
     t->aops = t->aops ? t->aops * 2 : 256;
-    t->ops = realloc(t->ops, t->aops * sizeof *t->ops);
-    if (!t->ops)
-      abort();
+    t->ops = ts_xrealloc(t->ops, t->aops * sizeof *t->ops);
   }
   t->ops[t->nops++] = (struct ts_txn_op){kind, ts_xstrdup(src),
                                          dst ? ts_xstrdup(dst) : NULL};
@@ -67,9 +66,7 @@ static enum ts_code put_escaped(struct ts_buf *b, const char *s) {
 }
 
 static char *unescape(const char *s, size_t n) {
-  char *o = malloc(n + 1), *q = o;
-  if (!o)
-    abort();
+  char *o = ts_xmalloc(n + 1), *q = o;
   for (size_t i = 0; i < n; i++) {
     if (s[i] == '\\' && i + 1 < n) {
       i++;

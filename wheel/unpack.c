@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/cacheroot.h"
 #include "core/filehash.h"
@@ -199,9 +200,7 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
   out->name = ts_xstrndup(out->distinfo, nl);
   out->version = ts_xstrndup(dash + 1, sl - nl - 1);
   size_t dl = sl + 5;
-  out->datadir = malloc(dl + 1);
-  if (!out->datadir)
-    abort();
+  out->datadir = ts_xmalloc(dl + 1);
   memcpy(out->datadir, out->distinfo, sl);
   memcpy(out->datadir + sl, ".data", 6);
 
@@ -240,9 +239,7 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
     ts_record_clear(&rec);
     return rc;
   }
-  out->files = calloc(rec.count ? rec.count : 1, sizeof *out->files);
-  if (!out->files)
-    abort();
+  out->files = ts_xcalloc(rec.count ? rec.count : 1, sizeof *out->files);
   for (size_t i = 0; i < rec.count; i++) {
     struct ts_record_row *r = &rec.rows[i];
     if (is_record_like(r->path, out->distinfo))
@@ -463,10 +460,8 @@ static enum ts_code validate(const struct ts_zip_archive *a,
 
   /* Members: every file but RECORD and its signatures must be in RECORD,
    * with a sha256 and the right size; every RECORD row must name a member. */
-  plan->m = calloc(a->count ? a->count : 1, sizeof *plan->m);
-  bool *seen = calloc(a->count ? a->count : 1, sizeof *seen);
-  if (!plan->m || !seen)
-    abort();
+  plan->m = ts_xcalloc(a->count, sizeof *plan->m);
+  bool *seen = ts_xcalloc(a->count, sizeof *seen);
   for (size_t i = 0; i < rec.count; i++) {
     struct ts_record_row *r = &rec.rows[i];
     if (is_record_like(r->path, di))
@@ -531,20 +526,16 @@ static enum ts_code validate(const struct ts_zip_archive *a,
 
   /* Directories; a file may not also be a directory prefix ("a" and "a/b"),
    * which is also how a member would be written through a symlink. */
-  char **files = malloc(plan->n * sizeof *files);
+  char **files = ts_xreallocarray(NULL, plan->n, sizeof *files);
   size_t ndirs = 0, adirs = 0;
   char **dirs = NULL;
-  if (!files)
-    abort();
   for (size_t i = 0; i < plan->n; i++) {
     const char *name = plan->m[i].e->name;
     files[i] = (char *)name;
     for (const char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
       if (ndirs == adirs) {
         adirs = adirs ? adirs * 2 : 64;
-        dirs = realloc(dirs, adirs * sizeof *dirs);
-        if (!dirs)
-          abort();
+        dirs = ts_xrealloc(dirs, adirs * sizeof *dirs);
       }
       dirs[ndirs++] = ts_xstrndup(name, (size_t)(s - name));
     }
@@ -761,10 +752,8 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
                           plan->dirs[i], strerror(e));
     }
   }
-  struct size_idx *si = malloc((plan->n ? plan->n : 1) * sizeof *si);
-  size_t *order = malloc((plan->n ? plan->n : 1) * sizeof *order);
-  if (!si || !order)
-    abort();
+  struct size_idx *si = ts_xreallocarray(NULL, plan->n, sizeof *si);
+  size_t *order = ts_xreallocarray(NULL, plan->n, sizeof *order);
   for (size_t i = 0; i < plan->n; i++)
     si[i] = (struct size_idx){plan->m[i].e->csize + plan->m[i].e->usize, i};
   qsort(si, plan->n, sizeof *si, cmp_size_idx);

@@ -27,4 +27,16 @@ if [ -n "$alloc" ]; then
   echo "$alloc"
   exit 1
 fi
+# Nor the policy written out again: malloc/calloc/realloc/strdup whose
+# failure is an inline abort() (up to three lines on) is ts_xmalloc...
+# shellcheck disable=SC2086
+inline=$(awk '/[^A-Za-z0-9_](malloc|calloc|realloc|strn?dup)[[:space:]]*\(/ { at = FNR; where = FILENAME ":" FNR }
+              FNR == 1 { at = -10 }
+              /^[[:space:]]*abort\(\);/ && FNR - at <= 3 { print where ": allocation failure handled by abort()" }' \
+          $(find $(echo $dirs | tr ' ' '\n' | grep -vx core) -name '*.c'))
+if [ -n "$inline" ]; then
+  echo "allocations that abort on failure themselves (use core/alloc.h: ts_xmalloc, ts_xcalloc...):"
+  echo "$inline"
+  exit 1
+fi
 echo "no banned functions and no private allocation helpers in: $(echo $dirs)"
