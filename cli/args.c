@@ -1,4 +1,5 @@
 /* Argument helpers shared by every command's option loop. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "lock/output.h"
 #include "cli/cli.h"
 #include "plan/env.h"
 
@@ -47,6 +49,28 @@ static void on_repaired(void *ctx, const char *what) {
 struct ts_wheel_callbacks ts_cli_env_callbacks(void) {
   return (struct ts_wheel_callbacks){.waiting_for_lock = on_waiting,
                                      .repaired = on_repaired};
+}
+
+int ts_cli_write_output(const char *dest, const void *data, size_t len) {
+  struct ts_error err = {0};
+  if (dest && strcmp(dest, "-") != 0) {
+    if (ts_output_write_file(dest, data ? data : "", len, &err) != TS_OK)
+      return ts_cli_report(&err);
+  } else if (len && (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0)) {
+    ts_error_set(&err, TS_E_IO, "cannot write to standard output");
+    return ts_cli_report(&err);
+  }
+  return 0;
+}
+
+int ts_cli_parse_long(const char *s, long lo, long hi, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (errno || *end || end == s || v < lo || v > hi)
+    return -1;
+  *out = v;
+  return 0;
 }
 
 int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,

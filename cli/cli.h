@@ -65,6 +65,16 @@ int ts_cli_parse_global(const char *command, int argc, char **argv, int *i);
 int ts_cli_flag_value(const char *name, int argc, char **argv, int *i,
                       const char **v);
 
+/* Writes generated text (a lock, a report, requirements) where the user
+ * pointed -o/--report: "-" (or NULL) is standard output, anything else a
+ * path written as lock/output.h's ts_output_write_file does.  Returns 0,
+ * or the exit status after reporting the error. */
+int ts_cli_write_output(const char *dest, const void *data, size_t len);
+
+/* An option's whole value as a decimal integer in [lo, hi] into *out:
+ * 0, or -1 (nothing set) when it is not one. */
+int ts_cli_parse_long(const char *s, long lo, long hi, long *out);
+
 /* Sets *out from a --link-mode value, or with v NULL from
  * $TORCHSOLVE_LINK_MODE when set (else leaves *out).  Returns 0, or -1
  * after a usage error. */

@@ -12,7 +12,6 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "lock/export.h"
-#include "lock/output.h"
 #include "lock/pylock.h"
 #include "plan/profiles.h"
 
@@ -133,18 +132,12 @@ int ts_cmd_export(int argc, char **argv) {
   struct ts_buf out;
   ts_buf_init(&out, TS_CAP_LOCKFILE);
   int st = 0;
-  if (ts_export_requirements(lock, &o, &out, &err) != TS_OK) {
+  if (ts_export_requirements(lock, &o, &out, &err) != TS_OK)
     st = ts_cli_report(&err);
-  } else if (output && strcmp(output, "-") != 0) {
-    if (ts_output_write_file(output, out.data ? out.data : "", out.len, &err) != TS_OK)
-      st = ts_cli_report(&err);
-    else
-      ts_cli_info("Exported %zu package%s to %s", lock->npackages,
-                  lock->npackages == 1 ? "" : "s", output);
-  } else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) {
-    ts_error_set(&err, TS_E_IO, "cannot write to standard output");
-    st = ts_cli_report(&err);
-  }
+  else if ((st = ts_cli_write_output(output, out.data, out.len)) == 0 && output &&
+           strcmp(output, "-") != 0)
+    ts_cli_info("Exported %zu package%s to %s", lock->npackages,
+                ts_cli_plural(lock->npackages), output);
   ts_buf_clear(&out);
   free(lock_dir);
   ts_pylock_free(lock);

@@ -2,7 +2,6 @@
  * client: what the indexes say about projects, and a wheel's METADATA read
  * the way the resolver reads it (PEP 658, range requests, whole wheel). */
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,16 +79,6 @@ static size_t route_cb(void *ctx, const char *name, const char **urls, size_t ma
   return n;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || *end || end == s || v < lo || v > hi)
-    return -1;
-  *out = v;
-  return 0;
-}
-
 /* Parses options into a; positional arguments are collected in pos. */
 /* Parses options into a; positional arguments are collected in pos. */
 static int parse_args(int argc, char **argv, struct index_args *a, const char **pos,
@@ -121,7 +110,7 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
     } else if (TAKE("-o") || TAKE("--output")) {
       a->output = v;
     } else if (TAKE("--repeat")) {
-      if (parse_long(v, 1, 1000000, &l))
+      if (ts_cli_parse_long(v, 1, 1000000, &l))
         return ts_cli_usage_error("index", "--repeat wants 1..1000000");
       a->repeat = l;
     } else if (strcmp(s, "--progress") == 0) {

@@ -10,13 +10,12 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
-#include "cli/install_help.h"
 #include "cli/progress.h"
 #include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
+#include "cli/usage.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "lock/output.h"
 #include "plan/dry_run.h"
 #include "plan/plan.h"
 #include "plan/request.h"
@@ -27,15 +26,10 @@ static int write_report(const char *dest, const struct ts_plan_result *r) {
   struct ts_buf b;
   ts_buf_init(&b, 256u << 20);
   struct ts_error err = {0};
-  enum ts_code rc = ts_plan_report(r, &b, &err);
-  if (rc == TS_OK) {
-    if (strcmp(dest, "-") == 0)
-      fwrite(b.data, 1, b.len, stdout);
-    else
-      rc = ts_output_write_file(dest, b.data, b.len, &err);
-  }
+  int status = ts_plan_report(r, &b, &err) == TS_OK ? ts_cli_write_output(dest, b.data, b.len)
+                                                    : ts_cli_report(&err);
   ts_buf_clear(&b);
-  return rc == TS_OK ? 0 : ts_cli_report(&err);
+  return status;
 }
 
 

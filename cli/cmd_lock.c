@@ -17,6 +17,7 @@
 #include "cli/index_options.h"
 #include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
+#include "cli/usage.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
@@ -24,87 +25,18 @@
 #include "plan/plan.h"
 #include "plan/profiles.h"
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: torchsolve lock [REQ...] [-r FILE]... [-c FILE]... [-o FILE]\n"
-          "                       [--python PATH | --python-version X.Y [--platform PLAT]]\n"
-          "                       [--pre] [--profile NAME[:FACTS]]...\n"
-          "                       [index options] [GPU options]\n"
-          "\n"
-          "Resolves the requirements for one target and writes a PEP 751 lock file\n"
-          "(pylock.toml): per package its name, version, index and the wheel chosen for\n"
-          "the target (url, size, upload-time, sha256).  The target is recorded as\n"
-          "`environments` and `requires-python`; the GPU facts the choice was made for\n"
-          "and the ids of the rules that concern the locked packages are recorded\n"
-          "under [tool.torchsolve], so that 'torchsolve sync' can refuse the lock on a\n"
-          "machine that cannot run it.  The same inputs give identical bytes.\n"
-          "\n"
-          "With --profile, one lock serves several GPU machines: the requirements are\n"
-          "resolved once per profile, as install would on a machine with that backend,\n"
-          "and packages that differ are written once per profile with a marker on the\n"
-          "PEP 751 `extras`: the first profile is the default ('cu126' not in extras\n"
-          "and ...), each other is selected by its name as an extra ('cu126' in extras\n"
-          "and ...), never two at once; packages the same in every profile appear once,\n"
-          "unmarked.  'torchsolve sync' picks the best profile the host runs.\n"
-          "\n"
-          "  REQ                   a requirement (\"torch>=2.5\", \"pkg[extra]==1.0\")\n"
-          "  -r, --requirement FILE  requirements file (repeatable)\n"
-          "  -c, --constraint FILE   constraints file (repeatable)\n"
-          "  -o, --output FILE     where to write (default pylock.toml; '-' = stdout)\n"
-          "  --python PATH         lock for this interpreter or venv (default:\n"
-          "                        $TORCHSOLVE_PYTHON, $VIRTUAL_ENV, then ./.venv)\n"
-          "  --python-version X.Y  lock for an absent interpreter (no Python is run)\n"
-          "  --platform PLAT       with --python-version: manylinux_2_28_x86_64...\n"
-          "                        (default: like this host)\n"
-          "  --pre                 allow pre-releases\n"
-          "  --profile NAME[:FACTS]  lock for a GPU profile (repeatable; the first is\n"
-          "                        the default): a backend id of rules.yaml (cpu,\n"
-          "                        cu126, cu130, rocm6.4, xpu...), optionally with\n"
-          "                        facts narrowing the GPUs: cu126:cc=6.1,8.9 (compute\n"
-          "                        capabilities), rocm6.4:gfx=gfx942 (AMD targets;\n"
-          "                        without it, every target the backend has kernels\n"
-          "                        for); replaces --cuda, --rocm, --cpu and the like\n"
-          "  --no-binary P         never use wheels of P (comma-separated names,\n"
-          "                        :all: or :none:, as pip; no source builds yet:\n"
-          "                        a package with only wheels fails, named)\n"
-          "  --only-binary P       use wheels of P even under --no-binary :all:\n"
-          "  -h, --help            this help\n"
-          "\nIndex options:\n%s"
-          "\n",
-          ts_index_cli_help);
-  ts_gpu_options_help(out);
-  fprintf(out,
-          "  (they describe the machine the lock is for: --cuda 12.6 etc. lock for\n"
-          "  a GPU this machine does not have)\n"
-          "\nExit status: 0 written, 1 no resolution or a failure, 2 usage error,\n"
-          "3 network.\n"
-          "\nExamples:\n"
-          "  torchsolve lock torch torchvision -o pylock.toml\n"
-          "  torchsolve lock -r requirements.txt --python-version 3.12 \\\n"
-          "      --platform manylinux_2_28_x86_64 --cuda 12.6 -o pylock.toml\n"
-          "  torchsolve lock torch torchvision --profile cpu --profile cu126 \\\n"
-          "      --profile rocm6.4:gfx=gfx942 -o pylock.toml\n"
-          "  torchsolve sync pylock.toml --python .venv\n");
-}
-
 /* The lock on stdout ('-') or into its file. */
 static int write_lock(const struct ts_pylock *lock, const char *output, const char *what) {
   struct ts_error err = {0};
-  int status = 0;
-  if (strcmp(output, "-") == 0) {
-    struct ts_buf out;
-    ts_buf_init(&out, TS_CAP_LOCKFILE);
-    if (ts_pylock_write(lock, &out, &err) != TS_OK)
-      status = ts_cli_report(&err);
-    else if (out.len)
-      fwrite(out.data, 1, out.len, stdout);
-    ts_buf_clear(&out);
-  } else if (ts_pylock_write_file(lock, output, &err) != TS_OK) {
-    status = ts_cli_report(&err);
-  } else {
+  struct ts_buf out;
+  ts_buf_init(&out, TS_CAP_LOCKFILE);
+  int status = ts_pylock_write(lock, &out, &err) == TS_OK
+                   ? ts_cli_write_output(output, out.data, out.len)
+                   : ts_cli_report(&err);
+  ts_buf_clear(&out);
+  if (!status && strcmp(output, "-") != 0)
     ts_cli_info("Locked %zu package%s%s in %s", lock->npackages,
                 ts_cli_plural(lock->npackages), what, output);
-  }
   return status;
 }
 
@@ -187,7 +119,7 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
         continue;
       }
       if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-        usage(stdout);
+        ts_cli_lock_help(stdout);
         ts_cli_reqs_free(&reqs);
         return 0;
       }

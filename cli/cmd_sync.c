@@ -15,71 +15,13 @@
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "cli/progress.h"
+#include "cli/usage.h"
 #include "core/str.h"
 #include "lock/pylock.h"
 #include "plan/dry_run.h"
 #include "plan/plan.h"
 #include "plan/profiles.h"
 #include "rules/rules.h"
-
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: torchsolve sync LOCKFILE [--python PATH] [--dry-run] [--offline]\n"
-          "                       [--profile NAME] [--ignore-host] [index options]\n"
-          "                       [GPU options]\n"
-          "\n"
-          "Makes a virtual environment exactly what a PEP 751 lock file (pylock.toml,\n"
-          "from torchsolve lock, pip lock or uv export) says for its interpreter:\n"
-          "installs what is missing, changes what differs and removes what the lock\n"
-          "does not list (like 'uv sync', pip and setuptools included unless locked).\n"
-          "Packages whose marker is false for the interpreter are skipped; of each\n"
-          "package's wheels, the one whose tags the interpreter ranks best is used.\n"
-          "Every wheel is verified against the lock's sha256 before the environment\n"
-          "is touched; on any failure the environment is left as it was.\n"
-          "Exact means the same bytes: a package of the locked version is installed\n"
-          "again when another installer or another wheel put it there (torchsolve\n"
-          "records the wheel's sha256 in its dist-info), when it lacks REQUESTED or\n"
-          "has a direct_url.json, or when a file no longer matches its RECORD (size,\n"
-          "and the hash of files up to 256 KiB); two syncs of one lock give\n"
-          "byte-identical site-packages whatever was there before.\n"
-          "A lock whose builds this host cannot run (a CUDA variant newer than the\n"
-          "driver, a ROCm build for other GPUs: the rules of rules.yaml) is refused\n"
-          "unless --ignore-host.\n"
-          "A lock with GPU profiles (lock --profile) is synced for the best profile\n"
-          "this host runs, in install's order (the newest CUDA the driver runs, then\n"
-          "CUDA through minor-version compatibility, ROCm, XPU, CPU); sync says which\n"
-          "and why better ones were passed over, and exits 5 with each profile's\n"
-          "reason when it runs none.\n"
-          "\n"
-          "  --python PATH         interpreter or venv (default: $TORCHSOLVE_PYTHON,\n"
-          "                        $VIRTUAL_ENV, ./.venv)\n"
-          "  --profile NAME        sync this profile of the lock (an image built for\n"
-          "                        another machine: add --ignore-host)\n"
-          "  -n, --dry-run         print the plan on stdout, change nothing: one line\n"
-          "                        per package, as install --dry-run: action name\n"
-          "                        version variant index, (was OLD) for a change\n"
-          "  --link-mode MODE      hardlink (default), copy or clone\n"
-          "  --compile             byte-compile installed .py files\n"
-          "  --allow-overwrite     let a package replace a file that another\n"
-          "                        installed package owns with other content\n"
-          "  --no-wait             when another torchsolve is changing the\n"
-          "                        environment, exit 6 instead of waiting for it\n"
-          "  --break-system-packages  sync an interpreter its distribution manages\n"
-          "                        (PEP 668 EXTERNALLY-MANAGED) anyway\n"
-          "  -h, --help            this help\n"
-          "\nIndex options (authentication, certificates, cache):\n%s\n",
-          ts_index_cli_help);
-  ts_gpu_options_help(out);
-  fprintf(out,
-          "\nExit status: 0 in sync, 1 install failure, 3 network or --offline miss,\n"
-          "4 a hash mismatch, 5 the host cannot run the lock, 6 --no-wait and\n"
-          "another torchsolve is changing the environment, 2 usage error.\n"
-          "\nExamples:\n"
-          "  torchsolve sync pylock.toml --python .venv\n"
-          "  torchsolve sync pylock.toml --dry-run\n"
-          "  torchsolve sync pylock.toml --offline      # from the cache only\n"
-          "  torchsolve sync pylock.toml --profile cu126 --ignore-host   # in a Dockerfile\n");
-}
 
 /* One line per change, after the transaction, so that nothing reads as
  * done when a download or a hash check failed. */
@@ -164,7 +106,7 @@ int ts_cmd_sync(int argc, char **argv) {
     if (used)
       continue;
     if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-      usage(stdout);
+      ts_cli_sync_help(stdout);
       return 0;
     } else if (strcmp(a, "-n") == 0 || strcmp(a, "--dry-run") == 0) {
       dry_run = true;

@@ -1,6 +1,7 @@
 /* The package-index options shared by commands; see index_options.h. */
 #include "core/fs.h"
 #include "cli/index_options.h"
+#include "core/str.h"
 #include "lock/reqfile.h"
 
 #include <errno.h>
@@ -41,15 +42,6 @@ void ts_index_cli_init(struct ts_index_cli *o) {
   o->opts.http.retries = -1;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || *end || end == s || v < lo || v > hi)
-    return -1;
-  *out = v;
-  return 0;
-}
 
 /* Appends v to a repeatable option's list. */
 static int push(const char **list, size_t *n, const char *v, const char *command,
@@ -94,16 +86,16 @@ static int apply_value(struct ts_index_cli *o, const char *flag, const char *wha
   } else if (!strcmp(flag, "--proxy")) {
     x->http.proxy = v;
   } else if (!strcmp(flag, "--concurrency")) {
-    if (parse_long(v, 1, 256, &l))
+    if (ts_cli_parse_long(v, 1, 256, &l))
       return ts_cli_usage_error(command, "%s wants 1..256, not '%s'", what, v), -1;
     x->http.concurrency = (int)l;
   } else if (!strcmp(flag, "--timeout")) {
-    if (parse_long(v, 1, 3600, &l))
+    if (ts_cli_parse_long(v, 1, 3600, &l))
       return ts_cli_usage_error(command, "%s wants seconds (1..3600), not '%s'", what,
                                 v), -1;
     x->http.connect_timeout_s = x->http.read_timeout_s = l;
   } else if (!strcmp(flag, "--retries")) {
-    if (parse_long(v, 0, 20, &l))
+    if (ts_cli_parse_long(v, 0, 20, &l))
       return ts_cli_usage_error(command, "%s wants 0..20, not '%s'", what, v), -1;
     x->http.retries = (int)l;
   }
@@ -250,9 +242,7 @@ char *ts_index_cli_cache_root(const struct ts_index_cli *o) {
   if (o->opts.cache_mode == TS_CACHE_DISABLED)
     return NULL;
   if (o->opts.cache_dir) {
-    char *d = strdup(o->opts.cache_dir);
-    if (!d)
-      abort();
+    char *d = ts_xstrdup(o->opts.cache_dir);
     return d;
   }
   return ts_cache_root_dir();
