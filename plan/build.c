@@ -694,7 +694,8 @@ static void store(const char *entry, const char *built_dir, const char *basename
 static char **build_requires(const struct ts_build_system *bs, const struct torch_match *tm,
                              size_t *n) {
   char **reqs = ts_xcalloc(bs->nrequires + 1, sizeof *reqs);
-  memcpy(reqs, bs->requires, bs->nrequires * sizeof *reqs);
+  for (size_t i = 0; i < bs->nrequires; i++) /* requires is NULL when there are none */
+    reqs[i] = bs->requires[i];
   *n = bs->nrequires;
   if (tm->pin)
     reqs[(*n)++] = tm->pin;
