@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/build_options.h"
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
@@ -105,6 +106,8 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   ts_index_cli_init(&ic);
   struct ts_cli_reqs reqs;
   ts_cli_reqs_init(&reqs, argc);
+  struct ts_build_cli bc; /* sources are built to be locked */
+  ts_build_cli_init(&bc, argc);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *output = "pylock.toml";
   bool pre = false;
   size_t nprofile_args = 0;
@@ -128,6 +131,8 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
         used = ts_gpu_options_parse(&g, "lock", argc, argv, &i);
       if (used == 0)
         used = ts_index_cli_parse(&ic, "lock", argc, argv, &i);
+      if (used == 0)
+        used = ts_build_cli_parse(&bc, "lock", argc, argv, &i);
       if (used < 0) {
         status = 2;
         break;
@@ -204,7 +209,11 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
+  struct ts_plan_build_options bo;
+  const struct ts_reqfile_entry **build_cons = NULL;
+  ts_build_cli_options(&bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_options po = {
+      .build = &bo,
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = reqs.all,
       .nentries = reqs.nall, .resolution = TS_RESOLUTION_HIGHEST, .pre = pre,
@@ -215,6 +224,8 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
       .read_installed = false, .probe_cache_dir = cache};
   status = nprofile_args ? lock_profiles(&po, rules, profile_args, nprofile_args, output)
                          : lock_one(&po, output);
+  free(build_cons);
+  ts_build_cli_free(&bc);
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/build_options.h"
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
@@ -28,10 +29,11 @@
 static void print_changes(const struct ts_sync_plan *plan) {
   for (size_t i = 0; i < plan->n; i++) {
     const struct ts_sync_item *it = &plan->items[i];
+    const char *v = it->new_version ? it->new_version : "(built from its source)";
     if (it->action == TS_SYNC_INSTALL)
-      ts_cli_info(" + %s==%s", it->name, it->new_version);
+      ts_cli_info(" + %s==%s", it->name, v);
     else if (it->action == TS_SYNC_CHANGE)
-      ts_cli_info(" ~ %s %s -> %s", it->name, it->old_version, it->new_version);
+      ts_cli_info(" ~ %s %s -> %s", it->name, it->old_version, v);
     else if (it->action == TS_SYNC_REMOVE)
       ts_cli_info(" - %s==%s", it->name, it->old_version);
   }
@@ -81,8 +83,10 @@ static void print_profile(const struct ts_plan_sync *s, const char *forced) {
 int ts_cmd_sync(int argc, char **argv) {
   struct ts_gpu_options g;
   struct ts_index_cli ic;
+  struct ts_build_cli bc;
   ts_gpu_options_init(&g);
   ts_index_cli_init(&ic);
+  ts_build_cli_init(&bc, argc);
   const char *lockfile = NULL, *python = NULL, *profile = NULL;
   const char *link_mode = NULL;
   bool dry_run = false, compile = false, break_system = false, no_wait = false;
@@ -96,6 +100,11 @@ int ts_cmd_sync(int argc, char **argv) {
     if (used)
       continue;
     used = ts_index_cli_parse(&ic, "sync", argc, argv, &i);
+    if (used < 0)
+      return 2;
+    if (used)
+      continue;
+    used = ts_build_cli_parse(&bc, "sync", argc, argv, &i);
     if (used < 0)
       return 2;
     if (used)
@@ -169,7 +178,11 @@ int ts_cmd_sync(int argc, char **argv) {
   struct ts_cli_progress bars;
   ts_cli_progress_init(&bars, "wheels");
   char *cache = ts_index_cli_cache_root(&ic);
+  struct ts_plan_build_options bo;
+  const struct ts_reqfile_entry **build_cons = NULL;
+  ts_build_cli_options(&bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_sync_options so = {
+      .build = &bo,
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
       .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules, .profile = profile,
       .dry_run = dry_run, .break_system_packages = break_system, .no_wait = no_wait,
@@ -211,6 +224,7 @@ int ts_cmd_sync(int argc, char **argv) {
                 plan->nremove, plan->nkeep);
   }
   ts_plan_sync_free(sync);
+  free(build_cons);
   free(cache);
 out:
   if (have_host)
@@ -218,5 +232,6 @@ out:
   ts_rules_free(rules);
   free(lock_dir);
   ts_pylock_free(lock);
+  ts_build_cli_free(&bc);
   return st;
 }

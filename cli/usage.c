@@ -172,13 +172,19 @@ void ts_cli_lock_help(FILE *out) {
           "                        without it, every target the backend has kernels\n"
           "                        for); replaces --cuda, --rocm, --cpu and the like\n"
           "  --no-binary P         never use wheels of P (comma-separated names,\n"
-          "                        :all: or :none:, as pip; no source builds yet:\n"
-          "                        a package with only wheels fails, named)\n"
+          "                        :all: or :none:, as pip)\n"
           "  --only-binary P       use wheels of P even under --no-binary :all:\n"
           "  -h, --help            this help\n"
+          "A project directory, an sdist or a git URL is built (as install builds\n"
+          "it) and locked as PEP 751 says ([packages.directory], [packages.sdist] or\n"
+          "[packages.archive] with its sha256, [packages.vcs] with its commit-id),\n"
+          "with its build fingerprint, the build environment's packages and their\n"
+          "sha256 (torch's build included), under [packages.tool.torchsolve]\n"
+          "build-env: sync rebuilds it in exactly that environment.\n"
+          "%s"
           "\nIndex options:\n%s"
           "\n",
-          ts_index_cli_help);
+          ts_build_cli_help, ts_index_cli_help);
   ts_gpu_options_help(out);
   fprintf(out,
           "  (they describe the machine the lock is for: --cuda 12.6 etc. lock for\n"
@@ -214,6 +220,12 @@ void ts_cli_sync_help(FILE *out) {
           "has a direct_url.json, or when a file no longer matches its RECORD (size,\n"
           "and the hash of files up to 256 KiB); two syncs of one lock give\n"
           "byte-identical site-packages whatever was there before.\n"
+          "A package locked as a source (an sdist, a directory, a git commit, an\n"
+          "archive) is built, and installed again on every sync (a build cache hit\n"
+          "when nothing changed): in exactly the build environment locked with it\n"
+          "([packages.tool.torchsolve] build-env, every file's sha256 checked; a torch\n"
+          "build there is torch-matched as install's), so --offline rebuilds from the\n"
+          "cache alone.\n"
           "A lock whose builds this host cannot run (a CUDA variant newer than the\n"
           "driver, a ROCm build for other GPUs: the rules of rules.yaml) is refused\n"
           "unless --ignore-host.\n"
@@ -239,8 +251,9 @@ void ts_cli_sync_help(FILE *out) {
           "  --break-system-packages  sync an interpreter its distribution manages\n"
           "                        (PEP 668 EXTERNALLY-MANAGED) anyway\n"
           "  -h, --help            this help\n"
+          "%s"
           "\nIndex options (authentication, certificates, cache):\n%s\n",
-          ts_index_cli_help);
+          ts_build_cli_help, ts_index_cli_help);
   ts_gpu_options_help(out);
   fprintf(out,
           "\nExit status: 0 in sync, 1 install failure, 3 network or --offline miss,\n"

@@ -46,19 +46,34 @@ static bool safe_text(const char *s) {
   return s[0] != '-';
 }
 
-/* The one wheel of a package that has no URL, only a path (lock of a local
- * build); NULL otherwise.  Several such wheels cannot be one line. */
-static const struct ts_pylock_file *path_only_wheel(const struct ts_pylock_package *p) {
-  if (p->nwheels != 1 || p->sdist || p->wheels[0].url || !p->wheels[0].path)
-    return NULL;
-  return &p->wheels[0];
+/* The one file of a package that has no URL, only a path: a wheel (lock
+ * of a local build), an sdist or an archive without wheels (a source);
+ * NULL otherwise.  Several such wheels cannot be one line. */
+static const struct ts_pylock_file *path_only_file(const struct ts_pylock_package *p) {
+  const struct ts_pylock_file *f = p->nwheels == 1 && !p->sdist ? &p->wheels[0]
+                                   : p->nwheels == 0 && p->sdist ? p->sdist
+                                   : p->nwheels == 0             ? p->archive
+                                                                 : NULL;
+  return f && !f->url && f->path ? f : NULL;
+}
+
+/* A path of the lock as pip reads it: relative ones from the lock's
+ * directory (opts->lock_dir), as the lock means them. */
+static enum ts_code local_path(const char *path, const struct ts_export_opts *opts,
+                               struct ts_buf *o) {
+  const char *dir = opts && opts->lock_dir && path[0] != '/' ? opts->lock_dir : NULL;
+  const char *rel = path;
+  if (dir && rel[0] == '.' && rel[1] == '/')
+    rel += 2;
+  return dir ? ts_buf_printf(o, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", rel)
+             : ts_buf_append_str(o, path);
 }
 
 static enum ts_code requirement_text(const struct ts_pylock_package *p,
                                      const struct ts_export_opts *opts,
                                      struct ts_buf *o, struct ts_error *err) {
   enum ts_code rc;
-  const struct ts_pylock_file *local = path_only_wheel(p);
+  const struct ts_pylock_file *local = path_only_file(p);
   if (p->vcs) {
     const char *u = p->vcs->url ? p->vcs->url : p->vcs->path;
     rc = ts_buf_printf(o, "%s @ %s+%s@%s", p->name, p->vcs->type, u,
@@ -66,19 +81,14 @@ static enum ts_code requirement_text(const struct ts_pylock_package *p,
     if (rc == TS_OK && p->vcs->subdirectory)
       rc = ts_buf_printf(o, "#subdirectory=%s", p->vcs->subdirectory);
   } else if (p->directory) {
-    rc = ts_buf_append_str(o, p->directory->path);
-  } else if (p->archive) {
-    if (p->archive->url)
-      rc = ts_buf_printf(o, "%s @ %s", p->name, p->archive->url);
-    else
-      rc = ts_buf_append_str(o, p->archive->path);
+    rc = local_path(p->directory->path, opts, o);
+  } else if (p->archive && p->archive->url) {
+    rc = ts_buf_printf(o, "%s @ %s", p->name, p->archive->url);
+  } else if (!p->nwheels && p->sdist && p->sdist->url && !p->index) {
+    /* an sdist named by its URL, not found on an index */
+    rc = ts_buf_printf(o, "%s @ %s", p->name, p->sdist->url);
   } else if (local) {
-    const char *dir = opts && opts->lock_dir && local->path[0] != '/' ? opts->lock_dir : NULL;
-    const char *rel = local->path;
-    if (dir && rel[0] == '.' && rel[1] == '/')
-      rel += 2;
-    rc = dir ? ts_buf_printf(o, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", rel)
-             : ts_buf_append_str(o, local->path);
+    rc = local_path(local->path, opts, o);
   } else if (p->version) {
     rc = ts_buf_printf(o, "%s==%s", p->name, p->version);
   } else {

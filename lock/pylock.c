@@ -986,20 +986,10 @@ struct ts_pylock_package *ts_pylock_add_package(struct ts_pylock *lock,
   return p;
 }
 
-struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
-                                           const char *filename,
-                                           const char *url, const char *path,
-                                           long long size,
-                                           const char *upload_time,
-                                           const char *sha256_hex) {
-  if (!pkg || (!url && !path) || !sha256_hex)
-    return NULL;
-  struct ts_pylock_file *w =
-      realloc(pkg->wheels, (pkg->nwheels + 1) * sizeof *w);
-  if (!w)
-    return NULL;
-  pkg->wheels = w;
-  struct ts_pylock_file *f = &w[pkg->nwheels];
+/* Fills f with one sha256 hash; false on OOM (f cleared). */
+static bool fill_file(struct ts_pylock_file *f, const char *filename, const char *url,
+                      const char *path, long long size, const char *upload_time,
+                      const char *sha256_hex) {
   memset(f, 0, sizeof *f);
   f->size = size;
   f->name = ts_xstrdup(filename);
@@ -1016,9 +1006,45 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
       (upload_time && !f->upload_time) || !f->hashes || !f->hashes[0].algo ||
       !f->hashes[0].value) {
     file_clear(f);
+    return false;
+  }
+  return true;
+}
+
+struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
+                                           const char *filename,
+                                           const char *url, const char *path,
+                                           long long size,
+                                           const char *upload_time,
+                                           const char *sha256_hex) {
+  if (!pkg || (!url && !path) || !sha256_hex)
+    return NULL;
+  struct ts_pylock_file *w =
+      realloc(pkg->wheels, (pkg->nwheels + 1) * sizeof *w);
+  if (!w)
+    return NULL;
+  pkg->wheels = w;
+  struct ts_pylock_file *f = &w[pkg->nwheels];
+  if (!fill_file(f, filename, url, path, size, upload_time, sha256_hex))
+    return NULL;
+  pkg->nwheels++;
+  return f;
+}
+
+struct ts_pylock_file *ts_pylock_set_source_file(struct ts_pylock_package *pkg, bool sdist,
+                                                 const char *filename, const char *url,
+                                                 const char *path, long long size,
+                                                 const char *sha256_hex) {
+  if (!pkg || (!url && !path) || !sha256_hex)
+    return NULL;
+  struct ts_pylock_file **slot = sdist ? &pkg->sdist : &pkg->archive;
+  struct ts_pylock_file *f = calloc(1, sizeof *f);
+  if (!f || !fill_file(f, filename, url, path, size, NULL, sha256_hex)) {
+    free(f);
     return NULL;
   }
-  pkg->nwheels++;
+  file_free(*slot);
+  *slot = f;
   return f;
 }
 

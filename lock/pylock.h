@@ -165,6 +165,13 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
                                            long long size,
                                            const char *upload_time,
                                            const char *sha256_hex);
+/* Sets (replaces) the package's sdist (`sdist` true) or archive, with
+ * one sha256 hash, as ts_pylock_add_wheel; NULL on OOM or an invalid
+ * argument.  A vcs or directory source is set through the struct. */
+struct ts_pylock_file *ts_pylock_set_source_file(struct ts_pylock_package *pkg, bool sdist,
+                                                 const char *filename, const char *url,
+                                                 const char *path, long long size,
+                                                 const char *sha256_hex);
 /* Sets (replaces) a host fact / adds a rule id (duplicates dropped when
  * written). */
 enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,

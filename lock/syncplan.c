@@ -195,11 +195,17 @@ enum ts_code ts_sync_plan_make_extras(const struct ts_pylock *lock,
       break;
     }
     if (!pkg->nwheels) {
-      rc = ts_error_set(err, TS_E_UNSUPPORTED,
-                        "%s is locked as %s; sync installs wheels only",
-                        pkg->name, pkg->sdist ? "an sdist" : pkg->vcs ? "a VCS checkout"
-                                   : pkg->directory ? "a directory" : "an archive");
-      break;
+      /* a source: built when the sync applies */
+      struct ts_sync_item *it = push(out);
+      if (!it || !(it->name = strdup(pkg->name)) ||
+          (pkg->version && !(it->new_version = strdup(pkg->version)))) {
+        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+        break;
+      }
+      it->pkg = pkg;
+      it->source = true;
+      it->action = TS_SYNC_INSTALL;
+      continue;
     }
     const struct ts_pylock_file *w = NULL;
     char *version = NULL;
@@ -247,7 +253,7 @@ enum ts_code ts_sync_plan_make_extras(const struct ts_pylock *lock,
         rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
         break;
       }
-      it->action = same_version(installed[i].version, it->new_version)
+      it->action = !it->source && same_version(installed[i].version, it->new_version)
                        ? TS_SYNC_KEEP : TS_SYNC_CHANGE;
       continue;
     }

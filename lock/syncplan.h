@@ -8,11 +8,13 @@
  * for (none unless ts_sync_plan_make_extras),
  * `dependency_groups` = the lock's default-groups); two selected entries of
  * one name are an error.  Each selected package needs a wheel: the one
- * whose tags the target ranks best (ties: file name order), with a sha256.
- * sdists, VCS, directory and archive sources are refused (sync builds
- * nothing).  Compared with the installed set by normalised name: missing →
- * install; another version (local label included) → change; same version
- * → keep; installed but not selected → remove.  Like `uv sync`, nothing is
+ * whose tags the target ranks best (ties: file name order), with a sha256,
+ * or else an sdist, VCS, directory or archive source (`source`: the
+ * caller builds it).  Compared with the installed set by normalised name:
+ * missing → install; another version (local label included) → change;
+ * same version → keep (a source: change, it is built and installed
+ * again, a build cache hit when nothing changed); installed but not
+ * selected → remove.  Like `uv sync`, nothing is
  * exempt from removal: pip, setuptools and wheel stay only when locked.
  */
 #pragma once
@@ -43,8 +45,9 @@ struct ts_sync_item {
   char *new_version;   /* locked version, NULL for remove */
   /* Borrowed from the lock (NULL for remove). */
   const struct ts_pylock_package *pkg;
-  const struct ts_pylock_file *wheel;
-  const char *sha256;  /* the wheel's hex digest */
+  const struct ts_pylock_file *wheel; /* NULL for a source */
+  const char *sha256;  /* the wheel's hex digest; NULL for a source */
+  bool source;         /* pkg's sdist/vcs/directory/archive is built */
 };
 
 struct ts_sync_plan {
@@ -56,8 +59,8 @@ struct ts_sync_plan {
 /* Plans the sync.  `python_full_version` is the target's ("3.12.0").
  * Errors: TS_E_PYTHON when the lock does not apply to the target (its
  * requires-python, environments, a package's requires-python) or a package
- * has no wheel for it; TS_E_UNSUPPORTED for only non-wheel sources or a
- * chosen wheel without a sha256; TS_E_PARSE for two selected entries of
+ * has no wheel for it; TS_E_UNSUPPORTED for a chosen wheel without a
+ * sha256; TS_E_PARSE for two selected entries of
  * one name or a marker that cannot be evaluated.  The caller clears *out
  * with ts_sync_plan_clear (also after an error). */
 enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,

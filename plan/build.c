@@ -22,6 +22,7 @@
 #include "pep/name.h"
 #include "plan/build_torch.h"
 #include "plan/plan.h"
+#include "plan/plan_internal.h"
 #include "source/source.h"
 #include "target/site.h"
 #include "wheel/venv.h"
@@ -84,6 +85,7 @@ void ts_plan_built_clear(struct ts_plan_built *b) {
   free(b->source_hash);
   free(b->log);
   free(b->torch);
+  free(b->build_env);
   memset(b, 0, sizeof *b);
 }
 
@@ -125,6 +127,70 @@ static char *file_url(const char *abs) {
 }
 
 /* ---- the build environment -------------------------------------------- */
+
+/* A build environment's set: "name==version sha256 url" lines, one per
+ * name (ts_plan_built.build_env once sorted). */
+struct envset {
+  char **lines;
+  size_t n;
+};
+
+static void envset_clear(struct envset *e) {
+  for (size_t i = 0; i < e->n; i++)
+    free(e->lines[i]);
+  free(e->lines);
+  memset(e, 0, sizeof *e);
+}
+
+/* Adds a line, replacing the one of the same name. */
+static void envset_put(struct envset *e, char *line) {
+  size_t nl = strcspn(line, "=");
+  for (size_t i = 0; i < e->n; i++)
+    if (strcspn(e->lines[i], "=") == nl && strncmp(e->lines[i], line, nl) == 0) {
+      free(e->lines[i]);
+      e->lines[i] = line;
+      return;
+    }
+  e->lines = ts_xrealloc(e->lines, (e->n + 1) * sizeof *e->lines);
+  e->lines[e->n++] = line;
+}
+
+static int by_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines sorted, each ending in '\n'; NULL when empty. */
+static char *envset_text(struct envset *e) {
+  if (e->n == 0)
+    return NULL;
+  qsort(e->lines, e->n, sizeof *e->lines, by_str);
+  struct text t = {0};
+  ts_buf_init(&t.b, 1u << 20);
+  for (size_t i = 0; i < e->n; i++)
+    put(&t, "%s\n", e->lines[i]);
+  return ts_buf_take(&t.b, NULL);
+}
+
+/* The sha256 of a resolved file: the index's, else (a --find-links file)
+ * the file's own, so that the key and the lock see its bytes; NULL when
+ * neither is known. */
+static char *resolved_sha256(const struct ts_resolved *x) {
+  if (!x->file)
+    return NULL;
+  if (x->file->sha256)
+    return ts_xstrdup(x->file->sha256);
+  char *path = ts_url_file_path(x->file->url);
+  char hex[65];
+  struct ts_error ignore = {0};
+  uint8_t d[TS_SHA256_LEN];
+  char *out = NULL;
+  if (path && ts_filehash_path(path, NULL, d, NULL, &ignore) == TS_OK) {
+    ts_sha256_hex(d, hex);
+    out = ts_xstrdup(hex);
+  }
+  free(path);
+  return out;
+}
 
 /* Resolves `reqs` (plus the build constraints) for the interpreter
  * `python`; read_installed: against what its environment has.  `fp` (may
@@ -173,8 +239,9 @@ static enum ts_code resolve_env(const struct ts_plan_build_options *o, const cha
   }
   for (size_t i = 0; rc == TS_OK && res && fp && i < res->res->nitems; i++) {
     const struct ts_resolved *x = &res->res->items[i];
-    put(fp, "env %s==%s %s\n", x->name, x->version,
-        x->file && x->file->sha256 ? x->file->sha256 : "-");
+    char *sha = resolved_sha256(x);
+    put(fp, "env %s==%s %s\n", x->name, x->version, sha ? sha : "-");
+    free(sha);
   }
   if (rc == TS_OK)
     *out = res;
@@ -188,10 +255,12 @@ static enum ts_code resolve_env(const struct ts_plan_build_options *o, const cha
 }
 
 /* Resolves `reqs` for the build environment at `envdir` and installs what
- * it lacks (hardlinks from the wheel cache); the rest as resolve_env. */
+ * it lacks (hardlinks from the wheel cache); `set` gets a line per package
+ * installed; the rest as resolve_env. */
 static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *envdir,
                              char *const *reqs, size_t n, const char *what,
-                             bool torch_matched, struct text *fp, struct ts_error *err) {
+                             bool torch_matched, struct text *fp, struct envset *set,
+                             struct ts_error *err) {
   struct ts_plan_result *res = NULL;
   enum ts_code rc = resolve_env(o, envdir, true, reqs, n, what, torch_matched, fp, &res, err);
   if (rc == TS_OK && res) {
@@ -200,7 +269,98 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
                                          .cancel = o->cancel};
     rc = ts_plan_install(res, &io, NULL, err);
   }
+  for (size_t i = 0; rc == TS_OK && res && i < res->res->nitems; i++) {
+    const struct ts_resolved *x = &res->res->items[i];
+    if (!x->file)
+      continue; /* kept: its line is there from the first fill */
+    char *sha = resolved_sha256(x);
+    char *url = ts_url_without_userinfo(x->file->url);
+    envset_put(set, ts_xasprintf("%s==%s %s %s", x->name, x->version, sha ? sha : "-", url));
+    free(url);
+    free(sha);
+  }
   ts_plan_result_free(res);
+  return rc;
+}
+
+/* A locked build environment (o->locked_env: "name==version sha256 url"
+ * lines) made exactly: each file fetched from its URL and checked against
+ * its sha256 (the wheel cache serves it under --offline; a file:// one is
+ * read where it is), all installed as one transaction; nothing is
+ * resolved.  `fp` gets the key's "env" lines. */
+static enum ts_code fill_locked(const struct ts_plan_build_options *o, struct ts_index *idx,
+                                const char *envdir, struct text *fp, struct envset *set,
+                                struct ts_error *err) {
+  size_t cap = 1;
+  for (const char *c = o->locked_env; *c; c++)
+    cap += *c == '\n';
+  struct ts_plan_fetch *fx = ts_xcalloc(cap, sizeof *fx);
+  char **own = ts_xcalloc(4 * cap, sizeof *own);
+  size_t n = 0;
+  enum ts_code rc = idx ? TS_OK : ts_error_set(err, TS_E_INTERNAL, "no index client");
+  for (const char *l = o->locked_env; *l && rc == TS_OK;) {
+    size_t len = strcspn(l, "\n");
+    char *line = ts_xstrndup(l, len);
+    l += len + (l[len] == '\n');
+    char *sp1 = strchr(line, ' '), *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+    char *eq = strstr(line, "==");
+    if (!sp2 || !eq || eq > sp1 || sp2 - sp1 != 65) {
+      rc = ts_error_set(err, TS_E_PARSE, "the locked build environment's '%s' is not "
+                        "name==version sha256 url", line);
+      free(line);
+      break;
+    }
+    if (fp)
+      put(fp, "env %.*s\n", (int)(sp2 - line), line);
+    *sp1 = *sp2 = '\0';
+    char **o4 = &own[4 * n];
+    o4[0] = ts_name_normalize(line, (size_t)(eq - line));
+    o4[1] = ts_url_basename(sp2 + 1);
+    o4[2] = ts_xstrdup(sp1 + 1);
+    o4[3] = ts_xstrdup(sp2 + 1);
+    *sp1 = *sp2 = ' ';
+    envset_put(set, line);
+    fx[n++] = (struct ts_plan_fetch){.project = o4[0], .filename = o4[1], .url = o4[3],
+                                     .sha256 = o4[2],
+                                     .sha256_from = "the locked build environment",
+                                     .cache_key = o4[2], .size = -1};
+  }
+  char *dir = NULL, *python = ts_path_join(envdir, "bin/python");
+  struct ts_target *t = NULL;
+  if (rc == TS_OK)
+    rc = ts_plan_fetch_run_dir(idx, NULL, &dir, err);
+  struct ts_plan_fetch_options fopt = {.run_dir = dir};
+  struct ts_plan_fetch_totals totals = {0};
+  if (rc == TS_OK)
+    rc = ts_plan_fetch_files(idx, fx, n, &fopt, &totals, err);
+  if (rc == TS_OK)
+    rc = ts_plan_make_target(python, NULL, o->probe_cache_dir, &t, err);
+  struct ts_wheel_request *rq = ts_xcalloc(cap, sizeof *rq);
+  uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(cap, sizeof *dig);
+  for (size_t i = 0; i < n && rc == TS_OK; i++) {
+    if (ts_sha256_from_hex(fx[i].sha256_out, TS_SHA256_HEX_LEN, dig[i]) != TS_OK)
+      rc = ts_error_set(err, TS_E_INTERNAL, "%s: no digest", fx[i].filename);
+    rq[i] = (struct ts_wheel_request){.path = fx[i].local, .sha256 = dig[i]};
+  }
+  if (rc == TS_OK) {
+    struct ts_plan_txn txn = {.target = t, .idx = idx, .rq = rq, .n = n,
+                              .link_mode = TS_WHEEL_LINK_HARDLINK, .cancel = o->cancel};
+    rc = ts_plan_run_transaction(&txn, NULL, err);
+  }
+  if (dir) {
+    struct ts_error ignore = {0};
+    ts_fs_remove_tree(dir, &ignore);
+    free(dir);
+  }
+  free(rq);
+  free(dig);
+  ts_target_free(t);
+  free(python);
+  ts_plan_fetch_clear(fx, n);
+  for (size_t i = 0; i < 4 * n; i++)
+    free(own[i]);
+  free(own);
+  free(fx);
   return rc;
 }
 
@@ -217,10 +377,6 @@ static const char *backend_env(const struct ts_hook_env *he, const char *name) {
     if (strncmp(he->extra_env[i], name, len) == 0 && he->extra_env[i][len] == '=')
       return he->extra_env[i] + len + 1;
   return getenv(name);
-}
-
-static int by_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* What decides what one source gives for one target, whatever its build
@@ -364,6 +520,9 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
     } else if (!(may_defer && src->sha256)) {
       rc = download(idx, src, out->workdir, &l->archive, err);
     }
+    struct stat ast;
+    if (rc == TS_OK && l->archive && stat(l->archive, &ast) == 0)
+      out->source_size = (long long)ast.st_size;
     if (rc == TS_OK && l->archive)
       rc = hash_file(l->archive, hex, err);
     else if (rc == TS_OK)
@@ -432,6 +591,9 @@ static enum ts_code unpack(struct ts_index *idx, const struct ts_plan_source *sr
   if (l->tree)
     return TS_OK;
   enum ts_code rc = l->archive ? TS_OK : download(idx, src, out->workdir, &l->archive, err);
+  struct stat ast;
+  if (rc == TS_OK && out->source_size < 0 && stat(l->archive, &ast) == 0)
+    out->source_size = (long long)ast.st_size;
   char *unpack_to = ts_path_join(out->workdir, "src");
   if (rc == TS_OK)
     rc = ts_source_unpack(he, l->archive, unpack_to, &l->tree, err);
@@ -492,16 +654,25 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
                                 const struct ts_build_system *bs, const char *tree,
                                 struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
-  bool needed = o->runtime_torch && ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
+  bool needed = ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
   enum ts_code rc = TS_OK;
-  if (needed) {
+  if (needed && o->locked_env) {
+    /* a locked build: its torch is the one in the locked environment */
+    const char *t = strncmp(o->locked_env, "torch==", 7) == 0 ? o->locked_env
+                                                              : strstr(o->locked_env, "\ntorch==");
+    if (t) {
+      t += strcspn(t, "=") + 2;
+      m->version = ts_xstrndup(t, strcspn(t, " \n"));
+    }
+  } else if (needed && o->runtime_torch) {
     rc = o->runtime_torch(o->runtime_ctx, &m->version, err);
     if (rc != TS_OK)
       ts_error_wrap(err, "%s: its build needs the runtime torch",
                     project ? project : src->location);
   }
   if (rc == TS_OK && m->version) {
-    m->pin = ts_xasprintf("torch==%s", m->version);
+    if (!o->locked_env)
+      m->pin = ts_xasprintf("torch==%s", m->version);
     m->backend = ts_build_torch_backend(o->rules, m->version);
     ts_build_torch_env(m->backend, o->ignore_host ? NULL : o->host, &m->env, &m->nenv);
   }
@@ -669,12 +840,14 @@ static char *wheel_in(const char *dir) {
 /* Moves the built wheel into the cache entry (another process may have
  * stored the same one first: then its copy is used). */
 static void store(const char *entry, const char *built_dir, const char *basename,
-                  char **wheel) {
+                  const char *build_env, char **wheel) {
   char *parent = ts_xstrdup(entry);
   *strrchr(parent, '/') = '\0';
   struct ts_error ignore = {0};
   ts_fs_mkdirs(parent, &ignore);
   char *namefile = ts_path_join(built_dir, "WHEEL-NAME");
+  if (build_env)
+    write_small(built_dir, "BUILD-ENV", build_env, strlen(build_env));
   if (ts_fs_write_atomic(namefile, basename, strlen(basename), &ignore) == TS_OK &&
       rename(built_dir, entry) == 0) {
     free(*wheel);
@@ -738,6 +911,8 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
                         struct ts_plan_built *out, char **meta, size_t *meta_len,
                         struct ts_error *err) {
   memset(out, 0, sizeof *out);
+  out->kind = src->kind;
+  out->source_size = -1;
   if (!target->python)
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "'%s' must be built, which needs an interpreter: drop "
@@ -784,6 +959,7 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
   struct torch_match tm = {0};
   char **reqs = NULL;
   size_t nreqs = 0;
+  struct envset env = {0};
   bool cacheable = o->cache_root && !src->editable && isolated(o, src);
   const char *what = src->label ? src->label : src->location;
   char *label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", what)
@@ -802,12 +978,14 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     k0 = entry_path(o->cache_root, &k0key);
     if (goal == GOAL_METADATA && read_small(k0, "METADATA", meta, meta_len))
       done = true;
-    if (!done)
+    if (!done && !o->locked_env)
       rc = recalled_entry(o, target, src, k0, &he, source_hash, what, &tm, &entry, err);
     char *hit = entry ? wheel_in(entry) : NULL;
     if (hit) {
       out->wheel = hit;
       out->cached = done = true;
+      size_t ignore = 0;
+      read_small(entry, "BUILD-ENV", &out->build_env, &ignore);
       if (goal == GOAL_METADATA)
         rc = wheel_metadata(idx, hit, meta, meta_len, err);
     } else {
@@ -839,8 +1017,9 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     if (rc == TS_OK && cacheable)
       key_inputs(&key, o, &he, target, source_hash);
     if (rc == TS_OK)
-      rc = fill_env(o, envdir, reqs, nreqs, what, tm.version != NULL,
-                    cacheable ? &key : NULL, err);
+      rc = o->locked_env ? fill_locked(o, idx, envdir, cacheable ? &key : NULL, &env, err)
+                         : fill_env(o, envdir, reqs, nreqs, what, tm.version != NULL,
+                                    cacheable ? &key : NULL, &env, err);
   }
   if (rc == TS_OK && !done && cacheable) {
     remember_inputs(k0, &bs, tm.project);
@@ -850,6 +1029,7 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     if (hit) {
       out->wheel = hit;
       out->cached = done = true;
+      out->build_env = envset_text(&env);
       if (goal == GOAL_METADATA)
         rc = wheel_metadata(idx, hit, meta, meta_len, err);
     }
@@ -866,13 +1046,13 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     rc = ts_hook_call(&he, &bs,
                       src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE : TS_HOOK_GET_REQUIRES_WHEEL,
                       NULL, NULL, &hr, err);
-    if (rc == TS_OK && hr.nrequires && envdir) {
+    if (rc == TS_OK && hr.nrequires && envdir && !o->locked_env) {
       /* the static and the dynamic requirements, resolved together */
       char **all = ts_xcalloc(nreqs + hr.nrequires, sizeof *all);
       memcpy(all, reqs, nreqs * sizeof *all);
       memcpy(all + nreqs, hr.requires, hr.nrequires * sizeof *all);
       rc = fill_env(o, envdir, all, nreqs + hr.nrequires, what, tm.version != NULL, NULL,
-                    err);
+                    &env, err);
       free(all);
     }
     if (rc == TS_OK && goal == GOAL_METADATA) {
@@ -906,8 +1086,10 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
       else if (!has_suffix_ci(built.basename, ".whl"))
         rc = ts_error_set(err, TS_E_BUILD, "%s: the backend built '%s', not a wheel",
                           what, built.basename);
+      if (rc == TS_OK && envdir)
+        out->build_env = envset_text(&env);
       if (rc == TS_OK && entry)
-        store(entry, outdir, built.basename, &out->wheel);
+        store(entry, outdir, built.basename, out->build_env, &out->wheel);
       if (rc == TS_OK && goal == GOAL_METADATA)
         rc = wheel_metadata(idx, out->wheel, meta, meta_len, err);
     }
@@ -938,6 +1120,7 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     tm.version = NULL;
   }
   torch_match_clear(&tm);
+  envset_clear(&env);
   free(reqs);
   ts_hook_result_clear(&hr);
   ts_hook_result_clear(&built);

@@ -85,6 +85,13 @@ struct ts_plan_build_options {
   bool ignore_host;
   enum ts_code (*runtime_torch)(void *ctx, char **version, struct ts_error *err);
   void *runtime_ctx;
+  /* sync of a locked build: the build environment is exactly this set
+   * (a lock's build fingerprint, ts_plan_built.build_env's form): each
+   * file fetched from its URL (the wheel cache serves it under
+   * --offline) and checked against its sha256 (TS_E_HASH), nothing
+   * resolved; build-system.requires and the runtime torch are not
+   * consulted (the locked torch is the build's).  NULL: resolved as usual. */
+  const char *locked_env;
 };
 
 enum ts_plan_source_kind {
@@ -113,6 +120,12 @@ struct ts_plan_built {
   char *log;              /* the build log (kept when a build failed) */
   bool cached;            /* no backend ran */
   char *torch;            /* the torch build it was built against, or NULL */
+  /* The build environment it was built in: "name==version sha256 url\n"
+   * per package, sorted (kept beside a cached wheel, so a hit says the
+   * same); NULL without isolation. */
+  char *build_env;
+  enum ts_plan_source_kind kind;
+  long long source_size;  /* an sdist's size in bytes, -1 otherwise */
   char *workdir;          /* removed by ts_plan_built_clear */
 };
 

@@ -234,6 +234,11 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
 struct ts_plan_sync_options {
   const struct ts_pylock *lock; /* borrowed */
   const char *lock_dir;         /* relative wheel paths are read from here */
+  /* How a locked sdist, directory, git checkout or archive is built: in
+   * exactly its locked build environment ([packages.tool.torchsolve]
+   * build-env; build.h's locked_env), the cache reused for the same
+   * inputs.  NULL: such a lock is refused. */
+  const struct ts_plan_build_options *build;
   const char *python;           /* ts_target_locate rules */
   const char *probe_cache_dir;  /* NULL: none */
   const struct ts_index_options *index;

@@ -42,8 +42,8 @@ void ts_plan_dry_run_lines(const struct ts_plan_result *r, struct ts_plan_notes 
 /* upgrade or downgrade, as install --dry-run names a change */
 static const char *change_name(const struct ts_sync_item *it) {
   struct ts_version *a = NULL, *b = NULL;
-  const char *what = "change"; /* versions that do not parse */
-  if (ts_version_parse(it->old_version, strlen(it->old_version), &a, NULL) == TS_OK &&
+  const char *what = it->source ? "rebuild" : "change"; /* versions that do not parse */
+  if (it->new_version && ts_version_parse(it->old_version, strlen(it->old_version), &a, NULL) == TS_OK &&
       ts_version_parse(it->new_version, strlen(it->new_version), &b, NULL) == TS_OK) {
     int c = ts_version_cmp(b, a);
     what = c > 0 ? "upgrade" : c < 0 ? "downgrade" : "reinstall";
@@ -56,7 +56,9 @@ static const char *change_name(const struct ts_sync_item *it) {
 void ts_plan_sync_dry_run_lines(const struct ts_sync_plan *plan, struct ts_plan_notes *out) {
   for (size_t i = 0; i < plan->n; i++) {
     const struct ts_sync_item *it = &plan->items[i];
-    const char *version = it->action == TS_SYNC_REMOVE ? it->old_version : it->new_version;
+    const char *version = it->action == TS_SYNC_REMOVE ? it->old_version
+                          : it->new_version                 ? it->new_version
+                                                            : "-"; /* a source tree */
     const char *action = it->action == TS_SYNC_INSTALL  ? "install"
                          : it->action == TS_SYNC_KEEP   ? "keep"
                          : it->action == TS_SYNC_REMOVE ? "remove"

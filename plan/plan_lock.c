@@ -9,9 +9,12 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/url.h"
+#include "pep/filename.h"
 #include "pep/metadata.h"
+#include "pep/name.h"
 #include "pep/requirement.h"
 #include "plan/plan.h"
+#include "source/source.h"
 
 /* "sys_platform == "linux" and platform_machine == "x86_64" and ..." */
 static char *environment_marker(const struct ts_target *t) {
@@ -134,6 +137,139 @@ static enum ts_code file_sha256(struct ts_plan_result *res, const struct ts_plan
   return TS_OK;
 }
 
+/* ---- built sources ------------------------------------------------------ */
+
+/* A local directory's `path`, as wheel_path writes a file's: one given
+ * relative to the working directory is written relative to the lock's
+ * directory; an absolute one (a file:// URL's too) stays absolute. */
+static char *directory_path(const char *given, const char *output) {
+  if (given[0] == '/')
+    return ts_xstrdup(given);
+  char *local = strncmp(given, "file://", 7) == 0 ? ts_url_file_path(given) : NULL;
+  if (local)
+    return local;
+  char *real = realpath(given, NULL);
+  if (!real)
+    return ts_xstrdup(given);
+  if (!output || strcmp(output, "-") == 0)
+    return real;
+  char *from = real_dir_of(output);
+  char *rel = from ? ts_pylock_relative_path(from, real) : NULL;
+  free(from);
+  if (!rel)
+    return real;
+  free(real);
+  return rel;
+}
+
+/* The file name of a URL or path: its last component, without ?query or
+ * #fragment. */
+static char *last_component(const char *loc) {
+  size_t end = strcspn(loc, "?#");
+  size_t start = end;
+  while (start > 0 && loc[start - 1] != '/')
+    start--;
+  return ts_xstrndup(loc + start, end - start);
+}
+
+/* [packages.tool.torchsolve] build-env: the build environment the wheel
+ * was built in, {name, version, sha256, url} per package, sorted by name
+ * (the fingerprint sync rebuilds exactly: build.h's locked_env). */
+static void add_build_fingerprint(struct ts_pylock_package *p, const char *build_env) {
+  static const char *const keys[] = {"name", "version", "sha256", "url"};
+  struct ts_toml_value *arr = ts_toml_new_array();
+  for (const char *l = build_env; arr && *l;) {
+    size_t len = strcspn(l, "\n");
+    /* "name==version sha256 url": four fields */
+    char *line = ts_xstrndup(l, len), *f[4] = {line, NULL, NULL, NULL};
+    char *eq = strstr(line, "==");
+    if (eq) {
+      *eq = '\0';
+      f[1] = eq + 2;
+      for (size_t k = 2; k < 4 && f[k - 1]; k++) {
+        f[k] = strchr(f[k - 1], ' ');
+        if (f[k])
+          *f[k]++ = '\0';
+      }
+    }
+    struct ts_toml_value *t = f[3] ? ts_toml_new_table() : NULL;
+    for (size_t k = 0; t && k < 4; k++)
+      if (ts_toml_table_set_str(t, keys[k], f[k]) != TS_OK)
+        abort();
+    if (t && ts_toml_array_push(arr, t) != TS_OK)
+      abort();
+    free(line);
+    l += len + (l[len] == '\n');
+  }
+  struct ts_toml_value *ours = ts_toml_new_table(), *tool = ts_toml_new_table();
+  if (!arr || !ours || !tool || ts_toml_table_set(ours, "build-env", arr) != TS_OK ||
+      ts_toml_table_set(tool, "torchsolve", ours) != TS_OK)
+    abort();
+  ts_toml_free(p->tool);
+  p->tool = tool;
+}
+
+/* A package built from source, as PEP 751 records its source: an sdist
+ * ([packages.sdist], or [packages.archive] when the file is not named
+ * like an sdist), a directory or a git checkout (no version: the tree
+ * says it), plus its build fingerprint. */
+static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item *pi,
+                              const char *output, struct ts_error *err) {
+  const struct ts_plan_built *b = pi->built;
+  const struct ts_resolved *r = pi->r;
+  const char *loc = pi->direct_url;
+  bool tree = b->kind == TS_PLAN_SOURCE_DIR || b->kind == TS_PLAN_SOURCE_VCS;
+  if (b->kind == TS_PLAN_SOURCE_DIR && strstr(b->direct_url, "\"editable\": true"))
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s: an editable install cannot be locked; lock the directory "
+                        "without -e", r->name);
+  if (!b->source_hash)
+    return ts_error_set(err, TS_E_INTERNAL, "%s: no source hash to lock", r->name);
+  struct ts_pylock_package *p = ts_pylock_add_package(lock, r->name, tree ? NULL : r->version);
+  if (!p)
+    abort();
+  enum ts_code rc = TS_OK;
+  if (b->kind == TS_PLAN_SOURCE_DIR) {
+    p->directory = ts_xcalloc(1, sizeof *p->directory);
+    p->directory->path = directory_path(loc, output);
+    p->directory->editable = 0;
+  } else if (b->kind == TS_PLAN_SOURCE_VCS) {
+    struct ts_vcs_ref ref;
+    if ((rc = ts_vcs_parse(loc, &ref, err)) != TS_OK)
+      return rc;
+    p->vcs = ts_xcalloc(1, sizeof *p->vcs);
+    p->vcs->type = ts_xstrdup("git");
+    p->vcs->url = ts_url_without_userinfo(ref.repo);
+    p->vcs->requested_revision = ts_xstrdup(ref.revision);
+    p->vcs->commit_id = ts_xstrdup(b->source_hash);
+    p->vcs->subdirectory = ts_xstrdup(ref.subdirectory);
+    ts_vcs_ref_clear(&ref);
+  } else {
+    char *fname = last_component(loc);
+    struct ts_sdist_filename *sd = NULL;
+    struct ts_error ignore = {0};
+    bool is_sdist = ts_sdist_filename_parse(fname, strlen(fname), &sd, &ignore) == TS_OK &&
+                    strcmp(sd->normalized_name, r->name) == 0;
+    ts_sdist_filename_free(sd);
+    char *url = NULL, *path = NULL;
+    if (b->kind == TS_PLAN_SOURCE_URL && strncmp(loc, "file://", 7) != 0) {
+      url = ts_url_without_userinfo(loc);
+      url[strcspn(url, "#")] = '\0';
+    } else {
+      path = wheel_path(loc, output);
+    }
+    if (!ts_pylock_set_source_file(p, is_sdist, is_sdist ? fname : NULL, url, path,
+                                   b->source_size, b->source_hash))
+      rc = ts_error_set(err, TS_E_INVALID, "%s: cannot record the source %s", r->name, loc);
+    free(url);
+    free(path);
+    free(fname);
+  }
+  if (rc == TS_OK && b->build_env)
+    add_build_fingerprint(p, b->build_env);
+  return rc;
+}
+
 static void add_host_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock) {
   const struct ts_constraint_set *s = &res->rules;
   for (size_t i = 0; i < s->nfacts; i++)
@@ -169,6 +305,13 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
     const struct ts_resolved *r = &res->res->items[i];
     const struct ts_plan_item *pi = &res->items[i];
     const struct ts_index_file *f = r->file;
+    if (pi->built) {
+      rc = add_built(lock, pi, output, err);
+      struct ts_pylock_package *p = rc == TS_OK ? &lock->packages[lock->npackages - 1] : NULL;
+      if (p)
+        add_dependencies(p, pi, res->res, &t->markers);
+      continue;
+    }
     if (!f) {
       rc = ts_error_set(err, TS_E_INTERNAL, "%s %s: the resolution names no file",
                         r->name, r->version);

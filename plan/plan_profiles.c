@@ -320,9 +320,11 @@ static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constrai
     return TS_OK;
   }
   struct ts_installed *pk = ts_xcalloc(plan.n, sizeof *pk);
-  for (size_t i = 0; i < plan.n; i++)
-    pk[i] = (struct ts_installed){plan.items[i].name, plan.items[i].new_version};
-  enum ts_code rc = ts_rules_check_installed(set, pk, plan.n, &v->findings, &v->nfindings, err);
+  size_t n = 0;
+  for (size_t i = 0; i < plan.n; i++) /* a source tree has no version to judge */
+    if (plan.items[i].new_version)
+      pk[n++] = (struct ts_installed){plan.items[i].name, plan.items[i].new_version};
+  enum ts_code rc = ts_rules_check_installed(set, pk, n, &v->findings, &v->nfindings, err);
   free(pk);
   ts_sync_plan_clear(&plan);
   return rc;

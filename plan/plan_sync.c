@@ -2,8 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/filehash.h"
 #include "core/fs.h"
 #include "core/str.h"
+#include "pep/name.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"
 #include "plan/profiles.h"
@@ -22,7 +24,7 @@ static enum ts_code host_gate(const struct ts_plan_sync_options *o, struct ts_pl
   struct ts_installed *pk = ts_xcalloc(plan->n, sizeof *pk);
   size_t n = 0;
   for (size_t i = 0; i < plan->n; i++)
-    if (plan->items[i].action != TS_SYNC_REMOVE)
+    if (plan->items[i].action != TS_SYNC_REMOVE && plan->items[i].new_version)
       pk[n++] = (struct ts_installed){plan->items[i].name, plan->items[i].new_version};
   rc = ts_rules_check_installed(&set, pk, n, &s->findings, &s->nfindings, err);
   if (rc == TS_OK && s->nfindings)
@@ -133,16 +135,109 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
   return rc;
 }
 
+/* ---- locked sources ----------------------------------------------------- */
+
+/* The build fingerprint a lock carries for a package
+ * ([packages.tool.torchsolve] build-env) as plan/build.h's locked_env
+ * text; NULL when there is none (a lock another tool wrote). */
+static char *locked_build_env(const struct ts_pylock_package *pkg) {
+  const struct ts_toml_value *env =
+      ts_toml_get(ts_toml_get(pkg->tool, "torchsolve"), "build-env");
+  if (!env || env->type != TS_TOML_ARRAY)
+    return NULL;
+  struct ts_buf b;
+  ts_buf_init(&b, 1u << 20);
+  for (size_t i = 0; i < env->nitems; i++) {
+    const struct ts_toml_value *n = ts_toml_get(env->items[i], "name");
+    const struct ts_toml_value *v = ts_toml_get(env->items[i], "version");
+    const struct ts_toml_value *h = ts_toml_get(env->items[i], "sha256");
+    const struct ts_toml_value *u = ts_toml_get(env->items[i], "url");
+    if (n && v && h && u && n->type == TS_TOML_STRING && v->type == TS_TOML_STRING &&
+        h->type == TS_TOML_STRING && u->type == TS_TOML_STRING &&
+        ts_buf_printf(&b, "%.*s==%.*s %.*s %.*s\n", (int)n->len, n->str, (int)v->len,
+                      v->str, (int)h->len, h->str, (int)u->len, u->str) != TS_OK)
+      break;
+  }
+  char *out = b.len ? ts_buf_take(&b, NULL) : NULL;
+  ts_buf_clear(&b);
+  return out;
+}
+
+/* A path of the lock, read from the lock's directory when relative. */
+static char *lock_path(const struct ts_plan_sync_options *o, const char *path) {
+  return path[0] == '/' ? ts_xstrdup(path) : ts_path_join(o->lock_dir, path);
+}
+
+/* Builds a locked source (plan/build.h) in exactly its locked build
+ * environment: the sdist or archive checked against the lock's sha256,
+ * the git checkout at the locked commit. */
+static enum ts_code build_locked(const struct ts_plan_sync_options *o,
+                                 const struct ts_plan_sync *s, struct ts_index *idx,
+                                 const struct ts_sync_item *it, struct ts_plan_built *out,
+                                 struct ts_error *err) {
+  const struct ts_pylock_package *pkg = it->pkg;
+  if (!o->build)
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s is locked as a source; this sync "
+                        "builds nothing", pkg->name);
+  struct ts_plan_source src = {.name = pkg->name};
+  char *loc = NULL;
+  if (pkg->directory) {
+    src.kind = TS_PLAN_SOURCE_DIR;
+    loc = lock_path(o, pkg->directory->path);
+  } else if (pkg->vcs) {
+    src.kind = TS_PLAN_SOURCE_VCS;
+    char *path = pkg->vcs->url ? NULL : lock_path(o, pkg->vcs->path);
+    char *repo = path ? ts_xasprintf("file://%s", path) : ts_xstrdup(pkg->vcs->url);
+    free(path);
+    loc = ts_xasprintf("git+%s@%s%s%s", repo, pkg->vcs->commit_id,
+                       pkg->vcs->subdirectory ? "#subdirectory=" : "",
+                       pkg->vcs->subdirectory ? pkg->vcs->subdirectory : "");
+    free(repo);
+  } else {
+    const struct ts_pylock_file *f = pkg->sdist ? pkg->sdist : pkg->archive;
+    src.kind = f->url ? TS_PLAN_SOURCE_URL : TS_PLAN_SOURCE_ARCHIVE;
+    loc = f->url ? ts_xstrdup(f->url) : lock_path(o, f->path);
+    src.sha256 = ts_pylock_file_sha256(f);
+  }
+  src.location = loc;
+  char *env = locked_build_env(pkg);
+  struct ts_plan_build_options bo = *o->build;
+  bo.locked_env = env;
+  bo.rules = o->rules;
+  bo.host = o->host;
+  bo.ignore_host = !o->host;
+  enum ts_code rc = ts_plan_build(&bo, s->target, idx, &src, out, err);
+  free(env);
+  free(loc);
+  return rc;
+}
+
+/* Whether a built wheel is the locked package's. */
+static bool builds_package(const struct ts_plan_built *b, const char *name) {
+  const char *base = strrchr(b->wheel, '/');
+  base = base ? base + 1 : b->wheel;
+  char *dist = ts_name_normalize(base, strcspn(base, "-"));
+  bool same = strcmp(dist, name) == 0;
+  free(dist);
+  return same;
+}
+
 enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_sync_options *o,
                                 struct ts_error *err) {
   const struct ts_sync_plan *plan = &s->plan;
-  size_t nfx = plan->ninstall + plan->nchange, nremove = 0;
-  if (nfx == 0 && plan->nremove == 0)
+  size_t n = plan->ninstall + plan->nchange, nfx = 0, nbuilt = 0, nremove = 0;
+  if (n == 0 && plan->nremove == 0)
     return TS_OK;
-  struct ts_plan_fetch *fx = ts_xcalloc(nfx, sizeof *fx);
+  struct ts_plan_fetch *fx = ts_xcalloc(n, sizeof *fx);
+  struct ts_plan_built *built = ts_xcalloc(n, sizeof *built);
   const char **remove = ts_xcalloc(plan->nremove, sizeof *remove);
-  char **names = ts_xcalloc(nfx, sizeof *names), **paths = ts_xcalloc(nfx, sizeof *paths);
-  for (size_t i = 0, k = 0; i < plan->n; i++) {
+  char **names = ts_xcalloc(n, sizeof *names), **paths = ts_xcalloc(n, sizeof *paths);
+  char *dir = NULL;
+  enum ts_code rc = TS_OK;
+  struct ts_index *idx = ts_index_new(o->index, err);
+  if (!idx)
+    rc = err->code ? err->code : TS_E_NOMEM;
+  for (size_t i = 0; i < plan->n && rc == TS_OK; i++) {
     const struct ts_sync_item *it = &plan->items[i];
     if (it->action == TS_SYNC_REMOVE) {
       remove[nremove++] = it->name;
@@ -150,23 +245,27 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
     }
     if (it->action != TS_SYNC_INSTALL && it->action != TS_SYNC_CHANGE)
       continue;
+    if (it->source) {
+      /* built before anything is fetched or changed */
+      rc = build_locked(o, s, idx, it, &built[nbuilt], err);
+      if (rc == TS_OK && !builds_package(&built[nbuilt], it->name))
+        rc = ts_error_set(err, TS_E_INVALID, "%s: its locked source builds '%s'",
+                          it->name, strrchr(built[nbuilt].wheel, '/') + 1);
+      nbuilt++;
+      continue;
+    }
     const struct ts_pylock_file *w = it->wheel;
-    names[k] = ts_pylock_file_decoded_name(w);
+    names[nfx] = ts_pylock_file_decoded_name(w);
     if (!w->url) /* a path relative to the lock file */
-      paths[k] = w->path[0] == '/' ? ts_xstrdup(w->path) : ts_path_join(o->lock_dir, w->path);
-    fx[k] = (struct ts_plan_fetch){
-        .project = it->name, .filename = names[k] ? names[k] : "wheel.whl",
-        .url = w->url, .path = paths[k], .sha256 = it->sha256, .sha256_from = "the lock",
+      paths[nfx] = lock_path(o, w->path);
+    fx[nfx] = (struct ts_plan_fetch){
+        .project = it->name, .filename = names[nfx] ? names[nfx] : "wheel.whl",
+        .url = w->url, .path = paths[nfx], .sha256 = it->sha256, .sha256_from = "the lock",
         .cache_key = it->sha256,
         .size = w->size};
-    k++;
+    nfx++;
   }
   /* Every file is fetched and verified before the environment changes. */
-  char *dir = NULL;
-  enum ts_code rc = TS_OK;
-  struct ts_index *idx = ts_index_new(o->index, err);
-  if (!idx)
-    rc = err->code ? err->code : TS_E_NOMEM;
   if (rc == TS_OK)
     rc = ts_plan_fetch_run_dir(idx, NULL, &dir, err);
   struct ts_plan_fetch_options fo = {.run_dir = dir, .reread_cached = true, .cb = &o->cb};
@@ -176,8 +275,8 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
    * or SIGKILL leaves the environment as it was (or rolled forward by the
    * next run), never with the new packages in and the extraneous ones
    * still there. */
-  struct ts_wheel_request *rq = ts_xcalloc(nfx, sizeof *rq);
-  uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(nfx, sizeof *dig);
+  struct ts_wheel_request *rq = ts_xcalloc(n, sizeof *rq);
+  uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(n, sizeof *dig);
   for (size_t i = 0; i < nfx && rc == TS_OK; i++) {
     if (ts_sha256_from_hex(fx[i].sha256_out, TS_SHA256_HEX_LEN, dig[i]) != TS_OK)
       rc = ts_error_set(err, TS_E_INTERNAL, "%s: no digest after the download",
@@ -185,8 +284,14 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
     rq[i] = (struct ts_wheel_request){.path = fx[i].local, .sha256 = dig[i],
                                       .requested = true};
   }
+  for (size_t i = 0; i < nbuilt && rc == TS_OK; i++) {
+    rc = ts_filehash_path(built[i].wheel, NULL, dig[nfx + i], NULL, err);
+    rq[nfx + i] = (struct ts_wheel_request){.path = built[i].wheel, .sha256 = dig[nfx + i],
+                                            .requested = true,
+                                            .direct_url = built[i].direct_url};
+  }
   if (rc == TS_OK) {
-    struct ts_plan_txn txn = {.target = s->target, .idx = idx, .rq = rq, .n = nfx,
+    struct ts_plan_txn txn = {.target = s->target, .idx = idx, .rq = rq, .n = nfx + nbuilt,
                               .remove = remove, .nremove = nremove,
                               .link_mode = o->link_mode, .compile = o->compile,
                               .cancel = o->cancel, .cb = o->cb.wheel,
@@ -202,7 +307,10 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
   free(dig);
   free(rq);
   ts_plan_fetch_clear(fx, nfx);
-  for (size_t i = 0; i < nfx; i++) {
+  for (size_t i = 0; i < nbuilt; i++)
+    ts_plan_built_clear(&built[i]);
+  free(built);
+  for (size_t i = 0; i < n; i++) {
     free(names[i]);
     free(paths[i]);
   }

@@ -120,12 +120,17 @@ Test(syncplan, refuses_what_does_not_apply) {
   cr_assert(strstr(err.detail, "fits the target"), "%s", err.detail);
   ts_sync_plan_clear(&p);
   ts_pylock_free(l);
-  /* sdist only */
+  /* sdist only: a source to build, installed again even at the same version */
   l = parse("lock-version = \"1.0\"\ncreated-by = \"t\"\n[[packages]]\nname = \"a\"\n"
             "version = \"1\"\nsdist = {url = \"https://x/a-1.tar.gz\", "
             "hashes = {sha256 = \"" H64("a") "\"}}\n");
-  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, NULL, 0, &p, &err), TS_E_UNSUPPORTED);
-  cr_assert(strstr(err.detail, "wheels only"), "%s", err.detail);
+  struct ts_sync_installed have_a = {"A", "1"};
+  cr_assert_eq(ts_sync_plan_make(l, &env312, tags, &have_a, 1, &p, &err), TS_OK, "%s",
+               err.detail);
+  cr_assert_eq(p.n, 1);
+  cr_expect(p.items[0].source);
+  cr_expect_null(p.items[0].wheel);
+  cr_expect_eq(p.items[0].action, TS_SYNC_CHANGE);
   ts_sync_plan_clear(&p);
   ts_pylock_free(l);
   /* a package's own requires-python */
