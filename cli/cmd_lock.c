@@ -124,6 +124,7 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
       if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
         ts_cli_lock_help(stdout);
         ts_cli_reqs_free(&reqs);
+        ts_build_cli_free(&bc);
         return 0;
       }
       int used = ts_cli_parse_global("lock", argc, argv, &i);
@@ -187,17 +188,20 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
     status = 2;
   if (status) {
     ts_cli_reqs_free(&reqs);
+    ts_build_cli_free(&bc);
     return status;
   }
   ts_index_cli_apply_reqfile(&ic, &reqs.rf);
   pre = pre || reqs.rf.pre;
   if (ts_index_cli_finish(&ic, "lock") < 0) {
     ts_cli_reqs_free(&reqs);
+    ts_build_cli_free(&bc);
     return 2;
   }
 
   if ((status = ts_cli_reqs_collect(&reqs, "lock", "lock")) != 0) {
     ts_cli_reqs_free(&reqs);
+    ts_build_cli_free(&bc);
     return status;
   }
   struct ts_host host;
@@ -205,6 +209,7 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   g.ov.platform = platform; /* a lock for another machine records its facts */
   if (ts_gpu_load(&g, &host, &rules, &err) != TS_OK) {
     ts_cli_reqs_free(&reqs);
+    ts_build_cli_free(&bc);
     return ts_cli_report(&err);
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
@@ -225,11 +230,11 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   status = nprofile_args ? lock_profiles(&po, rules, profile_args, nprofile_args, output)
                          : lock_one(&po, output);
   free(build_cons);
-  ts_build_cli_free(&bc);
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);
   ts_cli_reqs_free(&reqs);
+  ts_build_cli_free(&bc);
   return status;
 }
 

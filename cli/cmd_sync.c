@@ -80,13 +80,11 @@ static void print_profile(const struct ts_plan_sync *s, const char *forced) {
   }
 }
 
-int ts_cmd_sync(int argc, char **argv) {
+static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
   struct ts_gpu_options g;
   struct ts_index_cli ic;
-  struct ts_build_cli bc;
   ts_gpu_options_init(&g);
   ts_index_cli_init(&ic);
-  ts_build_cli_init(&bc, argc);
   const char *lockfile = NULL, *python = NULL, *profile = NULL;
   const char *link_mode = NULL;
   bool dry_run = false, compile = false, break_system = false, no_wait = false;
@@ -104,7 +102,7 @@ int ts_cmd_sync(int argc, char **argv) {
       return 2;
     if (used)
       continue;
-    used = ts_build_cli_parse(&bc, "sync", argc, argv, &i);
+    used = ts_build_cli_parse(bc, "sync", argc, argv, &i);
     if (used < 0)
       return 2;
     if (used)
@@ -180,7 +178,7 @@ int ts_cmd_sync(int argc, char **argv) {
   char *cache = ts_index_cli_cache_root(&ic);
   struct ts_plan_build_options bo;
   const struct ts_reqfile_entry **build_cons = NULL;
-  ts_build_cli_options(&bc, &ic.opts, cache, &bo, &build_cons);
+  ts_build_cli_options(bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_sync_options so = {
       .build = &bo,
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
@@ -232,6 +230,13 @@ out:
   ts_rules_free(rules);
   free(lock_dir);
   ts_pylock_free(lock);
+  return st;
+}
+
+int ts_cmd_sync(int argc, char **argv) {
+  struct ts_build_cli bc; /* a lock's sources are built */
+  ts_build_cli_init(&bc, argc);
+  int st = sync_main(argc, argv, &bc);
   ts_build_cli_free(&bc);
   return st;
 }
