@@ -28,6 +28,8 @@ static const char usage[] =
     "  --exclude NAME           leave NAME out (repeatable)\n"
     "  -l, --local              accepted for pip's spelling: only the\n"
     "                           environment's own site-packages are read\n"
+    "  -v, --verbose            also each one's Location and Installer (pip's\n"
+    "                           columns; \"location\" and \"installer\" in json)\n"
     "  --python PATH            interpreter or venv directory (default\n"
     "                           $TORCHSOLVE_PYTHON, $VIRTUAL_ENV, else ./.venv)\n"
     "  --system                 the python3 on PATH\n"
@@ -75,7 +77,8 @@ static void json_str(const char *s) {
   putchar('"');
 }
 
-static void print_json(const struct ts_list_row *rows, size_t n, bool latest) {
+/* With -v pip adds where each distribution is and what installed it. */
+static void print_json(const struct ts_list_row *rows, size_t n, bool latest, bool verbose) {
   putchar('[');
   for (size_t i = 0; i < n; i++) {
     const struct ts_installed_dist *d = rows[i].dist;
@@ -83,6 +86,12 @@ static void print_json(const struct ts_list_row *rows, size_t n, bool latest) {
     json_str(d->site->name);
     printf(", \"version\": ");
     json_str(d->version);
+    if (verbose) {
+      printf(", \"location\": ");
+      json_str(d->site->site ? d->site->site : "");
+      printf(", \"installer\": ");
+      json_str(d->installer ? d->installer : "");
+    }
     if (latest && rows[i].latest) {
       printf(", \"latest_version\": ");
       json_str(rows[i].latest);
@@ -100,13 +109,14 @@ static void print_json(const struct ts_list_row *rows, size_t n, bool latest) {
 
 /* pip's tabulate: each column as wide as its widest cell, one blank
  * between, trailing blanks dropped, a dashed line under the header. */
-static void print_columns(const struct ts_list_row *rows, size_t n, bool latest) {
+static void print_columns(const struct ts_list_row *rows, size_t n, bool latest,
+                          bool verbose) {
   if (n == 0)
     return;
   bool editable = false;
   for (size_t i = 0; i < n; i++)
     editable |= rows[i].dist->editable_location != NULL;
-  const char *head[5] = {"Package", "Version"};
+  const char *head[7] = {"Package", "Version"};
   size_t ncol = 2;
   if (latest) {
     head[ncol++] = "Latest";
@@ -114,6 +124,10 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest)
   }
   if (editable)
     head[ncol++] = "Editable project location";
+  if (verbose) {
+    head[ncol++] = "Location";
+    head[ncol++] = "Installer";
+  }
   const char **cells = ts_xcalloc((n + 1) * ncol, sizeof *cells);
   for (size_t c = 0; c < ncol; c++)
     cells[c] = head[c];
@@ -128,8 +142,12 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest)
     }
     if (editable)
       row[c++] = rows[i].dist->editable_location ? rows[i].dist->editable_location : "";
+    if (verbose) {
+      row[c++] = rows[i].dist->site->site ? rows[i].dist->site->site : "";
+      row[c++] = rows[i].dist->installer ? rows[i].dist->installer : "";
+    }
   }
-  size_t width[5] = {0};
+  size_t width[7] = {0};
   for (size_t r = 0; r <= n; r++)
     for (size_t c = 0; c < ncol; c++)
       if (strlen(cells[r * ncol + c]) > width[c])
@@ -230,12 +248,12 @@ int ts_cmd_list(int argc, char **argv) {
   if (ts_plan_list(&env, &o, &rows, &n, &err) != TS_OK) {
     status = ts_cli_report(&err);
   } else if (!strcmp(format, "json")) {
-    print_json(rows, n, o.select == TS_LIST_OUTDATED);
+    print_json(rows, n, o.select == TS_LIST_OUTDATED, ts_cli.verbosity > 0);
   } else if (!strcmp(format, "freeze")) {
     for (size_t i = 0; i < n; i++)
       printf("%s==%s\n", rows[i].dist->site->name, rows[i].dist->version);
   } else {
-    print_columns(rows, n, o.select == TS_LIST_OUTDATED);
+    print_columns(rows, n, o.select == TS_LIST_OUTDATED, ts_cli.verbosity > 0);
   }
   ts_plan_list_free(rows, n);
   ts_plan_env_close(&env);

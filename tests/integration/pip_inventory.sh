@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # freeze, list, show and uninstall print what pip 23 prints for the same
 # environment: freeze (with -r FILE keeping its order), list in columns,
-# freeze and json format, --not-required, --outdated against the index,
+# freeze and json format, -v (Location, Installer), --not-required,
+# --outdated against the index,
 # show -f; uninstall removes through RECORD, refuses a name that is not
 # installed (nothing removed), and pip agrees afterwards.
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +41,13 @@ grep -q "contains nosuch==1, but package 'nosuch' is not installed" "$work/err" 
 for fmt in columns freeze json; do
   pipv list --format "$fmt" >"$work/pip"; tsv list --format "$fmt" >"$work/ts"; same "list --format $fmt"
 done
+# -v: pip's Location and Installer columns ("location", "installer" in json)
+for fmt in columns json; do
+  pipv list -v --format "$fmt" >"$work/pip"; tsv list -v --format "$fmt" >"$work/ts"
+  same "list -v --format $fmt"
+done
+grep -q "\"name\": \"alpha\", \"version\": \"1.0\", \"location\": \"$work/v/lib/python3[^\"]*/site-packages\", \"installer\": \"torchsolve\"" "$work/ts" ||
+  ts_fail "list -v --format json: no location or installer: $(cat "$work/ts")"
 pipv list --not-required --format freeze >"$work/pip"
 tsv list --not-required --format freeze >"$work/ts"; same "list --not-required"
 pipv list --outdated --format json "${IDX[@]}" >"$work/pip"
