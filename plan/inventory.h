@@ -40,8 +40,10 @@ struct ts_freeze_options {
 
 /* Appends pip freeze's output to out: "Name==version" ("===" for a
  * version that is not PEP 440), "Name @ reference" for direct URLs,
- * "# Editable install with no version control (Name==version)" then
- * "-e PATH" for editables; sorted by lower-case name.  Requirements files
+ * "-e git+URL@COMMIT#egg=Name" for an editable in a git checkout with a
+ * remote (the system git asked, as pip asks it), else "# Editable install
+ * with no version control (Name==version)" (or pip's Git comments) then
+ * "-e PATH"; sorted by lower-case name.  Requirements files
  * that name something not installed add a warning, as pip's.  TS_E_IO /
  * TS_E_NOT_FOUND for an unreadable requirements file. */
 enum ts_code ts_plan_freeze(const struct ts_plan_env *env,

@@ -15,6 +15,7 @@
 #include "pep/name.h"
 #include "pep/requirement.h"
 #include "plan/inventory.h"
+#include "source/source.h"
 
 void ts_plan_notes_add(struct ts_plan_notes *n, char *line) {
   n->lines = ts_xrealloc(n->lines, (n->n + 1) * sizeof *n->lines);
@@ -29,10 +30,40 @@ void ts_plan_notes_clear(struct ts_plan_notes *n) {
   n->n = 0;
 }
 
-char *ts_plan_freeze_line(const struct ts_installed_dist *d) {
-  if (d->editable && d->editable_location)
+/* An editable install, as pip's _get_editable_info: in a git checkout
+ * "-e git+URL@COMMIT#egg=NAME[&subdirectory=SUB]", else the path after a
+ * comment saying why. */
+static char *editable_line(const struct ts_installed_dist *d) {
+  struct ts_vcs_origin o;
+  struct ts_error ignore = {0};
+  if (ts_vcs_describe(d->editable_location, &o, &ignore) != TS_OK)
     return ts_xasprintf("# Editable install with no version control (%s==%s)\n-e %s",
                         d->site->name, d->version, d->editable_location);
+  char *line;
+  if (o.url) {
+    char *egg = ts_xstrdup(d->site->name);
+    for (char *c = egg; *c; c++)
+      if (*c == '-')
+        *c = '_';
+    line = ts_xasprintf("-e %s@%s#egg=%s%s%s", o.url, o.commit, egg,
+                        o.subdirectory ? "&subdirectory=" : "",
+                        o.subdirectory ? o.subdirectory : "");
+    free(egg);
+  } else if (o.remote) {
+    line = ts_xasprintf("# Editable Git install (%s==%s) with either a deleted local "
+                        "remote or invalid URI:\n# '%s'\n-e %s", d->site->name, d->version,
+                        o.remote, d->editable_location);
+  } else {
+    line = ts_xasprintf("# Editable Git install with no remote (%s==%s)\n-e %s", d->site->name,
+                        d->version, d->editable_location);
+  }
+  ts_vcs_origin_clear(&o);
+  return line;
+}
+
+char *ts_plan_freeze_line(const struct ts_installed_dist *d) {
+  if (d->editable && d->editable_location)
+    return editable_line(d);
   if (d->direct_reference)
     return ts_xasprintf("%s @ %s", d->site->name, d->direct_reference);
   return ts_xasprintf("%s==%s", d->site->name, d->version);

@@ -121,6 +121,23 @@ enum ts_code ts_vcs_checkout(const struct ts_vcs_ref *ref, const char *dest,
                              const volatile sig_atomic_t *cancel, char commit[41],
                              struct ts_error *err);
 
+/* A directory inside a git checkout as pip freeze describes an editable
+ * install there (pip's vcs backend for git): the remote called origin,
+ * else the first remote (url: "git+https://...", a local path as file://,
+ * scp-like as ssh://; NULL when there is no remote, or when `remote` is
+ * one pip cannot turn into a URL), HEAD's commit, and the directory's path
+ * below the checkout's root (NULL at the root).  TS_E_NOT_FOUND when dir
+ * is in no checkout (or git cannot be run). */
+struct ts_vcs_origin {
+  char *url;
+  char *remote;       /* as configured, or NULL: no remote */
+  char *commit;
+  char *subdirectory;
+};
+enum ts_code ts_vcs_describe(const char *dir, struct ts_vcs_origin *out,
+                             struct ts_error *err);
+void ts_vcs_origin_clear(struct ts_vcs_origin *o);
+
 /* The last `nlines` lines of a log, malloc'd ("" for an empty or missing
  * log); at most 64 KiB are read from its end. */
 char *ts_source_log_tail(const char *log_path, size_t nlines);

@@ -1,7 +1,9 @@
 /* git checkouts for "git+URL@REV#subdirectory=..." requirements: see source.h. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -121,5 +123,128 @@ enum ts_code ts_vcs_checkout(const struct ts_vcs_ref *ref, const char *dest,
     unlink(out);
     free(out);
   }
+  return rc;
+}
+
+/* ---- what pip freeze says of an editable checkout ---------------------- */
+
+/* git's stdout for argv run in dir (stderr goes with it, so only commands
+ * whose failure is the exit status are asked); *out malloc'd. */
+static enum ts_code git_output(const char *dir, const char *const *argv, int *status,
+                               char **out, struct ts_error *err) {
+  *out = NULL;
+  char *tmpl = ts_path_join(ts_fs_temp_dir(), "torchsolve-git-XXXXXX");
+  int fd = mkstemp(tmpl);
+  if (fd < 0) {
+    free(tmpl);
+    return ts_error_set(err, TS_E_IO, "cannot create a temporary file");
+  }
+  close(fd);
+  static const char *const env[] = {"GIT_TERMINAL_PROMPT=0", "LC_ALL=C"};
+  struct ts_process p = {.argv = argv, .cwd = dir, .extra_env = env, .nextra_env = 2,
+                         .log_path = tmpl, .timeout_s = 60};
+  enum ts_code rc = ts_process_run(&p, status, err);
+  struct ts_buf b;
+  ts_buf_init(&b, 1u << 20);
+  if (rc == TS_OK && ts_fs_read_file(tmpl, &b, err) == TS_OK)
+    *out = b.data ? ts_buf_take(&b, NULL) : ts_xstrdup("");
+  else if (rc == TS_OK)
+    rc = err->code;
+  ts_buf_clear(&b);
+  unlink(tmpl);
+  free(tmpl);
+  return rc;
+}
+
+static void chomp(char *s) {
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == '\n' || s[n - 1] == '\r' || s[n - 1] == ' '))
+    s[--n] = '\0';
+}
+
+/* pip's _git_remote_to_pip_url: a URL as it is, a local path as file://,
+ * scp-like "user@host:path" as ssh://user@host/path; NULL otherwise. */
+static char *remote_to_url(const char *url) {
+  size_t scheme = 0;
+  while (url[scheme] && (isalnum((unsigned char)url[scheme]) || url[scheme] == '_'))
+    scheme++;
+  if (scheme && strncmp(url + scheme, "://", 3) == 0)
+    return ts_xstrdup(url);
+  if (access(url, F_OK) == 0) {
+    char *abs = realpath(url, NULL);
+    char *u = ts_xasprintf("file://%s", abs ? abs : url);
+    free(abs);
+    return u;
+  }
+  const char *colon = strchr(url, ':');
+  const char *at = strchr(url, '@');
+  if (colon && colon > url && !memchr(url, '/', (size_t)(colon - url)) &&
+      isalnum((unsigned char)colon[1]) && !strchr(colon + 1, ':') &&
+      (!at || at > colon || strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                        "0123456789_") == (size_t)(at - url)))
+    return ts_xasprintf("ssh://%.*s/%s", (int)(colon - url), url, colon + 1);
+  return NULL;
+}
+
+void ts_vcs_origin_clear(struct ts_vcs_origin *o) {
+  free(o->url);
+  free(o->remote);
+  free(o->commit);
+  free(o->subdirectory);
+  memset(o, 0, sizeof *o);
+}
+
+enum ts_code ts_vcs_describe(const char *dir, struct ts_vcs_origin *out,
+                             struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  int status = -1;
+  char *root = NULL, *remotes = NULL;
+  const char *top[] = {"git", "rev-parse", "--show-toplevel", NULL};
+  enum ts_code rc = git_output(dir, top, &status, &root, err);
+  if (rc == TS_OK && status != 0)
+    rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s' is in no git checkout", dir);
+  if (rc == TS_OK) {
+    chomp(root);
+    char *rroot = realpath(root, NULL), *rdir = realpath(dir, NULL);
+    size_t rl = rroot ? strlen(rroot) : 0;
+    if (rroot && rdir && strncmp(rdir, rroot, rl) == 0 && rdir[rl] == '/')
+      out->subdirectory = ts_xstrdup(rdir + rl + 1);
+    free(rroot);
+    free(rdir);
+    const char *head[] = {"git", "rev-parse", "HEAD", NULL};
+    rc = git_output(dir, head, &status, &out->commit, err);
+    if (rc == TS_OK && status != 0)
+      rc = ts_error_set(err, TS_E_NOT_FOUND, "'%s': its checkout has no commit", dir);
+    if (rc == TS_OK)
+      chomp(out->commit);
+  }
+  if (rc == TS_OK) {
+    /* the remote called origin, else the first one, as pip */
+    const char *cfg[] = {"git", "config", "--get-regexp", "remote\\..*\\.url", NULL};
+    rc = git_output(dir, cfg, &status, &remotes, err);
+    const char *pick = NULL;
+    for (const char *line = remotes; rc == TS_OK && line && *line;) {
+      if (!pick || strncmp(line, "remote.origin.url ", 18) == 0)
+        pick = line;
+      if (strncmp(pick, "remote.origin.url ", 18) == 0)
+        break;
+      line = strchr(line, '\n');
+      line = line ? line + 1 : NULL;
+    }
+    const char *sp = pick ? strchr(pick, ' ') : NULL;
+    if (sp) {
+      out->remote = ts_xstrndup(sp + 1, strcspn(sp + 1, "\n"));
+      chomp(out->remote);
+      char *u = remote_to_url(out->remote);
+      /* "git+" unless the URL names git already, as pip's prefix rule */
+      if (u)
+        out->url = strncasecmp(u, "git:", 4) == 0 ? ts_xstrdup(u) : ts_xasprintf("git+%s", u);
+      free(u);
+    }
+  }
+  free(root);
+  free(remotes);
+  if (rc != TS_OK)
+    ts_vcs_origin_clear(out);
   return rc;
 }

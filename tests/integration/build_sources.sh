@@ -6,7 +6,8 @@
 # Covers: a local project ([project] metadata, a dependency from the index,
 # a console script); a second install that runs no backend (build cache);
 # a source edit that rebuilds; the project editable (an edit seen without
-# reinstalling, pip list --editable); a setup.py-only sdist; a git
+# reinstalling, pip list --editable, freeze's -e git+URL@COMMIT#egg=NAME
+# for one in a git checkout, as pip's); a setup.py-only sdist; a git
 # repository at a tag (direct_url.json records the commit); an in-tree
 # backend (backend-path) receiving -C settings and SOURCE_DATE_EPOCH in a
 # clean environment; --build-constraint; a failing backend (exit 1, its
@@ -81,6 +82,19 @@ grep -q 'Built' "$work/err" || ts_fail "an editable came from the cache"
 # a requirements file may say -e too
 echo "-e $work/proj" >"$work/req.txt"
 inst -r "$work/req.txt" 2>"$work/err" || { cat "$work/err"; ts_fail "-e in a requirements file"; }
+# freeze names an editable in a git checkout as pip does: a comment
+# without a remote, "-e git+URL@COMMIT#egg=NAME" with one
+pf() { python3 -m pip --python "$work/venv/bin/python" freeze 2>/dev/null; }
+tf() { "$T" freeze --python "$work/venv"; }
+gp() { git -C "$work/proj" -c user.email=t@example.com -c user.name=t "$@"; }
+[ "$(tf)" = "$(pf)" ] || ts_fail "freeze of an editable: $(tf) / pip: $(pf)"
+gp init -q && gp add pyproject.toml src/hello/__init__.py && gp commit -qm one
+[ "$(tf)" = "$(pf)" ] || ts_fail "freeze of a git editable without a remote: $(tf) / pip: $(pf)"
+gp remote add origin https://example.com/hello.git
+tf | grep -qx -- "-e git+https://example.com/hello.git@$(gp rev-parse HEAD)#egg=hello_proj" ||
+  ts_fail "freeze of a git editable: $(tf)"
+[ "$(tf)" = "$(pf)" ] || ts_fail "freeze of a git editable: $(tf) / pip: $(pf)"
+rm -rf "$work/proj/.git"
 # -e of an archive is refused
 "$T" install --python "$work/venv" -e "$work/x-1.0.tar.gz" 2>"$work/err" && ts_fail "-e archive accepted"
 grep -q 'editable installs need a local project directory' "$work/err" || ts_fail "-e archive: $(cat "$work/err")"
