@@ -53,6 +53,8 @@ def parse(path):
             pkg["yanked"] = True
         elif line == "sdist-only":
             pkg["sdist"] = True
+        elif line == "sdist":
+            pkg["sdist_too"] = True
         elif line.startswith("@link "):
             _, project, fname = line.split()
             fx["pages"].append(f"simple {project} - link={fname}")
@@ -64,6 +66,8 @@ def parse(path):
             fx["python"] = line.split()[1]
         elif line.startswith("@args "):
             fx["args"] = shlex.split(line[len("@args "):])
+            if "--build" in fx["args"]:
+                fx["skip"] = "--build"  # sources to build: build_index_sdists.sh's
         elif line.startswith("@expect "):
             fx["ok"] = line.split()[1] == "ok"
         elif line.split()[0] in ("@prefetch", "@requests", "@solves"):
@@ -152,7 +156,8 @@ for path in sorted(glob.glob(os.path.join(src, "fixtures/resolver/*.test"))):
     root = os.path.join(work, name)
     spec = ""
     for p in fx["packages"]:
-        for tag in ["sdist"] if p["sdist"] else p["tags"] or ["py3-none-any"]:
+        tags = ["sdist"] if p["sdist"] else p["tags"] or ["py3-none-any"]
+        for tag in tags + (["sdist"] if p.get("sdist_too") else []):
             spec += f"simple {p['name']} {p['version']} {tag}{',yanked=fixture' if p['yanked'] else ''}"
             spec += f",requires-python={p['rp']}" if p["rp"] else ""
             spec += (" " + ";;".join(p["requires"])) if p["requires"] else ""
@@ -211,7 +216,7 @@ for path in sorted(glob.glob(os.path.join(src, "fixtures/resolver/*.test"))):
         failed += 1
         print(f"FAIL {name}: {why}\n  {' '.join(shlex.quote(c) for c in cmd)}")
 print(f"resolver fixtures through the binary: {replayed} replayed, {failed} failed; "
-      f"{skipped} state a variant order "
+      f"{skipped} state a variant order or sources to build "
       f"(unit.resolver_fixtures replays them)")
 sys.exit(1 if failed or not replayed else 0)
 PY

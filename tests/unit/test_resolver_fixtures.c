@@ -18,7 +18,7 @@ struct pkgdef {
   char name[128], version[64], rp[64];
   char tags[8][128];
   size_t ntags;
-  bool sdist_only, yanked;
+  bool sdist_only, sdist, yanked;
   const char *reqs[MAX_ITEMS];
   size_t nreqs;
   const char *xn[MAX_ITEMS], *xr[MAX_ITEMS];
@@ -38,6 +38,8 @@ struct fixture {
   size_t nvp;
   const char *upgrade_pkgs[MAX_ITEMS];
   size_t nupgrade;
+  const char *only_binary[MAX_ITEMS], *no_binary[MAX_ITEMS];
+  size_t nonly_binary, nno_binary;
   const char *priority[MAX_ITEMS];
   size_t npriority;
   struct ts_resolver_request req;
@@ -83,10 +85,11 @@ static void flush_pkg(struct fixture *fx, struct pkgdef *p) {
   struct mem_proj *mp = mem_project(&fx->ix, p->name);
   char *dist = mem_dist_name(p->name);
   char fname[512];
-  if (p->sdist_only) {
+  if (p->sdist_only || p->sdist) {
     snprintf(fname, sizeof fname, "%s-%s.tar.gz", dist, p->version);
     mem_add_file(mp, fname, p->rp[0] ? p->rp : NULL, p->yanked);
-  } else {
+  }
+  if (!p->sdist_only) {
     if (!p->ntags)
       snprintf(p->tags[p->ntags++], sizeof p->tags[0], "py3-none-any");
     for (size_t i = 0; i < p->ntags; i++) {
@@ -172,6 +175,14 @@ static void parse_args(struct fixture *fx, char *s) {
       fx->req.no_deps = true;
     } else if (!strcmp(tok, "--ignore-host")) {
       fx->req.ignore_host = true;
+    } else if (!strcmp(tok, "--build")) {
+      fx->req.sdists = true;
+    } else if (!strcmp(tok, "--prefer-binary")) {
+      fx->req.prefer_binary = true;
+    } else if (!strcmp(tok, "--only-binary")) {
+      fx->only_binary[fx->nonly_binary++] = keep(fx, next_tok(&s, ' '));
+    } else if (!strcmp(tok, "--no-binary")) {
+      fx->no_binary[fx->nno_binary++] = keep(fx, next_tok(&s, ' '));
     } else if (!strcmp(tok, "--upgrade-package")) {
       fx->upgrade_pkgs[fx->nupgrade++] = keep(fx, next_tok(&s, ' '));
     } else if (!strcmp(tok, "--resolution")) {
@@ -232,6 +243,8 @@ static void load(struct fixture *fx, const char *path) {
       snprintf(pd.tags[pd.ntags++], sizeof pd.tags[0], "%s", l + 4);
     } else if (!strcmp(l, "sdist-only")) {
       pd.sdist_only = true;
+    } else if (!strcmp(l, "sdist")) {
+      pd.sdist = true;
     } else if (!strcmp(l, "yanked")) {
       pd.yanked = true;
     } else if (!strncmp(l, "@installed ", 11)) {
@@ -357,6 +370,10 @@ static char *run_fixture(const char *path, const char *debug_dir) {
   fx->req.npriority = fx->npriority;
   fx->req.upgrade_packages = fx->upgrade_pkgs;
   fx->req.nupgrade_packages = fx->nupgrade;
+  fx->req.only_binary = fx->only_binary;
+  fx->req.nonly_binary = fx->nonly_binary;
+  fx->req.no_binary = fx->no_binary;
+  fx->req.nno_binary = fx->nno_binary;
   fx->req.debug_solver_dir = debug_dir;
   if (fx->rules.nfacts || fx->rules.nconstraints)
     fx->req.rules = &fx->rules;
