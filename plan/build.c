@@ -903,6 +903,7 @@ static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
 
 enum goal { GOAL_WHEEL, GOAL_METADATA };
 
+
 /* One build: from the cache, or the backend run in its environment.
  * GOAL_METADATA stops at prepare_metadata_for_build_wheel (building the
  * wheel only when the backend lacks that hook) and sets *meta. */

@@ -16,10 +16,7 @@
 # reinstall that makes no build environment; a failing sdist build.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-[ -x /usr/bin/python3 ] || ts_skip "no Debian /usr/bin/python3"
-WHEELS=/usr/share/python-wheels
-ls $WHEELS/setuptools-*.whl $WHEELS/wheel-*.whl >/dev/null 2>&1 ||
-  ts_skip "python3-setuptools-whl / python3-wheel-whl not installed"
+ts_debian_build_wheels
 work=$(ts_tmpdir)
 python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
 simple omegaconf 2.3.0 py3-none-any antlr4-python3-runtime==4.9.*

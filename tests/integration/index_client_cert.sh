@@ -12,23 +12,11 @@ command -v openssl >/dev/null || ts_skip "openssl not installed"
 work=$(ts_tmpdir)
 python3 "$TS_SOURCE_DIR/tests/support/index_fixtures.py" "$work/www"
 cd "$work"
-ca() { # NAME: a self-signed CA NAME.pem / NAME.key
-  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=torchsolve test $1" \
-    -keyout "$1.key" -out "$1.pem" -addext "basicConstraints=critical,CA:TRUE" \
-    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
-}
-signed() { # NAME CA CN USAGE: NAME.pem signed by CA, NAME.key
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=$3" -keyout "$1.key" -out "$1.csr" 2>/dev/null
-  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=%s\n' \
-    "$4" >"$1.cnf"
-  openssl x509 -req -in "$1.csr" -CA "$2.pem" -CAkey "$2.key" -CAcreateserial -days 2 \
-    -extfile "$1.cnf" -out "$1.pem" 2>/dev/null
-}
-ca ca
-ca other
-signed srv ca 127.0.0.1 serverAuth
-signed client ca "torchsolve client" clientAuth
-signed stranger other "someone else" clientAuth
+ts_tls_ca ca
+ts_tls_ca other
+ts_tls_signed srv ca 127.0.0.1 serverAuth
+ts_tls_signed client ca "torchsolve client" clientAuth
+ts_tls_signed stranger other "someone else" clientAuth
 cat client.pem client.key >client-bundle.pem
 cat stranger.pem stranger.key >stranger-bundle.pem
 TS_NGINX_TLS_CERT=$work/srv.pem TS_NGINX_TLS_KEY=$work/srv.key \

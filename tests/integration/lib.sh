@@ -82,6 +82,34 @@ ts_tmpdir() {
   printf '%s\n' "$d"
 }
 
+# For the tests that build sources with real backends and no network:
+# Debian's setuptools and wheel wheels, which need Debian's own
+# /usr/bin/python3 for the target venvs; sets WHEELS (their folder) or
+# skips the test.
+ts_debian_build_wheels() {
+  [ -x /usr/bin/python3 ] || ts_skip "no Debian /usr/bin/python3"
+  WHEELS=/usr/share/python-wheels
+  ls $WHEELS/setuptools-*.whl $WHEELS/wheel-*.whl >/dev/null 2>&1 ||
+    ts_skip "python3-setuptools-whl / python3-wheel-whl not installed"
+}
+
+# TLS material made with openssl for the https tests, in the current
+# folder: ts_tls_ca NAME makes a CA (NAME.pem, NAME.key); ts_tls_signed
+# NAME CA CN USAGE a certificate of CA for 127.0.0.1 and localhost with
+# extendedKeyUsage USAGE (serverAuth, clientAuth).
+ts_tls_ca() {
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=torchsolve test $1" \
+    -keyout "$1.key" -out "$1.pem" -addext "basicConstraints=critical,CA:TRUE" \
+    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+}
+ts_tls_signed() {
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$3" -keyout "$1.key" -out "$1.csr" 2>/dev/null
+  printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=%s\n' \
+    "$4" >"$1.cnf"
+  openssl x509 -req -in "$1.csr" -CA "$2.pem" -CAkey "$2.key" -CAcreateserial -days 2 \
+    -extfile "$1.cnf" -out "$1.pem" 2>/dev/null
+}
+
 # For the tests that make tiny torch-shaped wheels: a venv in a new
 # temporary folder; sets work (the folder), PY (the venv's python), cp (its
 # cpXY tag) and tag (cpXY-cpXY-manylinux_2_28_x86_64).
