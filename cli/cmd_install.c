@@ -284,6 +284,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   ts_index_cli_apply_reqfile(&ic, &a.reqs.rf);
   q.pre |= a.reqs.rf.pre;
   q.require_hashes |= a.reqs.rf.require_hashes;
+  q.prefer_binary |= a.reqs.rf.prefer_binary;
   if (ts_index_cli_finish(&ic, cmd) < 0) {
     args_free(&a);
     return 2;

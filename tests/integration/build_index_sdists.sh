@@ -10,7 +10,8 @@
 # wheel; --prefer-binary (an older wheel before a newer sdist);
 # --only-binary :all: / --no-build / --only-binary in a requirements file
 # naming the sdist-only package (exit 1); --no-binary P building P from
-# its sdist; --no-build on a project directory; --dry-run building nothing
+# its sdist; --no-build-isolation-package (the target's interpreter and
+# packages build it); --no-build on a project directory; --dry-run building nothing
 # and saying what it would build; the progress lines on a pipe (one
 # "Built" line per build) and -v streaming the backend's output; a warm
 # reinstall that makes no build environment; a failing sdist build.
@@ -83,10 +84,28 @@ fresh
 inst --prefer-binary pb 2>"$work/err" || { cat "$work/err"; ts_fail "--prefer-binary failed"; }
 [ "$("$work/venv/bin/python" -c 'import pb; print(pb.__version__)')" = 1.0 ] ||
   ts_fail "--prefer-binary did not prefer the older wheel"
+printf -- '--prefer-binary\npb\n' >"$work/pb.txt"
+inst --dry-run -U -r "$work/pb.txt" 2>/dev/null | grep -q "^keep pb 1.0" ||
+  ts_fail "--prefer-binary in a requirements file is not honoured"
+inst --dry-run -U pb 2>/dev/null | grep -q "^upgrade pb 2.0 .* (would build)$" ||
+  ts_fail "-U without --prefer-binary does not take the newer sdist"
 # --no-binary builds a project that has a wheel from its sdist
 inst --no-binary mixed mixed 2>"$work/err" || { cat "$work/err"; ts_fail "--no-binary mixed failed"; }
 grep -q '^Built mixed 1.0 in' "$work/err" || ts_fail "--no-binary mixed did not build: $(cat "$work/err")"
 [ "$("$work/venv/bin/python" -c 'import mixed; print(mixed.BUILT)')" = sdist ] || ts_fail "--no-binary: the wheel was installed"
+
+# --- --no-build-isolation-package builds that project in the target ------
+fresh
+set +e
+inst --no-build-isolation-package antlr4-python3-runtime omegaconf >/dev/null 2>"$work/err"
+rc=$?
+set -e
+[ $rc != 0 ] || ts_fail "--no-build-isolation-package: built without setuptools in the target"
+grep -qi "setuptools" "$work/err" || ts_fail "--no-build-isolation-package: $(cat "$work/err")"
+inst setuptools wheel 2>/dev/null || ts_fail "setuptools into the target"
+inst --no-build-isolation-package antlr4-python3-runtime omegaconf 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "--no-build-isolation-package with setuptools in the target"; }
+"$work/venv/bin/python" -c 'import antlr4_python3_runtime' || ts_fail "not installed"
 
 # --- refusals: --only-binary :all:, --no-build, a requirements file -------
 fresh
