@@ -15,10 +15,7 @@
 #    get is refused (exit 4), nothing installed.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-[ -x /usr/bin/python3 ] || ts_skip "no Debian /usr/bin/python3"
-WHEELS=/usr/share/python-wheels
-ls $WHEELS/setuptools-*.whl $WHEELS/wheel-*.whl >/dev/null 2>&1 ||
-  ts_skip "python3-setuptools-whl / python3-wheel-whl not installed"
+ts_debian_build_wheels
 command -v git >/dev/null || ts_skip "no git"
 work=$(ts_tmpdir)
 python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'

@@ -18,10 +18,7 @@
 #  - on a CPU-only host: the +cpu build, no CUDA variables, no nvcc check.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-[ -x /usr/bin/python3 ] || ts_skip "no Debian /usr/bin/python3"
-WHEELS=/usr/share/python-wheels
-ls $WHEELS/setuptools-*.whl $WHEELS/wheel-*.whl >/dev/null 2>&1 ||
-  ts_skip "python3-setuptools-whl / python3-wheel-whl not installed"
+ts_debian_build_wheels
 S=$TS_SOURCE_DIR/fixtures/sysroot
 work=$(ts_tmpdir)
 cp=$(/usr/bin/python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
