@@ -142,6 +142,8 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   e->stored_at = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
   v = cJSON_GetObjectItemCaseSensitive(meta, "max_age");
   e->max_age = cJSON_IsNumber(v) ? (long)v->valuedouble : -1;
+  v = cJSON_GetObjectItemCaseSensitive(meta, "status");
+  e->status = cJSON_IsNumber(v) ? (long)v->valuedouble : 200;
   cJSON_Delete(meta);
   ts_buf_init(&e->body, cap);
   size_t off = hdr + metalen;
@@ -169,6 +171,8 @@ enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
     cJSON_AddStringToObject(m, "last_modified", e->last_modified);
   cJSON_AddNumberToObject(m, "stored_at", (double)e->stored_at);
   cJSON_AddNumberToObject(m, "max_age", (double)e->max_age);
+  if (e->status && e->status != 200)
+    cJSON_AddNumberToObject(m, "status", (double)e->status);
   char *js = cJSON_PrintUnformatted(m);
   cJSON_Delete(m);
   if (!js)

@@ -45,8 +45,16 @@ struct ts_cache_entry {
   char *last_modified;
   int64_t stored_at;    /* unix seconds of the last 200 or 304 */
   long max_age;         /* seconds, -1 unknown (then always revalidated) */
+  /* 200: a page.  404: the server said the page does not exist; kept for
+   * TS_CACHE_NOT_FOUND_TTL so that a missing project (a typo, a project
+   * only on another index) costs one request per ten minutes, not one per
+   * run.  --refresh asks again. */
+  long status;
   struct ts_buf body;
 };
+
+/* Seconds a 404 page is remembered (the max_age of a not-found entry). */
+#define TS_CACHE_NOT_FOUND_TTL 600
 
 void ts_cache_entry_clear(struct ts_cache_entry *e);
 

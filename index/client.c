@@ -198,6 +198,13 @@ static void store_page(const char *path, const char *url, const struct ts_http_r
   ts_cache_write(path, &e, NULL);
 }
 
+/* A page the server said does not exist (404, 410), remembered briefly. */
+static void store_not_found(const char *path, const char *url, int64_t now) {
+  struct ts_cache_entry e = {.url = (char *)url, .stored_at = now,
+                             .max_age = TS_CACHE_NOT_FOUND_TTL, .status = 404};
+  ts_cache_write(path, &e, NULL);
+}
+
 /* A cached page the server confirmed (304): fresh again from now. */
 static void refresh_page(const char *path, struct ts_cache_entry *cached,
                          const struct ts_http_request *r, int64_t now) {
@@ -273,9 +280,18 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
       j->cache_path = ts_cache_page_path(idx->cache_dir, j->name, j->url, TS_INDEX_ACCEPT);
       j->have_cached = ts_cache_read(j->cache_path, TS_CAP_INDEX_PAGE, &j->cached, NULL) == TS_OK;
     }
-    if (j->have_cached &&
-        (idx->mode == TS_CACHE_OFFLINE ||
-         (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&j->cached, now)))) {
+    bool cached_ok = j->have_cached &&
+                     (idx->mode == TS_CACHE_OFFLINE ||
+                      (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&j->cached, now)));
+    if (cached_ok && j->cached.status == 404) {
+      char r[200];
+      ts_url_redact_buf(j->url, r, sizeof r);
+      j->code = ts_error_set(&j->err, TS_E_NOT_FOUND,
+                             "%s: HTTP 404 (not found; remembered for %d minutes, "
+                             "--refresh asks again)", r, TS_CACHE_NOT_FOUND_TTL / 60);
+      continue;
+    }
+    if (cached_ok) {
       j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
                            j->cached.final_url, j->name, &j->project, &j->err);
       continue;
@@ -292,7 +308,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
     j->req.compressed = true;
     j->req.max_body = TS_CAP_INDEX_PAGE;
     j->req.fd = -1;
-    if (j->have_cached) {
+    if (j->have_cached && j->cached.status != 404) {
       j->req.if_none_match = j->cached.etag;
       j->req.if_modified_since = j->cached.last_modified;
     }
@@ -310,9 +326,11 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
     if (r->code) {
       j->code = r->code;
       j->err = r->err;
+      if (r->code == TS_E_NOT_FOUND && j->cache_path && !r->no_store)
+        store_not_found(j->cache_path, j->url, now);
       continue;
     }
-    if (r->status == 304 && j->have_cached) {
+    if (r->status == 304 && j->have_cached && j->cached.status != 404) {
       j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
                            j->cached.final_url, j->name, &j->project, &j->err);
       if (!j->code)

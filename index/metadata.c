@@ -266,6 +266,12 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
         x->code = ts_error_set(&x->err, TS_E_IO, "cannot rename '%s': %s", parts[i],
                                strerror(errno));
     }
+    /* Ctrl-C or SIGTERM: what arrived is kept for the next run's Range
+     * request, like a dropped connection (rs[i] of the others may not have
+     * started; an empty .part is not worth keeping). */
+    struct stat pst;
+    if (rc == TS_E_INTERRUPTED && fstat(r->fd, &pst) == 0 && pst.st_size > 0)
+      keep_part = true;
     /* unlinked before the lock goes with close: a waiting process must
      * not resume from a file that failed */
     if ((rc || x->code) && !keep_part)

@@ -48,8 +48,12 @@ cat "$work/err"
 grep -q 'interrupted' "$work/err" || ts_fail "no 'interrupted' message"
 [ ! -e "$SITE/.torchsolve-txn" ] || ts_fail "transaction left after SIGINT"
 [ "$(state)" = "$old" ] || ts_fail "venv changed by an interrupted download"
-ls "$TORCHSOLVE_CACHE_DIR"/wheels*/ 2>/dev/null | grep -q 'big-2.0' &&
-  ts_fail "a partial wheel was kept in the cache"
+# What arrived stays as a .part for the next run to resume; never as a wheel.
+find "$TORCHSOLVE_CACHE_DIR" -name 'big-2.0-*.whl' | grep -q . &&
+  ts_fail "a partial wheel was kept in the cache as a whole one"
+part=$(find "$TORCHSOLVE_CACHE_DIR" -name 'big-2.0-*.whl.part')
+[ -n "$part" ] && [ -s "$part" ] || ts_fail "SIGINT deleted the partial download"
+part_size=$(stat -c %s "$part")
 
 # --- SIGTERM the same ----------------------------------------------------
 "$T" install -q --python "$V" -i "$U" 'big==2.0' 2>/dev/null &
@@ -60,8 +64,14 @@ rc=0; wait $pid || rc=$?
 [ $rc = 8 ] || ts_fail "SIGTERM during the download: exit $rc, want 8"
 [ "$(state)" = "$old" ] || ts_fail "venv changed by SIGTERM"
 
-# --- and the next run completes ------------------------------------------
+[ "$(stat -c %s "$part")" -ge "$part_size" ] || ts_fail "SIGTERM lost the partial download"
+
+# --- and the next run completes, resuming the .part with a Range request --
+mark=$(ts_nginx_log_mark)
 "$T" install -q --python "$V" -i "$U" 'big==2.0' || ts_fail "install after interrupts failed"
+ts_nginx_log_since "$mark" | grep -E '^206 .*big-2\.0-py3-none-any\.whl .*range="bytes=[1-9][0-9]*-"' ||
+  { ts_nginx_log_since "$mark"; ts_fail "the rerun did not resume the .part with a Range request"; }
+[ ! -e "$part" ] || ts_fail "the .part outlived the finished download"
 "$V/bin/python" -c 'import big; assert big.__version__ == "2.0"' || ts_fail "big 2.0 broken"
 
 # --- Ctrl-C at random moments of unpacking and staging (local wheels) ----

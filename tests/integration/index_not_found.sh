@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# A project the index does not have: its 404 is remembered for ten minutes
+# (a second run asks the server nothing, --refresh asks again), and a
+# misspelt name gets "did you mean NAME?" from the names the index root
+# lists (PEP 503), without a request per candidate.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+command -v python3 >/dev/null || ts_skip "no python3"
+work=$(ts_tmpdir)
+export TORCHSOLVE_CACHE_DIR=$work/cache
+python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+simple requests 2.0 py3-none-any
+simple numpy 1.0 py3-none-any
+SPEC
+ts_nginx_start "$work/www"
+U=$TS_NGINX_URL/simple
+"$T" venv -q "$work/v"
+install() { "$T" install --dry-run --python "$work/v" -i "$U" "$@"; }
+
+# --- the 404 of a missing project is cached briefly -------------------------
+mark=$(ts_nginx_log_mark)
+rc=0; install nosuchproject >"$work/out" 2>"$work/err" || rc=$?
+[ $rc = 1 ] || { cat "$work/err"; ts_fail "a missing project: exit $rc, want 1"; }
+ts_nginx_log_since "$mark" | grep -q '^404 .*GET /simple/nosuchproject/' ||
+  ts_fail "the first run did not ask the server"
+mark=$(ts_nginx_log_mark)
+rc=0; install nosuchproject >"$work/out" 2>"$work/err" || rc=$?
+[ $rc = 1 ] || { cat "$work/err"; ts_fail "a cached 404: exit $rc, want 1"; }
+grep -q "nosuchproject" "$work/err" || { cat "$work/err"; ts_fail "the cached 404 does not name the project"; }
+! ts_nginx_log_since "$mark" | grep -q '/simple/nosuchproject/' ||
+  ts_fail "the second run asked the server again for a 404 it has just seen"
+mark=$(ts_nginx_log_mark)
+install --refresh nosuchproject >/dev/null 2>&1 && ts_fail "--refresh found a missing project"
+ts_nginx_log_since "$mark" | grep -q '^404 .*GET /simple/nosuchproject/' ||
+  ts_fail "--refresh did not ask the server again"
+# the page appears: --refresh sees it at once
+mkdir -p "$work/www/simple/nosuchproject"
+cp "$work/www/simple/numpy/index.html" "$work/www/simple/nosuchproject/index.html"
+rc=0; install nosuchproject >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] || ts_fail "a fresh cached 404 was not used (exit $rc)"
+install --refresh nosuchproject >/dev/null 2>"$work/err" &&
+  ts_fail "a page of other files installed as nosuchproject"
+grep -q "lists no file of nosuchproject" "$work/err" ||
+  { cat "$work/err"; ts_fail "--refresh did not read the page that appeared"; }
+echo ok
