@@ -26,13 +26,14 @@ int ts_cli_link_mode(const char *command, const char *v,
     enum ts_wheel_link_mode mode;
   } modes[] = {{"hardlink", TS_WHEEL_LINK_HARDLINK},
                {"copy", TS_WHEEL_LINK_COPY},
-               {"clone", TS_WHEEL_LINK_CLONE}};
+               {"clone", TS_WHEEL_LINK_CLONE},
+               {"auto", TS_WHEEL_LINK_AUTO}};
   for (size_t k = 0; k < sizeof modes / sizeof modes[0]; k++)
     if (strcmp(v, modes[k].name) == 0) {
       *out = modes[k].mode;
       return 0;
     }
-  return ts_cli_usage_error(command, "unknown %s '%s' (hardlink, copy or clone)",
+  return ts_cli_usage_error(command, "unknown %s '%s' (hardlink, copy, clone or auto)",
                             what, v), -1;
 }
 
@@ -46,9 +47,16 @@ static void on_repaired(void *ctx, const char *what) {
   ts_cli_warn("%s", what);
 }
 
+static void on_cache_damaged(void *ctx, const char *wheel, const char *why) {
+  (void)ctx;
+  ts_cli_warn("the cache's unpacked copy of %s was damaged (%s); unpacking it again",
+              strrchr(wheel, '/') ? strrchr(wheel, '/') + 1 : wheel, why);
+}
+
 struct ts_wheel_callbacks ts_cli_env_callbacks(void) {
   return (struct ts_wheel_callbacks){.waiting_for_lock = on_waiting,
-                                     .repaired = on_repaired};
+                                     .repaired = on_repaired,
+                                     .cache_damaged = on_cache_damaged};
 }
 
 int ts_cli_write_output(const char *dest, const void *data, size_t len) {

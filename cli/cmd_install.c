@@ -79,6 +79,7 @@ static const struct {
     {"--ignore-installed", "-I", offsetof(struct ts_plan_request, ignore_installed), true},
     {"--compile", "--compile-bytecode", offsetof(struct ts_plan_request, compile), true},
     {"--allow-overwrite", NULL, offsetof(struct ts_plan_request, allow_overwrite), true},
+    {"--verify", NULL, offsetof(struct ts_plan_request, verify_cache), true},
     {"--break-system-packages", NULL,
      offsetof(struct ts_plan_request, break_system_packages), true},
 };

@@ -88,7 +88,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
   const char *lockfile = NULL, *python = NULL, *profile = NULL;
   const char *link_mode = NULL;
   bool dry_run = false, compile = false, break_system = false, no_wait = false;
-  bool allow_overwrite = false;
+  bool allow_overwrite = false, verify_cache = false;
   enum ts_wheel_link_mode link = TS_WHEEL_LINK_HARDLINK;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -123,6 +123,8 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
       no_wait = true;
     } else if (strcmp(a, "--allow-overwrite") == 0) {
       allow_overwrite = true;
+    } else if (strcmp(a, "--verify") == 0) {
+      verify_cache = true;
     } else if (strcmp(a, "--break-system-packages") == 0) {
       break_system = true;
     } else if ((used = ts_cli_flag_value("--link-mode", argc, argv, &i, &link_mode)) != 0) {
@@ -184,7 +186,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
       .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules, .profile = profile,
       .dry_run = dry_run, .break_system_packages = break_system, .no_wait = no_wait,
-      .allow_overwrite = allow_overwrite,
+      .allow_overwrite = allow_overwrite, .verify_cache = verify_cache,
       .link_mode = link,
       .compile = compile, .cancel = &ts_cli.interrupted,
       .cb = ts_cli_progress_callbacks(&bars)};

@@ -19,9 +19,9 @@
 
 static const char usage[] =
     "usage: torchsolve wheel install FILE.whl... [--python PATH]\n"
-    "                                [--link-mode hardlink|copy|clone]\n"
+    "                                [--link-mode hardlink|copy|clone|auto]\n"
     "                                [--compile] [--no-cache] [--no-wait]\n"
-    "                                [--allow-overwrite]\n"
+    "                                [--allow-overwrite] [--verify]\n"
     "       torchsolve wheel uninstall NAME... [--python PATH]\n"
     "       torchsolve wheel repair [--python PATH]\n"
     "\n"
@@ -35,9 +35,14 @@ static const char usage[] =
     "else $TORCHSOLVE_PYTHON, else $VIRTUAL_ENV, else ./.venv.\n"
     "\n"
     "  --link-mode M  how files come from the cache: hardlink (default; copies\n"
-    "                 across filesystems), copy, or clone (reflink, else copy)\n"
+    "                 across filesystems), copy, clone (reflink, else copy),\n"
+    "                 or auto (clone where the filesystem reflinks, else\n"
+    "                 hardlink)\n"
     "  --compile      byte-compile the installed .py files\n"
     "  --no-cache     unpack into a temporary directory, not the cache\n"
+    "  --verify       re-hash every file of a wheel reused from the cache\n"
+    "                 against its RECORD (default: a fixed sample by size\n"
+    "                 and mtime); a damaged copy is unpacked again\n"
     "  --allow-overwrite  let a wheel replace a file that another installed\n"
     "                 distribution owns with other content (refused by\n"
     "                 default: exit 1 naming both and the path)\n"
@@ -208,6 +213,8 @@ int ts_cmd_wheel(int argc, char **argv) {
       o.no_wait = true;
     } else if (strcmp(a, "--allow-overwrite") == 0) {
       o.allow_overwrite = true;
+    } else if (strcmp(a, "--verify") == 0) {
+      o.verify_cache = true;
     } else if (strcmp(a, "--") == 0) {
       for (i++; i < argc; i++)
         args[nargs++] = argv[i];

@@ -1615,6 +1615,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                               .link_mode = o->link_mode, .compile = o->compile,
                               .cancel = o->cancel, .cb = o->cb.wheel,
                               .allow_overwrite = o->allow_overwrite,
+                              .verify_cache = o->verify_cache,
                               .env_locked = ((struct priv *)r->priv)->env_lock_fd >= 0,
                               .paths = o->paths};
     rc = ts_plan_run_transaction(&txn, changed, err);

@@ -157,6 +157,7 @@ struct ts_plan_install_options {
   enum ts_wheel_link_mode link_mode;
   bool compile;
   bool allow_overwrite;             /* see ts_wheel_options.allow_overwrite */
+  bool verify_cache;                /* see ts_wheel_options.verify_cache */
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
   /* Install into these paths instead of the target interpreter's own
@@ -259,6 +260,7 @@ struct ts_plan_sync_options {
   enum ts_wheel_link_mode link_mode;
   bool compile;
   bool allow_overwrite;         /* see ts_wheel_options.allow_overwrite */
+  bool verify_cache;            /* see ts_wheel_options.verify_cache */
   const volatile sig_atomic_t *cancel;
   struct ts_plan_callbacks cb;
 };

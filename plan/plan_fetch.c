@@ -211,7 +211,8 @@ enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                 .no_cache = croot == NULL,
                                 .remove = t->remove,
                                 .nremove = t->nremove, .env_locked = t->env_locked,
-                                .allow_overwrite = t->allow_overwrite};
+                                .allow_overwrite = t->allow_overwrite,
+                                .verify_cache = t->verify_cache};
   struct ts_wheel_result res = {0};
   enum ts_code rc = ts_wheel_install(&wo, t->rq, t->n, &res, err);
   if (rc == TS_OK && count)

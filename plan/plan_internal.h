@@ -98,6 +98,7 @@ struct ts_plan_txn {
   struct ts_wheel_callbacks cb;
   bool env_locked; /* the caller holds the environment's lock */
   bool allow_overwrite; /* see ts_wheel_options.allow_overwrite */
+  bool verify_cache;    /* see ts_wheel_options.verify_cache */
   const struct ts_wheel_paths *paths; /* NULL: the target's scheme; else a
                                          --target or --prefix tree */
 };

@@ -96,7 +96,8 @@ enum ts_code ts_plan_request_carry_out(const struct ts_plan_request *q,
     struct ts_plan_install_options io = {
         .require_hashes = q->require_hashes, .break_system_packages = q->break_system_packages,
         .link_mode = q->link_mode, .compile = q->compile,
-        .allow_overwrite = q->allow_overwrite, .cancel = cancel, .cb = *cb,
+        .allow_overwrite = q->allow_overwrite, .verify_cache = q->verify_cache,
+        .cancel = cancel, .cb = *cb,
         .paths = tree.dir ? &tree.paths : NULL, .save_dir = q->download ? q->dest : NULL};
     rc = ts_plan_install(r, &io, &out->changed, err);
   }

@@ -296,6 +296,7 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
                               .link_mode = o->link_mode, .compile = o->compile,
                               .cancel = o->cancel, .cb = o->cb.wheel,
                               .allow_overwrite = o->allow_overwrite,
+                              .verify_cache = o->verify_cache,
                               .env_locked = s->env_lock_fd >= 0};
     rc = ts_plan_run_transaction(&txn, NULL, err);
   }

@@ -30,6 +30,7 @@ struct ts_plan_request {
   const char *install_only;
   bool dry_run, upgrade, eager, force_reinstall, no_deps, pre, prefer_binary;
   bool ignore_installed, require_hashes, compile, allow_overwrite;
+  bool verify_cache;           /* see ts_wheel_options.verify_cache */
   bool break_system_packages, no_wait;
   enum ts_resolution_mode resolution;
   enum ts_wheel_link_mode link_mode;

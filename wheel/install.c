@@ -867,6 +867,7 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
  * threads: link(2) costs ~10-20 us, and torch has ~12k files. */
 struct place_job {
   struct installer *in;
+  enum ts_wheel_link_mode mode; /* o->link_mode, auto resolved */
   atomic_size_t next;
   atomic_bool failed;
   pthread_mutex_t mu;
@@ -907,7 +908,7 @@ static void *place_worker(void *arg) {
   struct place_job *j = arg;
   struct ts_error err = {0};
   struct dir_cache src = {.fd = -1}, dst = {.fd = -1};
-  bool hard = j->in->o->link_mode == TS_WHEEL_LINK_HARDLINK;
+  bool hard = j->mode == TS_WHEEL_LINK_HARDLINK;
   for (;;) {
     if (atomic_load(&j->failed))
       break;
@@ -927,7 +928,7 @@ static void *place_worker(void *arg) {
         if (sfd >= 0 && dfd >= 0 && linkat(sfd, sb, dfd, db, 0) == 0)
           continue;
       }
-      if (place_file(j->in->o->link_mode, f->src, f->staged, &err) != TS_OK) {
+      if (place_file(j->mode, f->src, f->staged, &err) != TS_OK) {
         pthread_mutex_lock(&j->mu);
         if (j->rc == TS_OK) {
           j->rc = err.code;
@@ -946,8 +947,36 @@ static void *place_worker(void *arg) {
   return NULL;
 }
 
+/* --link-mode auto: clone when the filesystem reflinks from the cache into
+ * the stage (a private copy, nearly as fast as a link), else hardlink
+ * (which copies across filesystems).  One probe clone decides for the
+ * whole transaction: the cache and the stage are each on one filesystem. */
+static enum ts_wheel_link_mode resolve_auto(const struct installer *in) {
+  const struct newfile *f = NULL;
+  for (size_t k = 0; k < in->nfiles && !f; k++)
+    if (in->files[k].src)
+      f = &in->files[k];
+  if (!f)
+    return TS_WHEEL_LINK_HARDLINK;
+  bool cloned = false;
+  char *probe = ts_xasprintf("%s.reflink-probe", f->staged);
+  int src = open(f->src, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  int dst = src < 0 ? -1 : open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (dst >= 0) {
+    cloned = ioctl(dst, FICLONE, src) == 0;
+    close(dst);
+    unlink(probe);
+  }
+  if (src >= 0)
+    close(src);
+  free(probe);
+  return cloned ? TS_WHEEL_LINK_CLONE : TS_WHEEL_LINK_HARDLINK;
+}
+
 static enum ts_code place_all(struct installer *in, struct ts_error *err) {
-  struct place_job j = {.in = in, .rc = TS_OK};
+  struct place_job j = {.in = in, .rc = TS_OK, .mode = in->o->link_mode};
+  if (j.mode == TS_WHEEL_LINK_AUTO)
+    j.mode = resolve_auto(in);
   atomic_init(&j.next, 0);
   atomic_init(&j.failed, false);
   pthread_mutex_init(&j.mu, NULL);

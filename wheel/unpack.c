@@ -23,6 +23,7 @@
 #include "pep/name.h"
 #include "pep/version.h"
 #include "wheel/record.h"
+#include "wheel/treecheck.h"
 #include "zip/zip.h"
 
 #define DEFAULT_MAX_TOTAL (64ull << 30)
@@ -163,8 +164,9 @@ static bool is_record_like(const char *path, const char *distinfo) {
          strcmp(b, "RECORD.p7s") == 0;
 }
 
-/* Fills out's metadata from an unpacked tree (cache hit or fresh unpack). */
-static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
+/* Fills out's metadata from an unpacked tree (cache hit or fresh unpack).
+ * fname/fver: what the wheel's file name says (NULL: not checked). */
+enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
                               const char *fver, struct ts_error *err) {
   DIR *d = opendir(out->dir);
   if (!d)
@@ -192,8 +194,8 @@ static enum ts_code load_tree(struct ts_unpacked *out, const char *fname,
                         "dist-info directory '%s' is not <name>-<version>",
                         out->distinfo);
   size_t nl = (size_t)(dash - out->distinfo);
-  if (!ts_name_eq(out->distinfo, nl, fname, strlen(fname)) ||
-      !versions_equal(dash + 1, sl - nl - 1, fver, strlen(fver)))
+  if (fname && (!ts_name_eq(out->distinfo, nl, fname, strlen(fname)) ||
+                !versions_equal(dash + 1, sl - nl - 1, fver, strlen(fver))))
     return ts_error_set(err, TS_E_BAD_WHEEL,
                         "wheel's '%s' does not match its file name (%s %s)",
                         out->distinfo, fname, fver);
@@ -830,6 +832,33 @@ static void *hash_worker(void *arg) {
   return NULL;
 }
 
+/* A tree unpacked earlier, loaded into *out when it passes its check
+ * (true; out->dir takes `final`).  Otherwise (false) it is dropped, the
+ * caller told, and *out left empty. */
+static bool reuse_tree(const struct ts_wheel_options *o, const struct ts_wheel_request *w,
+                       const char *root, char *final, const char *fname, const char *fver,
+                       struct ts_unpacked *out) {
+  out->dir = final;
+  char why[TS_ERROR_DETAIL_MAX];
+  struct ts_error lerr = {0};
+  enum ts_code rc = ts_unpacked_load(out, fname, fver, &lerr);
+  if (rc == TS_OK &&
+      ts_unpacked_tree_intact(out, o->verify_cache ? TS_TREE_FULL : TS_TREE_SAMPLE, why,
+                              sizeof why)) {
+    if (o->cb.unpacked)
+      o->cb.unpacked(o->cb.ctx, w->path, true);
+    return true;
+  }
+  if (rc != TS_OK)
+    snprintf(why, sizeof why, "%s", lerr.detail);
+  out->dir = NULL; /* still the caller's */
+  ts_unpacked_clear(out);
+  if (o->cb.cache_damaged)
+    o->cb.cache_damaged(o->cb.ctx, w->path, why);
+  ts_unpacked_tree_drop(root, final, NULL);
+  return false;
+}
+
 enum ts_code ts_unpack(const struct ts_wheel_options *o,
                        const struct ts_wheel_request *w,
                        struct ts_unpacked *out, struct ts_error *err) {
@@ -874,12 +903,11 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     final = ts_path_join(root, hex);
     struct stat fst;
     if (stat(final, &fst) == 0 && S_ISDIR(fst.st_mode)) {
-      out->dir = final;
-      final = NULL;
-      rc = load_tree(out, fname, fver, err);
-      if (rc == TS_OK && o->cb.unpacked)
-        o->cb.unpacked(o->cb.ctx, w->path, true);
-      goto out;
+      if (reuse_tree(o, w, root, final, fname, fver, out)) {
+        final = NULL; /* out->dir now */
+        goto out;
+      }
+      /* damaged: dropped, unpacked again below */
     }
   }
   if (!known) { /* hash while validating and extracting: the key is only
@@ -937,6 +965,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
       ts_sha256_hex(out->sha256, hex);
       final = ts_path_join(root, hex);
     }
+    ts_unpacked_tree_stamp(tmp);
     if (rename(tmp, final) != 0) {
       if (errno != EEXIST && errno != ENOTEMPTY) {
         rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
@@ -945,15 +974,26 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
         goto out;
       }
       /* the same bytes were unpacked already (a copy of the file, or a
-       * concurrent run) */
-      ts_fs_remove_tree(tmp, NULL);
+       * concurrent run): keep that tree when it passes the check, else
+       * ours replaces it */
+      if (reuse_tree(o, w, root, final, fname, fver, out)) {
+        final = NULL;
+        ts_fs_remove_tree(tmp, NULL);
+        goto out;
+      }
+      if (rename(tmp, final) != 0) {
+        rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
+                          tmp, strerror(errno));
+        ts_fs_remove_tree(tmp, NULL);
+        goto out;
+      }
     }
     out->dir = final;
     final = NULL;
     if (keyfile)
       ts_filehash_memo_write(memo, keyfile, out->sha256);
   }
-  rc = load_tree(out, fname, fver, err);
+  rc = ts_unpacked_load(out, fname, fver, err);
   if (rc == TS_OK && o->cb.unpacked)
     o->cb.unpacked(o->cb.ctx, w->path, false);
 out:

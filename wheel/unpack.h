@@ -42,6 +42,13 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
                        struct ts_unpacked *out, struct ts_error *err);
 void ts_unpacked_clear(struct ts_unpacked *u);
 
+/* Fills out's metadata from the unpacked tree at out->dir (set by the
+ * caller): its dist-info, WHEEL and RECORD.  fname/fver: the name and
+ * version the wheel's file name says, which the dist-info must match (NULL:
+ * not checked). */
+enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
+                              const char *fver, struct ts_error *err);
+
 /* Member-name safety: non-empty, relative, no '.', '..' or empty components
  * (a trailing '/' marks a directory), no backslash, no control characters,
  * no drive letter.  TS_E_UNSAFE_PATH otherwise. */

@@ -60,6 +60,8 @@ enum ts_wheel_link_mode {
   TS_WHEEL_LINK_HARDLINK, /* falls back to copy across filesystems */
   TS_WHEEL_LINK_COPY,
   TS_WHEEL_LINK_CLONE,    /* FICLONE reflink, falls back to copy */
+  TS_WHEEL_LINK_AUTO,     /* clone where the cache's filesystem reflinks,
+                             else hardlink, else copy */
 };
 
 /* Zip-bomb and sanity caps; zero fields take the defaults. */
@@ -79,12 +81,22 @@ struct ts_wheel_callbacks {
   void (*repaired)(void *ctx, const char *what);
   /* One line per wheel unpacked into the cache (or found there). */
   void (*unpacked)(void *ctx, const char *wheel, bool from_cache);
+  /* The cache's unpacked tree of `wheel` failed its check (see verify):
+   * `why` names a file and what is wrong; it is dropped and unpacked
+   * again. */
+  void (*cache_damaged)(void *ctx, const char *wheel, const char *why);
 };
 
 struct ts_wheel_options {
   const struct ts_wheel_paths *paths;
   const char *cache_dir;            /* NULL: ts_cache_root_dir() */
   bool no_cache;                    /* unpack into a temporary dir, dropped after */
+  /* A wheel unpacked earlier is reused from the cache after a check of
+   * its tree against RECORD (hardlinked installs share inodes with it, so
+   * an edit in any environment edits it): by default a fixed sample of its
+   * files by size and mtime (wheel/treecheck.h); with verify_cache every
+   * file by sha256.  A tree that fails is unpacked again. */
+  bool verify_cache;
   enum ts_wheel_link_mode link_mode;
   bool compile;                     /* byte-compile .py with paths->python */
   unsigned threads;                 /* extraction workers; 0 = online CPUs */
@@ -183,6 +195,22 @@ void ts_wheel_unlock_env(int fd);
  * *repaired (may be NULL) says whether there was one. */
 enum ts_code ts_wheel_repair(const struct ts_wheel_options *o, bool *repaired,
                              struct ts_error *err);
+
+/* What ts_wheel_cache_verify found, one call per unpacked tree: its
+ * directory, the distribution ("name version", or NULL when the tree is
+ * unreadable) and, for a dropped tree, why (NULL: intact). */
+typedef void ts_wheel_verify_fn(void *ctx, const char *dir, const char *dist,
+                                const char *why);
+
+/* Re-hashes every file of every unpacked tree in the cache rooted at
+ * cache_root (<cache_root>/wheels-v1/<sha256>/) against its RECORD and
+ * drops the trees that fail (a later install unpacks them again).  A root
+ * that is not torchsolve's (core/cacheroot.h) is refused, TS_E_INVALID,
+ * nothing read or deleted; TS_E_NOT_FOUND when it does not exist.
+ * *checked and *dropped count trees (may be NULL). */
+enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *report,
+                                   void *ctx, size_t *checked, size_t *dropped,
+                                   struct ts_error *err);
 
 /* Validates and unpacks one wheel into the cache without installing it;
  * writes the unpacked directory's path to *dir_out (caller frees). */
