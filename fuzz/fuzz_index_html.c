@@ -1,4 +1,5 @@
-/* libFuzzer target: PEP 503 HTML pages and flat find-links pages. */
+/* libFuzzer target: PEP 503 HTML pages, flat find-links pages and index
+ * roots (the project list, PEP 503 HTML and PEP 691 JSON). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +43,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       TS_OK) {
     check(&p);
     ts_index_project_clear(&p);
+  }
+  for (int json = 0; json < 2; json++) {
+    char **names = NULL;
+    size_t n = 0;
+    if (ts_index_parse_project_list((const char *)data, size, json, &names, &n, &err) != TS_OK &&
+        (n || names))
+      abort(); /* a failure leaves nothing to free */
+    for (size_t i = 0; i < n; i++) {
+      if (!names[i][0]) /* blank anchors are skipped */
+        abort();
+      free(names[i]);
+    }
+    free(names);
   }
   return 0;
 }

@@ -198,10 +198,12 @@ static void store_page(const char *path, const char *url, const struct ts_http_r
   ts_cache_write(path, &e, NULL);
 }
 
-/* A page the server said does not exist (404, 410), remembered briefly. */
-static void store_not_found(const char *path, const char *url, int64_t now) {
-  struct ts_cache_entry e = {.url = (char *)url, .stored_at = now,
-                             .max_age = TS_CACHE_NOT_FOUND_TTL, .status = 404};
+/* A page the server refused (404, 410: status 404; too big to use: 413),
+ * remembered for ttl seconds. */
+static void store_refusal(const char *path, const char *url, int64_t now, long status,
+                          long ttl) {
+  struct ts_cache_entry e = {.url = (char *)url, .stored_at = now, .max_age = ttl,
+                             .status = status};
   ts_cache_write(path, &e, NULL);
 }
 
@@ -327,7 +329,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
       j->code = r->code;
       j->err = r->err;
       if (r->code == TS_E_NOT_FOUND && j->cache_path && !r->no_store)
-        store_not_found(j->cache_path, j->url, now);
+        store_refusal(j->cache_path, j->url, now, 404, TS_CACHE_NOT_FOUND_TTL);
       continue;
     }
     if (r->status == 304 && j->have_cached && j->cached.status != 404) {
@@ -551,6 +553,108 @@ static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result 
   return TS_OK;
 }
 
+/* ---- "did you mean": the names an index lists ------------------------- */
+
+/* A private index's root page fits; pypi.org's (over half a million names,
+ * tens of MB) does not, and is remembered as too big for a day, so that a
+ * typo never costs more than a refused request. */
+#define PROJECT_LIST_CAP (8u << 20)
+#define PROJECT_LIST_TOO_BIG_TTL 86400
+
+/* The root page of index_url (body and whether it is JSON) through the
+ * page cache; false when there is none to be had cheaply. */
+static bool fetch_project_list(struct ts_index *idx, const char *index_url, struct ts_buf *body,
+                               bool *json) {
+  char *url = ts_xasprintf("%s/", index_url);
+  char *path = ts_url_file_path(url);
+  bool ok = false;
+  if (path) { /* a local index: its root index.json or index.html */
+    char *f = ts_path_join(path, "index.json");
+    *json = ts_fs_read_file(f, body, NULL) == TS_OK;
+    free(f);
+    if (!*json) {
+      f = ts_path_join(path, "index.html");
+      ok = ts_fs_read_file(f, body, NULL) == TS_OK;
+      free(f);
+    }
+    ok = ok || *json;
+    free(path);
+    free(url);
+    return ok;
+  }
+  int64_t now = (int64_t)time(NULL);
+  char *cpath = idx->mode == TS_CACHE_DISABLED
+                    ? NULL : ts_cache_page_path(idx->cache_dir, "index-root", url, TS_INDEX_ACCEPT);
+  struct ts_cache_entry ce = {0};
+  bool have = cpath && ts_cache_read(cpath, PROJECT_LIST_CAP, &ce, NULL) == TS_OK;
+  const struct ts_buf *got = NULL;
+  const char *ctype = NULL;
+  struct ts_http_request r = {.url = url, .accept = TS_INDEX_ACCEPT, .compressed = true,
+                              .max_body = PROJECT_LIST_CAP, .fd = -1};
+  if (have && (idx->mode == TS_CACHE_OFFLINE ||
+               (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&ce, now)))) {
+    got = ce.status == 200 ? &ce.body : NULL;
+    ctype = ce.content_type;
+  } else if (idx->mode != TS_CACHE_OFFLINE && ts_url_is_http(url)) {
+    if (have && ce.status == 200) {
+      r.if_none_match = ce.etag;
+      r.if_modified_since = ce.last_modified;
+    }
+    struct ts_http_request *rq = &r;
+    if (ts_http_perform(idx->http, &rq, 1, NULL) == TS_OK) {
+      if (!r.code && r.status == 304 && have && ce.status == 200) {
+        refresh_page(cpath, &ce, &r, now);
+        got = &ce.body;
+        ctype = ce.content_type;
+      } else if (!r.code && r.status != 304) {
+        if (cpath && !r.no_store)
+          store_page(cpath, url, &r, now);
+        got = &r.body;
+        ctype = r.content_type;
+      } else if (cpath && (r.code == TS_E_TOO_BIG || r.code == TS_E_NOT_FOUND)) {
+        store_refusal(cpath, url, now, r.code == TS_E_TOO_BIG ? 413 : 404,
+                      r.code == TS_E_TOO_BIG ? PROJECT_LIST_TOO_BIG_TTL
+                                             : TS_CACHE_NOT_FOUND_TTL);
+      }
+    }
+  }
+  if (got) {
+    *json = ctype_is(ctype, "application/vnd.pypi.simple.v1+json") ||
+            ctype_is(ctype, "application/vnd.pypi.simple.latest+json");
+    ok = ts_buf_append(body, got->data, got->len) == TS_OK;
+  }
+  ts_http_request_clear(&r);
+  if (have)
+    ts_cache_entry_clear(&ce);
+  free(cpath);
+  free(url);
+  return ok;
+}
+
+/* The name nearest to `name` among those the first of srcs that offers a
+ * project list lists, malloc'd; NULL when none is near. */
+static char *suggest_project(struct ts_index *idx, const char *name, const char *const *srcs,
+                             size_t nsrcs) {
+  char *hit = NULL;
+  for (size_t s = 0; s < nsrcs && !hit; s++) {
+    struct ts_buf body;
+    ts_buf_init(&body, PROJECT_LIST_CAP);
+    bool json = false;
+    char **names = NULL;
+    size_t n = 0;
+    if (fetch_project_list(idx, srcs[s], &body, &json) &&
+        ts_index_parse_project_list(body.data, body.len, json, &names, &n, NULL) == TS_OK) {
+      const char *near = ts_name_nearest(name, (const char *const *)names, n);
+      hit = near ? ts_xstrdup(near) : NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+      free(names[i]);
+    free(names);
+    ts_buf_clear(&body);
+  }
+  return hit;
+}
+
 /* Sources of one project in one fetch. */
 struct proj_state {
   char *name;
@@ -636,8 +740,12 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
         if (ts_buf_printf(&where, "%s%s", s ? ", " : "", u))
           break;
       }
-      r->code = ts_error_set(&r->err, TS_E_NOT_FOUND, "project '%s' not found on %s",
-                             ps[i].name, where.data ? where.data : "any index");
+      char *near = suggest_project(idx, ps[i].name, ps[i].srcs, ps[i].nsrcs);
+      r->code = ts_error_set(&r->err, TS_E_NOT_FOUND, "project '%s' not found on %s%s%s%s",
+                             ps[i].name, where.data ? where.data : "any index",
+                             near ? " (did you mean '" : "", near ? near : "",
+                             near ? "'?)" : "");
+      free(near);
       ts_buf_clear(&where);
     }
     if (!r->project.index_url)

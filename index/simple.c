@@ -591,6 +591,67 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
   return c;
 }
 
+/* ---- the root page: every project's name ---------------------------- */
+
+static void add_name(char ***names, size_t *n, const char *s, size_t len) {
+  while (len && is_space(*s))
+    s++, len--;
+  while (len && is_space(s[len - 1]))
+    len--;
+  if (!len)
+    return;
+  *names = ts_xrealloc(*names, (*n + 1) * sizeof **names);
+  (*names)[(*n)++] = ts_name_normalize(s, len);
+}
+
+enum ts_code ts_index_parse_project_list(const char *data, size_t len, bool json,
+                                         char ***names, size_t *n, struct ts_error *err) {
+  *names = NULL;
+  *n = 0;
+  if (json) {
+    cJSON *root = cJSON_ParseWithLength(data, len);
+    const cJSON *projects = cJSON_GetObjectItemCaseSensitive(root, "projects");
+    if (!cJSON_IsArray(projects)) {
+      cJSON_Delete(root);
+      return ts_error_set(err, TS_E_PARSE, "not a PEP 691 project list (no projects[])");
+    }
+    const cJSON *p;
+    cJSON_ArrayForEach(p, projects) {
+      const cJSON *name = cJSON_GetObjectItemCaseSensitive(p, "name");
+      if (cJSON_IsString(name))
+        add_name(names, n, name->valuestring, strlen(name->valuestring));
+    }
+    cJSON_Delete(root);
+    return TS_OK;
+  }
+  size_t i = 0;
+  while (i < len) {
+    const char *lt = memchr(data + i, '<', len - i);
+    if (!lt)
+      break;
+    i = (size_t)(lt - data);
+    if (len - i >= 4 && memcmp(data + i, "<!--", 4) == 0) {
+      const char *e = memmem(data + i + 4, len - i - 4, "-->", 3);
+      i = e ? (size_t)(e - data) + 3 : len;
+      continue;
+    }
+    if (!tag_is(data, len, i, "a")) {
+      i++;
+      continue;
+    }
+    i += 2;
+    struct html_attr attrs[HTML_MAX_ATTRS];
+    parse_attrs(data, len, &i, attrs);
+    const char *end = memchr(data + i, '<', len - i);
+    size_t te = end ? (size_t)(end - data) : len;
+    char *text = ts_index_html_unescape(data + i, te - i);
+    add_name(names, n, text, strlen(text));
+    free(text);
+    i = te;
+  }
+  return TS_OK;
+}
+
 /* ---- find-links ---------------------------------------------------- */
 
 int ts_index_filename_matches(const char *filename, const char *name) {

@@ -34,6 +34,13 @@ enum ts_code ts_index_parse_html(const char *data, size_t len,
                                  struct ts_index_project *out,
                                  struct ts_error *err);
 
+/* The project names an index's root page lists, normalised (PEP 503):
+ * PEP 691 JSON's projects[].name when json, else the text of each <a> of
+ * PEP 503 HTML.  *names (n of them) is the caller's: free each and the
+ * array.  TS_E_PARSE when JSON is not a PEP 691 project list. */
+enum ts_code ts_index_parse_project_list(const char *data, size_t len, bool json,
+                                         char ***names, size_t *n, struct ts_error *err);
+
 /* A flat --find-links page: like parse_html, but only files whose name
  * belongs to project `name` are kept (wheel or sdist name prefix). */
 enum ts_code ts_index_parse_flat(const char *data, size_t len,

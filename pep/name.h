@@ -33,3 +33,12 @@ bool ts_name_is_normalized(const char *s, size_t len);
 /* True when a and b normalise to the same name ("Foo.Bar" == "foo_bar"),
  * without allocating. */
 bool ts_name_eq(const char *a, size_t alen, const char *b, size_t blen);
+
+/* The name among candidates[0..n) (normalised) nearest to `name`
+ * (normalised) for a "did you mean" hint: the fewest single-character
+ * insertions, deletions, substitutions and swaps of neighbours, at most 1
+ * for names of 3 or 4 characters and 2 for longer ones (none for shorter);
+ * ties go to the name that sorts first, so the answer never depends on the
+ * order of the candidates.  NULL when none is that near, or when `name` is
+ * itself a candidate.  Returns one of the candidates (borrowed). */
+const char *ts_name_nearest(const char *name, const char *const *candidates, size_t n);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/str.h"
 #include "index/url.h"
 #include "pep/filename.h"
@@ -197,6 +198,57 @@ static void elsewhere_hint(struct rs *rs, const struct rs_proj *pj,
   }
 }
 
+static int cmp_strp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The tags of version v's wheels on pj's pages ("py3-none-win_amd64,
+ * cp311-cp311-macosx_11_0_arm64"), sorted, each once, at most 6 and "…";
+ * malloc'd. */
+static char *wheel_tags_text(const struct rs_proj *pj, const struct rs_ver *v) {
+  char *tags[6];
+  size_t n = 0;
+  bool more = false;
+  for (size_t k = 0; k < pj->npages; k++)
+    for (size_t f = 0; f < pj->pages[k]->nfiles; f++) {
+      const char *fn = pj->pages[k]->files[f].filename;
+      struct ts_rs_fname p;
+      if (!fn || !ts_rs_fname_parse(fn, &p))
+        continue;
+      bool same = p.wheel && strcmp(p.normalized_name, pj->name) == 0 &&
+                  ts_version_cmp(p.version, v->v) == 0;
+      ts_rs_fname_clear(&p);
+      size_t l = strlen(fn);
+      if (!same || l < 4)
+        continue;
+      /* the last three '-' fields before ".whl": python-abi-platform */
+      const char *t = fn + l - 4;
+      for (int dashes = 0; t > fn && dashes < 3; t--)
+        dashes += t[-1] == '-';
+      char *tag = ts_xstrndup(t + 1, (size_t)(fn + l - 4 - t - 1));
+      bool dup = false;
+      for (size_t i = 0; i < n && !dup; i++)
+        dup = strcmp(tags[i], tag) == 0;
+      if (dup || n == 6) {
+        more = more || !dup;
+        free(tag);
+        continue;
+      }
+      tags[n++] = tag;
+    }
+  qsort(tags, n, sizeof *tags, cmp_strp);
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", tags[i]))
+      abort();
+    free(tags[i]);
+  }
+  if (more && ts_buf_printf(&b, ", …"))
+    abort();
+  return b.data ? ts_buf_take(&b, NULL) : ts_xstrdup("");
+}
+
 /* Versions of pj that exist but were left out although they are in spec. */
 static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
                   struct lines *ls) {
@@ -274,10 +326,18 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
       h = ts_xasprintf("hint: %s %s would fit but has only a source "
                        "distribution, which is not built here",
                        pj->name, v->text);
-    else if (v->has_wheel && !v->has_compatible_wheel)
+    else if (v->has_wheel && !v->has_compatible_wheel) {
+      const struct ts_tagset *ts = rs->target->tags;
+      char *want = ts && ts_tagset_count(ts) ? ts_tag_str(ts_tagset_at(ts, 0)) : NULL;
+      char *have = wheel_tags_text(pj, v);
       h = ts_xasprintf("hint: %s %s would fit but has no wheel for this "
-                       "Python and platform",
-                       pj->name, v->text);
+                       "Python and platform: the target's best tag is %s "
+                       "(of %zu it takes); its wheels are tagged %s",
+                       pj->name, v->text, want ? want : "(none)",
+                       ts ? ts_tagset_count(ts) : (size_t)0, have);
+      free(want);
+      free(have);
+    }
     else if (v->pre && !pre_named && final_fits)
       h = ts_xasprintf("hint: the pre-release %s %s would fit; allow it "
                        "with --pre or by asking for %s>=%s",

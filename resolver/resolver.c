@@ -835,6 +835,11 @@ static void add_project(struct rs *rs, const char *name,
   pj->found = pages && pages->nprojects > 0;
   if (!pj->found && pages && pages->not_found)
     pj->not_found = ts_xstrdup(pages->not_found);
+  if (pages && pages->nprojects) {
+    pj->pages = ts_xmalloc(pages->nprojects * sizeof *pj->pages);
+    memcpy(pj->pages, pages->projects, pages->nprojects * sizeof *pj->pages);
+    pj->npages = pages->nprojects;
+  }
   rs->pidx = ts_rs_grow(rs->pidx, &rs->pidx_cap, (size_t)pj->nameid + 1,
                         sizeof *rs->pidx);
   rs->pidx[pj->nameid] = pidx + 1;
@@ -1882,6 +1887,7 @@ static void rs_free(struct rs *rs) {
     free(pj->vers);
     free(pj->evrs);
     free(pj->not_found);
+    free(pj->pages);
     free(pj->name);
   }
   free(rs->projs);

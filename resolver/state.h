@@ -93,6 +93,10 @@ struct rs_proj {
    * of a name that is no distribution file at all */
   const char *other_file, *unreadable_file;
   size_t nfiles;             /* files listed on its pages */
+  /* its pages (provider-owned, valid while the resolution lives), for the
+   * hint that names the tags of wheels no target tag takes */
+  const struct ts_index_project **pages;
+  size_t npages;
   struct rs_ver *vers;       /* index == rank, least preferred first */
   size_t nvers;
   Id *evrs;                  /* rank → EVR id */

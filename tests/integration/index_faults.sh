@@ -3,7 +3,8 @@
 # and hostile pages: retries on 5xx then success, 404 not retried, truncated
 # bodies, stalls, wrong Content-Length, wrong content type, redirect loops,
 # a 100 MB page, malformed JSON, invalid links.  Every failure is one error
-# line naming the URL, a non-zero exit, and nothing written to the cache.
+# line naming the URL, a non-zero exit, and nothing written to the cache
+# but the 404's not-found entry, which spares the next run the request.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 command -v python3 >/dev/null || ts_skip "python3 not found"
@@ -30,6 +31,8 @@ ts_fails 3 "always500/simple/beta/: HTTP 503" index fetch beta --index-url "$F/a
 # 404: not retried, "not found"
 ts_fails 1 "project 'gamma' not found on $F/missing/simple" index fetch gamma --index-url "$F/missing/simple" "${O[@]}"
 [ "$(count /missing/simple/gamma/)" = 1 ] || ts_fail "404 was retried"
+grep -qs '"status":404' "$work"/cache/pages-v1/gamma/* || ts_fail "the 404 was not remembered"
+rm -rf "$work/cache/pages-v1/gamma" "$work/cache/pages-v1/index-root" # (the "did you mean" root)
 # truncated body: retried, then an error, nothing cached
 ts_fails 3 "truncate/simple/delta/: truncated response" index fetch delta --index-url "$F/truncate/simple" "${O[@]}"
 [ "$(count /truncate/simple/delta/)" = 4 ] || ts_fail "truncation not retried"

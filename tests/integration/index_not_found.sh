@@ -2,7 +2,7 @@
 # A project the index does not have: its 404 is remembered for ten minutes
 # (a second run asks the server nothing, --refresh asks again), and a
 # misspelt name gets "did you mean NAME?" from the names the index root
-# lists (PEP 503), without a request per candidate.
+# lists (PEP 503 HTML, PEP 691 JSON), without a request per candidate.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 command -v python3 >/dev/null || ts_skip "no python3"
@@ -42,4 +42,28 @@ install --refresh nosuchproject >/dev/null 2>"$work/err" &&
   ts_fail "a page of other files installed as nosuchproject"
 grep -q "lists no file of nosuchproject" "$work/err" ||
   { cat "$work/err"; ts_fail "--refresh did not read the page that appeared"; }
+
+# --- did you mean: from the names the index root lists --------------------------
+mark=$(ts_nginx_log_mark)
+rc=0; install reqests >/dev/null 2>"$work/err" || rc=$?
+[ $rc = 1 ] || { cat "$work/err"; ts_fail "a misspelt project: exit $rc, want 1"; }
+grep -q "project 'reqests' not found on .*(did you mean 'requests'?)" "$work/err" ||
+  { cat "$work/err"; ts_fail "no 'did you mean' for a misspelt project"; }
+[ "$(ts_nginx_log_since "$mark" | grep -c '"GET /simple/ ')" = 1 ] ||
+  { ts_nginx_log_since "$mark"; ts_fail "the index root was not read exactly once"; }
+! ts_nginx_log_since "$mark" | grep -q 'GET /simple/requests/' ||
+  ts_fail "a candidate's page was requested"
+# a swap of two letters, on a file:// index
+rc=0; "$T" install --dry-run --python "$work/v" -i "file://$work/www/simple" nmupy \
+  >/dev/null 2>"$work/err" || rc=$?
+grep -q "did you mean 'numpy'?" "$work/err" || { cat "$work/err"; ts_fail "no hint on a file:// index"; }
+# PEP 691 JSON root: projects[].name
+cat >"$work/www/simple/index.json" <<'JSON'
+{"meta": {"api-version": "1.0"}, "projects": [{"name": "Pillow"}, {"name": "numpy"}]}
+JSON
+install --refresh pilow >/dev/null 2>"$work/err" && ts_fail "pilow installed"
+grep -q "did you mean 'pillow'?" "$work/err" || { cat "$work/err"; ts_fail "no hint from a PEP 691 root"; }
+# nothing near: no hint
+install zzzzzz >/dev/null 2>"$work/err" && ts_fail "zzzzzz installed"
+! grep -q "did you mean" "$work/err" || { cat "$work/err"; ts_fail "a hint for a name nothing is near"; }
 echo ok

@@ -25,7 +25,8 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
 Everything after the tag is one Requires-Dist per ';;'-separated item;
 extras named in their markers become Provides-Extra lines.
 Wheels lie in the index folder itself (ROOT/INDEX/FILE, as on
-download.pytorch.org); pages link them with #sha256= fragments.
+download.pytorch.org); pages link them with #sha256= fragments.  Each
+index folder also gets its root page (PEP 503: a link per project).
 """
 import base64
 import hashlib
@@ -168,6 +169,11 @@ def main():
             for f, s, y, m, rp in links
         )
         with open(os.path.join(d, "index.html"), "w") as f:
+            f.write(f"<!DOCTYPE html><html><body>\n{body}</body></html>\n")
+    for index in sorted({i for i, _ in pages}):
+        body = "".join(f'<a href="{n}/">{n}</a><br/>\n'
+                       for n in sorted(n for i, n in pages if i == index))
+        with open(os.path.join(root, index, "index.html"), "w") as f:
             f.write(f"<!DOCTYPE html><html><body>\n{body}</body></html>\n")
 
 

@@ -471,3 +471,34 @@ Test(index_url, resolve_matches_libcurl) {
     }
   }
 }
+
+static void free_names(char **names, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+Test(index_parse, root_project_list_html_and_json) {
+  const char html[] = "<!DOCTYPE html><html><body>\n"
+                      "<a href=\"/simple/requests/\">requests</a>\n"
+                      "<!-- <a href=\"x/\">hidden</a> -->\n"
+                      "<a href='/simple/zope-interface/'> Zope.Interface </a><br/>\n"
+                      "<a href=\"/simple/a-b/\">A&amp;B</a></body></html>";
+  char **names = NULL;
+  size_t n = 0;
+  cr_assert_eq(ts_index_parse_project_list(html, strlen(html), false, &names, &n, NULL), TS_OK);
+  cr_assert_eq(n, 3);
+  cr_assert_str_eq(names[0], "requests");
+  cr_assert_str_eq(names[1], "zope-interface");
+  cr_assert_str_eq(names[2], "a&b");
+  free_names(names, n);
+  const char json[] = "{\"meta\": {\"api-version\": \"1.1\"}, \"projects\": "
+                      "[{\"name\": \"Pillow\"}, {\"name\": 7}, {\"name\": \"numpy\"}]}";
+  cr_assert_eq(ts_index_parse_project_list(json, strlen(json), true, &names, &n, NULL), TS_OK);
+  cr_assert_eq(n, 2);
+  cr_assert_str_eq(names[0], "pillow");
+  cr_assert_str_eq(names[1], "numpy");
+  free_names(names, n);
+  cr_assert_eq(ts_index_parse_project_list("{}", 2, true, &names, &n, NULL), TS_E_PARSE);
+  cr_assert_eq(n, 0);
+}

@@ -93,3 +93,20 @@ Test(name, overlong_input)
   free(out);
   free(s);
 }
+
+Test(name, nearest_for_did_you_mean)
+{
+  const char *names[] = {"requests", "numpy", "requests-oauthlib", "torch", "six", "scipy"};
+  size_t n = sizeof names / sizeof names[0];
+  cr_assert_str_eq(ts_name_nearest("reqests", names, n), "requests");   /* a deletion */
+  cr_assert_str_eq(ts_name_nearest("nmupy", names, n), "numpy");        /* a swap */
+  cr_assert_str_eq(ts_name_nearest("trch", names, n), "torch");         /* 4 letters: 1 edit */
+  cr_assert_null(ts_name_nearest("tch", names, n));                     /* 2 edits: too far */
+  cr_assert_null(ts_name_nearest("si", names, n));                      /* too short to guess */
+  cr_assert_null(ts_name_nearest("numpy", names, n));                   /* listed: no hint */
+  cr_assert_null(ts_name_nearest("pandas", names, n));
+  /* ties go to the name that sorts first, whatever the order given */
+  const char *ab[] = {"scipy-b", "scipy-a"}, *ba[] = {"scipy-a", "scipy-b"};
+  cr_assert_str_eq(ts_name_nearest("scipy-c", ab, 2), "scipy-a");
+  cr_assert_str_eq(ts_name_nearest("scipy-c", ba, 2), "scipy-a");
+}
