@@ -137,7 +137,8 @@ enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *r
       names[n++] = ts_xstrdup(de->d_name);
     }
   closedir(d);
-  qsort(names, n, sizeof *names, cmp_name);
+  if (n) /* qsort with a NULL array is undefined even for 0 elements */
+    qsort(names, n, sizeof *names, cmp_name);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     struct ts_unpacked u = {.dir = ts_path_join(root, names[i])};
     struct ts_error le = {0};
