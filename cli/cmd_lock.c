@@ -6,9 +6,13 @@
  * Resolves for one target (ts_plan_resolve: target + host + rules + index +
  * resolver), turns the resolution into a PEP 751 lock (ts_plan_to_pylock)
  * and writes it; with --profile, once per GPU profile, merged into one
- * fleet lock (ts_plan_lock_profiles).  This file parses options and prints.
+ * fleet lock (ts_plan_lock_profiles); with --universal, once per
+ * environment of the grid (ts_plan_universal_lock).  An existing output
+ * file's versions are preferences (plan/relock.h).  This file parses
+ * options and prints.
  */
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,15 +29,42 @@
 #include "lock/pylock.h"
 #include "plan/plan.h"
 #include "plan/profiles.h"
+#include "plan/project.h"
+#include "plan/relock.h"
+#include "plan/universal.h"
 
-/* The lock on stdout ('-') or into its file. */
-static int write_lock(const struct ts_pylock *lock, const char *output, const char *what) {
+/* Where and how a lock goes: output file ('-': stdout), with check
+ * compared with it instead (exit 1 when it differs, nothing written); a
+ * lock of a project is marked for its extras and groups first. */
+struct lock_out {
+  const char *output;
+  bool check;
+  const struct ts_project *project; /* NULL: requirements given */
+};
+
+static int write_lock(struct ts_pylock *lock, const struct lock_out *o, const char *what) {
   struct ts_error err = {0};
+  int status = 0;
+  const char *output = o->output;
+  if (o->project && ts_plan_project_mark(o->project, lock, &err) != TS_OK)
+    return ts_cli_report(&err);
+  if (o->check) {
+    bool same = false;
+    if (ts_relock_same(lock, output, &same, &err) != TS_OK)
+      return ts_cli_report(&err);
+    if (same) {
+      ts_cli_info("%s is up to date", output);
+      return 0;
+    }
+    fprintf(stderr, "error: %s is not what 'torchsolve lock' writes now: lock again and "
+                    "commit the result\n", output);
+    return 1;
+  }
   struct ts_buf out;
   ts_buf_init(&out, TS_CAP_LOCKFILE);
-  int status = ts_pylock_write(lock, &out, &err) == TS_OK
-                   ? ts_cli_write_output(output, out.data, out.len)
-                   : ts_cli_report(&err);
+  status = ts_pylock_write(lock, &out, &err) == TS_OK
+               ? ts_cli_write_output(output, out.data, out.len)
+               : ts_cli_report(&err);
   ts_buf_clear(&out);
   if (!status && strcmp(output, "-") != 0)
     ts_cli_info("Locked %zu package%s%s in %s", lock->npackages,
@@ -53,7 +84,8 @@ static int report_resolution(const struct ts_plan_result *res, enum ts_code rc,
   return 0;
 }
 
-static int lock_one(const struct ts_plan_options *po, const char *output) {
+static int lock_one(const struct ts_plan_options *po, const struct lock_out *o) {
+  const char *output = o->output;
   struct ts_error err = {0};
   struct ts_plan_result *res = NULL;
   enum ts_code rc = ts_plan_resolve(po, &res, &err);
@@ -62,14 +94,15 @@ static int lock_one(const struct ts_plan_options *po, const char *output) {
   if (!status && ts_plan_to_pylock(res, output, &lock, &err) != TS_OK)
     status = ts_cli_report(&err);
   if (!status)
-    status = write_lock(lock, output, "");
+    status = write_lock(lock, o, "");
   ts_pylock_free(lock);
   ts_plan_result_free(res);
   return status;
 }
 
 static int lock_profiles(const struct ts_plan_options *po, const struct ts_rules *rules,
-                         const char *const *args, size_t n, const char *output) {
+                         const char *const *args, size_t n, const struct lock_out *o) {
+  const char *output = o->output;
   struct ts_error err = {0};
   struct ts_profile *profiles = ts_xcalloc(n, sizeof *profiles);
   int status = 0;
@@ -89,7 +122,7 @@ static int lock_profiles(const struct ts_plan_options *po, const struct ts_rules
   if (!status) {
     char *what = ts_xasprintf(" for %zu profile%s (default %s)", n, ts_cli_plural(n),
                               profiles[0].extra);
-    status = write_lock(pp.lock, output, what);
+    status = write_lock(pp.lock, o, what);
     free(what);
   }
   ts_plan_profiles_clear(&pp);
@@ -99,7 +132,52 @@ static int lock_profiles(const struct ts_plan_options *po, const struct ts_rules
   return status;
 }
 
-static int lock_main(int argc, char **argv, const char **profile_args) {
+/* lock --universal: every environment of the grid, one lock. */
+static int lock_universal(const struct ts_plan_options *po, const char *requires_python,
+                          const char *const *envs, size_t nenvs, const struct lock_out *o) {
+  const char *output = o->output;
+  struct ts_error err = {0};
+  char *default_rp = NULL;
+  if (!requires_python) {
+    if (ts_plan_default_requires_python(po->python, po->probe_cache_dir, &default_rp, &err) !=
+        TS_OK)
+      return ts_cli_report(&err);
+    requires_python = default_rp;
+  }
+  struct ts_universal_options uo = {.base = po, .requires_python = requires_python,
+                                    .environments = envs, .nenvironments = nenvs,
+                                    .output = output};
+  struct ts_universal_result ur;
+  enum ts_code rc = ts_plan_universal_lock(&uo, &ur, &err);
+  for (size_t i = 0; i < ur.nnotes; i++)
+    ts_cli_warn("%s", ur.notes[i]);
+  int status = 0;
+  if (rc == TS_E_RESOLVE && ur.failed_env) {
+    char *line = ts_xasprintf("no resolution for %s", ur.failed_env);
+    char **lines = ts_xcalloc(ur.nwhy + 1, sizeof *lines);
+    lines[0] = line;
+    for (size_t i = 0; i < ur.nwhy; i++)
+      lines[i + 1] = ur.why[i];
+    status = ts_cli_report_explained(&err, lines, ur.nwhy + 1);
+    free(lines);
+    free(line);
+  } else if (rc != TS_OK) {
+    status = ts_cli_report(&err);
+  } else {
+    ts_cli_info("Resolved %zu environment%s (requires-python %s) in %zu solve%s",
+                ur.npoints, ts_cli_plural(ur.npoints), requires_python, ur.nsolves,
+                ts_cli_plural(ur.nsolves));
+    status = write_lock(ur.lock, o, "");
+  }
+  ts_universal_result_clear(&ur);
+  free(default_rp);
+  return status ? status : rc != TS_OK;
+}
+
+/* room: argc slots each for --profile, --environment and --upgrade-package
+ * values */
+static int lock_main(int argc, char **argv, const char **room) {
+  const char **profile_args = room, **envs = room + argc, **upgrade_pkgs = room + 2 * argc;
   struct ts_gpu_options g;
   struct ts_index_cli ic;
   ts_gpu_options_init(&g);
@@ -109,8 +187,10 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   struct ts_build_cli bc; /* sources are built to be locked */
   ts_build_cli_init(&bc, argc);
   const char *python = NULL, *pyver = NULL, *platform = NULL, *output = "pylock.toml";
-  bool pre = false;
-  size_t nprofile_args = 0;
+  bool pre = false, universal = false, check = false, upgrade = false;
+  size_t nprofile_args = 0, nenvs = 0, nupgrade = 0;
+  enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
+  const char *requires_python = NULL;
   struct ts_error err = {0};
   int status = 0;
   bool opts_done = false;
@@ -140,14 +220,24 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
       }
       if (used)
         continue;
-      if (!strcmp(s, "--pre")) {
-        pre = true;
+      const struct {
+        const char *flag;
+        bool *set;
+      } switches[] = {{"--pre", &pre},         {"--universal", &universal},
+                      {"--check", &check},     {"--upgrade", &upgrade},
+                      {"-U", &upgrade}};
+      bool switched = false;
+      for (size_t k = 0; k < sizeof switches / sizeof *switches && !switched; k++)
+        if (!strcmp(s, switches[k].flag))
+          switched = *switches[k].set = true;
+      if (switched)
         continue;
-      }
       static const char *const valued[] = {"--python", "--python-version", "--platform",
                                            "--requirement", "-r", "--constraint", "-c",
                                            "--output", "-o", "--no-binary",
-                                           "--only-binary", "--profile"};
+                                           "--only-binary", "--profile", "--requires-python",
+                                           "--environment", "--resolution",
+                                           "--upgrade-package"};
       bool matched = false;
       for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
         int m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
@@ -164,6 +254,15 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
         else if (!strcmp(f, "--platform")) platform = v;
         else if (!strcmp(f, "--output") || !strcmp(f, "-o")) output = v;
         else if (!strcmp(f, "--profile")) profile_args[nprofile_args++] = v;
+        else if (!strcmp(f, "--requires-python")) requires_python = v;
+        else if (!strcmp(f, "--environment")) envs[nenvs++] = v;
+        else if (!strcmp(f, "--upgrade-package")) upgrade_pkgs[nupgrade++] = v;
+        else if (!strcmp(f, "--resolution")) {
+          if (!strcmp(v, "highest")) mode = TS_RESOLUTION_HIGHEST;
+          else if (!strcmp(v, "lowest")) mode = TS_RESOLUTION_LOWEST;
+          else if (!strcmp(v, "lowest-direct")) mode = TS_RESOLUTION_LOWEST_DIRECT;
+          else status = ts_cli_usage_error("lock", "unknown --resolution '%s'", v);
+        }
         else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
           status = ts_cli_reqs_add_binary(&reqs, "lock", v, !strcmp(f, "--no-binary"));
         }
@@ -179,6 +278,15 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   }
   if (!status && platform && !pyver)
     status = ts_cli_usage_error("lock", "--platform needs --python-version");
+  if (!status && !universal && (requires_python || nenvs))
+    status = ts_cli_usage_error("lock", "%s needs --universal",
+                                requires_python ? "--requires-python" : "--environment");
+  if (!status && universal && (pyver || platform || nprofile_args))
+    status = ts_cli_usage_error("lock", "--universal covers every platform: drop %s",
+                                pyver ? "--python-version" : platform ? "--platform"
+                                                                     : "--profile");
+  if (!status && check && strcmp(output, "-") == 0)
+    status = ts_cli_usage_error("lock", "--check compares with a file: give -o FILE");
   if (!status && nprofile_args &&
       (g.set_cuda || g.set_rocm || g.set_gfx || g.set_cc || g.set_driver || g.ov.cpu || g.ov.xpu))
     status = ts_cli_usage_error("lock", "--profile names each machine's GPU stack; drop "
@@ -186,7 +294,25 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
                                         "--cuda-driver, --cpu, --xpu and --torch-backend");
   if (!status && ts_gpu_options_env(&g) < 0)
     status = 2;
+  /* no requirement given: the project's, from ./pyproject.toml */
+  struct ts_project project = {0};
+  bool from_project = false;
+  struct stat st;
+  if (!status && reqs.nargs == 0 && reqs.rf.nentries == 0 && stat("pyproject.toml", &st) == 0) {
+    if (ts_project_read("pyproject.toml", &project, &err) != TS_OK)
+      status = ts_cli_report(&err);
+    else
+      status = ts_cli_reqs_add_project(&reqs, "lock", &project);
+    from_project = !status;
+    if (from_project && universal && !requires_python)
+      requires_python = project.requires_python;
+    if (from_project && universal && !nenvs) {
+      envs = (const char **)project.environments;
+      nenvs = project.nenvironments;
+    }
+  }
   if (status) {
+    ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
     return status;
@@ -194,12 +320,14 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   ts_index_cli_apply_reqfile(&ic, &reqs.rf);
   pre = pre || reqs.rf.pre;
   if (ts_index_cli_finish(&ic, "lock") < 0) {
+    ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
     return 2;
   }
 
   if ((status = ts_cli_reqs_collect(&reqs, "lock", "lock")) != 0) {
+    ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
     return status;
@@ -208,6 +336,17 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
   struct ts_rules *rules = NULL;
   g.ov.platform = platform; /* a lock for another machine records its facts */
   if (ts_gpu_load(&g, &host, &rules, &err) != TS_OK) {
+    ts_project_clear(&project);
+    ts_cli_reqs_free(&reqs);
+    ts_build_cli_free(&bc);
+    return ts_cli_report(&err);
+  }
+  struct ts_relock relock;
+  if (ts_relock_read(output, upgrade_pkgs, nupgrade, upgrade, &relock, &err) != TS_OK) {
+    ts_relock_clear(&relock);
+    ts_rules_free(rules);
+    ts_host_clear(&host);
+    ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
     return ts_cli_report(&err);
@@ -221,15 +360,25 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
       .build = &bo,
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       .ignore_host = g.ignore_host, .index = &ic.opts, .entries = reqs.all,
-      .nentries = reqs.nall, .resolution = TS_RESOLUTION_HIGHEST, .pre = pre,
+      .nentries = reqs.nall, .resolution = mode, .pre = pre,
       .no_binary = (const char *const *)reqs.binary.no_binary,
       .nno_binary = reqs.binary.nno_binary,
       .only_binary = (const char *const *)reqs.binary.only_binary,
       .nonly_binary = reqs.binary.nonly_binary,
-      .read_installed = false, .probe_cache_dir = cache};
-  status = nprofile_args ? lock_profiles(&po, rules, profile_args, nprofile_args, output)
-                         : lock_one(&po, output);
+      .read_installed = false, .probe_cache_dir = cache,
+      .preferences = relock.prefs, .npreferences = relock.nprefs,
+      .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade};
+  struct lock_out out = {.output = output, .check = check,
+                         .project = from_project ? &project : NULL};
+  if (universal)
+    status = lock_universal(&po, requires_python, envs, nenvs, &out);
+  else if (nprofile_args)
+    status = lock_profiles(&po, rules, profile_args, nprofile_args, &out);
+  else
+    status = lock_one(&po, &out);
   free(build_cons);
+  ts_relock_clear(&relock);
+  ts_project_clear(&project);
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);
@@ -239,8 +388,8 @@ static int lock_main(int argc, char **argv, const char **profile_args) {
 }
 
 int ts_cmd_lock(int argc, char **argv) {
-  const char **profile_args = ts_xcalloc((size_t)argc, sizeof *profile_args);
-  int status = lock_main(argc, argv, profile_args);
-  free(profile_args);
+  const char **room = ts_xcalloc(3 * (size_t)argc + 1, sizeof *room);
+  int status = lock_main(argc, argv, room);
+  free(room);
   return status;
 }

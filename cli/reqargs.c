@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "core/alloc.h"
+#include "core/str.h"
 
 void ts_cli_reqs_init(struct ts_cli_reqs *r, int argc) {
   memset(r, 0, sizeof *r);
@@ -24,8 +25,30 @@ static int add_arg(struct ts_cli_reqs *r, const char *command, const char *text,
     free(e);
     return ts_cli_usage_error(command, "'%s': %s", text, err.detail);
   }
+  r->args = ts_xreallocarray(r->args, r->nargs + 1, sizeof *r->args);
   r->args[r->nargs++] = e;
   return 0;
+}
+
+int ts_cli_reqs_add_project(struct ts_cli_reqs *r, const char *command,
+                            const struct ts_project *p) {
+  int status = 0;
+  for (size_t i = 0; i < p->nrequires && !status; i++)
+    status = add_arg(r, command, p->requires[i], false);
+  for (size_t s = 0; s < p->nextras + p->ngroups && !status; s++) {
+    const struct ts_project_set *set = s < p->nextras ? &p->extras[s] : &p->groups[s - p->nextras];
+    for (size_t i = 0; i < set->nrequires && !status; i++)
+      status = add_arg(r, command, set->requires[i], false);
+  }
+  if (p->index_url && !r->rf.index_url)
+    r->rf.index_url = ts_xstrdup(p->index_url);
+  for (size_t i = 0; i < p->nextra_index_urls; i++) {
+    r->rf.extra_index_urls = ts_xreallocarray(r->rf.extra_index_urls,
+                                              r->rf.nextra_index_urls + 1,
+                                              sizeof *r->rf.extra_index_urls);
+    r->rf.extra_index_urls[r->rf.nextra_index_urls++] = ts_xstrdup(p->extra_index_urls[i]);
+  }
+  return status;
 }
 
 int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *text) {

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "lock/formatctl.h"
+#include "lock/pyproject.h"
 #include "lock/reqfile.h"
 
 struct ts_cli_reqs {
@@ -27,6 +28,12 @@ int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *
 /* -e DIR: a project directory installed editable; 0, or the usage
  * error's exit status. */
 int ts_cli_reqs_add_editable(struct ts_cli_reqs *r, const char *command, const char *dir);
+/* A project's requirements (lock/pyproject.h): its dependencies, then each
+ * extra's and group's, as REQ arguments; its [tool.torchsolve] index-url
+ * and extra-index-url as a requirements file's lines.  0, or the usage
+ * error's exit status. */
+int ts_cli_reqs_add_project(struct ts_cli_reqs *r, const char *command,
+                            const struct ts_project *p);
 /* -r FILE (constraint false) or -c FILE: 0, or the error's exit status. */
 int ts_cli_reqs_add_file(struct ts_cli_reqs *r, const char *path, bool constraint);
 /* --no-binary VALUE (no_binary true) or --only-binary VALUE: 0, or the

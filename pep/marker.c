@@ -862,3 +862,34 @@ bool ts_marker_eval(const struct ts_marker *m, const struct ts_marker_env *env,
     return false;
   return r;
 }
+
+static void collect_literals(const struct mnode *n, enum mvar var, const char **out, size_t cap,
+                             size_t *count) {
+  if (n->is_list) {
+    for (size_t i = 0; i < n->n; i++)
+      collect_literals(n->items[i], var, out, cap, count);
+    return;
+  }
+  if (n->op != OP_EQ && n->op != OP_NE)
+    return;
+  const struct mterm *lit = n->lhs.is_var && n->lhs.var == var && !n->rhs.is_var ? &n->rhs
+                            : n->rhs.is_var && n->rhs.var == var && !n->lhs.is_var ? &n->lhs
+                                                                                 : NULL;
+  if (!lit)
+    return;
+  for (size_t i = 0; i < *count && i < cap; i++)
+    if (strcmp(out[i], lit->value) == 0)
+      return;
+  if (*count < cap)
+    out[*count] = lit->value;
+  (*count)++;
+}
+
+size_t ts_marker_literals(const struct ts_marker *m, const char *variable, const char **out,
+                          size_t cap) {
+  size_t count = 0;
+  for (size_t i = 0; i < sizeof var_names / sizeof *var_names; i++)
+    if (var_names[i] && strcmp(var_names[i], variable) == 0 && m && m->root)
+      collect_literals(m->root, (enum mvar)i, out, cap, &count);
+  return count;
+}

@@ -40,6 +40,11 @@ void ts_marker_names_used(const struct ts_marker *m, bool *extras, bool *others)
 struct ts_marker *ts_marker_dup(const struct ts_marker *m);
 /* Canonical text as packaging's str(Marker) ('python_version >= "3.8"'). */
 const char *ts_marker_str(const struct ts_marker *m);
+/* The distinct literals the marker compares `variable` ("sys_platform")
+ * with by == or != (either side), in the marker's order: up to cap
+ * pointers into m in out; returns how many there are. */
+size_t ts_marker_literals(const struct ts_marker *m, const char *variable, const char **out,
+                          size_t cap);
 
 /* Evaluates with `extra` bound to the given name (NULL or "" = no extra);
  * an undefined comparison (see ts_marker_evaluate) counts as false.

@@ -286,6 +286,44 @@ static void linux_platforms(const struct ts_tag_target *t, struct strlist *out)
   }
 }
 
+/* packaging.tags._mac_binary_formats for x86_64 and arm64. */
+static void mac_formats(struct strlist *out, int major, int minor, const char *arch)
+{
+  char buf[TAG_PART_MAX];
+  static const char *const x86[] = {"x86_64", "intel", "fat64", "fat32", "universal2",
+                                    "universal", NULL};
+  static const char *const arm[] = {"arm64", "universal2", NULL};
+  const char *const *fmts = strcmp(arch, "x86_64") == 0 ? x86 : arm;
+  for (; *fmts; fmts++) {
+    snprintf(buf, sizeof buf, "macosx_%d_%d_%s", major, minor, *fmts);
+    strlist_push(out, buf);
+  }
+}
+
+/* packaging.tags.mac_platforms: from the target's release down; macOS 11
+ * and later count majors only; x86_64 then runs every 10.x from 10.16 to
+ * 10.4, arm64 only 10.x universal2 builds. */
+static void mac_platforms(const struct ts_tag_target *t, struct strlist *out)
+{
+  char buf[TAG_PART_MAX];
+  bool x86 = strcmp(t->arch, "x86_64") == 0;
+  if (t->macos_major >= 11) {
+    for (int major = t->macos_major; major >= 11; major--)
+      mac_formats(out, major, 0, t->arch);
+    for (int minor = 16; minor >= 4; minor--) {
+      if (x86) {
+        mac_formats(out, 10, minor, t->arch);
+      } else {
+        snprintf(buf, sizeof buf, "macosx_10_%d_universal2", minor);
+        strlist_push(out, buf);
+      }
+    }
+    return;
+  }
+  for (int minor = t->macos_minor; minor >= 4 && x86; minor--)
+    mac_formats(out, 10, minor, t->arch);
+}
+
 size_t ts_tags_linux_platforms(const struct ts_tag_target *t, char **out,
                                size_t cap)
 {
@@ -413,7 +451,15 @@ enum ts_code ts_tagset_build(const struct ts_tag_target *t,
                         t->libc_major, t->libc_minor);
 
   struct strlist plats = {0};
-  linux_platforms(t, &plats);
+  if (t->os == TS_OS_MACOS) {
+    mac_platforms(t, &plats);
+  } else if (t->os == TS_OS_WINDOWS) {
+    char buf[TAG_PART_MAX];
+    snprintf(buf, sizeof buf, "win_%s", t->arch);
+    strlist_push(&plats, buf);
+  } else if (t->os == TS_OS_LINUX) {
+    linux_platforms(t, &plats);
+  }
   struct ts_tagset *set = tagset_new();
   char interp[64];
   const char *compat_interp = NULL;

@@ -28,6 +28,14 @@ enum ts_libc {
   TS_LIBC_MUSL,
 };
 
+/* The operating system the platform tags are for. */
+enum ts_os {
+  TS_OS_LINUX = 0, /* manylinux / musllinux / linux_<arch> */
+  TS_OS_MACOS,     /* macosx_<major>_<minor>_<format> */
+  TS_OS_WINDOWS,   /* win_amd64, win_arm64 */
+  TS_OS_OTHER,     /* a system without platform tags: only "any" wheels */
+};
+
 /* What tag generation needs to know about the target.  Strings are
  * borrowed for the duration of ts_tagset_build. */
 struct ts_tag_target {
@@ -44,7 +52,13 @@ struct ts_tag_target {
   enum ts_libc libc;
   int libc_major;           /* glibc 2.36 -> 2, 36; musl 1.2 -> 1, 2 */
   int libc_minor;
-  const char *arch;         /* platform_machine: "x86_64", "aarch64" */
+  const char *arch;         /* platform_machine: "x86_64", "aarch64";
+                               macOS "x86_64", "arm64"; Windows "amd64",
+                               "arm64" (as in win_<arch>) */
+  enum ts_os os;            /* zero: Linux (libc above applies) */
+  int macos_major;          /* TS_OS_MACOS: the newest release the tags
+                               admit (14, 0 admits macosx_14_0 ... 10_4) */
+  int macos_minor;
 };
 
 struct ts_tagset; /* opaque ordered list with a hash lookup */

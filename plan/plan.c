@@ -1235,6 +1235,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       .prefer_binary = o->prefer_binary,
       .upgrade_packages = o->upgrade_packages,
       .nupgrade_packages = o->nupgrade_packages,
+      .preferences = o->preferences,
+      .npreferences = o->npreferences,
+      .any_file = o->any_file,
       .resolution = o->resolution,
       .pre = o->pre,
       .upgrade = o->upgrade,
@@ -1701,5 +1704,54 @@ size_t ts_plan_unmet_requirements(const struct ts_plan_result *r, char ***out) {
   for (size_t i = 0; i < nchanged; i++)
     free(changed[i]);
   free(changed);
+  return n;
+}
+
+/* Whether a file name is a distribution of `name` at `version`. */
+static bool file_is_version(const char *filename, const char *name,
+                            const struct ts_version *version) {
+  size_t len = strlen(filename);
+  bool same = false;
+  if (ts_dist_kind_of(filename, len) == TS_DIST_WHEEL) {
+    struct ts_wheel_filename *w = NULL;
+    struct ts_error e = {0};
+    if (ts_wheel_filename_parse(filename, len, &w, &e) == TS_OK)
+      same = strcmp(w->normalized_name, name) == 0 && ts_version_cmp(w->version, version) == 0;
+    ts_wheel_filename_free(w);
+  } else if (ts_dist_kind_of(filename, len) == TS_DIST_SDIST) {
+    struct ts_sdist_filename *sd = NULL;
+    struct ts_error e = {0};
+    if (ts_sdist_filename_parse(filename, len, &sd, &e) == TS_OK)
+      same = strcmp(sd->normalized_name, name) == 0 && ts_version_cmp(sd->version, version) == 0;
+    ts_sdist_filename_free(sd);
+  }
+  return same;
+}
+
+size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
+                             const char *version, const struct ts_index_file ***out) {
+  const struct priv *p = r->priv;
+  *out = NULL;
+  struct ts_version *v = NULL;
+  if (!p || ts_version_parse(version, strlen(version), &v, NULL) != TS_OK)
+    return 0;
+  size_t n = 0;
+  const struct direct *d = NULL;
+  for (size_t i = 0; i < p->ndirects && !d; i++)
+    if (strcmp(p->directs[i].name, name) == 0)
+      d = &p->directs[i];
+  /* a direct reference's page is its own file, never the index's */
+  size_t npages = d ? 1 : p->npages;
+  for (size_t i = 0; i < npages; i++) {
+    const struct ts_index_project *pr = d ? d->page.self[0] : &p->pages[i]->res.project;
+    if (!d && strcmp(pr->name, name) != 0)
+      continue;
+    for (size_t k = 0; k < pr->nfiles; k++)
+      if (file_is_version(pr->files[k].filename, name, v)) {
+        *out = ts_xreallocarray(*out, n + 1, sizeof **out);
+        (*out)[n++] = &pr->files[k];
+      }
+  }
+  ts_version_free(v);
   return n;
 }

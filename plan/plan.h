@@ -68,6 +68,11 @@ struct ts_plan_options {
   size_t nentries;
   const char *const *upgrade_packages;
   size_t nupgrade_packages;
+  /* Versions to keep when they still fit (resolver.h): a lock's when
+   * re-locking, other environments' in a universal lock.  Borrowed. */
+  const struct ts_resolver_preference *preferences;
+  size_t npreferences;
+  bool any_file; /* resolver.h: a version no wheel fits is a candidate */
   /* --no-binary / --only-binary as lock/formatctl.h settles them */
   const char *const *no_binary;
   size_t nno_binary;

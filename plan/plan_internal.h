@@ -104,3 +104,31 @@ struct ts_plan_txn {
 };
 enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                      struct ts_error *err);
+
+/* Every file the resolution's pages list for `name` at `version` (PEP 440
+ * equal), wheels and sdists: for a direct reference its own file only.
+ * *out is a malloc'd array of pointers into r (free the array only);
+ * returns its length. */
+size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
+                             const char *version, const struct ts_index_file ***out);
+
+/* ---- lock entries (plan_lock.c), shared by lock and lock --universal ---- */
+
+/* Appends to *names (malloc'd strings, *n long; a realloc'd array) the
+ * locked projects that the item's metadata requires under env (with the
+ * extras it was resolved with), each once.  Unreadable metadata adds
+ * none. */
+void ts_plan_item_dependencies(const struct ts_plan_item *pi, const struct ts_resolution *res,
+                               const struct ts_marker_env *env, char ***names, size_t *n);
+/* Sorts the names into p's `dependencies` and frees them and the array. */
+void ts_plan_lock_dependencies(struct ts_pylock_package *p, char **names, size_t n);
+/* Records file f of the item on p (a wheel, else the sdist) with its
+ * sha256 (ts_plan_to_pylock's rules); a local wheel's path relative to
+ * output. */
+enum ts_code ts_plan_lock_file(struct ts_plan_result *res, const struct ts_plan_item *pi,
+                               const struct ts_index_file *f, const char *output,
+                               struct ts_pylock_package *p, struct ts_error *err);
+/* p's `index`: the item's index without credentials (none for files). */
+void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *pi);
+/* The host facts and the ids of the rules on the resolved packages. */
+void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock);

@@ -15,6 +15,7 @@
 #include "pep/requirement.h"
 #include "plan/plan.h"
 #include "source/source.h"
+#include "plan/plan_internal.h"
 
 /* "sys_platform == "linux" and platform_machine == "x86_64" and ..." */
 static char *environment_marker(const struct ts_target *t) {
@@ -36,19 +37,12 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* `dependencies = [{name = ...}]`: the locked projects that the item's
- * metadata requires on the target (with the extras it was resolved with),
- * sorted, so the lock can be read as a graph.  Best effort: unreadable
- * metadata gives no list. */
-static void add_dependencies(struct ts_pylock_package *p, const struct ts_plan_item *pi,
-                             const struct ts_resolution *res,
-                             const struct ts_marker_env *env) {
+void ts_plan_item_dependencies(const struct ts_plan_item *pi, const struct ts_resolution *res,
+                               const struct ts_marker_env *env, char ***names, size_t *n) {
   struct ts_metadata *md = NULL;
   struct ts_error err = {0};
   if (!pi->metadata || ts_metadata_parse(pi->metadata, pi->metadata_len, &md, &err) != TS_OK)
     return;
-  char **names = ts_xcalloc(md->nrequires_dist, sizeof *names);
-  size_t n = 0;
   const struct ts_resolved *r = pi->r;
   for (size_t i = 0; i < md->nrequires_dist; i++) {
     struct ts_requirement *req = NULL;
@@ -62,12 +56,18 @@ static void add_dependencies(struct ts_pylock_package *p, const struct ts_plan_i
     for (size_t k = 0; holds && !locked && k < res->nitems; k++)
       locked = strcmp(res->items[k].name, req->normalized_name) == 0;
     bool dup = false;
-    for (size_t k = 0; locked && k < n && !dup; k++)
-      dup = strcmp(names[k], req->normalized_name) == 0;
-    if (holds && locked && !dup && strcmp(req->normalized_name, r->name) != 0)
-      names[n++] = ts_xstrdup(req->normalized_name);
+    for (size_t k = 0; locked && k < *n && !dup; k++)
+      dup = strcmp((*names)[k], req->normalized_name) == 0;
+    if (holds && locked && !dup && strcmp(req->normalized_name, r->name) != 0) {
+      *names = ts_xreallocarray(*names, *n + 1, sizeof **names);
+      (*names)[(*n)++] = ts_xstrdup(req->normalized_name);
+    }
     ts_requirement_free(req);
   }
+  ts_metadata_free(md);
+}
+
+void ts_plan_lock_dependencies(struct ts_pylock_package *p, char **names, size_t n) {
   if (n)
     qsort(names, n, sizeof *names, cmp_str);
   for (size_t i = 0; i < n; i++)
@@ -76,7 +76,6 @@ static void add_dependencies(struct ts_pylock_package *p, const struct ts_plan_i
   for (size_t i = 0; i < n; i++)
     free(names[i]);
   free(names);
-  ts_metadata_free(md);
 }
 
 /* realpath() of the directory part of a path ("." when it has none);
@@ -111,13 +110,14 @@ static char *wheel_path(const char *given, const char *output) {
   return rel ? rel : ts_xstrdup(given);
 }
 
-/* The sha256 to lock for an item's file: the --hash or index one, else
+/* The sha256 to lock for a file of an item: the --hash or index one for
+ * the file the item resolved to, the index one for its other files, else
  * the file's own (fetched into the wheel cache), which must then be one of
  * the --hash values. */
 static enum ts_code file_sha256(struct ts_plan_result *res, const struct ts_plan_item *pi,
+                                const struct ts_index_file *f,
                                 char hex[TS_SHA256_HEX_LEN + 1], struct ts_error *err) {
-  const struct ts_index_file *f = pi->r->file;
-  const char *sha = pi->user_sha256 ? pi->user_sha256 : f->sha256;
+  const char *sha = f == pi->r->file && pi->user_sha256 ? pi->user_sha256 : f->sha256;
   if (sha) {
     snprintf(hex, TS_SHA256_HEX_LEN + 1, "%s", sha);
     return TS_OK;
@@ -270,7 +270,34 @@ static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item 
   return rc;
 }
 
-static void add_host_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock) {
+enum ts_code ts_plan_lock_file(struct ts_plan_result *res, const struct ts_plan_item *pi,
+                               const struct ts_index_file *f, const char *output,
+                               struct ts_pylock_package *p, struct ts_error *err) {
+  char sha[TS_SHA256_HEX_LEN + 1];
+  enum ts_code rc = file_sha256(res, pi, f, sha, err);
+  if (rc != TS_OK)
+    return rc;
+  bool wheel = ends_with(f->filename, ".whl");
+  char *path = pi->is_path && pi->direct_url ? wheel_path(pi->direct_url, output) : NULL;
+  char *url = path ? NULL : ts_url_without_userinfo(f->url);
+  struct ts_pylock_file *w =
+      wheel ? ts_pylock_add_wheel(p, f->filename, url, path, f->size, f->upload_time, sha)
+            : ts_pylock_set_source_file(p, true, f->filename, url, path, f->size, sha);
+  free(path);
+  free(url);
+  if (!w)
+    return ts_error_set(err, TS_E_INVALID, "%s %s: cannot record the file %s", p->name,
+                        p->version, f->filename);
+  return TS_OK;
+}
+
+void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *pi) {
+  const char *index = pi->index ? pi->index : pi->r->index_url;
+  if (index && !pi->is_path && strncmp(index, "file:", 5) != 0 && index[0] != '/')
+    p->index = ts_url_without_userinfo(index);
+}
+
+void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock) {
   const struct ts_constraint_set *s = &res->rules;
   for (size_t i = 0; i < s->nfacts; i++)
     if (ts_pylock_set_host_fact(lock, s->facts[i].name,
@@ -308,8 +335,12 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
     if (pi->built) {
       rc = add_built(lock, pi, output, err);
       struct ts_pylock_package *p = rc == TS_OK ? &lock->packages[lock->npackages - 1] : NULL;
-      if (p)
-        add_dependencies(p, pi, res->res, &t->markers);
+      if (p) {
+        char **deps = NULL;
+        size_t ndeps = 0;
+        ts_plan_item_dependencies(pi, res->res, &t->markers, &deps, &ndeps);
+        ts_plan_lock_dependencies(p, deps, ndeps);
+      }
       continue;
     }
     if (!f) {
@@ -323,35 +354,21 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
                         r->name, r->version, f->filename);
       break;
     }
-    char sha[TS_SHA256_HEX_LEN + 1];
-    if ((rc = file_sha256(res, pi, sha, err)) != TS_OK)
-      break;
     struct ts_pylock_package *p = ts_pylock_add_package(lock, r->name, r->version);
     if (!p)
       abort();
-    add_dependencies(p, pi, res->res, &t->markers);
-    const char *index = pi->index ? pi->index : r->index_url;
-    if (index && !pi->is_path && strncmp(index, "file:", 5) != 0 && index[0] != '/')
-      p->index = ts_url_without_userinfo(index);
-    struct ts_pylock_file *w;
-    if (pi->is_path && pi->direct_url) {
-      char *path = wheel_path(pi->direct_url, output);
-      w = ts_pylock_add_wheel(p, f->filename, NULL, path, f->size, f->upload_time, sha);
-      free(path);
-    } else {
-      char *url = ts_url_without_userinfo(f->url);
-      w = ts_pylock_add_wheel(p, f->filename, url, NULL, f->size, f->upload_time, sha);
-      free(url);
-    }
-    if (!w)
-      rc = ts_error_set(err, TS_E_INVALID, "%s %s: cannot record the wheel %s",
-                        r->name, r->version, f->filename);
+    char **deps = NULL;
+    size_t ndeps = 0;
+    ts_plan_item_dependencies(pi, res->res, &t->markers, &deps, &ndeps);
+    ts_plan_lock_dependencies(p, deps, ndeps);
+    ts_plan_lock_index(p, pi);
+    rc = ts_plan_lock_file(res, pi, f, output, p, err);
   }
   if (rc != TS_OK) {
     ts_pylock_free(lock);
     return rc;
   }
-  add_host_facts_and_rules(res, lock);
+  ts_plan_lock_facts_and_rules(res, lock);
   *out = lock;
   return TS_OK;
 }

@@ -570,6 +570,22 @@ static bool file_better(const struct ts_index_file *f, long prio,
   return strcmp(f->filename, g->filename) < 0;
 }
 
+/* The better stand-in for a version no wheel of the target fits: a
+ * wheel before the sdist, then the smaller file name (never page order). */
+static bool fallback_better(const struct ts_index_file *f,
+                            const struct ts_index_file *g) {
+  if (!g)
+    return f != NULL;
+  if (!f)
+    return false;
+  size_t fl = strlen(f->filename), gl = strlen(g->filename);
+  bool fw = fl > 4 && strcmp(f->filename + fl - 4, ".whl") == 0,
+       gw = gl > 4 && strcmp(g->filename + gl - 4, ".whl") == 0;
+  if (fw != gw)
+    return fw;
+  return strcmp(f->filename, g->filename) < 0;
+}
+
 /* Sorts by PEP 440 and merges the entries of equal versions (one per file
  * so far): O(n log n) for pages with thousands of files. */
 static void ver_merge(struct rs_proj *pj) {
@@ -601,6 +617,10 @@ static void ver_merge(struct rs_proj *pj) {
     if (b->python_blocked &&
         (!a->python_blocked || strcmp(b->python_blocked, a->python_blocked) < 0))
       a->python_blocked = b->python_blocked;
+    if (fallback_better(b->fallback, a->fallback)) {
+      a->fallback = b->fallback;
+      a->fallback_index_url = b->fallback_index_url;
+    }
     if (file_better(b->file, b->prio, a->file, a->prio)) {
       a->file = b->file;
       a->index_url = b->index_url;
@@ -822,6 +842,38 @@ static bool expand_windows(struct rs *rs, Solver *solv, int nprob) {
   return any;
 }
 
+static struct rs_job *push_job(struct rs *rs, Id how, Id what);
+
+/* req->preferences on this project: the preferred version gets a
+ * solvable and a SOLVER_FAVOR job, so libsolv takes it wherever it has a
+ * choice and the request allows it (a soft preference, never a limit),
+ * unless the resolution mode asks for the project's lowest version. */
+static void favor_preferred(struct rs *rs, int pidx) {
+  /* the lowest version a --resolution lowest(-direct) asks for wins */
+  enum ts_resolution_mode mode = rs->req->resolution;
+  if (mode == TS_RESOLUTION_LOWEST || (mode == TS_RESOLUTION_LOWEST_DIRECT && rs->projs[pidx].direct))
+    return;
+  for (size_t k = 0; k < rs->req->npreferences; k++) {
+    const struct ts_resolver_preference *pref = &rs->req->preferences[k];
+    struct rs_proj *pj = &rs->projs[pidx];
+    struct ts_version *want = NULL;
+    if (strcmp(pref->name, pj->name) != 0 ||
+        ts_version_parse(pref->version, strlen(pref->version), &want, NULL) != TS_OK)
+      continue;
+    for (size_t i = 0; i < pj->nvers; i++) {
+      struct rs_ver *v = &pj->vers[i];
+      if (!v->usable || ts_version_cmp(v->v, want) != 0)
+        continue;
+      if (!v->solv)
+        ts_rs_reveal(rs, pidx, i);
+      struct rs_job *ji = push_job(rs, SOLVER_FAVOR | SOLVER_SOLVABLE, rs->projs[pidx].vers[i].solv);
+      ji->proj = pidx;
+      break;
+    }
+    ts_version_free(want);
+  }
+}
+
 static void add_project(struct rs *rs, const char *name,
                         const struct ts_resolver_pages *pages) {
   rs->projs = ts_rs_grow(rs->projs, &rs->projs_cap, rs->nprojs + 1,
@@ -843,10 +895,16 @@ static void add_project(struct rs *rs, const char *name,
   rs->pidx = ts_rs_grow(rs->pidx, &rs->pidx_cap, (size_t)pj->nameid + 1,
                         sizeof *rs->pidx);
   rs->pidx[pj->nameid] = pidx + 1;
+  /* direct: named by a root requirement that applies to the target (a
+   * marker that is false here leaves it a dependency, which matters to
+   * --resolution lowest-direct) */
   pj->direct = false;
-  for (size_t i = 0; i < rs->req->nrequirements; i++)
-    if (strcmp(rs->req->requirements[i]->normalized_name, name) == 0)
+  for (size_t i = 0; i < rs->req->nrequirements; i++) {
+    const struct ts_requirement *r = rs->req->requirements[i];
+    if (strcmp(r->normalized_name, name) == 0 &&
+        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
       pj->direct = true;
+  }
 
   size_t cap = 0;
   bool no_binary = wheels_forbidden(rs->req, name);
@@ -876,6 +934,14 @@ static void add_project(struct rs *rs, const char *name,
       long prio = ts_rs_wheel_priority(rs->target->tags, &fn);
       bool wheel = fn.wheel;
       ts_rs_fname_clear(&fn);
+      const char *from = file->from_find_links ? NULL
+                         : file->index_url     ? file->index_url
+                                               : ip->index_url;
+      if (rs->req->any_file && (!wheel || !no_binary) &&
+          fallback_better(file, s->fallback)) {
+        s->fallback = file;
+        s->fallback_index_url = from;
+      }
       if (wheel)
         s->has_wheel = true;
       else
@@ -898,9 +964,6 @@ static void add_project(struct rs *rs, const char *name,
         s->python_blocked = file->requires_python;
         continue;
       }
-      const char *from = file->from_find_links ? NULL
-                         : file->index_url     ? file->index_url
-                                               : ip->index_url;
       if (!wheel) {
         s->sdist = file;
         s->sdist_index_url = from;
@@ -964,6 +1027,11 @@ static void add_project(struct rs *rs, const char *name,
       if (rs->req->no_deps || !inst->metadata)
         sinfo(rs, s->inst_solv)->deps_done = true;
     }
+    if (!s->file && s->fallback && !s->python_blocked &&
+        python_ok(rs, s->fallback->requires_python)) {
+      s->file = s->fallback;
+      s->index_url = s->fallback_index_url;
+    }
     if (!s->file)
       continue;
     if (s->file->yanked && !yank_pinned(rs, name, s->v)) {
@@ -974,6 +1042,7 @@ static void add_project(struct rs *rs, const char *name,
   }
   pj->window = VERSION_WINDOW;
   reveal_window(rs, pidx);
+  favor_preferred(rs, pidx);
   rs->pages_fetched += pages ? 1 : 0;
 }
 

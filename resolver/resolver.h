@@ -117,6 +117,17 @@ struct ts_resolver_variant_pref {
   size_t nfallback;
 };
 
+/* A version to keep when it still fits: an earlier lock's (re-locking
+ * changes nothing that need not change) or the one other environments of
+ * a universal lock chose.  Soft: the solver favors it over better
+ * versions, and takes another when the request rules it out.  Ignored
+ * where the resolution mode asks for the lowest version (every project
+ * under lowest, root-named ones under lowest-direct). */
+struct ts_resolver_preference {
+  const char *name;    /* normalised project name */
+  const char *version; /* PEP 440 */
+};
+
 struct ts_resolver_request {
   const struct ts_requirement *const *requirements; /* roots (markers ok) */
   size_t nrequirements;
@@ -155,6 +166,14 @@ struct ts_resolver_request {
   bool prefer_binary;
   const char *const *upgrade_packages; /* --upgrade-package */
   size_t nupgrade_packages;
+  const struct ts_resolver_preference *preferences;
+  size_t npreferences;
+  /* A version no wheel of the target's tags exists for is a candidate
+   * too, standing for a wheel of other tags or its sdist: a universal
+   * lock's fallback for an environment no wheel covers, where the lock
+   * lists the version's files and the installer picks (uv does the same
+   * for every environment).  Requires-Python still applies. */
+  bool any_file;
   enum ts_resolution_mode resolution;
   bool pre;              /* --pre: pre-releases allowed everywhere */
   bool upgrade;          /* --upgrade: root projects move to the best */

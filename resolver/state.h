@@ -54,6 +54,11 @@ struct rs_ver {
   const struct ts_index_file *file; /* best compatible wheel, else the
                                         sdist (when allowed), or NULL */
   const char *index_url;
+  /* with req->any_file: the file standing for the version when no wheel
+   * fits the tags (a wheel of other tags before the sdist, whose METADATA
+   * an index is likelier to serve), and its index */
+  const struct ts_index_file *fallback;
+  const char *fallback_index_url;
   long prio;
   const struct ts_index_file *sdist; /* an allowed sdist, or NULL */
   const char *sdist_index_url;

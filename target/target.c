@@ -201,6 +201,9 @@ static enum ts_code build_tags(struct ts_target *t, const char *abi_tag,
       .libc_major = t->libc_major,
       .libc_minor = t->libc_minor,
       .arch = t->tag_arch,
+      .os = t->os,
+      .macos_major = t->macos_major,
+      .macos_minor = t->macos_minor,
   };
   return ts_tagset_build(&tt, &t->tags, err);
 }
@@ -703,15 +706,32 @@ static enum ts_code parse_platform(const char *p, struct ts_target *t,
     t->libc = TS_LIBC_NONE;
     arch = p + 6;
   }
+  if (!arch && strncmp(p, "macosx_", 7) == 0) {
+    const char *s = p + 7;
+    if (!parse_uint(&s, &t->macos_major) || *s++ != '_' ||
+        !parse_uint(&s, &t->macos_minor) || *s++ != '_' ||
+        (strcmp(s, "x86_64") != 0 && strcmp(s, "arm64") != 0))
+      return ts_error_set(err, TS_E_INVALID,
+                          "invalid platform '%.100s': expected e.g. "
+                          "macosx_14_0_arm64 or macosx_13_0_x86_64", p);
+    t->os = TS_OS_MACOS;
+    t->libc = TS_LIBC_NONE;
+    arch = s;
+  }
+  if (!arch && (strcmp(p, "win_amd64") == 0 || strcmp(p, "win_arm64") == 0)) {
+    t->os = TS_OS_WINDOWS;
+    t->libc = TS_LIBC_NONE;
+    arch = p + 4;
+  }
   if (!arch) {
-    if (!strncmp(p, "macosx_", 7) || !strncmp(p, "win", 3) ||
-        !strncmp(p, "ios_", 4) || !strncmp(p, "android_", 8))
+    if (!strncmp(p, "ios_", 4) || !strncmp(p, "android_", 8))
       return ts_error_set(err, TS_E_UNSUPPORTED,
-                          "platform '%.100s': only Linux targets are supported",
-                          p);
+                          "platform '%.100s': only Linux, macOS and Windows "
+                          "targets are supported", p);
     return ts_error_set(err, TS_E_INVALID,
                         "unknown platform '%.100s': expected manylinux_X_Y_ARCH, "
-                        "musllinux_X_Y_ARCH or linux_ARCH", p);
+                        "musllinux_X_Y_ARCH, linux_ARCH, macosx_X_Y_ARCH or "
+                        "win_amd64/win_arm64", p);
   }
   if (!arch_ok(arch))
     return ts_error_set(err, TS_E_INVALID,
@@ -774,26 +794,36 @@ enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
   } else {
     host_platform(t);
   }
+  if (spec->sys_platform) {
+    t->os = TS_OS_OTHER;
+    t->libc = TS_LIBC_NONE;
+  }
 
   char full[48], short_v[32];
   snprintf(full, sizeof full, "%d.%d.%d", major, minor, micro);
   snprintf(short_v, sizeof short_v, "%d.%d", major, minor);
   bool cp = strcmp(impl, "cp") == 0, pp = strcmp(impl, "pp") == 0;
+  bool mac = t->os == TS_OS_MACOS, win = t->os == TS_OS_WINDOWS;
+  const char *machine = !win ? t->tag_arch
+                        : strcmp(t->tag_arch, "amd64") == 0 ? "AMD64" : "ARM64";
   const char *values[11] = {
       cp ? "cpython" : pp ? "pypy" : impl, /* implementation_name */
       full,                                /* implementation_version */
-      "posix",
-      t->tag_arch,                         /* platform_machine */
+      win ? "nt" : "posix",
+      machine,                             /* platform_machine */
       cp ? "CPython" : pp ? "PyPy" : impl,
       "",                                  /* platform_release: unknown */
-      "Linux",
+      spec->sys_platform ? "" : mac ? "Darwin" : win ? "Windows" : "Linux",
       "",                                  /* platform_version: unknown */
       full,
       short_v,
-      "linux"};
+      spec->sys_platform ? spec->sys_platform : mac ? "darwin" : win ? "win32" : "linux"};
   for (size_t i = 0; i < 11; i++)
     set_marker(t, i, values[i]);
-  rc = build_tags(t, NULL, err);
+  /* PyPy 7.3's ABI tag (pypy310_pp73), which its binary wheels carry */
+  char pypy_abi[32];
+  snprintf(pypy_abi, sizeof pypy_abi, "pypy%d%d_pp73", major, minor);
+  rc = build_tags(t, pp ? pypy_abi : NULL, err);
   if (rc != TS_OK) {
     ts_target_free(t);
     return rc;

@@ -41,6 +41,8 @@ struct ts_target {
   char *abi_flags;       /* sys.abiflags: "", "t", "d" */
   enum ts_libc libc;
   int libc_major, libc_minor;
+  enum ts_os os;         /* a spec's platform: Linux unless macosx_/win_ */
+  int macos_major, macos_minor;
   char *tag_arch;        /* arch used in platform tags ("x86_64", "i686") */
   struct ts_tagset *tags;
   struct ts_target_paths paths;
@@ -92,18 +94,27 @@ struct ts_target_spec {
    * so a lock never assumes a bug-fix release the target may lack. */
   const char *python_version;
   /* "manylinux_2_28_x86_64", "manylinux2014_aarch64", "musllinux_1_2_x86_64",
-   * "linux_x86_64"; NULL = like this host (its glibc and machine). */
+   * "linux_x86_64", "macosx_14_0_arm64", "macosx_13_0_x86_64", "win_amd64",
+   * "win_arm64"; NULL = like this host (its glibc and machine). */
   const char *platform;
   const char *implementation; /* "cp" (default when NULL) */
+  /* Another system than the platform's (a sys_platform value a marker
+   * names, "freebsd13"): the markers say it (platform_system ""), the
+   * machine is the platform's, and only platform-independent wheels fit.
+   * NULL: the platform's own. */
+  const char *sys_platform;
   const char *abi_flags;      /* "" (default), "t" for free-threaded */
 };
 
 /* Cross-target: markers and tags with no interpreter.  Markers:
- * os_name "posix", sys_platform "linux", platform_system "Linux",
- * platform_machine from the platform's arch, implementation_name "cpython",
- * platform_python_implementation "CPython", platform_release and
- * platform_version "" (unknown).  TS_E_INVALID for a malformed version or
- * platform, TS_E_UNSUPPORTED for non-Linux platforms. */
+ * os_name "posix", sys_platform "linux", platform_system "Linux" (macOS:
+ * "posix", "darwin", "Darwin"; Windows: "nt", "win32", "Windows"),
+ * platform_machine from the platform's arch (Windows spells them "AMD64",
+ * "ARM64"), implementation_name "cpython" ("pypy" for implementation
+ * "pp"), platform_python_implementation "CPython" ("PyPy"),
+ * platform_release and platform_version "" (unknown).  TS_E_INVALID for a
+ * malformed version or platform, TS_E_UNSUPPORTED for other systems (ios_,
+ * android_). */
 enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
                                  struct ts_target **out, struct ts_error *err);
 

@@ -33,7 +33,7 @@ static long prio(const struct ts_tagset *set, const char *tag)
 }
 
 static const struct ts_tag_target cp312_glibc236 = {
-    3, 12, "cp", "", NULL, TS_LIBC_GLIBC, 2, 36, "x86_64"};
+    3, 12, "cp", "", NULL, TS_LIBC_GLIBC, 2, 36, "x86_64", TS_OS_LINUX, 0, 0};
 
 Test(tags, cpython_x86_64_shape)
 {
@@ -96,7 +96,7 @@ Test(tags, priority_lookup)
 Test(tags, aarch64_starts_at_2_17)
 {
   struct ts_tag_target t = {3, 12, "cp", "", NULL, TS_LIBC_GLIBC, 2, 28,
-                            "aarch64"};
+                            "aarch64", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   /* 2_28..2_17 (12), manylinux2014, linux = 14 platforms. */
   tag_at(set, 0, "cp312-cp312-manylinux_2_28_aarch64");
@@ -113,7 +113,7 @@ Test(tags, aarch64_starts_at_2_17)
 Test(tags, musllinux)
 {
   struct ts_tag_target t = {3, 12, "cp", "", NULL, TS_LIBC_MUSL, 1, 2,
-                            "x86_64"};
+                            "x86_64", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   tag_at(set, 0, "cp312-cp312-musllinux_1_2_x86_64");
   tag_at(set, 1, "cp312-cp312-musllinux_1_1_x86_64");
@@ -126,7 +126,7 @@ Test(tags, musllinux)
 Test(tags, no_libc_means_linux_only)
 {
   struct ts_tag_target t = {3, 11, "cp", NULL, NULL, TS_LIBC_NONE, 0, 0,
-                            "x86_64"};
+                            "x86_64", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   tag_at(set, 0, "cp311-cp311-linux_x86_64");
   tag_at(set, 1, "cp311-abi3-linux_x86_64");
@@ -137,7 +137,7 @@ Test(tags, no_libc_means_linux_only)
 Test(tags, free_threaded_has_no_abi3)
 {
   struct ts_tag_target t = {3, 13, "cp", "t", NULL, TS_LIBC_GLIBC, 2, 17,
-                            "x86_64"};
+                            "x86_64", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   tag_at(set, 0, "cp313-cp313t-manylinux_2_17_x86_64");
   cr_assert_eq(prio(set, "cp313-abi3-manylinux_2_17_x86_64"), -1);
@@ -150,7 +150,7 @@ Test(tags, free_threaded_has_no_abi3)
 Test(tags, debug_build_also_loads_release_abi)
 {
   struct ts_tag_target t = {3, 12, "cp", "d", NULL, TS_LIBC_GLIBC, 2, 17,
-                            "x86_64"};
+                            "x86_64", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   /* 2_17..2_5 (13) + 3 legacy + linux = 17 platforms */
   tag_at(set, 0, "cp312-cp312d-manylinux_2_17_x86_64");
@@ -162,7 +162,7 @@ Test(tags, debug_build_also_loads_release_abi)
 Test(tags, armv8l_also_runs_armv7l)
 {
   struct ts_tag_target t = {3, 12, "cp", "", NULL, TS_LIBC_GLIBC, 2, 17,
-                            "armv8l"};
+                            "armv8l", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   cr_assert_geq(prio(set, "cp312-cp312-manylinux_2_17_armv7l"), 0);
   cr_assert_geq(prio(set, "cp312-cp312-linux_armv8l"), 0);
@@ -174,7 +174,7 @@ Test(tags, armv8l_also_runs_armv7l)
 Test(tags, pypy_generic)
 {
   struct ts_tag_target t = {3, 10, "pp", NULL, "pypy310_pp73", TS_LIBC_GLIBC,
-                            2, 17, "x86_64"};
+                            2, 17, "x86_64", TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   tag_at(set, 0, "pp310-pypy310_pp73-manylinux_2_17_x86_64");
   cr_assert_geq(prio(set, "pp3-none-any"), 0);
@@ -262,7 +262,7 @@ static void compare_with_pip(const char *python)
     cr_skip_test("%s with pip is not available", python);
   }
   struct ts_tag_target t = {major, minor, "cp", flags[0] == 't' ? "t" : "",
-                            NULL, TS_LIBC_GLIBC, gmaj, gmin, arch};
+                            NULL, TS_LIBC_GLIBC, gmaj, gmin, arch, TS_OS_LINUX, 0, 0};
   struct ts_tagset *set = build(t);
   char line[256];
   size_t n = 0;

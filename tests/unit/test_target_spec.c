@@ -33,6 +33,71 @@ static long prio(const struct ts_target *t, const char *py, const char *abi,
   return ts_tagset_priority(t->tags, py, abi, plat);
 }
 
+/* macOS: packaging's mac_platforms (majors from 11 on, 10.x universal2
+ * for arm64), Darwin markers. */
+Test(spec, macos_arm64_and_x86_64)
+{
+  struct ts_target *t = S("3.12", "macosx_14_0_arm64");
+  cr_assert_str_eq(t->markers.sys_platform, "darwin");
+  cr_assert_str_eq(t->markers.platform_system, "Darwin");
+  cr_assert_str_eq(t->markers.platform_machine, "arm64");
+  cr_assert_str_eq(t->markers.os_name, "posix");
+  first_tag(t, "cp312-cp312-macosx_14_0_arm64");
+  cr_assert_geq(prio(t, "cp312", "cp312", "macosx_11_0_arm64"), 0);
+  cr_assert_geq(prio(t, "cp312", "cp312", "macosx_10_9_universal2"), 0);
+  cr_assert_eq(prio(t, "cp312", "cp312", "macosx_10_9_arm64"), -1);
+  cr_assert_eq(prio(t, "cp312", "cp312", "macosx_15_0_arm64"), -1);
+  cr_assert_eq(prio(t, "cp312", "cp312", "macosx_11_0_x86_64"), -1);
+  cr_assert_geq(prio(t, "py3", "none", "any"), 0);
+  ts_target_free(t);
+  t = S("3.11", "macosx_13_0_x86_64");
+  cr_assert_str_eq(t->markers.platform_machine, "x86_64");
+  cr_assert_geq(prio(t, "cp311", "cp311", "macosx_10_9_x86_64"), 0);
+  cr_assert_geq(prio(t, "cp311", "abi3", "macosx_10_16_intel"), 0);
+  cr_assert_eq(prio(t, "cp311", "cp311", "macosx_14_0_x86_64"), -1);
+  ts_target_free(t);
+}
+
+/* Windows: win_<arch> tags, nt markers with Windows' machine spellings. */
+Test(spec, windows)
+{
+  struct ts_target *t = S("3.13", "win_amd64");
+  cr_assert_str_eq(t->markers.sys_platform, "win32");
+  cr_assert_str_eq(t->markers.platform_system, "Windows");
+  cr_assert_str_eq(t->markers.platform_machine, "AMD64");
+  cr_assert_str_eq(t->markers.os_name, "nt");
+  first_tag(t, "cp313-cp313-win_amd64");
+  cr_assert_eq(prio(t, "cp313", "cp313", "win_arm64"), -1);
+  ts_target_free(t);
+  t = S("3.13", "win_arm64");
+  cr_assert_str_eq(t->markers.platform_machine, "ARM64");
+  first_tag(t, "cp313-cp313-win_arm64");
+  ts_target_free(t);
+}
+
+/* PyPy: its markers and ABI tag; another system: only "any" wheels. */
+Test(spec, pypy_and_other_system)
+{
+  struct ts_target_spec spec = {.python_version = "3.11", .platform = "manylinux_2_28_x86_64",
+                                .implementation = "pp"};
+  struct ts_target *t = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_target_from_spec(&spec, &t, &err), TS_OK, "%s", err.detail);
+  cr_assert_str_eq(t->markers.implementation_name, "pypy");
+  cr_assert_str_eq(t->markers.platform_python_implementation, "PyPy");
+  first_tag(t, "pp311-pypy311_pp73-manylinux_2_28_x86_64");
+  cr_assert_eq(prio(t, "cp311", "cp311", "manylinux_2_28_x86_64"), -1);
+  ts_target_free(t);
+  spec = (struct ts_target_spec){.python_version = "3.12", .platform = "manylinux_2_28_x86_64",
+                                 .sys_platform = "freebsd14"};
+  cr_assert_eq(ts_target_from_spec(&spec, &t, &err), TS_OK, "%s", err.detail);
+  cr_assert_str_eq(t->markers.sys_platform, "freebsd14");
+  cr_assert_str_eq(t->markers.platform_system, "");
+  cr_assert_eq(prio(t, "cp312", "cp312", "manylinux_2_28_x86_64"), -1);
+  cr_assert_geq(prio(t, "py3", "none", "any"), 0);
+  ts_target_free(t);
+}
+
 Test(spec, manylinux_2_28_x86_64)
 {
   struct ts_target *t = S("3.12", "manylinux_2_28_x86_64");
@@ -138,7 +203,9 @@ Test(spec, invalid)
     const char *platform;
     enum ts_code code;
   } plats[] = {
-      {"macosx_11_0_arm64", TS_E_UNSUPPORTED}, {"win_amd64", TS_E_UNSUPPORTED},
+      {"ios_13_0_arm64_iphoneos", TS_E_UNSUPPORTED}, {"android_21_arm64_v8a", TS_E_UNSUPPORTED},
+      {"macosx_11_arm64", TS_E_INVALID},        {"macosx_14_0_ppc", TS_E_INVALID},
+      {"win32", TS_E_INVALID},
       {"manylinux_2_x86_64", TS_E_INVALID},     {"foo", TS_E_INVALID},
       {"linux_X86-64", TS_E_INVALID},           {"linux_", TS_E_INVALID},
       {"manylinux_2_28_", TS_E_INVALID},        {"", TS_E_INVALID},

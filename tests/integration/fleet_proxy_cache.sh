@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Fleets through an existing cache: machines that lock and sync through an
+# ordinary caching proxy (nginx proxy_cache, the configuration README.md
+# documents) fetch each file from the upstream index once.  The upstream
+# is lib.sh's nginx on one loopback port, the caching proxy a second nginx
+# on another; one lock and two syncs into two venvs with caches of their
+# own (two machines) go through the proxy; the upstream's access log must
+# show each wheel fetched once, the proxy's each wheel asked for twice.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+nginx=${TS_NGINX_BIN:-/usr/sbin/nginx}
+[ -x "$nginx" ] || ts_skip "nginx not installed ($nginx)"
+export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
+unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT TORCHSOLVE_RULES \
+      TORCHSOLVE_INDEX_URL TORCHSOLVE_EXTRA_INDEX_URL TORCHSOLVE_FIND_LINKS VIRTUAL_ENV
+ts_venv_for_wheels
+export XDG_CONFIG_HOME=$work/config
+{
+  echo "simple alpha 1.0 py3-none-any beta;; gamma"
+  echo "simple beta 2.0 py3-none-any"
+  echo "simple gamma 0.5 $tag"
+} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
+ts_nginx_start "$work/www"
+upstream=$TS_NGINX_URL
+
+# The caching proxy: the README's configuration, on loopback.
+pdir=$work/proxy
+mkdir -p "$pdir/tmp" "$pdir/cache"
+user_line=""
+[ "$(id -u)" != 0 ] || user_line="user $(id -un) $(id -gn);"
+for try in 1 2 3 4 5; do
+  port=$(ts__free_port)
+  cat >"$pdir/nginx.conf" <<CONF
+$user_line
+worker_processes 1;
+daemon on;
+pid $pdir/nginx.pid;
+error_log $pdir/error.log warn;
+events { worker_connections 256; }
+http {
+  client_body_temp_path $pdir/tmp/body;
+  proxy_temp_path $pdir/tmp/proxy;
+  fastcgi_temp_path $pdir/tmp/fastcgi;
+  uwsgi_temp_path $pdir/tmp/uwsgi;
+  scgi_temp_path $pdir/tmp/scgi;
+  log_format ts '\$status "\$request" cache=\$upstream_cache_status';
+  access_log $pdir/access.log ts;
+  proxy_cache_path $pdir/cache levels=1:2 keys_zone=indexes:10m max_size=1g inactive=30d use_temp_path=off;
+  server {
+    listen 127.0.0.1:$port;
+    location / {
+      proxy_pass $upstream;
+      proxy_cache indexes;
+      proxy_cache_key \$scheme\$proxy_host\$request_uri\$http_accept;
+      proxy_cache_valid 200 10m;
+      proxy_cache_revalidate on;
+      proxy_cache_lock on;
+      proxy_cache_use_stale error timeout updating;
+      proxy_ignore_headers Vary;
+    }
+  }
+}
+CONF
+  if "$nginx" -p "$pdir" -c "$pdir/nginx.conf" 2>"$pdir/start.err"; then
+    ts_on_exit "kill -QUIT \$(cat '$pdir/nginx.pid' 2>/dev/null) 2>/dev/null || true"
+    break
+  fi
+  grep -q 'Address already in use' "$pdir/start.err" || { cat "$pdir/start.err"; ts_fail "the proxy did not start"; }
+done
+for i in $(seq 50); do [ -s "$pdir/nginx.pid" ] && break; sleep 0.05; done
+proxy=http://127.0.0.1:$port
+IDX=(-i "$proxy/simple" --torch-index-url "$proxy/whl" --cpu)
+
+# One lock and two syncs, each "machine" with a cache of its own.
+TORCHSOLVE_CACHE_DIR=$work/cache-lock "$T" lock --python "$work/venv" "${IDX[@]}" alpha \
+  -o "$work/pylock.toml" 2>"$work/err" || { cat "$work/err"; ts_fail "lock through the proxy"; }
+grep -q "url = \"$proxy/simple/" "$work/pylock.toml" || ts_fail "the lock does not name the proxy"
+ts_make_venv "$work/second"
+for machine in "$work/venv" "$work/second"; do
+  TORCHSOLVE_CACHE_DIR=$work/cache-$(basename "$machine") "$T" sync "$work/pylock.toml" \
+    --python "$machine" --cpu 2>"$work/err" || { cat "$work/err"; ts_fail "sync $machine"; }
+  "$machine/bin/python" -c 'import alpha, beta, gamma' || ts_fail "sync $machine: not installed"
+done
+
+# Each wheel: once from the upstream, twice (one per sync) from the proxy.
+nwheels=0
+for whl in "$work"/www/simple/*.whl; do
+  f=$(basename "$whl")
+  up=$(grep -c "GET /simple/$f " "$TS_NGINX_ACCESS_LOG" || true)
+  via=$(grep -c "GET /simple/$f " "$pdir/access.log" || true)
+  echo "$f: upstream $up, proxy $via"
+  [ "$up" = 1 ] || { cat "$TS_NGINX_ACCESS_LOG"; ts_fail "$f fetched $up times from the upstream"; }
+  [ "$via" -ge 2 ] || { cat "$pdir/access.log"; ts_fail "$f asked $via times of the proxy"; }
+  nwheels=$((nwheels + 1))
+done
+[ "$nwheels" = 3 ] || ts_fail "expected 3 wheels, saw $nwheels"
+# Index pages too: the proxy answers the second and later asks itself.
+pages=$(grep -c 'GET /simple/[a-z]*/ ' "$TS_NGINX_ACCESS_LOG" || true)
+distinct=$(grep -o 'GET /simple/[a-z]*/ ' "$TS_NGINX_ACCESS_LOG" | sort -u | wc -l)
+[ "$pages" = "$distinct" ] || { cat "$TS_NGINX_ACCESS_LOG"; ts_fail "a page was fetched from the upstream twice"; }
+echo "fleet through a caching proxy: each file once from the upstream"
