@@ -15,8 +15,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static struct ts_tagset *host_tags(void)
 {
   static struct ts_tagset *set;
-  struct ts_tag_target t = {3, 12, "cp", "", NULL, TS_LIBC_GLIBC, 2, 28,
-                            "x86_64"};
+  struct ts_tag_target t = {.python_major = 3, .python_minor = 12,
+                            .implementation = "cp", .abi_flags = "",
+                            .libc = TS_LIBC_GLIBC, .libc_major = 2,
+                            .libc_minor = 28, .arch = "x86_64"};
   if (!set && ts_tagset_build(&t, &set, NULL) != TS_OK)
     abort();
   return set;
