@@ -33,7 +33,7 @@ simple broken 1.0 sdist,fail
 SPEC
 ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
-for v in $(env | grep -o '^PIP_[A-Z_]*'); do unset "$v"; done
+ts_clear_pip_env
 IX=(-i "$TS_NGINX_URL/simple" -f "$WHEELS")
 fresh() { rm -rf "$work/venv"; "$T" venv -q --python /usr/bin/python3 "$work/venv"; }
 inst() { "$T" install --python "$work/venv" "${IX[@]}" "$@"; }

@@ -23,7 +23,7 @@ simple beta 1.0 py3-none-any
 SPEC
 ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
-for v in $(env | grep -o '^PIP_[A-Z_]*'); do unset "$v"; done
+ts_clear_pip_env
 "$T" venv -q --python /usr/bin/python3 "$work/venv"
 IX=(-i "$TS_NGINX_URL/simple" -f "$WHEELS")
 

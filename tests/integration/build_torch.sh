@@ -32,7 +32,7 @@ simple beta 1.0 py3-none-any
 SPEC
 ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
-for v in $(env | grep -o '^PIP_[A-Z_]*'); do unset "$v"; done
+ts_clear_pip_env
 unset TORCH_CUDA_ARCH_LIST FORCE_CUDA MAX_JOBS CUDA_HOME CUDA_PATH PYTORCH_ROCM_ARCH
 "$T" venv -q --python /usr/bin/python3 "$work/venv"
 mkdir -p "$work/bin"

@@ -25,7 +25,7 @@ TS_NGINX_TLS_CERT=$work/srv.pem TS_NGINX_TLS_KEY=$work/srv.key \
 U=$TS_NGINX_URL
 export TORCHSOLVE_CACHE_DIR=$work/cache
 unset SSL_CERT_FILE SSL_CERT_DIR CURL_CA_BUNDLE
-for v in $(env | grep -o '^PIP_[A-Z_]*'); do unset "$v"; done
+ts_clear_pip_env
 
 fetch() { "$T" index fetch alpha --index-url "$U/idx1/simple" --cert "$work/ca.pem" --retries 0 --no-cache "$@"; }
 for who in none stranger; do

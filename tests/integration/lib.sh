@@ -6,6 +6,9 @@
 #   ts_fail MSG              print "FAIL: MSG" and exit 1
 #   ts_tmpdir                print a fresh temporary directory, removed on exit
 #   ts_on_exit CMD...        run CMD at exit (cleanups run in reverse order)
+#   ts_clear_pip_env         unset every PIP_* variable of this shell (this
+#                            machine sets PIP_FIND_LINKS and PIP_CERT; a test
+#                            comparing with pip must not inherit them)
 #   ts_make_venv DIR         python3 -m venv --without-pip DIR, with every
 #                            PIP_* variable cleared from this shell
 #   ts_managed_python DIR    a "system" interpreter its distribution manages
@@ -121,11 +124,16 @@ ts_venv_for_wheels() {
   tag="$cp-$cp-manylinux_2_28_x86_64"
 }
 
-ts_make_venv() {
-  local dir=${1:?usage: ts_make_venv DIR} v
+ts_clear_pip_env() {
+  local v
   for v in $(compgen -e); do
     case $v in PIP_*) unset "$v" ;; esac
   done
+}
+
+ts_make_venv() {
+  local dir=${1:?usage: ts_make_venv DIR}
+  ts_clear_pip_env
   command -v python3 >/dev/null || ts_skip "python3 not found"
   python3 -m venv --without-pip "$dir" || ts_fail "python3 -m venv $dir failed"
 }

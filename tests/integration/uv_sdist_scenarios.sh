@@ -19,7 +19,7 @@ scenarios=${TS_SHARED_DIR:-$TS_SOURCE_DIR/../shared}/conformance/uv/scenarios.js
 [ -f "$scenarios" ] || ts_skip "no $scenarios"
 work=$(ts_tmpdir)
 export TORCHSOLVE_CACHE_DIR=$work/cache
-for v in $(env | grep -o '^PIP_[A-Z_]*'); do unset "$v"; done
+ts_clear_pip_env
 python3 - "$T" "$scenarios" "$work" "$WHEELS" "$TS_SOURCE_DIR" <<'PY'
 import json, os, shutil, subprocess, sys
 ts, path, work, wheels, src = sys.argv[1:]

@@ -5,7 +5,7 @@
 # --no-cache, --compile, the cache reused on a second install, the lock.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || ts_skip "no python3"
-for v in $(env | grep -o '^PIP_[A-Za-z_]*' || true); do unset "$v"; done
+ts_clear_pip_env
 tmp=$(ts_tmpdir)
 export TORCHSOLVE_CACHE_DIR=$tmp/cache
 python3 "$TS_SOURCE_DIR/tests/support/make_wheels.py" "$tmp/fx"

@@ -8,7 +8,7 @@ WHEELS=/usr/share/python-wheels
 ls $WHEELS/pip-*.whl $WHEELS/setuptools-*.whl $WHEELS/wheel-*.whl >/dev/null 2>&1 ||
   ts_skip "Debian's python3-{pip,setuptools,wheel}-whl are not installed"
 command -v python3 >/dev/null || ts_skip "no python3"
-for v in $(env | grep -o '^PIP_[A-Za-z_]*' || true); do unset "$v"; done
+ts_clear_pip_env
 export PIP_CONFIG_FILE=/dev/null PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 tmp=$(ts_tmpdir)
 export TORCHSOLVE_CACHE_DIR=$tmp/cache

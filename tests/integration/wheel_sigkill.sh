@@ -5,7 +5,7 @@
 # agree, and a rerun must complete the upgrade.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || ts_skip "no python3"
-for v in $(env | grep -o '^PIP_[A-Za-z_]*' || true); do unset "$v"; done
+ts_clear_pip_env
 export PIP_CONFIG_FILE=/dev/null PIP_DISABLE_PIP_VERSION_CHECK=1
 tmp=$(ts_tmpdir)
 export TORCHSOLVE_CACHE_DIR=$tmp/cache
