@@ -649,14 +649,21 @@ static void torch_match_clear(struct torch_match *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* Sets *m for a build that needs torch: an isolated one gets the runtime
+ * torch (or the locked one) pinned in its environment, one in the target
+ * (!in_env) the target's torch, made the plan's first (target_torch). */
 static enum ts_code match_torch(const struct ts_plan_build_options *o,
                                 const struct ts_plan_source *src,
                                 const struct ts_build_system *bs, const char *tree,
-                                struct torch_match *m, struct ts_error *err) {
+                                bool in_env, struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
   bool needed = ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
   enum ts_code rc = TS_OK;
-  if (needed && o->locked_env) {
+  if (needed && !in_env) {
+    if (o->target_torch)
+      rc = o->target_torch(o->runtime_ctx, project ? project : src->location, &m->version,
+                           err);
+  } else if (needed && o->locked_env) {
     /* a locked build: its torch is the one in the locked environment */
     const char *t = strncmp(o->locked_env, "torch==", 7) == 0 ? o->locked_env
                                                               : strstr(o->locked_env, "\ntorch==");
@@ -671,7 +678,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
                     project ? project : src->location);
   }
   if (rc == TS_OK && m->version) {
-    if (!o->locked_env)
+    if (!o->locked_env && in_env)
       m->pin = ts_xasprintf("torch==%s", m->version);
     m->backend = ts_build_torch_backend(o->rules, m->version);
     ts_build_torch_env(m->backend, o->ignore_host ? NULL : o->host, &m->env, &m->nenv);
@@ -681,14 +688,16 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
 }
 
 /* Before a CUDA build compiles: nvcc against the torch.version.cuda of the
- * torch in the build environment (its variant's CUDA when unreadable). */
+ * torch it builds with: the build environment's (envdir), else the
+ * target's (its variant's CUDA when unreadable). */
 static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_target *t,
                                const char *envdir, bool ignore_host,
                                struct ts_error *err) {
   if (!m->backend || m->backend->kind != TS_BACKEND_CUDA || ignore_host)
     return TS_OK;
-  char *site = ts_xasprintf("%s/lib/python%d.%d/site-packages", envdir, t->python_major,
-                            t->python_minor);
+  char *site = envdir ? ts_xasprintf("%s/lib/python%d.%d/site-packages", envdir,
+                                     t->python_major, t->python_minor)
+                      : ts_xstrdup(t->paths.platlib ? t->paths.platlib : "");
   char *cuda = ts_site_torch_built_with(site, "cuda");
   const char *want = cuda ? cuda : m->backend->version;
   enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build", m->version, want, m->nvcc, err)
@@ -888,7 +897,7 @@ static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
   *entry = NULL;
   if (!recall_inputs(k0, &mbs))
     return TS_OK;
-  enum ts_code rc = match_torch(o, src, &mbs, NULL, tm, err);
+  enum ts_code rc = match_torch(o, src, &mbs, NULL, true, tm, err);
   if (rc == TS_OK) {
     size_t n = 0;
     char **reqs = build_requires(&mbs, tm, &n);
@@ -999,8 +1008,8 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     rc = unpack(idx, src, out, &he, &l, err);
   if (rc == TS_OK && !done)
     rc = ts_build_system_read(l.tree, &bs, err);
-  if (rc == TS_OK && !done && isolated(o, src))
-    rc = match_torch(o, src, &bs, l.tree, &tm, err);
+  if (rc == TS_OK && !done)
+    rc = match_torch(o, src, &bs, l.tree, isolated(o, src), &tm, err);
   if (rc == TS_OK && !done) {
     reqs = build_requires(&bs, &tm, &nreqs);
     he.extra_env = (const char *const *)tm.env;
@@ -1035,7 +1044,7 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
         rc = wheel_metadata(idx, hit, meta, meta_len, err);
     }
   }
-  if (rc == TS_OK && !done && envdir)
+  if (rc == TS_OK && !done)
     rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
   if (rc == TS_OK && !done) {
     he.python = env_python ? env_python : target->python;

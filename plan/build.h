@@ -37,6 +37,14 @@
  * nvcc: true (none at all is refused too), its major otherwise (when one
  * is found): TS_E_REFUSED with the fix.  --ignore-host (ignore_host)
  * takes nothing from the host: no arch list, no nvcc check.
+ *
+ * Without isolation (--no-build-isolation, --no-build-isolation-package)
+ * a build that needs torch builds against the target's own torch, with
+ * the same variables and nvcc check: target_torch names the torch build
+ * the target has when the backend runs, installing the plan's runtime
+ * torch into it first when it lacks it or has another build (the two
+ * phases of plan.h's runtime_install).  A target without torch, for a
+ * plan that brings none, is refused with the fix.
  */
 #pragma once
 
@@ -79,11 +87,17 @@ struct ts_plan_build_options {
   /* Torch-matched builds (set by ts_plan_resolve from its own options;
    * all may be NULL: no build is torch-matched).  runtime_torch gives the
    * torch build the runtime resolution chooses ("2.9.1+cu126", malloc'd),
-   * asked only when a build needs torch. */
+   * asked only when a build needs torch; ts_plan_resolve sets it unless
+   * the caller gives one.  target_torch (NULL: non-isolated builds are
+   * not torch-matched) gives the torch build the target has once it is
+   * ready for a non-isolated build of `project` (see above), NULL in
+   * *version for none. */
   const struct ts_rules *rules;
   const struct ts_host *host;
   bool ignore_host;
   enum ts_code (*runtime_torch)(void *ctx, char **version, struct ts_error *err);
+  enum ts_code (*target_torch)(void *ctx, const char *project, char **version,
+                               struct ts_error *err);
   void *runtime_ctx;
   /* sync of a locked build: the build environment is exactly this set
    * (a lock's build fingerprint, ts_plan_built.build_env's form): each

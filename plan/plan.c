@@ -64,12 +64,22 @@ struct variants {
   size_t n;
 };
 
-/* The runtime torch of torch-matched builds, resolved once (o is the
- * caller's options: used only while ts_plan_resolve runs). */
+/* One resolution of the runtime (see runtime_resolve), made once. */
+struct runtime_answer {
+  bool resolved;
+  char *torch;  /* the torch build it chose, or NULL */
+  char **pins;  /* "name==version" of everything it chose */
+  size_t npins;
+};
+
+/* The runtime of torch-matched builds (o: the plan's copy of the caller's
+ * options; its entries are read only while ts_plan_resolve runs): with
+ * torch added when no requirement
+ * names it (what isolated builds get), and as named (what a
+ * --no-build-isolation build's target is given). */
 struct runtime_torch {
   const struct ts_plan_options *o;
-  char *version; /* once resolved */
-  bool resolved;
+  struct runtime_answer with_torch, as_named;
 };
 
 struct priv {
@@ -105,9 +115,15 @@ struct priv {
   bool builds; /* sources can be built: with build */
   struct ts_plan_build_options build; /* the caller's (its pointers
                                          borrowed), with the torch match */
-  struct runtime_torch rt; /* its runtime torch while resolving */
+  struct ts_plan_options opts; /* the caller's, for the runtime (its
+                                  pointers borrowed; entries, upgrade
+                                  names and preferences only while
+                                  resolving) */
+  struct runtime_torch rt; /* its runtime torch */
   bool dry_run; /* sources were not built: nothing may be installed */
   int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
+  bool env_lock_borrowed; /* the plan that made this one holds it (the
+                             first phase of a two-phase install) */
 };
 
 /* ---- --hash options ----------------------------------------------------
@@ -991,68 +1007,234 @@ enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec
 
 /* ---- the runtime torch of torch-matched builds ------------------------- */
 
-/* build.h's runtime_torch: the runtime resolved first, alone: the named
- * requirements and constraints (the sources being built cannot take part,
- * their metadata comes from their builds) with torch added when none of
- * them names it; the installed set counts as it does for the install.
- * The torch it chooses is what the builds are made against. */
-static enum ts_code runtime_torch(void *ctx, char **version, struct ts_error *err) {
-  struct runtime_torch *rt = ctx;
+static void runtime_answer_clear(struct runtime_answer *a) {
+  free(a->torch);
+  for (size_t i = 0; i < a->npins; i++)
+    free(a->pins[i]);
+  free(a->pins);
+  memset(a, 0, sizeof *a);
+}
+
+/* A build's torch is its own decision, not the runtime's: it is not
+ * resolved first (rules.yaml's torch_builds, by any spelling). */
+static bool is_torch_build(const struct ts_rules *rules, const char *normalized) {
+  return rules && ts_rules_find_torch_build(rules, normalized);
+}
+
+/* A runtime resolution's build options: sdists it chooses are built
+ * normally (no torch match: their own builds are not what it waits for). */
+static enum ts_code no_runtime_torch(void *ctx, char **version, struct ts_error *err) {
+  (void)ctx;
+  (void)err;
   *version = NULL;
-  if (rt->resolved) {
-    *version = rt->version ? ts_xstrdup(rt->version) : NULL;
+  return TS_OK;
+}
+
+/* The runtime resolved first, alone: the named requirements and
+ * constraints (the sources being built cannot take part, their metadata
+ * comes from their builds; nor can the projects rules.yaml lists as
+ * torch builds), with torch added when `add_torch` and none of them
+ * names it; the installed set counts as it does for the install, and an
+ * sdist it chooses is built (its metadata) normally.  The torch it
+ * chooses is what the builds are made against. */
+static enum ts_code runtime_resolve(struct runtime_torch *rt, bool add_torch,
+                                    const struct runtime_answer **out, struct ts_error *err) {
+  struct runtime_answer *a = add_torch ? &rt->with_torch : &rt->as_named;
+  *out = a;
+  if (a->resolved)
     return TS_OK;
-  }
   const struct ts_plan_options *o = rt->o;
   const struct ts_reqfile_entry **ents = ts_xcalloc(o->nentries + 1, sizeof *ents);
   size_t n = 0;
   bool named = false;
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
-    if (e->kind != TS_REQFILE_NAMED || e->req->url)
+    if (e->kind != TS_REQFILE_NAMED || e->req->url ||
+        (!e->is_constraint && is_torch_build(o->rules, e->req->normalized_name)))
       continue;
     ents[n++] = e;
     named |= !e->is_constraint && strcmp(e->req->normalized_name, "torch") == 0;
   }
   struct ts_reqfile_entry torch = {0};
   struct ts_error pe = {0};
-  if (!named && ts_reqfile_parse_requirement("torch", 5, NULL, &torch, &pe) == TS_OK)
+  if (add_torch && !named && ts_reqfile_parse_requirement("torch", 5, NULL, &torch, &pe) == TS_OK)
     ents[n++] = &torch;
+  struct ts_plan_build_options bo = *o->build;
+  bo.runtime_torch = no_runtime_torch;
+  bo.target_torch = NULL;
   struct ts_plan_options po = *o;
   po.entries = ents;
   po.nentries = n;
-  po.build = NULL;
+  po.build = &bo;
   po.lock_env = false;
   struct ts_plan_result *res = NULL;
   enum ts_code rc = ts_plan_resolve(&po, &res, err);
   if (rc == TS_E_RESOLVE && res && res->res && res->res->why.nlines)
     ts_error_set(err, TS_E_RESOLVE, "%s", res->res->why.lines[0]);
-  for (size_t i = 0; rc == TS_OK && i < res->res->nitems; i++)
-    if (strcmp(res->res->items[i].name, "torch") == 0)
-      rt->version = ts_xstrdup(res->res->items[i].version);
+  if (rc == TS_OK) {
+    a->pins = ts_xcalloc(res->res->nitems + 1, sizeof *a->pins);
+    for (size_t i = 0; i < res->res->nitems; i++) {
+      const struct ts_resolved *x = &res->res->items[i];
+      a->pins[a->npins++] = ts_xasprintf("%s==%s", x->name, x->version);
+      if (strcmp(x->name, "torch") == 0)
+        a->torch = ts_xstrdup(x->version);
+    }
+    a->resolved = true;
+  }
   ts_plan_result_free(res);
   ts_reqfile_entry_clear(&torch);
   free(ents);
-  if (rc != TS_OK)
-    return rc;
-  rt->resolved = true;
-  *version = rt->version ? ts_xstrdup(rt->version) : NULL;
-  return TS_OK;
+  return rc;
 }
 
 /* The runtime torch for the plan's builds: while resolving, the runtime
- * resolved alone (runtime_torch); once resolved (the sdists
+ * resolved first (runtime_resolve); once resolved (the sdists
  * ts_plan_install builds), the torch of the resolution. */
 static enum ts_code plan_runtime_torch(void *ctx, char **version, struct ts_error *err) {
   struct priv *p = ctx;
   const struct ts_resolution *res = p->owner->res;
   *version = NULL;
-  if (!res && p->rt.o)
-    return runtime_torch(&p->rt, version, err);
+  if (!res && p->rt.o) {
+    const struct runtime_answer *a = NULL;
+    enum ts_code rc = runtime_resolve(&p->rt, true, &a, err);
+    if (rc == TS_OK && a->torch)
+      *version = ts_xstrdup(a->torch);
+    return rc;
+  }
   for (size_t i = 0; res && i < res->nitems; i++)
     if (strcmp(res->items[i].name, "torch") == 0)
       *version = ts_xstrdup(res->items[i].version);
   return TS_OK;
+}
+
+/* The version of torch installed in the target, or NULL. */
+static char *installed_torch(const struct ts_target *t) {
+  const char *dirs[2] = {t->paths.purelib, t->paths.platlib};
+  struct ts_site site = {0};
+  struct ts_error ignore = {0};
+  char *v = NULL;
+  if (t->paths.purelib && ts_site_read(dirs, 2, &site, &ignore) == TS_OK) {
+    const struct ts_site_dist *d = ts_site_find(&site, "torch");
+    v = d && d->version ? ts_xstrdup(d->version) : NULL;
+  }
+  ts_site_clear(&site);
+  return v;
+}
+
+/* The first phase of a two-phase install: torch==want, its dependencies at
+ * the versions `pins` chose, installed into the target before a
+ * --no-build-isolation build compiles against it. */
+static enum ts_code install_torch_first(struct priv *p, const char *want, char *const *pins,
+                                        size_t npins, const char *project,
+                                        struct ts_error *err) {
+  const struct ts_plan_options *o = p->rt.o;
+  if (!o || o->dry_run || !o->runtime_install)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s: --no-build-isolation builds it against the target's torch, "
+                        "which must first be torch %s, and %s installs nothing; fix: "
+                        "install torch==%s first", project, want,
+                        o && o->dry_run ? "a --dry-run" : "this command", want);
+  struct ts_reqfile_entry *own = ts_xcalloc(npins + 1, sizeof *own);
+  const struct ts_reqfile_entry **ents = ts_xcalloc(npins + 1, sizeof *ents);
+  size_t n = 0;
+  char *root = ts_xasprintf("torch==%s", want);
+  struct ts_error pe = {0};
+  enum ts_code rc = ts_reqfile_parse_requirement(root, strlen(root), NULL, &own[n], &pe);
+  if (rc == TS_OK)
+    ents[n] = &own[n], n++;
+  for (size_t i = 0; i < npins && rc == TS_OK; i++)
+    if (ts_reqfile_parse_requirement(pins[i], strlen(pins[i]), NULL, &own[n], &pe) == TS_OK) {
+      own[n].is_constraint = true;
+      ents[n] = &own[n], n++;
+    }
+  if (rc != TS_OK)
+    rc = ts_error_set(err, TS_E_INTERNAL, "%s: %s", root, pe.detail);
+  struct ts_plan_options po = *o;
+  po.entries = ents;
+  po.nentries = n;
+  po.build = NULL;
+  po.lock_env = false;
+  po.read_installed = true;
+  po.force_reinstall = po.upgrade = false;
+  po.nupgrade_packages = po.npreferences = 0;
+  struct ts_plan_result *first = NULL;
+  if (rc == TS_OK)
+    rc = ts_plan_resolve(&po, &first, err);
+  if (rc == TS_E_RESOLVE && first && first->res && first->res->why.nlines)
+    ts_error_set(err, TS_E_RESOLVE, "%s: %s", root, first->res->why.lines[0]);
+  if (rc == TS_OK) {
+    struct ts_plan_install_options io = *o->runtime_install;
+    io.cancel = p->build.cancel;
+    ((struct priv *)first->priv)->env_lock_borrowed = p->env_lock_fd >= 0 || p->env_lock_borrowed;
+    rc = ts_plan_install(first, &io, NULL, err);
+  }
+  if (rc != TS_OK)
+    ts_error_wrap(err, "%s: installing torch %s first for its --no-build-isolation build",
+                  project, want);
+  ts_plan_result_free(first);
+  for (size_t i = 0; i < n; i++)
+    ts_reqfile_entry_clear(&own[i]);
+  free(own);
+  free(ents);
+  free(root);
+  return rc;
+}
+
+/* build.h's target_torch: the plan's torch (the resolution's once there
+ * is one, the runtime's as named before), installed first when the
+ * target has another; the target's own when the plan brings none. */
+static enum ts_code plan_target_torch(void *ctx, const char *project, char **version,
+                                      struct ts_error *err) {
+  struct priv *p = ctx;
+  const struct ts_resolution *res = p->owner->res;
+  *version = NULL;
+  const char *want = NULL;
+  char **pins = NULL;
+  size_t npins = 0;
+  enum ts_code rc = TS_OK;
+  if (res) {
+    pins = ts_xcalloc(res->nitems + 1, sizeof *pins);
+    for (size_t i = 0; i < res->nitems; i++) {
+      const struct ts_resolved *x = &res->items[i];
+      pins[npins++] = ts_xasprintf("%s==%s", x->name, x->version);
+      if (strcmp(x->name, "torch") == 0)
+        want = x->version;
+    }
+  } else if (p->rt.o) {
+    const struct runtime_answer *a = NULL;
+    rc = runtime_resolve(&p->rt, false, &a, err);
+    if (rc == TS_OK) {
+      want = a->torch;
+      pins = a->pins;
+      npins = a->npins;
+    } else {
+      ts_error_wrap(err, "%s: its build needs the runtime torch", project);
+    }
+  }
+  char *have = rc == TS_OK ? installed_torch(p->owner->target) : NULL;
+  if (rc != TS_OK) {
+    /* said */
+  } else if (!want && !have) {
+    rc = ts_error_set(err, TS_E_NOT_FOUND,
+                      "%s: its build needs torch and --no-build-isolation builds it with "
+                      "the target's (%s), which has none, nor does this install bring "
+                      "one; fix: add torch to this install, or install torch first, or "
+                      "drop --no-build-isolation", project, p->owner->target->python);
+  } else if (!want || (have && strcmp(want, have) == 0)) {
+    *version = have;
+    have = NULL;
+  } else {
+    rc = install_torch_first(p, want, pins, npins, project, err);
+    if (rc == TS_OK)
+      *version = ts_xstrdup(want);
+  }
+  free(have);
+  if (res) {
+    for (size_t i = 0; i < npins; i++)
+      free(pins[i]);
+    free(pins);
+  }
+  return rc;
 }
 
 /* A build made against the runtime torch binds the install to it: the
@@ -1098,9 +1280,13 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->build.rules = o->rules;
     p->build.host = o->host;
     p->build.ignore_host = o->ignore_host;
-    p->build.runtime_torch = plan_runtime_torch;
+    if (!p->build.runtime_torch)
+      p->build.runtime_torch = plan_runtime_torch;
+    if (!o->build->runtime_torch)
+      p->build.target_torch = plan_target_torch;
     p->build.runtime_ctx = p;
-    p->rt.o = o;
+    p->opts = *o;
+    p->rt.o = &p->opts;
   }
   p->dry_run = o->dry_run;
   struct ts_index_options io = *o->index;
@@ -1359,7 +1545,8 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
     free(p->not_found);
-    free(p->rt.version);
+    runtime_answer_clear(&p->rt.with_torch);
+    runtime_answer_clear(&p->rt.as_named);
     ts_wheel_unlock_env(p->env_lock_fd);
     free(p);
   }
@@ -1619,7 +1806,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                               .cancel = o->cancel, .cb = o->cb.wheel,
                               .allow_overwrite = o->allow_overwrite,
                               .verify_cache = o->verify_cache,
-                              .env_locked = ((struct priv *)r->priv)->env_lock_fd >= 0,
+                              .env_locked = p->env_lock_fd >= 0 || p->env_lock_borrowed,
                               .paths = o->paths};
     rc = ts_plan_run_transaction(&txn, changed, err);
   }

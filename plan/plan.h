@@ -48,6 +48,8 @@ struct ts_plan_callbacks {
   struct ts_wheel_callbacks wheel;
 };
 
+struct ts_plan_install_options;
+
 struct ts_plan_options {
   /* The target: an interpreter (ts_target_locate rules: NULL = $VIRTUAL_ENV
    * or ./.venv), or a spec (no install possible) when spec is non-NULL. */
@@ -105,6 +107,12 @@ struct ts_plan_options {
    * environments resolve wheels only).  Borrowed until
    * ts_plan_result_free. */
   const struct ts_plan_build_options *build;
+  /* How a --no-build-isolation build that needs torch gets the plan's
+   * torch into the target before it compiles (the first of two phases;
+   * plan/build.h): torch and its dependencies installed with these
+   * options.  NULL (lock, --dry-run, a --target tree): refused with the
+   * fix.  Borrowed until ts_plan_result_free. */
+  const struct ts_plan_install_options *runtime_install;
   /* --dry-run: no backend builds a wheel.  A source requirement is
    * represented by its prepared METADATA (ts_plan_build_metadata) as an
    * sdist item, and ts_plan_install refuses the result. */

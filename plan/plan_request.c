@@ -61,6 +61,11 @@ void ts_plan_request_options(struct ts_plan_request *q, struct ts_plan_options *
   po->lock_env = !q->dry_run && !q->download && !q->target_dir && !q->prefix_dir;
   po->no_wait = q->no_wait;
   po->break_system_packages = q->break_system_packages;
+  q->runtime_io_ = (struct ts_plan_install_options){
+      .break_system_packages = q->break_system_packages, .link_mode = q->link_mode,
+      .compile = q->compile, .allow_overwrite = q->allow_overwrite,
+      .verify_cache = q->verify_cache};
+  po->runtime_install = po->lock_env ? &q->runtime_io_ : NULL;
 }
 
 enum ts_code ts_plan_request_resolve(const struct ts_plan_request *q,

@@ -35,6 +35,7 @@ struct ts_plan_request {
   enum ts_resolution_mode resolution;
   enum ts_wheel_link_mode link_mode;
   struct ts_target_spec spec_;  /* storage for ts_plan_request_options */
+  struct ts_plan_install_options runtime_io_; /* and for its runtime_install */
 };
 
 /* Options that exclude or need each other: TS_E_USAGE with the sentence
@@ -50,7 +51,8 @@ void ts_plan_request_settle(struct ts_plan_request *q);
 
 /* Sets the target and resolution fields of *po from the settled request
  * (python, spec, resolution, pre, prefer_binary, dry_run, upgrade,
- * force_reinstall, no_deps, break_system_packages, no_wait): the installed set is read unless it is
+ * force_reinstall, no_deps, break_system_packages, no_wait,
+ * runtime_install for an install into the environment): the installed set is read unless it is
  * a download, -I or a --target tree (a --prefix tree counts it, as pip
  * does), and the environment locked only for a real install into it.
  * The other fields of *po are left as they are. */

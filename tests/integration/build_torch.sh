@@ -11,10 +11,16 @@
 #  - another torch build is another build (the cache keys the torch
 #    variant), the first one's inputs again are a cache hit;
 #  - a changed TORCH_CUDA_ARCH_LIST, MAX_JOBS or -C setting builds again;
+#  - a runtime with an sdist-only project (its metadata built normally)
+#    is resolved first all the same;
 #  - a project in rules.yaml's torch_builds (flash-attn) that imports torch
 #    without declaring it gets it too; its nvcc (a fake one on PATH) must
 #    match torch.version.cuda: a mismatch is one line with the fix, exit 1,
 #    nothing installed;
+#  - --no-build-isolation(-package): the build in the target against its
+#    torch, the plan's installed there first when it differs (two phases),
+#    the same variables and nvcc check; no torch at all is one line with
+#    the fix; a --dry-run cannot install the first phase;
 #  - on a CPU-only host: the +cpu build, no CUDA variables, no nvcc check.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
@@ -29,6 +35,7 @@ whl/cu128 torch 2.9.1+cu128 $tag,cuda=12.8
 whl/cpu torch 2.9.1+cpu $tag
 simple torch 2.10.0 $tag
 simple beta 1.0 py3-none-any
+simple sdonly 1.0 sdist
 SPEC
 ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
@@ -110,6 +117,17 @@ inst h100-cu130 --force-reinstall -C opt=1 "$SD" 'torch==2.9.1+cu126' 2>"$work/e
   { cat "$work/err"; ts_fail "-C opt=1"; }
 grep -q 'Built ' "$work/err" || ts_fail "a -C setting reused the cached wheel"
 
+# --- a runtime that itself needs an index sdist is resolved first all the same:
+# sdonly's metadata built normally, then torchext against the runtime torch
+inst h100-cu130 --force-reinstall -C opt=runtime-sdist "$SD" 'torch==2.9.1+cu126' sdonly 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "torchext + an sdist-only runtime"; }
+grep -q '^Built metadata of sdonly 1.0 in' "$work/err" && grep -q '^Built sdonly 1.0 in' "$work/err" &&
+  grep -q '^Built .*torchext-1.0.tar.gz in' "$work/err" || ts_fail "sdist-only runtime: $(cat "$work/err")"
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "sdist-only runtime: built with / runtime: $(built_with torchext)"
+[ "$("$work/venv/bin/python" -c 'import sdonly; print(sdonly.BUILT)')" = sdist ] ||
+  ts_fail "sdonly is not installed from its sdist"
+
 # --- undeclared: flash-attn is in rules.yaml's torch_builds ------------------
 FA=$work/flash-attn-2.8.3.tar.gz
 inst h100-cu130 "$FA" 'torch==2.9.1+cu126' 2>"$work/err" || { cat "$work/err"; ts_fail "flash-attn + cu126"; }
@@ -144,6 +162,49 @@ rc=0; inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu128' 2>"$
 fake_nvcc 12.6
 inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu128' 2>"$work/err" ||
   { cat "$work/err"; ts_fail "nvcc 12.6 for torchext + cu128 (same major)"; }
+
+# --- --no-build-isolation: the target's torch, made the plan's first ----------
+# (the target has the build backend; torch comes in a first phase when the
+# plan brings one, with the same variables and nvcc check)
+fake_nvcc 12.6
+rm -rf "$work/venv" && "$T" venv -q --python /usr/bin/python3 "$work/venv"
+inst h100-cu130 --compile setuptools wheel 2>"$work/err" || { cat "$work/err"; ts_fail "setuptools into the target"; }
+# no torch in the target, none in the plan: one line with the fix, nothing changed
+before=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
+rc=0; inst h100-cu130 --no-build-isolation "$SD" 2>"$work/err" || rc=$?
+[ $rc = 1 ] && [ "$(head -1 "$work/err")" = "error: torchext: its build needs torch and --no-build-isolation builds it with the target's ($work/venv/bin/python), which has none, nor does this install bring one; fix: add torch to this install, or install torch first, or drop --no-build-isolation" ] ||
+  { cat "$work/err"; ts_fail "no torch anywhere: exit $rc"; }
+after=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
+[ "$before" = "$after" ] || { diff <(echo "$before") <(echo "$after") | head; ts_fail "the refusal changed the venv"; }
+# a dry run cannot install the first phase
+rc=0; inst h100-cu130 --dry-run --no-build-isolation "$SD" 'torch==2.9.1+cu126' 2>"$work/err" || rc=$?
+[ $rc = 1 ] && grep -q '^error: torchext: --no-build-isolation builds it against the target.s torch, which must first be torch 2.9.1+cu126, and a --dry-run installs nothing; fix: install torch==2.9.1+cu126 first' "$work/err" ||
+  { cat "$work/err"; ts_fail "dry run: exit $rc"; }
+# the plan's torch installed first, the build in the target against it
+inst h100-cu130 --no-build-isolation "$SD" 'torch==2.9.1+cu126' 2>"$work/err" || { cat "$work/err"; ts_fail "no isolation + cu126"; }
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "no isolation: built with / runtime: $(built_with torchext)"
+# nothing named: the target's torch (no first phase), a fresh build (never cached)
+inst h100-cu130 --no-build-isolation --force-reinstall "$SD" 2>"$work/err" || { cat "$work/err"; ts_fail "no isolation, the target's torch"; }
+grep -q 'Built ' "$work/err" || ts_fail "no isolation: no build: $(cat "$work/err")"
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "no isolation, the target's torch: $(built_with torchext)"
+# another torch build named: it replaces the target's before the build
+inst h100-cu130 --no-build-isolation-package torchext --force-reinstall "$SD" 'torch==2.9.1+cu128' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "no isolation + cu128"; }
+[ "$(built_with torchext)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] ||
+  ts_fail "no isolation, cu128: $(built_with torchext)"
+# flash-attn in the target: nvcc 12.6 against its torch's CUDA 12.8 is refused
+before=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
+rc=0; inst h100-cu130 --no-build-isolation "$FA" 2>"$work/err" || rc=$?
+[ $rc = 1 ] && [ "$(head -1 "$work/err")" = "error: flash-attn: nvcc is CUDA 12.6 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8; fix: install the CUDA 12.8 toolkit and set CUDA_HOME to it (or put its nvcc first on PATH)" ] ||
+  { cat "$work/err"; ts_fail "no isolation, nvcc mismatch: exit $rc"; }
+after=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
+[ "$before" = "$after" ] || ts_fail "the nvcc refusal changed the venv (no isolation)"
+fake_nvcc 12.8
+inst h100-cu130 --no-build-isolation "$FA" 2>"$work/err" || { cat "$work/err"; ts_fail "no isolation, flash-attn + cu128"; }
+[ "$(built_with flash_attn)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] ||
+  ts_fail "no isolation, flash-attn: $(built_with flash_attn)"
 
 # --- a CPU-only host: the +cpu build, nothing CUDA ---------------------------
 fake_nvcc 11.0
