@@ -7,7 +7,8 @@
  * resolver), turns the resolution into a PEP 751 lock (ts_plan_to_pylock)
  * and writes it; with --profile, once per GPU profile, merged into one
  * fleet lock (ts_plan_lock_profiles); with --universal, once per
- * environment of the grid (ts_plan_universal_lock).  An existing output
+ * environment of the grid (ts_plan_universal_lock), and per profile too
+ * when --profile is given.  An existing output
  * file's versions are preferences (plan/relock.h).  This file parses
  * options and prints.
  */
@@ -100,25 +101,36 @@ static int lock_one(const struct ts_plan_options *po, const struct lock_out *o) 
   return status;
 }
 
-static int lock_profiles(const struct ts_plan_options *po, const struct ts_rules *rules,
-                         const char *const *args, size_t n, const struct lock_out *o) {
-  const char *output = o->output;
+/* The --profile values parsed into *out (n of them; freed with
+ * free_profiles); the exit status of a bad one. */
+static int parse_profiles(const struct ts_rules *rules, const char *const *args, size_t n,
+                          struct ts_profile **out) {
   struct ts_error err = {0};
-  struct ts_profile *profiles = ts_xcalloc(n, sizeof *profiles);
+  *out = ts_xcalloc(n + 1, sizeof **out);
+  for (size_t i = 0; i < n; i++)
+    if (ts_profile_parse(args[i], rules, &(*out)[i], &err) != TS_OK)
+      return ts_cli_report(&err);
+  return 0;
+}
+
+static void free_profiles(struct ts_profile *profiles, size_t n) {
+  for (size_t i = 0; profiles && i < n; i++)
+    ts_profile_clear(&profiles[i]);
+  free(profiles);
+}
+
+static int lock_profiles(const struct ts_plan_options *po, const struct ts_profile *profiles,
+                         size_t n, const struct lock_out *o) {
+  struct ts_error err = {0};
   int status = 0;
-  for (size_t i = 0; i < n && !status; i++)
-    if (ts_profile_parse(args[i], rules, &profiles[i], &err) != TS_OK)
-      status = ts_cli_report(&err);
   struct ts_plan_profiles pp = {0};
-  if (!status) {
-    enum ts_code rc = ts_plan_lock_profiles(po, profiles, n, output, &pp, &err);
-    for (size_t i = 0; i < pp.n && !status; i++)
-      if (pp.results[i])
-        status = report_resolution(pp.results[i], i == pp.failed ? rc : TS_OK, &err,
-                                   profiles[i].backend);
-    if (!status && rc != TS_OK)
-      status = report_resolution(NULL, rc, &err, NULL);
-  }
+  enum ts_code rc = ts_plan_lock_profiles(po, profiles, n, o->output, &pp, &err);
+  for (size_t i = 0; i < pp.n && !status; i++)
+    if (pp.results[i])
+      status = report_resolution(pp.results[i], i == pp.failed ? rc : TS_OK, &err,
+                                 profiles[i].backend);
+  if (!status && rc != TS_OK)
+    status = report_resolution(NULL, rc, &err, NULL);
   if (!status) {
     char *what = ts_xasprintf(" for %zu profile%s (default %s)", n, ts_cli_plural(n),
                               profiles[0].extra);
@@ -126,15 +138,15 @@ static int lock_profiles(const struct ts_plan_options *po, const struct ts_rules
     free(what);
   }
   ts_plan_profiles_clear(&pp);
-  for (size_t i = 0; i < n; i++)
-    ts_profile_clear(&profiles[i]);
-  free(profiles);
   return status;
 }
 
-/* lock --universal: every environment of the grid, one lock. */
+/* lock --universal: every environment of the grid (times every profile),
+ * one lock. */
 static int lock_universal(const struct ts_plan_options *po, const char *requires_python,
-                          const char *const *envs, size_t nenvs, const struct lock_out *o) {
+                          const char *const *envs, size_t nenvs,
+                          const struct ts_profile *profiles, size_t nprofiles,
+                          const struct lock_out *o) {
   const char *output = o->output;
   struct ts_error err = {0};
   char *default_rp = NULL;
@@ -146,7 +158,8 @@ static int lock_universal(const struct ts_plan_options *po, const char *requires
   }
   struct ts_universal_options uo = {.base = po, .requires_python = requires_python,
                                     .environments = envs, .nenvironments = nenvs,
-                                    .output = output};
+                                    .output = output, .profiles = profiles,
+                                    .nprofiles = nprofiles};
   struct ts_universal_result ur;
   enum ts_code rc = ts_plan_universal_lock(&uo, &ur, &err);
   for (size_t i = 0; i < ur.nnotes; i++)
@@ -164,10 +177,17 @@ static int lock_universal(const struct ts_plan_options *po, const char *requires
   } else if (rc != TS_OK) {
     status = ts_cli_report(&err);
   } else {
-    ts_cli_info("Resolved %zu environment%s (requires-python %s) in %zu solve%s",
-                ur.npoints, ts_cli_plural(ur.npoints), requires_python, ur.nsolves,
+    char *each = nprofiles ? ts_xasprintf(" for each of %zu profiles", nprofiles)
+                           : ts_xstrdup("");
+    ts_cli_info("Resolved %zu environment%s%s (requires-python %s) in %zu solve%s",
+                ur.npoints, ts_cli_plural(ur.npoints), each, requires_python, ur.nsolves,
                 ts_cli_plural(ur.nsolves));
-    status = write_lock(ur.lock, o, "");
+    free(each);
+    char *what = nprofiles ? ts_xasprintf(" for %zu profile%s (default %s)", nprofiles,
+                                          ts_cli_plural(nprofiles), profiles[0].extra)
+                           : ts_xstrdup("");
+    status = write_lock(ur.lock, o, what);
+    free(what);
   }
   ts_universal_result_clear(&ur);
   free(default_rp);
@@ -281,10 +301,9 @@ static int lock_main(int argc, char **argv, const char **room) {
   if (!status && !universal && (requires_python || nenvs))
     status = ts_cli_usage_error("lock", "%s needs --universal",
                                 requires_python ? "--requires-python" : "--environment");
-  if (!status && universal && (pyver || platform || nprofile_args))
+  if (!status && universal && (pyver || platform))
     status = ts_cli_usage_error("lock", "--universal covers every platform: drop %s",
-                                pyver ? "--python-version" : platform ? "--platform"
-                                                                     : "--profile");
+                                pyver ? "--python-version" : "--platform");
   if (!status && check && strcmp(output, "-") == 0)
     status = ts_cli_usage_error("lock", "--check compares with a file: give -o FILE");
   if (!status && nprofile_args &&
@@ -370,12 +389,16 @@ static int lock_main(int argc, char **argv, const char **room) {
       .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade};
   struct lock_out out = {.output = output, .check = check,
                          .project = from_project ? &project : NULL};
-  if (universal)
-    status = lock_universal(&po, requires_python, envs, nenvs, &out);
-  else if (nprofile_args)
-    status = lock_profiles(&po, rules, profile_args, nprofile_args, &out);
-  else
+  struct ts_profile *profiles = NULL;
+  if (nprofile_args)
+    status = parse_profiles(rules, profile_args, nprofile_args, &profiles);
+  if (!status && universal)
+    status = lock_universal(&po, requires_python, envs, nenvs, profiles, nprofile_args, &out);
+  else if (!status && nprofile_args)
+    status = lock_profiles(&po, profiles, nprofile_args, &out);
+  else if (!status)
     status = lock_one(&po, &out);
+  free_profiles(profiles, nprofile_args);
   free(build_cons);
   ts_relock_clear(&relock);
   ts_project_clear(&project);

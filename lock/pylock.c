@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/fs.h"
 #include "lock/output.h"
 #include "core/str.h"
@@ -98,6 +99,16 @@ static void profile_clear(struct ts_pylock_profile *p) {
   strv_free(p->rule_ids, p->nrule_ids);
 }
 
+static void grid_free(struct ts_pylock_grid *g) {
+  if (!g)
+    return;
+  strv_free(g->systems, g->nsystems);
+  strv_free(g->machines, g->nmachines);
+  strv_free(g->implementations, g->nimplementations);
+  strv_free(g->pythons, g->npythons);
+  free(g);
+}
+
 void ts_pylock_free(struct ts_pylock *lock) {
   if (!lock)
     return;
@@ -116,6 +127,7 @@ void ts_pylock_free(struct ts_pylock *lock) {
   for (size_t i = 0; i < lock->nprofiles; i++)
     profile_clear(&lock->profiles[i]);
   free(lock->profiles);
+  grid_free(lock->grid);
   ts_toml_free(lock->tool);
   free(lock);
 }
@@ -778,8 +790,30 @@ static enum ts_code read_profiles(struct rd *r, const struct ts_toml_value *t,
   return TS_OK;
 }
 
+/* universal = { systems = [...], machines = [...], implementations =
+ * [...], pythons = [...] }: a universal lock's grid */
+static enum ts_code read_grid(struct rd *r, const struct ts_toml_value *t,
+                              struct ts_pylock *lock) {
+  const struct ts_toml_value *u;
+  enum ts_code rc = sub_table(r, t, "universal", &u);
+  if (rc != TS_OK || !u)
+    return rc;
+  struct ts_pylock_grid *g = lock->grid = calloc(1, sizeof *g);
+  if (!g)
+    return rd_fail(r, u, "universal", TS_E_NOMEM, "out of memory");
+  size_t old = ctx_push(r, "universal");
+  if ((rc = get_strv(r, u, "systems", &g->systems, &g->nsystems)) == TS_OK &&
+      (rc = get_strv(r, u, "machines", &g->machines, &g->nmachines)) == TS_OK &&
+      (rc = get_strv(r, u, "implementations", &g->implementations, &g->nimplementations)) ==
+          TS_OK)
+    rc = get_strv(r, u, "pythons", &g->pythons, &g->npythons);
+  if (rc == TS_OK)
+    ctx_pop(r, old);
+  return rc;
+}
+
 /* [tool.torchsolve]: host = { key = "value", ... }, rules = ["id", ...],
- * and the profiles of a fleet lock */
+ * the profiles of a fleet lock and the grid of a universal one */
 static enum ts_code read_torchsolve(struct rd *r, const struct ts_toml_value *t,
                                     struct ts_pylock *lock) {
   size_t old = ctx_push(r, "tool.torchsolve");
@@ -788,7 +822,7 @@ static enum ts_code read_torchsolve(struct rd *r, const struct ts_toml_value *t,
     return rd_fail(r, t, NULL, TS_E_PARSE, "expected a table");
   if ((rc = read_facts(r, t, &lock->host_facts, &lock->nhost_facts, &lock->rule_ids,
                        &lock->nrule_ids)) != TS_OK ||
-      (rc = read_profiles(r, t, lock)) != TS_OK)
+      (rc = read_profiles(r, t, lock)) != TS_OK || (rc = read_grid(r, t, lock)) != TS_OK)
     return rc;
   ctx_pop(r, old);
   return TS_OK;
@@ -1120,6 +1154,24 @@ enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char 
 
 enum ts_code ts_pylock_profile_add_rule_id(struct ts_pylock_profile *p, const char *id) {
   return p && id ? strv_push(&p->rule_ids, &p->nrule_ids, id) : TS_E_INVALID;
+}
+
+static char **strv_copy(char *const *v, size_t n) {
+  char **c = n ? ts_xcalloc(n, sizeof *c) : NULL;
+  for (size_t i = 0; i < n; i++)
+    c[i] = ts_xstrdup(v[i]);
+  return c;
+}
+
+void ts_pylock_set_grid(struct ts_pylock *lock, const struct ts_pylock_grid *g) {
+  grid_free(lock->grid);
+  lock->grid = ts_xcalloc(1, sizeof *lock->grid);
+  *lock->grid = (struct ts_pylock_grid){
+      .systems = strv_copy(g->systems, g->nsystems), .nsystems = g->nsystems,
+      .machines = strv_copy(g->machines, g->nmachines), .nmachines = g->nmachines,
+      .implementations = strv_copy(g->implementations, g->nimplementations),
+      .nimplementations = g->nimplementations,
+      .pythons = strv_copy(g->pythons, g->npythons), .npythons = g->npythons};
 }
 
 const struct ts_pylock_profile *ts_pylock_find_profile(const struct ts_pylock *lock,
@@ -1613,6 +1665,18 @@ static struct ts_toml_value *torchsolve_table(const struct ts_pylock *lock) {
     else
       ts_toml_free(all);
   }
+  const struct ts_pylock_grid *g = lock->grid;
+  if (!bad && g) {
+    struct ts_toml_value *u = ts_toml_new_table();
+    bad |= !u || set_strv(u, "systems", g->systems, g->nsystems, false) ||
+           set_strv(u, "machines", g->machines, g->nmachines, false) ||
+           set_strv(u, "implementations", g->implementations, g->nimplementations, false) ||
+           set_strv(u, "pythons", g->pythons, g->npythons, false);
+    if (bad || ts_toml_table_set(ts, "universal", u) != TS_OK) {
+      ts_toml_free(u);
+      bad = 1;
+    }
+  }
   if (bad) {
     ts_toml_free(ts);
     return NULL;
@@ -1621,7 +1685,7 @@ static struct ts_toml_value *torchsolve_table(const struct ts_pylock *lock) {
 }
 
 static struct ts_toml_value *tool_table(const struct ts_pylock *lock) {
-  bool ours = lock->nhost_facts || lock->nrule_ids || lock->nprofiles;
+  bool ours = lock->nhost_facts || lock->nrule_ids || lock->nprofiles || lock->grid;
   if (!ours && (!lock->tool || !lock->tool->nkvs))
     return NULL;
   struct ts_toml_value *t = ts_toml_new_table();
@@ -1741,7 +1805,8 @@ static enum ts_code to_toml(const struct ts_pylock *lock,
     pk = NULL;
   }
   ts_toml_free(pk);
-  if (!bad && (lock->tool || lock->nhost_facts || lock->nrule_ids || lock->nprofiles))
+  if (!bad && (lock->tool || lock->nhost_facts || lock->nrule_ids || lock->nprofiles ||
+                lock->grid))
     bad |= ts_toml_table_set(root, "tool", tool_table(lock)) != TS_OK;
   if (bad) {
     ts_toml_free(root);

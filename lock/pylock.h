@@ -17,7 +17,8 @@
  * keys in the specification's order, torchsolve's own facts under
  * [tool.torchsolve] (host facts sorted by key, rule ids sorted, unique;
  * a fleet lock's profiles under [tool.torchsolve.profiles.NAME], the
- * default one named by `default-profile`).
+ * default one named by `default-profile`; a universal lock's grid under
+ * [tool.torchsolve.universal]).
  */
 #pragma once
 
@@ -101,6 +102,21 @@ struct ts_pylock_profile {
   size_t nrule_ids;
 };
 
+/* [tool.torchsolve.universal] of a universal lock (lock --universal):
+ * the grid of environments it was resolved for, with the lock's
+ * requires-python and environments; each dimension's values in the grid's
+ * order, written as given. */
+struct ts_pylock_grid {
+  char **systems;         /* sys_platform values: "linux", "darwin", "win32" */
+  size_t nsystems;
+  char **machines;        /* "x86_64", "arm64" */
+  size_t nmachines;
+  char **implementations; /* "cpython", "pypy" */
+  size_t nimplementations;
+  char **pythons;         /* "3.12", or "3.10.1" where requires-python starts there */
+  size_t npythons;
+};
+
 struct ts_pylock {
   char *lock_version;     /* "1.0" */
   bool newer_minor;       /* read a 1.x newer than 1.0: warn the user */
@@ -128,6 +144,7 @@ struct ts_pylock {
    * then by name as written.  None for a one-environment lock. */
   struct ts_pylock_profile *profiles;
   size_t nprofiles;
+  struct ts_pylock_grid *grid; /* NULL: a lock of one environment */
   /* Other tools' tables, without "torchsolve" (table or NULL). */
   struct ts_toml_value *tool;
 };
@@ -184,6 +201,8 @@ struct ts_pylock_profile *ts_pylock_add_profile(struct ts_pylock *lock, const ch
 enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char *key,
                                         const char *value);
 enum ts_code ts_pylock_profile_add_rule_id(struct ts_pylock_profile *p, const char *id);
+/* Sets (replaces) the lock's grid with copies of g's strings. */
+void ts_pylock_set_grid(struct ts_pylock *lock, const struct ts_pylock_grid *g);
 /* The profile of that name, or NULL. */
 const struct ts_pylock_profile *ts_pylock_find_profile(const struct ts_pylock *lock,
                                                        const char *name);

@@ -132,3 +132,8 @@ enum ts_code ts_plan_lock_file(struct ts_plan_result *res, const struct ts_plan_
 void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *pi);
 /* The host facts and the ids of the rules on the resolved packages. */
 void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock);
+/* The facts of a compiled rule set as the lock's host facts. */
+void ts_plan_lock_facts(const struct ts_constraint_set *s, struct ts_pylock *lock);
+/* Only the ids of the rules on the resolved packages (a universal lock:
+ * no one host's facts). */
+void ts_plan_lock_rule_ids(const struct ts_plan_result *res, struct ts_pylock *lock);

@@ -297,12 +297,15 @@ void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *
     p->index = ts_url_without_userinfo(index);
 }
 
-void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock) {
-  const struct ts_constraint_set *s = &res->rules;
+void ts_plan_lock_facts(const struct ts_constraint_set *s, struct ts_pylock *lock) {
   for (size_t i = 0; i < s->nfacts; i++)
     if (ts_pylock_set_host_fact(lock, s->facts[i].name,
                                 s->facts[i].version ? s->facts[i].version : "present") != TS_OK)
       abort();
+}
+
+void ts_plan_lock_rule_ids(const struct ts_plan_result *res, struct ts_pylock *lock) {
+  const struct ts_constraint_set *s = &res->rules;
   for (size_t i = 0; i < s->nconstraints; i++)
     for (size_t k = 0; k < res->res->nitems; k++)
       if (strcmp(s->constraints[i].subject.name, res->res->items[k].name) == 0 &&
@@ -312,6 +315,11 @@ void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_py
           abort();
         break;
       }
+}
+
+void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock) {
+  ts_plan_lock_facts(&res->rules, lock);
+  ts_plan_lock_rule_ids(res, lock);
 }
 
 enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,

@@ -206,10 +206,9 @@ static char **strv_dup(char *const *v, size_t n) {
   return c;
 }
 
-/* Merges the profiles' locks; the target fields come from the first
- * (every profile is locked for the same target). */
-static enum ts_code merge(const struct ts_profile *p, size_t n, struct ts_pylock **locks,
-                          struct ts_pylock **out, struct ts_error *err) {
+enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
+                                    struct ts_pylock *const *locks, struct ts_pylock **out,
+                                    struct ts_error *err) {
   struct ts_fleet_input *in = ts_xcalloc(n, sizeof *in);
   char **conds = ts_xcalloc(n, sizeof *conds);
   for (size_t i = 0; i < n; i++) {
@@ -227,6 +226,8 @@ static enum ts_code merge(const struct ts_profile *p, size_t n, struct ts_pylock
   f->requires_python = ts_xstrdup(locks[0]->requires_python);
   f->environments = strv_dup(locks[0]->environments, locks[0]->nenvironments);
   f->nenvironments = locks[0]->nenvironments;
+  if (locks[0]->grid)
+    ts_pylock_set_grid(f, locks[0]->grid);
   const char **extras = ts_xcalloc(n, sizeof *extras);
   for (size_t i = 0; i < n; i++)
     extras[i] = p[i].extra;
@@ -245,11 +246,8 @@ static enum ts_code merge(const struct ts_profile *p, size_t n, struct ts_pylock
   return rc;
 }
 
-enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
-                                   const struct ts_profile *profiles, size_t n,
-                                   const char *output, struct ts_plan_profiles *out,
-                                   struct ts_error *err) {
-  memset(out, 0, sizeof *out);
+enum ts_code ts_profiles_check_distinct(const struct ts_profile *profiles, size_t n,
+                                        struct ts_error *err) {
   if (n == 0)
     return ts_error_set(err, TS_E_INVALID, "no profile to lock");
   for (size_t i = 0; i < n; i++)
@@ -258,12 +256,22 @@ enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
         return ts_error_set(err, TS_E_INVALID,
                             "--profile %s given twice: a lock has one entry set per "
                             "backend", profiles[i].backend);
+  return TS_OK;
+}
+
+enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
+                                   const struct ts_profile *profiles, size_t n,
+                                   const char *output, struct ts_plan_profiles *out,
+                                   struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  enum ts_code rc = ts_profiles_check_distinct(profiles, n, err);
+  if (rc != TS_OK)
+    return rc;
   out->n = n;
   out->failed = n;
   out->hosts = ts_xcalloc(n, sizeof *out->hosts);
   out->results = ts_xcalloc(n, sizeof *out->results);
   struct ts_pylock **locks = ts_xcalloc(n, sizeof *locks);
-  enum ts_code rc = TS_OK;
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     if ((rc = ts_profile_host(&profiles[i], o->rules, o->host, &out->hosts[i], err)) != TS_OK)
       break;
@@ -279,7 +287,7 @@ enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
     }
   }
   if (rc == TS_OK)
-    rc = merge(profiles, n, locks, &out->lock, err);
+    rc = ts_plan_profiles_merge(profiles, n, locks, &out->lock, err);
   for (size_t i = 0; i < n; i++)
     ts_pylock_free(locks[i]);
   free(locks);

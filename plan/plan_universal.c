@@ -15,6 +15,7 @@
 #include "pep/version.h"
 #include "plan/fleet.h"
 #include "plan/plan_internal.h"
+#include "plan/profiles.h"
 #include "target/target.h"
 
 /* ---- the grid ------------------------------------------------------------ */
@@ -45,6 +46,7 @@ struct point {
   struct ts_target *target;
   bool included;         /* requires-python and an --environment admit it */
   bool any_file;         /* resolved only with files of other tags */
+  const struct ts_host *host; /* a profile's machine here; NULL: the base's */
   struct ts_plan_result *res;
 };
 
@@ -253,9 +255,14 @@ static void add_line(char ***lines, size_t *n, char *line) {
 
 /* The base's options for a point's target spec, preferring ps. */
 static struct ts_plan_options point_options(const struct ts_universal_options *o,
+                                            const struct point *p,
                                             const struct ts_target_spec *spec,
                                             const struct prefs *ps) {
   struct ts_plan_options po = *o->base;
+  if (p->host) { /* judged against its own machine, as lock --profile */
+    po.host = p->host;
+    po.ignore_host = false;
+  }
   po.python = NULL;
   po.spec = spec;
   po.read_installed = false;
@@ -271,7 +278,7 @@ static enum ts_code solve_point(const struct ts_universal_options *o, const stru
                                 const struct prefs *ps,
                                 struct ts_universal_result *out, struct ts_error *err) {
   struct ts_target_spec spec = point_spec(g, p);
-  struct ts_plan_options po = point_options(o, &spec, ps);
+  struct ts_plan_options po = point_options(o, p, &spec, ps);
   enum ts_code rc = TS_E_RESOLVE;
   for (int any = 0; any < 2 && rc == TS_E_RESOLVE; any++) {
     po.any_file = any;
@@ -709,6 +716,40 @@ static size_t answers_of(const struct grid *g, const struct entry *e, size_t ne,
   return n;
 }
 
+/* [tool.torchsolve.universal]: the values the solved points take in each
+ * dimension, in the grid's order. */
+static void record_grid(const struct grid *g, struct ts_pylock *lock) {
+  static const char *const impl_name[NIMPL] = {"cpython", "pypy"};
+  bool used[NDIMS][64] = {{false}};
+  const char *python[TS_UNIVERSAL_NEWEST_MINOR + 1] = {NULL};
+  for (size_t i = 0; i < g->n; i++)
+    if (g->pts[i].included) {
+      for (int d = 0; d < NDIMS; d++)
+        used[d][g->pts[i].v[d]] = true;
+      python[g->pts[i].v[DIM_MINOR]] = g->pts[i].python;
+    }
+  const char *v[NDIMS][64];
+  size_t n[NDIMS] = {0};
+  for (size_t k = 0; k < g->ndim[DIM_OS]; k++)
+    if (used[DIM_OS][k])
+      v[DIM_OS][n[DIM_OS]++] = g->systems[k];
+  for (size_t k = 0; k < NARCH; k++)
+    if (used[DIM_ARCH][k])
+      v[DIM_ARCH][n[DIM_ARCH]++] = arch_word[k];
+  for (size_t k = 0; k < NIMPL; k++)
+    if (used[DIM_IMPL][k])
+      v[DIM_IMPL][n[DIM_IMPL]++] = impl_name[k];
+  for (size_t k = 0; k < g->nminors; k++)
+    if (used[DIM_MINOR][k])
+      v[DIM_MINOR][n[DIM_MINOR]++] = python[k];
+  struct ts_pylock_grid rec = {
+      .systems = (char **)v[DIM_OS], .nsystems = n[DIM_OS],
+      .machines = (char **)v[DIM_ARCH], .nmachines = n[DIM_ARCH],
+      .implementations = (char **)v[DIM_IMPL], .nimplementations = n[DIM_IMPL],
+      .pythons = (char **)v[DIM_MINOR], .npythons = n[DIM_MINOR]};
+  ts_pylock_set_grid(lock, &rec);
+}
+
 static enum ts_code merge(const struct ts_universal_options *o, const struct grid *g,
                           struct ts_pylock **out, struct ts_error *err) {
   struct entry *e = NULL;
@@ -760,9 +801,12 @@ static enum ts_code merge(const struct ts_universal_options *o, const struct gri
       lock->environments[i] = ts_xstrdup(o->environments[i]);
     lock->nenvironments = o->nenvironments;
   }
+  /* what it was locked for: the grid and the rules its builds met; no
+   * host's facts (it is for every machine) */
   for (size_t i = 0; i < g->n; i++)
     if (g->pts[i].res)
-      ts_plan_lock_facts_and_rules(g->pts[i].res, lock);
+      ts_plan_lock_rule_ids(g->pts[i].res, lock);
+  record_grid(g, lock);
   *out = lock;
   return TS_OK;
 }
@@ -790,7 +834,7 @@ static struct ts_plan_result *resolve_towards(const struct ts_universal_options 
   for (size_t k = 0; k < ps->n; k++)
     prefs_add(&want, ps->v[k].name, ps->v[k].version);
   struct ts_target_spec spec = point_spec(g, p);
-  struct ts_plan_options po = point_options(o, &spec, &want);
+  struct ts_plan_options po = point_options(o, p, &spec, &want);
   po.any_file = p->any_file;
   struct ts_plan_result *res = NULL;
   struct ts_error err = {0};
@@ -887,23 +931,82 @@ static void unify(const struct ts_universal_options *o, struct grid *g, const st
   }
 }
 
-enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
-                                    struct ts_universal_result *out, struct ts_error *err) {
-  memset(out, 0, sizeof *out);
-  if (!o->requires_python)
-    return ts_error_set(err, TS_E_INVALID, "a universal lock needs requires-python");
+/* ---- GPU profiles ------------------------------------------------------------ */
+
+/* The machine a profile stands for at each (system, machine) of the grid,
+ * hosts[system * NARCH + machine]: its GPU facts on that machine (rules.yaml
+ * lists builds per machine: "aarch64" for Linux on arm64), except on macOS,
+ * where none of rules.yaml's GPU backends has builds (CUDA, ROCm and XPU
+ * wheels are Linux and Windows ones): there it is a CPU machine, so that
+ * its extra selects the CPU build, as the default does. */
+static enum ts_code profile_hosts(const struct ts_profile *pr, const struct ts_rules *rules,
+                                  const struct grid *g, struct ts_host *hosts,
+                                  struct ts_error *err) {
+  static const char *const machine[NOS][NARCH] = {
+      {"x86_64", "aarch64"}, {"x86_64", "arm64"}, {"x86_64", "ARM64"}};
+  const struct ts_profile cpu = {.backend = (char *)"cpu", .extra = (char *)"cpu"};
+  enum ts_code rc = TS_OK;
+  for (size_t os = 0; os < g->nsystems && rc == TS_OK; os++)
+    for (int arch = 0; arch < NARCH && rc == TS_OK; arch++) {
+      struct ts_host base = {.machine = (char *)machine[os < NOS ? os : OS_LINUX][arch],
+                             .os = (char *)g->systems[os]};
+      rc = ts_profile_host(os == OS_DARWIN ? &cpu : pr, rules, &base,
+                           &hosts[os * NARCH + (size_t)arch], err);
+    }
+  return rc;
+}
+
+/* The facts a profile was locked for: those of its machine's GPU stack
+ * (no machine's own: the lock is for every one). */
+static enum ts_code record_profile_facts(const struct ts_profile *pr,
+                                         const struct ts_rules *rules, struct ts_pylock *lock,
+                                         struct ts_error *err) {
+  struct ts_host h;
+  enum ts_code rc = ts_profile_host(pr, rules, NULL, &h, err);
+  struct ts_rules_options ro = {.ignore_host = false};
+  struct ts_constraint_set set = {0};
+  if (rc == TS_OK && (rc = ts_rules_compile(rules, &h, &ro, &set, err)) == TS_OK)
+    ts_plan_lock_facts(&set, lock);
+  ts_constraint_set_clear(&set);
+  ts_host_clear(&h);
+  return rc;
+}
+
+/* Whether an existing lock's version is a preference for the profile: a
+ * build of another variant ("2.9.1+cpu" for cu126) is none. */
+static bool preference_fits(const char *version, const struct ts_profile *pr) {
+  const char *plus = strchr(version, '+');
+  return !pr || !plus || strcmp(plus + 1, pr->backend) == 0;
+}
+
+/* ---- one grid ------------------------------------------------------------------ */
+
+/* Every point of the grid resolved (for profile pr: on its machine) and
+ * merged into *lock. */
+static enum ts_code lock_grid(const struct ts_universal_options *o, const struct ts_profile *pr,
+                              struct ts_pylock **lock, struct ts_universal_result *out,
+                              struct ts_error *err) {
   struct grid g = {0};
+  struct ts_host hosts[MAX_SYSTEMS * NARCH];
+  memset(hosts, 0, sizeof hosts);
   enum ts_code rc = grid_make(&g, o, err);
+  if (rc == TS_OK && pr)
+    rc = profile_hosts(pr, o->base->rules, &g, hosts, err);
+  for (size_t i = 0; rc == TS_OK && pr && i < g.n; i++)
+    g.pts[i].host = &hosts[(size_t)g.pts[i].v[DIM_OS] * NARCH + (size_t)g.pts[i].v[DIM_ARCH]];
   /* --resolution lowest(-direct) asks each environment for its own
    * lowest versions: no environment's choice is pressed on the others */
   bool highest = o->base->resolution == TS_RESOLUTION_HIGHEST;
   struct prefs ps = {0};
   for (size_t i = 0; i < o->base->npreferences; i++) {
     const struct ts_resolver_preference *p = &o->base->preferences[i];
+    if (!preference_fits(p->version, pr))
+      continue;
     ps.v = ts_xreallocarray(ps.v, ps.n + 1, sizeof *ps.v);
     ps.v[ps.n].name = prefs_keep(&ps, p->name);
     ps.v[ps.n++].version = prefs_keep(&ps, p->version);
   }
+  out->npoints = 0;
   for (size_t k = 0; k < g.n && rc == TS_OK; k++) {
     struct point *p = &g.pts[solve_order(&g, k)];
     if (!p->included)
@@ -915,11 +1018,42 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
   }
   if (rc == TS_OK && highest)
     unify(o, &g, &ps, &out->nsolves);
-  if (rc == TS_OK) {
-    rc = merge(o, &g, &out->lock, err);
-  }
+  if (rc == TS_OK)
+    rc = merge(o, &g, lock, err);
+  if (rc == TS_OK && pr)
+    rc = record_profile_facts(pr, o->base->rules, *lock, err);
   prefs_clear(&ps);
   grid_clear(&g);
+  for (size_t i = 0; i < MAX_SYSTEMS * NARCH; i++)
+    ts_host_clear(&hosts[i]);
+  return rc;
+}
+
+enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
+                                    struct ts_universal_result *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!o->requires_python)
+    return ts_error_set(err, TS_E_INVALID, "a universal lock needs requires-python");
+  if (!o->nprofiles)
+    return lock_grid(o, NULL, &out->lock, out, err);
+  enum ts_code rc = ts_profiles_check_distinct(o->profiles, o->nprofiles, err);
+  struct ts_pylock **locks = ts_xcalloc(o->nprofiles, sizeof *locks);
+  for (size_t i = 0; i < o->nprofiles && rc == TS_OK; i++) {
+    const struct ts_profile *pr = &o->profiles[i];
+    if ((rc = lock_grid(o, pr, &locks[i], out, err)) == TS_OK)
+      continue;
+    ts_error_wrap(err, "profile %s", pr->backend);
+    if (out->failed_env) {
+      char *env = ts_xasprintf("%s, profile %s", out->failed_env, pr->backend);
+      free(out->failed_env);
+      out->failed_env = env;
+    }
+  }
+  if (rc == TS_OK)
+    rc = ts_plan_profiles_merge(o->profiles, o->nprofiles, locks, &out->lock, err);
+  for (size_t i = 0; i < o->nprofiles; i++)
+    ts_pylock_free(locks[i]);
+  free(locks);
   return rc;
 }
 

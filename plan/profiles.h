@@ -86,6 +86,19 @@ enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
                                    struct ts_error *err);
 void ts_plan_profiles_clear(struct ts_plan_profiles *p);
 
+/* TS_E_INVALID naming the profile given twice (two with one extra). */
+enum ts_code ts_profiles_check_distinct(const struct ts_profile *profiles, size_t n,
+                                        struct ts_error *err);
+
+/* The merge above: locks[i] resolved for profiles[i] (n >= 1) become one
+ * lock under the extras markers, requires-python, environments and the
+ * universal grid taken from locks[0] (every profile is locked for the
+ * same environments), each profile's facts and rule ids the host facts
+ * and rule ids of its lock.  *out freed with ts_pylock_free. */
+enum ts_code ts_plan_profiles_merge(const struct ts_profile *profiles, size_t n,
+                                    struct ts_pylock *const *locks, struct ts_pylock **out,
+                                    struct ts_error *err);
+
 /* ---- which profile a host runs (sync) -------------------------------- */
 
 struct ts_profile_verdict {

@@ -30,6 +30,19 @@
  * environments that chose it, every wheel of the version compatible with
  * one of them, and the sdist when some covered
  * point has no such wheel.  The same inputs give the same bytes.
+ *
+ * The lock records no host's facts (it is for every machine): the ids of
+ * the rules its builds met and the grid ([tool.torchsolve.universal]).
+ *
+ * With GPU profiles (plan/profiles.h) the grid is resolved once per
+ * profile, each point on the machine the profile stands for there: its
+ * GPU facts on the point's machine, and a CPU machine on macOS, where no
+ * GPU backend has builds (where a backend has no wheel for a point the
+ * resolver falls back to the CPU build).  An existing lock's builds of
+ * other variants are no preferences of a profile.  The profiles' locks
+ * are merged by ts_plan_profiles_merge: every entry then carries its
+ * environment marker and-ed with its profiles' extras condition, and each
+ * profile records its GPU facts and rule ids.
  */
 #pragma once
 
@@ -39,6 +52,7 @@
 #include "core/error.h"
 #include "lock/pylock.h"
 #include "plan/plan.h"
+#include "plan/profiles.h"
 
 /* The newest Python minor a universal lock covers (3.15). */
 #define TS_UNIVERSAL_NEWEST_MINOR 15
@@ -51,11 +65,15 @@ struct ts_universal_options {
   const char *const *environments; /* PEP 508 markers; none: every point */
   size_t nenvironments;
   const char *output;           /* where the lock goes (relative paths) */
+  /* GPU profiles (plan/profiles.h), borrowed; none: every point is
+   * resolved for base's host */
+  const struct ts_profile *profiles;
+  size_t nprofiles;
 };
 
 struct ts_universal_result {
   struct ts_pylock *lock;       /* on success */
-  size_t npoints;               /* environments solved */
+  size_t npoints;               /* environments solved (per profile) */
   size_t nsolves;               /* resolutions run (fallbacks included) */
   /* one line each: a point resolved only with files of other tags or an
    * sdist ("CPython 3.12 on linux aarch64: no wheel of b 1.0 fits") */

@@ -302,3 +302,28 @@ ts_fails() {
   [ "$(grep -c '^error: ' "$work/err")" = 1 ] || { cat "$work/err"; ts_fail "$*: expected one error line"; }
   grep -q -- "$pat" "$work/err" || { cat "$work/err"; ts_fail "$*: error does not match '$pat'"; }
 }
+
+# ts_sync_dry LOCK MACHINE ARGS...: `sync --dry-run` of a fleet lock into
+# $work/venv on the captured host fixtures/sysroot/MACHINE; the plan in
+# $work/out, stderr in $work/err; the exit status is sync's.
+ts_sync_dry() {
+  local lock=${1:?usage: ts_sync_dry LOCK MACHINE ARGS...} m=${2:?}
+  shift 2
+  "${T:?}" sync "$lock" --python "${work:?}/venv" --dry-run \
+    --sysroot "$TS_SOURCE_DIR/fixtures/sysroot/$m" "$@" >"$work/out" 2>"$work/err"
+}
+
+# ts_planned NAME: the version the last ts_sync_dry plan gives NAME.
+ts_planned() {
+  awk -v n="${1:?usage: ts_planned NAME}" '$2 == n { print $3 }' "${work:?}/out"
+}
+
+# ts_expect_picks LOCK MACHINE PROFILE TORCH: sync picks PROFILE on that
+# host, as the best of the lock's profiles it runs, and plans torch TORCH.
+ts_expect_picks() {
+  local lock=$1 m=$2 profile=$3 want=$4
+  ts_sync_dry "$lock" "$m" || { cat "$work/err"; ts_fail "$m: sync"; }
+  [ "$(ts_planned torch)" = "$want" ] || ts_fail "$m: torch $(ts_planned torch), wanted $want"
+  grep -q "^Profile $profile: the best of the lock's .* profiles this host runs" "$work/err" ||
+    ts_fail "$m: not profile $profile: $(cat "$work/err")"
+}

@@ -39,68 +39,13 @@ cat "$work/lock.err"
 grep -q "Locked .* for 3 profiles (default cpu)" "$work/lock.err" || ts_fail "lock summary"
 
 # --- an independent PEP 751 reader ---------------------------------------
-# tomllib reads the lock; the marker evaluator below knows PEP 508's
-# grammar as far as markers go (and/or, parentheses, ==/!=, in/not in on
-# strings and on the lock-file sets).  For each choice of extras it lists
-# the entries a standards-only installer would install.
+# tomllib reads the lock; pep751_markers.py evaluates its markers.  For
+# each choice of extras it lists the entries a standards-only installer
+# would install.
 cat >"$work/reader.py" <<'PY'
-import itertools, re, sys, tomllib
-
-TOKEN = re.compile(r"""\s*(?:(\()|(\))|'([^']*)'|"([^"]*)"|(not\s+in\b|in\b|and\b|or\b|==|!=)|([A-Za-z_][A-Za-z0-9_.]*))""")
-
-def tokenize(text):
-    out, pos = [], 0
-    text = text.strip()
-    while pos < len(text):
-        m = TOKEN.match(text, pos)
-        if not m or m.end() == pos:
-            raise SystemExit("cannot read marker %r at %d" % (text, pos))
-        lp, rp, sq, dq, op, name = m.groups()
-        if lp: out.append(("(", None))
-        elif rp: out.append((")", None))
-        elif sq is not None or dq is not None: out.append(("str", sq if sq is not None else dq))
-        elif op: out.append(("op", " ".join(op.split())))
-        else: out.append(("var", name))
-        pos = m.end()
-    return out
-
-def evaluate(text, env):
-    toks, i = tokenize(text), 0
-    def peek():
-        return toks[i] if i < len(toks) else (None, None)
-    def take():
-        nonlocal i
-        i += 1
-        return toks[i - 1]
-    def value():
-        kind, v = take()
-        if kind == "str": return v
-        if kind == "var": return env[v]
-        raise SystemExit("bad marker %r" % text)
-    def atom():
-        if peek()[0] == "(":
-            take(); r = disjunction()
-            if take()[0] != ")": raise SystemExit("unbalanced %r" % text)
-            return r
-        lhs = value(); _, op = take(); rhs = value()
-        if op == "==": return lhs == rhs
-        if op == "!=": return lhs != rhs
-        if op == "in": return lhs in rhs
-        if op == "not in": return lhs not in rhs
-        raise SystemExit("operator %r in %r" % (op, text))
-    def conjunction():
-        r = atom()
-        while peek() == ("op", "and"):
-            take(); r = atom() and r
-        return r
-    def disjunction():
-        r = conjunction()
-        while peek() == ("op", "or"):
-            take(); r = conjunction() or r
-        return r
-    r = disjunction()
-    if i != len(toks): raise SystemExit("trailing tokens in %r" % text)
-    return r
+import itertools, os, sys, tomllib
+sys.path.insert(0, os.environ["TS_SOURCE_DIR"] + "/tests/integration")
+from pep751_markers import evaluate
 
 lock = tomllib.load(open(sys.argv[1], "rb"))
 env = {"sys_platform": sys.platform, "platform_machine": __import__("platform").machine(),
@@ -172,21 +117,13 @@ grep -q '^"__cc_9.0" = "present"' "$work/facts.toml" && grep -q '^__gfx942 = "pr
   ! grep -q '^__gfx90a' "$work/facts.toml" || ts_fail "profile facts not recorded: $(cat "$work/facts.toml")"
 
 # --- sync picks the profile the host runs --------------------------------
-sync_on() { # MACHINE ARGS... : dry run; plan on $work/out, stderr on $work/err
-  local m=$1; shift
-  "$T" sync "$work/pylock.toml" --python "$work/venv" --dry-run --sysroot "$S/$m" "$@" \
-    >"$work/out" 2>"$work/err"
-}
-torch_of() { awk '$2 == "torch" { print $3 }' "$work/out"; }
-sync_on h100-cu130 || { cat "$work/err"; ts_fail "h100: sync"; }
-[ "$(torch_of)" = 2.9.1+cu126 ] || ts_fail "h100: $(torch_of)"
-grep -q "^Profile cu126: the best of the lock's 3 profiles this host runs" "$work/err" || ts_fail "h100: $(cat "$work/err")"
-sync_on mi300x-rocm64 || { cat "$work/err"; ts_fail "mi300x: sync"; }
-[ "$(torch_of)" = 2.9.1+rocm6.4 ] || ts_fail "mi300x: $(torch_of)"
+sync_on() { ts_sync_dry "$work/pylock.toml" "$@"; }
+torch_of() { ts_planned torch; }
+ts_expect_picks "$work/pylock.toml" h100-cu130 cu126 2.9.1+cu126
+ts_expect_picks "$work/pylock.toml" mi300x-rocm64 rocm6-4 2.9.1+rocm6.4
 grep -q "passed over cu126: .*backend-cu126-driver" "$work/err" || ts_fail "mi300x: why not cu126: $(cat "$work/err")"
-sync_on cpu-only || { cat "$work/err"; ts_fail "cpu-only: sync"; }
+ts_expect_picks "$work/pylock.toml" cpu-only cpu 2.9.1+cpu
 cat "$work/err"
-[ "$(torch_of)" = 2.9.1+cpu ] || ts_fail "cpu-only: $(torch_of)"
 grep -q "passed over cu126" "$work/err" && grep -q "passed over rocm6-4: .*rocm-gfx-2.9-rocm6.4" "$work/err" ||
   ts_fail "cpu-only: the better profiles' reasons: $(cat "$work/err")"
 [ "$(grep -c '' "$work/out")" = 4 ] || ts_fail "cpu-only: plan $(cat "$work/out")"

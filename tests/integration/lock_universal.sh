@@ -92,6 +92,11 @@ import sys
 exec(open(sys.argv[2]).read())
 lock = tomllib.load(open(sys.argv[1], "rb"))
 assert lock["requires-python"] == "==3.12.*" and "environments" not in lock, lock
+# what it was locked for: the grid, no one host's facts
+ts = lock["tool"]["torchsolve"]
+assert "host" not in ts, ts
+assert ts["universal"] == {"systems": ["linux", "darwin", "win32"], "machines": ["x86_64", "arm64"],
+                           "implementations": ["cpython", "pypy"], "pythons": ["3.12"]}, ts
 n = 0
 for env in envs([12]):
     got = installs(lock, env)
@@ -124,6 +129,8 @@ assert lock["environments"] == ["sys_platform == 'linux'"], lock
 assert sorted((p["name"], p["version"]) for p in lock["packages"]) == [
     ("alpha", "1.0"), ("beta", "2.0"), ("delta", "1.0"), ("gamma", "1.0")], lock["packages"]
 assert all("marker" not in p for p in lock["packages"]), lock["packages"]
+assert lock["tool"]["torchsolve"]["universal"]["systems"] == ["linux"], lock["tool"]
+assert lock["tool"]["torchsolve"]["universal"]["pythons"] == ["3.12", "3.13", "3.14", "3.15"], lock["tool"]
 PY
 grep -q "Resolved 16 environments" "$work/err" || { cat "$work/err"; ts_fail "linux x 2 machines x 2 implementations x 3.12-3.15"; }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "lock/pylock.h"
 
 static char *text(const struct ts_pylock *l) {
@@ -73,6 +74,47 @@ Test(profiles, default_profile_must_name_one) {
   struct ts_error err = {0};
   cr_assert_eq(ts_pylock_parse(t, strlen(t), "t", &r, &err), TS_E_PARSE);
   cr_assert(strstr(err.detail, "'xyz' names none of the profiles"), "%s", err.detail);
+  free(t);
+  ts_pylock_free(l);
+}
+
+/* A universal lock's grid: [tool.torchsolve.universal], each dimension
+ * in the order given, read back to the same bytes; a value that is no
+ * string array is refused naming the key. */
+Test(universal, grid_written_as_given_and_read_back) {
+  static const char *const none[] = {NULL};
+  struct ts_pylock *l = with_profiles(none, 0);
+  char *systems[] = {"linux", "darwin", "win32"}, *machines[] = {"x86_64", "arm64"};
+  char *impls[] = {"cpython"}, *pythons[] = {"3.10.1", "3.11"};
+  struct ts_pylock_grid g = {.systems = systems, .nsystems = 3, .machines = machines,
+                             .nmachines = 2, .implementations = impls,
+                             .nimplementations = 1, .pythons = pythons, .npythons = 2};
+  ts_pylock_set_grid(l, &g);
+  ts_pylock_set_grid(l, &g); /* replaces */
+  char *t = text(l);
+  cr_assert(strstr(t, "[tool.torchsolve.universal]\n"
+                      "systems = [\"linux\", \"darwin\", \"win32\"]\n"
+                      "machines = [\"x86_64\", \"arm64\"]\n"
+                      "implementations = [\"cpython\"]\n"
+                      "pythons = [\"3.10.1\", \"3.11\"]\n"),
+            "%s", t);
+  cr_assert_null(strstr(t, "[tool.torchsolve.host]"), "%s", t);
+  struct ts_pylock *r = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_pylock_parse(t, strlen(t), "t", &r, &err), TS_OK, "%s", err.detail);
+  cr_assert_not_null(r->grid);
+  cr_assert_eq(r->grid->nsystems, 3);
+  cr_assert_str_eq(r->grid->pythons[0], "3.10.1");
+  char *tr = text(r);
+  cr_assert_str_eq(tr, t);
+  free(tr);
+  ts_pylock_free(r);
+  char *line = strstr(t, "pythons = [");
+  *line = '\0';
+  char *bad = ts_xasprintf("%spythons = \"3.11\"\n", t);
+  cr_assert_eq(ts_pylock_parse(bad, strlen(bad), "t", &r, &err), TS_E_PARSE);
+  cr_assert(strstr(err.detail, "pythons"), "%s", err.detail);
+  free(bad);
   free(t);
   ts_pylock_free(l);
 }
