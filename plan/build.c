@@ -822,6 +822,88 @@ static enum ts_code wheel_metadata(struct ts_index *idx, const char *wheel, char
   return rc;
 }
 
+/* ---- environments kept between a source's metadata and its wheel ------- */
+
+struct kept_env {
+  char *k0;         /* the source's inputs entry (builds-v1/<K0>) */
+  char *torch;      /* the torch build it has, or NULL */
+  char *workdir;    /* owned: removed with the list */
+  char *tree;       /* the source tree the metadata was prepared in */
+  char *envdir;
+  char *env_lines;  /* envset_text of its packages, or NULL */
+  char *key;        /* the wheel key's text (its environment included) */
+  long long source_size;
+};
+
+struct ts_plan_build_kept {
+  struct kept_env *v;
+  size_t n;
+};
+
+struct ts_plan_build_kept *ts_plan_build_kept_new(void) {
+  return ts_xcalloc(1, sizeof(struct ts_plan_build_kept));
+}
+
+void ts_plan_build_kept_free(struct ts_plan_build_kept *k) {
+  for (size_t i = 0; k && i < k->n; i++) {
+    struct kept_env *e = &k->v[i];
+    struct ts_error ignore = {0};
+    ts_fs_remove_tree(e->workdir, &ignore);
+    free(e->k0);
+    free(e->torch);
+    free(e->workdir);
+    free(e->tree);
+    free(e->envdir);
+    free(e->env_lines);
+    free(e->key);
+  }
+  if (k)
+    free(k->v);
+  free(k);
+}
+
+static struct kept_env *kept_find(const struct ts_plan_build_kept *k, const char *k0) {
+  for (size_t i = 0; k && k0 && i < k->n; i++)
+    if (strcmp(k->v[i].k0, k0) == 0)
+      return &k->v[i];
+  return NULL;
+}
+
+static bool same_torch(const char *a, const char *b) {
+  return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+/* The environment of a metadata build, for the wheel's (out->workdir moves
+ * to the list). */
+static void kept_put(struct ts_plan_build_kept *k, const char *k0, const char *torch,
+                     struct ts_plan_built *out, const char *tree, const char *envdir,
+                     char *env_lines, const struct text *key) {
+  if (kept_find(k, k0) || key->full) {
+    free(env_lines);
+    return;
+  }
+  k->v = ts_xrealloc(k->v, (k->n + 1) * sizeof *k->v);
+  k->v[k->n++] = (struct kept_env){
+      .k0 = ts_xstrdup(k0), .torch = torch ? ts_xstrdup(torch) : NULL,
+      .workdir = out->workdir, .tree = ts_xstrdup(tree), .envdir = ts_xstrdup(envdir),
+      .env_lines = env_lines, .key = ts_xstrndup(key->b.data ? key->b.data : "", key->b.len),
+      .source_size = out->source_size};
+  out->workdir = NULL;
+}
+
+/* Takes over a kept environment: its lines into *set, its key into *key. */
+static void kept_adopt(const struct kept_env *e, struct envset *set, struct text *key) {
+  for (const char *l = e->env_lines; l && *l;) {
+    size_t len = strcspn(l, "\n");
+    envset_put(set, ts_xstrndup(l, len));
+    l += len + (l[len] == '\n');
+  }
+  ts_buf_clear(&key->b);
+  ts_buf_init(&key->b, 1u << 20);
+  key->full = false;
+  put(key, "%s", e->key);
+}
+
 /* ---- the build ---------------------------------------------------------- */
 
 static double now_ms(void) {
@@ -912,8 +994,49 @@ static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
 
 enum goal { GOAL_WHEEL, GOAL_METADATA };
 
+static bool same_str(const char *a, const char *b) {
+  return strcmp(a ? a : "", b ? b : "") == 0;
+}
 
-/* One build: from the cache, or the backend run in its environment.
+/* The interpreter that builds for a target without one (--python-version):
+ * pythonX.Y on PATH, of the target's implementation and this host's
+ * platform, as uv builds with another installed interpreter of the
+ * target's version.  TS_E_UNSUPPORTED with the fix when there is none. */
+static enum ts_code builder_for(const struct ts_plan_build_options *o,
+                                const struct ts_target *t, const char *location,
+                                struct ts_target **out, struct ts_error *err) {
+  char name[32];
+  snprintf(name, sizeof name, "python%d.%d", t->python_major, t->python_minor);
+  struct ts_error ignore = {0};
+  struct ts_target *b = NULL;
+  *out = NULL;
+  bool fits = ts_plan_make_target(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
+              b->python_major == t->python_major && b->python_minor == t->python_minor &&
+              same_str(b->implementation, t->implementation) &&
+              same_str(b->abi_flags, t->abi_flags) &&
+              same_str(b->markers.sys_platform, t->markers.sys_platform) &&
+              same_str(b->tag_arch, t->tag_arch);
+  if (!fits) {
+    ts_target_free(b);
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "'%s' must be built, which needs a Python %d.%d interpreter of this "
+                        "platform, and there is no %s on PATH that is one; fix: install "
+                        "Python %d.%d, drop --python-version, or install a wheel",
+                        location, t->python_major, t->python_minor, name, t->python_major,
+                        t->python_minor);
+  }
+  *out = b;
+  return TS_OK;
+}
+
+static enum ts_code run_with(const struct ts_plan_build_options *o,
+                             const struct ts_target *target, struct ts_index *idx,
+                             const struct ts_plan_source *src, enum goal goal,
+                             struct ts_plan_built *out, char **meta, size_t *meta_len,
+                             struct ts_error *err);
+
+/* One build: from the cache, or the backend run in its environment, with
+ * the target's interpreter (a target without one: builder_for's).
  * GOAL_METADATA stops at prepare_metadata_for_build_wheel (building the
  * wheel only when the backend lacks that hook) and sets *meta. */
 static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_target *target,
@@ -921,12 +1044,24 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
                         struct ts_plan_built *out, char **meta, size_t *meta_len,
                         struct ts_error *err) {
   memset(out, 0, sizeof *out);
+  if (target->python)
+    return run_with(o, target, idx, src, goal, out, meta, meta_len, err);
+  struct ts_target *builder = NULL;
+  enum ts_code rc = builder_for(o, target, src->location, &builder, err);
+  if (rc == TS_OK)
+    rc = run_with(o, builder, idx, src, goal, out, meta, meta_len, err);
+  ts_target_free(builder);
+  return rc;
+}
+
+static enum ts_code run_with(const struct ts_plan_build_options *o,
+                             const struct ts_target *target, struct ts_index *idx,
+                             const struct ts_plan_source *src, enum goal goal,
+                             struct ts_plan_built *out, char **meta, size_t *meta_len,
+                             struct ts_error *err) {
+  memset(out, 0, sizeof *out);
   out->kind = src->kind;
   out->source_size = -1;
-  if (!target->python)
-    return ts_error_set(err, TS_E_UNSUPPORTED,
-                        "'%s' must be built, which needs an interpreter: drop "
-                        "--python-version or install a wheel", src->location);
   if (src->editable && src->kind != TS_PLAN_SOURCE_DIR)
     return ts_error_set(err, TS_E_INVALID,
                         "-e '%s': editable installs need a local project directory",
@@ -1004,6 +1139,14 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
       he.nextra_env = 0;
     }
   }
+  /* the tree and environment its metadata was prepared in, this run */
+  const struct kept_env *kept = !done && cacheable ? kept_find(o->kept, k0) : NULL;
+  bool reused = false;
+  if (kept && !l.tree) {
+    l.tree = ts_xstrdup(kept->tree);
+    if (out->source_size < 0)
+      out->source_size = kept->source_size;
+  }
   if (rc == TS_OK && !done)
     rc = unpack(idx, src, out, &he, &l, err);
   if (rc == TS_OK && !done)
@@ -1015,7 +1158,13 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     he.extra_env = (const char *const *)tm.env;
     he.nextra_env = tm.nenv;
   }
-  if (rc == TS_OK && !done && isolated(o, src)) {
+  if (rc == TS_OK && !done && kept && same_torch(kept->torch, tm.version) && !o->locked_env) {
+    envdir = ts_xstrdup(kept->envdir);
+    env_python = ts_path_join(envdir, "bin/python");
+    bindir = ts_path_join(envdir, "bin");
+    kept_adopt(kept, &env, &key);
+    reused = true;
+  } else if (rc == TS_OK && !done && isolated(o, src)) {
     envdir = ts_path_join(out->workdir, "env");
     struct ts_venv_base base = {0};
     rc = ts_venv_probe_base(target->python, &base, err);
@@ -1053,9 +1202,12 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
     if (o->cb.build_begin)
       o->cb.build_begin(o->cb.ctx, label);
     began = true;
-    rc = ts_hook_call(&he, &bs,
-                      src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE : TS_HOOK_GET_REQUIRES_WHEEL,
-                      NULL, NULL, &hr, err);
+    /* a kept environment has what the backend asked for already */
+    rc = reused ? TS_OK
+                : ts_hook_call(&he, &bs,
+                               src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE
+                                             : TS_HOOK_GET_REQUIRES_WHEEL,
+                               NULL, NULL, &hr, err);
     if (rc == TS_OK && hr.nrequires && envdir && !o->locked_env) {
       /* the static and the dynamic requirements, resolved together */
       char **all = ts_xcalloc(nreqs + hr.nrequires, sizeof *all);
@@ -1118,6 +1270,9 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
       write_small(k0, "METADATA", m, ml);
     free(m);
   }
+  if (rc == TS_OK && goal == GOAL_METADATA && cacheable && envdir && !reused && k0 &&
+      o->kept && !out->cached)
+    kept_put(o->kept, k0, tm.version, out, l.tree, envdir, envset_text(&env), &key);
   if (rc == TS_E_BUILD || rc == TS_E_TIMEOUT) {
     /* the work directory goes, the log stays for the user */
   } else if (out->log) {

@@ -23,6 +23,12 @@
  * requirements to know the wheel's key.  Editables and
  * --no-build-isolation builds are never cached.
  *
+ * One environment per source and run: the build environment (and the
+ * unpacked tree) made for a source's prepare_metadata_for_build_wheel is
+ * kept in o->kept, and the wheel of the same source (same source inputs,
+ * same torch) is built in it, without making, filling or asking the
+ * backend for its requirements again, as pip does.
+ *
  * Torch-matched builds.  A build needs torch when build-system.requires
  * names it or rules.yaml's torch_builds lists the project (its setup.py
  * imports torch undeclared).  Its isolated environment then gets exactly
@@ -58,6 +64,12 @@
 #include "lock/reqfile.h"
 #include "rules/rules.h"
 #include "target/target.h"
+
+/* Build environments kept for the rest of a run (see "One environment
+ * per source" above); ts_plan_build_kept_free removes their directories. */
+struct ts_plan_build_kept;
+struct ts_plan_build_kept *ts_plan_build_kept_new(void);
+void ts_plan_build_kept_free(struct ts_plan_build_kept *k);
 
 struct ts_plan_build_callbacks {
   void *ctx;
@@ -106,6 +118,9 @@ struct ts_plan_build_options {
    * resolved; build-system.requires and the runtime torch are not
    * consulted (the locked torch is the build's).  NULL: resolved as usual. */
   const char *locked_env;
+  /* Where metadata builds leave their environment for the wheel's build
+   * (ts_plan_resolve makes one for its builds when NULL); NULL: none. */
+  struct ts_plan_build_kept *kept;
 };
 
 enum ts_plan_source_kind {
@@ -148,6 +163,10 @@ struct ts_plan_built {
 bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *out);
 
 /* Builds (or finds in the build cache) the wheel of `src` for `target`.
+ * A target without an interpreter (--python-version) builds with
+ * pythonX.Y from PATH when it is one of the target's version,
+ * implementation and platform (TS_E_UNSUPPORTED with the fix otherwise);
+ * this and ts_plan_build_metadata alike.
  * idx downloads sdist URLs.  TS_E_BUILD for a failing backend: out->log
  * names the full log, which stays. */
 enum ts_code ts_plan_build(const struct ts_plan_build_options *o,

@@ -79,6 +79,7 @@ struct runtime_answer {
  * --no-build-isolation build's target is given). */
 struct runtime_torch {
   const struct ts_plan_options *o;
+  struct ts_plan_build_kept *kept; /* the plan's, shared with its builds */
   struct runtime_answer with_torch, as_named;
 };
 
@@ -124,6 +125,7 @@ struct priv {
   int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
   bool env_lock_borrowed; /* the plan that made this one holds it (the
                              first phase of a two-phase install) */
+  struct ts_plan_build_kept *own_kept; /* build.kept when made here */
 };
 
 /* ---- --hash options ----------------------------------------------------
@@ -1062,6 +1064,7 @@ static enum ts_code runtime_resolve(struct runtime_torch *rt, bool add_torch,
   struct ts_plan_build_options bo = *o->build;
   bo.runtime_torch = no_runtime_torch;
   bo.target_torch = NULL;
+  bo.kept = rt->kept;
   struct ts_plan_options po = *o;
   po.entries = ents;
   po.nentries = n;
@@ -1280,6 +1283,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->build.rules = o->rules;
     p->build.host = o->host;
     p->build.ignore_host = o->ignore_host;
+    if (!p->build.kept)
+      p->build.kept = p->own_kept = ts_plan_build_kept_new();
     if (!p->build.runtime_torch)
       p->build.runtime_torch = plan_runtime_torch;
     if (!o->build->runtime_torch)
@@ -1287,6 +1292,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->build.runtime_ctx = p;
     p->opts = *o;
     p->rt.o = &p->opts;
+    p->rt.kept = p->build.kept;
   }
   p->dry_run = o->dry_run;
   struct ts_index_options io = *o->index;
@@ -1545,6 +1551,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
     free(p->not_found);
+    ts_plan_build_kept_free(p->own_kept);
     runtime_answer_clear(&p->rt.with_torch);
     runtime_answer_clear(&p->rt.as_named);
     ts_wheel_unlock_env(p->env_lock_fd);

@@ -10,7 +10,8 @@
 # for one in a git checkout, as pip's); a setup.py-only sdist; a git
 # repository at a tag (direct_url.json records the commit); an in-tree
 # backend (backend-path) receiving -C settings and SOURCE_DATE_EPOCH in a
-# clean environment; --build-constraint; a failing backend (exit 1, its
+# clean environment, and as an sdist its metadata and wheel built in one
+# build environment; --build-constraint; a failing backend (exit 1, its
 # output, the log's path, the venv byte-identical).
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
@@ -136,13 +137,30 @@ build-backend = "tinyback"
 backend-path = ["_backend"]
 TOML
 cat >"$work/intree/_backend/tinyback.py" <<'PY'
-import base64, hashlib, json, os, zipfile
+import base64, hashlib, json, os, sys, zipfile
+
+def _log(hook):
+    if os.environ.get("TS_TEST_HOOKS"):
+        with open(os.environ["TS_TEST_HOOKS"], "a") as f:
+            f.write("%s %s\n" % (hook, sys.prefix))
+
+def get_requires_for_build_wheel(config_settings=None):
+    _log("get_requires")
+    return []
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    _log("prepare_metadata")
+    os.makedirs(os.path.join(metadata_directory, "intree-0.1.dist-info"))
+    with open(os.path.join(metadata_directory, "intree-0.1.dist-info/METADATA"), "w") as f:
+        f.write("Metadata-Version: 2.1\nName: intree\nVersion: 0.1\n")
+    return "intree-0.1.dist-info"
 
 def _rec(data):
     d = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     return "sha256=" + d
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    _log("build_wheel")
     with open(os.environ["TS_TEST_COUNTER"], "a") as f:
         f.write("build\n")
     seen = {"config": config_settings, "epoch": os.environ.get("SOURCE_DATE_EPOCH"),
@@ -178,6 +196,22 @@ inst --force-reinstall -C flag=a -C mode=fast -C flag=b "$work/intree" 2>/dev/nu
 [ "$(wc -l <"$TS_TEST_COUNTER")" = 1 ] || ts_fail "the reordered -C settings were not a cache hit"
 inst --force-reinstall -C mode=slow "$work/intree" 2>/dev/null || ts_fail "in-tree, other -C"
 [ "$(wc -l <"$TS_TEST_COUNTER")" = 2 ] || ts_fail "other -C settings reused the cached wheel"
+# as an sdist (from --find-links): the environment made for its metadata
+# is the one its wheel is built in, asked for its requirements once
+mkdir -p "$work/fl"
+tar -C "$work" --transform 's,^intree,intree-0.1,' -czf "$work/fl/intree-0.1.tar.gz" intree
+export TS_TEST_HOOKS=$work/hooks
+: >"$TS_TEST_HOOKS"
+"$T" venv -q --python /usr/bin/python3 "$work/venv2"
+"$T" install --python "$work/venv2" "${IX[@]}" -f "$work/fl" intree 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "the in-tree sdist"; }
+python3 - "$TS_TEST_HOOKS" <<'PY' || ts_fail "one build environment per sdist: $(cat "$TS_TEST_HOOKS")"
+import sys
+calls = [l.split() for l in open(sys.argv[1])]
+assert [c[0] for c in calls] == ["get_requires", "prepare_metadata", "build_wheel"], calls
+assert len({c[1] for c in calls}) == 1, calls
+PY
+unset TS_TEST_HOOKS
 # a backend-path outside the tree is refused
 sed -i 's/backend-path = \["_backend"\]/backend-path = ["..\/"]/' "$work/intree/pyproject.toml"
 inst "$work/intree" 2>"$work/err" && ts_fail "backend-path outside the tree accepted"
