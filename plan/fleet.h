@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/error.h"
@@ -39,6 +40,17 @@ struct ts_fleet_input {
  * merged entry would not read back (err names the package). */
 enum ts_code ts_fleet_merge(const struct ts_fleet_input *in, size_t n,
                             struct ts_pylock **out, struct ts_error *err);
+
+/* A caller that knows what its conditions mean may say an or of several
+ * more simply: the marker true exactly where one of the inputs marked in
+ * members[0..n) applies (malloc'd), or NULL for the or as above.  It must
+ * not depend on the order of the inputs (the bytes would). */
+typedef char *(*ts_fleet_simplify_fn)(const bool *members, size_t n, void *ctx);
+
+/* ts_fleet_merge with such a simplification (NULL: none). */
+enum ts_code ts_fleet_merge_simplified(const struct ts_fleet_input *in, size_t n,
+                                       ts_fleet_simplify_fn simplify, void *ctx,
+                                       struct ts_pylock **out, struct ts_error *err);
 
 /* "(a) and (b)" as a marker, each side parenthesised only where it has an
  * `or`; a or b NULL gives the other.  malloc'd; NULL when both are. */

@@ -82,6 +82,12 @@ static enum ts_code check_conditions(const struct ts_fleet_input *in, size_t n,
 
 enum ts_code ts_fleet_merge(const struct ts_fleet_input *in, size_t n,
                             struct ts_pylock **out, struct ts_error *err) {
+  return ts_fleet_merge_simplified(in, n, NULL, NULL, out, err);
+}
+
+enum ts_code ts_fleet_merge_simplified(const struct ts_fleet_input *in, size_t n,
+                                       ts_fleet_simplify_fn simplify, void *ctx,
+                                       struct ts_pylock **out, struct ts_error *err) {
   *out = NULL;
   enum ts_code rc = check_conditions(in, n, err);
   if (rc != TS_OK)
@@ -116,7 +122,9 @@ enum ts_code ts_fleet_merge(const struct ts_fleet_input *in, size_t n,
     }
     if (held == n)
       continue;
-    char *cond = conditions_or(in, n, g[k].members);
+    char *cond = simplify ? simplify(g[k].members, n, ctx) : NULL;
+    if (!cond)
+      cond = conditions_or(in, n, g[k].members);
     char *marker = ts_fleet_marker_and(p->marker, cond);
     free(cond);
     free(p->marker);

@@ -164,6 +164,15 @@ static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Appends "'a' not in extras and 'b' not in extras" for the k names
+ * (sorted here), after what b holds. */
+static void put_absent(struct ts_buf *b, const char **names, size_t k) {
+  qsort(names, k, sizeof *names, cmp_str);
+  for (size_t i = 0; i < k; i++)
+    if (ts_buf_printf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]) != TS_OK)
+      abort();
+}
+
 /* The marker under which profile `self` applies: its extra in extras
  * (none for the default) and every other non-default extra not. */
 static char *profile_condition(const struct ts_profile *p, size_t n, size_t self) {
@@ -172,15 +181,36 @@ static char *profile_condition(const struct ts_profile *p, size_t n, size_t self
   for (size_t i = 1; i < n; i++)
     if (i != self)
       others[k++] = p[i].extra;
-  qsort(others, k, sizeof *others, cmp_str);
   struct ts_buf b;
   ts_buf_init(&b, 0);
   if (self > 0 && ts_buf_printf(&b, "'%s' in extras", p[self].extra) != TS_OK)
     abort();
-  for (size_t i = 0; i < k; i++)
-    if (ts_buf_printf(&b, "%s'%s' not in extras", b.len ? " and " : "", others[i]) != TS_OK)
-      abort();
+  put_absent(&b, others, k);
   free(others);
+  return ts_buf_take(&b, NULL);
+}
+
+/* An entry of the default and at most one other profile applies where
+ * every other non-default extra is absent: the or of their conditions
+ * ('cu126' not in extras and 'rocm6-4' not in extras) or ('rocm6-4' in
+ * extras and 'cu126' not in extras) is 'cu126' not in extras.  NULL for
+ * other sets (their or is written as it is). */
+static char *simplify_condition(const bool *members, size_t n, void *ctx) {
+  const struct ts_profile *p = ctx;
+  size_t others = 0;
+  for (size_t i = 1; i < n; i++)
+    others += members[i];
+  if (!members[0] || others > 1 || others == n - 1)
+    return NULL; /* (all of them: the merge writes no condition) */
+  const char **absent = ts_xcalloc(n, sizeof *absent);
+  size_t k = 0;
+  for (size_t i = 1; i < n; i++)
+    if (!members[i])
+      absent[k++] = p[i].extra;
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  put_absent(&b, absent, k);
+  free(absent);
   return ts_buf_take(&b, NULL);
 }
 
@@ -215,7 +245,7 @@ enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
     conds[i] = n > 1 ? profile_condition(p, n, i) : NULL;
     in[i] = (struct ts_fleet_input){locks[i], conds[i]};
   }
-  enum ts_code rc = ts_fleet_merge(in, n, out, err);
+  enum ts_code rc = ts_fleet_merge_simplified(in, n, simplify_condition, (void *)p, out, err);
   for (size_t i = 0; i < n; i++)
     free(conds[i]);
   free(conds);

@@ -351,12 +351,31 @@ static bool term_subset(const struct term *a, const struct term *b) {
   return true;
 }
 
+static char *render_terms(const struct grid *g, const struct term *t, size_t n);
+
+/* Whether widening t to `wider` is worth it: always (greedy), else only
+ * when a dimension becomes whole (its clause goes) or the term is written
+ * no longer ("sys_platform == 'darwin'" does not become "(sys_platform ==
+ * 'darwin' or sys_platform == 'win32')" for an off-grid Windows point). */
+static bool widen_pays(const struct grid *g, const struct term *t, const struct term *wider,
+                       int d, bool frugal) {
+  if (!frugal || wider->mask[d] == ((uint64_t)1 << g->ndim[d]) - 1)
+    return true;
+  char *a = render_terms(g, t, 1), *b = render_terms(g, wider, 1);
+  bool pays = strlen(b) <= strlen(a);
+  free(a);
+  free(b);
+  return pays;
+}
+
 /* The terms of a marker true on the covered points and false on the
  * excluded ones: one term per covered point; terms that differ in one
  * dimension merged; each widened, value by value in dimension order, over
- * what excludes nothing (off-grid points are free); terms inside others
- * dropped.  Deterministic: every step walks the grid's order. */
-static size_t cover_terms(const struct grid *g, const enum cover *cv, struct term **out) {
+ * what excludes nothing (off-grid points are free; `frugal`: only where
+ * widen_pays); terms inside others dropped.  Deterministic: every step
+ * walks the grid's order. */
+static size_t cover_terms(const struct grid *g, const enum cover *cv, bool frugal,
+                          struct term **out) {
   struct term *t = NULL;
   size_t n = 0;
   for (size_t i = 0; i < g->n; i++) {
@@ -390,7 +409,8 @@ static size_t cover_terms(const struct grid *g, const enum cover *cv, struct ter
       for (size_t v = 0; v < g->ndim[d]; v++) {
         struct term wider = t[a];
         wider.mask[d] |= (uint64_t)1 << v;
-        if (wider.mask[d] != t[a].mask[d] && !term_hits_excluded(g, cv, &wider))
+        if (wider.mask[d] != t[a].mask[d] && !term_hits_excluded(g, cv, &wider) &&
+            widen_pays(g, &t[a], &wider, d, frugal))
           t[a] = wider;
       }
   for (size_t a = 0; a < n;) {
@@ -415,7 +435,8 @@ static void put(struct ts_buf *b, const char *s) {
 }
 
 /* Conditions joined by `op`; a list of more than one is parenthesized
- * when `paren`. */
+ * when `paren` (an `or` list: a term and-s its conditions, and `and`
+ * binds tighter). */
 struct conds {
   char *v[16]; /* at most MAX_SYSTEMS systems, 8 runs of minors */
   size_t n;
@@ -455,7 +476,7 @@ static char *os_condition(const struct grid *g, uint64_t mask) {
     if (with_linux ? !(mask >> os & 1) : (mask >> os & 1))
       conds_add(&c, ts_xasprintf("sys_platform %s '%s'", with_linux ? "!=" : "==",
                                  g->systems[os]));
-  return conds_join(&c, with_linux ? " and " : " or ", true);
+  return conds_join(&c, with_linux ? " and " : " or ", !with_linux);
 }
 
 /* platform_machine: the arm64 spellings of the systems the term admits
@@ -476,7 +497,7 @@ static char *arch_condition(uint64_t arch_mask, uint64_t os_mask) {
   struct conds c = {0};
   for (size_t i = 0; i < n; i++)
     conds_add(&c, ts_xasprintf("platform_machine %s '%s'", arm ? "==" : "!=", names[i]));
-  return conds_join(&c, arm ? " or " : " and ", true);
+  return conds_join(&c, arm ? " or " : " and ", arm);
 }
 
 /* python_full_version over runs of consecutive minors; the grid's first
@@ -504,14 +525,9 @@ static char *minor_condition(const struct grid *g, uint64_t mask) {
 }
 
 /* The entry's marker, or NULL when it covers every point of the grid. */
-static char *cover_marker(const struct grid *g, const enum cover *cv) {
-  bool all = true;
-  for (size_t i = 0; i < g->n && all; i++)
-    all = cv[i] != EXCLUDED;
-  if (all)
-    return NULL;
-  struct term *t = NULL;
-  size_t n = cover_terms(g, cv, &t);
+/* The terms as a marker: each the and of its dimensions' conditions (a
+ * whole dimension none), the terms or-ed.  malloc'd. */
+static char *render_terms(const struct grid *g, const struct term *t, size_t n) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t k = 0; k < n; k++) {
@@ -540,9 +556,33 @@ static char *cover_marker(const struct grid *g, const enum cover *cv) {
     put(&b, s);
     free(s);
   }
-  free(t);
   put(&b, "");
   return b.data;
+}
+
+/* The entry's marker, or NULL when it covers every point of the grid: the
+ * shorter of the greedy and the frugal cover (the greedy one on a tie);
+ * both hold on exactly the covered points of the grid. */
+static char *cover_marker(const struct grid *g, const enum cover *cv) {
+  bool all = true;
+  for (size_t i = 0; i < g->n && all; i++)
+    all = cv[i] != EXCLUDED;
+  if (all)
+    return NULL;
+  char *best = NULL;
+  for (int frugal = 0; frugal < 2; frugal++) {
+    struct term *t = NULL;
+    size_t n = cover_terms(g, cv, frugal, &t);
+    char *m = render_terms(g, t, n);
+    free(t);
+    if (!best || strlen(m) < strlen(best)) {
+      free(best);
+      best = m;
+    } else {
+      free(m);
+    }
+  }
+  return best;
 }
 
 /* ---- merging ---------------------------------------------------------------- */

@@ -23,8 +23,10 @@
  *     rocm6-4   'rocm6-4' in extras and 'cu126' not in extras
  * so no extra (or the default's) selects the default, one profile's
  * extra that profile, and two non-default ones at once none of the
- * entries that differ: never two torch entries.  Entries the same in
- * every profile are written once, unmarked.  The lock declares every
+ * entries that differ: never two torch entries.  An entry of the default
+ * and one other profile is marked with the extras that select neither
+ * absent ('cu126' not in extras).  Entries the same in every profile are
+ * written once, unmarked.  The lock declares every
  * profile's extra (`extras`), and records each profile's backend, facts
  * and rule ids under [tool.torchsolve.profiles.NAME].  The order of the
  * profiles after the first does not change a byte.

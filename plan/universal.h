@@ -21,7 +21,8 @@
  * environments with the same answer form one input, its condition the
  * marker true on exactly their grid points, derived and simplified
  * deterministically (points that differ in one dimension merged, terms
- * widened over the points the grid leaves out), each condition written so
+ * widened over the points the grid leaves out, the shorter of widening
+ * wherever it can and only where it shortens), each condition written so
  * that values off the grid (FreeBSD, i686, GraalPy, a newer Python) fall
  * to exactly one side.  One [[packages]] entry per (name, version), the
  * same in every answer that holds it: unmarked when all do, else under

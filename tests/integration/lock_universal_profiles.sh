@@ -118,6 +118,12 @@ for (plat, machine), tag in GRID.items():
                 assert any(w.endswith("-%s.whl" % tag) and ("-%s-" % cp) in w for w in wheels), (where, name, wheels)
             checked += 1
 assert checked == 4 * 8, checked
+# markers written no longer than they need: the macOS build one entry for
+# every profile, no clause for the points --environment leaves out
+marker = {(p["name"], p["version"]): p.get("marker") for p in lock["packages"]}
+assert marker[("torch", "2.9.1")] == "sys_platform == 'darwin'", marker
+assert marker[("torch", "2.9.1+cu126")] == \
+    "sys_platform != 'darwin' and 'cu126' in extras and 'rocm6-4' not in extras", marker
 print("%d (environment, extras) choices: one torch and one torchvision each, the right build" % checked)
 PY
 

@@ -204,3 +204,64 @@ Test(profiles, decide_extras_keeps_one_profile_without_its_markers) {
   cr_assert_eq(l->npackages, 3, "nothing changed on failure");
   ts_pylock_free(l);
 }
+
+/* One profile's lock made of the fleet's entries of these versions, the
+ * extras markers dropped (as its own resolution would give them). */
+static struct ts_pylock *profile_lock(const struct ts_pylock *f, const char *const *versions,
+                                      size_t n) {
+  struct ts_pylock *l = ts_pylock_new();
+  for (size_t i = 0; i < f->npackages; i++)
+    for (size_t k = 0; k < n; k++)
+      if (strcmp(f->packages[i].version, versions[k]) == 0) {
+        struct ts_pylock_package *p = ts_pylock_copy_package(l, &f->packages[i]);
+        cr_assert_not_null(p);
+        if (strcmp(p->name, "torch") == 0) {
+          free(p->marker);
+          p->marker = NULL;
+        }
+      }
+  return l;
+}
+
+static char *merged_text(const struct ts_profile *p, struct ts_pylock *const *locks) {
+  struct ts_pylock *m = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_plan_profiles_merge(p, 3, locks, &m, &err), TS_OK, "%s", err.detail);
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  cr_assert_eq(ts_pylock_write(m, &b, &err), TS_OK, "%s", err.detail);
+  ts_pylock_free(m);
+  return ts_buf_take(&b, NULL);
+}
+
+/* An entry of the default and one other profile (colorama of cpu and
+ * rocm6-4) is written "'cu126' not in extras", not as the or of their
+ * two conditions; the order of the profiles after the first changes no
+ * byte. */
+Test(profiles, merge_says_the_default_and_one_other_simply) {
+  struct ts_pylock *f = fleet();
+  static const char *const cpu[] = {"2.1.0", "2.9.1+cpu", "0.4.6"};
+  static const char *const cu126[] = {"2.1.0", "2.9.1+cu126"};
+  static const char *const rocm[] = {"2.1.0", "2.9.1+rocm6.4", "0.4.6"};
+  struct ts_pylock *l[3] = {profile_lock(f, cpu, 3), profile_lock(f, cu126, 2),
+                            profile_lock(f, rocm, 3)};
+  struct ts_profile p[3] = {{.backend = (char *)"cpu", .extra = (char *)"cpu"},
+                            {.backend = (char *)"cu126", .extra = (char *)"cu126"},
+                            {.backend = (char *)"rocm6.4", .extra = (char *)"rocm6-4"}};
+  char *t = merged_text(p, l);
+  cr_assert(strstr(t, "name = \"colorama\"\nversion = \"0.4.6\"\n"
+                      "marker = \"sys_platform == 'win32' and 'cu126' not in extras\"\n"),
+            "%s", t);
+  cr_assert(strstr(t, "version = \"2.9.1+cu126\"\n"
+                      "marker = \"'cu126' in extras and 'rocm6-4' not in extras\"\n"),
+            "%s", t);
+  struct ts_profile q[3] = {p[0], p[2], p[1]};
+  struct ts_pylock *m[3] = {l[0], l[2], l[1]};
+  char *u = merged_text(q, m);
+  cr_assert_str_eq(t, u);
+  free(t);
+  free(u);
+  for (int i = 0; i < 3; i++)
+    ts_pylock_free(l[i]);
+  ts_pylock_free(f);
+}
