@@ -102,15 +102,20 @@ static int lock_one(const struct ts_plan_options *po, const struct lock_out *o) 
 }
 
 /* The --profile values parsed into *out (n of them; freed with
- * free_profiles); the exit status of a bad one. */
+ * free_profiles), or those of `from` ("pyproject.toml: tool.torchsolve.
+ * profiles", which then heads their errors); the exit status of a bad one. */
 static int parse_profiles(const struct ts_rules *rules, const char *const *args, size_t n,
-                          struct ts_profile **out) {
+                          const char *from, struct ts_profile **out) {
   struct ts_error err = {0};
   *out = ts_xcalloc(n + 1, sizeof **out);
-  for (size_t i = 0; i < n; i++)
-    if (ts_profile_parse(args[i], rules, &(*out)[i], &err) != TS_OK)
-      return ts_cli_report(&err);
-  return 0;
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < n && rc == TS_OK; i++)
+    rc = ts_profile_parse(args[i], rules, &(*out)[i], &err);
+  if (rc == TS_OK)
+    rc = ts_profiles_check_distinct(*out, n, &err);
+  if (rc != TS_OK && from)
+    ts_error_wrap(&err, "%s", from);
+  return rc == TS_OK ? 0 : ts_cli_report(&err);
 }
 
 static void free_profiles(struct ts_profile *profiles, size_t n) {
@@ -211,6 +216,7 @@ static int lock_main(int argc, char **argv, const char **room) {
   size_t nprofile_args = 0, nenvs = 0, nupgrade = 0;
   enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
   const char *requires_python = NULL;
+  const char *profiles_from = NULL; /* profiles given by the project, not --profile */
   struct ts_error err = {0};
   int status = 0;
   bool opts_done = false;
@@ -296,23 +302,6 @@ static int lock_main(int argc, char **argv, const char **room) {
     }
     status = ts_cli_reqs_add_arg(&reqs, "lock", s);
   }
-  if (!status && platform && !pyver)
-    status = ts_cli_usage_error("lock", "--platform needs --python-version");
-  if (!status && !universal && (requires_python || nenvs))
-    status = ts_cli_usage_error("lock", "%s needs --universal",
-                                requires_python ? "--requires-python" : "--environment");
-  if (!status && universal && (pyver || platform))
-    status = ts_cli_usage_error("lock", "--universal covers every platform: drop %s",
-                                pyver ? "--python-version" : "--platform");
-  if (!status && check && strcmp(output, "-") == 0)
-    status = ts_cli_usage_error("lock", "--check compares with a file: give -o FILE");
-  if (!status && nprofile_args &&
-      (g.set_cuda || g.set_rocm || g.set_gfx || g.set_cc || g.set_driver || g.ov.cpu || g.ov.xpu))
-    status = ts_cli_usage_error("lock", "--profile names each machine's GPU stack; drop "
-                                        "--cuda, --rocm, --gfx, --compute-capability, "
-                                        "--cuda-driver, --cpu, --xpu and --torch-backend");
-  if (!status && ts_gpu_options_env(&g) < 0)
-    status = 2;
   /* no requirement given: the project's, from ./pyproject.toml */
   struct ts_project project = {0};
   bool from_project = false;
@@ -329,7 +318,31 @@ static int lock_main(int argc, char **argv, const char **room) {
       envs = (const char **)project.environments;
       nenvs = project.nenvironments;
     }
+    if (from_project && !nprofile_args && project.nprofiles) {
+      profile_args = (const char **)project.profiles; /* --profile overrides the file's */
+      nprofile_args = project.nprofiles;
+      profiles_from = "pyproject.toml: tool.torchsolve.profiles";
+    }
   }
+  if (!status && platform && !pyver)
+    status = ts_cli_usage_error("lock", "--platform needs --python-version");
+  if (!status && !universal && (requires_python || nenvs))
+    status = ts_cli_usage_error("lock", "%s needs --universal",
+                                requires_python ? "--requires-python" : "--environment");
+  if (!status && universal && (pyver || platform))
+    status = ts_cli_usage_error("lock", "--universal covers every platform: drop %s",
+                                pyver ? "--python-version" : "--platform");
+  if (!status && check && strcmp(output, "-") == 0)
+    status = ts_cli_usage_error("lock", "--check compares with a file: give -o FILE");
+  if (!status && nprofile_args &&
+      (g.set_cuda || g.set_rocm || g.set_gfx || g.set_cc || g.set_driver || g.ov.cpu || g.ov.xpu))
+    status = ts_cli_usage_error("lock", "%s name%s each machine's GPU stack; drop "
+                                        "--cuda, --rocm, --gfx, --compute-capability, "
+                                        "--cuda-driver, --cpu, --xpu and --torch-backend",
+                                profiles_from ? profiles_from : "--profile",
+                                profiles_from ? "" : "s");
+  if (!status && ts_gpu_options_env(&g) < 0)
+    status = 2;
   if (status) {
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
@@ -337,6 +350,8 @@ static int lock_main(int argc, char **argv, const char **room) {
     return status;
   }
   ts_index_cli_apply_reqfile(&ic, &reqs.rf);
+  if (from_project && project.torch_index_url && !ic.opts.torch_index_url)
+    ic.opts.torch_index_url = project.torch_index_url; /* the flag wins */
   pre = pre || reqs.rf.pre;
   if (ts_index_cli_finish(&ic, "lock") < 0) {
     ts_project_clear(&project);
@@ -391,7 +406,7 @@ static int lock_main(int argc, char **argv, const char **room) {
                          .project = from_project ? &project : NULL};
   struct ts_profile *profiles = NULL;
   if (nprofile_args)
-    status = parse_profiles(rules, profile_args, nprofile_args, &profiles);
+    status = parse_profiles(rules, profile_args, nprofile_args, profiles_from, &profiles);
   if (!status && universal)
     status = lock_universal(&po, requires_python, envs, nenvs, profiles, nprofile_args, &out);
   else if (!status && nprofile_args)

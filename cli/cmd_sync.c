@@ -1,6 +1,8 @@
 /*
  * torchsolve sync LOCKFILE [--python PATH] [--dry-run] [index options]
- *                          [GPU options]
+ *                          [GPU options] [--profile NAME] [--extra NAME]...
+ *                          [--all-extras] [--group NAME]... [--all-groups]
+ *                          [--no-default-groups]
  *
  * Makes an environment exactly a pylock.toml for its interpreter.  The
  * work is plan/'s (ts_plan_sync_prepare: the changes and the host check;
@@ -16,6 +18,7 @@
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
 #include "cli/progress.h"
+#include "cli/select_options.h"
 #include "cli/usage.h"
 #include "core/str.h"
 #include "lock/pylock.h"
@@ -80,7 +83,8 @@ static void print_profile(const struct ts_plan_sync *s, const char *forced) {
   }
 }
 
-static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
+static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
+                     struct ts_select_cli *sel) {
   struct ts_gpu_options g;
   struct ts_index_cli ic;
   ts_gpu_options_init(&g);
@@ -108,6 +112,8 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
     if (used)
       continue;
     used = ts_cli_parse_global("sync", argc, argv, &i);
+    if (used == 0)
+      used = ts_select_cli_parse(sel, "sync", argc, argv, &i);
     if (used < 0)
       return 2;
     if (used)
@@ -185,6 +191,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc) {
       .build = &bo,
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
       .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules, .profile = profile,
+      .request = &sel->request,
       .dry_run = dry_run, .break_system_packages = break_system, .no_wait = no_wait,
       .allow_overwrite = allow_overwrite, .verify_cache = verify_cache,
       .link_mode = link,
@@ -238,7 +245,10 @@ out:
 int ts_cmd_sync(int argc, char **argv) {
   struct ts_build_cli bc; /* a lock's sources are built */
   ts_build_cli_init(&bc, argc);
-  int st = sync_main(argc, argv, &bc);
+  struct ts_select_cli sel;
+  ts_select_cli_init(&sel, argc);
+  int st = sync_main(argc, argv, &bc, &sel);
+  ts_select_cli_free(&sel);
   ts_build_cli_free(&bc);
   return st;
 }

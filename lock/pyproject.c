@@ -18,9 +18,10 @@ static enum ts_code bad(struct ts_error *err, const char *path, const char *key,
   return ts_error_set(err, TS_E_PARSE, "%s: %s %s", path, key, what);
 }
 
-/* A string array at key (absent: none), each a copy; with check_req every
- * item must be a PEP 508 requirement, else a PEP 508 marker. */
-enum item_kind { ITEM_REQUIREMENT, ITEM_MARKER, ITEM_URL };
+/* A string array at key (absent: none), each a copy, each item checked
+ * as a PEP 508 requirement or marker, or taken as it is (a URL, a profile:
+ * the caller checks those). */
+enum item_kind { ITEM_REQUIREMENT, ITEM_MARKER, ITEM_TEXT };
 
 static enum ts_code strings(const char *path, const char *key, const struct ts_toml_value *v,
                             enum item_kind kind, char ***out, size_t *n, struct ts_error *err) {
@@ -143,22 +144,57 @@ static enum ts_code groups_of(const char *path, const struct ts_toml_value *t,
   return rc;
 }
 
+/* [tool.torchsolve].key as a copy into *out, when it is there. */
+static enum ts_code string_of(const char *path, const struct ts_toml_value *t, const char *key,
+                              char **out, struct ts_error *err) {
+  const struct ts_toml_value *v = ts_toml_get(t, key);
+  if (!v)
+    return TS_OK;
+  if (v->type != TS_TOML_STRING || strlen(v->str) != v->len) {
+    char *name = ts_xasprintf("tool.torchsolve.%s", key);
+    enum ts_code rc = bad(err, path, name, "must be a string");
+    free(name);
+    return rc;
+  }
+  *out = ts_xstrdup(v->str);
+  return TS_OK;
+}
+
+/* [tool.torchsolve]'s keys; another is refused, so that a misspelt key
+ * ("profile", "index_url") is never silently ignored. */
+static const char *const tool_keys[] = {"environments", "extra-index-url", "index-url",
+                                        "profiles", "torch-index-url"};
+
 static enum ts_code tool_of(const char *path, const struct ts_toml_value *t,
                             struct ts_project *p, struct ts_error *err) {
   if (!t)
     return TS_OK;
   if (t->type != TS_TOML_TABLE)
     return bad(err, path, "tool.torchsolve", "must be a table");
-  enum ts_code rc = strings(path, "tool.torchsolve.environments", ts_toml_get(t, "environments"),
+  for (size_t i = 0; i < t->nkvs; i++) {
+    bool known = false;
+    for (size_t k = 0; k < sizeof tool_keys / sizeof *tool_keys && !known; k++)
+      known = strcmp(t->kvs[i].key, tool_keys[k]) == 0;
+    if (!known)
+      return ts_error_set(err, TS_E_PARSE,
+                          "%s: tool.torchsolve: unknown key '%s' (the keys are environments, "
+                          "extra-index-url, index-url, profiles and torch-index-url)",
+                          path, t->kvs[i].key);
+  }
+  enum ts_code rc = strings(path, "tool.torchsolve.profiles", ts_toml_get(t, "profiles"),
+                            ITEM_TEXT, &p->profiles, &p->nprofiles, err);
+  if (rc == TS_OK && p->nprofiles == 0 && ts_toml_get(t, "profiles"))
+    rc = bad(err, path, "tool.torchsolve.profiles", "must name at least one profile");
+  if (rc == TS_OK)
+    rc = strings(path, "tool.torchsolve.environments", ts_toml_get(t, "environments"),
                             ITEM_MARKER, &p->environments, &p->nenvironments, err);
-  const struct ts_toml_value *i = ts_toml_get(t, "index-url");
-  if (rc == TS_OK && i && i->type != TS_TOML_STRING)
-    rc = bad(err, path, "tool.torchsolve.index-url", "must be a string");
-  if (rc == TS_OK && i)
-    p->index_url = ts_xstrdup(i->str);
+  if (rc == TS_OK)
+    rc = string_of(path, t, "index-url", &p->index_url, err);
+  if (rc == TS_OK)
+    rc = string_of(path, t, "torch-index-url", &p->torch_index_url, err);
   if (rc == TS_OK)
     rc = strings(path, "tool.torchsolve.extra-index-url", ts_toml_get(t, "extra-index-url"),
-                 ITEM_URL, &p->extra_index_urls, &p->nextra_index_urls, err);
+                 ITEM_TEXT, &p->extra_index_urls, &p->nextra_index_urls, err);
   return rc;
 }
 
@@ -215,8 +251,12 @@ void ts_project_clear(struct ts_project *p) {
     free(p->environments[i]);
   free(p->environments);
   free(p->index_url);
+  free(p->torch_index_url);
   for (size_t i = 0; i < p->nextra_index_urls; i++)
     free(p->extra_index_urls[i]);
   free(p->extra_index_urls);
+  for (size_t i = 0; i < p->nprofiles; i++)
+    free(p->profiles[i]);
+  free(p->profiles);
   memset(p, 0, sizeof *p);
 }

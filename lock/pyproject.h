@@ -3,8 +3,12 @@
  * PEP 621 `[project]` dependencies, optional-dependencies (extras) and
  * requires-python, PEP 735 `[dependency-groups]` (`{include-group = "x"}`
  * expanded, cycles refused), and torchsolve's own `[tool.torchsolve]`:
- * `environments` (markers, as --environment), `index-url` and
- * `extra-index-url` (as -i and --extra-index-url).
+ * `environments` (markers, as --environment), `index-url`,
+ * `extra-index-url` and `torch-index-url` (as -i, --extra-index-url and
+ * --torch-index-url), `profiles` (GPU
+ * profiles, as --profile; checked against rules.yaml by the caller).
+ * Any other key under [tool.torchsolve] is an error naming it: a misspelt
+ * key must not silently lock something else.
  *
  * Requirements are kept as the text written (each checked to be a PEP 508
  * requirement); extras and groups are sorted by name, so the result never
@@ -34,13 +38,17 @@ struct ts_project {
   char **environments;             /* [tool.torchsolve] environments */
   size_t nenvironments;
   char *index_url;                 /* [tool.torchsolve] index-url, or NULL */
+  char *torch_index_url;           /* [tool.torchsolve] torch-index-url, or NULL */
   char **extra_index_urls;         /* [tool.torchsolve] extra-index-url */
   size_t nextra_index_urls;
+  char **profiles;                 /* [tool.torchsolve] profiles, as written */
+  size_t nprofiles;
 };
 
 /* Reads and checks path.  TS_E_NOT_FOUND when it does not exist;
  * TS_E_PARSE for TOML errors and for a key of the wrong type, a
  * requirement that is no PEP 508 requirement, an unknown or cyclic
- * include-group (the detail names the key).  Clear *out in any case. */
+ * include-group, an unknown [tool.torchsolve] key, an empty `profiles`
+ * (the detail names the file and the key).  Clear *out in any case. */
 enum ts_code ts_project_read(const char *path, struct ts_project *out, struct ts_error *err);
 void ts_project_clear(struct ts_project *p);

@@ -12,17 +12,10 @@
 #include "pep/specifier.h"
 #include "pep/version.h"
 
-/* The extras a lock's markers are evaluated with (PEP 751: the ones the
- * user asked for; none by default). */
-struct extras {
-  const char *const *v;
-  size_t n;
-};
-
 static enum ts_code marker_holds(const char *text,
                                  const struct ts_marker_env *env,
-                                 const struct ts_pylock *lock, struct extras ex,
-                                 bool *holds, struct ts_error *err) {
+                                 const struct ts_lock_selection *sel, bool *holds,
+                                 struct ts_error *err) {
   struct ts_marker *m = NULL;
   struct ts_error why = {0}; /* not err: its detail is an argument below */
   enum ts_code rc = ts_marker_parse(text, strlen(text), &m, &why);
@@ -30,10 +23,10 @@ static enum ts_code marker_holds(const char *text,
     return ts_error_set(err, TS_E_PARSE, "marker '%s': %s", text, why.detail);
   struct ts_marker_eval_opts o = {
       .context = TS_MARKER_LOCK_FILE,
-      .extras = ex.v,
-      .nextras = ex.n,
-      .dependency_groups = (const char *const *)lock->default_groups,
-      .ngroups = lock->ndefault_groups,
+      .extras = (const char *const *)sel->extras,
+      .nextras = sel->nextras,
+      .dependency_groups = (const char *const *)sel->groups,
+      .ngroups = sel->ngroups,
   };
   rc = ts_marker_evaluate(m, env, &o, holds, &why);
   ts_marker_free(m);
@@ -142,18 +135,22 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
                                const struct ts_sync_installed *installed,
                                size_t ninstalled, struct ts_sync_plan *out,
                                struct ts_error *err) {
-  return ts_sync_plan_make_extras(lock, env, NULL, 0, tags, installed, ninstalled, out, err);
+  struct ts_lock_selection defaults;
+  enum ts_code rc = ts_lock_select(lock, NULL, NULL, &defaults, err);
+  if (rc == TS_OK)
+    rc = ts_sync_plan_make_selected(lock, env, &defaults, tags, installed, ninstalled, out, err);
+  ts_lock_selection_clear(&defaults);
+  return rc;
 }
 
-enum ts_code ts_sync_plan_make_extras(const struct ts_pylock *lock,
-                                      const struct ts_marker_env *env,
-                                      const char *const *extras, size_t nextras,
-                                      const struct ts_tagset *tags,
-                                      const struct ts_sync_installed *installed,
-                                      size_t ninstalled, struct ts_sync_plan *out,
-                                      struct ts_error *err) {
+enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
+                                        const struct ts_marker_env *env,
+                                        const struct ts_lock_selection *sel,
+                                        const struct ts_tagset *tags,
+                                        const struct ts_sync_installed *installed,
+                                        size_t ninstalled, struct ts_sync_plan *out,
+                                        struct ts_error *err) {
   memset(out, 0, sizeof *out);
-  struct extras ex = {extras, nextras};
   if (!python_ok(lock->requires_python, env->python_full_version))
     return ts_error_set(err, TS_E_PYTHON,
                         "the lock requires Python %s; the target is %s",
@@ -162,7 +159,7 @@ enum ts_code ts_sync_plan_make_extras(const struct ts_pylock *lock,
   if (lock->nenvironments) {
     bool any = false;
     for (size_t i = 0; i < lock->nenvironments && !any; i++) {
-      enum ts_code rc = marker_holds(lock->environments[i], env, lock, ex, &any, err);
+      enum ts_code rc = marker_holds(lock->environments[i], env, sel, &any, err);
       if (rc != TS_OK)
         return rc;
     }
@@ -176,7 +173,7 @@ enum ts_code ts_sync_plan_make_extras(const struct ts_pylock *lock,
   for (size_t i = 0; rc == TS_OK && i < lock->npackages; i++) {
     const struct ts_pylock_package *pkg = &lock->packages[i];
     bool holds = true;
-    if (pkg->marker && (rc = marker_holds(pkg->marker, env, lock, ex, &holds, err)) != TS_OK)
+    if (pkg->marker && (rc = marker_holds(pkg->marker, env, sel, &holds, err)) != TS_OK)
       break;
     if (!holds)
       continue;

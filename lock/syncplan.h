@@ -4,10 +4,10 @@
  *
  * The lock applies to the target when its `requires-python` holds and one
  * of its `environments` markers (if any) is true.  A package is selected
- * when its marker is true (PEP 751 lock-file context: `extras` those asked
- * for (none unless ts_sync_plan_make_extras),
- * `dependency_groups` = the lock's default-groups); two selected entries of
- * one name are an error.  Each selected package needs a wheel: the one
+ * when its marker is true (PEP 751 lock-file context: `extras` and
+ * `dependency_groups` those of a lock/selection.h selection; by default
+ * no extras and the lock's default-groups); two selected entries of one
+ * name are an error.  Each selected package needs a wheel: the one
  * whose tags the target ranks best (ties: file name order), with a sha256,
  * or else an sdist, VCS, directory or archive source (`source`: the
  * caller builds it).  Compared with the installed set by normalised name:
@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "lock/pylock.h"
+#include "lock/selection.h"
 #include "pep/requirement.h"
 #include "pep/tags.h"
 
@@ -69,15 +70,15 @@ enum ts_code ts_sync_plan_make(const struct ts_pylock *lock,
                                const struct ts_sync_installed *installed,
                                size_t ninstalled, struct ts_sync_plan *out,
                                struct ts_error *err);
-/* The same with the extras the user asked for (PEP 751: markers see them
- * as `extras`; a fleet lock's profile is one): ts_sync_plan_make is this
- * with none.  Each must be a normalised name. */
-enum ts_code ts_sync_plan_make_extras(const struct ts_pylock *lock,
-                                      const struct ts_marker_env *env,
-                                      const char *const *extras, size_t nextras,
-                                      const struct ts_tagset *tags,
-                                      const struct ts_sync_installed *installed,
-                                      size_t ninstalled, struct ts_sync_plan *out,
-                                      struct ts_error *err);
+/* The same with the extras and groups of a selection (lock/selection.h;
+ * a fleet lock's profile is one of its extras): ts_sync_plan_make is this
+ * with the lock's defaults. */
+enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
+                                        const struct ts_marker_env *env,
+                                        const struct ts_lock_selection *sel,
+                                        const struct ts_tagset *tags,
+                                        const struct ts_sync_installed *installed,
+                                        size_t ninstalled, struct ts_sync_plan *out,
+                                        struct ts_error *err);
 void ts_sync_plan_clear(struct ts_sync_plan *p);
 

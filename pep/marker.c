@@ -832,28 +832,6 @@ enum ts_code ts_marker_evaluate(const struct ts_marker *m,
   return rc;
 }
 
-static void names_used(const struct mnode *n, bool *extras, bool *others) {
-  if (n->is_list) {
-    for (size_t i = 0; i < n->n; i++)
-      names_used(n->items[i], extras, others);
-    return;
-  }
-  const struct mterm *t[2] = {&n->lhs, &n->rhs};
-  for (int k = 0; k < 2; k++)
-    if (t[k]->is_var) {
-      if (t[k]->var == V_EXTRAS)
-        *extras = true;
-      else
-        *others = true;
-    }
-}
-
-void ts_marker_names_used(const struct ts_marker *m, bool *extras, bool *others) {
-  *extras = *others = false;
-  if (m && m->root)
-    names_used(m->root, extras, others);
-}
-
 bool ts_marker_eval(const struct ts_marker *m, const struct ts_marker_env *env,
                     const char *extra) {
   struct ts_marker_eval_opts o = {TS_MARKER_METADATA, extra, NULL, 0, NULL, 0};
@@ -892,4 +870,119 @@ size_t ts_marker_literals(const struct ts_marker *m, const char *variable, const
     if (var_names[i] && strcmp(var_names[i], variable) == 0 && m && m->root)
       collect_literals(m->root, (enum mvar)i, out, cap, &count);
   return count;
+}
+
+/* ---- deciding the lock-file sets ------------------------------------------ */
+
+/* A node with the set comparisons decided: known (value) or a rest to
+ * evaluate later, as text; top_or when that text is an `or` at its top. */
+struct partial {
+  bool known, value, top_or;
+  struct ts_buf rest;
+};
+
+static enum ts_code decide_node(const struct evalctx *c, const struct mnode *n,
+                                struct partial *out);
+
+/* Joins b's rest to a's with `or` or `and`, parenthesising an `or` that
+ * comes to be inside an `and` (a's too, once it gets a second part). */
+static enum ts_code join_rest(struct partial *a, const struct partial *b, bool or) {
+  enum ts_code rc = TS_OK;
+  if (!or && a->rest.len && a->top_or) {
+    struct ts_buf wrapped;
+    ts_buf_init(&wrapped, 0);
+    if (ts_buf_printf(&wrapped, "(%.*s)", (int)a->rest.len, a->rest.data) != TS_OK)
+      abort();
+    ts_buf_clear(&a->rest);
+    a->rest = wrapped;
+    a->top_or = false;
+  }
+  bool wrap = !or && a->rest.len && b->top_or;
+  if (a->rest.len)
+    rc = ts_buf_append_str(&a->rest, or ? " or " : " and ");
+  else
+    a->top_or = b->top_or; /* b's text is a's whole */
+  if (rc == TS_OK && wrap)
+    rc = ts_buf_append_str(&a->rest, "(");
+  if (rc == TS_OK)
+    rc = ts_buf_append(&a->rest, b->rest.data, b->rest.len);
+  if (rc == TS_OK && wrap)
+    rc = ts_buf_append_str(&a->rest, ")");
+  return rc;
+}
+
+static enum ts_code decide_list(const struct evalctx *c, const struct mnode *n,
+                                struct partial *out) {
+  /* An OR of AND-groups, as eval_node reads it: a group with an item
+   * known false drops out, one whose items are all known true makes the
+   * whole true, the others keep their unknown items. */
+  struct partial group = {.known = true, .value = true};
+  ts_buf_init(&group.rest, 0);
+  size_t ngroups = 0;
+  bool any_true = false, last_group_or = false;
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < n->n && rc == TS_OK; i++) {
+    bool dead = group.known && !group.value;
+    struct partial item;
+    rc = decide_node(c, n->items[i], &item);
+    if (rc == TS_OK && !dead && item.known && !item.value) {
+      group.value = false; /* the group is false whatever the rest */
+      group.known = true;
+    } else if (rc == TS_OK && !dead && !item.known) {
+      rc = join_rest(&group, &item, false);
+      group.known = false;
+    }
+    ts_buf_clear(&item.rest);
+    if (rc != TS_OK || (i + 1 < n->n && !n->ors[i]))
+      continue;
+    if (group.known && group.value) {
+      any_true = true;
+    } else if (!group.known) {
+      last_group_or = group.top_or;
+      rc = join_rest(out, &group, true);
+      ngroups++;
+    }
+    group.known = group.value = true;
+    group.top_or = false;
+    group.rest.len = 0;
+  }
+  ts_buf_clear(&group.rest);
+  out->known = any_true || ngroups == 0;
+  out->value = any_true;
+  out->top_or = !out->known && (ngroups > 1 || last_group_or);
+  if (out->known)
+    out->rest.len = 0;
+  return rc;
+}
+
+static enum ts_code decide_node(const struct evalctx *c, const struct mnode *n,
+                                struct partial *out) {
+  memset(out, 0, sizeof *out);
+  ts_buf_init(&out->rest, 0);
+  if (n->is_list)
+    return decide_list(c, n, out);
+  bool set = (n->lhs.is_var && is_set_var(n->lhs.var)) || (n->rhs.is_var && is_set_var(n->rhs.var));
+  if (set) {
+    out->known = true;
+    return eval_compare(c, n, &out->value);
+  }
+  return format_node(&out->rest, n, true);
+}
+
+enum ts_code ts_marker_decide_sets(const struct ts_marker *m,
+                                   const struct ts_marker_eval_opts *opts, bool *holds,
+                                   char **rest, struct ts_error *err) {
+  struct ts_marker_eval_opts o = *opts;
+  o.context = TS_MARKER_LOCK_FILE;
+  struct evalctx c = {NULL, &o, NULL, "", "", err};
+  struct partial p;
+  *holds = true;
+  *rest = NULL;
+  enum ts_code rc = decide_node(&c, m->root, &p);
+  if (rc == TS_OK && p.known)
+    *holds = p.value;
+  else if (rc == TS_OK)
+    *rest = ts_buf_take(&p.rest, NULL);
+  ts_buf_clear(&p.rest);
+  return rc;
 }

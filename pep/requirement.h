@@ -34,9 +34,6 @@ struct ts_marker; /* opaque parsed marker expression */
 enum ts_code ts_marker_parse(const char *s, size_t len, struct ts_marker **out,
                              struct ts_error *err);
 void ts_marker_free(struct ts_marker *m);
-/* Which names m compares: *extras when it uses PEP 751's `extras`,
- * *others when it uses any other name (`extra` included). */
-void ts_marker_names_used(const struct ts_marker *m, bool *extras, bool *others);
 struct ts_marker *ts_marker_dup(const struct ts_marker *m);
 /* Canonical text as packaging's str(Marker) ('python_version >= "3.8"'). */
 const char *ts_marker_str(const struct ts_marker *m);
@@ -134,3 +131,16 @@ enum ts_code ts_marker_evaluate(const struct ts_marker *m,
                                 const struct ts_marker_env *env,
                                 const struct ts_marker_eval_opts *opts,
                                 bool *result, struct ts_error *err);
+
+/* m with every comparison on PEP 751's `extras` and `dependency_groups`
+ * decided for the sets of opts (lock-file context: NULL is the empty set)
+ * and the rest left for the environment: *holds false when m holds in no
+ * environment; else true with *rest the marker still to evaluate
+ * (malloc'd, it parses back), or NULL when m holds in every one.  For
+ * `export`: a requirements file has no extras or groups to evaluate.
+ *   "sys_platform == 'linux' and 'x' in extras", extras {x}
+ *       -> sys_platform == "linux"
+ * Errors as ts_marker_evaluate for a set comparison packaging rejects. */
+enum ts_code ts_marker_decide_sets(const struct ts_marker *m,
+                                   const struct ts_marker_eval_opts *opts, bool *holds,
+                                   char **rest, struct ts_error *err);

@@ -264,6 +264,9 @@ struct ts_plan_sync_options {
    * plan/profiles.h); NULL: the best one this host runs (the default one
    * without a host).  A lock without profiles refuses a name. */
   const char *profile;
+  /* The extras and dependency groups asked for (lock/selection.h; NULL:
+   * none, the lock's default groups); checked before anything changes. */
+  const struct ts_lock_request *request;
   bool dry_run;                 /* skips the PEP 668 refusal and the lock too */
   bool break_system_packages;
   /* The environment's lock is held from reading the installed set to the

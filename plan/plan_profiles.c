@@ -41,32 +41,32 @@ static enum ts_code parse_fact(const char *text, const char *kv,
   const char *eq = strchr(kv, '=');
   if (!eq)
     return ts_error_set(err, TS_E_INVALID,
-                        "--profile '%s': '%s' is not KEY=VALUE (cc=8.9 or gfx=gfx942)", text,
+                        "profile '%s': '%s' is not KEY=VALUE (cc=8.9 or gfx=gfx942)", text,
                         kv);
   size_t klen = (size_t)(eq - kv);
   const char *v = eq + 1;
   if (klen == 2 && strncmp(kv, "cc", 2) == 0) {
     if (b->kind != TS_BACKEND_CUDA)
-      return ts_error_set(err, TS_E_INVALID, "--profile '%s': cc= is for CUDA profiles", text);
+      return ts_error_set(err, TS_E_INVALID, "profile '%s': cc= is for CUDA profiles", text);
     if (!list_of(v, "0123456789.,") || out->cc)
       return ts_error_set(err, TS_E_INVALID,
-                          "--profile '%s': cc= takes compute capabilities once, "
+                          "profile '%s': cc= takes compute capabilities once, "
                           "e.g. cc=6.1,8.9", text);
     out->cc = ts_xstrdup(v);
     return TS_OK;
   }
   if (klen == 3 && strncmp(kv, "gfx", 3) == 0) {
     if (b->kind != TS_BACKEND_ROCM)
-      return ts_error_set(err, TS_E_INVALID, "--profile '%s': gfx= is for ROCm profiles",
+      return ts_error_set(err, TS_E_INVALID, "profile '%s': gfx= is for ROCm profiles",
                           text);
     if (!list_of(v, "abcdefgx0123456789,") || strncmp(v, "gfx", 3) != 0 || out->gfx)
       return ts_error_set(err, TS_E_INVALID,
-                          "--profile '%s': gfx= takes AMD targets once, e.g. gfx=gfx942,gfx90a",
+                          "profile '%s': gfx= takes AMD targets once, e.g. gfx=gfx942,gfx90a",
                           text);
     out->gfx = ts_xstrdup(v);
     return TS_OK;
   }
-  return ts_error_set(err, TS_E_INVALID, "--profile '%s': unknown fact '%.*s' (cc or gfx)",
+  return ts_error_set(err, TS_E_INVALID, "profile '%s': unknown fact '%.*s' (cc or gfx)",
                       text, (int)klen, kv);
 }
 
@@ -79,7 +79,7 @@ enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
   if (!b) {
     char *ids = rules ? backend_ids(rules) : ts_xstrdup("none");
     enum ts_code rc = ts_error_set(err, TS_E_INVALID,
-                                   "--profile '%s': '%s' is no backend of rules.yaml (%s)",
+                                   "profile '%s': '%s' is no backend of rules.yaml (%s)",
                                    text, name, ids);
     free(ids);
     free(name);
@@ -284,7 +284,7 @@ enum ts_code ts_profiles_check_distinct(const struct ts_profile *profiles, size_
     for (size_t k = 0; k < i; k++)
       if (strcmp(profiles[i].extra, profiles[k].extra) == 0)
         return ts_error_set(err, TS_E_INVALID,
-                            "--profile %s given twice: a lock has one entry set per "
+                            "profile %s given twice: a lock has one entry set per "
                             "backend", profiles[i].backend);
   return TS_OK;
 }
@@ -349,10 +349,14 @@ const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
 static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constraint_set *set,
                           const struct ts_marker_env *env, const struct ts_tagset *tags,
                           struct ts_profile_verdict *v, struct ts_error *err) {
-  struct ts_sync_plan plan;
+  struct ts_sync_plan plan = {0};
   struct ts_error why = {0};
-  const char *extras[1] = {v->profile->name};
-  if (ts_sync_plan_make_extras(lock, env, extras, 1, tags, NULL, 0, &plan, &why) != TS_OK) {
+  struct ts_lock_selection sel; /* the lock's defaults and the profile */
+  enum ts_code made = ts_lock_select(lock, NULL, v->profile->name, &sel, &why);
+  if (made == TS_OK)
+    made = ts_sync_plan_make_selected(lock, env, &sel, tags, NULL, 0, &plan, &why);
+  ts_lock_selection_clear(&sel);
+  if (made != TS_OK) {
     ts_sync_plan_clear(&plan);
     v->why = ts_xstrdup(why.detail);
     return TS_OK;
@@ -428,68 +432,4 @@ void ts_profile_choice_clear(struct ts_profile_choice *c) {
   }
   free(c->v);
   memset(c, 0, sizeof *c);
-}
-
-/* ---- export --profile ------------------------------------------------- */
-
-/* Whether p's marker, when it depends on `extras`, holds (*decided set). */
-static enum ts_code decide(const struct ts_pylock_package *p,
-                           const struct ts_marker_eval_opts *eo, bool *decided, bool *holds,
-                           struct ts_error *err) {
-  *decided = false;
-  *holds = true;
-  if (!p->marker)
-    return TS_OK;
-  struct ts_marker *m = NULL;
-  struct ts_error why = {0};
-  bool extras = false, others = false;
-  enum ts_code rc = ts_marker_parse(p->marker, strlen(p->marker), &m, &why);
-  if (rc == TS_OK)
-    ts_marker_names_used(m, &extras, &others);
-  if (rc == TS_OK && extras && !others) {
-    struct ts_marker_env none = {0}; /* only `extras` is read */
-    rc = ts_marker_evaluate(m, &none, eo, holds, &why);
-    *decided = rc == TS_OK;
-  }
-  ts_marker_free(m);
-  if (rc != TS_OK)
-    return ts_error_set(err, TS_E_PARSE, "%s: marker '%s': %s", p->name, p->marker, why.detail);
-  if (extras && others)
-    return ts_error_set(err, TS_E_UNSUPPORTED,
-                        "%s: its marker '%s' depends on the environment as well as on the "
-                        "extras; a requirements file cannot say that",
-                        p->name, p->marker);
-  return TS_OK;
-}
-
-enum ts_code ts_profile_decide_extras(struct ts_pylock *lock, const char *const *extras,
-                                      size_t nextras, struct ts_error *err) {
-  struct ts_marker_eval_opts eo = {.context = TS_MARKER_LOCK_FILE,
-                                   .extras = extras, .nextras = nextras};
-  struct ts_pylock *sel = ts_pylock_new();
-  if (!sel)
-    abort();
-  enum ts_code rc = TS_OK;
-  for (size_t i = 0; i < lock->npackages && rc == TS_OK; i++) {
-    bool decided, holds;
-    if ((rc = decide(&lock->packages[i], &eo, &decided, &holds, err)) != TS_OK || !holds)
-      continue;
-    struct ts_pylock_package *c = ts_pylock_copy_package(sel, &lock->packages[i]);
-    if (!c)
-      rc = ts_error_set(err, TS_E_NOMEM, "%s: cannot copy the entry", lock->packages[i].name);
-    else if (decided) {
-      free(c->marker);
-      c->marker = NULL;
-    }
-  }
-  if (rc == TS_OK) { /* the selection's packages in, the old ones out with sel */
-    struct ts_pylock_package *pk = lock->packages;
-    size_t n = lock->npackages;
-    lock->packages = sel->packages;
-    lock->npackages = sel->npackages;
-    sel->packages = pk;
-    sel->npackages = n;
-  }
-  ts_pylock_free(sel);
-  return rc;
 }

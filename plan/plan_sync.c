@@ -83,7 +83,13 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
   struct ts_plan_sync *s = ts_xcalloc(1, sizeof *s);
   s->env_lock_fd = -1;
   *out = s;
-  enum ts_code rc = ts_plan_make_target(o->python, NULL, o->probe_cache_dir, &s->target, err);
+  /* the extras and groups asked for are checked before anything else */
+  struct ts_lock_selection asked;
+  enum ts_code rc = ts_lock_select(o->lock, o->request, NULL, &asked, err);
+  ts_lock_selection_clear(&asked);
+  if (rc != TS_OK)
+    return rc;
+  rc = ts_plan_make_target(o->python, NULL, o->probe_cache_dir, &s->target, err);
   if (rc != TS_OK)
     return rc;
   const struct ts_target_paths *tp = &s->target->paths;
@@ -106,16 +112,19 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
   rc = ts_site_read(dirs, 2, &site, err);
   if (rc == TS_OK)
     rc = pick_profile(o, s, err);
-  const char *extras[1] = {s->profile ? s->profile->name : NULL};
+  struct ts_lock_selection sel = {0};
+  if (rc == TS_OK)
+    rc = ts_lock_select(o->lock, o->request, s->profile ? s->profile->name : NULL, &sel, err);
   if (rc == TS_OK) {
     struct ts_sync_installed *si = ts_xcalloc(site.n, sizeof *si);
     for (size_t i = 0; i < site.n; i++)
       si[i] = (struct ts_sync_installed){site.dists[i].name,
                                          site.dists[i].version ? site.dists[i].version : ""};
-    rc = ts_sync_plan_make_extras(o->lock, &s->target->markers, extras, s->profile ? 1 : 0,
-                                  s->target->tags, si, site.n, &s->plan, err);
+    rc = ts_sync_plan_make_selected(o->lock, &s->target->markers, &sel, s->target->tags, si,
+                                    site.n, &s->plan, err);
     free(si);
   }
+  ts_lock_selection_clear(&sel);
   /* exact means the same bytes too: a kept distribution that another
    * installer wrote, from another wheel, without REQUESTED, or whose files
    * no longer match its RECORD is installed again */

@@ -136,12 +136,3 @@ void ts_profile_choice_clear(struct ts_profile_choice *c);
  * finds rocm6-4); NULL when none is. */
 const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
                                                 const char *name);
-
-/* The part of a lock one extras choice selects, decided in place (export
- * --profile: a requirements file has no extras to evaluate): an entry
- * whose marker depends only on `extras` is kept without its marker when
- * it holds and removed when not; other markers stay as they are.
- * TS_E_UNSUPPORTED when a marker depends on both `extras` and the
- * environment (it cannot be written for pip). */
-enum ts_code ts_profile_decide_extras(struct ts_pylock *lock, const char *const *extras,
-                                      size_t nextras, struct ts_error *err);

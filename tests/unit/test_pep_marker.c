@@ -181,23 +181,55 @@ Test(marker, hostile) {
   cr_expect(strstr(err.detail, "position 18") != NULL, "%s", err.detail);
 }
 
-Test(marker, names_used_tells_extras_from_the_environment) {
+Test(marker, decide_sets_leaves_the_environment_part) {
+  static const char *const extras[] = {"x"}, *const groups[] = {"test"};
+  struct ts_marker_eval_opts o = {.extras = extras, .nextras = 1,
+                                  .dependency_groups = groups, .ngroups = 1};
   static const struct {
     const char *m;
-    bool extras, others;
+    bool holds;
+    const char *rest; /* NULL: holds everywhere (or nowhere) */
   } cases[] = {
-      {"'cu126' in extras and 'rocm6-4' not in extras", true, false},
-      {"('a' in extras) or ('b' in extras)", true, false},
-      {"sys_platform == 'linux'", false, true},
-      {"extra == 'x'", false, true},
-      {"sys_platform == 'linux' and 'cu126' in extras", true, true},
+      {"'x' in extras", true, NULL},
+      {"'y' in extras", false, NULL},
+      {"'y' not in extras", true, NULL},
+      {"sys_platform == 'linux' and 'x' in extras", true, "sys_platform == \"linux\""},
+      {"sys_platform == 'linux' and 'y' in extras", false, NULL},
+      {"'y' in extras or sys_platform == 'win32'", true, "sys_platform == \"win32\""},
+      {"'x' in extras or sys_platform == 'win32'", true, NULL},
+      {"'test' in dependency_groups and python_version >= '3.9'", true,
+       "python_version >= \"3.9\""},
+      {"'lint' in dependency_groups", false, NULL},
+      {"sys_platform == 'linux' and 'x' in extras or os_name == 'nt' and 'y' in extras", true,
+       "sys_platform == \"linux\""},
+      {"(sys_platform == 'linux' or os_name == 'nt') and 'x' in extras", true,
+       "sys_platform == \"linux\" or os_name == \"nt\""},
+      {"(sys_platform == 'linux' or os_name == 'nt') and python_version < '3.13' and "
+       "'x' in extras", true,
+       "(sys_platform == \"linux\" or os_name == \"nt\") and python_version < \"3.13\""},
+      {"os_name == 'nt' and 'x' in extras or sys_platform == 'linux' and 'test' in "
+       "dependency_groups", true, "os_name == \"nt\" or sys_platform == \"linux\""},
+      {"((os_name == 'nt' or sys_platform == 'linux') and 'y' in extras) or "
+       "platform_machine == 'arm64'", true, "platform_machine == \"arm64\""},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     struct ts_marker *m = M(cases[i].m);
-    bool extras = !cases[i].extras, others = !cases[i].others;
-    ts_marker_names_used(m, &extras, &others);
-    cr_expect_eq(extras, cases[i].extras, "%s", cases[i].m);
-    cr_expect_eq(others, cases[i].others, "%s", cases[i].m);
+    struct ts_error err = {0};
+    bool holds = !cases[i].holds;
+    char *rest = (char *)"unset";
+    cr_assert_eq(ts_marker_decide_sets(m, &o, &holds, &rest, &err), TS_OK, "%s: %s",
+                 cases[i].m, err.detail);
+    cr_expect_eq(holds, cases[i].holds, "%s", cases[i].m);
+    if (cases[i].rest) {
+      cr_expect(rest && strcmp(rest, cases[i].rest) == 0, "%s: '%s'", cases[i].m,
+                rest ? rest : "(null)");
+      struct ts_marker *back = NULL;
+      cr_expect_eq(ts_marker_parse(rest, strlen(rest), &back, &err), TS_OK, "%s", rest);
+      ts_marker_free(back);
+    } else {
+      cr_expect_null(rest, "%s: '%s'", cases[i].m, rest);
+    }
+    free(rest);
     ts_marker_free(m);
   }
 }

@@ -177,34 +177,6 @@ Test(profiles, choose_the_best_profile_the_host_runs) {
   ts_rules_free(r);
 }
 
-static const char *names(const struct ts_pylock *l) {
-  static char buf[256];
-  size_t n = 0;
-  buf[0] = '\0';
-  for (size_t i = 0; i < l->npackages && n < sizeof buf; i++)
-    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", l->packages[i].version,
-                          l->packages[i].marker ? "(m) " : " ");
-  return buf;
-}
-
-Test(profiles, decide_extras_keeps_one_profile_without_its_markers) {
-  struct ts_pylock *l = fleet();
-  struct ts_error err = {0};
-  const char *cu126[] = {"cu126"};
-  cr_assert_eq(ts_profile_decide_extras(l, cu126, 1, &err), TS_OK, "%s", err.detail);
-  cr_assert_str_eq(names(l), "2.1.0 2.9.1+cu126 0.4.6(m) ");
-  ts_pylock_free(l);
-  l = fleet();
-  cr_assert_eq(ts_profile_decide_extras(l, NULL, 0, &err), TS_OK, "%s", err.detail);
-  cr_assert_str_eq(names(l), "2.1.0 2.9.1+cpu 0.4.6(m) ");
-  free(l->packages[2].marker);
-  l->packages[2].marker = strdup("sys_platform == 'win32' and 'cu126' in extras");
-  cr_assert_eq(ts_profile_decide_extras(l, cu126, 1, &err), TS_E_UNSUPPORTED);
-  cr_assert(strstr(err.detail, "colorama"), "%s", err.detail);
-  cr_assert_eq(l->npackages, 3, "nothing changed on failure");
-  ts_pylock_free(l);
-}
-
 /* One profile's lock made of the fleet's entries of these versions, the
  * extras markers dropped (as its own resolution would give them). */
 static struct ts_pylock *profile_lock(const struct ts_pylock *f, const char *const *versions,
