@@ -12,6 +12,7 @@
 #include "lock/toml.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
+#include "pep/specifier.h"
 
 static enum ts_code bad(struct ts_error *err, const char *path, const char *key,
                         const char *what) {
@@ -220,6 +221,12 @@ enum ts_code ts_project_read(const char *path, struct ts_project *out, struct ts
                  ITEM_REQUIREMENT, &out->requires, &out->nrequires, err);
   if (rc == TS_OK && rp && rp->type != TS_TOML_STRING)
     rc = bad(err, path, "project.requires-python", "must be a string");
+  struct ts_specset *rp_set = NULL;
+  struct ts_error why = {0};
+  if (rc == TS_OK && rp && ts_specset_parse(rp->str, rp->len, &rp_set, &why) != TS_OK)
+    rc = ts_error_set(err, TS_E_PARSE, "%s: project.requires-python '%s' is no version "
+                      "specifier: %s", path, rp->str, why.detail);
+  ts_specset_free(rp_set);
   if (rc == TS_OK && rp)
     out->requires_python = ts_xstrdup(rp->str);
   if (rc == TS_OK)

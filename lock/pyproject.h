@@ -47,7 +47,8 @@ struct ts_project {
 
 /* Reads and checks path.  TS_E_NOT_FOUND when it does not exist;
  * TS_E_PARSE for TOML errors and for a key of the wrong type, a
- * requirement that is no PEP 508 requirement, an unknown or cyclic
+ * requirement that is no PEP 508 requirement, a requires-python that is
+ * no PEP 440 specifier set, an unknown or cyclic
  * include-group, an unknown [tool.torchsolve] key, an empty `profiles`
  * (the detail names the file and the key).  Clear *out in any case. */
 enum ts_code ts_project_read(const char *path, struct ts_project *out, struct ts_error *err);

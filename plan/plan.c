@@ -1253,6 +1253,28 @@ static void pin_runtime_torch(struct priv *p, const char *version) {
   free(text);
 }
 
+/* The project's requires-python holds for the target's interpreter. */
+static enum ts_code project_python_ok(const char *spec, const struct ts_target *t,
+                                      struct ts_error *err) {
+  const char *have = t->markers.python_full_version;
+  struct ts_specset *set = NULL;
+  struct ts_version *v = NULL;
+  struct ts_error why = {0};
+  enum ts_code rc = ts_specset_parse(spec, strlen(spec), &set, &why);
+  if (rc != TS_OK)
+    rc = ts_error_set(err, TS_E_PARSE, "pyproject.toml: project.requires-python '%s': %s", spec,
+                      why.detail);
+  else if (have && ts_version_parse(have, strlen(have), &v, &why) == TS_OK &&
+           !ts_specset_contains(set, v, TS_PRE_INCLUDE))
+    rc = ts_error_set(err, TS_E_PYTHON,
+                      "the project requires Python %s (pyproject.toml); the target is %s: "
+                      "lock for another with --python or --python-version",
+                      spec, have);
+  ts_specset_free(set);
+  ts_version_free(v);
+  return rc;
+}
+
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
@@ -1263,6 +1285,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   *out = r;
   enum ts_code rc = ts_plan_make_target(o->python, o->spec, o->probe_cache_dir,
                                         &r->target, err);
+  if (rc == TS_OK && o->project_requires_python)
+    rc = project_python_ok(o->project_requires_python, r->target, err);
   if (rc != TS_OK)
     return rc;
   const struct ts_constraint_set *set = NULL;

@@ -62,6 +62,9 @@ struct ts_plan_options {
   const struct ts_rules *rules;
   const struct ts_constraint_set *facts_override;
   bool ignore_host;
+  /* A project's requires-python (pyproject.toml), or NULL: a target
+   * interpreter outside it is refused (TS_E_PYTHON) before resolving. */
+  const char *project_requires_python;
   /* Index configuration (copied; route is set by the plan). */
   const struct ts_index_options *index;
   /* Root requirements and -c constraints (is_constraint), as parsed by

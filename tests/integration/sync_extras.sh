@@ -6,7 +6,8 @@
 # profile sync picks (or --profile) added; the installed sets checked with
 # pip list and pip check; unknown names refused (exit 2) with the venv left
 # as it was; export with the same options; bad [tool.torchsolve] values
-# refused naming pyproject.toml and the key.
+# refused naming pyproject.toml and the key, a target Python outside the
+# project's requires-python refused.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
@@ -156,6 +157,14 @@ bad_tool 'profiles = ["cpu", "cu999"]' \
 bad_tool 'profiles = ["cpu", "cpu"]' "pyproject.toml: tool.torchsolve.profiles: profile cpu given twice" 2
 bad_tool 'profile = ["cpu"]' "pyproject.toml: tool.torchsolve: unknown key 'profile'"
 bad_tool 'torch-index-url = 3' "pyproject.toml: tool.torchsolve.torch-index-url must be a string"
+# requires-python: a valid specifier set, and the target must be inside it
+sed 's|^version = "0.1"|&\nrequires-python = ">=3.99"|' good.toml >pyproject.toml
+ts_fails 1 "the project requires Python >=3.99 (pyproject.toml); the target is 3\." \
+  lock --python "$work/venv" -o x.toml
+sed 's|^version = "0.1"|&\nrequires-python = "banana"|' good.toml >pyproject.toml
+ts_fails 1 "pyproject.toml: project.requires-python 'banana' is no version specifier" \
+  lock --python "$work/venv" -o x.toml
+[ ! -e x.toml ] || ts_fail "a refused lock was written"
 cp good.toml pyproject.toml
 ts_fails 2 "tool.torchsolve.profiles name each machine's GPU stack" lock --python "$work/venv" --cuda 12.6 -o x.toml
 echo "sync_extras: ok"
