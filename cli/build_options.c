@@ -15,7 +15,8 @@
 
 const char ts_build_cli_help[] =
     "Building from source (directories, sdists, git URLs):\n"
-    "  -C, --config-settings K=V  passed to the build backend (repeatable)\n"
+    "  -C, --config-settings K=V  passed to the build backend (repeatable; lock\n"
+    "                             records them, sync builds with the lock's)\n"
     "  --build-constraint FILE  constraints for the build environments (repeatable)\n"
     "  --no-build-isolation     build with the target's interpreter and packages\n"
     "                           instead of a fresh build environment\n"

@@ -379,6 +379,24 @@ static const char *backend_env(const struct ts_hook_env *he, const char *name) {
   return getenv(name);
 }
 
+/* KEY=VALUE's key against another's. */
+static int setting_key_cmp(const char *a, const char *b) {
+  size_t la = strcspn(a, "="), lb = strcspn(b, "=");
+  int c = strncmp(a, b, la < lb ? la : lb);
+  return c ? c : (la > lb) - (la < lb);
+}
+
+const char **ts_plan_config_settings_sorted(const char *const *cs, size_t n) {
+  const char **out = ts_xcalloc(n + 1, sizeof *out);
+  for (size_t i = 0; i < n; i++) { /* insertion: stable, and n is small */
+    size_t j = i;
+    for (; j > 0 && setting_key_cmp(out[j - 1], cs[i]) > 0; j--)
+      out[j] = out[j - 1];
+    out[j] = cs[i];
+  }
+  return out;
+}
+
 /* What decides what one source gives for one target, whatever its build
  * environment and variables: the source, the interpreter and platform,
  * the config settings. */
@@ -390,11 +408,7 @@ static void source_inputs(struct text *k, const struct ts_plan_build_options *o,
                 t->abi_flags ? t->abi_flags : "");
   put(k, "platform %s %d.%d %s\n", t->markers.sys_platform ? t->markers.sys_platform : "",
                 t->libc_major, t->libc_minor, t->tag_arch ? t->tag_arch : "");
-  char **cs = ts_xcalloc(o->nconfig_settings + 1, sizeof *cs);
-  for (size_t i = 0; i < o->nconfig_settings; i++)
-    cs[i] = (char *)o->config_settings[i];
-  /* only the set matters, not the order on the command line... */
-  qsort(cs, o->nconfig_settings, sizeof *cs, by_str);
+  const char **cs = ts_plan_config_settings_sorted(o->config_settings, o->nconfig_settings);
   for (size_t i = 0; i < o->nconfig_settings; i++)
     put(k, "config %s\n", cs[i]);
   free(cs);
@@ -992,10 +1006,18 @@ static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
   return rc;
 }
 
-enum goal { GOAL_WHEEL, GOAL_METADATA };
+enum goal { GOAL_WHEEL, GOAL_METADATA, GOAL_ENV };
 
 static bool same_str(const char *a, const char *b) {
   return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The build environment a cached wheel was built in (BUILD-ENV beside
+ * it), else `env`'s lines. */
+static char *cached_build_env(const char *entry, struct envset *env) {
+  char *text = NULL;
+  size_t len = 0;
+  return read_small(entry, "BUILD-ENV", &text, &len) ? text : envset_text(env);
 }
 
 /* The interpreter that builds for a target without one (--python-version):
@@ -1038,7 +1060,9 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
 /* One build: from the cache, or the backend run in its environment, with
  * the target's interpreter (a target without one: builder_for's).
  * GOAL_METADATA stops at prepare_metadata_for_build_wheel (building the
- * wheel only when the backend lacks that hook) and sets *meta. */
+ * wheel only when the backend lacks that hook) and sets *meta; GOAL_ENV
+ * stops once the build environment is complete (get_requires_for_build_wheel
+ * answered) and sets out->build_env. */
 static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_target *target,
                         struct ts_index *idx, const struct ts_plan_source *src, enum goal goal,
                         struct ts_plan_built *out, char **meta, size_t *meta_len,
@@ -1062,6 +1086,8 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
   memset(out, 0, sizeof *out);
   out->kind = src->kind;
   out->source_size = -1;
+  if (goal == GOAL_ENV && !isolated(o, src))
+    return TS_OK; /* built in the target: no environment of its own */
   if (src->editable && src->kind != TS_PLAN_SOURCE_DIR)
     return ts_error_set(err, TS_E_INVALID,
                         "-e '%s': editable installs need a local project directory",
@@ -1108,7 +1134,8 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
   bool cacheable = o->cache_root && !src->editable && isolated(o, src);
   const char *what = src->label ? src->label : src->location;
   char *label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", what)
-                                      : ts_xstrdup(what);
+                 : goal == GOAL_ENV    ? ts_xasprintf("build environment of %s", what)
+                                       : ts_xstrdup(what);
   double t0 = now_ms();
   bool began = false, done = false;
 
@@ -1188,12 +1215,12 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     if (hit) {
       out->wheel = hit;
       out->cached = done = true;
-      out->build_env = envset_text(&env);
+      out->build_env = cached_build_env(entry, &env);
       if (goal == GOAL_METADATA)
         rc = wheel_metadata(idx, hit, meta, meta_len, err);
     }
   }
-  if (rc == TS_OK && !done)
+  if (rc == TS_OK && !done && goal != GOAL_ENV)
     rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
   if (rc == TS_OK && !done) {
     he.python = env_python ? env_python : target->python;
@@ -1216,6 +1243,10 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
       rc = fill_env(o, envdir, all, nreqs + hr.nrequires, what, tm.version != NULL, NULL,
                     &env, err);
       free(all);
+    }
+    if (rc == TS_OK && goal == GOAL_ENV) {
+      out->build_env = envset_text(&env);
+      done = true;
     }
     if (rc == TS_OK && goal == GOAL_METADATA) {
       struct ts_hook_result pm = {0};
@@ -1284,6 +1315,9 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     out->torch = tm.version;
     tm.version = NULL;
   }
+  /* an isolated build with nothing to install still has its (empty) set */
+  if (rc == TS_OK && !out->build_env && isolated(o, src))
+    out->build_env = ts_xstrdup("");
   torch_match_clear(&tm);
   envset_clear(&env);
   free(reqs);
@@ -1321,6 +1355,25 @@ enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
   if (rc != TS_OK) {
     free(*data);
     *data = NULL;
+    *log = b.log;
+    b.log = NULL;
+  }
+  ts_plan_built_clear(&b);
+  return rc;
+}
+
+enum ts_code ts_plan_build_env(const struct ts_plan_build_options *o,
+                               const struct ts_target *target, struct ts_index *idx,
+                               const struct ts_plan_source *src, char **build_env, char **log,
+                               struct ts_error *err) {
+  struct ts_plan_built b;
+  *build_env = NULL;
+  *log = NULL;
+  enum ts_code rc = run(o, target, idx, src, GOAL_ENV, &b, NULL, NULL, err);
+  if (rc == TS_OK) {
+    *build_env = b.build_env;
+    b.build_env = NULL;
+  } else {
     *log = b.log;
     b.log = NULL;
   }

@@ -151,12 +151,18 @@ struct ts_plan_built {
   char *torch;            /* the torch build it was built against, or NULL */
   /* The build environment it was built in: "name==version sha256 url\n"
    * per package, sorted (kept beside a cached wheel, so a hit says the
-   * same); NULL without isolation. */
+   * same); "" when it needed nothing, NULL without isolation. */
   char *build_env;
   enum ts_plan_source_kind kind;
   long long source_size;  /* an sdist's size in bytes, -1 otherwise */
   char *workdir;          /* removed by ts_plan_built_clear */
 };
+
+/* -C settings in the order that decides a build (the cache key, a lock's
+ * config-settings): by key, the values of one key in the order given (a
+ * backend sees a repeated key's values as a list, in that order).  A
+ * malloc'd array of the n borrowed strings. */
+const char **ts_plan_config_settings_sorted(const char *const *cs, size_t n);
 
 /* Classifies a path or URL requirement: a directory, an sdist archive, a
  * git URL.  False for wheels and anything else. */
@@ -184,3 +190,15 @@ enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
                                     const struct ts_target *target, struct ts_index *idx,
                                     const struct ts_plan_source *src, char **data,
                                     size_t *len, char **log, struct ts_error *err);
+
+/* The build environment the wheel of `src` would be built in, in
+ * ts_plan_built.build_env's form (a lock's build fingerprint), without
+ * building it: the cached wheel's when there is one, else the isolated
+ * environment made and filled as for the build, get_requires_for_build_wheel
+ * answered in it, then the backend is not asked to build (no nvcc check
+ * either: nothing compiles).  *build_env (malloc'd) is "" for an empty
+ * environment, NULL when `src` builds without isolation.  TS_E_BUILD: *log names the full log. */
+enum ts_code ts_plan_build_env(const struct ts_plan_build_options *o,
+                               const struct ts_target *target, struct ts_index *idx,
+                               const struct ts_plan_source *src, char **build_env, char **log,
+                               struct ts_error *err);

@@ -1522,6 +1522,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   return set && !o->ignore_host ? check_custom_builds(r, set, err) : TS_OK;
 }
 
+const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
+  const struct priv *p = r->priv;
+  return p && p->builds ? &p->build : NULL;
+}
+
 void ts_plan_result_free(struct ts_plan_result *r) {
   if (!r)
     return;

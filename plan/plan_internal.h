@@ -114,6 +114,11 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
 
 /* ---- lock entries (plan_lock.c), shared by lock and lock --universal ---- */
 
+/* The options the resolution builds its sources with (its runtime torch
+ * included), for the lock's build fingerprints; NULL when it builds
+ * nothing (resolved without ts_plan_options.build). */
+const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
+
 /* Appends to *names (malloc'd strings, *n long; a realloc'd array) the
  * locked projects that the item's metadata requires under env (with the
  * extras it was resolved with), each once.  Unreadable metadata adds

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/buf.h"
 #include "core/filehash.h"
@@ -172,12 +173,19 @@ static char *last_component(const char *loc) {
   return ts_xstrndup(loc + start, end - start);
 }
 
-/* [packages.tool.torchsolve] build-env: the build environment the wheel
- * was built in, {name, version, sha256, url} per package, sorted by name
- * (the fingerprint sync rebuilds exactly: build.h's locked_env). */
-static void add_build_fingerprint(struct ts_pylock_package *p, const char *build_env) {
+/* [packages.tool.torchsolve] of a package built from source:
+ * build-env, the build environment its wheel is built in, {name,
+ * version, sha256, url} per package, sorted by name (the fingerprint sync
+ * rebuilds exactly: build.h's locked_env; none without isolation), and
+ * config-settings, the -C KEY=VALUE settings its backend gets, sorted
+ * (none without). */
+static void add_build_fingerprint(struct ts_pylock_package *p, const char *build_env,
+                                  const struct ts_plan_build_options *bo) {
   static const char *const keys[] = {"name", "version", "sha256", "url"};
-  struct ts_toml_value *arr = ts_toml_new_array();
+  struct ts_toml_value *ours = ts_toml_new_table();
+  if (!ours)
+    abort();
+  struct ts_toml_value *arr = build_env ? ts_toml_new_array() : NULL;
   for (const char *l = build_env; arr && *l;) {
     size_t len = strcspn(l, "\n");
     /* "name==version sha256 url": four fields */
@@ -201,12 +209,28 @@ static void add_build_fingerprint(struct ts_pylock_package *p, const char *build
     free(line);
     l += len + (l[len] == '\n');
   }
-  struct ts_toml_value *ours = ts_toml_new_table(), *tool = ts_toml_new_table();
-  if (!arr || !ours || !tool || ts_toml_table_set(ours, "build-env", arr) != TS_OK ||
-      ts_toml_table_set(tool, "torchsolve", ours) != TS_OK)
+  if (build_env && (!arr || ts_toml_table_set(ours, "build-env", arr) != TS_OK))
     abort();
+  size_t ncs = bo ? bo->nconfig_settings : 0;
+  if (ncs) {
+    const char **cs = ts_plan_config_settings_sorted(bo->config_settings, ncs);
+    struct ts_toml_value *settings = ts_toml_new_array();
+    for (size_t i = 0; settings && i < ncs; i++)
+      if (ts_toml_array_push(settings, ts_toml_new_string(cs[i], strlen(cs[i]))) != TS_OK)
+        abort();
+    free(cs);
+    if (!settings || ts_toml_table_set(ours, "config-settings", settings) != TS_OK)
+      abort();
+  }
   ts_toml_free(p->tool);
-  p->tool = tool;
+  p->tool = NULL;
+  if (!ours->nkvs) {
+    ts_toml_free(ours);
+    return;
+  }
+  p->tool = ts_toml_new_table();
+  if (!p->tool || ts_toml_table_set(p->tool, "torchsolve", ours) != TS_OK)
+    abort();
 }
 
 /* A package built from source, as PEP 751 records its source: an sdist
@@ -214,7 +238,8 @@ static void add_build_fingerprint(struct ts_pylock_package *p, const char *build
  * like an sdist), a directory or a git checkout (no version: the tree
  * says it), plus its build fingerprint. */
 static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item *pi,
-                              const char *output, struct ts_error *err) {
+                              const struct ts_plan_build_options *bo, const char *output,
+                              struct ts_error *err) {
   const struct ts_plan_built *b = pi->built;
   const struct ts_resolved *r = pi->r;
   const char *loc = pi->direct_url;
@@ -265,8 +290,42 @@ static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item 
     free(path);
     free(fname);
   }
-  if (rc == TS_OK && b->build_env)
-    add_build_fingerprint(p, b->build_env);
+  if (rc == TS_OK)
+    add_build_fingerprint(p, b->build_env, bo);
+  return rc;
+}
+
+/* An sdist from an index: [packages.sdist] (ts_plan_lock_file) and the
+ * build fingerprint of the wheel it would build, the sdist fetched into
+ * the wheel cache (where a sync --offline finds it) to make that
+ * environment.  bo: the resolution's build options. */
+static enum ts_code add_index_sdist(struct ts_plan_result *res, const struct ts_plan_item *pi,
+                                    const struct ts_plan_build_options *bo, const char *output,
+                                    struct ts_pylock_package *p, struct ts_error *err) {
+  const struct ts_resolved *r = pi->r;
+  enum ts_code rc = ts_plan_lock_file(res, pi, r->file, output, p, err);
+  char *path = NULL, *env = NULL, *log = NULL;
+  if (rc == TS_OK)
+    rc = ts_index_fetch_wheel(res->idx, r->file, &path, err);
+  struct stat st;
+  if (rc == TS_OK && p->sdist->size < 0 && stat(path, &st) == 0)
+    p->sdist->size = (long long)st.st_size; /* the index did not say */
+  if (rc == TS_OK) {
+    char *label = ts_xasprintf("%s %s", r->name, r->version);
+    struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_ARCHIVE, .location = path,
+                                 .sha256 = ts_pylock_file_sha256(p->sdist), .name = r->name,
+                                 .label = label};
+    rc = ts_plan_build_env(bo, res->target, res->idx, &src, &env, &log, err);
+    free(label);
+  }
+  if (rc == TS_OK)
+    add_build_fingerprint(p, env, bo);
+  if (log) {
+    free(res->build_log);
+    res->build_log = log;
+  }
+  free(env);
+  free(path);
   return rc;
 }
 
@@ -336,12 +395,13 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
   lock->nenvironments = 1;
   lock->requires_python = ts_xasprintf("==%d.%d.*", t->python_major, t->python_minor);
   enum ts_code rc = TS_OK;
+  const struct ts_plan_build_options *bo = ts_plan_result_build(res);
   for (size_t i = 0; i < res->res->nitems && rc == TS_OK; i++) {
     const struct ts_resolved *r = &res->res->items[i];
     const struct ts_plan_item *pi = &res->items[i];
     const struct ts_index_file *f = r->file;
     if (pi->built) {
-      rc = add_built(lock, pi, output, err);
+      rc = add_built(lock, pi, bo, output, err);
       struct ts_pylock_package *p = rc == TS_OK ? &lock->packages[lock->npackages - 1] : NULL;
       if (p) {
         char **deps = NULL;
@@ -356,10 +416,11 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
                         r->name, r->version);
       break;
     }
-    if (!ends_with(f->filename, ".whl")) {
+    bool sdist = !ends_with(f->filename, ".whl");
+    if (sdist && !bo) {
       rc = ts_error_set(err, TS_E_UNSUPPORTED,
-                        "%s %s: only an sdist (%s) fits the target; a lock needs wheels",
-                        r->name, r->version, f->filename);
+                        "%s %s: only an sdist (%s) fits the target, and this lock builds "
+                        "nothing to fingerprint it", r->name, r->version, f->filename);
       break;
     }
     struct ts_pylock_package *p = ts_pylock_add_package(lock, r->name, r->version);
@@ -370,7 +431,8 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
     ts_plan_item_dependencies(pi, res->res, &t->markers, &deps, &ndeps);
     ts_plan_lock_dependencies(p, deps, ndeps);
     ts_plan_lock_index(p, pi);
-    rc = ts_plan_lock_file(res, pi, f, output, p, err);
+    rc = sdist ? add_index_sdist(res, pi, bo, output, p, err)
+               : ts_plan_lock_file(res, pi, f, output, p, err);
   }
   if (rc != TS_OK) {
     ts_pylock_free(lock);

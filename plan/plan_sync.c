@@ -78,6 +78,81 @@ static enum ts_code pick_profile(const struct ts_plan_sync_options *o, struct ts
   return TS_OK;
 }
 
+/* ---- the -C settings of locked builds ----------------------------------- */
+
+/* The config settings a lock gives a package's build: when it has a
+ * [packages.tool.torchsolve] table (torchsolve locked it), its
+ * config-settings (none when absent: it was built with none), in
+ * ts_plan_config_settings_sorted's order.  Returns false (*out NULL,
+ * *n = 0) for a lock another tool wrote, which says nothing about them.
+ * *out (malloc'd) points into the lock. */
+static bool locked_config_settings(const struct ts_pylock_package *pkg, const char ***out,
+                                   size_t *n) {
+  const struct ts_toml_value *ours = ts_toml_get(pkg->tool, "torchsolve");
+  const struct ts_toml_value *cs = ts_toml_get(ours, "config-settings");
+  *out = NULL;
+  *n = 0;
+  if (!ours)
+    return false;
+  size_t have = cs && cs->type == TS_TOML_ARRAY ? cs->nitems : 0;
+  const char **text = ts_xcalloc(have + 1, sizeof *text);
+  for (size_t i = 0; i < have; i++)
+    if (cs->items[i]->type == TS_TOML_STRING)
+      text[(*n)++] = cs->items[i]->str;
+  *out = ts_plan_config_settings_sorted(text, *n);
+  free(text);
+  return true;
+}
+
+/* "a=1 b=2", or "none". */
+static char *settings_text(const char *const *cs, size_t n) {
+  struct ts_buf b;
+  ts_buf_init(&b, 1u << 20);
+  for (size_t i = 0; i < n; i++)
+    if (ts_buf_printf(&b, "%s%s", i ? " " : "", cs[i]) != TS_OK)
+      break;
+  char *text = b.len ? ts_buf_take(&b, NULL) : ts_xstrdup("none");
+  ts_buf_clear(&b);
+  return text;
+}
+
+/* The lock's config settings are its builds' (a sync of the lock builds
+ * the wheels the lock was made with, and finds them in the build cache):
+ * -C on the sync command line must repeat them exactly, for every locked
+ * build torchsolve recorded; a lock another tool wrote takes -C as given. */
+static enum ts_code check_config_settings(const struct ts_plan_sync_options *o,
+                                          const struct ts_sync_plan *plan,
+                                          struct ts_error *err) {
+  size_t ngiven = o->build ? o->build->nconfig_settings : 0;
+  if (!ngiven)
+    return TS_OK;
+  const char **given = ts_plan_config_settings_sorted(o->build->config_settings, ngiven);
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < plan->n && rc == TS_OK; i++) {
+    const struct ts_sync_item *it = &plan->items[i];
+    const char **locked = NULL;
+    size_t nlocked = 0;
+    if (it->source && it->action != TS_SYNC_REMOVE &&
+        locked_config_settings(it->pkg, &locked, &nlocked)) {
+      bool same = nlocked == ngiven;
+      for (size_t k = 0; same && k < ngiven; k++)
+        same = strcmp(locked[k], given[k]) == 0;
+      if (!same) {
+        char *want = settings_text(locked, nlocked), *got = settings_text(given, ngiven);
+        rc = ts_error_set(err, TS_E_INVALID,
+                          "%s was locked with config settings %s, not -C %s: sync builds "
+                          "what the lock says; drop -C, or lock again with the new settings",
+                          it->name, want, got);
+        free(want);
+        free(got);
+      }
+    }
+    free(locked);
+  }
+  free(given);
+  return rc;
+}
+
 enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
                                   struct ts_plan_sync **out, struct ts_error *err) {
   struct ts_plan_sync *s = ts_xcalloc(1, sizeof *s);
@@ -139,6 +214,8 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
     }
   }
   ts_site_clear(&site);
+  if (rc == TS_OK)
+    rc = check_config_settings(o, &s->plan, err);
   if (rc == TS_OK && o->rules && o->host)
     rc = host_gate(o, s, err);
   return rc;
@@ -177,9 +254,37 @@ static char *lock_path(const struct ts_plan_sync_options *o, const char *path) {
   return path[0] == '/' ? ts_xstrdup(path) : ts_path_join(o->lock_dir, path);
 }
 
+/* An index's sdist, fetched as the lock's wheels are: through the wheel
+ * cache (a later sync --offline builds it from there), checked against
+ * the lock's sha256.  *local (malloc'd) lies in *dir, a run directory the
+ * caller removes, or in the cache. */
+static enum ts_code fetch_sdist(const struct ts_plan_sync_options *o, struct ts_index *idx,
+                                const struct ts_pylock_package *pkg, char **dir,
+                                char **local, struct ts_error *err) {
+  const struct ts_pylock_file *f = pkg->sdist;
+  char *name = ts_pylock_file_decoded_name(f);
+  struct ts_plan_fetch fx = {.project = pkg->name, .filename = name ? name : "sdist.tar.gz",
+                             .url = f->url, .sha256 = ts_pylock_file_sha256(f),
+                             .sha256_from = "the lock", .cache_key = ts_pylock_file_sha256(f),
+                             .size = f->size};
+  struct ts_plan_fetch_options fo = {.reread_cached = true, .cb = &o->cb};
+  struct ts_plan_fetch_totals totals = {0};
+  enum ts_code rc = ts_plan_fetch_run_dir(idx, NULL, dir, err);
+  fo.run_dir = *dir;
+  if (rc == TS_OK)
+    rc = ts_plan_fetch_files(idx, &fx, 1, &fo, &totals, err);
+  if (rc == TS_OK)
+    *local = ts_xstrdup(fx.local);
+  ts_plan_fetch_clear(&fx, 1);
+  free(name);
+  return rc;
+}
+
 /* Builds a locked source (plan/build.h) in exactly its locked build
- * environment: the sdist or archive checked against the lock's sha256,
- * the git checkout at the locked commit. */
+ * environment with its locked config settings: the sdist or archive
+ * checked against the lock's sha256, the git checkout at the locked
+ * commit.  An sdist from an index installs without direct_url.json, as
+ * install's do. */
 static enum ts_code build_locked(const struct ts_plan_sync_options *o,
                                  const struct ts_plan_sync *s, struct ts_index *idx,
                                  const struct ts_sync_item *it, struct ts_plan_built *out,
@@ -189,8 +294,15 @@ static enum ts_code build_locked(const struct ts_plan_sync_options *o,
     return ts_error_set(err, TS_E_UNSUPPORTED, "%s is locked as a source; this sync "
                         "builds nothing", pkg->name);
   struct ts_plan_source src = {.name = pkg->name};
-  char *loc = NULL;
-  if (pkg->directory) {
+  char *loc = NULL, *run_dir = NULL, *label = NULL;
+  enum ts_code rc = TS_OK;
+  bool from_index = pkg->sdist && pkg->sdist->url && pkg->index;
+  if (from_index) {
+    src.kind = TS_PLAN_SOURCE_ARCHIVE;
+    src.sha256 = ts_pylock_file_sha256(pkg->sdist);
+    src.label = label = ts_xasprintf("%s %s", pkg->name, pkg->version ? pkg->version : "");
+    rc = fetch_sdist(o, idx, pkg, &run_dir, &loc, err);
+  } else if (pkg->directory) {
     src.kind = TS_PLAN_SOURCE_DIR;
     loc = lock_path(o, pkg->directory->path);
   } else if (pkg->vcs) {
@@ -215,9 +327,27 @@ static enum ts_code build_locked(const struct ts_plan_sync_options *o,
   bo.rules = o->rules;
   bo.host = o->host;
   bo.ignore_host = !o->host;
-  enum ts_code rc = ts_plan_build(&bo, s->target, idx, &src, out, err);
+  const char **settings = NULL;
+  size_t nsettings = 0;
+  if (locked_config_settings(pkg, &settings, &nsettings)) {
+    bo.config_settings = settings;
+    bo.nconfig_settings = nsettings;
+  }
+  if (rc == TS_OK)
+    rc = ts_plan_build(&bo, s->target, idx, &src, out, err);
+  if (rc == TS_OK && from_index) {
+    free(out->direct_url);
+    out->direct_url = NULL;
+  }
+  if (run_dir) {
+    struct ts_error ignore = {0};
+    ts_fs_remove_tree(run_dir, &ignore);
+    free(run_dir);
+  }
+  free(settings);
   free(env);
   free(loc);
+  free(label);
   return rc;
 }
 

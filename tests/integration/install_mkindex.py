@@ -16,7 +16,10 @@ SPEC lines: INDEX NAME VERSION TAG [REQUIRES-DIST; ...]
          pyproject.toml [project] table instead, ",pep658" publishing its
          METADATA as FILE.metadata (PEP 658, with one Requires-Dist more
          than the source declares: "pep658-marker", so a test sees which
-         was read), ",fail" with a setup.py that fails;
+         was read), ",fail" with a setup.py that fails, ",intree" with
+         an in-tree backend (backend-path) whose wheel's NAME/__init__.py
+         says CONFIG = the -C settings it got (JSON) and which appends a
+         line to $TS_TEST_COUNTER per build_wheel call;
          or "link=FILE": a file of that name with no distribution in it
          (a page listing what is not NAME's); or "none": a page listing no
          file (VERSION is then ignored).  Last of all, any of them may take
@@ -85,6 +88,49 @@ def make_wheel(dest_dir, name, version, tag, requires, pad=0, cuda=None,
     return fname
 
 
+INTREE_BACKEND = '''import base64, hashlib, json, os, zipfile
+
+META = "Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\n{requires}"
+
+
+def get_requires_for_build_wheel(config_settings=None):
+    return []
+
+
+def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
+    d = os.path.join(metadata_directory, "{dist}-{version}.dist-info")
+    os.makedirs(d)
+    with open(os.path.join(d, "METADATA"), "w") as f:
+        f.write(META)
+    return "{dist}-{version}.dist-info"
+
+
+def _rec(data):
+    d = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + d.decode()
+
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    if os.environ.get("TS_TEST_COUNTER"):
+        with open(os.environ["TS_TEST_COUNTER"], "a") as f:
+            f.write("build\\n")
+    config = json.dumps(config_settings or {{}}, sort_keys=True)
+    di = "{dist}-{version}.dist-info"
+    files = {{"{pkg}/__init__.py": ("BUILT = 'sdist'\\nCONFIG = %r\\n" % config).encode(),
+             di + "/METADATA": META.encode(),
+             di + "/WHEEL": b"Wheel-Version: 1.0\\nGenerator: intree\\n"
+                            b"Root-Is-Purelib: true\\nTag: py3-none-any\\n"}}
+    name = "{dist}-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
+        record = ""
+        for path, data in files.items():
+            z.writestr(path, data)
+            record += "%s,%s,%d\\n" % (path, _rec(data), len(data))
+        z.writestr(di + "/RECORD", record + di + "/RECORD,,\\n")
+    return name
+'''
+
+
 def make_sdist(dest_dir, name, version, flags, requires):
     import io
     import tarfile
@@ -92,7 +138,14 @@ def make_sdist(dest_dir, name, version, flags, requires):
     top = f"{dist}-{version}"
     pkg = dist.lower()
     files = {f"{pkg}/__init__.py": f"__version__ = {version!r}\nBUILT = 'sdist'\n"}
-    if "pyproject" in flags:
+    if "intree" in flags:
+        files["pyproject.toml"] = (
+            '[build-system]\nrequires = []\nbuild-backend = "intree_backend"\n'
+            'backend-path = ["_backend"]\n')
+        files["_backend/intree_backend.py"] = INTREE_BACKEND.format(
+            name=name, version=version, dist=dist, pkg=pkg,
+            requires="".join(f"Requires-Dist: {r}\\n" for r in requires))
+    elif "pyproject" in flags:
         deps = ", ".join(repr(r).replace("'", '"') for r in requires)
         files["pyproject.toml"] = (
             '[build-system]\nrequires = ["setuptools>=40.8"]\n'
