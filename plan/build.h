@@ -121,6 +121,11 @@ struct ts_plan_build_options {
   /* Where metadata builds leave their environment for the wheel's build
    * (ts_plan_resolve makes one for its builds when NULL); NULL: none. */
   struct ts_plan_build_kept *kept;
+  /* A resolution whose target environments have no interpreter and may be
+   * of any Python and platform (lock --universal): an sdist's METADATA is
+   * prepared by this interpreter (a path); NULL: by pythonX.Y from PATH
+   * when it is one of the target's (--python-version), else refused. */
+  const char *metadata_python;
 };
 
 enum ts_plan_source_kind {

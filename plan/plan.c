@@ -122,6 +122,7 @@ struct priv {
                                   resolving) */
   struct runtime_torch rt; /* its runtime torch */
   bool dry_run; /* sources were not built: nothing may be installed */
+  struct ts_target *metadata_target; /* build.metadata_python's, once probed */
   int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
   bool env_lock_borrowed; /* the plan that made this one holds it (the
                              first phase of a two-phase install) */
@@ -457,13 +458,21 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
     rq->code = TS_E_UNSUPPORTED;
     return TS_OK;
   }
+  /* a target without an interpreter: the one the build options name */
+  const struct ts_target *builder = p->owner->target;
+  enum ts_code rc = TS_OK;
+  if (!builder->python && p->build.metadata_python && !p->metadata_target)
+    rc = ts_plan_make_target(p->build.metadata_python, NULL, p->build.probe_cache_dir,
+                             &p->metadata_target, err);
+  if (p->metadata_target)
+    builder = p->metadata_target;
   char *label = ts_xasprintf("%s %s", rq->name, rq->version);
   struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_URL, .location = rq->file->url,
                                .sha256 = rq->file->sha256, .label = label,
                                .name = rq->name};
   char *log = NULL;
-  enum ts_code rc = ts_plan_build_metadata(&p->build, p->owner->target, p->idx, &src, &data,
-                                           &len, &log, err);
+  if (rc == TS_OK)
+    rc = ts_plan_build_metadata(&p->build, builder, p->idx, &src, &data, &len, &log, err);
   free(label);
   if (rc != TS_OK) {
     free(p->owner->build_log);
@@ -1559,6 +1568,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(p->metas[i].data);
     free(p->metas);
     ts_site_clear(&p->site);
+    ts_target_free(p->metadata_target);
     free(p->installed);
     for (size_t i = 0; i < p->nroots; i++)
       ts_requirement_free(p->roots[i]);

@@ -177,8 +177,8 @@ static char *last_component(const char *loc) {
  * build-env, the build environment its wheel is built in, {name,
  * version, sha256, url} per package, sorted by name (the fingerprint sync
  * rebuilds exactly: build.h's locked_env; none without isolation), and
- * config-settings, the -C KEY=VALUE settings its backend gets, sorted
- * (none without). */
+ * config-settings, the -C KEY=VALUE settings its backend gets, in
+ * ts_plan_config_settings_sorted's order (none without). */
 static void add_build_fingerprint(struct ts_pylock_package *p, const char *build_env,
                                   const struct ts_plan_build_options *bo) {
   static const char *const keys[] = {"name", "version", "sha256", "url"};

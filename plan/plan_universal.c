@@ -1069,8 +1069,9 @@ static enum ts_code lock_grid(const struct ts_universal_options *o, const struct
   return rc;
 }
 
-enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
-                                    struct ts_universal_result *out, struct ts_error *err) {
+/* ts_plan_universal_lock, its options' sdists prepared as it says. */
+static enum ts_code lock_universal(const struct ts_universal_options *o,
+                                   struct ts_universal_result *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
   if (!o->requires_python)
     return ts_error_set(err, TS_E_INVALID, "a universal lock needs requires-python");
@@ -1094,6 +1095,28 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
   for (size_t i = 0; i < o->nprofiles; i++)
     ts_pylock_free(locks[i]);
   free(locks);
+  return rc;
+}
+
+enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
+                                    struct ts_universal_result *out, struct ts_error *err) {
+  if (!o->base->build)
+    return lock_universal(o, out, err);
+  /* the grid's environments have no interpreter: an sdist's METADATA is
+   * prepared by the one the lock runs with (none found: such an sdist
+   * needs PEP 658 METADATA) */
+  struct ts_target *host = NULL;
+  struct ts_error ignore = {0};
+  struct ts_plan_build_options bo = *o->base->build;
+  if (ts_plan_make_target(o->base->python, NULL, o->base->probe_cache_dir, &host, &ignore) ==
+      TS_OK)
+    bo.metadata_python = host->python;
+  struct ts_plan_options base = *o->base;
+  base.build = &bo;
+  struct ts_universal_options uo = *o;
+  uo.base = &base;
+  enum ts_code rc = lock_universal(&uo, out, err);
+  ts_target_free(host);
   return rc;
 }
 

@@ -20,7 +20,10 @@
 #    cache alone;
 #  - sync -C repeating the lock's settings (in another order) reuses the
 #    cached wheel; sync -C contradicting them is refused (exit 2), nothing
-#    installed.
+#    installed;
+#  - lock --universal lists the sdist for every environment (its METADATA
+#    prepared by the lock's interpreter), with no fingerprint; sync builds
+#    it in a build environment it resolves, with sync's -C.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 ts_debian_build_wheels
@@ -90,6 +93,19 @@ awk '/^[^ ]/ { keep = /^antlr4-python3-runtime==/ } keep' "$work/req.txt" >"$wor
   { cat "$work/pip.out"; ts_fail "pip does not take the exported sdist line"; }
 cmp "$work/dl/antlr4_python3_runtime-4.9.3.tar.gz" "$sd" || ts_fail "pip downloaded another file"
 
+# --- lock --universal: the sdist listed, no fingerprint -------------------------
+"$T" lock --python "$work/venv" "${IX[@]}" -o "$work/universal.toml" --universal \
+  --requires-python '>=3.11' --environment "sys_platform == 'linux'" omegaconf cfgpkg \
+  2>"$work/err" || { cat "$work/err"; ts_fail "universal lock failed"; }
+python3 - "$work/universal.toml" <<'PY' || ts_fail "the universal lock does not list the sdists"
+import sys, tomllib
+pk = {p["name"]: p for p in tomllib.load(open(sys.argv[1], "rb"))["packages"]}
+for name in ("antlr4-python3-runtime", "cfgpkg"):
+    p = pk[name]
+    assert "marker" not in p and "wheels" not in p and "tool" not in p, p
+    assert p["sdist"]["hashes"]["sha256"], p
+PY
+
 # --- sync into a fresh venv: built with the locked settings --------------------
 check_venv() { # VENV
   "$1/bin/python" - <<'PY' || ts_fail "$1: the synced sources are not the locked ones"
@@ -109,6 +125,14 @@ PY
   { cat "$work/err"; ts_fail "sync failed"; }
 check_venv "$work/v1"
 [ "$(builds)" = 1 ] || ts_fail "sync: $(builds) in-tree builds, wanted 1"
+
+# --- the universal lock: no fingerprint, so sync's -C and a resolved environment
+# (the same settings and environment: the wheel just built is reused)
+"$T" venv -q --python /usr/bin/python3 "$work/v5"
+"$T" sync "$work/universal.toml" --python "$work/v5" "${IX[@]}" -C mode=fast -C flag=a -C flag=b \
+  2>"$work/err" || { cat "$work/err"; ts_fail "sync of the universal lock failed"; }
+check_venv "$work/v5"
+[ "$(builds)" = 1 ] || ts_fail "sync of the universal lock: $(builds) in-tree builds, wanted 1"
 
 # --- offline, nginx gone, no built wheels: rebuilt from the cache ---------------
 ts_nginx_stop
