@@ -11,7 +11,8 @@
 # once), with a wheel for that environment; the lock records the grid and
 # the profiles' facts, not this host's; permuted inputs and re-locking give
 # the same bytes; sync picks the profile on H100, MI300X and CPU-only
-# hosts, --profile forces one, and an image-style sync installs it.
+# hosts, --profile forces one, an image-style sync installs it, and export
+# --profile writes each profile's requirements with environment markers.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
@@ -56,13 +57,21 @@ cat "$work/err"
 grep -q "^Resolved 4 environments for each of 3 profiles" "$work/err" &&
   grep -q "^Locked .* for 3 profiles (default cpu)" "$work/err" || ts_fail "lock summary"
 
+# export --profile: pip has no extras to evaluate, so each profile's
+# requirements keep only the environment part of the markers
+for p in cpu cu126 rocm6.4; do
+  "$T" export "$work/u.toml" --profile $p --no-header -o "$work/req-$p.txt" 2>"$work/err" ||
+    { cat "$work/err"; ts_fail "export --profile $p"; }
+done
+
 # --- the independent reader ------------------------------------------------
-python3 - "$work/u.toml" "$cp" <<'PY' || ts_fail "the universal fleet lock, read as PEP 751 says"
+python3 - "$work/u.toml" "$cp" "$work" <<'PY' || ts_fail "the universal fleet lock, read as PEP 751 says"
 import itertools, os, sys, tomllib
 sys.path.insert(0, os.environ["TS_SOURCE_DIR"] + "/tests/integration")
 from pep751_markers import evaluate
+from pip._vendor.packaging.requirements import Requirement
 lock = tomllib.load(open(sys.argv[1], "rb"))
-cp = sys.argv[2]
+cp, work = sys.argv[2], sys.argv[3]
 GRID = {  # (sys_platform, platform_machine): the wheel platform tag
     ("linux", "x86_64"): "manylinux_2_28_x86_64", ("linux", "aarch64"): "manylinux_2_28_aarch64",
     ("darwin", "arm64"): "macosx_11_0_arm64", ("win32", "AMD64"): "win_amd64"}
@@ -118,6 +127,17 @@ for (plat, machine), tag in GRID.items():
                 assert any(w.endswith("-%s.whl" % tag) and ("-%s-" % cp) in w for w in wheels), (where, name, wheels)
             checked += 1
 assert checked == 4 * 8, checked
+# each profile's requirements file, read by pip's own parser: one torch and
+# one torchvision line apply in every environment, that profile's build
+for profile in ("cpu", "cu126", "rocm6-4"):
+    text = open("%s/req-%s.txt" % (work, profile.replace("-", "."))).read().replace("\\\n", " ")
+    reqs = [Requirement(line.split(" --hash")[0]) for line in text.splitlines() if line.strip()]
+    for (plat, machine) in GRID:
+        e = {"sys_platform": plat, "platform_machine": machine, "implementation_name": "cpython"}
+        got = sorted(str(r.specifier) for r in reqs
+                     if r.name in ("torch", "torchvision") and (not r.marker or r.marker.evaluate(e)))
+        want = sorted("==%s%s" % (v, label(plat, machine, profile)) for v in ("0.24.1", "2.9.1"))
+        assert got == want, (profile, plat, machine, got, want)
 # markers written no longer than they need: the macOS build one entry for
 # every profile, no clause for the points --environment leaves out
 marker = {(p["name"], p["version"]): p.get("marker") for p in lock["packages"]}
