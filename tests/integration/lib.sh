@@ -78,11 +78,15 @@ ts_fail() {
   exit 1
 }
 
+# Every temporary folder of a test lies under one root, made here in the
+# test's own shell and removed when it exits: tests call ts_tmpdir as
+# work=$(ts_tmpdir), a subshell whose ts_on_exit the test never sees (each
+# run left its folders behind, caches and venvs included, until /tmp filled).
+TS__TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/ts-test.XXXXXX")
+ts_on_exit "rm -rf '$TS__TMPROOT'"
+
 ts_tmpdir() {
-  local d
-  d=$(mktemp -d "${TMPDIR:-/tmp}/ts-test.XXXXXX")
-  ts_on_exit "rm -rf '$d'"
-  printf '%s\n' "$d"
+  mktemp -d "$TS__TMPROOT/tmp.XXXXXX"
 }
 
 # For the tests that build sources with real backends and no network:
