@@ -19,7 +19,8 @@
 #include "index/url.h"
 #include "pep/name.h"
 
-#define CACHE_MAGIC "TSCACHE1 "
+#define CACHE_MAGIC_V1 "TSCACHE1 "
+#define CACHE_MAGIC_V2 "TSCACHE2 "
 #define CACHE_META_MAX (64u * 1024)
 
 void ts_cache_entry_clear(struct ts_cache_entry *e) {
@@ -29,6 +30,7 @@ void ts_cache_entry_clear(struct ts_cache_entry *e) {
   free(e->etag);
   free(e->last_modified);
   ts_buf_clear(&e->body);
+  ts_buf_clear(&e->parsed);
   memset(e, 0, sizeof *e);
 }
 
@@ -105,31 +107,62 @@ static char *jstr(const cJSON *o, const char *k) {
   return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
 }
 
+/* Reads the decimal number at *p (up to `end`), moving *p past it; false
+ * when there is none or it is over `max`. */
+static bool header_number(const char **p, const char *end, size_t max, size_t *out) {
+  size_t v = 0;
+  const char *s = *p;
+  while (s < end && *s >= '0' && *s <= '9') {
+    v = v * 10 + (size_t)(*s - '0');
+    if (v > max)
+      return false;
+    s++;
+  }
+  if (s == *p)
+    return false;
+  *p = s;
+  *out = v;
+  return true;
+}
+
+/* Parses the first line: "TSCACHE1 <metalen>" or "TSCACHE2 <metalen>
+ * <parsedlen>".  *hdr gets the length of the line with its newline. */
+static bool read_header(const struct ts_buf *raw, size_t cap, size_t *hdr, size_t *metalen,
+                        size_t *parsedlen) {
+  size_t ml = strlen(CACHE_MAGIC_V2);
+  const char *nl = raw->len > ml ? memchr(raw->data, '\n', raw->len < 64 ? raw->len : 64)
+                                 : NULL;
+  if (!nl)
+    return false;
+  bool v2 = memcmp(raw->data, CACHE_MAGIC_V2, ml) == 0;
+  if (!v2 && memcmp(raw->data, CACHE_MAGIC_V1, ml) != 0)
+    return false;
+  const char *p = raw->data + ml;
+  *parsedlen = 0;
+  if (!header_number(&p, nl, CACHE_META_MAX, metalen))
+    return false;
+  if (v2 && (p == nl || *p++ != ' ' || !header_number(&p, nl, cap, parsedlen)))
+    return false;
+  *hdr = (size_t)(nl - raw->data) + 1;
+  return p == nl && *metalen + *parsedlen <= raw->len - *hdr;
+}
+
 enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
                            struct ts_error *err) {
   memset(e, 0, sizeof *e);
   struct ts_buf raw;
-  ts_buf_init(&raw, cap + CACHE_META_MAX);
+  ts_buf_init(&raw, 2 * cap + CACHE_META_MAX);
   enum ts_code c = ts_fs_read_file(path, &raw, err);
   if (c) {
     ts_buf_clear(&raw);
     return c;
   }
-  size_t ml = strlen(CACHE_MAGIC);
-  const char *nl = raw.len > ml ? memchr(raw.data, '\n', raw.len < 64 ? raw.len : 64) : NULL;
-  size_t metalen = 0;
-  bool ok = nl && memcmp(raw.data, CACHE_MAGIC, ml) == 0;
-  for (const char *p = raw.data + ml; ok && p < nl; p++) {
-    if (*p < '0' || *p > '9' || metalen > CACHE_META_MAX) {
-      ok = false;
-      break;
-    }
-    metalen = metalen * 10 + (size_t)(*p - '0');
-  }
-  size_t hdr = ok ? (size_t)(nl - raw.data) + 1 : 0;
-  ok = ok && metalen <= raw.len - hdr;
+  size_t hdr = 0, metalen = 0, parsedlen = 0;
+  bool ok = read_header(&raw, cap, &hdr, &metalen, &parsedlen);
   cJSON *meta = ok ? cJSON_ParseWithLength(raw.data + hdr, metalen) : NULL;
-  if (!meta) {
+  size_t body_off = hdr + metalen + parsedlen;
+  if (!meta || raw.len - body_off > cap) {
+    cJSON_Delete(meta);
     ts_buf_clear(&raw);
     return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
   }
@@ -145,10 +178,15 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   v = cJSON_GetObjectItemCaseSensitive(meta, "status");
   e->status = cJSON_IsNumber(v) ? (long)v->valuedouble : 200;
   cJSON_Delete(meta);
-  ts_buf_init(&e->body, cap);
-  size_t off = hdr + metalen;
-  c = ts_buf_append(&e->body, raw.data + off, raw.len - off);
-  ts_buf_clear(&raw);
+  ts_buf_init(&e->parsed, cap);
+  c = ts_buf_append(&e->parsed, raw.data + hdr + metalen, parsedlen);
+  /* the body is moved to the front of the buffer read, not copied again */
+  size_t body_len = raw.len - body_off;
+  memmove(raw.data, raw.data + body_off, body_len);
+  raw.len = body_len;
+  raw.data[body_len] = '\0';
+  raw.max = cap;
+  e->body = raw;
   if (c || !e->url || !e->final_url) {
     ts_cache_entry_clear(e);
     return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
@@ -179,8 +217,11 @@ enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
   struct ts_buf out;
   ts_buf_init(&out, 0);
-  enum ts_code c = ts_buf_printf(&out, "%s%zu\n%s", CACHE_MAGIC, strlen(js), js);
+  enum ts_code c = ts_buf_printf(&out, "%s%zu %zu\n%s", CACHE_MAGIC_V2, strlen(js),
+                                 e->parsed.len, js);
   free(js);
+  if (!c && e->parsed.len)
+    c = ts_buf_append(&out, e->parsed.data, e->parsed.len);
   if (!c && e->body.len)
     c = ts_buf_append(&out, e->body.data, e->body.len);
   char *dir = ts_xstrdup(path);

@@ -3,9 +3,10 @@
  *
  * Layout under the root (core/fs.h's ts_cache_root_dir), which carries the
  * marker of core/cacheroot.h:
- *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header + body);
- *                                             --find-links pages under the
- *                                             project "find-links"
+ *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header, the
+ *                                             page parsed (parsed_page.h),
+ *                                             body); --find-links pages under
+ *                                             the project "find-links"
  *   metadata-v1/<project>/<key>.metadata      verified METADATA files: PEP 658
  *                                             files checked against the index's
  *                                             hash, or read by range from a wheel
@@ -51,6 +52,10 @@ struct ts_cache_entry {
    * run.  --refresh asks again. */
   long status;
   struct ts_buf body;
+  /* What parsing body gave, in index/parsed_page.h's form; empty when not
+   * stored (then the body is parsed).  Written in the same file as body,
+   * so it always describes that body. */
+  struct ts_buf parsed;
 };
 
 /* Seconds a 404 page is remembered (the max_age of a not-found entry). */
@@ -68,8 +73,12 @@ char *ts_cache_metadata_path(const char *root, const char *project, const char *
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
                           const char *url, const char *filename);
 
-/* Reads an entry; body capped at `cap`.  TS_E_NOT_FOUND when absent,
- * TS_E_PARSE when corrupt (callers treat it as absent). */
+/* Reads an entry; body and parsed form each capped at `cap`.
+ * TS_E_NOT_FOUND when absent, TS_E_PARSE when corrupt (callers treat it as
+ * absent).  File format: "TSCACHE2 <metalen> <parsedlen>\n", the metadata
+ * as JSON (url, final_url, content_type, etag, last_modified, stored_at,
+ * max_age, status), the parsed form, then the body; entries of earlier
+ * versions ("TSCACHE1 <metalen>\n", no parsed form) are read too. */
 enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
                            struct ts_error *err);
 /* Writes an entry atomically (creating directories). */

@@ -15,6 +15,7 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "index/parsed_page.h"
 #include "index/simple.h"
 #include "index/url.h"
 #include "pep/name.h"
@@ -198,6 +199,21 @@ static void store_page(const char *path, const char *url, const struct ts_http_r
   ts_cache_write(path, &e, NULL);
 }
 
+/* A project page the server sent (200), stored with what parsing it gave,
+ * so that later runs need not parse it (parsed_page.h). */
+static void store_project_page(const char *path, const char *url,
+                               const struct ts_http_request *r,
+                               const struct ts_index_project *project, int64_t now) {
+  struct ts_cache_entry e = {.url = (char *)url, .final_url = r->effective_url,
+                             .content_type = r->content_type, .etag = r->etag,
+                             .last_modified = r->last_modified, .stored_at = now,
+                             .max_age = r->max_age, .body = r->body};
+  ts_buf_init(&e.parsed, 0);
+  if (ts_parsed_page_encode(project, r->effective_url, &e.parsed) == TS_OK)
+    ts_cache_write(path, &e, NULL);
+  ts_buf_clear(&e.parsed);
+}
+
 /* A page the server refused (404, 410: status 404; too big to use: 413),
  * remembered for ttl seconds. */
 static void store_refusal(const char *path, const char *url, int64_t now, long status,
@@ -230,6 +246,34 @@ static enum ts_code parse_page(const char *body, size_t len, const char *ctype,
   return ts_error_set(err, TS_E_PARSE,
                       "%s: unexpected content type '%.60s'; is this a PEP 503/691 index URL?",
                       r, ctype ? ctype : "(none)");
+}
+
+/* The project of a cached page: its stored parse when that is usable
+ * (the warm case: no JSON or HTML is parsed), else the body parsed again.
+ * The entry is rewritten when `confirmed` (the server answered 304: fresh
+ * again from now), and when its stored parse was missing or unusable (an
+ * earlier version's entry, or damage) unless the cache is read-only
+ * (--offline), so that the next run finds one.  A failed write is not
+ * fatal. */
+static enum ts_code cached_project(const struct ts_index *idx, struct page_job *j,
+                                   const struct ts_http_request *confirmed, int64_t now) {
+  struct ts_cache_entry *e = &j->cached;
+  bool form_ok = ts_parsed_page_decode(e->parsed.data, e->parsed.len, e->final_url, j->name,
+                                       &j->project) == TS_OK;
+  if (!form_ok) {
+    enum ts_code c = parse_page(e->body.data, e->body.len, e->content_type, e->final_url,
+                                j->name, &j->project, &j->err);
+    if (c != TS_OK)
+      return c;
+    ts_buf_reset(&e->parsed);
+    if (ts_parsed_page_encode(&j->project, e->final_url, &e->parsed) != TS_OK)
+      ts_buf_reset(&e->parsed);
+  }
+  if (confirmed)
+    refresh_page(j->cache_path, e, confirmed, now);
+  else if (!form_ok && idx->mode != TS_CACHE_OFFLINE)
+    ts_cache_write(j->cache_path, e, NULL);
+  return TS_OK;
 }
 
 static void read_local_page(struct page_job *j) {
@@ -294,8 +338,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
       continue;
     }
     if (cached_ok) {
-      j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
-                           j->cached.final_url, j->name, &j->project, &j->err);
+      j->code = cached_project(idx, j, NULL, now);
       continue;
     }
     if (idx->mode == TS_CACHE_OFFLINE) {
@@ -333,10 +376,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
       continue;
     }
     if (r->status == 304 && j->have_cached && j->cached.status != 404) {
-      j->code = parse_page(j->cached.body.data, j->cached.body.len, j->cached.content_type,
-                           j->cached.final_url, j->name, &j->project, &j->err);
-      if (!j->code)
-        refresh_page(j->cache_path, &j->cached, r, now);
+      j->code = cached_project(idx, j, r, now);
       continue;
     }
     if (r->status == 304) {
@@ -349,7 +389,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
                          j->name, &j->project, &j->err);
     if (j->code || !j->cache_path || r->no_store)
       continue; /* nothing unverified (unparsable) is cached */
-    store_page(j->cache_path, j->url, r, now);
+    store_project_page(j->cache_path, j->url, r, &j->project, now);
   }
   return TS_OK;
 }

@@ -9,6 +9,10 @@
  * relative links are resolved.  On success *out is filled and owned by the
  * caller (ts_index_project_clear); on failure *out is left empty and err
  * names the redacted page URL.
+ *
+ * The page cache stores what these parsers give (parsed_page.h): a change
+ * to what any of them produces for the same page must bump
+ * TS_PARSED_PAGE_VERSION, or warm runs keep the old answer.
  */
 #pragma once
 

@@ -86,6 +86,39 @@ mark=$(ts_nginx_log_mark)
 "$T" index fetch alpha --index-url "$U/idx1/simple" --refresh >/dev/null
 ts_nginx_log_since "$mark" | grep -q '^304 ' || ts_fail "--refresh did not revalidate"
 
+# --- each entry keeps its page parsed (index/parsed_page.h) ---------------
+# A warm run reads the stored parse; a damaged one, or an entry of the first
+# format (no parse), is parsed again from the body with the same answer, and
+# rewritten with a good parse unless the cache is read-only (--offline).
+entry=$(ls "$TORCHSOLVE_CACHE_DIR"/pages-v1/alpha/*)
+[ "$(head -c 9 "$entry")" = "TSCACHE2 " ] || ts_fail "page entry without a stored parse"
+fetch_alpha() { "$T" index fetch alpha --index-url "$U/idx1/simple" --json "$@"; }
+fetch_alpha --offline >"$work/form.out"
+form_version() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[d.index(b"TSPF")+4])' "$entry"; }
+python3 - "$entry" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+d[d.index(b"TSPF") + 4] ^= 0x40          # another version's parse
+open(sys.argv[1], "wb").write(d)
+PY
+fetch_alpha --offline >"$work/damaged.out"
+cmp -s "$work/form.out" "$work/damaged.out" || ts_fail "a damaged stored parse changed the answer"
+[ "$(form_version)" = 65 ] || ts_fail "--offline rewrote the cache"
+fetch_alpha >/dev/null
+[ "$(form_version)" = 1 ] || ts_fail "a damaged stored parse was not rewritten"
+python3 - "$entry" <<'PY'
+import sys
+d = open(sys.argv[1], "rb").read()
+nl = d.index(b"\n")
+_, meta, parsed = d[:nl].split(b" ")
+start = nl + 1 + int(meta)
+open(sys.argv[1], "wb").write(b"TSCACHE1 " + meta + b"\n" + d[nl + 1:start] + d[start + int(parsed):])
+PY
+fetch_alpha --offline >"$work/v1.out"
+cmp -s "$work/form.out" "$work/v1.out" || ts_fail "a first-format entry changed the answer"
+fetch_alpha >/dev/null
+[ "$(head -c 9 "$entry")" = "TSCACHE2 " ] || ts_fail "a first-format entry was not rewritten"
+
 # --- dependency-confusion guard ----------------------------------------
 mark=$(ts_nginx_log_mark)
 "$T" index fetch shared beta --index-url "$U/idx1/simple" --extra-index-url "$U/idx2/simple" --no-cache >"$work/guard.out"

@@ -78,6 +78,68 @@ Test(index_cache, roundtrip_and_freshness) {
   free(root);
 }
 
+/* The parsed form is stored with the body, in the same file; entries of
+ * the first format (no parsed form) are still read; a header whose
+ * lengths do not fit the file is damage. */
+Test(index_cache, parsed_form_beside_the_body) {
+  char *root = tmpdir();
+  char *path = ts_cache_page_path(root, "p", "https://h/simple/p/", "a");
+  struct ts_cache_entry e = {.url = "https://h/simple/p/", .final_url = "https://h/simple/p/",
+                             .content_type = "text/html", .stored_at = 5, .max_age = 600};
+  ts_buf_init(&e.body, 0);
+  ts_buf_init(&e.parsed, 0);
+  cr_assert_eq(ts_buf_append(&e.body, "<a>body</a>", 11), TS_OK);
+  cr_assert_eq(ts_buf_append(&e.parsed, "TSPF\0form", 9), TS_OK);
+  struct ts_error err = {0};
+  cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+  /* written again over itself: one file, never a leftover temporary */
+  cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+  uint64_t bytes, files;
+  char *pages = ts_path_join(root, "pages-v1");
+  cr_assert_eq(ts_cache_size(pages, &bytes, &files, &err), TS_OK);
+  cr_expect_eq(files, 1);
+  struct ts_cache_entry r;
+  cr_assert_eq(ts_cache_read(path, 1024, &r, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(r.body.len, 11);
+  cr_expect_str_eq(r.body.data, "<a>body</a>");
+  cr_expect_eq(r.parsed.len, 9);
+  cr_expect_eq(memcmp(r.parsed.data, "TSPF\0form", 9), 0);
+  cr_expect_str_eq(r.content_type, "text/html");
+  cr_expect_eq(r.max_age, 600);
+  ts_cache_entry_clear(&r);
+  /* the cap applies to the form too */
+  cr_expect_eq(ts_cache_read(path, 10, &r, &err), TS_E_PARSE);
+
+  /* an entry of the first format: no form, the body after the metadata */
+  static const char v1[] = "TSCACHE1 49\n{\"url\":\"https://h/x/\",\"final_url\":\"https://h/x/\"}"
+                           "<a>old</a>";
+  cr_assert_eq(ts_fs_write_atomic(path, v1, sizeof v1 - 1, &err), TS_OK);
+  cr_assert_eq(ts_cache_read(path, 1024, &r, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(r.parsed.len, 0);
+  cr_expect_str_eq(r.body.data, "<a>old</a>");
+  cr_expect_str_eq(r.final_url, "https://h/x/");
+  ts_cache_entry_clear(&r);
+
+  /* damaged headers: a form longer than the file, a missing length, a
+   * length that is not a number, an unknown format */
+  static const char *const bad[] = {
+      "TSCACHE2 49 999\n{\"url\":\"https://h/x/\",\"final_url\":\"https://h/x/\"}",
+      "TSCACHE2 49\n{\"url\":\"https://h/x/\",\"final_url\":\"https://h/x/\"}",
+      "TSCACHE2 49 x\n{\"url\":\"https://h/x/\",\"final_url\":\"https://h/x/\"}",
+      "TSCACHE9 49 0\n{\"url\":\"https://h/x/\",\"final_url\":\"https://h/x/\"}",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cr_assert_eq(ts_fs_write_atomic(path, bad[i], strlen(bad[i]), &err), TS_OK);
+    cr_expect_eq(ts_cache_read(path, 1024, &r, &err), TS_E_PARSE, "%s", bad[i]);
+  }
+  ts_buf_clear(&e.body);
+  ts_buf_clear(&e.parsed);
+  ts_fs_remove_tree(root, NULL);
+  free(pages);
+  free(path);
+  free(root);
+}
+
 /* Cleaning deletes only what torchsolve created. */
 Test(index_cache, clean_only_what_is_ours) {
   char *root = tmpdir();

@@ -1,0 +1,195 @@
+/* The binary form of a parsed project page; see parsed_page.h. */
+#include "index/parsed_page.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "index/simple.h"
+#include "pep/name.h"
+
+#define FORM_MAGIC "TSPF"
+#define NO_STRING 0xffffffffu
+#define FLAG_YANKED 1u
+#define FLAG_HAS_METADATA 2u
+
+static enum ts_code put_u32(struct ts_buf *o, uint32_t v) {
+  unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                        (unsigned char)(v >> 24)};
+  return ts_buf_append(o, b, 4);
+}
+
+static enum ts_code put_i64(struct ts_buf *o, int64_t v) {
+  uint64_t u = (uint64_t)v;
+  unsigned char b[8];
+  for (int i = 0; i < 8; i++)
+    b[i] = (unsigned char)(u >> (8 * i));
+  return ts_buf_append(o, b, 8);
+}
+
+static enum ts_code put_str(struct ts_buf *o, const char *s) {
+  if (!s)
+    return put_u32(o, NO_STRING);
+  size_t n = strlen(s);
+  if (n >= NO_STRING)
+    return TS_E_TOO_BIG;
+  enum ts_code c = put_u32(o, (uint32_t)n);
+  return c ? c : ts_buf_append(o, s, n);
+}
+
+enum ts_code ts_parsed_page_encode(const struct ts_index_project *p, const char *page_url,
+                                   struct ts_buf *out) {
+  if (p->nfiles >= NO_STRING)
+    return TS_E_TOO_BIG;
+  enum ts_code c = ts_buf_append(out, FORM_MAGIC, 4);
+  if (!c)
+    c = put_u32(out, TS_PARSED_PAGE_VERSION);
+  if (!c)
+    c = put_str(out, page_url);
+  if (!c)
+    c = put_str(out, p->name);
+  if (!c)
+    c = put_u32(out, (uint32_t)p->nfiles);
+  for (size_t i = 0; i < p->nfiles && !c; i++) {
+    const struct ts_index_file *f = &p->files[i];
+    const char *strs[] = {f->filename,      f->url,           f->sha256, f->requires_python,
+                          f->yanked_reason, f->metadata_sha256, f->upload_time};
+    for (size_t k = 0; k < sizeof strs / sizeof strs[0] && !c; k++)
+      c = put_str(out, strs[k]);
+    unsigned char flags = (unsigned char)((f->yanked ? FLAG_YANKED : 0) |
+                                          (f->has_metadata ? FLAG_HAS_METADATA : 0));
+    if (!c)
+      c = ts_buf_append(out, &flags, 1);
+    if (!c)
+      c = put_i64(out, f->size);
+  }
+  return c;
+}
+
+/* A bounds-checked reader over the form. */
+struct reader {
+  const unsigned char *p;
+  size_t left;
+  bool bad;
+};
+
+static uint32_t get_u32(struct reader *r) {
+  if (r->bad || r->left < 4) {
+    r->bad = true;
+    return 0;
+  }
+  uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+               (uint32_t)r->p[3] << 24;
+  r->p += 4;
+  r->left -= 4;
+  return v;
+}
+
+static int64_t get_i64(struct reader *r) {
+  if (r->bad || r->left < 8) {
+    r->bad = true;
+    return 0;
+  }
+  uint64_t u = 0;
+  for (int i = 0; i < 8; i++)
+    u |= (uint64_t)r->p[i] << (8 * i);
+  r->p += 8;
+  r->left -= 8;
+  return (int64_t)u;
+}
+
+/* A string's bytes in place: *s and *n, or *s = NULL for "none".  A NUL
+ * inside is damage: no parser produces one. */
+static void get_span(struct reader *r, const char **s, size_t *n) {
+  *s = NULL;
+  *n = 0;
+  uint32_t len = get_u32(r);
+  if (r->bad || len == NO_STRING)
+    return;
+  if (len > r->left || memchr(r->p, '\0', len)) {
+    r->bad = true;
+    return;
+  }
+  *s = (const char *)r->p;
+  *n = len;
+  r->p += len;
+  r->left -= len;
+}
+
+static char *get_str(struct reader *r) {
+  const char *s;
+  size_t n;
+  get_span(r, &s, &n);
+  if (!s)
+    return NULL;
+  char *d = malloc(n + 1);
+  if (!d) {
+    r->bad = true;
+    return NULL;
+  }
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
+}
+
+static bool span_is(const char *s, size_t n, const char *want) {
+  return s && strlen(want) == n && memcmp(s, want, n) == 0;
+}
+
+enum ts_code ts_parsed_page_decode(const char *data, size_t len, const char *page_url,
+                                   const char *name, struct ts_index_project *out) {
+  memset(out, 0, sizeof *out);
+  struct reader r = {.p = (const unsigned char *)data, .left = len};
+  if (len < 4 || memcmp(data, FORM_MAGIC, 4) != 0)
+    return TS_E_PARSE;
+  r.p += 4;
+  r.left -= 4;
+  if (get_u32(&r) != TS_PARSED_PAGE_VERSION)
+    return TS_E_PARSE;
+  const char *s;
+  size_t n;
+  get_span(&r, &s, &n);
+  if (!span_is(s, n, page_url))
+    return TS_E_PARSE;
+  out->name = ts_name_normalize(name, strlen(name));
+  get_span(&r, &s, &n);
+  if (!span_is(s, n, out->name)) {
+    ts_index_project_clear(out);
+    return TS_E_PARSE;
+  }
+  out->index_url = strdup(page_url);
+  uint32_t nfiles = get_u32(&r);
+  /* every file takes at least 7 lengths, a flag byte and a size */
+  if (!out->index_url || nfiles > r.left / (7 * 4 + 1 + 8))
+    r.bad = true;
+  for (uint32_t i = 0; i < nfiles && !r.bad; i++) {
+    struct ts_index_file f = {0};
+    f.filename = get_str(&r);
+    f.url = get_str(&r);
+    f.sha256 = get_str(&r);
+    f.requires_python = get_str(&r);
+    f.yanked_reason = get_str(&r);
+    f.metadata_sha256 = get_str(&r);
+    f.upload_time = get_str(&r);
+    unsigned flags = 0;
+    if (r.left >= 1 && !r.bad) {
+      flags = *r.p++;
+      r.left--;
+    } else {
+      r.bad = true;
+    }
+    f.yanked = flags & FLAG_YANKED;
+    f.has_metadata = flags & FLAG_HAS_METADATA;
+    f.size = get_i64(&r);
+    if (!f.filename || !f.url || flags > (FLAG_YANKED | FLAG_HAS_METADATA) ||
+        (!r.bad && ts_index_project_take_file(out, &f)))
+      r.bad = true;
+    ts_index_file_clear(&f);
+  }
+  if (r.bad || r.left) {
+    ts_index_project_clear(out);
+    return TS_E_PARSE;
+  }
+  return TS_OK;
+}
