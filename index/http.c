@@ -1,7 +1,6 @@
 /* HTTP over libcurl's multi interface; see http.h for the contract. */
 #include "index/http.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "index/curl_lib.h"
 #include "index/url.h"
 
 #define TS_HTTP_HEADER_MAX 8192 /* one header line we keep */
@@ -25,6 +25,7 @@ struct ts_http {
   char *proxy;
   char **trusted;
   size_t ntrusted;
+  const struct ts_curl *curl; /* with multi and share: set by the first transfer */
   CURLM *multi;
   CURLSH *share;
   unsigned seed; /* jitter; per client, not global */
@@ -57,10 +58,6 @@ struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error 
   static const struct ts_http_options defaults = {0};
   if (!opts)
     opts = &defaults;
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-    ts_error_set(err, TS_E_NETWORK, "cannot initialise libcurl");
-    return NULL;
-  }
   struct ts_http *h = calloc(1, sizeof *h);
   if (!h) {
     ts_error_set(err, TS_E_NOMEM, "out of memory");
@@ -93,18 +90,6 @@ struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error 
   }
   h->o.trusted_hosts = NULL;
   h->seed = (unsigned)now_ms() ^ (unsigned)getpid();
-  h->multi = curl_multi_init();
-  h->share = curl_share_init();
-  if (!h->multi || !h->share) {
-    ts_http_free(h);
-    ts_error_set(err, TS_E_NOMEM, "cannot create a libcurl multi handle");
-    return NULL;
-  }
-  curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
-  curl_share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
-  curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-  curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)h->o.concurrency);
-  curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)h->o.concurrency);
   return h;
 }
 
@@ -112,9 +97,9 @@ void ts_http_free(struct ts_http *h) {
   if (!h)
     return;
   if (h->multi)
-    curl_multi_cleanup(h->multi);
+    h->curl->multi_cleanup(h->multi);
   if (h->share)
-    curl_share_cleanup(h->share);
+    h->curl->share_cleanup(h->share);
   free(h->ca_file);
   free(h->client_cert);
   free(h->proxy);
@@ -287,7 +272,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud) {
   struct ts_http_request *r = x->r;
   size_t n = size * nmemb;
   if (!x->status)
-    curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
+    x->h->curl->easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &x->status);
   if (x->status < 200 || x->status >= 300)
     return n; /* error pages are not kept */
   if (x->received == 0 && r->fd >= 0 && x->base > 0 && x->status == 200) {
@@ -376,86 +361,86 @@ static enum ts_code start_attempt(struct ts_http *h, struct xfer *x, struct ts_e
   else if (prepare_file_sink(x, err))
     return err->code;
   x->started = true;
-  CURL *e = x->easy ? x->easy : curl_easy_init();
+  CURL *e = x->easy ? x->easy : h->curl->easy_init();
   if (!e)
     return ts_error_set(err, TS_E_NOMEM, "cannot create a libcurl handle");
-  curl_easy_reset(e);
+  h->curl->easy_reset(e);
   x->easy = e;
-  curl_easy_setopt(e, CURLOPT_URL, r->url);
-  curl_easy_setopt(e, CURLOPT_PRIVATE, x);
-  curl_easy_setopt(e, CURLOPT_SHARE, h->share);
-  curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-  curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-  curl_easy_setopt(e, CURLOPT_MAXREDIRS, h->o.max_redirects);
-  curl_easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
-  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, h->o.connect_timeout_s);
-  curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, h->o.read_timeout_s);
-  curl_easy_setopt(e, CURLOPT_USERAGENT, "torchsolve/" TS_VERSION);
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-  curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
-  curl_easy_setopt(e, CURLOPT_NOPROGRESS, r->progress ? 0L : 1L);
+  h->curl->easy_setopt(e, CURLOPT_URL, r->url);
+  h->curl->easy_setopt(e, CURLOPT_PRIVATE, x);
+  h->curl->easy_setopt(e, CURLOPT_SHARE, h->share);
+  h->curl->easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+  h->curl->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  h->curl->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+  h->curl->easy_setopt(e, CURLOPT_MAXREDIRS, h->o.max_redirects);
+  h->curl->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+  h->curl->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+  h->curl->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  h->curl->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  h->curl->easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  h->curl->easy_setopt(e, CURLOPT_CONNECTTIMEOUT, h->o.connect_timeout_s);
+  h->curl->easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  h->curl->easy_setopt(e, CURLOPT_LOW_SPEED_TIME, h->o.read_timeout_s);
+  h->curl->easy_setopt(e, CURLOPT_USERAGENT, "torchsolve/" TS_VERSION);
+  h->curl->easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+  h->curl->easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+  h->curl->easy_setopt(e, CURLOPT_HEADERDATA, x);
+  h->curl->easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+  h->curl->easy_setopt(e, CURLOPT_WRITEDATA, x);
+  h->curl->easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+  h->curl->easy_setopt(e, CURLOPT_XFERINFODATA, x);
+  h->curl->easy_setopt(e, CURLOPT_NOPROGRESS, r->progress ? 0L : 1L);
   if (r->max_body)
-    curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
+    h->curl->easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)r->max_body);
   if (r->compressed)
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    h->curl->easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
   /* libcurl reads https_proxy, HTTPS_PROXY, all_proxy and no_proxy, but of
    * http's only the lower-case name (a CGI guard); pip, uv and Docker's
    * build args use HTTP_PROXY too.  no_proxy still applies. */
   const char *hp = getenv("HTTP_PROXY");
   if (hp && hp[0] && !getenv("http_proxy") && strncasecmp(r->url, "http://", 7) == 0)
-    curl_easy_setopt(e, CURLOPT_PROXY, hp);
+    h->curl->easy_setopt(e, CURLOPT_PROXY, hp);
   /* --proxy wins over the variables, as pip's does */
   if (h->proxy)
-    curl_easy_setopt(e, CURLOPT_PROXY, h->proxy);
+    h->curl->easy_setopt(e, CURLOPT_PROXY, h->proxy);
   if (h->ca_file)
-    curl_easy_setopt(e, CURLOPT_CAINFO, h->ca_file);
+    h->curl->easy_setopt(e, CURLOPT_CAINFO, h->ca_file);
   /* pip's --client-cert: one PEM file with the certificate and its key */
   if (h->client_cert) {
-    curl_easy_setopt(e, CURLOPT_SSLCERT, h->client_cert);
-    curl_easy_setopt(e, CURLOPT_SSLKEY, h->client_cert);
+    h->curl->easy_setopt(e, CURLOPT_SSLCERT, h->client_cert);
+    h->curl->easy_setopt(e, CURLOPT_SSLKEY, h->client_cert);
   }
   if (host_trusted(h, r->url)) {
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    h->curl->easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+    h->curl->easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   if (r->fd >= 0 && x->base > 0) {
     snprintf(x->range, sizeof x->range, "%lld-", (long long)x->base);
-    curl_easy_setopt(e, CURLOPT_RANGE, x->range);
+    h->curl->easy_setopt(e, CURLOPT_RANGE, x->range);
   } else if (r->range) {
     snprintf(x->range, sizeof x->range, "%s", r->range);
-    curl_easy_setopt(e, CURLOPT_RANGE, x->range);
+    h->curl->easy_setopt(e, CURLOPT_RANGE, x->range);
   }
-  curl_slist_free_all(x->headers);
+  h->curl->slist_free_all(x->headers);
   x->headers = NULL;
   char line[512];
   if (r->accept) {
     snprintf(line, sizeof line, "Accept: %s", r->accept);
-    x->headers = curl_slist_append(x->headers, line);
+    x->headers = h->curl->slist_append(x->headers, line);
   }
   if (r->if_none_match) {
     snprintf(line, sizeof line, "If-None-Match: %s", r->if_none_match);
-    x->headers = curl_slist_append(x->headers, line);
+    x->headers = h->curl->slist_append(x->headers, line);
   }
   if (r->if_modified_since) {
     snprintf(line, sizeof line, "If-Modified-Since: %s", r->if_modified_since);
-    x->headers = curl_slist_append(x->headers, line);
+    x->headers = h->curl->slist_append(x->headers, line);
   }
   if (x->headers)
-    curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+    h->curl->easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
   r->attempts++;
   h->stats.requests++;
-  if (curl_multi_add_handle(h->multi, e) != CURLM_OK)
+  if (h->curl->multi_add_handle(h->multi, e) != CURLM_OK)
     return ts_error_set(err, TS_E_INTERNAL, "cannot add a transfer to libcurl");
   return TS_OK;
 }
@@ -466,13 +451,13 @@ static bool finish_attempt(struct ts_http *h, struct xfer *x, CURLcode cc) {
   char url[300];
   ts_url_redact_buf(r->url, url, sizeof url);
   long status = 0;
-  curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+  h->curl->easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
   r->status = status;
   char *eff = NULL;
-  curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
+  h->curl->easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
   free(r->effective_url);
   r->effective_url = ts_xstrdup(eff ? eff : r->url);
-  const char *detail = x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc);
+  const char *detail = x->errbuf[0] ? x->errbuf : h->curl->easy_strerror(cc);
   bool retry = false;
   r->err.detail[0] = '\0';
   if (cc == CURLE_OK) {
@@ -561,10 +546,34 @@ static uint64_t backoff(struct ts_http *h, struct xfer *x) {
   return d;
 }
 
+/* libcurl and the client's multi and share handles, made by the first
+ * transfer: a run that only reads the cache never loads libcurl
+ * (curl_lib.h). */
+static enum ts_code start_client(struct ts_http *h, struct ts_error *err) {
+  if (h->multi)
+    return TS_OK;
+  if (!h->curl && !(h->curl = ts_curl_load(err)))
+    return TS_E_NETWORK;
+  const struct ts_curl *c = h->curl;
+  h->multi = c->multi_init();
+  h->share = c->share_init();
+  if (!h->multi || !h->share)
+    return ts_error_set(err, TS_E_NOMEM, "cannot create a libcurl multi handle");
+  c->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  c->share_setopt(h->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+  c->multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+  c->multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)h->o.concurrency);
+  c->multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)h->o.concurrency);
+  return TS_OK;
+}
+
 enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, size_t n,
                              struct ts_error *err) {
   if (!n)
     return TS_OK;
+  enum ts_code started = start_client(h, err);
+  if (started != TS_OK)
+    return started;
   struct xfer *xs = calloc(n, sizeof *xs);
   if (!xs)
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
@@ -612,19 +621,19 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
     while (next < n && xs[next].started)
       next++;
     int running = 0;
-    if (curl_multi_perform(h->multi, &running) != CURLM_OK) {
+    if (h->curl->multi_perform(h->multi, &running) != CURLM_OK) {
       rc = ts_error_set(err, TS_E_INTERNAL, "libcurl multi interface failed");
       break;
     }
     CURLMsg *m;
     int left;
-    while ((m = curl_multi_info_read(h->multi, &left))) {
+    while ((m = h->curl->multi_info_read(h->multi, &left))) {
       if (m->msg != CURLMSG_DONE)
         continue;
       struct xfer *x = NULL;
-      curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+      h->curl->easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
       CURLcode cc = m->data.result;
-      curl_multi_remove_handle(h->multi, m->easy_handle);
+      h->curl->multi_remove_handle(h->multi, m->easy_handle);
       active--;
       if (finish_attempt(h, x, cc)) {
         h->stats.retries++;
@@ -636,7 +645,7 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
     }
     if (done < n && active > 0) {
       int numfds;
-      curl_multi_poll(h->multi, NULL, 0, (int)(wait < 1000 ? wait : 1000), &numfds);
+      h->curl->multi_poll(h->multi, NULL, 0, (int)(wait < 1000 ? wait : 1000), &numfds);
     } else if (done < n && wait > 0 && wait < 1000) {
       struct timespec ts = {0, (long)wait * 1000000L};
       nanosleep(&ts, NULL);
@@ -644,10 +653,10 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
   }
   for (size_t i = 0; i < n; i++) {
     if (xs[i].easy) {
-      curl_multi_remove_handle(h->multi, xs[i].easy);
-      curl_easy_cleanup(xs[i].easy);
+      h->curl->multi_remove_handle(h->multi, xs[i].easy);
+      h->curl->easy_cleanup(xs[i].easy);
     }
-    curl_slist_free_all(xs[i].headers);
+    h->curl->slist_free_all(xs[i].headers);
   }
   free(xs);
   return rc;

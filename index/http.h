@@ -113,5 +113,6 @@ void ts_http_request_clear(struct ts_http_request *r);
 struct ts_http_stats ts_http_get_stats(const struct ts_http *h);
 
 /* Version of the libcurl we run with, and its TLS backend
- * ("8.14.1 (OpenSSL/3.0.17)"); static storage. */
+ * ("8.14.1 (OpenSSL/3.0.17)"), loading it (curl_lib.h); "(not loaded:
+ * why)" when it cannot be.  Static storage. */
 const char *ts_http_libcurl_version(void);

@@ -1,12 +1,12 @@
 #include "index/url.h"
 
-#include <curl/curl.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/buf.h"
 #include "core/str.h"
 #include "core/text.h"
+#include "index/curl_lib.h"
 
 /* Returns the span of userinfo-including-'@' in url, or 0 when none. */
 static size_t userinfo_span(const char *url, size_t *start) {
@@ -355,29 +355,32 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
                           "invalid link '%s' on %s: a page from a server may not link to local files",
                           shown, rb);
   }
+  const struct ts_curl *curl = ts_curl_load(err);
+  if (!curl)
+    return TS_E_NETWORK;
   char *r = ts_xstrndup(ref, n);
-  CURLU *u = curl_url();
+  CURLU *u = curl->url();
   if (!u) {
     free(r);
     return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
   }
   /* A base libcurl refuses leaves the handle empty: then only an absolute
    * reference resolves, as it needs no base. */
-  (void)curl_url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME);
-  CURLUcode uc = curl_url_set(u, CURLUPART_URL, r, CURLU_NON_SUPPORT_SCHEME);
+  (void)curl->url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME);
+  CURLUcode uc = curl->url_set(u, CURLUPART_URL, r, CURLU_NON_SUPPORT_SCHEME);
   char *res = NULL;
   if (!uc)
-    uc = curl_url_get(u, CURLUPART_URL, &res, 0);
-  curl_url_cleanup(u);
+    uc = curl->url_get(u, CURLUPART_URL, &res, 0);
+  curl->url_cleanup(u);
   if (uc) {
     enum ts_code c = ts_error_set(err, TS_E_PARSE, "invalid link '%s' on %s: %s", shown, rb,
-                                  curl_url_strerror(uc));
+                                  curl->url_strerror(uc));
     free(r);
     return c;
   }
   free(r);
   *out = strdup(res);
-  curl_free(res);
+  curl->free(res);
   if (!*out)
     return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
   return TS_OK;

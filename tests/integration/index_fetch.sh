@@ -94,6 +94,9 @@ entry=$(ls "$TORCHSOLVE_CACHE_DIR"/pages-v1/alpha/*)
 [ "$(head -c 9 "$entry")" = "TSCACHE2 " ] || ts_fail "page entry without a stored parse"
 fetch_alpha() { "$T" index fetch alpha --index-url "$U/idx1/simple" --json "$@"; }
 fetch_alpha --offline >"$work/form.out"
+# a run answered from the cache never loads libcurl (index/curl_lib.h)
+LD_DEBUG=libs fetch_alpha --offline 2>&1 >/dev/null | grep -q 'libcurl' &&
+  ts_fail "libcurl was loaded by a run that made no request"
 form_version() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[d.index(b"TSPF")+4])' "$entry"; }
 python3 - "$entry" <<'PY'
 import sys

@@ -443,8 +443,11 @@ Test(index_url, unescape) {
 }
 
 /* The fast resolver must agree with libcurl's RFC 3986 resolution. */
-#include <curl/curl.h>
+#include "index/curl_lib.h"
 Test(index_url, resolve_matches_libcurl) {
+  struct ts_error lerr = {0};
+  const struct ts_curl *curl = ts_curl_load(&lerr);
+  cr_assert_not_null(curl, "%s", lerr.detail);
   const char *bases[] = {"https://h.example/simple/torch/", "http://h:8080/a/b/c",
                          "https://h.example/", "file:///srv/simple/pkg/", "https://h/x/y/?q=1"};
   const char *refs[] = {"a.whl", "./a.whl", "../a.whl", "../../a.whl", "../../../../a.whl",
@@ -454,12 +457,12 @@ Test(index_url, resolve_matches_libcurl) {
                         "?q", "//cdn/x.whl", "a..b.whl", "..a/b", "x/..y/z", "/", "/.."};
   for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
     for (size_t r = 0; r < sizeof refs / sizeof refs[0]; r++) {
-      CURLU *u = curl_url();
+      CURLU *u = curl->url();
       char *want = NULL;
-      if (curl_url_set(u, CURLUPART_URL, bases[b], CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-          curl_url_set(u, CURLUPART_URL, refs[r], CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK)
-        curl_url_get(u, CURLUPART_URL, &want, 0);
-      curl_url_cleanup(u);
+      if (curl->url_set(u, CURLUPART_URL, bases[b], CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+          curl->url_set(u, CURLUPART_URL, refs[r], CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK)
+        curl->url_get(u, CURLUPART_URL, &want, 0);
+      curl->url_cleanup(u);
       char *got = NULL;
       struct ts_error err = {0};
       enum ts_code c = ts_url_resolve(bases[b], refs[r], strlen(refs[r]), &got, &err);
@@ -467,7 +470,7 @@ Test(index_url, resolve_matches_libcurl) {
       if (c == TS_OK && want)
         cr_expect_str_eq(got, want, "%s + %s: %s vs %s", bases[b], refs[r], got, want);
       free(got);
-      curl_free(want);
+      curl->free(want);
     }
   }
 }
