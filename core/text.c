@@ -55,6 +55,10 @@ size_t ts_utf8_check(const char *s, size_t len) {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
   while (i < len) {
+    if (u[i] < 0x80) { /* ASCII, nearly all of the text checked */
+      i++;
+      continue;
+    }
     size_t k = ts_utf8_seq_len(u + i, len - i);
     if (k == 0)
       return i;

@@ -35,7 +35,8 @@ static const struct {
 };
 
 static bool field_eq(const char *a, const char *b) {
-  return a && strcasecmp(a, b) == 0;
+  /* the first letters first: each field is looked for in every line */
+  return a && (a[0] | 0x20) == (b[0] | 0x20) && strcasecmp(a, b) == 0;
 }
 
 static void json_name(const char *field, char *out, size_t cap) {
@@ -186,14 +187,20 @@ static cJSON *download_info(const struct ts_report_item *it) {
 
 /* ---- printing as Python's json.dump(indent=2, ensure_ascii=False) ---- */
 
+/* What json.dump escapes besides the control characters. */
+static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
+
 static enum ts_code put_string(struct ts_buf *o, const char *s) {
-  if (ts_utf8_check(s, strlen(s)) != strlen(s))
+  size_t len = strlen(s);
+  if (ts_utf8_check(s, len) != len)
     return TS_E_INVALID;
   enum ts_code rc = ts_buf_append(o, "\"", 1);
-  const char *run = s;
-  for (const char *p = s; *p && rc == TS_OK; p++) {
+  const char *run = s, *end = s + len;
+  for (const char *p = s; p < end && rc == TS_OK; p++) {
     unsigned char c = (unsigned char)*p;
-    const char *esc = NULL;
+    if (!needs_escape(c))
+      continue;
+    const char *esc;
     char u[8];
     switch (c) {
     case '"': esc = "\\\""; break;
@@ -204,20 +211,16 @@ static enum ts_code put_string(struct ts_buf *o, const char *s) {
     case '\b': esc = "\\b"; break;
     case '\f': esc = "\\f"; break;
     default:
-      if (c < 0x20) {
-        snprintf(u, sizeof u, "\\u%04x", c);
-        esc = u;
-      }
+      snprintf(u, sizeof u, "\\u%04x", c);
+      esc = u;
     }
-    if (!esc)
-      continue;
     rc = ts_buf_append(o, run, (size_t)(p - run));
     if (rc == TS_OK)
       rc = ts_buf_append_str(o, esc);
     run = p + 1;
   }
   if (rc == TS_OK)
-    rc = ts_buf_append_str(o, run);
+    rc = ts_buf_append(o, run, (size_t)(end - run));
   if (rc == TS_OK)
     rc = ts_buf_append(o, "\"", 1);
   return rc;

@@ -127,6 +127,12 @@ struct priv {
   bool env_lock_borrowed; /* the plan that made this one holds it (the
                              first phase of a two-phase install) */
   struct ts_plan_build_kept *own_kept; /* build.kept when made here */
+  /* ts_plan_unmet_requirements' lines, worked out once: the warning and
+   * the report both ask, and each asking parsed every METADATA and
+   * Requires-Dist of the environment again (a tenth of a warm resolve) */
+  char **unmet;
+  size_t nunmet;
+  bool unmet_known;
 };
 
 /* ---- --hash options ----------------------------------------------------
@@ -1569,6 +1575,9 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     free(p->metas);
     ts_site_clear(&p->site);
     ts_target_free(p->metadata_target);
+    for (size_t i = 0; i < p->nunmet; i++)
+      free(p->unmet[i]);
+    free(p->unmet);
     free(p->installed);
     for (size_t i = 0; i < p->nroots; i++)
       ts_requirement_free(p->roots[i]);
@@ -1882,11 +1891,9 @@ static bool name_in(char *const *names, size_t n, const char *name) {
   return false;
 }
 
-size_t ts_plan_unmet_requirements(const struct ts_plan_result *r, char ***out) {
+static size_t unmet_requirements(const struct ts_plan_result *r, const struct priv *p,
+                                 char ***out) {
   *out = NULL;
-  const struct priv *p = r->priv;
-  if (!r->res || !p || !r->target)
-    return 0;
   size_t nitems = r->res->nitems, nchanged = 0;
   char **changed = ts_xcalloc(nitems, sizeof *changed);
   for (size_t i = 0; i < nitems; i++)
@@ -1938,6 +1945,23 @@ size_t ts_plan_unmet_requirements(const struct ts_plan_result *r, char ***out) {
     free(changed[i]);
   free(changed);
   return n;
+}
+
+size_t ts_plan_unmet_requirements(const struct ts_plan_result *r, char ***out) {
+  *out = NULL;
+  struct priv *p = r->priv; /* the memo is not part of the result's value */
+  if (!r->res || !p || !r->target)
+    return 0;
+  if (!p->unmet_known) {
+    p->nunmet = unmet_requirements(r, p, &p->unmet);
+    p->unmet_known = true;
+  }
+  if (p->nunmet) {
+    *out = ts_xcalloc(p->nunmet, sizeof **out);
+    for (size_t i = 0; i < p->nunmet; i++)
+      (*out)[i] = ts_xstrdup(p->unmet[i]);
+  }
+  return p->nunmet;
 }
 
 /* Whether a file name is a distribution of `name` at `version`. */
