@@ -188,28 +188,18 @@ static bool ctype_is(const char *ct, const char *want) {
   return strncasecmp(ct, want, n) == 0 && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
 }
 
-/* A page the server sent (200), stored for later runs.  Best effort: a
- * failed cache write is not fatal. */
+/* A page the server sent (200), stored for later runs, with what parsing
+ * it gave when it is a project page (NULL otherwise), so that later runs
+ * need not parse it (parsed_page.h).  Best effort: a failed cache write is
+ * not fatal. */
 static void store_page(const char *path, const char *url, const struct ts_http_request *r,
-                       int64_t now) {
-  struct ts_cache_entry e = {.url = (char *)url, .final_url = r->effective_url,
-                             .content_type = r->content_type, .etag = r->etag,
-                             .last_modified = r->last_modified, .stored_at = now,
-                             .max_age = r->max_age, .body = r->body};
-  ts_cache_write(path, &e, NULL);
-}
-
-/* A project page the server sent (200), stored with what parsing it gave,
- * so that later runs need not parse it (parsed_page.h). */
-static void store_project_page(const char *path, const char *url,
-                               const struct ts_http_request *r,
-                               const struct ts_index_project *project, int64_t now) {
+                       const struct ts_index_project *project, int64_t now) {
   struct ts_cache_entry e = {.url = (char *)url, .final_url = r->effective_url,
                              .content_type = r->content_type, .etag = r->etag,
                              .last_modified = r->last_modified, .stored_at = now,
                              .max_age = r->max_age, .body = r->body};
   ts_buf_init(&e.parsed, 0);
-  if (ts_parsed_page_encode(project, r->effective_url, &e.parsed) == TS_OK)
+  if (!project || ts_parsed_page_encode(project, r->effective_url, &e.parsed) == TS_OK)
     ts_cache_write(path, &e, NULL);
   ts_buf_clear(&e.parsed);
 }
@@ -389,7 +379,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
                          j->name, &j->project, &j->err);
     if (j->code || !j->cache_path || r->no_store)
       continue; /* nothing unverified (unparsable) is cached */
-    store_project_page(j->cache_path, j->url, r, &j->project, now);
+    store_page(j->cache_path, j->url, r, &j->project, now);
   }
   return TS_OK;
 }
@@ -508,7 +498,7 @@ static void load_find_links(struct ts_index *idx) {
                                        &pe) == TS_OK;
       ts_index_project_clear(&chk);
       if (valid)
-        store_page(cpaths[i], l->loc, r, now);
+        store_page(cpaths[i], l->loc, r, NULL, now);
       l->page = r->body;
       ts_buf_init(&r->body, 0);
       l->page_url = ts_xstrdup(r->effective_url ? r->effective_url : "");
@@ -682,7 +672,7 @@ static bool fetch_project_list(struct ts_index *idx, const char *index_url, stru
         ctype = ce.content_type;
       } else if (!r.code && r.status != 304) {
         if (cpath && !r.no_store)
-          store_page(cpath, url, &r, now);
+          store_page(cpath, url, &r, NULL, now);
         got = &r.body;
         ctype = r.content_type;
       } else if (cpath && (r.code == TS_E_TOO_BIG || r.code == TS_E_NOT_FOUND)) {

@@ -143,6 +143,10 @@ struct rs {
   const struct ts_requirement **roots;
   const struct ts_requirement **constraints;
   Pool *pool;
+  /* pool->nsolvables when its whatprovides index was last built: a solve
+   * after a round that added no solvable reuses it, and with it libsolv's
+   * providers of every range dep (only new solvables add provides) */
+  int whatprovides_nsolvables;
   Repo *repo, *sys, *host;   /* index versions, installed, host facts */
   Id none_evr;
   Id constraints_solv;
