@@ -1,7 +1,8 @@
 /*
  * core/sha256.h — streaming SHA-256 through OpenSSL's libcrypto (SHA-NI:
- * ~1.7 GB/s here, 7x coreutils), plus hex and urlsafe-base64 forms used by
- * index hashes and wheel RECORD files respectively.
+ * ~1.7 GB/s here, 7x coreutils; its low-level functions, which need no
+ * provider set up first: see sha256.c), plus hex and urlsafe-base64 forms
+ * used by index hashes and wheel RECORD files respectively.
  */
 #pragma once
 
