@@ -86,8 +86,8 @@ mk "$tmp/s2" pymomentum_gpu 0.1.0 torch
 mk "$tmp/s2" torch 2.10.0
 st=0; out=$("$TORCHSOLVE" check --path "$tmp/s2" --python-version 3.12 --cpu 2>&1) || st=$?
 [ $st = 1 ] || ts_fail "seed 002: exit $st"
-echo "$out" | grep -q "pymomentum" || ts_fail "seed 002: no rule finding: $out"
-echo "$out" | grep -q "fix:" || ts_fail "seed 002: no fix"
+grep -q "pymomentum" <<<"$out" || ts_fail "seed 002: no rule finding: $out"
+grep -q "fix:" <<<"$out" || ts_fail "seed 002: no fix"
 { "$TORCHSOLVE" check --path "$tmp/s2" --python-version 3.12 --cpu --json || true; } | python3 -c '
 import json,sys; o=json.load(sys.stdin)
 assert not o["ok"] and not o["problems"] and o["rules"] and o["rules"][0]["id"], o' \
@@ -95,7 +95,7 @@ assert not o["ok"] and not o["problems"] and o["rules"] and o["rules"][0]["id"],
 mk "$tmp/s4" torch 2.5.1+rocm6.2
 st=0; out=$("$TORCHSOLVE" check --path "$tmp/s4" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) || st=$?
 [ $st = 1 ] || ts_fail "seed 004: exit $st"
-echo "$out" | grep -qi "hipblaslt\|gfx1100" || ts_fail "seed 004: no hipBLASLt finding: $out"
+grep -qi "hipblaslt\|gfx1100" <<<"$out" || ts_fail "seed 004: no hipBLASLt finding: $out"
 # A CUDA build the driver cannot run, and torchvision built for another torch.
 mk "$tmp/s5" torch 2.11.0+cu130
 mk "$tmp/s5" torchvision 0.20.1+cu124 torch
@@ -116,14 +116,14 @@ printf "__version__ = '2.9.1a0+gitd38164a'\ncuda: Optional[str] = None\nhip: Opt
   >"$tmp/s3/torch/version.py"
 st=0; out=$("$TORCHSOLVE" check --path "$tmp/s3" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) || st=$?
 [ $st = 1 ] || ts_fail "seed 003: exit $st: $out"
-echo "$out" | grep -q "torch 2.9.1a0+gitd38164a" || ts_fail "seed 003: no finding: $out"
+grep -q "torch 2.9.1a0+gitd38164a" <<<"$out" || ts_fail "seed 003: no finding: $out"
 rm "$tmp/s3/torch/version.py"
 "$TORCHSOLVE" check --path "$tmp/s3" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" >/dev/null 2>&1 \
   || ts_fail "seed 003 without version.py flagged"
 mk "$tmp/ok" torch 2.4.1+rocm6.1
 out=$("$TORCHSOLVE" check --path "$tmp/ok" --python-version 3.12 --sysroot "$FIX/rx7900xt-rocm62" 2>&1) \
   || ts_fail "torch 2.4.1+rocm6.1 on gfx1100 flagged: $out"
-echo "$out" | grep -q "No broken requirements found." || ts_fail "clean: no summary"
+grep -q "No broken requirements found." <<<"$out" || ts_fail "clean: no summary"
 
 # 3b. A Requires-Dist that cannot be parsed: pip check warns and exits 1
 #     (its parsing_probs), never "No broken requirements found.".
@@ -131,8 +131,8 @@ mk "$tmp/bad" good 1.0
 mk "$tmp/bad" broken 1.0 "[[[not a requirement"
 st=0; out=$("$TORCHSOLVE" check --path "$tmp/bad" --python-version 3.12 --cpu 2>&1) || st=$?
 [ $st = 1 ] || ts_fail "unparsable Requires-Dist: exit $st, expected 1: $out"
-echo "$out" | grep -q "broken-1.0\|broken 1.0\|broken:" || ts_fail "unparsable Requires-Dist not named: $out"
-echo "$out" | grep -q "No broken requirements found." && ts_fail "unparsable metadata reported clean: $out"
+grep -q "broken-1.0\|broken 1.0\|broken:" <<<"$out" || ts_fail "unparsable Requires-Dist not named: $out"
+grep -q "No broken requirements found." <<<"$out" && ts_fail "unparsable metadata reported clean: $out"
 { "$TORCHSOLVE" check --path "$tmp/bad" --python-version 3.12 --cpu --json 2>/dev/null || true; } | python3 -c '
 import json,sys; o=json.load(sys.stdin); assert not o["ok"] and o["skipped"], o' || ts_fail "unparsable: JSON ok"
 
@@ -140,7 +140,7 @@ import json,sys; o=json.load(sys.stdin); assert not o["ok"] and o["skipped"], o'
 ts_make_venv "$tmp/venv"
 mk "$(echo "$tmp"/venv/lib/python3*/site-packages)" needs_x 1.0 "x-dep>=1"
 st=0; out=$("$TORCHSOLVE" check --python "$tmp/venv" --cpu 2>/dev/null) || st=$?; [ $st = 1 ] || ts_fail "venv: not 1"
-echo "$out" | grep -qx "needs-x 1.0 requires x-dep, which is not installed." || ts_fail "venv: $out"
+grep -qx "needs-x 1.0 requires x-dep, which is not installed." <<<"$out" || ts_fail "venv: $out"
 
 # 5. Usage errors.
 st=0; "$TORCHSOLVE" check --python a --path b >/dev/null 2>&1 || st=$?; [ $st = 2 ] || ts_fail "usage: not 2"
