@@ -883,8 +883,8 @@ static struct kept_env *kept_find(const struct ts_plan_build_kept *k, const char
   return NULL;
 }
 
-static bool same_torch(const char *a, const char *b) {
-  return a && b ? strcmp(a, b) == 0 : a == b;
+static bool same_str(const char *a, const char *b) {
+  return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
 /* The environment of a metadata build, for the wheel's (out->workdir moves
@@ -1007,10 +1007,6 @@ static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
 }
 
 enum goal { GOAL_WHEEL, GOAL_METADATA, GOAL_ENV };
-
-static bool same_str(const char *a, const char *b) {
-  return strcmp(a ? a : "", b ? b : "") == 0;
-}
 
 /* The build environment a cached wheel was built in (BUILD-ENV beside
  * it), else `env`'s lines. */
@@ -1185,7 +1181,7 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     he.extra_env = (const char *const *)tm.env;
     he.nextra_env = tm.nenv;
   }
-  if (rc == TS_OK && !done && kept && same_torch(kept->torch, tm.version) && !o->locked_env) {
+  if (rc == TS_OK && !done && kept && same_str(kept->torch, tm.version) && !o->locked_env) {
     envdir = ts_xstrdup(kept->envdir);
     env_python = ts_path_join(envdir, "bin/python");
     bindir = ts_path_join(envdir, "bin");

@@ -1159,12 +1159,12 @@ static enum ts_code install_torch_first(struct priv *p, const char *want, char *
   struct ts_error pe = {0};
   enum ts_code rc = ts_reqfile_parse_requirement(root, strlen(root), NULL, &own[n], &pe);
   if (rc == TS_OK)
-    ents[n] = &own[n], n++;
+    n++;
   for (size_t i = 0; i < npins && rc == TS_OK; i++)
-    if (ts_reqfile_parse_requirement(pins[i], strlen(pins[i]), NULL, &own[n], &pe) == TS_OK) {
-      own[n].is_constraint = true;
-      ents[n] = &own[n], n++;
-    }
+    if (ts_reqfile_parse_requirement(pins[i], strlen(pins[i]), NULL, &own[n], &pe) == TS_OK)
+      own[n++].is_constraint = true;
+  for (size_t i = 0; i < n; i++)
+    ents[i] = &own[i];
   if (rc != TS_OK)
     rc = ts_error_set(err, TS_E_INTERNAL, "%s: %s", root, pe.detail);
   struct ts_plan_options po = *o;

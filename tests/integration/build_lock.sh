@@ -15,17 +15,8 @@
 #    get is refused (exit 4), nothing installed.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-ts_debian_build_wheels
 command -v git >/dev/null || ts_skip "no git"
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
-simple beta 1.0 py3-none-any
-SPEC
-ts_nginx_start "$work/www"
-export TORCHSOLVE_CACHE_DIR=$work/cache
-ts_clear_pip_env
-"$T" venv -q --python /usr/bin/python3 "$work/venv"
-IX=(-i "$TS_NGINX_URL/simple" -f "$WHEELS")
+ts_build_test_setup
 
 # an sdist (setup.py only, a dependency), a project directory, a git repo
 mkdir -p "$work/src/sd/legacy-2.0" "$work/src/proj/hello" "$work/src/repo"

@@ -15,18 +15,9 @@
 # output, the log's path, the venv byte-identical).
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-ts_debian_build_wheels
 command -v git >/dev/null || ts_skip "no git"
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
-simple beta 1.0 py3-none-any
-SPEC
-ts_nginx_start "$work/www"
-export TORCHSOLVE_CACHE_DIR=$work/cache
-ts_clear_pip_env
-"$T" venv -q --python /usr/bin/python3 "$work/venv"
+ts_build_test_setup
 SP=$(echo "$work"/venv/lib/python3*/site-packages)
-IX=(-i "$TS_NGINX_URL/simple" -f "$WHEELS")
 inst() { "$T" install --python "$work/venv" "${IX[@]}" "$@"; }
 
 # --- a local project: metadata, a dependency, a console script ----------

@@ -128,6 +128,22 @@ ts_venv_for_wheels() {
   tag="$cp-$cp-manylinux_2_28_x86_64"
 }
 
+# The opening of the source-build tests: Debian's build wheels ($WHEELS),
+# a work folder ($work) with an index of beta 1.0 that nginx serves, the
+# build cache in it, pip's variables cleared, a venv of Debian's python3
+# at $work/venv (what those wheels need) and the index options ($IX).
+ts_build_test_setup() {
+  ts_debian_build_wheels
+  work=$(ts_tmpdir)
+  printf 'simple beta 1.0 py3-none-any\n' |
+    python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
+  ts_nginx_start "$work/www"
+  export TORCHSOLVE_CACHE_DIR=$work/cache
+  ts_clear_pip_env
+  "${TORCHSOLVE:?}" venv -q --python /usr/bin/python3 "$work/venv"
+  IX=(-i "$TS_NGINX_URL/simple" -f "$WHEELS")
+}
+
 ts_clear_pip_env() {
   local v
   for v in $(compgen -e); do
