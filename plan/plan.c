@@ -1039,7 +1039,8 @@ static bool is_torch_build(const struct ts_rules *rules, const char *normalized)
 }
 
 /* A runtime resolution's build options: sdists it chooses are built
- * normally (no torch match: their own builds are not what it waits for). */
+ * normally, isolated and with no torch match (their metadata is all it
+ * needs; a target waiting for its torch cannot build them yet). */
 static enum ts_code no_runtime_torch(void *ctx, char **version, struct ts_error *err) {
   (void)ctx;
   (void)err;
@@ -1079,6 +1080,8 @@ static enum ts_code runtime_resolve(struct runtime_torch *rt, bool add_torch,
   struct ts_plan_build_options bo = *o->build;
   bo.runtime_torch = no_runtime_torch;
   bo.target_torch = NULL;
+  bo.no_isolation = false;
+  bo.nno_isolation_packages = 0;
   bo.kept = rt->kept;
   struct ts_plan_options po = *o;
   po.entries = ents;

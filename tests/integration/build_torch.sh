@@ -194,6 +194,15 @@ inst h100-cu130 --no-build-isolation-package torchext --force-reinstall "$SD" 't
   { cat "$work/err"; ts_fail "no isolation + cu128"; }
 [ "$(built_with torchext)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] ||
   ts_fail "no isolation, cu128: $(built_with torchext)"
+# from an index (find-links) while resolving, under the environment's
+# lock: its metadata needs the plan's torch in the target first too (with
+# --no-cache the runtime resolved first prepares it as well, isolated)
+mkdir -p "$work/fl" && cp "$SD" "$work/fl/"
+inst h100-cu130 --no-cache --no-build-isolation --force-reinstall -f "$work/fl" torchext 'torch==2.9.1+cu126' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "no isolation, an index sdist + cu126"; }
+[ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
+  ts_fail "no isolation, an index sdist: $(built_with torchext)"
+inst h100-cu130 --no-build-isolation 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "back to cu128"; }
 # flash-attn in the target: nvcc 12.6 against its torch's CUDA 12.8 is refused
 before=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
 rc=0; inst h100-cu130 --no-build-isolation "$FA" 2>"$work/err" || rc=$?
