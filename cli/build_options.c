@@ -139,6 +139,14 @@ static void on_build_end(void *ctx, const char *what, double ms, bool ok) {
     ts_cli_info("Built %s in %s", what, ts_cli_elapsed(ms, el));
 }
 
+static void on_installed_first(void *ctx, const char *version, const char *project,
+                               double ms) {
+  (void)ctx;
+  char el[32];
+  ts_cli_info("Installed torch %s first in %s: %s builds against it without isolation",
+              version, ts_cli_elapsed(ms, el), project);
+}
+
 const char *ts_build_cli_runner_path(void) {
   static char beside_exe[4096 + 64];
   return ts_cli_data_file("pep517_runner.py", "TORCHSOLVE_PEP517_RUNNER",
@@ -161,7 +169,8 @@ void ts_build_cli_options(struct ts_build_cli *o, const struct ts_index_options 
       .nno_isolation_packages = o->nno_isolation_packages,
       .timeout_s = o->timeout_s, .stream = ts_cli.verbosity > 0,
       .cancel = &ts_cli.interrupted,
-      .cb = {.ctx = o, .build_begin = on_build_begin, .build_end = on_build_end}};
+      .cb = {.ctx = o, .build_begin = on_build_begin, .build_end = on_build_end,
+             .installed_first = on_installed_first}};
 }
 
 void ts_build_cli_print_log_tail(const char *log_path) {

@@ -77,6 +77,9 @@ struct ts_plan_build_callbacks {
   void (*build_begin)(void *ctx, const char *what);
   /* It finished after ms milliseconds; ok false when it failed. */
   void (*build_end)(void *ctx, const char *what, double ms, bool ok);
+  /* torch `version` was installed into the target in ms milliseconds,
+   * before `project` is built there without isolation (target_torch). */
+  void (*installed_first)(void *ctx, const char *version, const char *project, double ms);
 };
 
 struct ts_plan_build_options {

@@ -1187,7 +1187,10 @@ static enum ts_code install_torch_first(struct priv *p, const char *want, char *
     struct ts_plan_install_options io = *o->runtime_install;
     io.cancel = p->build.cancel;
     ((struct priv *)first->priv)->env_lock_borrowed = p->env_lock_fd >= 0 || p->env_lock_borrowed;
+    double t0 = now_ms();
     rc = ts_plan_install(first, &io, NULL, err);
+    if (rc == TS_OK && p->build.cb.installed_first)
+      p->build.cb.installed_first(p->build.cb.ctx, want, project, now_ms() - t0);
   }
   if (rc != TS_OK)
     ts_error_wrap(err, "%s: installing torch %s first for its --no-build-isolation build",

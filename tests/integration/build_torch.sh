@@ -182,11 +182,14 @@ rc=0; inst h100-cu130 --dry-run --no-build-isolation "$SD" 'torch==2.9.1+cu126' 
   { cat "$work/err"; ts_fail "dry run: exit $rc"; }
 # the plan's torch installed first, the build in the target against it
 inst h100-cu130 --no-build-isolation "$SD" 'torch==2.9.1+cu126' 2>"$work/err" || { cat "$work/err"; ts_fail "no isolation + cu126"; }
+grep -q '^Installed torch 2.9.1+cu126 first in .*: torchext builds against it without isolation$' "$work/err" ||
+  ts_fail "no line for the first phase: $(cat "$work/err")"
 [ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
   ts_fail "no isolation: built with / runtime: $(built_with torchext)"
 # nothing named: the target's torch (no first phase), a fresh build (never cached)
 inst h100-cu130 --no-build-isolation --force-reinstall "$SD" 2>"$work/err" || { cat "$work/err"; ts_fail "no isolation, the target's torch"; }
 grep -q 'Built ' "$work/err" || ts_fail "no isolation: no build: $(cat "$work/err")"
+grep -q 'first in' "$work/err" && ts_fail "a first phase for the target's own torch: $(cat "$work/err")"
 [ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
   ts_fail "no isolation, the target's torch: $(built_with torchext)"
 # another torch build named: it replaces the target's before the build
