@@ -1163,10 +1163,12 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     }
   }
   /* the tree and environment its metadata was prepared in, this run */
-  const struct kept_env *kept = !done && cacheable ? kept_find(o->kept, k0) : NULL;
-  bool reused = false;
+  const struct kept_env *kept = !done && cacheable && !o->locked_env
+                                    ? kept_find(o->kept, k0) : NULL;
+  bool reused = false, kept_tree = false;
   if (kept && !l.tree) {
     l.tree = ts_xstrdup(kept->tree);
+    kept_tree = true;
     if (out->source_size < 0)
       out->source_size = kept->source_size;
   }
@@ -1176,12 +1178,21 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     rc = ts_build_system_read(l.tree, &bs, err);
   if (rc == TS_OK && !done)
     rc = match_torch(o, src, &bs, l.tree, isolated(o, src), &tm, err);
+  if (rc == TS_OK && kept && !same_str(kept->torch, tm.version)) {
+    /* made against another torch build: a tree and an environment of its own */
+    kept = NULL;
+    if (kept_tree) {
+      free(l.tree);
+      l.tree = NULL;
+      rc = unpack(idx, src, out, &he, &l, err);
+    }
+  }
   if (rc == TS_OK && !done) {
     reqs = build_requires(&bs, &tm, &nreqs);
     he.extra_env = (const char *const *)tm.env;
     he.nextra_env = tm.nenv;
   }
-  if (rc == TS_OK && !done && kept && same_str(kept->torch, tm.version) && !o->locked_env) {
+  if (rc == TS_OK && !done && kept) {
     envdir = ts_xstrdup(kept->envdir);
     env_python = ts_path_join(envdir, "bin/python");
     bindir = ts_path_join(envdir, "bin");
