@@ -860,6 +860,16 @@ static const char *version_in(const struct ts_plan_result *res, const char *name
   return NULL;
 }
 
+/* Whether two resolved versions are builds of one release ("2.9.1+cpu",
+ * "2.9.1+cu126", "2.9.1"): they differ only in the local label, which
+ * names the variant the point's machine runs, so unifying them would press
+ * one machine's build on another (a macOS point's CPU torch on the Linux
+ * points of a cu126 profile). */
+static bool same_release(const char *a, const char *b) {
+  size_t la = strcspn(a, "+"), lb = strcspn(b, "+");
+  return la == lb && memcmp(a, b, la) == 0;
+}
+
 /* Point p solved again preferring name==version, then its own answer,
  * then the others': the new result when it keeps that version, else
  * NULL. */
@@ -881,7 +891,7 @@ static struct ts_plan_result *resolve_towards(const struct ts_universal_options 
   (*nsolves)++;
   enum ts_code rc = ts_plan_resolve(&po, &res, &err);
   const char *got = rc == TS_OK ? version_in(res, name) : NULL;
-  if (!got || strcmp(got, version) != 0) {
+  if (!got || !same_release(got, version)) {
     ts_plan_result_free(res);
     res = NULL;
   }
@@ -889,17 +899,20 @@ static struct ts_plan_result *resolve_towards(const struct ts_universal_options 
   return res;
 }
 
-/* Moves every point holding `name` at another version to `version`, all
- * or none; true when they moved. */
+/* Moves every point holding `name` at another release to `version`, all
+ * or none; true when some moved.  Points holding another build of that
+ * release keep theirs. */
 static bool unify_on(const struct ts_universal_options *o, struct grid *g, const struct prefs *ps,
                      const char *name, const char *version, size_t *nsolves) {
   struct ts_plan_result **moved = ts_xcalloc(g->n, sizeof *moved);
-  bool all = true;
+  bool all = true, any = false;
   for (size_t i = 0; i < g->n && all; i++) {
     const struct point *p = &g->pts[i];
     const char *have = p->res ? version_in(p->res, name) : NULL;
-    if (have && strcmp(have, version) != 0)
+    if (have && !same_release(have, version)) {
       all = (moved[i] = resolve_towards(o, g, p, ps, name, version, nsolves)) != NULL;
+      any = true;
+    }
   }
   for (size_t i = 0; i < g->n; i++) {
     if (!moved[i])
@@ -912,7 +925,7 @@ static bool unify_on(const struct ts_universal_options *o, struct grid *g, const
     }
   }
   free(moved);
-  return all;
+  return all && any;
 }
 
 struct candidate {

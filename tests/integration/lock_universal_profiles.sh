@@ -162,6 +162,26 @@ lock --profile cu126 --profile cpu --profile rocm6.4 torch torchvision numpy \
   -o "$work/cu126-first.toml" 2>/dev/null || ts_fail "cu126-first lock"
 grep -q '^default-profile = "cu126"' "$work/cu126-first.toml" || ts_fail "default-profile cu126"
 
+# --- a point with no build at all keeps its builds to itself ---------------
+# macOS x86_64 has no torch wheel here: its answer (some build, listed with
+# a warning) must not be pressed on Linux, whose cu126 profile keeps +cu126
+"$T" lock --universal --requires-python "==$minor.*" "${IDX[@]}" \
+  --environment "implementation_name == 'cpython' and platform_machine == 'x86_64' and sys_platform != 'win32'" \
+  --profile cpu --profile cu126 torch -o "$work/nobuild.toml" 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "lock with a point that has no torch wheel"; }
+python3 - "$work/nobuild.toml" <<'PY' || ts_fail "a point without a build changed another point's variant"
+import os, sys, tomllib
+sys.path.insert(0, os.environ["TS_SOURCE_DIR"] + "/tests/integration")
+from pep751_markers import evaluate
+lock = tomllib.load(open(sys.argv[1], "rb"))
+for extras, want in (((), "2.9.1+cpu"), (("cu126",), "2.9.1+cu126")):
+    e = {"sys_platform": "linux", "platform_machine": "x86_64", "implementation_name": "cpython",
+         "extras": frozenset(extras), "dependency_groups": frozenset()}
+    got = [p["version"] for p in lock["packages"]
+           if p["name"] == "torch" and ("marker" not in p or evaluate(p["marker"], e))]
+    assert got == [want], (extras, got)
+PY
+
 # --- sync picks the profile this host runs ---------------------------------
 ts_expect_picks "$work/u.toml" h100-cu130 cu126 2.9.1+cu126
 ts_expect_picks "$work/u.toml" mi300x-rocm64 rocm6-4 2.9.1+rocm6.4
