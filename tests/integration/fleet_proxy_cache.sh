@@ -10,9 +10,7 @@
 T=${TORCHSOLVE:?}
 nginx=${TS_NGINX_BIN:-/usr/sbin/nginx}
 [ -x "$nginx" ] || ts_skip "nginx not installed ($nginx)"
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT TORCHSOLVE_RULES \
-      TORCHSOLVE_INDEX_URL TORCHSOLVE_EXTRA_INDEX_URL TORCHSOLVE_FIND_LINKS VIRTUAL_ENV
+ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config
 {

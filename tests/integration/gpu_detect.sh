@@ -5,10 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || ts_skip "python3 missing"
 FIX=$TS_SOURCE_DIR/fixtures/sysroot
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
-      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
-      HSA_OVERRIDE_GFX_VERSION ROCM_PATH
+ts_isolate_from_host
 export XDG_CONFIG_HOME=$(ts_tmpdir)
 fails=0
 

@@ -3,10 +3,7 @@
 # user files overriding by id, and each seed's situation as an audit.
 . "$(dirname "$0")/lib.sh"
 FIX=$TS_SOURCE_DIR/fixtures/sysroot
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
-      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
-      HSA_OVERRIDE_GFX_VERSION ROCM_PATH
+ts_isolate_from_host
 tmp=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$tmp/config
 

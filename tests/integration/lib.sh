@@ -9,6 +9,9 @@
 #   ts_clear_pip_env         unset every PIP_* variable of this shell (this
 #                            machine sets PIP_FIND_LINKS and PIP_CERT; a test
 #                            comparing with pip must not inherit them)
+#   ts_isolate_from_host     unset the host's TORCHSOLVE_* (but TORCHSOLVE),
+#                            ROCm and VIRTUAL_ENV variables; use the tree's
+#                            rules.yaml
 #   ts_make_venv DIR         python3 -m venv --without-pip DIR, with every
 #                            PIP_* variable cleared from this shell
 #   ts_managed_python DIR    a "system" interpreter its distribution manages
@@ -149,6 +152,18 @@ ts_clear_pip_env() {
   for v in $(compgen -e); do
     case $v in PIP_*) unset "$v" ;; esac
   done
+}
+
+# The host's own GPU and index settings must not reach a test: unsets every
+# TORCHSOLVE_* variable but TORCHSOLVE (the binary under test), the ROCm
+# variables and VIRTUAL_ENV, and reads the tree's rules.yaml.
+ts_isolate_from_host() {
+  local v
+  for v in $(compgen -e); do
+    case $v in TORCHSOLVE) ;; TORCHSOLVE_*) unset "$v" ;; esac
+  done
+  unset HSA_OVERRIDE_GFX_VERSION ROCM_PATH VIRTUAL_ENV
+  export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
 }
 
 ts_make_venv() {

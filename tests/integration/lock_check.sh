@@ -8,10 +8,7 @@ FIX=$TS_SOURCE_DIR/fixtures/sysroot
 REAL=$TS_SHARED_DIR/real-env/h100-cu130-py312/dist-info
 [ -d "$REAL" ] || ts_skip "no $REAL"
 python3 -c 'import pip._internal.operations.check' 2>/dev/null || ts_skip "python3 has no pip"
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
-      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
-      HSA_OVERRIDE_GFX_VERSION ROCM_PATH
+ts_isolate_from_host
 tmp=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$tmp/config XDG_CACHE_HOME=$tmp/cache
 # pip evaluates markers for the interpreter it runs in: use its version.

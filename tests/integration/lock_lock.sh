@@ -9,10 +9,7 @@
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
 python3 -m pip --version >/dev/null 2>&1 || ts_skip "python3 has no pip"
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
-      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
-      HSA_OVERRIDE_GFX_VERSION ROCM_PATH VIRTUAL_ENV
+ts_isolate_from_host
 work=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 ts_make_venv "$work/venv"

@@ -9,9 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 lacks tomllib"
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT TORCHSOLVE_RULES \
-      TORCHSOLVE_INDEX_URL TORCHSOLVE_EXTRA_INDEX_URL TORCHSOLVE_FIND_LINKS VIRTUAL_ENV
+ts_isolate_from_host
 work=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 {

@@ -7,11 +7,8 @@
 # export is accepted by pip install --require-hashes.
 . "$(dirname "$0")/lib.sh"
 python3 -m pip --version >/dev/null 2>&1 || ts_skip "python3 has no pip"
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
-      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
-      HSA_OVERRIDE_GFX_VERSION ROCM_PATH VIRTUAL_ENV
-for v in $(compgen -e); do case $v in PIP_*) unset "$v" ;; esac; done
+ts_isolate_from_host
+ts_clear_pip_env
 tmp=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$tmp/config TORCHSOLVE_CACHE_DIR=$tmp/cache
 FIX=$TS_SOURCE_DIR/fixtures/sysroot

@@ -13,9 +13,7 @@ CONF=${TS_SHARED_DIR:-}/conformance
 [ -f "$CONF/uv/universal-expected.json" ] || ts_skip "no $CONF/uv/universal-expected.json"
 python3 -c 'import tomllib, pip._vendor.packaging.markers' 2>/dev/null ||
   ts_skip "python3 lacks tomllib or pip's packaging"
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT TORCHSOLVE_RULES \
-      TORCHSOLVE_INDEX_URL TORCHSOLVE_EXTRA_INDEX_URL TORCHSOLVE_FIND_LINKS VIRTUAL_ENV
+ts_isolate_from_host
 work=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 runner=$(dirname "$0")/lock_universal_uv.py

@@ -11,11 +11,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
-export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
-unset TORCHSOLVE_CUDA TORCHSOLVE_ROCM TORCHSOLVE_GFX TORCHSOLVE_SYSROOT \
-      TORCHSOLVE_CUDA_DRIVER TORCHSOLVE_COMPUTE_CAPABILITY TORCHSOLVE_RULES \
-      TORCHSOLVE_WITHOUT_RULES HSA_OVERRIDE_GFX_VERSION ROCM_PATH VIRTUAL_ENV \
-      TORCHSOLVE_INDEX_URL TORCHSOLVE_EXTRA_INDEX_URL TORCHSOLVE_TORCH_INDEX_URL TORCHSOLVE_FIND_LINKS
+ts_isolate_from_host
 python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 has no tomllib (3.11+)"
 python3 -m pip --version >/dev/null 2>&1 || ts_skip "python3 has no pip to list the venvs with"
 ts_venv_for_wheels
