@@ -19,7 +19,9 @@ const char ts_build_cli_help[] =
     "                             records them, sync builds with the lock's)\n"
     "  --build-constraint FILE  constraints for the build environments (repeatable)\n"
     "  --no-build-isolation     build with the target's interpreter and packages\n"
-    "                           instead of a fresh build environment\n"
+    "                           instead of a fresh build environment; a torch\n"
+    "                           extension builds against the target's torch (the\n"
+    "                           plan's torch build is installed into it first)\n"
     "  --no-build-isolation-package P\n"
     "                           the same for project P only (repeatable)\n"
     "  --build-timeout S        limit per backend call (default 7200, 0: none)\n";
