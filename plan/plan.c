@@ -1545,6 +1545,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
         it->user_sha256 = entry_only_sha256(it->hashed_by);
     }
   }
+  if (set && !o->ignore_host)
+    ts_plan_note_broken_installed(r, set);
+  if (o->read_installed && !o->spec && !o->no_deps)
+    ts_plan_orphans(&p->site, r, &r->target->markers);
   return set && !o->ignore_host ? check_custom_builds(r, set, err) : TS_OK;
 }
 
@@ -1558,6 +1562,12 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     return;
   for (size_t i = 0; i < r->nnotes; i++)
     free(r->notes[i]);
+  for (size_t i = 0; i < r->norphans; i++) {
+    free(r->orphans[i]);
+    free(r->orphan_versions[i]);
+  }
+  free(r->orphans);
+  free(r->orphan_versions);
   free(r->notes);
   if (r->res)
     ts_resolution_free(r->res);
@@ -1873,7 +1883,10 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                               .allow_overwrite = o->allow_overwrite,
                               .verify_cache = o->verify_cache,
                               .env_locked = p->env_lock_fd >= 0 || p->env_lock_borrowed,
-                              .paths = o->paths};
+                              .paths = o->paths,
+                              /* what the switch orphaned goes in the same transaction */
+                              .remove = (const char *const *)r->orphans,
+                              .nremove = o->paths ? 0 : r->norphans};
     rc = ts_plan_run_transaction(&txn, changed, err);
   }
   struct ts_error ignore = {0};
