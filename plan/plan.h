@@ -371,3 +371,9 @@ char *ts_plan_cpu_note_text(const struct ts_plan_cpu_note *n);
  * when nothing is held back; malloc'd.  install and lock print it as a
  * note, --report carries it under "torchsolve". */
 char *ts_plan_held_back_note(const struct ts_plan_result *r);
+
+/* The newest final release of project `name` (normalised) among the files
+ * of the pages the resolution read ("2.15.0+cu130"), without asking any
+ * index; false when it read no page of that project. */
+bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, char *out,
+                            size_t cap);
