@@ -38,7 +38,9 @@ enum ts_code ts_plan_tree_prefix(const struct ts_target *t, const char *dir,
   out->paths = (struct ts_wheel_paths){.prefix = out->dir, .purelib = s[0],
                                        .platlib = s[0], .scripts = s[1],
                                        .data = out->dir, .headers = s[2],
-                                       .python = t->python};
+                                       .python = t->python,
+                                       .python_major = t->python_major,
+                                       .python_minor = t->python_minor};
   return ts_fs_mkdirs(s[0], err);
 }
 
@@ -116,7 +118,9 @@ enum ts_code ts_plan_tree_target(const struct ts_target *t, const char *dir,
                                        .platlib = s[0], .scripts = s[1],
                                        .data = out->stage, .headers = s[2],
                                        .python = t->python ? t->python
-                                                 : s[3] ? s[3] : "/usr/bin/python3"};
+                                                 : s[3] ? s[3] : "/usr/bin/python3",
+                                       .python_major = t->python_major,
+                                       .python_minor = t->python_minor};
   return ts_fs_mkdirs(s[0], err);
 }
 

@@ -1537,6 +1537,23 @@ static void closure(struct rs *rs, Solver *solv, Queue *out) {
   queue_free(&dq);
 }
 
+/* A version whose METADATA was fetched but does not read (a Requires-Dist
+ * of "invalid-version ==2010i"): pip ignores it with a warning and the
+ * resolution goes on.  Its solvable gets a requirement nothing provides. */
+static void ignore_version(struct rs *rs, struct rs_ver *v, const char *name,
+                           const struct ts_error *why) {
+  rs->ignored = ts_xrealloc(rs->ignored, (rs->nignored + 1) * sizeof *rs->ignored);
+  rs->ignored[rs->nignored++] = ts_xasprintf(
+      "Ignoring version %s of %s since it has invalid metadata: %s", v->text, name,
+      why->detail);
+  Id dep = pool_rel2id(rs->pool, pool_str2id(rs->pool, "__valid_metadata", 1),
+                       rs->none_evr, REL_EQ, 1);
+  ts_rs_add_dep(rs, v->solv, dep, false,
+                ts_xasprintf("readable METADATA (%s %s's does not read)", name, v->text),
+                -1, NULL, -1, false);
+  sinfo(rs, v->solv)->deps_done = true;
+}
+
 /* Fetches METADATA for the versions behind pending solvables (plus the next
  * few versions of each, which the solver will likely want after a
  * conflict), then encodes the pending solvables' deps. */
@@ -1617,6 +1634,8 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
       if (mc == TS_OK) {
         v->meta_ok = true;
         rs->metadata_fetched++;
+      } else if (reqs[i].code == TS_OK && mc == TS_E_PARSE) {
+        ignore_version(rs, v, reqs[i].name, err);
       } else if (!reqs[i].prefetch) {
         c = mc;
         ts_error_wrap(err, "metadata of %s %s", reqs[i].name, reqs[i].version);
@@ -1948,6 +1967,9 @@ static bool add_priority_jobs(struct rs *rs, const Queue *cl) {
 }
 
 static void rs_free(struct rs *rs) {
+  for (size_t i = 0; i < rs->nignored; i++)
+    free(rs->ignored[i]);
+  free(rs->ignored);
   for (size_t i = 0; i < rs->nprojs; i++) {
     struct rs_proj *pj = &rs->projs[i];
     for (size_t k = 0; k < pj->nvers; k++)
@@ -2139,6 +2161,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   queue_free(&pending);
   res->pages_fetched = rs.pages_fetched;
   res->metadata_fetched = rs.metadata_fetched;
+  res->ignored = rs.ignored;
+  res->nignored = rs.nignored;
+  rs.ignored = NULL;
+  rs.nignored = 0;
   if (c == TS_OK || c == TS_E_RESOLVE)
     *out = res;
   else
@@ -2161,6 +2187,9 @@ void ts_resolution_free(struct ts_resolution *r) {
     free(it->extras);
   }
   free(r->items);
+  for (size_t i = 0; i < r->nignored; i++)
+    free(r->ignored[i]);
+  free(r->ignored);
   if (r->held_back) {
     free(r->held_back->name);
     free(r->held_back->chosen);
