@@ -781,8 +781,13 @@ static enum ts_code compile_rules(const struct ts_plan_options *o,
   enum ts_code rc = ts_rules_compile(o->rules, o->host, &ro, out, err);
   if (rc != TS_OK)
     return rc;
-  collect_usable(v, out);
-  for (size_t i = o->rules->nreleases; i-- > 0;) {
+  for (size_t i = 0; i < o->ntorch_backends; i++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, o->torch_backends[i]);
+    variants_add(v, o->torch_backends[i], b && b->kind == TS_BACKEND_CPU);
+  }
+  if (!o->ntorch_backends)
+    collect_usable(v, out);
+  for (size_t i = o->rules->nreleases; i-- > 0 && !o->ntorch_backends;) {
     struct ts_constraint_set s = {0};
     ro.release = o->rules->releases[i].series;
     struct ts_error e2 = {0};
@@ -1360,7 +1365,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (o->facts_override)
       collect_usable(&p->vars, set);
     pinned_labels(&p->vars, set, o);
-    if (o->rules)
+    if (o->rules && !o->ntorch_backends) /* a named build: that one only */
       explaining_variants(&p->vars, set, o);
     build_routes_and_prefs(p, r->idx, set, &p->vars);
   }

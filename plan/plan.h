@@ -62,6 +62,12 @@ struct ts_plan_options {
   const struct ts_rules *rules;
   const struct ts_constraint_set *facts_override;
   bool ignore_host;
+  /* Backend ids the user named (plan/torch_backend.h: --torch-backend, a
+   * PyTorch variant index URL): the routed projects come from these
+   * variants alone, best first for the host, and the rules refuse one the
+   * host cannot run; none: every variant the host runs. */
+  const char *const *torch_backends;
+  size_t ntorch_backends;
   /* A project's requires-python (pyproject.toml), or NULL: a target
    * interpreter outside it is refused (TS_E_PYTHON) before resolving. */
   const char *project_requires_python;
