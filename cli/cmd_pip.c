@@ -19,7 +19,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
-#include "lock/pipconf.h"
+#include "request/pipconf.h"
 #include "target/target.h"
 
 /* The pip commands torchsolve runs, as bits for the option table. */

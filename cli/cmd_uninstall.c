@@ -7,7 +7,7 @@
 
 #include "cli/cli.h"
 #include "core/alloc.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "plan/uninstall.h"
 
 static const char usage[] =

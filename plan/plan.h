@@ -25,7 +25,7 @@
 #include "host/host.h"
 #include "index/client.h"
 #include "lock/pylock.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "lock/syncplan.h"
 #include "plan/build.h"
 #include "resolver/resolver.h"
@@ -68,7 +68,7 @@ struct ts_plan_options {
   /* Index configuration (copied; route is set by the plan). */
   const struct ts_index_options *index;
   /* Root requirements and -c constraints (is_constraint), as parsed by
-   * lock/reqfile.h from files and the command line.  Borrowed. */
+   * request/reqfile.h from files and the command line.  Borrowed. */
   const struct ts_reqfile_entry *const *entries;
   size_t nentries;
   const char *const *upgrade_packages;
@@ -78,7 +78,7 @@ struct ts_plan_options {
   const struct ts_resolver_preference *preferences;
   size_t npreferences;
   bool any_file; /* resolver.h: a version no wheel fits is a candidate */
-  /* --no-binary / --only-binary as lock/formatctl.h settles them */
+  /* --no-binary / --only-binary as request/formatctl.h settles them */
   const char *const *no_binary;
   size_t nno_binary;
   const char *const *only_binary;

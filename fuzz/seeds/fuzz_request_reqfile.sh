@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Seeds for fuzz_lock_reqfile: requirement files built from the PEP 508
+# Seeds for fuzz_request_reqfile: requirement files built from the PEP 508
 # vectors of the packaging conformance data, with options, hashes,
 # continuations and NUL-separated included files (see the target).
 set -euo pipefail

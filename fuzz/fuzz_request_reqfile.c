@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,10 +1,10 @@
 /*
- * lock/reqfile.c — pip requirements files, following pip's
+ * request/reqfile.c — pip requirements files, following pip's
  * src/pip/_internal/req/req_file.py and constructors.py step by step
  * (splitlines, join_lines, ignore_comments, expand_env_variables,
  * break_args_options, optparse over shlex tokens, parse_req_from_line).
  */
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 #include <errno.h>
 #include <stdarg.h>

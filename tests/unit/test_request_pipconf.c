@@ -1,8 +1,8 @@
-/* Unit tests for lock/pipconf.h: pip.conf as configparser reads it. */
+/* Unit tests for request/pipconf.h: pip.conf as configparser reads it. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "lock/pipconf.h"
+#include "request/pipconf.h"
 
 static struct ts_pipconf parse_ok(const char *text) {
   struct ts_pipconf c;

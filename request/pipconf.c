@@ -1,7 +1,7 @@
 /*
- * lock/pipconf.c — pip.conf reading (see pipconf.h).
+ * request/pipconf.c — pip.conf reading (see pipconf.h).
  */
-#include "lock/pipconf.h"
+#include "request/pipconf.h"
 
 #include <ctype.h>
 #include <stdlib.h>

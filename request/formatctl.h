@@ -1,5 +1,5 @@
 /*
- * lock/formatctl.h — pip's --no-binary / --only-binary sets (pip's
+ * request/formatctl.h — pip's --no-binary / --only-binary sets (pip's
  * FormatControl), from the command line and requirements files alike.
  *
  * A value is a comma-separated list of project names, ":all:" or ":none:",
@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 #define TS_FORMATCTL_ALL ":all:"
 

@@ -1,5 +1,5 @@
 /* pyproject.toml as lock's input: see pyproject.h. */
-#include "lock/pyproject.h"
+#include "request/pyproject.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * lock/pyproject.h — a project's pyproject.toml as `lock`'s input: the
+ * request/pyproject.h — a project's pyproject.toml as `lock`'s input: the
  * PEP 621 `[project]` dependencies, optional-dependencies (extras) and
  * requires-python, PEP 735 `[dependency-groups]` (`{include-group = "x"}`
  * expanded, cycles refused), and torchsolve's own `[tool.torchsolve]`:

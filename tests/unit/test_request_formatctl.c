@@ -1,8 +1,8 @@
-/* lock/formatctl.h: pip's --no-binary / --only-binary sets. */
+/* request/formatctl.h: pip's --no-binary / --only-binary sets. */
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "lock/formatctl.h"
+#include "request/formatctl.h"
 
 static bool has(char *const *v, size_t n, const char *s) {
   for (size_t i = 0; i < n; i++)

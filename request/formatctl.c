@@ -1,5 +1,5 @@
 /* pip's --no-binary / --only-binary sets: see formatctl.h. */
-#include "lock/formatctl.h"
+#include "request/formatctl.h"
 
 #include <stdlib.h>
 #include <string.h>

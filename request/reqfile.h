@@ -1,5 +1,5 @@
 /*
- * lock/reqfile.h — pip requirements files (-r) and constraints files (-c).
+ * request/reqfile.h — pip requirements files (-r) and constraints files (-c).
  *
  * Lines are read as pip's req_file.py reads them: str.splitlines() line
  * ends, backslash continuations joined (a comment line never continues),

@@ -1,11 +1,11 @@
-/* Unit tests for lock/reqfile.h: pip requirements files, fed from memory
+/* Unit tests for request/reqfile.h: pip requirements files, fed from memory
  * through the reader callback, plus real files under fixtures/lock/reqs. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 /* An in-memory file system: NULL-terminated name/content pairs. */
 struct memfs {

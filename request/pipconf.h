@@ -1,5 +1,5 @@
 /*
- * lock/pipconf.h — pip's configuration files (pip.conf) as pip reads them
+ * request/pipconf.h — pip's configuration files (pip.conf) as pip reads them
  * through configparser.RawConfigParser: "[section]" headers, "key = value"
  * or "key: value" lines, indented lines continuing the previous value
  * (joined with "\n": find-links lists are written so), lines starting
