@@ -16,7 +16,7 @@ enum ts_code ts_plan_env_open(const char *python, const char *probe_cache_dir,
                               struct ts_plan_env *env, struct ts_error *err) {
   memset(env, 0, sizeof *env);
   /* located as install and sync locate it (absolute, not resolved) */
-  enum ts_code rc = ts_plan_make_target(python, NULL, probe_cache_dir, &env->target, err);
+  enum ts_code rc = ts_target_open(python, NULL, probe_cache_dir, &env->target, err);
   if (rc != TS_OK)
     return rc;
   env->python = ts_xstrdup(env->target->python);
