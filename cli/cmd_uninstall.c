@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "core/alloc.h"
 #include "request/reqfile.h"
-#include "plan/uninstall.h"
+#include "inventory/uninstall.h"
 
 static const char usage[] =
     "usage: torchsolve uninstall NAME... [-r FILE]... [options]\n"

@@ -19,7 +19,7 @@
 #include "index/cache.h"
 #include "index/simple.h"
 #include "index/url.h"
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"

@@ -177,7 +177,7 @@ struct ts_plan_install_options {
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
   /* Install into these paths instead of the target interpreter's own
-   * (pip's --target and --prefix trees, plan/tree.h); NULL: its own.  The
+   * (pip's --target and --prefix trees, inventory/tree.h); NULL: its own.  The
    * PEP 668 refusal is for the interpreter's environment only, as pip's. */
   const struct ts_wheel_paths *paths;
   /* pip download: the verified files are placed in save_dir (created when

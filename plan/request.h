@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "plan/plan.h"
 
 struct ts_plan_request {
@@ -78,7 +78,7 @@ void ts_plan_outcome_clear(struct ts_plan_outcome *o);
  * verified files in dest; a --target or --prefix tree is made when
  * anything changes, installed into and, for --target, moved into DIR; an
  * install goes into the environment.  Errors as ts_plan_install and
- * plan/tree.h; *out holds what was done so far (clear it anyway). */
+ * inventory/tree.h; *out holds what was done so far (clear it anyway). */
 enum ts_code ts_plan_request_carry_out(const struct ts_plan_request *q,
                                        struct ts_plan_result *r,
                                        const struct ts_plan_callbacks *cb,

@@ -1,5 +1,5 @@
 /*
- * lock/report.h — pip's installation report (`pip install --report`),
+ * inventory/report.h — pip's installation report (`pip install --report`),
  * version "1", so that tools reading pip's report read ours.
  *
  *   { "version": "1", "pip_version": "torchsolve 0.1.0",

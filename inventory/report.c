@@ -1,11 +1,11 @@
 /*
- * lock/report.c — pip installation report: built as a cJSON tree, printed
+ * inventory/report.c — pip installation report: built as a cJSON tree, printed
  * by our own printer to match Python's json.dump(indent=2,
  * ensure_ascii=False) byte for byte (cJSON's printer uses tabs).
  */
 #include "core/alloc.h"
 #include "core/text.h"
-#include "lock/report.h"
+#include "inventory/report.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

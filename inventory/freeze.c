@@ -1,5 +1,5 @@
 /*
- * plan/plan_freeze.c — pip freeze over an installed set (see inventory.h),
+ * inventory/freeze.c — pip freeze over an installed set (see inventory.h),
  * after pip 23's operations/freeze.py.
  */
 #include <ctype.h>
@@ -14,7 +14,7 @@
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "source/source.h"
 
 void ts_plan_notes_add(struct ts_plan_notes *n, char *line) {

@@ -1,5 +1,5 @@
 /*
- * lock/installed.h — the distributions installed in site-packages
+ * inventory/installed.h — the distributions installed in site-packages
  * directories, as pip's importlib backend sees them: what list, freeze,
  * show, inspect and uninstall read.
  *

@@ -1,6 +1,6 @@
 /*
- * plan/inventory.h — what pip's freeze, list and show report about an
- * environment's installed set (plan/env.h), computed as pip 23 does; the
+ * inventory/inventory.h — what pip's freeze, list and show report about an
+ * environment's installed set (inventory/env.h), computed as pip 23 does; the
  * CLI formats and prints.  One file per workflow: plan_freeze.c,
  * plan_list.c, plan_show.c, plan_inspect.c.
  */
@@ -12,7 +12,7 @@
 #include "core/buf.h"
 #include "core/error.h"
 #include "index/client.h"
-#include "plan/env.h"
+#include "inventory/env.h"
 
 /* Lines for the user (warnings), owned. */
 struct ts_plan_notes {
@@ -108,7 +108,7 @@ void ts_plan_show_free(struct ts_show_info *info, size_t n);
 
 /* ---- inspect --------------------------------------------------------- */
 
-/* Appends pip inspect's JSON (version 1, lock/report.h) for the
+/* Appends pip inspect's JSON (version 1, inventory/report.h) for the
  * environment: every installed distribution by name, the target's marker
  * environment. */
 enum ts_code ts_plan_inspect(const struct ts_plan_env *env, struct ts_buf *out,

@@ -1,10 +1,10 @@
-/* Unit tests for lock/report.h: pip's installation report JSON. */
+/* Unit tests for inventory/report.h: pip's installation report JSON. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock/report.h"
+#include "inventory/report.h"
 
 static char *write_report(const struct ts_report *r) {
   struct ts_buf b;

@@ -1,4 +1,4 @@
-/* Unit tests for lock/envcheck.h: pip check's findings and wording on a
+/* Unit tests for inventory/envcheck.h: pip check's findings and wording on a
  * site-packages directory written here. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 
 static const struct ts_marker_env env312 = {
     .implementation_name = "cpython", .implementation_version = "3.12.0",

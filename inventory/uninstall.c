@@ -1,13 +1,12 @@
 /*
- * plan/plan_uninstall.c — uninstall (see uninstall.h).
+ * inventory/uninstall.c — uninstall (see uninstall.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
 #include "core/str.h"
-#include "plan/plan.h"
-#include "plan/uninstall.h"
+#include "inventory/uninstall.h"
 
 enum ts_code ts_plan_uninstall(const struct ts_plan_env *env,
                                const struct ts_plan_uninstall_options *o,

@@ -1,8 +1,8 @@
 /*
- * lock/installed.c — the installed distributions of site-packages
+ * inventory/installed.c — the installed distributions of site-packages
  * directories (see installed.h).
  */
-#include "lock/installed.h"
+#include "inventory/installed.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -1,8 +1,8 @@
 /*
- * plan/plan_env.c — an existing environment, located, probed and read
+ * inventory/env.c — an existing environment, located, probed and read
  * (see env.h).
  */
-#include "plan/env.h"
+#include "inventory/env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,6 @@
 
 #include "core/fs.h"
 #include "core/str.h"
-#include "plan/plan_internal.h"
 
 enum ts_code ts_plan_env_open(const char *python, const char *probe_cache_dir,
                               struct ts_plan_env *env, struct ts_error *err) {

@@ -1,5 +1,5 @@
 /*
- * plan/env.h — an existing environment, for the commands that read or
+ * inventory/env.h — an existing environment, for the commands that read or
  * change what is installed without resolving (uninstall, list, freeze,
  * show, inspect): the located and probed interpreter, its install paths
  * and its installed distributions.
@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "core/error.h"
-#include "lock/installed.h"
+#include "inventory/installed.h"
 #include "target/target.h"
 #include "wheel/wheel.h"
 

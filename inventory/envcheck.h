@@ -1,5 +1,5 @@
 /*
- * lock/envcheck.h — environment consistency: what `pip check` reports for a
+ * inventory/envcheck.h — environment consistency: what `pip check` reports for a
  * site-packages directory, without running Python.
  *
  * The installed set comes from target/site.h (the reader install and sync

@@ -1,7 +1,7 @@
 /*
- * plan/plan_tree.c — pip's --prefix and --target trees (see tree.h).
+ * inventory/tree.c — pip's --prefix and --target trees (see tree.h).
  */
-#include "plan/tree.h"
+#include "inventory/tree.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
- * lock/envcheck.c — pip check without Python (see envcheck.h).
+ * inventory/envcheck.c — pip check without Python (see envcheck.h).
  */
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 
 #include <errno.h>
 #include <stdio.h>

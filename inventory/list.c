@@ -1,5 +1,5 @@
 /*
- * plan/plan_list.c — pip list over an installed set (see inventory.h),
+ * inventory/list.c — pip list over an installed set (see inventory.h),
  * after pip 23's commands/list.py; --outdated/--uptodate ask the indexes
  * for each project's newest installable version.
  */
@@ -12,7 +12,7 @@
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 /* pip list never shows these (pip's stdlib_pkgs). */
 static bool stdlib_pkg(const char *canonical) {

@@ -1,5 +1,5 @@
 /*
- * plan/tree.h — pip's install trees outside an environment, for
+ * inventory/tree.h — pip's install trees outside an environment, for
  * multi-stage images and Lambda layers:
  *
  *  --prefix DIR  the interpreter's posix_prefix scheme rooted at DIR:
@@ -19,7 +19,7 @@
 #include <stdbool.h>
 
 #include "core/error.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "target/target.h"
 #include "wheel/wheel.h"
 

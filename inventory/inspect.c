@@ -1,12 +1,12 @@
 /*
- * plan/plan_inspect.c — pip inspect over an installed set (see
- * inventory.h); the JSON is lock/report.h's.
+ * inventory/inspect.c — pip inspect over an installed set (see
+ * inventory.h); the JSON is inventory/report.h's.
  */
 #include <stdlib.h>
 
 #include "core/alloc.h"
-#include "lock/report.h"
-#include "plan/inventory.h"
+#include "inventory/report.h"
+#include "inventory/inventory.h"
 
 enum ts_code ts_plan_inspect(const struct ts_plan_env *env, struct ts_buf *out,
                              struct ts_error *err) {

@@ -1,4 +1,4 @@
-/* Unit tests for lock/installed.h: the installed set of site-packages
+/* Unit tests for inventory/installed.h: the installed set of site-packages
  * directories written here, as pip's importlib backend reads it. */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/fs.h"
-#include "lock/installed.h"
+#include "inventory/installed.h"
 
 static const struct ts_marker_env env312 = {
     .implementation_name = "cpython", .implementation_version = "3.12.0",

@@ -1,5 +1,5 @@
 /*
- * plan/plan_show.c — pip show over an installed set (see inventory.h),
+ * inventory/show.c — pip show over an installed set (see inventory.h),
  * after pip 23's commands/show.py.
  */
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "pep/name.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 /* str.lower sort; ties by bytes so the order never depends on input order */
 static int cmp_lower(const void *a, const void *b) {

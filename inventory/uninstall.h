@@ -1,6 +1,6 @@
 /*
- * plan/uninstall.h — removing distributions from an environment
- * (plan/env.h) through their RECORD, as one transaction (wheel/wheel.h).
+ * inventory/uninstall.h — removing distributions from an environment
+ * (inventory/env.h) through their RECORD, as one transaction (wheel/wheel.h).
  */
 #pragma once
 
@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "plan/env.h"
-#include "plan/inventory.h"
+#include "inventory/env.h"
+#include "inventory/inventory.h"
 #include "wheel/wheel.h"
 
 struct ts_plan_uninstall_options {
