@@ -8,7 +8,7 @@
 #include "pep/name.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"
-#include "plan/profiles.h"
+#include "plan/profile_choice.h"
 #include "target/site.h"
 
 /* The lock's selected builds against the rules on this host: findings
