@@ -338,7 +338,7 @@ static enum ts_code fill_locked(const struct ts_plan_build_options *o, struct ts
   if (rc == TS_OK)
     rc = ts_plan_fetch_files(idx, fx, n, &fopt, &totals, err);
   if (rc == TS_OK)
-    rc = ts_plan_make_target(python, NULL, o->probe_cache_dir, &t, err);
+    rc = ts_target_open(python, NULL, o->probe_cache_dir, &t, err);
   struct ts_wheel_request *rq = ts_xcalloc(cap, sizeof *rq);
   uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(cap, sizeof *dig);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
@@ -1047,7 +1047,7 @@ static enum ts_code builder_for(const struct ts_plan_build_options *o,
   struct ts_error ignore = {0};
   struct ts_target *b = NULL;
   *out = NULL;
-  bool fits = ts_plan_make_target(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
+  bool fits = ts_target_open(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
               b->python_major == t->python_major && b->python_minor == t->python_minor &&
               same_str(b->implementation, t->implementation) &&
               same_str(b->abi_flags, t->abi_flags) &&

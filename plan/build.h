@@ -61,7 +61,7 @@
 #include "core/error.h"
 #include "index/client.h"
 #include "host/host.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "rules/rules.h"
 #include "target/target.h"
 

@@ -19,7 +19,7 @@
 #include "index/cache.h"
 #include "index/simple.h"
 #include "index/url.h"
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
@@ -470,8 +470,8 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
   const struct ts_target *builder = p->owner->target;
   enum ts_code rc = TS_OK;
   if (!builder->python && p->build.metadata_python && !p->metadata_target)
-    rc = ts_plan_make_target(p->build.metadata_python, NULL, p->build.probe_cache_dir,
-                             &p->metadata_target, err);
+    rc = ts_target_open(p->build.metadata_python, NULL, p->build.probe_cache_dir,
+                        &p->metadata_target, err);
   if (p->metadata_target)
     builder = p->metadata_target;
   char *label = ts_xasprintf("%s %s", rq->name, rq->version);
@@ -1008,27 +1008,6 @@ static enum ts_code check_custom_builds(const struct ts_plan_result *r,
 
 /* ---- resolve ----------------------------------------------------------- */
 
-enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
-                                 const char *probe_cache_dir, struct ts_target **t,
-                                 struct ts_error *err) {
-  if (spec)
-    return ts_target_from_spec(spec, t, err);
-  char *located = NULL;
-  enum ts_code rc = ts_target_locate(python, &located, err);
-  if (rc != TS_OK)
-    return rc;
-  if (located[0] != '/') {
-    char *cwd = getcwd(NULL, 0);
-    char *abs = ts_path_join(cwd ? cwd : ".", located);
-    free(cwd);
-    free(located);
-    located = abs;
-  }
-  rc = ts_target_probe(located, probe_cache_dir, t, err);
-  free(located);
-  return rc;
-}
-
 /* ---- the runtime torch of torch-matched builds ------------------------- */
 
 static void runtime_answer_clear(struct runtime_answer *a) {
@@ -1311,8 +1290,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   r->priv = p;
   p->owner = r;
   *out = r;
-  enum ts_code rc = ts_plan_make_target(o->python, o->spec, o->probe_cache_dir,
-                                        &r->target, err);
+  enum ts_code rc = ts_target_open(o->python, o->spec, o->probe_cache_dir,
+                                   &r->target, err);
   if (rc == TS_OK && o->project_requires_python)
     rc = project_python_ok(o->project_requires_python, r->target, err);
   if (rc != TS_OK)
