@@ -125,6 +125,7 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
   }
   cJSON_AddBoolToObject(o, "xpu", h->xpu);
   cJSON_AddItemToObject(o, "torch_release", str_or_null(s->release));
+  cJSON_AddItemToObject(o, "torch_release_assumed", str_or_null(s->release_assumed));
   cJSON_AddItemToObject(o, "backends", usable_names(s));
   cJSON *ex = cJSON_AddArrayToObject(o, "excluded");
   cJSON *notes = cJSON_AddArrayToObject(o, "notes");
@@ -275,6 +276,8 @@ int ts_cmd_detect(int argc, char **argv) {
     status = ts_cli_report(&err);
     goto out;
   }
+  if (set.release_assumed)
+    ts_cli_warn("%s", set.release_assumed);
   if (json)
     status = print_json(&h, &set, &fb);
   else
