@@ -300,6 +300,18 @@ static enum ts_code refuse_fallback(struct rs *rs, int pidx, int chosen,
   return TS_E_RESOLVE;
 }
 
+/* A preference (the existing lock's version) is soft: a solve with the
+ * better build as a job succeeds, yet the answer kept the locked release.
+ * Never silently: say so, and how to move it. */
+static char *kept_from_lock(const struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->req->npreferences; i++)
+    if (strcmp(rs->req->preferences[i].name, name) == 0)
+      return ts_xasprintf("the existing lock has %s %s (to take the newer one: "
+                          "--upgrade-package %s)",
+                          name, rs->req->preferences[i].version, name);
+  return NULL;
+}
+
 enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
                              struct ts_resolution *res, struct ts_error *err) {
   if (!rs->req->npriority)
@@ -362,6 +374,8 @@ enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
   }
   char *reason = blocked_by(rs, SOLVER_INSTALL | SOLVER_SOLVABLE,
                             pj->vers[best].solv, false);
+  if (!reason)
+    reason = kept_from_lock(rs, pj->name);
   if (!reason)
     return TS_OK; /* not held back after all (cannot happen when exact) */
   pj = &rs->projs[pidx];
