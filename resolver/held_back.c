@@ -285,9 +285,18 @@ static enum ts_code refuse_fallback(struct rs *rs, int pidx, int chosen,
           ts_xasprintf("fix: ask for %s==%s, the newest %s with a GPU build "
                        "that runs here (%s)",
                        pj->name, pub, pj->name, pj->vers[best].text));
+  bool amd = false, nvidia = false;
+  for (size_t i = 0; i < rs->nfacts; i++) {
+    amd |= strncmp(rs->facts[i].name, "__gfx", 5) == 0;
+    nvidia |= strncmp(rs->facts[i].name, "__cc_", 5) == 0 ||
+              strcmp(rs->facts[i].name, "__cuda_driver") == 0;
+  }
   why_add(&res->why, &cap,
-          ts_xasprintf("fix: upgrade the NVIDIA driver or ROCm so that a GPU "
-                       "build of %s runs (see 'torchsolve detect')",
+          ts_xasprintf("fix: upgrade %s so that a GPU build of %s runs (see "
+                       "'torchsolve detect')",
+                       amd && !nvidia   ? "ROCm (the amdgpu kernel driver)"
+                       : nvidia && !amd ? "the NVIDIA driver"
+                                        : "the NVIDIA driver or ROCm",
                        pins));
   why_add(&res->why, &cap,
           ts_xasprintf("fix: pass --cpu to accept %s %s", pj->name,
