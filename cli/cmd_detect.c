@@ -20,7 +20,9 @@ static void usage(FILE *out) {
         "and OS, each with where it was read, and the torch variants (best\n"
         "first) that the newest torch in rules.yaml may use here.\n\n"
         "  --json           one JSON object on stdout\n"
-        "  --release X.Y    list the variants of that torch series instead\n\n",
+        "  --release X.Y    list the variants of that torch series instead (one\n"
+        "                   newer than the rules is judged on the newest listed\n"
+        "                   release's facts, with a warning)\n\n",
         out);
   ts_gpu_options_help(out);
 }
