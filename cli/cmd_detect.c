@@ -11,8 +11,6 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/rules_cli.h"
-#include "host/host.h"
-#include "rules/rules.h"
 
 static void usage(FILE *out) {
   fputs("usage: torchsolve detect [--json] [--release X.Y] [GPU options]\n\n"
@@ -52,13 +50,19 @@ static enum ts_code gpu_fallback(const struct ts_rules *rules,
   return TS_OK;
 }
 
-/* The kernel driver's ROCm release the compatibility window is reckoned
- * from, and what it was read from (the __rocm_kmd fact). */
-static const struct ts_host_fact *kmd_fact(const struct ts_constraint_set *s) {
+/* The kernel driver's ROCm release for the window and its basis (the
+ * __rocm_kmd fact), or (*rocm NULL) why none: the kernel's own amdgpu. */
+static bool kernel_driver(const struct ts_constraint_set *s, const struct ts_rules *rules,
+                          const struct ts_host *h, const char **rocm, char *basis, size_t cap) {
+  char rel[32];
+  *rocm = NULL;
   for (size_t i = 0; i < s->nfacts; i++)
-    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0)
-      return &s->facts[i];
-  return NULL;
+    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0) {
+      *rocm = s->facts[i].version;
+      snprintf(basis, cap, "%s", s->facts[i].source);
+      return true;
+    }
+  return !ts_rules_kmd_release(rules, h, rel, sizeof rel, basis, cap) && basis[0];
 }
 
 static cJSON *str_or_null(const char *s) {
@@ -114,11 +118,12 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     cJSON_AddItemToObject(r, "hsa_override_gfx_version",
                           str_or_null(h->hsa_override));
     cJSON_AddItemToObject(r, "amdgpu_version", str_or_null(h->amdgpu_version));
-    const struct ts_host_fact *kmd = kmd_fact(s);
-    if (kmd) {
+    const char *kr;
+    char basis[512];
+    if (kernel_driver(s, rules, h, &kr, basis, sizeof basis)) {
       cJSON *k = cJSON_AddObjectToObject(r, "kernel_driver");
-      cJSON_AddStringToObject(k, "rocm", kmd->version);
-      cJSON_AddStringToObject(k, "basis", kmd->source);
+      cJSON_AddItemToObject(k, "rocm", str_or_null(kr));
+      cJSON_AddStringToObject(k, "basis", basis);
     } else {
       cJSON_AddNullToObject(r, "kernel_driver");
     }
@@ -200,9 +205,11 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
              h->rocm_gpus[i].real_gfx ? ")" : "", src(h, "rocm.gpus"));
     if (h->hsa_override)
       printf("  HSA_OVERRIDE_GFX_VERSION=%s\n", h->hsa_override);
-    const struct ts_host_fact *kmd = kmd_fact(s);
-    if (kmd)
-      printf("  kernel driver of ROCm %s (%s)\n", kmd->version, kmd->source);
+    const char *kr;
+    char basis[512];
+    if (kernel_driver(s, rules, h, &kr, basis, sizeof basis))
+      printf(kr ? "  kernel driver of ROCm %s (%s)\n" : "  kernel driver: %s%s\n",
+             kr ? kr : "", basis);
   } else {
     printf("amd       none\n");
   }
