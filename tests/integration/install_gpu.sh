@@ -103,9 +103,11 @@ grep -q '^install numpy 1.26.4 ' "$work/out" || { cat "$work/out"; ts_fail "torc
 rc=0; run cpu-only 'torch==2.2.2' 'numpy>=2' || rc=$?
 [ "$rc" = 1 ] && grep -q 'torch-numpy2' "$work/err" || { cat "$work/err"; ts_fail "numpy>=2 with torch 2.2.2: exit $rc"; }
 
-# --- flash-attn: torch 2.6 uses the old C++ ABI: the cxx11abiFALSE binary
+# --- flash-attn: torch 2.6.0's cu126 build already uses the C++11 ABI
+# (pytorch#143423): the cxx11abiTRUE binary, never the FALSE one
 run h100-cu130 'torch==2.6.0' flash-attn || { cat "$work/err"; ts_fail "flash-attn: torch==2.6.0 flash-attn"; }
-grep -q '^install flash-attn 2.7.4+cu12torch2.6cxx11abifalse ' "$work/out" || { cat "$work/out"; ts_fail "flash-attn ABI label"; }
+grep -q '^install torch 2.6.0+cu126 ' "$work/out" || { cat "$work/out"; ts_fail "flash-attn: torch 2.6.0 is not the cu126 build"; }
+grep -q '^install flash-attn 2.7.4+cu12torch2.6cxx11abitrue ' "$work/out" || { cat "$work/out"; ts_fail "flash-attn ABI label"; }
 
 # --- H100 on driver 580 (CUDA 13.0) -----------------------------------
 run h100-cu130 torch || { cat "$work/err"; ts_fail "h100: torch"; }
