@@ -148,7 +148,8 @@ static bool same_cuda(const char *a, const char *b, bool exact) {
 
 enum ts_code ts_build_torch_check_nvcc(const char *what, const char *torch_version,
                                        const char *torch_cuda, bool required,
-                                       struct ts_error *err) {
+                                       char **warning, struct ts_error *err) {
+  *warning = NULL;
   char want[16];
   major_minor(torch_cuda, want);
   char *nvcc = find_nvcc();
@@ -168,17 +169,26 @@ enum ts_code ts_build_torch_check_nvcc(const char *what, const char *torch_versi
   bool read = rc == TS_OK && ts_proc_succeeded(&pr) && nvcc_release(pr.out.data, rel);
   char have[16];
   major_minor(rel, have);
-  if (!read)
+  rc = TS_OK;
+  if (!read && required)
     rc = ts_error_set(err, TS_E_REFUSED,
                       "%s: '%s --version' does not say its CUDA release; fix: set CUDA_HOME "
                       "to the CUDA %s toolkit", what, nvcc, want);
-  else if (!same_cuda(have, want, required))
+  else if (!read)
+    *warning = ts_xasprintf("%s: '%s --version' does not say its CUDA release (torch %s is "
+                            "built with CUDA %s)", what, nvcc, torch_version, want);
+  else if (!same_cuda(have, want, false) && required)
     rc = ts_error_set(err, TS_E_REFUSED,
-                      "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s; fix: "
-                      "install the CUDA %s toolkit and set CUDA_HOME to it (or put its nvcc "
-                      "first on PATH)", what, have, nvcc, torch_version, want, want);
-  else
-    rc = TS_OK;
+                      "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s, another "
+                      "major; fix: install the CUDA %s toolkit and set CUDA_HOME to it (or put "
+                      "its nvcc first on PATH)", what, have, nvcc, torch_version, want, want);
+  else if (!same_cuda(have, want, required))
+    *warning = ts_xasprintf(
+        "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s%s; the build goes on%s",
+        what, have, nvcc, torch_version, want, required ? "" : ", another major",
+        required ? " (torch refuses only another major)"
+                 : ": its rules entry does not say it compiles CUDA code (nvcc: true), and "
+                   "should it, torch's extension builder refuses the mismatch");
   ts_proc_result_clear(&pr);
   free(nvcc);
   return rc;
