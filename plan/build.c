@@ -671,7 +671,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
                                 const struct ts_build_system *bs, const char *tree,
                                 bool in_env, struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
-  bool needed = ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
+  bool needed = ts_build_torch_needed(bs, project, src->location, o->rules, &m->nvcc);
   enum ts_code rc = TS_OK;
   if (needed && !in_env) {
     if (o->target_torch)

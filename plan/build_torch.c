@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -14,8 +15,28 @@
 #include "pep/name.h"
 #include "pep/requirement.h"
 
+/* Whether `location` names host/path `from` ("github.com/NVIDIA/apex"):
+ * as a URL's host and path, any scheme, case-insensitive, with or without
+ * ".git", followed by nothing or a ref, subdirectory or path. */
+static bool location_is(const char *location, const char *from) {
+  const char *p = location ? strstr(location, "://") : NULL;
+  if (!p)
+    return false;
+  p += 3;
+  const char *at = memchr(p, '@', strcspn(p, "/")); /* user@host */
+  if (at)
+    p = at + 1;
+  size_t n = strlen(from);
+  if (strncasecmp(p, from, n) != 0)
+    return false;
+  p += n;
+  if (strncmp(p, ".git", 4) == 0)
+    p += 4;
+  return *p == '\0' || *p == '/' || *p == '@' || *p == '#';
+}
+
 bool ts_build_torch_needed(const struct ts_build_system *bs, const char *project,
-                           const struct ts_rules *rules, bool *nvcc) {
+                           const char *location, const struct ts_rules *rules, bool *nvcc) {
   *nvcc = false;
   const struct ts_rules_torch_build *tb = NULL;
   if (project) {
@@ -23,6 +44,8 @@ bool ts_build_torch_needed(const struct ts_build_system *bs, const char *project
     tb = ts_rules_find_torch_build(rules, norm);
     free(norm);
   }
+  if (tb && tb->only_from && !location_is(location, tb->only_from))
+    tb = NULL; /* another project of the same name (PyPI's apex) */
   if (tb) {
     *nvcc = tb->nvcc;
     return true;

@@ -15,10 +15,13 @@
 #include "source/source.h"
 
 /* True when the build needs torch: build-system.requires names it, or
- * `project` (any spelling; may be NULL) is in the rules' torch_builds.
- * *nvcc: the rules say its build compiles CUDA code. */
+ * `project` (any spelling; may be NULL) is in the rules' torch_builds and
+ * `location` (the source as given) is where that entry's only_from says
+ * the project lives, when it says (git+https://github.com/NVIDIA/apex, not
+ * PyPI's unrelated apex).  *nvcc: the rules say its build compiles CUDA
+ * code. */
 bool ts_build_torch_needed(const struct ts_build_system *bs, const char *project,
-                           const struct ts_rules *rules, bool *nvcc);
+                           const char *location, const struct ts_rules *rules, bool *nvcc);
 
 /* The backend of a torch build from its local label ("2.9.1+cu126" →
  * the rules' cu126), or NULL (no label, or one the rules do not know). */

@@ -171,6 +171,10 @@ struct ts_rules_kmd {
 struct ts_rules_torch_build {
   char *project; /* normalised name */
   bool nvcc;     /* it compiles CUDA code: nvcc must match torch.version.cuda */
+  /* Only a source whose location names this host and path is that
+   * project ("github.com/NVIDIA/apex": PyPI's `apex` is an unrelated
+   * project); NULL: any source of the name. */
+  char *only_from;
   char *source;
 };
 

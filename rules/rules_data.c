@@ -125,6 +125,7 @@ void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
 
 void ts_rules_torch_build_clear(struct ts_rules_torch_build *t) {
   free(t->project);
+  free(t->only_from);
   free(t->source);
   memset(t, 0, sizeof *t);
 }

@@ -705,10 +705,10 @@ static void load_pairing(struct loader *L, yaml_node_t *n,
   check_url(L, n, p->source, "pairing");
 }
 
-/* torch_builds: {project, nvcc, source}. */
+/* torch_builds: {project, nvcc, only_from, source}. */
 static void load_torch_build(struct loader *L, yaml_node_t *n,
                              struct ts_rules_torch_build *t) {
-  static const char *const keys[] = {"project", "nvcc", "source", NULL};
+  static const char *const keys[] = {"project", "nvcc", "only_from", "source", NULL};
   memset(t, 0, sizeof *t);
   if (!is_map(L, n, "a torch_builds entry"))
     return;
@@ -725,6 +725,10 @@ static void load_torch_build(struct loader *L, yaml_node_t *n,
   free(nvcc);
   t->source = get_str(L, n, "source", true, "torch_builds");
   check_url(L, n, t->source, "torch_builds");
+  t->only_from = get_str(L, n, "only_from", false, "torch_builds");
+  if (t->only_from && (!*t->only_from || strchr(t->only_from, ' ')))
+    DIAG(L, get(L, n, "only_from"), "torch_builds: only_from must be a host and path "
+         "(github.com/NVIDIA/apex)");
 }
 
 /* ---- top level -------------------------------------------------------- */

@@ -233,4 +233,27 @@ fake_nvcc 11.0
 rm -rf "$work/venv" && "$T" venv -q --python /usr/bin/python3 "$work/venv"
 inst cpu-only "$SD" torch 2>"$work/err" || { cat "$work/err"; ts_fail "cpu-only"; }
 [ "$(built_with torchext)" = "2.9.1+cpu None None None 2.9.1+cpu" ] || ts_fail "cpu-only: $(built_with torchext)"
+
+# --- torch_builds: mmcv builds against torch; PyPI's apex is not NVIDIA's ----
+mksdist mmcv 2.2.0 undeclared
+fake_nvcc 12.8
+inst h100-cu130 "$work/mmcv-2.2.0.tar.gz" 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "mmcv"; }
+[ "$(built_with mmcv)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] || ts_fail "mmcv: $(built_with mmcv)"
+# an apex that does not come from github.com/NVIDIA/apex (PyPI's, an
+# unrelated project whose setup.py never imports torch) gets no torch
+d=$work/sd/apex-0.9.10.dev0 && mkdir -p "$d/apex"
+printf 'Metadata-Version: 2.1\nName: apex\nVersion: 0.9.10.dev0\n' >"$d/PKG-INFO"
+cat >"$d/setup.py" <<'PY'
+import importlib.util, os
+from setuptools import setup
+with open(os.path.join("apex", "built_with.py"), "w") as f:
+    f.write("TORCH = %r\nFORCE_CUDA = %r\n" % (importlib.util.find_spec("torch") is not None,
+                                              os.environ.get("FORCE_CUDA")))
+setup(name="apex", version="0.9.10.dev0", packages=["apex"])
+PY
+: >"$d/apex/__init__.py"
+tar -C "$work/sd" -czf "$work/apex-0.9.10.dev0.tar.gz" apex-0.9.10.dev0
+inst h100-cu130 "$work/apex-0.9.10.dev0.tar.gz" 2>"$work/err" || { cat "$work/err"; ts_fail "PyPI's apex"; }
+[ "$("$work/venv/bin/python" -c 'import apex.built_with as b; print(b.TORCH, b.FORCE_CUDA)')" = "False None" ] ||
+  ts_fail "PyPI's apex was built as a torch extension"
 echo OK
