@@ -50,21 +50,6 @@ static enum ts_code gpu_fallback(const struct ts_rules *rules,
   return TS_OK;
 }
 
-/* The kernel driver's ROCm release for the window and its basis (the
- * __rocm_kmd fact), or (*rocm NULL) why none: the kernel's own amdgpu. */
-static bool kernel_driver(const struct ts_constraint_set *s, const struct ts_rules *rules,
-                          const struct ts_host *h, const char **rocm, char *basis, size_t cap) {
-  char rel[32];
-  *rocm = NULL;
-  for (size_t i = 0; i < s->nfacts; i++)
-    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0) {
-      *rocm = s->facts[i].version;
-      snprintf(basis, cap, "%s", s->facts[i].source);
-      return true;
-    }
-  return !ts_rules_kmd_release(rules, h, rel, sizeof rel, basis, cap) && basis[0];
-}
-
 static cJSON *str_or_null(const char *s) {
   return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
@@ -82,6 +67,7 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
   cJSON *o = cJSON_CreateObject();
   cJSON_AddItemToObject(o, "rules", ts_cli_rules_in_force_json(rules));
   cJSON_AddItemToObject(o, "machine", str_or_null(h->machine));
+  cJSON_AddItemToObject(o, "jetson", str_or_null(h->jetson));
   cJSON *os = cJSON_AddObjectToObject(o, "os");
   cJSON_AddItemToObject(os, "name", str_or_null(h->os_pretty));
   cJSON_AddItemToObject(os, "id", str_or_null(h->os_id));
@@ -120,7 +106,7 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     cJSON_AddItemToObject(r, "amdgpu_version", str_or_null(h->amdgpu_version));
     const char *kr;
     char basis[512];
-    if (kernel_driver(s, rules, h, &kr, basis, sizeof basis)) {
+    if (ts_cli_kernel_driver(s, rules, h, &kr, basis, sizeof basis)) {
       cJSON *k = cJSON_AddObjectToObject(r, "kernel_driver");
       cJSON_AddItemToObject(k, "rocm", str_or_null(kr));
       cJSON_AddStringToObject(k, "basis", basis);
@@ -175,7 +161,10 @@ static const char *src(const struct ts_host *h, const char *fact) {
 
 static void print_text(const struct ts_host *h, const struct ts_constraint_set *s,
                        const struct ts_constraint_set *fb, const struct ts_rules *rules) {
-  printf("machine   %s (%s)\n", h->machine ? h->machine : "unknown", src(h, "machine"));
+  printf("machine   %s (%s)%s%s%s%s%s\n", h->machine ? h->machine : "unknown", src(h, "machine"),
+         h->jetson ? ", NVIDIA Jetson " : "", h->jetson ? h->jetson : "",
+         h->jetson ? " (not server-class aarch64; from " : "", h->jetson ? src(h, "jetson") : "",
+         h->jetson ? ")" : "");
   printf("os        %s%s%s\n", h->os_pretty ? h->os_pretty : "linux",
          h->kernel ? ", kernel " : "", h->kernel ? h->kernel : "");
   if (h->wsl)
@@ -207,7 +196,7 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
       printf("  HSA_OVERRIDE_GFX_VERSION=%s\n", h->hsa_override);
     const char *kr;
     char basis[512];
-    if (kernel_driver(s, rules, h, &kr, basis, sizeof basis))
+    if (ts_cli_kernel_driver(s, rules, h, &kr, basis, sizeof basis))
       printf(kr ? "  kernel driver of ROCm %s (%s)\n" : "  kernel driver: %s%s\n",
              kr ? kr : "", basis);
   } else {

@@ -102,6 +102,8 @@ enum ts_code ts_rules_host_facts(const struct ts_host *h,
   (void)err;
   if (h->glibc)
     add_fact(out, "__glibc", h->glibc, ts_host_source_of(h, "glibc"));
+  if (h->jetson)
+    add_fact(out, "__jetson", h->jetson, ts_host_source_of(h, "jetson"));
   if (h->force_cpu)
     return TS_OK; /* --cpu: no GPU facts, so every GPU variant drops out */
   if (h->cuda_driver)
@@ -353,6 +355,17 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
     if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
       rc = add_term(c, "__cuda_driver", spec, NULL, err);
     free(spec);
+    snprintf(id, sizeof id, "backend-%s-jetson", b->id);
+    c = new_constraint(
+        s, TS_CONSTRAINT_CONFLICTS, id,
+        ts_xasprintf("torch +%s builds are made for server-class (SBSA) aarch64 GPUs; a "
+                     "Jetson's integrated GPU (L4T) does not run them, so this host gets "
+                     "the CPU build", b->id),
+        "install NVIDIA's Jetson build of torch for this JetPack by its path "
+        "(torchsolve install ./torch-…whl), or keep the CPU build",
+        "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html");
+    if (rc == TS_OK && !(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
+      rc = add_term(c, "__jetson", NULL, NULL, err);
   } else if (b->kind == TS_BACKEND_ROCM) {
     char *mm = major_minor(b->version);
     snprintf(id, sizeof id, "backend-%s-rocm", b->id);

@@ -191,6 +191,28 @@ ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm7.1"]["rule"] == "backend-rocm7.1-rocm", ex["rocm7.1"]
 assert d["backends"] == ["rocm7.0", "cpu"], d["backends"]
 ' --release 2.10
+# Jetson AGX Orin (L4T R36.4.3): an integrated GPU, not server-class
+# aarch64: the SBSA CUDA wheels do not run on it, so the CPU build, saying
+# why; the device tree alone (no /etc/nv_tegra_release) tells it too.
+check jetson-orin '
+assert d["machine"] == "aarch64" and d["jetson"] == "L4T R36.4.3", d["jetson"]
+assert d["sources"]["jetson"] == "/etc/nv_tegra_release", d["sources"]
+assert d["backends"] == ["cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["cu126"]["rule"] == "backend-cu126-jetson", ex["cu126"]
+assert "Jetson" in ex["cu126"]["reason"], ex["cu126"]
+' --cuda-driver 580.65.06 --compute-capability 8.7
+"$TORCHSOLVE" detect --sysroot "$FIX/jetson-orin" | grep -q "^machine   aarch64 (/proc/sys/kernel/arch), NVIDIA Jetson L4T R36.4.3 (not server-class aarch64" \
+  || { echo "FAIL text: the Jetson line"; fails=$((fails + 1)); }
+dt=$(ts_tmpdir)
+cp -r "$FIX/jetson-orin" "$dt/orin-dt" && rm "$dt/orin-dt/etc/nv_tegra_release"
+FIX=$dt check orin-dt '
+assert d["jetson"] == "nvidia,tegra234", d["jetson"]
+assert d["backends"] == ["cpu"], d["backends"]
+' --cuda-driver 580.65.06 --compute-capability 8.7
+check aarch64-gh200 '
+assert d["jetson"] is None and "cu130" in d["backends"], d
+'
 # RX 7800 XT (gfx1101) on ROCm 6.2: 2.4 wheels carry no gfx1101 kernels
 # (pytorch#141667), the window gives rocm6.4 builds of 2.9.
 check rx7800xt-rocm62 '
