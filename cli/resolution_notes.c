@@ -24,6 +24,8 @@ static bool provides(const struct ts_metadata *md, const char *extra) {
 }
 
 void ts_cli_warn_resolution(const struct ts_plan_result *res) {
+  for (size_t i = 0; res->res && i < res->res->nignored; i++)
+    ts_cli_warn("%s", res->res->ignored[i]);
   char *note = ts_plan_held_back_note(res);
   if (note)
     ts_cli_info("note: %s", note);

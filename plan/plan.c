@@ -23,6 +23,7 @@
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
+#include "plan/tree.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "target/site.h"
@@ -1437,8 +1438,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       if (rc != TS_OK)
         return rc;
     }
-    const char *dirs[2] = {tp->purelib, tp->platlib};
-    rc = ts_site_read(dirs, 2, &p->site, err);
+    char *user = o->user_site ? ts_plan_tree_user_site(r->target) : NULL;
+    const char *dirs[2] = {o->user_site ? user : tp->purelib,
+                           o->user_site ? user : tp->platlib};
+    rc = ts_site_read(dirs, user || !o->user_site ? 2 : 0, &p->site, err);
+    free(user);
     if (rc != TS_OK)
       return rc;
     /* a distribution with no version anywhere cannot take part */
@@ -1727,12 +1731,12 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                              size_t *changed, struct ts_error *err) {
   if (changed)
     *changed = 0;
-  if (!r->res || (r->target->from_spec && !o->save_dir))
+  if (!r->res || (r->target->from_spec && !o->save_dir && !o->paths))
     return ts_error_set(err, TS_E_INVALID, "nothing to install into (no interpreter)");
   if (((struct priv *)r->priv)->dry_run)
     return ts_error_set(err, TS_E_INTERNAL, "a --dry-run plan cannot be installed");
   const struct ts_target_paths *tp = &r->target->paths;
-  if (!o->save_dir &&
+  if (!o->save_dir && !o->paths &&
       (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix))
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
                         r->target->python ? r->target->python : "python");

@@ -87,6 +87,10 @@ struct ts_plan_options {
   enum ts_resolution_mode resolution;
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */
+  /* With read_installed: the installed set is the interpreter's user
+   * site-packages (--user, plan/tree.h), never its own site-packages, so
+   * that a --user install replaces only what is in the user site. */
+  bool user_site;
   /* With read_installed: take the environment's lock before reading the
    * installed set and hold it until ts_plan_result_free, so that
    * ts_plan_install commits against the set the plan was made from (two
