@@ -690,7 +690,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
                                 const struct ts_build_system *bs, const char *tree,
                                 bool in_env, struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
-  bool needed = ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
+  bool needed = ts_build_torch_needed(bs, project, src->location, o->rules, &m->nvcc);
   enum ts_code rc = TS_OK;
   if (needed && !in_env) {
     if (o->target_torch)
@@ -725,6 +725,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
  * target's (its variant's CUDA when unreadable). */
 static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_target *t,
                                const char *envdir, bool ignore_host,
+                               const struct ts_plan_build_callbacks *cb,
                                struct ts_error *err) {
   if (!m->backend || m->backend->kind != TS_BACKEND_CUDA || ignore_host)
     return TS_OK;
@@ -733,8 +734,13 @@ static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_targ
                       : ts_xstrdup(t->paths.platlib ? t->paths.platlib : "");
   char *cuda = ts_site_torch_built_with(site, "cuda");
   const char *want = cuda ? cuda : m->backend->version;
-  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build", m->version, want, m->nvcc, err)
+  char *warning = NULL;
+  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build",
+                                                     m->version, want, m->nvcc, &warning, err)
                          : TS_OK;
+  if (warning && cb->warning)
+    cb->warning(cb->ctx, warning);
+  free(warning);
   free(cuda);
   free(site);
   return rc;
@@ -1247,7 +1253,7 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     }
   }
   if (rc == TS_OK && !done && goal != GOAL_ENV)
-    rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
+    rc = check_nvcc(&tm, target, envdir, o->ignore_host, &o->cb, err);
   if (rc == TS_OK && !done) {
     he.python = env_python ? env_python : target->python;
     he.path_prepend = bindir;

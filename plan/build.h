@@ -80,6 +80,9 @@ struct ts_plan_build_callbacks {
   /* torch `version` was installed into the target in ms milliseconds,
    * before `project` is built there without isolation (target_torch). */
   void (*installed_first)(void *ctx, const char *version, const char *project, double ms);
+  /* A check found something worth saying that does not stop the build
+   * (an nvcc of another CUDA release than torch's): one line. */
+  void (*warning)(void *ctx, const char *line);
 };
 
 struct ts_plan_build_options {

@@ -287,7 +287,12 @@ Test(rules_compile, backend_lists) {
       /* gfx906: no Tensile library in the rocBLAS of ROCm >= 6.4 wheels */
       {"6.4", "gfx906", "2.9", "rocm6.3 cpu"},
       {"6.4", "gfx906", "2.10", "cpu"},
-      {"7.2", "gfx906", "2.9", "cpu"}, /* rocm6.3 is out of 7.2's window */
+      /* amdgpu 30.30 (ROCm 7.2's kernel driver) runs 6.3-7.2 user space */
+      {"7.2", "gfx906", "2.9", "rocm6.3 cpu"},
+      {"7.2", "gfx1100", "2.7", "rocm6.3 cpu"}, /* rocm6.2.4 is older than 6.3 */
+      /* 30.10 (7.0's) runs 6.2-7.0: not rocm7.1, though within ±2 */
+      {"7.0", "gfx1100", "2.10", "rocm7.0 cpu"},
+      {"7.0", "gfx1100", "2.7", "rocm6.3 rocm6.2.4 cpu"},
       {"6.4", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
       {NULL, "gfx1151", NULL, "rocm7.14 rocm7.2 cpu"}, /* no ROCm installed: no gate */
       {"7.2", "gfx1100,gfx1031", NULL, "cpu"},   /* every GPU must be covered */
