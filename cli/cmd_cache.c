@@ -90,7 +90,7 @@ int ts_cmd_cache(int argc, char **argv) {
   if (strcmp(sub, "dir") != 0 && strcmp(sub, "size") != 0 && strcmp(sub, "clean") != 0 &&
       strcmp(sub, "verify") != 0)
     return ts_cli_usage_error("cache", "unknown subcommand '%s'", sub);
-  char *dir = cache_dir ? ts_xstrdup(cache_dir) : ts_cache_root_dir();
+  char *dir = cache_dir ? ts_path_absolute(cache_dir) : ts_cache_root_dir();
   struct ts_error err = {0};
   int status = 0;
   if (strcmp(sub, "dir") == 0) {

@@ -262,10 +262,22 @@ char *ts_path_join(const char *a, const char *b) {
   return out;
 }
 
+char *ts_path_absolute(const char *path) {
+  if (path[0] == '/')
+    return ts_xstrdup(path);
+  char *cwd = getcwd(NULL, 0);
+  if (!cwd) /* a removed current directory: the path as given */
+    return ts_xstrdup(path);
+  const char *rel = strncmp(path, "./", 2) == 0 ? path + 2 : path;
+  char *abs = rel[0] ? ts_path_join(cwd, rel) : ts_xstrdup(cwd);
+  free(cwd);
+  return abs;
+}
+
 char *ts_cache_root_dir(void) {
   const char *e = getenv("TORCHSOLVE_CACHE_DIR");
   if (e && e[0])
-    return ts_xstrdup(e);
+    return ts_path_absolute(e);
   e = getenv("XDG_CACHE_HOME");
   if (e && e[0] == '/')
     return ts_path_join(e, "torchsolve");

@@ -48,8 +48,10 @@ struct ts_index {
   struct ts_http *http;
 };
 
+/* An index URL as given, escaped (a literal space in a file:// index) and
+ * without trailing slashes. */
 static char *trim_slash(const char *s) {
-  char *p = ts_xstrdup(s ? s : "");
+  char *p = ts_url_escape(s ? s : "");
   size_t n = strlen(p);
   while (n > 1 && p[n - 1] == '/')
     p[--n] = '\0';
