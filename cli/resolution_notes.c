@@ -7,6 +7,7 @@
 
 #include "cli/build_options.h"
 #include "cli/cli.h"
+#include "cli/rules_cli.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
 #include "plan/plan.h"
@@ -87,6 +88,8 @@ void ts_cli_resolved(const struct ts_plan_result *res, const char *profile,
   if (cpu && !res->res->held_back)
     explain_cpu(res, cpu);
   ts_cli_warn_resolution(res);
+  if (cpu)
+    ts_cli_warn_newer_torch(res, cpu->rules);
 }
 
 int ts_cli_report_resolve_failure(enum ts_code rc, const struct ts_error *err,

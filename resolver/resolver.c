@@ -2086,11 +2086,9 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
       new_solvable(&rs, rs.host, pool_str2id(rs.pool, "__constraints", 1),
                    pool_str2id(rs.pool, "0", 1), RS_CONSTRAINTS, -1, -1, -1);
   sinfo(&rs, rs.constraints_solv)->deps_done = true;
-  queue_push2(&rs.jobs, SOLVER_INSTALL | SOLVER_SOLVABLE, rs.constraints_solv);
-  rs.job_info = ts_rs_grow(rs.job_info, &rs.job_info_cap, 1,
-                           sizeof *rs.job_info);
-  rs.job_info[rs.jobs.count / 2 - 1].fact = -1;
-  rs.job_info[rs.jobs.count / 2 - 1].proj = -1;
+  /* push_job keeps job_info as long as the job list: the host facts
+   * above already hold one entry each */
+  push_job(&rs, SOLVER_INSTALL | SOLVER_SOLVABLE, rs.constraints_solv);
 
   enum ts_code c = TS_OK;
   for (size_t i = 0; i < req->nrequirements; i++) {
