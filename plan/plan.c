@@ -1768,6 +1768,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   struct ts_plan_fetch_options fo = {.run_dir = dir, .cb = &o->cb};
   struct ts_plan_fetch_totals totals;
   rc = ts_plan_fetch_files(r->idx, fx, n, &fo, &totals, err);
+  if (rc == TS_OK && !o->save_dir)
+    rc = ts_plan_check_index_wheels(r, todo, fx, n, &fo, &o->cb.wheel, err);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     if (!fx[i].hash_later && !ts_plan_item_hash_allowed(todo[i], fx[i].sha256_out)) {
       /* no single expected hash (the index gave none, --hash several):
