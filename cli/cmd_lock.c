@@ -133,7 +133,7 @@ static int lock_profiles(const struct ts_plan_options *po, const struct ts_profi
   for (size_t i = 0; i < pp.n && !status; i++)
     if (pp.results[i])
       status = report_resolution(pp.results[i], i == pp.failed ? rc : TS_OK, &err,
-                                 profiles[i].backend);
+                                 profiles[i].name);
   if (!status && rc != TS_OK)
     status = report_resolution(NULL, rc, &err, NULL);
   if (!status) {
