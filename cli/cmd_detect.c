@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "cli/rules_cli.h"
 #include "host/host.h"
 #include "rules/rules.h"
 
@@ -73,8 +74,9 @@ static cJSON *usable_names(const struct ts_constraint_set *s) {
 }
 
 static int print_json(const struct ts_host *h, const struct ts_constraint_set *s,
-                      const struct ts_constraint_set *fb) {
+                      const struct ts_constraint_set *fb, const struct ts_rules *rules) {
   cJSON *o = cJSON_CreateObject();
+  cJSON_AddItemToObject(o, "rules", ts_cli_rules_in_force_json(rules));
   cJSON_AddItemToObject(o, "machine", str_or_null(h->machine));
   cJSON *os = cJSON_AddObjectToObject(o, "os");
   cJSON_AddItemToObject(os, "name", str_or_null(h->os_pretty));
@@ -167,7 +169,7 @@ static const char *src(const struct ts_host *h, const char *fact) {
 }
 
 static void print_text(const struct ts_host *h, const struct ts_constraint_set *s,
-                       const struct ts_constraint_set *fb) {
+                       const struct ts_constraint_set *fb, const struct ts_rules *rules) {
   printf("machine   %s (%s)\n", h->machine ? h->machine : "unknown", src(h, "machine"));
   printf("os        %s%s%s\n", h->os_pretty ? h->os_pretty : "linux",
          h->kernel ? ", kernel " : "", h->kernel ? h->kernel : "");
@@ -206,6 +208,9 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
   }
   printf("xpu       %s%s%s%s\n", h->xpu ? "yes" : "no", h->xpu ? " (" : "",
          h->xpu ? src(h, "xpu") : "", h->xpu ? ")" : "");
+  char *in_force = ts_cli_rules_in_force(rules);
+  printf("rules     %s\n", in_force);
+  free(in_force);
   printf("\ntorch %s may use:", s->release ? s->release : "?");
   for (size_t i = 0; i < s->nbackends; i++)
     if (s->backends[i].usable)
@@ -276,9 +281,9 @@ int ts_cmd_detect(int argc, char **argv) {
     goto out;
   }
   if (json)
-    status = print_json(&h, &set, &fb);
+    status = print_json(&h, &set, &fb, rules);
   else
-    print_text(&h, &set, &fb);
+    print_text(&h, &set, &fb, rules);
   ts_constraint_set_clear(&set);
   ts_constraint_set_clear(&fb);
 out:

@@ -9,7 +9,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
-#include "lock/toml.h"
+#include "toml/toml.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
 #include "pep/specifier.h"

@@ -32,8 +32,12 @@ static bool has_suffix_ci(const char *s, const char *suf) {
   return n >= m && strcasecmp(s + n - m, suf) == 0;
 }
 
+/* pip's source archive extensions (ARCHIVE_EXTENSIONS but .whl): what
+ * Python's tarfile and zipfile open, .tar.lzma and .tlz as xz's legacy
+ * format. */
 static bool is_sdist_name(const char *s) {
-  static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar",
+  static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz",
+                                    ".txz", ".tlz", ".tar.lz", ".tar.lzma", ".tar",
                                     ".zip"};
   size_t end = strcspn(s, "?#");
   char *p = ts_xstrndup(s, end);
@@ -466,6 +470,7 @@ static bool isolated(const struct ts_plan_build_options *o, const struct ts_plan
 struct located {
   char *tree;    /* a directory, or a checkout / unpacked sdist once there */
   char *archive; /* a local sdist, or NULL */
+  bool in_place; /* tree is the user's folder: built from a copy */
 };
 
 static void located_clear(struct located *l) {
@@ -510,6 +515,7 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
     char *path = strncmp(src->location, "file://", 7) == 0 ? ts_url_file_path(src->location)
                                                            : ts_xstrdup(src->location);
     l->tree = realpath(path, NULL);
+    l->in_place = !src->editable;
     free(path);
     if (!l->tree)
       rc = ts_error_set(err, TS_E_NOT_FOUND, "no such directory: '%s'", src->location);
@@ -597,20 +603,33 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
   return rc;
 }
 
-/* The tree to build: an sdist is downloaded (when deferred) and unpacked
- * into workdir/src. */
+/* The tree to build, a project (setup.py or pyproject.toml): an sdist is
+ * downloaded (when deferred) and unpacked into workdir/src; a local folder
+ * (but an editable one) is copied there, never written to. */
 static enum ts_code unpack(struct ts_index *idx, const struct ts_plan_source *src, struct ts_plan_built *out,
                            const struct ts_hook_env *he, struct located *l,
                            struct ts_error *err) {
-  if (l->tree)
-    return TS_OK;
-  enum ts_code rc = l->archive ? TS_OK : download(idx, src, out->workdir, &l->archive, err);
+  enum ts_code rc = l->tree ? ts_source_check_project(l->tree, src->location, err) : TS_OK;
+  char *unpack_to = ts_path_join(out->workdir, "src");
+  if (rc == TS_OK && l->tree && l->in_place) {
+    rc = ts_source_tree_copy(l->tree, unpack_to, err);
+    free(l->tree);
+    l->tree = unpack_to;
+    l->in_place = false;
+    return rc;
+  }
+  if (l->tree) {
+    free(unpack_to);
+    return rc;
+  }
+  rc = l->archive ? TS_OK : download(idx, src, out->workdir, &l->archive, err);
   struct stat ast;
   if (rc == TS_OK && out->source_size < 0 && stat(l->archive, &ast) == 0)
     out->source_size = (long long)ast.st_size;
-  char *unpack_to = ts_path_join(out->workdir, "src");
   if (rc == TS_OK)
     rc = ts_source_unpack(he, l->archive, unpack_to, &l->tree, err);
+  if (rc == TS_OK)
+    rc = ts_source_check_project(l->tree, src->location, err);
   free(unpack_to);
   return rc;
 }

@@ -24,6 +24,7 @@
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
 #include "plan/sdist_metadata.h"
+#include "plan/tree.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "target/site.h"
@@ -86,6 +87,7 @@ struct runtime_torch {
 
 struct priv {
   struct ts_plan_result *owner; /* the result this provider fills (notes) */
+  const struct ts_rules *rules; /* the caller's (borrowed), for --report */
   struct ts_index *idx;
   const struct ts_constraint_set *set;
   char **routes; /* <torch>/<variant> for each usable backend */
@@ -1393,6 +1395,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->rt.kept = p->build.kept;
   }
   p->dry_run = o->dry_run;
+  p->rules = o->rules;
   struct ts_index_options io = *o->index;
   io.route = route;
   io.route_ctx = p;
@@ -1490,8 +1493,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       if (rc != TS_OK)
         return rc;
     }
-    const char *dirs[2] = {tp->purelib, tp->platlib};
-    rc = ts_site_read(dirs, 2, &p->site, err);
+    char *user = o->user_site ? ts_plan_tree_user_site(r->target) : NULL;
+    const char *dirs[2] = {o->user_site ? user : tp->purelib,
+                           o->user_site ? user : tp->platlib};
+    rc = ts_site_read(dirs, user || !o->user_site ? 2 : 0, &p->site, err);
+    free(user);
     if (rc != TS_OK)
       return rc;
     /* a distribution with no version anywhere cannot take part */
@@ -1601,6 +1607,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
 const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
   const struct priv *p = r->priv;
   return p && p->builds ? &p->build : NULL;
+}
+
+const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r) {
+  const struct priv *p = r->priv;
+  return p ? p->rules : NULL;
 }
 
 void ts_plan_result_free(struct ts_plan_result *r) {
@@ -1775,12 +1786,12 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                              size_t *changed, struct ts_error *err) {
   if (changed)
     *changed = 0;
-  if (!r->res || (r->target->from_spec && !o->save_dir))
+  if (!r->res || (r->target->from_spec && !o->save_dir && !o->paths))
     return ts_error_set(err, TS_E_INVALID, "nothing to install into (no interpreter)");
   if (((struct priv *)r->priv)->dry_run)
     return ts_error_set(err, TS_E_INTERNAL, "a --dry-run plan cannot be installed");
   const struct ts_target_paths *tp = &r->target->paths;
-  if (!o->save_dir &&
+  if (!o->save_dir && !o->paths &&
       (!tp->purelib || !tp->platlib || !tp->scripts || !tp->data || !tp->prefix))
     return ts_error_set(err, TS_E_PYTHON, "'%s' reported no install paths",
                         r->target->python ? r->target->python : "python");
@@ -2072,4 +2083,31 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
   }
   ts_version_free(v);
   return n;
+}
+
+bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, char *out,
+                            size_t cap) {
+  const struct priv *p = r ? r->priv : NULL;
+  struct ts_version *best = NULL;
+  for (size_t i = 0; p && i < p->npages; i++) {
+    const struct ts_index_project *pr = &p->pages[i]->res.project;
+    if (!pr->name || strcmp(pr->name, name) != 0)
+      continue;
+    for (size_t k = 0; k < pr->nfiles; k++) {
+      struct ts_wheel_filename *w = NULL;
+      struct ts_error ignored = {0};
+      const char *fn = pr->files[k].filename;
+      if (pr->files[k].yanked || ts_wheel_filename_parse(fn, strlen(fn), &w, &ignored) != TS_OK)
+        continue;
+      if (!ts_version_is_prerelease(w->version) &&
+          (!best || ts_version_cmp(w->version, best) > 0)) {
+        ts_version_free(best);
+        best = ts_version_dup(w->version);
+      }
+      ts_wheel_filename_free(w);
+    }
+  }
+  bool found = best && snprintf(out, cap, "%s", ts_version_str(best)) < (int)cap;
+  ts_version_free(best);
+  return found;
 }

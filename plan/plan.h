@@ -91,6 +91,10 @@ struct ts_plan_options {
   enum ts_resolution_mode resolution;
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */
+  /* With read_installed: the installed set is the interpreter's user
+   * site-packages (--user, plan/tree.h), never its own site-packages, so
+   * that a --user install replaces only what is in the user site. */
+  bool user_site;
   /* With read_installed: take the environment's lock before reading the
    * installed set and hold it until ts_plan_result_free, so that
    * ts_plan_install commits against the set the plan was made from (two
@@ -371,3 +375,9 @@ char *ts_plan_cpu_note_text(const struct ts_plan_cpu_note *n);
  * when nothing is held back; malloc'd.  install and lock print it as a
  * note, --report carries it under "torchsolve". */
 char *ts_plan_held_back_note(const struct ts_plan_result *r);
+
+/* The newest final release of project `name` (normalised) among the files
+ * of the pages the resolution read ("2.15.0+cu130"), without asking any
+ * index; false when it read no page of that project. */
+bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, char *out,
+                            size_t cap);

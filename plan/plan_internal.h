@@ -118,6 +118,8 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
  * included), for the lock's build fingerprints; NULL when it builds
  * nothing (resolved without ts_plan_options.build). */
 const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
+/* The rules the plan was made with (the caller's), or NULL. */
+const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
 
 /* Appends to *names (malloc'd strings, *n long; a realloc'd array) the
  * locked projects that the item's metadata requires under env (with the

@@ -162,8 +162,22 @@ struct ts_rules_torch_build {
   char *source;
 };
 
+/* Which rules file is in force and where it came from (what `detect`,
+ * `rules list` and --report say): the bundled file, or the newer one
+ * `torchsolve rules update` kept in the data folder (rules/origin.h). */
+struct ts_rules_provenance {
+  bool updated;  /* false: the bundled file */
+  char *version; /* the file's `version:` ("2026.11.28"), or NULL */
+  char *path;    /* the file read */
+  char *url;     /* updated: the torchsolve-rules wheel it came from */
+};
+
 struct ts_rules {
   int schema;
+  /* The facts' date as a version ("2026.11.28"): the version of the
+   * torchsolve-rules package that carries them; NULL when not given. */
+  char *version;
+  struct ts_rules_provenance provenance; /* set by whoever chose the file */
   char *index_base;  /* "https://download.pytorch.org/whl/" */
   struct ts_rules_backend *backends;
   size_t nbackends;
@@ -211,6 +225,18 @@ enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
                                 struct ts_rules_diags *diags,
                                 struct ts_error *err);
 void ts_rules_free(struct ts_rules *r);
+void ts_rules_provenance_clear(struct ts_rules_provenance *p);
+
+/* What `torchsolve rules check` does to one file, and what `rules update`
+ * does to a downloaded one: ts_rules_load_file with every problem in
+ * diags, then, for a file other than `bundled` (NULL: none), a merge over
+ * a copy of the bundled rules (what --rules FILE would do), whose failure
+ * is one more diagnostic "(merged over BUNDLED)".  *out is the file's own
+ * rules on success (caller frees). */
+enum ts_code ts_rules_validate_file(const char *path, const char *bundled,
+                                    struct ts_rules **out,
+                                    struct ts_rules_diags *diags,
+                                    struct ts_error *err);
 
 /* Merges `over` into `base`: first over's `without_rules` patterns remove
  * base's rules (TS_E_RULES when a pattern matches none); then entries with

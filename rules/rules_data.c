@@ -129,9 +129,18 @@ const struct ts_rules_torch_build *ts_rules_find_torch_build(const struct ts_rul
   return NULL;
 }
 
+void ts_rules_provenance_clear(struct ts_rules_provenance *p) {
+  free(p->version);
+  free(p->path);
+  free(p->url);
+  memset(p, 0, sizeof *p);
+}
+
 void ts_rules_free(struct ts_rules *r) {
   if (!r)
     return;
+  free(r->version);
+  ts_rules_provenance_clear(&r->provenance);
   free(r->index_base);
   for (size_t i = 0; i < r->nbackends; i++)
     ts_rules_backend_clear(&r->backends[i]);

@@ -841,7 +841,7 @@ static void load_kmd(struct loader *L, yaml_node_t *n, struct ts_rules *r) {
 }
 
 static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
-  static const char *const keys[] = {"schema", "index_base", "source",
+  static const char *const keys[] = {"schema", "version", "index_base", "source",
                                      "backends", "releases", "routes",
                                      "pairings", "rules", "rocm_kmd",
                                      "without_rules", "torch_builds", NULL};
@@ -860,6 +860,10 @@ static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
     DIAG(L, schema, "schema %s is not supported (this torchsolve reads schema %d)",
          sv, TS_RULES_SCHEMA);
   r->schema = TS_RULES_SCHEMA;
+  r->version = get_str(L, root, "version", false, "the document");
+  if (r->version && !dotted_version(r->version))
+    DIAG(L, get(L, root, "version"),
+         "version '%s' must be the facts' date as YYYY.MM.DD", r->version);
   r->index_base = get_str(L, root, "index_base", false, "the document");
   if (r->index_base && strncmp(r->index_base, "https://", 8) != 0 &&
       strncmp(r->index_base, "http://", 7) != 0 &&

@@ -113,6 +113,18 @@ enum ts_code ts_source_sdist_pkg_info(const char *archive, char **data, size_t *
  * .nox, .venv), so that a rebuild is needed exactly when a source changed. */
 enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error *err);
 
+/* Copies a local tree into dest (created) for a build, so that nothing the
+ * backend writes (build/, *.egg-info) lands in the user's folder: what
+ * ts_source_tree_hash leaves out as build output is not copied, .git/.hg/
+ * .svn at the top are linked (version tools read them), symlinks are kept
+ * as symlinks. */
+enum ts_code ts_source_tree_copy(const char *dir, const char *dest, struct ts_error *err);
+
+/* TS_OK when tree holds a setup.py or a pyproject.toml, else TS_E_NOT_FOUND
+ * "'what' does not appear to be a Python project" (pip's refusal). */
+enum ts_code ts_source_check_project(const char *tree, const char *what,
+                                     struct ts_error *err);
+
 /* A git URL ("git+https://host/r.git@REV#subdirectory=sub", git+file://,
  * git+ssh://) checked out with the system git into dest: a clone, the
  * revision resolved to its commit id (40 hex) and checked out. */

@@ -11,7 +11,8 @@
 #                            comparing with pip must not inherit them)
 #   ts_isolate_from_host     unset the host's TORCHSOLVE_* (but TORCHSOLVE),
 #                            ROCm and VIRTUAL_ENV variables; use the tree's
-#                            rules.yaml
+#                            rules.yaml and an empty XDG_DATA_HOME (no rules
+#                            from `rules update`)
 #   ts_make_venv DIR         python3 -m venv --without-pip DIR, with every
 #                            PIP_* variable cleared from this shell
 #   ts_managed_python DIR    a "system" interpreter its distribution manages
@@ -164,6 +165,9 @@ ts_isolate_from_host() {
   done
   unset HSA_OVERRIDE_GFX_VERSION ROCM_PATH VIRTUAL_ENV
   export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
+  # an empty data folder: no rules kept by `rules update`, no warning state
+  XDG_DATA_HOME=$(ts_tmpdir)
+  export XDG_DATA_HOME
 }
 
 ts_make_venv() {

@@ -1,5 +1,5 @@
 /*
- * lock/toml.c — strict TOML 1.0 reader (tree of ts_toml_value) and a
+ * toml/toml.c — strict TOML 1.0 reader (tree of ts_toml_value) and a
  * deterministic writer.  The definition rules follow the TOML 1.0 text and
  * CPython's tomllib: a [header] may define a table once; tables made by
  * dotted keys are closed to headers and, once their section ends, to other
@@ -7,7 +7,7 @@
  */
 #include "core/text.h"
 #include "core/str.h"
-#include "lock/toml.h"
+#include "toml/toml.h"
 
 #include <limits.h>
 #include <stdarg.h>

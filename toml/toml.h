@@ -1,5 +1,5 @@
 /*
- * lock/toml.h — a small, strict TOML 1.0 reader and a deterministic writer,
+ * toml/toml.h — a small, strict TOML 1.0 reader and a deterministic writer,
  * enough for pylock.toml files (PEP 751) as written by torchsolve, `pip lock`
  * and `uv export --format pylock.toml`.
  *

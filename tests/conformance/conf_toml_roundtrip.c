@@ -1,18 +1,18 @@
 /*
- * conf_lock_toml.c — every TOML file under the shared conformance folder
+ * conf_toml_roundtrip.c — every TOML file under the shared conformance folder
  * (the PEP 751 example and the packse/uv resolver scenarios, 338 files,
- * written by other people's tools and hands) through lock/toml.h: each
+ * written by other people's tools and hands) through toml/toml.h: each
  * must parse, write, parse back to an equal tree and write the same bytes
  * again.  The PEP 751 example must also pass lock/pylock.h.
  *
  * With --dump FILE...: one JSON line per file, {"ok": VALUE} or {"error":
  * "..."}, VALUE tagged so that nothing is lost ({"s": string}, {"i":
  * "123"}, {"f": float text}, {"d": date-time text}, true/false, [...],
- * {"t": {key: VALUE}}).  tests/integration/lock_toml_tomllib.sh compares
+ * {"t": {key: VALUE}}).  tests/integration/toml_tomllib.sh compares
  * that with Python's tomllib value for value, on these files and on random
  * mutations of them.
  *
- * Usage: conf_lock_toml SHARED_CONFORMANCE_DIR.  Prints "N passed, N
+ * Usage: conf_toml_roundtrip SHARED_CONFORMANCE_DIR.  Prints "N passed, N
  * failed"; exits 77 when the directory is absent, 1 on any failure.
  */
 #include <ftw.h>
@@ -23,7 +23,7 @@
 
 #include "core/fs.h"
 #include "lock/pylock.h"
-#include "lock/toml.h"
+#include "toml/toml.h"
 
 static int passed, failed;
 

@@ -1,10 +1,10 @@
-/* Unit tests for lock/toml.h: the strict TOML 1.0 reader and the writer. */
+/* Unit tests for toml/toml.h: the strict TOML 1.0 reader and the writer. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lock/toml.h"
+#include "toml/toml.h"
 
 static struct ts_toml_value *parse_ok(const char *s) {
   struct ts_toml_value *root = NULL;

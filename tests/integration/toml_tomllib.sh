@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# lock/toml.c against Python's tomllib (Debian 12's python3 has it): every
+# toml/toml.c against Python's tomllib (Debian 12's python3 has it): every
 # .toml file of ../shared/conformance and of fixtures/, and seeded random
 # mutations of them, are accepted or refused exactly as tomllib does, and
 # what both accept reads value for value the same (floats and date-times
-# compared as tomllib reads the text lock/toml.c kept).
+# compared as tomllib reads the text toml/toml.c kept).
 . "$(dirname "$0")/lib.sh"
-dumper=${TS_BUILD_DIR:?}/tests/conf_lock_toml
+dumper=${TS_BUILD_DIR:?}/tests/conf_toml_roundtrip
 [ -x "$dumper" ] || ts_fail "no $dumper"
 python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 has no tomllib"
 work=$(ts_tmpdir)
@@ -28,7 +28,7 @@ def from_dump(v):
         return x
     if tag == "i":
         return int(x)
-    if tag in ("f", "d"):  # the text lock/toml.c kept, read as tomllib reads it
+    if tag in ("f", "d"):  # the text toml/toml.c kept, read as tomllib reads it
         return tomllib.loads("v = " + x)["v"]
     return {k: from_dump(y) for k, y in x.items()}
 
