@@ -385,6 +385,15 @@ static int lock_main(int argc, char **argv, const char **room) {
     ts_build_cli_free(&bc);
     return ts_cli_report(&err);
   }
+  /* lock --check of a universal lock: the grid it records, without
+   * --universal and its options repeated */
+  const struct ts_pylock *previous = relock.previous;
+  if (check && !universal && !pyver && previous && previous->grid && !nenvs) {
+    universal = true;
+    requires_python = requires_python ? requires_python : previous->requires_python;
+    envs = (const char **)previous->environments;
+    nenvs = previous->nenvironments;
+  }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
   struct ts_plan_build_options bo;

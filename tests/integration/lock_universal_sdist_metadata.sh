@@ -84,6 +84,12 @@ grep -q "wheely 1.0: the sdist's dependencies are taken from its 2 wheels" "$wor
 [ -z "$(locked "$work/wheely.toml" other)" ] || ts_fail "the sdist's own 2.1 PKG-INFO was trusted"
 grep -q 'wheely-1.0.tar.gz' "$work/wheely.toml" || ts_fail "the sdist is not listed for 3.12+"
 
+# lock --check of a universal lock needs no --universal (nor its
+# --requires-python): the lock records its grid
+"$T" lock --check --python "$work/none/python3" -i "$TS_NGINX_URL/simple" \
+  -o "$work/wheely.toml" -- wheely 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "lock --check of the universal lock without --universal"; }
+
 # 2. A static PKG-INFO (2.2, nothing Dynamic) of an sdist-only project.
 lock static || { cat "$work/static.err"; ts_fail "static: the lock needed an interpreter"; }
 grep -q "static 1.0: the sdist's dependencies are read from its static PKG-INFO" "$work/static.err" ||
