@@ -23,6 +23,7 @@
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
+#include "plan/sdist_metadata.h"
 #include "plan/tree.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
@@ -447,6 +448,39 @@ static bool local_pep658(const struct ts_index_file *f, char **data, size_t *len
   return ok;
 }
 
+/* The page `f` is a file of, or NULL. */
+static const struct ts_index_project *project_of_file(const struct priv *p,
+                                                      const struct ts_index_file *f) {
+  for (size_t i = 0; i < p->npages; i++) {
+    const struct ts_index_project *pr = &p->pages[i]->res.project;
+    if (pr->nfiles && f >= pr->files && f < pr->files + pr->nfiles)
+      return pr;
+  }
+  return NULL;
+}
+
+/* *found with rq filled when plan/sdist_metadata.h finds the metadata
+ * without a build (and a note saying where from). */
+static enum ts_code static_sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
+                                          bool *found, struct ts_error *err) {
+  struct ts_sdist_metadata sm;
+  enum ts_code rc =
+      ts_plan_sdist_metadata(p->idx, project_of_file(p, rq->file), rq->file, &sm, err);
+  if (rc == TS_OK && sm.from != TS_SDIST_METADATA_NONE) {
+    struct meta *m = keep_meta(p, rq->file, sm.data, sm.len);
+    sm.data = NULL;
+    rq->data = m->data;
+    rq->len = m->len;
+    rq->code = TS_OK;
+    *found = true;
+    struct ts_plan_result *r = p->owner;
+    r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
+    r->notes[r->nnotes++] = ts_sdist_metadata_note(&sm, rq->name, rq->version);
+  }
+  ts_sdist_metadata_clear(&sm);
+  return rc;
+}
+
 /* An sdist's METADATA: PEP 658's file when the index publishes one (a
  * remote index's through ts_index_fetch_metadata, see get_metadata),
  * else from its build backend.  Prefetches are declined: a guess is not
@@ -466,9 +500,14 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
     rq->code = TS_E_UNSUPPORTED;
     return TS_OK;
   }
-  /* a target without an interpreter: the one the build options name */
+  /* a target without an interpreter (a universal lock's environment):
+   * the metadata its wheels agree on or its static PKG-INFO, before any
+   * interpreter is asked to build it */
   const struct ts_target *builder = p->owner->target;
-  enum ts_code rc = TS_OK;
+  bool found = false;
+  enum ts_code rc = builder->python ? TS_OK : static_sdist_metadata(p, rq, &found, err);
+  if (rc != TS_OK || found)
+    return rc;
   if (!builder->python && p->build.metadata_python && !p->metadata_target)
     rc = ts_target_open(p->build.metadata_python, NULL, p->build.probe_cache_dir,
                         &p->metadata_target, err);
@@ -766,6 +805,20 @@ static void variants_add(struct variants *v, const char *name, bool cpu) {
   v->cpu = ts_xrealloc(v->cpu, (v->n + 1) * sizeof *v->cpu);
   v->names[v->n] = ts_xstrdup(name);
   v->cpu[v->n++] = cpu;
+}
+
+/* Drops every GPU variant but `backend` (ts_plan_options.only_backend). */
+static void keep_only_backend(struct variants *v, const char *backend) {
+  size_t k = 0;
+  for (size_t i = 0; i < v->n; i++) {
+    if (v->cpu[i] || strcmp(v->names[i], backend) == 0) {
+      v->names[k] = v->names[i];
+      v->cpu[k++] = v->cpu[i];
+    } else {
+      free(v->names[i]);
+    }
+  }
+  v->n = k;
 }
 
 static void collect_usable(struct variants *v, const struct ts_constraint_set *s) {
@@ -1346,6 +1399,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     pinned_labels(&p->vars, set, o);
     if (o->rules && !o->ntorch_backends) /* a named build: that one only */
       explaining_variants(&p->vars, set, o);
+    if (o->only_backend)
+      keep_only_backend(&p->vars, o->only_backend);
     build_routes_and_prefs(p, r->idx, set, &p->vars);
   }
 

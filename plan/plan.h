@@ -68,6 +68,10 @@ struct ts_plan_options {
    * host cannot run; none: every variant the host runs. */
   const char *const *torch_backends;
   size_t ntorch_backends;
+  /* A fleet profile's build (lock --profile rocm6.4): routed projects
+   * come as this backend's builds only, else as CPU builds (a release or
+   * a platform without one).  NULL: every build the host runs. */
+  const char *only_backend;
   /* A project's requires-python (pyproject.toml), or NULL: a target
    * interpreter outside it is refused (TS_E_PYTHON) before resolving. */
   const char *project_requires_python;
