@@ -83,6 +83,7 @@ static const struct {
     {"--compile", "--compile-bytecode", offsetof(struct ts_plan_request, compile), true},
     {"--allow-overwrite", NULL, offsetof(struct ts_plan_request, allow_overwrite), true},
     {"--verify", NULL, offsetof(struct ts_plan_request, verify_cache), true},
+    {"--user", NULL, offsetof(struct ts_plan_request, user), true},
     {"--break-system-packages", NULL,
      offsetof(struct ts_plan_request, break_system_packages), true},
 };

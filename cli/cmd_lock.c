@@ -134,7 +134,7 @@ static int lock_profiles(const struct ts_plan_options *po, const struct ts_profi
   for (size_t i = 0; i < pp.n && !status; i++)
     if (pp.results[i])
       status = report_resolution(pp.results[i], i == pp.failed ? rc : TS_OK, &err,
-                                 profiles[i].backend);
+                                 profiles[i].name);
   if (!status && rc != TS_OK)
     status = report_resolution(NULL, rc, &err, NULL);
   if (!status) {
@@ -387,6 +387,15 @@ static int lock_main(int argc, char **argv, const char **room) {
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
     return ts_cli_report(&err);
+  }
+  /* lock --check of a universal lock: the grid it records, without
+   * --universal and its options repeated */
+  const struct ts_pylock *previous = relock.previous;
+  if (check && !universal && !pyver && previous && previous->grid && !nenvs) {
+    universal = true;
+    requires_python = requires_python ? requires_python : previous->requires_python;
+    envs = (const char **)previous->environments;
+    nenvs = previous->nenvironments;
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "core/fs.h"
+#include "rules/origin.h"
 
 void ts_gpu_options_init(struct ts_gpu_options *o) {
   memset(o, 0, sizeof *o);
@@ -302,9 +303,28 @@ static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
   return TS_OK;
 }
 
+/* The bundled facts, or the newer ones `rules update` kept (origin.h),
+ * with where they came from. */
+static enum ts_code load_in_force(struct ts_rules **out, struct ts_error *err) {
+  char *data = ts_rules_data_dir();
+  struct ts_rules_provenance prov;
+  ts_rules_in_force(ts_gpu_bundled_rules_path(), data, &prov);
+  free(data);
+  enum ts_code rc = ts_rules_load_file(prov.path, out, NULL, err);
+  if (rc != TS_OK && prov.updated)
+    ts_error_wrap(err, "the rules kept by `torchsolve rules update` (%s); run "
+                  "`torchsolve rules update --refresh`, or delete that file",
+                  prov.path);
+  if (rc == TS_OK)
+    (*out)->provenance = prov;
+  else
+    ts_rules_provenance_clear(&prov);
+  return rc;
+}
+
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
                           struct ts_error *err) {
-  enum ts_code rc = ts_rules_load_file(ts_gpu_bundled_rules_path(), out, NULL, err);
+  enum ts_code rc = load_in_force(out, err);
   if (rc != TS_OK)
     return rc;
   const char *xdg = env("XDG_CONFIG_HOME");
