@@ -38,14 +38,9 @@ void ts_plan_dry_run_lines(const struct ts_plan_result *r, struct ts_plan_notes 
     ts_plan_notes_add(out, line);
   }
   for (size_t i = 0; i < r->norphans; i++) {
-    const struct ts_resolved *x = NULL;
-    for (size_t k = 0; r->res && k < r->res->nitems && !x; k++)
-      if (r->res->items[k].installed_version && r->res->items[k].action != TS_ACTION_KEEP)
-        x = &r->res->items[k];
     char *line = ts_plan_dry_run_line("remove", r->orphans[i], r->orphan_versions[i], NULL,
                                       NULL);
-    char *why = ts_xasprintf("%s (orphaned by %s %s)", line, x ? x->name : "the switch",
-                             x ? x->installed_version : "");
+    char *why = ts_xasprintf("%s (orphaned by the switch of builds)", line);
     free(line);
     ts_plan_notes_add(out, why);
   }

@@ -154,7 +154,9 @@ void ts_plan_lock_rule_ids(const struct ts_plan_result *res, struct ts_pylock *l
 void ts_plan_note_broken_installed(struct ts_plan_result *r, const struct ts_constraint_set *set);
 /* The installed distributions a resolution orphans: needed (directly or
  * through one another) by the installed version of a distribution it
- * replaces (torch 2.13.0+cu130's nvidia-*-cu13 when +cu126 comes in), and
+ * replaces by another build (a local label that changes: torch
+ * 2.13.0+cu130's nvidia-*-cu13 when +cu126 comes in; an ordinary upgrade
+ * orphans nothing, as in pip), and
  * by nothing that stays: neither by the answer nor by another installed
  * distribution; never one installed on request (REQUESTED) or in the
  * answer.  Sets r->orphans (names normalised, sorted) and

@@ -76,12 +76,21 @@ static bool replaced(const struct ts_resolved *x) {
   return x && x->installed_version && x->action != TS_ACTION_KEEP;
 }
 
+/* A replacement by another build (+cu130 to +cu126, +cpu to +rocm6.4):
+ * the label changes.  An ordinary upgrade orphans nothing, as in pip. */
+static bool switched(const struct ts_resolved *x) {
+  if (!replaced(x))
+    return false;
+  const char *a = strchr(x->installed_version, '+'), *b = strchr(x->version, '+');
+  return (a || b) && (!a || !b || strcmp(a, b) != 0);
+}
+
 /* Every installed distribution the replaced ones need, through one another. */
 static void candidates(const struct ts_site *site, const struct ts_plan_result *r,
                        const struct ts_marker_env *env, struct names *out) {
   for (size_t i = 0; r->res && i < r->res->nitems; i++) {
     const struct ts_site_dist *d = ts_site_find(site, r->res->items[i].name);
-    if (replaced(&r->res->items[i]) && d)
+    if (switched(&r->res->items[i]) && d)
       deps_of(d->metadata, d->metadata_len, env, out);
   }
   for (size_t k = 0; k < out->n; k++) { /* out grows while walked */
