@@ -24,7 +24,7 @@
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
 #include "plan/sdist_metadata.h"
-#include "plan/tree.h"
+#include "inventory/tree.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "target/site.h"
