@@ -19,7 +19,9 @@ static void usage(FILE *out) {
         "and OS, each with where it was read, and the torch variants (best\n"
         "first) that the newest torch in rules.yaml may use here.\n\n"
         "  --json           one JSON object on stdout\n"
-        "  --release X.Y    list the variants of that torch series instead\n\n",
+        "  --release X.Y    list the variants of that torch series instead (one\n"
+        "                   newer than the rules is judged on the newest listed\n"
+        "                   release's facts, with a warning)\n\n",
         out);
   ts_gpu_options_help(out);
 }
@@ -118,6 +120,7 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
   }
   cJSON_AddBoolToObject(o, "xpu", h->xpu);
   cJSON_AddItemToObject(o, "torch_release", str_or_null(s->release));
+  cJSON_AddItemToObject(o, "torch_release_assumed", str_or_null(s->release_assumed));
   cJSON_AddItemToObject(o, "backends", usable_names(s));
   cJSON *ex = cJSON_AddArrayToObject(o, "excluded");
   cJSON *notes = cJSON_AddArrayToObject(o, "notes");
@@ -276,6 +279,8 @@ int ts_cmd_detect(int argc, char **argv) {
     status = ts_cli_report(&err);
     goto out;
   }
+  if (set.release_assumed)
+    ts_cli_warn("%s", set.release_assumed);
   if (json)
     status = print_json(&h, &set, &fb, rules);
   else

@@ -335,6 +335,13 @@ int ts_rules_backend_cmp(const struct ts_rules_backend *a,
                          const struct ts_rules_backend *b,
                          const struct ts_host *host);
 
+/* When torch `version` ("2.15.0+cu130") is a build no rules file lists,
+ * judged on assumed facts (ts_constraint_set.assumed): the one-line
+ * warning naming it and what was assumed; NULL for a listed build.  The
+ * caller frees it. */
+char *ts_rules_assumed_warning(const struct ts_constraint_set *set,
+                               const char *version);
+
 /* Builds the host facts alone (what ts_rules_compile puts first). */
 enum ts_code ts_rules_host_facts(const struct ts_host *host,
                                  struct ts_constraint_set *out,

@@ -418,27 +418,53 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
   return rc;
 }
 
+/* Where a variant's gates apply: the torch versions (a listed series, or
+ * every release newer than the rules), how ids and messages name them,
+ * and for a pair no rules file lists, what its facts were assumed from. */
+struct gate_scope {
+  char spec[64];     /* "==2.13.*", ">=2.15.dev0" */
+  char name[48];     /* "2.13", "after-2.14": in constraint ids */
+  char shown[48];    /* "2.13", ">2.14": in messages */
+  const char *assumed; /* NULL, or "the kernels of 2.14.0+cu130" */
+};
+
+static void scope_of_series(struct gate_scope *sc, const char *series) {
+  memset(sc, 0, sizeof *sc);
+  snprintf(sc->spec, sizeof sc->spec, "==%s.*", series);
+  snprintf(sc->name, sizeof sc->name, "%s", series);
+  snprintf(sc->shown, sizeof sc->shown, "%s", series);
+}
+
+/* "torch 2.13+cu129", with what its facts were assumed from. */
+static char *scope_what(const struct gate_scope *sc, const char *label) {
+  return ts_xasprintf("torch %s+%s%s%s%s", sc->shown, label,
+                      sc->assumed ? " (not in these rules; assumed " : "",
+                      sc->assumed ? sc->assumed : "", sc->assumed ? ")" : "");
+}
+
 /* Compute-capability gates of one CUDA variant for this host's GPUs.
  * `label` is the local label the gated wheels carry: the variant id, or ""
  * for the plain PyPI wheel that is that variant with its label stripped. */
-static enum ts_code gate_cuda(const struct ts_rules_release *r,
+static enum ts_code gate_cuda(const struct gate_scope *sc,
                               const struct ts_rules_variant *v,
                               const struct ts_rules_backend *b,
                               const struct ts_host *h,
                               struct ts_constraint_set *s, const char *label,
                               const char *src, struct ts_error *err) {
-  char series_spec[64], id[128], pid[128], what[96];
-  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  char id[128], pid[128];
+  char *what;
   if (label[0]) {
-    snprintf(id, sizeof id, "cuda-arch-%s-%s", r->series, b->id);
-    snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", r->series, b->id);
-    snprintf(what, sizeof what, "torch %s+%s", r->series, b->id);
+    snprintf(id, sizeof id, "cuda-arch-%s-%s", sc->name, b->id);
+    snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", sc->name, b->id);
+    what = scope_what(sc, b->id);
   } else {
-    snprintf(id, sizeof id, "pypi-arch-%s", r->series);
-    snprintf(pid, sizeof pid, "pypi-ptx-%s", r->series);
-    snprintf(what, sizeof what, "torch %s from PyPI (the %s build)", r->series,
-             b->id);
+    snprintf(id, sizeof id, "pypi-arch-%s", sc->name);
+    snprintf(pid, sizeof pid, "pypi-ptx-%s", sc->name);
+    what = ts_xasprintf("torch %s from PyPI (the %s build%s%s)", sc->shown, b->id,
+                        sc->assumed ? "; not in these rules: assumed " : "",
+                        sc->assumed ? sc->assumed : "");
   }
+  const char *series_spec = sc->spec;
   enum ts_code rc = TS_OK;
   char *archs = arch_list_text(v);
   const char *toolkit = v->driver_toolkit ? v->driver_toolkit : b->driver_toolkit;
@@ -481,17 +507,19 @@ static enum ts_code gate_cuda(const struct ts_rules_release *r,
     }
   }
   free(archs);
+  free(what);
   return rc;
 }
 
 /* The plain PyPI torch of a series is one CUDA variant with its label
- * stripped (Linux x86_64); gate it like that variant. */
+ * stripped (Linux x86_64); gate it like that variant.  `t` is the table of
+ * the release whose facts apply (another one's, for a newer release). */
 static enum ts_code gate_pypi_default(const struct ts_rules *rules,
-                                      const struct ts_rules_release *r,
-                                      const struct ts_host *h,
+                                      const struct gate_scope *sc,
+                                      struct ts_rules_variant_table t,
+                                      const char *src, const struct ts_host *h,
                                       struct ts_constraint_set *s,
                                       struct ts_error *err) {
-  struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
   if (!t.pypi_default)
     return TS_OK; /* PyPI serves a CPU build on this machine */
   const struct ts_rules_variant *v = NULL;
@@ -501,19 +529,20 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.pypi_default);
   if (!v || !b || b->kind != TS_BACKEND_CUDA)
     return TS_OK;
-  char id[96], series_spec[64];
-  snprintf(id, sizeof id, "pypi-default-%s", r->series);
-  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  char id[96];
+  snprintf(id, sizeof id, "pypi-default-%s", sc->name);
   struct ts_constraint *c = new_constraint(
       s, TS_CONSTRAINT_REQUIRES, id,
-      ts_xasprintf("torch %s from PyPI (no local label) is the %s build: it "
-                    "needs an NVIDIA driver >= %s", r->series, b->id,
-                    b->driver_min),
+      ts_xasprintf("torch %s from PyPI (no local label) is the %s build%s%s: it "
+                    "needs an NVIDIA driver >= %s", sc->shown, b->id,
+                    sc->assumed ? " (not in these rules; assumed " : "",
+                    sc->assumed ? "as the newest release's)" : "", b->driver_min),
       "install torch from the PyTorch index of a variant this host runs "
-      "(e.g. the cpu index), or upgrade the NVIDIA driver",
-      r->pypi_source ? r->pypi_source : r->source);
+      "(e.g. the cpu index), or upgrade the NVIDIA driver", src);
+  if (sc->assumed)
+    c->confidence = ts_xstrdup("low");
   char *spec = ts_xasprintf(">=%s", b->driver_min);
-  enum ts_code rc = make_term(&c->subject, "torch", series_spec, "", err);
+  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, "", err);
   if (rc == TS_OK)
     rc = add_term(c, "__cuda_driver", spec, NULL, err);
   /* Without any NVIDIA driver the CUDA build still runs on the CPU (the
@@ -521,79 +550,221 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   if (rc == TS_OK)
     rc = add_when(c, "__cuda_driver", NULL, err);
   free(spec);
+  size_t mark = s->nconstraints;
   if (rc == TS_OK && !h->force_cpu)
-    rc = gate_cuda(r, v, b, h, s, "", r->pypi_source ? r->pypi_source : r->source,
-                   err);
+    rc = gate_cuda(sc, v, b, h, s, "", src, err);
+  for (size_t i = mark; sc->assumed && i < s->nconstraints; i++)
+    s->constraints[i].confidence = ts_xstrdup("low");
   return rc;
 }
 
-/* The makeup of term specs with ownership: add_term copies nothing it is
- * given as spec text, so callers free their strings. */
+/* The gfx gates of one ROCm variant: it needs one of its targets, and
+ * conflicts with every GPU of this host that it has no kernels for. */
+static enum ts_code gate_rocm(const struct gate_scope *sc, char *const *gfx,
+                              size_t ngfx, const struct ts_rules_backend *b,
+                              const struct ts_host *h,
+                              struct ts_constraint_set *s, const char *src,
+                              struct ts_error *err) {
+  char id[128];
+  char *list = gfx_list_text(gfx, ngfx), *what = scope_what(sc, b->id);
+  snprintf(id, sizeof id, "rocm-gfx-%s-%s", sc->name, b->id);
+  struct ts_constraint *c = new_constraint(
+      s, TS_CONSTRAINT_REQUIRES, id,
+      ts_xasprintf("%s carries kernels for %s; it needs one of those AMD GPUs",
+                    what, list),
+      "use the cpu variant, or a ROCm variant built for your GPU "
+      "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
+      src);
+  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, b->id, err);
+  for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
+    char fact[48];
+    snprintf(fact, sizeof fact, "__%s", gfx[i]);
+    rc = add_term(c, fact, NULL, NULL, err);
+  }
+  /* Every detected GPU must be covered, not just one of them. */
+  for (size_t g = 0; g < h->nrocm_gpus && rc == TS_OK && !h->force_cpu; g++) {
+    bool listed = false;
+    for (size_t i = 0; i < ngfx; i++)
+      listed |= strcmp(gfx[i], h->rocm_gpus[g].gfx) == 0;
+    for (size_t e = 0; e < g; e++)
+      listed |= strcmp(h->rocm_gpus[e].gfx, h->rocm_gpus[g].gfx) == 0;
+    if (listed)
+      continue;
+    char fact[48];
+    snprintf(fact, sizeof fact, "__%s", h->rocm_gpus[g].gfx);
+    struct ts_constraint *cc = new_constraint(
+        s, TS_CONSTRAINT_CONFLICTS, id,
+        ts_xasprintf("%s carries no kernels for %s (only %s)", what,
+                      h->rocm_gpus[g].gfx, list),
+        "use a ROCm variant built for this GPU, or the cpu variant", src);
+    if (!(rc = make_term(&cc->subject, "torch", sc->spec, b->id, err)))
+      rc = add_term(cc, fact, NULL, NULL, err);
+  }
+  free(list);
+  free(what);
+  return rc;
+}
+
+/* The gates of one variant in one scope; they inherit the confidence of
+ * the list they come from (low, for facts assumed from another build). */
+static enum ts_code gate_variant(const struct gate_scope *sc,
+                                 const struct ts_rules_release *r,
+                                 const struct ts_rules_variant *v,
+                                 const struct ts_rules_backend *b,
+                                 const struct ts_host *h,
+                                 struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  const char *src = v->source ? v->source : (b->source ? b->source : r->source);
+  const char *conf = sc->assumed ? "low"
+                     : v->confidence ? v->confidence
+                     : b->kind == TS_BACKEND_ROCM && !v->has_gfx ? b->confidence
+                                                                 : r->confidence;
+  size_t mark = s->nconstraints;
+  enum ts_code rc = TS_OK;
+  if (b->kind == TS_BACKEND_CUDA && !h->force_cpu)
+    rc = gate_cuda(sc, v, b, h, s, b->id, src, err);
+  else if (b->kind == TS_BACKEND_ROCM)
+    rc = gate_rocm(sc, v->has_gfx ? v->gfx : b->gfx, v->has_gfx ? v->ngfx : b->ngfx,
+                   b, h, s, src, err);
+  for (size_t i = mark; conf && strcmp(conf, "high") != 0 && i < s->nconstraints; i++)
+    if (!s->constraints[i].confidence)
+      s->constraints[i].confidence = ts_xstrdup(conf);
+  return rc;
+}
+
 static enum ts_code gate_release(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
                                  const struct ts_host *h,
                                  struct ts_constraint_set *s, bool host_terms,
                                  struct ts_error *err) {
-  char series_spec[64];
-  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  struct gate_scope sc;
+  scope_of_series(&sc, r->series);
   enum ts_code rc = TS_OK;
   struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
-  for (size_t k = 0; k < t.nvariants && rc == TS_OK; k++) {
-    const struct ts_rules_variant *v = &t.variants[k];
-    const struct ts_rules_backend *b = ts_rules_find_backend(rules, v->backend);
-    if (!b)
-      continue;
-    const char *src = v->source ? v->source : (b->source ? b->source : r->source);
-    const char *conf = v->confidence ? v->confidence
-                       : b->kind == TS_BACKEND_ROCM && !v->has_gfx ? b->confidence
-                                                                   : r->confidence;
-    size_t mark = s->nconstraints;
-    char id[128];
-    if (b->kind == TS_BACKEND_CUDA && host_terms && !h->force_cpu) {
-      rc = gate_cuda(r, v, b, h, s, b->id, src, err);
-    } else if (b->kind == TS_BACKEND_ROCM && host_terms) {
-      char *const *gfx = v->has_gfx ? v->gfx : b->gfx;
-      size_t ngfx = v->has_gfx ? v->ngfx : b->ngfx;
-      char *list = gfx_list_text(gfx, ngfx);
-      snprintf(id, sizeof id, "rocm-gfx-%s-%s", r->series, b->id);
-      struct ts_constraint *c = new_constraint(
-          s, TS_CONSTRAINT_REQUIRES, id,
-          ts_xasprintf("torch %s+%s carries kernels for %s; it needs one of "
-                        "those AMD GPUs", r->series, b->id, list),
-          "use the cpu variant, or a ROCm variant built for your GPU "
-          "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
-          src);
-      rc = make_term(&c->subject, "torch", series_spec, b->id, err);
-      for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
-        char fact[48];
-        snprintf(fact, sizeof fact, "__%s", gfx[i]);
-        rc = add_term(c, fact, NULL, NULL, err);
-      }
-      /* Every detected GPU must be covered, not just one of them. */
-      for (size_t g = 0; g < h->nrocm_gpus && rc == TS_OK && !h->force_cpu; g++) {
-        bool listed = false;
-        for (size_t i = 0; i < ngfx; i++)
-          listed |= strcmp(gfx[i], h->rocm_gpus[g].gfx) == 0;
-        for (size_t e = 0; e < g; e++)
-          listed |= strcmp(h->rocm_gpus[e].gfx, h->rocm_gpus[g].gfx) == 0;
-        if (listed)
-          continue;
-        char fact[48];
-        snprintf(fact, sizeof fact, "__%s", h->rocm_gpus[g].gfx);
-        struct ts_constraint *cc = new_constraint(
-            s, TS_CONSTRAINT_CONFLICTS, id,
-            ts_xasprintf("torch %s+%s carries no kernels for %s (only %s)",
-                          r->series, b->id, h->rocm_gpus[g].gfx, list),
-            "use a ROCm variant built for this GPU, or the cpu variant", src);
-        if (!(rc = make_term(&cc->subject, "torch", series_spec, b->id, err)))
-          rc = add_term(cc, fact, NULL, NULL, err);
-      }
-      free(list);
+  for (size_t k = 0; k < t.nvariants && rc == TS_OK && host_terms; k++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.variants[k].backend);
+    if (b)
+      rc = gate_variant(&sc, r, &t.variants[k], b, h, s, err);
+  }
+  return rc;
+}
+
+/* ---- builds no rules file lists ----------------------------------------- */
+
+/* Every release newer than `series`: "2.14" → ">=2.15.dev0". */
+static bool scope_after(struct gate_scope *sc, const char *series) {
+  unsigned long maj = 0, min = 0;
+  if (sscanf(series, "%lu.%lu", &maj, &min) != 2)
+    return false;
+  memset(sc, 0, sizeof *sc);
+  snprintf(sc->spec, sizeof sc->spec, ">=%lu.%lu.dev0", maj, min + 1);
+  snprintf(sc->name, sizeof sc->name, "after-%s", series);
+  snprintf(sc->shown, sizeof sc->shown, ">%s", series);
+  return true;
+}
+
+static const char *newest_version(const struct ts_rules_release *r) {
+  return r->nversions ? r->versions[r->nversions - 1] : r->series;
+}
+
+/* What the gates of an unlisted build were taken from, in words. */
+static char *assumed_text(const struct ts_rules_assumption *a,
+                          const struct ts_rules_backend *b) {
+  bool cuda = b->kind == TS_BACKEND_CUDA;
+  if (a->how == TS_ASSUME_NEAREST)
+    return ts_xasprintf("the %s of %s+%s", cuda ? "kernels" : "GPU targets",
+                        newest_version(a->from), b->id);
+  unsigned long major = b->version ? strtoul(b->version, NULL, 10) : 0;
+  char *list = cuda ? arch_list_text(a->v) : gfx_list_text(a->v->gfx, a->v->ngfx);
+  char *t;
+  if (cuda && !a->nrelatives)
+    t = ts_xasprintf("no kernels: these rules list no CUDA %lu build for this machine",
+                     major);
+  else
+    t = ts_xasprintf("the %s every %s %lu build in these rules carries (%s)",
+                     cuda ? "kernels" : "GPU targets", cuda ? "CUDA" : "ROCm", major,
+                     list);
+  free(list);
+  return t;
+}
+
+static enum ts_code record_assumed(struct ts_constraint_set *s, const char *spec,
+                                   const char *label, char *why, char *assumed,
+                                   struct ts_error *err) {
+  s->assumed = ts_xreallocarray(s->assumed, s->nassumed + 1, sizeof *s->assumed);
+  struct ts_assumed_build *x = &s->assumed[s->nassumed++];
+  x->why = why;
+  x->assumed = assumed;
+  return make_term(&x->subject, "torch", spec, label, err);
+}
+
+static enum ts_code gate_assumed(const struct ts_rules *rules,
+                                 const struct gate_scope *scope, size_t at,
+                                 const struct ts_rules_backend *b,
+                                 const struct ts_host *h,
+                                 struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  struct ts_rules_assumption a;
+  ts_rules_assume(rules, h->machine, at, b, &a);
+  if (a.how == TS_ASSUME_KNOWN) {
+    ts_rules_assumption_clear(&a);
+    return TS_OK;
+  }
+  struct gate_scope sc = *scope;
+  char *assumed = assumed_text(&a, b);
+  sc.assumed = assumed;
+  const struct ts_rules_release *r = a.from ? a.from : ts_rules_newest(rules);
+  enum ts_code rc = gate_variant(&sc, r, a.v, b, h, s, err);
+  char *why = at < rules->nreleases
+                  ? ts_xasprintf("is not in these rules (their %s lists no %s build)",
+                                 rules->releases[at].series, b->id)
+                  : ts_xasprintf("is newer than these rules (%s)",
+                                 ts_rules_newest(rules)->series);
+  if (rc == TS_OK)
+    rc = record_assumed(s, sc.spec, b->id, why, ts_xstrdup(assumed), err);
+  else
+    free(why);
+  free(assumed);
+  ts_rules_assumption_clear(&a);
+  return rc;
+}
+
+/* A (release, variant) pair no rules file lists is judged on the facts of
+ * the nearest build that is listed, never let through unchecked: every
+ * CUDA and ROCm backend for every listed release that lacks it, and for
+ * every release newer than the rules (PyPI's plain wheel as the newest
+ * release's). */
+static enum ts_code compile_assumed(const struct ts_rules *rules,
+                                    const struct ts_host *h,
+                                    struct ts_constraint_set *s,
+                                    struct ts_error *err) {
+  const struct ts_rules_release *newest = ts_rules_newest(rules);
+  enum ts_code rc = TS_OK;
+  for (size_t at = 0; newest && at <= rules->nreleases && rc == TS_OK; at++) {
+    struct gate_scope sc;
+    if (at < rules->nreleases)
+      scope_of_series(&sc, rules->releases[at].series);
+    else if (!scope_after(&sc, newest->series))
+      break;
+    for (size_t k = 0; k < rules->nbackends && rc == TS_OK; k++) {
+      const struct ts_rules_backend *b = &rules->backends[k];
+      if (b->kind == TS_BACKEND_CUDA || b->kind == TS_BACKEND_ROCM)
+        rc = gate_assumed(rules, &sc, at, b, h, s, err);
     }
-    /* The gates inherit the confidence of the list they come from. */
-    for (size_t i = mark; conf && strcmp(conf, "high") != 0 && i < s->nconstraints; i++)
-      if (!s->constraints[i].confidence)
-        s->constraints[i].confidence = ts_xstrdup(conf);
+    struct ts_rules_variant_table t = ts_rules_release_variants(newest, h->machine);
+    if (at < rules->nreleases || rc != TS_OK || !t.pypi_default)
+      continue;
+    char *assumed = ts_xasprintf("the %s build of %s", t.pypi_default,
+                                 newest_version(newest));
+    sc.assumed = assumed;
+    rc = gate_pypi_default(rules, &sc, t,
+                           newest->pypi_source ? newest->pypi_source : newest->source,
+                           h, s, err);
+    if (rc == TS_OK)
+      rc = record_assumed(s, sc.spec, "",
+                          ts_xasprintf("is newer than these rules (%s)", newest->series),
+                          ts_xstrdup(assumed), err);
+    free(assumed);
   }
   return rc;
 }
@@ -783,12 +954,13 @@ static int cmp_choice(const void *a, const void *b) {
 
 static enum ts_code backend_list(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
-                                 const struct ts_host *h, bool host_terms,
-                                 bool force_cpu, struct ts_constraint_set *s,
+                                 const char *version, const struct ts_host *h,
+                                 bool host_terms, bool force_cpu,
+                                 struct ts_constraint_set *s,
                                  struct ts_error *err) {
   if (!r)
     return TS_OK;
-  const char *newest = r->nversions ? r->versions[r->nversions - 1] : r->series;
+  const char *newest = version ? version : newest_version(r);
   struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
   struct choice *ch = ts_xcalloc(t.nvariants, sizeof *ch);
   size_t n = 0;
@@ -865,6 +1037,37 @@ static enum ts_code backend_list(const struct ts_rules *rules,
   return TS_OK;
 }
 
+/* The release a backend list is for: opt->release, the newest by default.
+ * A series newer than the rules is judged as "X.Y.0" on the newest
+ * release's variant table (the gates of compile_assumed apply to it);
+ * *assumed then says so. */
+static enum ts_code list_release(const struct ts_rules *rules,
+                                 const struct ts_rules_options *opt,
+                                 const struct ts_rules_release **rel,
+                                 char *version, size_t cap, char **assumed,
+                                 struct ts_error *err) {
+  const struct ts_rules_release *newest = ts_rules_newest(rules);
+  *rel = opt->release ? ts_rules_find_release(rules, opt->release) : newest;
+  version[0] = '\0';
+  *assumed = NULL;
+  if (*rel || !opt->release)
+    return TS_OK;
+  unsigned long maj, min;
+  char tail;
+  if (newest && sscanf(opt->release, "%lu.%lu%c", &maj, &min, &tail) == 2 &&
+      ts_host_vercmp(opt->release, newest->series) > 0) {
+    *rel = newest;
+    snprintf(version, cap, "%lu.%lu.0", maj, min);
+    *assumed = ts_xasprintf("torch %s is newer than these rules (%s); its builds "
+                            "were judged on the facts of %s's (confidence low); "
+                            "'torchsolve rules update' may know it",
+                            opt->release, newest->series, newest_version(newest));
+    return TS_OK;
+  }
+  return ts_error_set(err, TS_E_NOT_FOUND, "rules: no torch release '%s' in the rules",
+                      opt->release);
+}
+
 static int backend_rank(const struct ts_rules_backend *b,
                         const struct ts_host *h) {
   switch (b->kind) {
@@ -902,14 +1105,12 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     opt = &defaults;
   bool host_terms = !opt->ignore_host;
   const struct ts_host *h = host && host_terms ? host : &empty_host;
-  const struct ts_rules_release *rel =
-      opt->release ? ts_rules_find_release(rules, opt->release)
-                   : ts_rules_newest(rules);
-  if (opt->release && !rel)
-    return ts_error_set(err, TS_E_NOT_FOUND,
-                        "rules: no torch release '%s' in the rules",
-                        opt->release);
-  enum ts_code rc = TS_OK;
+  const struct ts_rules_release *rel;
+  char version[48], *assumed;
+  enum ts_code rc = list_release(rules, opt, &rel, version, sizeof version,
+                                 &assumed, err);
+  if (rc != TS_OK)
+    return rc;
   if (host_terms)
     rc = ts_rules_host_facts(h, out, err);
   char kmd[32], basis[256] = "";
@@ -933,10 +1134,21 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
         rc = gate_backend(rules, b, out, err);
     }
   }
+  /* ... and of the backends no release lists for this machine */
+  for (size_t k = 0; k < rules->nbackends && rc == TS_OK && host_terms; k++)
+    if (!backend_gated(out, rules->backends[k].id))
+      rc = gate_backend(rules, &rules->backends[k], out, err);
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
     rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
-  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++)
-    rc = gate_pypi_default(rules, &rules->releases[i], h, out, err);
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
+    const struct ts_rules_release *r = &rules->releases[i];
+    struct gate_scope sc;
+    scope_of_series(&sc, r->series);
+    rc = gate_pypi_default(rules, &sc, ts_rules_release_variants(r, h->machine),
+                           r->pypi_source ? r->pypi_source : r->source, h, out, err);
+  }
+  if (rc == TS_OK && host_terms)
+    rc = compile_assumed(rules, h, out, err);
   /* The ROCm-version gate applies only where ROCm is installed: drop the
    * gates whose `when` fails, keeping the order of the others. */
   if (rc == TS_OK && host_terms) {
@@ -961,15 +1173,20 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   for (size_t i = 0; i < rules->nrules && rc == TS_OK; i++)
     rc = compile_rule(&rules->rules[i], out, host_terms, err);
   if (rc == TS_OK)
-    rc = backend_list(rules, rel, h, host_terms, host && host->force_cpu, out,
-                      err);
+    rc = backend_list(rules, rel, version[0] ? version : NULL, h, host_terms,
+                      host && host->force_cpu, out, err);
   if (rc == TS_OK) {
-    out->release = rel ? ts_xstrdup(rel->series) : NULL;
+    out->release = assumed ? ts_xstrdup(opt->release)
+                   : rel   ? ts_xstrdup(rel->series)
+                           : NULL;
+    out->release_assumed = assumed;
+    assumed = NULL;
     out->index_base = ts_xstrdup(rules->index_base ? rules->index_base : "");
     out->routed = ts_xcalloc(rules->nroutes, sizeof *out->routed);
     for (size_t i = 0; i < rules->nroutes; i++)
       out->routed[out->nrouted++] = ts_xstrdup(rules->routes[i]);
   }
+  free(assumed);
   if (rc != TS_OK)
     ts_constraint_set_clear(out);
   return rc;
@@ -985,19 +1202,21 @@ enum ts_code ts_rules_release_backends(const struct ts_rules *rules,
   memset(out, 0, sizeof *out);
   bool host_terms = !opt->ignore_host;
   const struct ts_host *h = host && host_terms ? host : &empty_host;
-  const struct ts_rules_release *rel =
-      opt->release ? ts_rules_find_release(rules, opt->release)
-                   : ts_rules_newest(rules);
+  const struct ts_rules_release *rel;
+  char version[48], *assumed;
+  enum ts_code rc = list_release(rules, opt, &rel, version, sizeof version,
+                                 &assumed, err);
+  if (rc != TS_OK)
+    return rc;
   if (!rel)
-    return ts_error_set(err, TS_E_NOT_FOUND,
-                        "rules: no torch release '%s' in the rules",
-                        opt->release);
+    return ts_error_set(err, TS_E_NOT_FOUND, "rules: no torch release in the rules");
+  out->release_assumed = assumed;
   /* Borrow the compiled facts and constraints; only the list is ours. */
   struct ts_constraint_set view = *compiled;
   view.backends = NULL;
   view.nbackends = 0;
-  enum ts_code rc = backend_list(rules, rel, h, host_terms,
-                                 host && host->force_cpu, &view, err);
+  rc = backend_list(rules, rel, version[0] ? version : NULL, h, host_terms,
+                    host && host->force_cpu, &view, err);
   out->backends = view.backends;
   out->nbackends = view.nbackends;
   return rc;

@@ -39,7 +39,7 @@ assert d["cuda"]["driver_version"] == "580.159.04"
 assert d["cuda"]["cuda_version"] == "13.0"
 assert d["cuda"]["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}]
 assert d["rocm"] is None and d["xpu"] is False and d["wsl"] is False
-assert d["torch_release"] == "2.13"
+assert d["torch_release"] == "2.14"
 assert d["backends"] == ["cu130", "cu126", "cu132", "cpu"], d["backends"]
 assert d["sources"]["cuda.driver_version"] == "/sys/module/nvidia/version"
 assert d["sources"]["glibc"] == "torchsolve-capture/ldd-version"
@@ -60,7 +60,7 @@ assert d["cuda"]["cuda_version"] == "13.0"
 assert d["cuda"]["gpus"][0]["compute_capability"] == "6.1"
 assert d["backends"] == ["cu126", "cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["cu130"]["rule"] == "cuda-arch-2.13-cu130", ex["cu130"]
+assert ex["cu130"]["rule"] == "cuda-arch-2.14-cu130", ex["cu130"]
 assert "6.1" in ex["cu130"]["reason"]
 '
 check v100-drv580 '
@@ -73,8 +73,9 @@ assert d["cuda"]["cuda_version"] == "12.8"
 assert d["cuda"]["gpus"][0]["compute_capability"] == "12.0"
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["cu126"]["rule"] == "cuda-arch-2.13-cu126"
-assert d["gpu_fallback"] == {"torch_release": "2.11", "backends": ["cu128", "cpu"]}, d["gpu_fallback"]
+assert ex["cu126"]["rule"] == "cuda-arch-2.14-cu126"
+# the cu129 build of 2.13 (sm_120 too) runs on driver 570 through minor-version compatibility
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["cu129", "cpu"]}, d["gpu_fallback"]
 '
 check rx7900xt-rocm62 '
 assert d["cuda"] is None
@@ -103,13 +104,15 @@ check rx7900xt-rocm62 '
 assert d["rocm"]["version"] == "6.4"
 assert d["sources"]["rocm.version"] == "--rocm"
 assert d["rocm"]["kernel_driver"]["rocm"] == "6.4" and "--rocm" in d["rocm"]["kernel_driver"]["basis"]
-assert d["backends"] == ["rocm7.1", "cpu"], d["backends"]
+# the rocm7.2 and rocm7.14 builds of 2.14 are outside the window of the ROCm 6.4 kernel driver
+assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["rocm7.1", "cpu"]}, d["gpu_fallback"]
 ' --rocm 6.4
 check mi300x-rocm64 '
 assert d["rocm"]["version"] == "6.4.0"
 assert d["rocm"]["gpus"] == [{"gfx": "gfx942"}, {"gfx": "gfx942"}]
-assert d["backends"] == ["rocm7.1", "cpu"], d["backends"]
-assert d["gpu_fallback"] is None
+assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["rocm7.1", "cpu"]}, d["gpu_fallback"]
 '
 check mi25-rocm57 '
 assert d["rocm"]["version"] == "5.7.1"
@@ -140,10 +143,12 @@ assert d["rocm"]["gpus"] == [{"gfx": "gfx906"}] and d["rocm"]["amdgpu_version"] 
 k = d["rocm"]["kernel_driver"]
 assert k == {"rocm": "6.4", "basis": "amdgpu 6.12.12 from /sys/module/amdgpu/version (mapped with confidence medium)"}, k
 assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
+'''
+check mi50-rocm64 '
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm7.1"]["rule"] == "rocm-gfx-2.13-rocm7.1" and "gfx906" not in ex["rocm7.1"]["reason"], ex["rocm7.1"]
-assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
-'
+' --release 2.13
 check mi50-rocm64 '
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
@@ -225,12 +230,14 @@ ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm6.1"]["rule"] == "rocm-gfx-2.4-rocm6.1" and "gfx1101" not in ex["rocm6.1"]["reason"], ex["rocm6.1"]
 ' --release 2.4
 # aarch64: its own variants and arch lists.  A T4 (sm_75) has kernels in no
-# aarch64 CUDA build (cu126 there is sm_80;sm_90 only).
+# aarch64 build of 2.14 (cu126 there is sm_80;sm_90 only); the cu129 builds
+# of 2.11-2.13 start at sm_75 (pytorch#188443).
 check aarch64-t4 '
 assert d["machine"] == "aarch64" and d["cuda"]["gpus"][0]["compute_capability"] == "7.5"
-assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None, d
+assert d["backends"] == ["cpu"], d
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["cu129", "cpu"]}, d["gpu_fallback"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["cu126"]["rule"] == "cuda-arch-2.13-cu126", ex["cu126"]
+assert ex["cu126"]["rule"] == "cuda-arch-2.14-cu126", ex["cu126"]
 '
 check aarch64-t4 '
 assert d["backends"] == ["cpu"], d["backends"]
@@ -281,7 +288,7 @@ assert d["backends"] == ["cpu"]
 TORCHSOLVE_GFX=gfx1100,gfx90a check cpu-only '
 assert d["rocm"]["gpus"] == [{"gfx": "gfx1100"}, {"gfx": "gfx90a"}], d["rocm"]
 assert d["sources"]["rocm.gpus"] == "TORCHSOLVE_GFX"
-assert d["backends"] == ["rocm7.2", "rocm7.1", "cpu"], d["backends"]
+assert d["backends"] == ["rocm7.14", "rocm7.2", "cpu"], d["backends"]
 ' --rocm 7.2
 # The override maps the target; where the GPU was read (KFD) stays visible.
 HSA_OVERRIDE_GFX_VERSION=10.3.0 check rx7900xt-rocm62 '
@@ -302,7 +309,7 @@ if [ "$rc" != 1 ] || ! grep -q "needs NVIDIA driver >= 580.65.06" <<<"$out" || !
 else echo "ok   --cuda 13.0 on driver 550 refused"; fi
 check rtx4090-drv550 '
 assert d["cuda"]["cuda_version"] == "13.0" and d["cuda"]["driver_version"] is None
-assert d["backends"] == ["cu132", "cu130", "cu126", "rocm7.2", "rocm7.1", "xpu", "cpu"], d["backends"]
+assert d["backends"] == ["cu132", "cu130", "cu126", "rocm7.14", "rocm7.2", "xpu", "cpu"], d["backends"]
 ' --cuda 13.0 --ignore-host
 for bad in "--cuda banana" "--gfx sm_90" "--compute-capability nine" "--rocm 6.x"; do
   # shellcheck disable=SC2086

@@ -7,7 +7,7 @@ ts_isolate_from_host
 tmp=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$tmp/config
 
-"$TORCHSOLVE" rules check "$TS_SOURCE_DIR/rules.yaml" | grep -q ": ok: 24 backends, 14 torch releases (2.0 to 2.13)" \
+"$TORCHSOLVE" rules check "$TS_SOURCE_DIR/rules.yaml" | grep -q ": ok: 25 backends, 15 torch releases (2.0 to 2.14)" \
   || ts_fail "bundled rules.yaml does not check"
 "$TORCHSOLVE" rules check >/dev/null || ts_fail "rules check without FILE"
 
