@@ -353,7 +353,7 @@ static enum ts_code fill_locked(const struct ts_plan_build_options *o, struct ts
   if (rc == TS_OK)
     rc = ts_plan_fetch_files(idx, fx, n, &fopt, &totals, err);
   if (rc == TS_OK)
-    rc = ts_plan_make_target(python, NULL, o->probe_cache_dir, &t, err);
+    rc = ts_target_open(python, NULL, o->probe_cache_dir, &t, err);
   struct ts_wheel_request *rq = ts_xcalloc(cap, sizeof *rq);
   uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(cap, sizeof *dig);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
@@ -705,7 +705,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
                                 const struct ts_build_system *bs, const char *tree,
                                 bool in_env, struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
-  bool needed = ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
+  bool needed = ts_build_torch_needed(bs, project, src->location, o->rules, &m->nvcc);
   enum ts_code rc = TS_OK;
   if (needed && !in_env) {
     if (o->target_torch)
@@ -740,6 +740,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
  * target's (its variant's CUDA when unreadable). */
 static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_target *t,
                                const char *envdir, bool ignore_host,
+                               const struct ts_plan_build_callbacks *cb,
                                struct ts_error *err) {
   if (!m->backend || m->backend->kind != TS_BACKEND_CUDA || ignore_host)
     return TS_OK;
@@ -748,8 +749,13 @@ static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_targ
                       : ts_xstrdup(t->paths.platlib ? t->paths.platlib : "");
   char *cuda = ts_site_torch_built_with(site, "cuda");
   const char *want = cuda ? cuda : m->backend->version;
-  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build", m->version, want, m->nvcc, err)
+  char *warning = NULL;
+  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build",
+                                                     m->version, want, m->nvcc, &warning, err)
                          : TS_OK;
+  if (warning && cb->warning)
+    cb->warning(cb->ctx, warning);
+  free(warning);
   free(cuda);
   free(site);
   return rc;
@@ -1062,7 +1068,7 @@ static enum ts_code builder_for(const struct ts_plan_build_options *o,
   struct ts_error ignore = {0};
   struct ts_target *b = NULL;
   *out = NULL;
-  bool fits = ts_plan_make_target(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
+  bool fits = ts_target_open(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
               b->python_major == t->python_major && b->python_minor == t->python_minor &&
               same_str(b->implementation, t->implementation) &&
               same_str(b->abi_flags, t->abi_flags) &&
@@ -1276,7 +1282,7 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     }
   }
   if (rc == TS_OK && !done && goal != GOAL_ENV)
-    rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
+    rc = check_nvcc(&tm, target, envdir, o->ignore_host, &o->cb, err);
   if (rc == TS_OK && !done) {
     he.python = env_python ? env_python : target->python;
     he.path_prepend = bindir;

@@ -61,7 +61,7 @@
 #include "core/error.h"
 #include "index/client.h"
 #include "host/host.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "rules/rules.h"
 #include "target/target.h"
 
@@ -80,6 +80,9 @@ struct ts_plan_build_callbacks {
   /* torch `version` was installed into the target in ms milliseconds,
    * before `project` is built there without isolation (target_torch). */
   void (*installed_first)(void *ctx, const char *version, const char *project, double ms);
+  /* A check found something worth saying that does not stop the build
+   * (an nvcc of another CUDA release than torch's): one line. */
+  void (*warning)(void *ctx, const char *line);
 };
 
 /* A build in progress, and the build whose environment needs it: a build

@@ -1,9 +1,6 @@
 /*
  * plan/plan_internal.h — private to plan/: what its workflows share.
  *
- * The target: ts_plan_make_target locates and probes an interpreter (or
- * describes an absent one) the same way for install, lock and sync.
- *
  * The one download-and-verify path that install (ts_plan_install) and
  * sync (ts_plan_sync_apply) share: given the files to install, it makes
  * each a verified local file before the environment is touched:
@@ -30,13 +27,6 @@
 #include "core/sha256.h"
 #include "index/client.h"
 #include "plan/plan.h"
-
-/* The spec's target when spec is non-NULL, else the interpreter python
- * names (ts_target_locate rules), made absolute (launchers must name the
- * venv's python) and probed through probe_cache_dir (may be NULL). */
-enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
-                                 const char *probe_cache_dir, struct ts_target **t,
-                                 struct ts_error *err);
 
 struct ts_plan_fetch {
   /* in (borrowed) */
