@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
+#include "cli/named_backend.h"
 #include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
 #include "cli/usage.h"
@@ -368,8 +369,9 @@ static int lock_main(int argc, char **argv, const char **room) {
   }
   struct ts_host host;
   struct ts_rules *rules = NULL;
+  struct ts_named_backends nb;
   g.ov.platform = platform; /* a lock for another machine records its facts */
-  if (ts_gpu_load(&g, &host, &rules, &err) != TS_OK) {
+  if (ts_gpu_load_named(&g, &ic.opts, &host, &rules, &nb, &err) != TS_OK) {
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
@@ -380,6 +382,7 @@ static int lock_main(int argc, char **argv, const char **room) {
     ts_relock_clear(&relock);
     ts_rules_free(rules);
     ts_host_clear(&host);
+    ts_named_backends_clear(&nb);
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
@@ -412,7 +415,9 @@ static int lock_main(int argc, char **argv, const char **room) {
       .nonly_binary = reqs.binary.nonly_binary,
       .read_installed = false, .probe_cache_dir = cache,
       .preferences = relock.prefs, .npreferences = relock.nprefs,
-      .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade};
+      .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade,
+      /* profiles name each machine's build themselves */
+      .torch_backends = nb.names, .ntorch_backends = nprofile_args ? 0 : nb.n};
   struct lock_out out = {.output = output, .check = check,
                          .project = from_project ? &project : NULL};
   struct ts_profile *profiles = NULL;
@@ -431,6 +436,7 @@ static int lock_main(int argc, char **argv, const char **room) {
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);
+  ts_named_backends_clear(&nb);
   ts_cli_reqs_free(&reqs);
   ts_build_cli_free(&bc);
   return status;

@@ -33,6 +33,12 @@ void ts_cli_warn_resolution(const struct ts_plan_result *res) {
   for (size_t i = 0; res->res && i < res->res->nitems; i++) {
     const struct ts_plan_item *it = &res->items[i];
     const struct ts_resolved *x = it->r;
+    char *assumed = strcmp(x->name, "torch") == 0
+                        ? ts_rules_assumed_warning(&res->rules, x->version)
+                        : NULL;
+    if (assumed)
+      ts_cli_warn("%s", assumed);
+    free(assumed);
     if (x->file && x->file->yanked)
       ts_cli_warn("%s %s is yanked (%s): it was chosen because a requirement pins it",
                   x->name, x->version,

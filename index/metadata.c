@@ -560,6 +560,8 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
       if (!c) {
         j->m->data = ts_buf_take(&b, &j->m->len);
         j->m->source = TS_METADATA_RANGE;
+        if (j->m->file->sha256) /* as below: checked, and keyed by the wheel's hash */
+          cache_metadata(idx, j);
       }
       ts_buf_clear(&b);
       j->pending = false;

@@ -19,12 +19,12 @@
 #include "index/cache.h"
 #include "index/simple.h"
 #include "index/url.h"
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
 #include "plan/sdist_metadata.h"
-#include "plan/tree.h"
+#include "inventory/tree.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "target/site.h"
@@ -509,8 +509,8 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
   if (rc != TS_OK || found)
     return rc;
   if (!builder->python && p->build.metadata_python && !p->metadata_target)
-    rc = ts_plan_make_target(p->build.metadata_python, NULL, p->build.probe_cache_dir,
-                             &p->metadata_target, err);
+    rc = ts_target_open(p->build.metadata_python, NULL, p->build.probe_cache_dir,
+                        &p->metadata_target, err);
   if (p->metadata_target)
     builder = p->metadata_target;
   char *label = ts_xasprintf("%s %s", rq->name, rq->version);
@@ -834,8 +834,13 @@ static enum ts_code compile_rules(const struct ts_plan_options *o,
   enum ts_code rc = ts_rules_compile(o->rules, o->host, &ro, out, err);
   if (rc != TS_OK)
     return rc;
-  collect_usable(v, out);
-  for (size_t i = o->rules->nreleases; i-- > 0;) {
+  for (size_t i = 0; i < o->ntorch_backends; i++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, o->torch_backends[i]);
+    variants_add(v, o->torch_backends[i], b && b->kind == TS_BACKEND_CPU);
+  }
+  if (!o->ntorch_backends)
+    collect_usable(v, out);
+  for (size_t i = o->rules->nreleases; i-- > 0 && !o->ntorch_backends;) {
     struct ts_constraint_set s = {0};
     ro.release = o->rules->releases[i].series;
     struct ts_error e2 = {0};
@@ -1055,27 +1060,6 @@ static enum ts_code check_custom_builds(const struct ts_plan_result *r,
 }
 
 /* ---- resolve ----------------------------------------------------------- */
-
-enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
-                                 const char *probe_cache_dir, struct ts_target **t,
-                                 struct ts_error *err) {
-  if (spec)
-    return ts_target_from_spec(spec, t, err);
-  char *located = NULL;
-  enum ts_code rc = ts_target_locate(python, &located, err);
-  if (rc != TS_OK)
-    return rc;
-  if (located[0] != '/') {
-    char *cwd = getcwd(NULL, 0);
-    char *abs = ts_path_join(cwd ? cwd : ".", located);
-    free(cwd);
-    free(located);
-    located = abs;
-  }
-  rc = ts_target_probe(located, probe_cache_dir, t, err);
-  free(located);
-  return rc;
-}
 
 /* ---- the runtime torch of torch-matched builds ------------------------- */
 
@@ -1369,8 +1353,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   r->priv = p;
   p->owner = r;
   *out = r;
-  enum ts_code rc = ts_plan_make_target(o->python, o->spec, o->probe_cache_dir,
-                                        &r->target, err);
+  enum ts_code rc = ts_target_open(o->python, o->spec, o->probe_cache_dir,
+                                   &r->target, err);
   if (rc == TS_OK && o->project_requires_python)
     rc = project_python_ok(o->project_requires_python, r->target, err);
   if (rc != TS_OK)
@@ -1423,7 +1407,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (o->facts_override)
       collect_usable(&p->vars, set);
     pinned_labels(&p->vars, set, o);
-    if (o->rules)
+    if (o->rules && !o->ntorch_backends) /* a named build: that one only */
       explaining_variants(&p->vars, set, o);
     if (o->only_backend)
       keep_only_backend(&p->vars, o->only_backend);
@@ -1850,6 +1834,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   struct ts_plan_fetch_options fo = {.run_dir = dir, .cb = &o->cb};
   struct ts_plan_fetch_totals totals;
   rc = ts_plan_fetch_files(r->idx, fx, n, &fo, &totals, err);
+  if (rc == TS_OK && !o->save_dir)
+    rc = ts_plan_check_index_wheels(r, todo, fx, n, &fo, &o->cb.wheel, err);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     if (!fx[i].hash_later && !ts_plan_item_hash_allowed(todo[i], fx[i].sha256_out)) {
       /* no single expected hash (the index gave none, --hash several):

@@ -1151,7 +1151,7 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
   struct ts_target *host = NULL;
   struct ts_error ignore = {0};
   struct ts_plan_build_options bo = *o->base->build;
-  if (ts_plan_make_target(o->base->python, NULL, o->base->probe_cache_dir, &host, &ignore) ==
+  if (ts_target_open(o->base->python, NULL, o->base->probe_cache_dir, &host, &ignore) ==
       TS_OK)
     bo.metadata_python = host->python;
   struct ts_plan_options base = *o->base;
@@ -1179,7 +1179,7 @@ enum ts_code ts_plan_default_requires_python(const char *python, const char *pro
                                              char **out, struct ts_error *err) {
   *out = NULL;
   struct ts_target *t = NULL;
-  enum ts_code rc = ts_plan_make_target(python, NULL, probe_cache_dir, &t, err);
+  enum ts_code rc = ts_target_open(python, NULL, probe_cache_dir, &t, err);
   if (rc != TS_OK) {
     struct ts_error why = *err;
     ts_error_set(err, rc, "a universal lock covers the Pythons of requires-python: pass "

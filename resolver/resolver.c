@@ -847,7 +847,12 @@ static struct rs_job *push_job(struct rs *rs, Id how, Id what);
 /* req->preferences on this project: the preferred version gets a
  * solvable and a SOLVER_FAVOR job, so libsolv takes it wherever it has a
  * choice and the request allows it (a soft preference, never a limit),
- * unless the resolution mode asks for the project's lowest version. */
+ * unless the resolution mode asks for the project's lowest version.  A
+ * project with a variant preference (torch and its companions) keeps the
+ * preferred release, not its build: every build of that public version is
+ * favored, least preferred first (libsolv's last favor wins), so the build
+ * is chosen again for this host.  A relock over a T4's "2.13.0+cpu" gives a
+ * GH200 2.13.0+cu130. */
 static void favor_preferred(struct rs *rs, int pidx) {
   /* the lowest version a --resolution lowest(-direct) asks for wins */
   enum ts_resolution_mode mode = rs->req->resolution;
@@ -860,16 +865,22 @@ static void favor_preferred(struct rs *rs, int pidx) {
     if (strcmp(pref->name, pj->name) != 0 ||
         ts_version_parse(pref->version, strlen(pref->version), &want, NULL) != TS_OK)
       continue;
+    const char *wpub = ts_version_public(want);
+    struct ts_version *want_pub = NULL;
+    bool any_build = ts_rs_variant_pref(rs, pj->name) &&
+                     ts_version_parse(wpub, strlen(wpub), &want_pub, NULL) == TS_OK;
     for (size_t i = 0; i < pj->nvers; i++) {
-      struct rs_ver *v = &pj->vers[i];
-      if (!v->usable || ts_version_cmp(v->v, want) != 0)
+      struct rs_ver *v = &rs->projs[pidx].vers[i];
+      if (!v->usable || ts_version_cmp(any_build ? v->pub : v->v, any_build ? want_pub : want) != 0)
         continue;
       if (!v->solv)
         ts_rs_reveal(rs, pidx, i);
       struct rs_job *ji = push_job(rs, SOLVER_FAVOR | SOLVER_SOLVABLE, rs->projs[pidx].vers[i].solv);
       ji->proj = pidx;
-      break;
+      if (!any_build)
+        break;
     }
+    ts_version_free(want_pub);
     ts_version_free(want);
   }
 }
