@@ -1335,6 +1335,16 @@ static enum ts_code project_python_ok(const char *spec, const struct ts_target *
   return rc;
 }
 
+/* What the index client worked around (a broken mirror), once each. */
+static void index_warnings_as_notes(struct ts_plan_result *r) {
+  const char *const *lines = NULL;
+  size_t n = r->idx ? ts_index_warnings(r->idx, &lines) : 0;
+  for (size_t i = 0; i < n; i++) {
+    r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
+    r->notes[r->nnotes++] = ts_xstrdup(lines[i]);
+  }
+}
+
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
@@ -1542,6 +1552,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   double t0 = now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
   r->resolve_ms = now_ms() - t0;
+  index_warnings_as_notes(r);
   if (rc != TS_OK || !r->res)
     return rc;
 
