@@ -10,7 +10,7 @@
 #include "core/fs.h"
 #include "lock/output.h"
 #include "cli/cli.h"
-#include "plan/env.h"
+#include "inventory/env.h"
 
 int ts_cli_link_mode(const char *command, const char *v,
                      enum ts_wheel_link_mode *out) {

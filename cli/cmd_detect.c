@@ -11,8 +11,6 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/rules_cli.h"
-#include "host/host.h"
-#include "rules/rules.h"
 
 static void usage(FILE *out) {
   fputs("usage: torchsolve detect [--json] [--release X.Y] [GPU options]\n\n"
@@ -54,15 +52,6 @@ static enum ts_code gpu_fallback(const struct ts_rules *rules,
   return TS_OK;
 }
 
-/* The kernel driver's ROCm release the compatibility window is reckoned
- * from, and what it was read from (the __rocm_kmd fact). */
-static const struct ts_host_fact *kmd_fact(const struct ts_constraint_set *s) {
-  for (size_t i = 0; i < s->nfacts; i++)
-    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0)
-      return &s->facts[i];
-  return NULL;
-}
-
 static cJSON *str_or_null(const char *s) {
   return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
@@ -80,6 +69,7 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
   cJSON *o = cJSON_CreateObject();
   cJSON_AddItemToObject(o, "rules", ts_cli_rules_in_force_json(rules));
   cJSON_AddItemToObject(o, "machine", str_or_null(h->machine));
+  cJSON_AddItemToObject(o, "jetson", str_or_null(h->jetson));
   cJSON *os = cJSON_AddObjectToObject(o, "os");
   cJSON_AddItemToObject(os, "name", str_or_null(h->os_pretty));
   cJSON_AddItemToObject(os, "id", str_or_null(h->os_id));
@@ -116,11 +106,12 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     cJSON_AddItemToObject(r, "hsa_override_gfx_version",
                           str_or_null(h->hsa_override));
     cJSON_AddItemToObject(r, "amdgpu_version", str_or_null(h->amdgpu_version));
-    const struct ts_host_fact *kmd = kmd_fact(s);
-    if (kmd) {
+    const char *kr;
+    char basis[512];
+    if (ts_cli_kernel_driver(s, rules, h, &kr, basis, sizeof basis)) {
       cJSON *k = cJSON_AddObjectToObject(r, "kernel_driver");
-      cJSON_AddStringToObject(k, "rocm", kmd->version);
-      cJSON_AddStringToObject(k, "basis", kmd->source);
+      cJSON_AddItemToObject(k, "rocm", str_or_null(kr));
+      cJSON_AddStringToObject(k, "basis", basis);
     } else {
       cJSON_AddNullToObject(r, "kernel_driver");
     }
@@ -173,7 +164,10 @@ static const char *src(const struct ts_host *h, const char *fact) {
 
 static void print_text(const struct ts_host *h, const struct ts_constraint_set *s,
                        const struct ts_constraint_set *fb, const struct ts_rules *rules) {
-  printf("machine   %s (%s)\n", h->machine ? h->machine : "unknown", src(h, "machine"));
+  printf("machine   %s (%s)%s%s%s%s%s\n", h->machine ? h->machine : "unknown", src(h, "machine"),
+         h->jetson ? ", NVIDIA Jetson " : "", h->jetson ? h->jetson : "",
+         h->jetson ? " (not server-class aarch64; from " : "", h->jetson ? src(h, "jetson") : "",
+         h->jetson ? ")" : "");
   printf("os        %s%s%s\n", h->os_pretty ? h->os_pretty : "linux",
          h->kernel ? ", kernel " : "", h->kernel ? h->kernel : "");
   if (h->wsl)
@@ -203,9 +197,11 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
              h->rocm_gpus[i].real_gfx ? ")" : "", src(h, "rocm.gpus"));
     if (h->hsa_override)
       printf("  HSA_OVERRIDE_GFX_VERSION=%s\n", h->hsa_override);
-    const struct ts_host_fact *kmd = kmd_fact(s);
-    if (kmd)
-      printf("  kernel driver of ROCm %s (%s)\n", kmd->version, kmd->source);
+    const char *kr;
+    char basis[512];
+    if (ts_cli_kernel_driver(s, rules, h, &kr, basis, sizeof basis))
+      printf(kr ? "  kernel driver of ROCm %s (%s)\n" : "  kernel driver: %s%s\n",
+             kr ? kr : "", basis);
   } else {
     printf("amd       none\n");
   }

@@ -91,6 +91,21 @@ void ts_cli_warn_newer_torch(const struct ts_plan_result *res, const struct ts_r
   free(data);
 }
 
+/* The kernel driver's ROCm release for the window and its basis (the
+ * __rocm_kmd fact), or (*rocm NULL) why none: the kernel's own amdgpu. */
+bool ts_cli_kernel_driver(const struct ts_constraint_set *s, const struct ts_rules *rules,
+                          const struct ts_host *h, const char **rocm, char *basis, size_t cap) {
+  char rel[32];
+  *rocm = NULL;
+  for (size_t i = 0; i < s->nfacts; i++)
+    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0) {
+      *rocm = s->facts[i].version;
+      snprintf(basis, cap, "%s", s->facts[i].source);
+      return true;
+    }
+  return !ts_rules_kmd_release(rules, h, rel, sizeof rel, basis, cap) && basis[0];
+}
+
 int ts_cmd_rules_update(int argc, char **argv) {
   struct ts_index_cli ic;
   ts_index_cli_init(&ic);

@@ -48,8 +48,11 @@ static int set_mode(const char *flag, const char *val, enum ts_host_mode *mode,
  * digit is the minor version). */
 static int torch_backend(struct ts_gpu_options *o, const char *v, const char *command) {
   size_t n = strlen(v);
-  if (strcmp(v, "auto") == 0)
+  if (strcmp(v, "auto") == 0) {
+    o->torch_backend = NULL;
     return 1;
+  }
+  o->torch_backend = v;
   if (strcmp(v, "cpu") == 0) {
     o->ov.cpu = true;
     return 1;
@@ -213,13 +216,20 @@ int ts_gpu_options_env(struct ts_gpu_options *o) {
     o->rules_files[o->nrules_files++] = v;
   if (o->nwithout == 0 && (v = env("TORCHSOLVE_WITHOUT_RULES")))
     o->without[o->nwithout++] = v;
+  /* --ignore-host means "do not look at this machine", never "forget what
+   * I asked for": facts given with it describe the target machine, and the
+   * rules judge those alone (ov.ignore_host still skips detection). */
+  const struct ts_host_overrides *ov = &o->ov;
+  if (ov->cuda == TS_HOST_SET || ov->rocm == TS_HOST_SET || ov->cuda_driver ||
+      ov->compute_capabilities || ov->gfx || ov->cpu || ov->xpu)
+    o->ignore_host = false;
   return 0;
 }
 
 enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
                          struct ts_error *err) {
   memset(h, 0, sizeof *h);
-  if (!o->ignore_host) {
+  if (!o->ov.ignore_host) {
     struct ts_host_options ho = {
         .sysroot = o->sysroot,
         .run_programs = !o->no_programs,
@@ -347,11 +357,13 @@ void ts_gpu_options_help(FILE *out) {
         "  --gfx gfx1100[,gfx90a]       AMD GPU targets (TORCHSOLVE_GFX)\n"
         "  --cpu                        use CPU builds only\n"
         "  --xpu                        assume an Intel XPU\n"
-        "  --torch-backend B            uv's spelling: auto (detection), cpu, xpu, cu126\n"
-        "                               (as --cuda 12.6), rocm6.4 (as --rocm 6.4)\n"
+        "  --torch-backend B            that build only (uv's flag): cpu, xpu, cu126 (with\n"
+        "                               --cuda 12.6), rocm6.4 (with --rocm 6.4); without a GPU\n"
+        "                               of its kind here it is taken unchecked; auto: detection\n"
         "  --sysroot DIR                read /sys, /proc, /opt/rocm... under DIR and run\n"
         "                               no program (TORCHSOLVE_SYSROOT)\n"
-        "  --ignore-host                plan for another machine: no detection, no host checks\n"
+        "  --ignore-host                plan for another machine: no detection; only the\n"
+        "                               facts given (--cuda, --rocm, --gfx...) are checked\n"
         "  --no-probe-programs          never run nvidia-smi, rocm_agent_enumerator, hipconfig\n"
         "  --rules FILE                 rules extending rules.yaml, by id (TORCHSOLVE_RULES)\n"
         "  --without-rule ID            drop a rule by id or pattern, e.g. 'hf-stack-*' (the\n"

@@ -3,7 +3,7 @@
 #include "core/fs.h"
 #include "cli/index_options.h"
 #include "core/str.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -27,6 +27,12 @@ char *ts_cli_rules_in_force(const struct ts_rules *r);
 struct cJSON;
 struct cJSON *ts_cli_rules_in_force_json(const struct ts_rules *r);
 
+/* The kernel driver's ROCm release the AMD window is reckoned from and
+ * its basis (the set's __rocm_kmd fact), or (*rocm NULL) why there is
+ * none: the kernel's own amdgpu runs.  False when neither applies. */
+bool ts_cli_kernel_driver(const struct ts_constraint_set *s, const struct ts_rules *rules,
+                          const struct ts_host *h, const char **rocm, char *basis, size_t cap);
+
 /* After a resolution that read torch's page: a warning, at most once a
  * day (state in the data folder), when it offers a release newer than
  * every series the rules in force know. */

@@ -87,6 +87,7 @@ struct written {
 struct ts_cache {
   char *root;
   bool absent[KIND_COUNT]; /* the kind's folder did not exist at open */
+  bool made[KIND_COUNT];   /* ...and this run has made it and its shards */
   bool wheels_absent;      /* neither did wheels-v1/, nor a download since */
   struct written written[KIND_COUNT];
   long pid;     /* temporary names: "<entry>.tmp.<pid>.<seq>" */
@@ -222,8 +223,25 @@ static void make_shard(const struct ts_cache *c, enum kind k, char shard) {
   free(kd);
 }
 
-/* Writes the pieces as one entry: a temporary in the shard (made on the
- * first ENOENT), one writev, one rename. */
+/* Makes the kind's folder and its 16 shards, for a run that found the
+ * kind absent: its first write then finds its shard, as every later one. */
+static void make_kind(struct ts_cache *c, enum kind k) {
+  char *kd = ts_path_join(c->root, kind_dirs[k]);
+  if (mkdir(kd, 0755) == 0 ||
+      (errno == ENOENT && ts_fs_mkdirs(c->root, NULL) == TS_OK && mkdir(kd, 0755) == 0))
+    ts_fs_spread_subdirs(kd);
+  for (int s = 0; s < 16; s++) {
+    char *sd = ts_xasprintf("%s/%x", kd, s);
+    (void)mkdir(sd, 0755);
+    free(sd);
+  }
+  free(kd);
+  c->made[k] = true;
+}
+
+/* Writes the pieces as one entry: a temporary in the shard (the shards
+ * made first when the kind was absent, else on an ENOENT: a concurrent
+ * `cache clean`), one writev, one rename. */
 static enum ts_code put_entry(struct ts_cache *c, enum kind k, const char *key,
                               const struct iovec *iov, int niov, unsigned mode,
                               struct ts_error *err) {
@@ -231,6 +249,8 @@ static enum ts_code put_entry(struct ts_cache *c, enum kind k, const char *key,
     return ts_error_set(err, TS_E_INVALID, "cache key '%.70s' is not a sha256", key);
   char *path = entry_path(c, k, key);
   char *tmp = ts_xasprintf("%s.tmp.%ld.%u", path, c->pid, c->seq++);
+  if (c->absent[k] && !c->made[k])
+    make_kind(c, k);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
   if (fd < 0 && errno == ENOENT) {
     make_shard(c, k, key[0]);

@@ -7,7 +7,7 @@
 #include "core/str.h"
 #include "index/client.h"
 #include "index/url.h"
-#include "lock/report.h"
+#include "inventory/report.h"
 #include "pep/metadata.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"

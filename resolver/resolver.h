@@ -146,7 +146,7 @@ struct ts_resolver_request {
    * an early job.  Every other project follows in canonical order. */
   const char *const *priority;    /* normalised names */
   size_t npriority;
-  /* pip's format control (lock/formatctl.h): normalised names or ":all:".
+  /* pip's format control (request/formatctl.h): normalised names or ":all:".
    * Wheels of a project are forbidden when it is named in no_binary, or
    * when no_binary holds ":all:" and only_binary neither names it nor holds
    * ":all:"; a name in only_binary always allows them. */

@@ -144,12 +144,24 @@ struct ts_rules_amdgpu_map {
   char *amdgpu; /* DKMS amdgpu version prefix, "6.8" (/sys/module/amdgpu/version) */
   char *rocm;   /* the ROCm release that ships it, "6.2" */
 };
+/* An amdgpu driver release whose supported user-space range AMD states
+ * outright (from 30.10, ROCm 7.0's): it replaces the ±window for the
+ * kernel driver of that ROCm release, in both directions. */
+struct ts_rules_kmd_driver {
+  char *amdgpu;   /* "30.10": also a /sys/module/amdgpu/version prefix */
+  char *rocm;     /* the ROCm release it ships with, "7.0" (in `releases`) */
+  char *user_min; /* oldest ROCm user space it supports, "6.2" */
+  char *user_max; /* newest, "7.0" */
+  char *source;
+};
 struct ts_rules_kmd {
   unsigned window;   /* 2; 0 with no `rocm_kmd` section (installed ROCm gates) */
   char **releases;   /* ROCm releases, oldest first: "6.1", "6.2", ... */
   size_t nreleases;
   struct ts_rules_amdgpu_map *amdgpu;
   size_t namdgpu;
+  struct ts_rules_kmd_driver *drivers;
+  size_t ndrivers;
   char *source, *amdgpu_source, *amdgpu_confidence;
 };
 
@@ -159,6 +171,10 @@ struct ts_rules_kmd {
 struct ts_rules_torch_build {
   char *project; /* normalised name */
   bool nvcc;     /* it compiles CUDA code: nvcc must match torch.version.cuda */
+  /* Only a source whose location names this host and path is that
+   * project ("github.com/NVIDIA/apex": PyPI's `apex` is an unrelated
+   * project); NULL: any source of the name. */
+  char *only_from;
   char *source;
 };
 
@@ -263,10 +279,13 @@ const struct ts_rules_release *ts_rules_newest(const struct ts_rules *r);
 size_t ts_rules_drop(struct ts_rules *r, const char *pattern);
 
 /* The ROCm release whose kernel driver (KMD) this host runs, for the
- * window: the DKMS amdgpu module's version mapped through `kmd.amdgpu`,
- * else the installed ROCm's major.minor as its proxy (an override such as
- * --rocm is that proxy).  Writes the release ("6.2") to rel and what it
- * was read from to basis; false when neither is known. */
+ * window: the DKMS amdgpu module's version mapped through `kmd.amdgpu`
+ * or `kmd.drivers`, else a ROCm override (--rocm X.Y) standing for it.
+ * The kernel's own (in-tree) amdgpu is no ROCm release's driver, so an
+ * installed ROCm does not stand for it: false then, with basis saying
+ * why (the wheels bundle their user space and no window applies), as
+ * when nothing is known (basis "").  Writes the release ("6.2") to rel
+ * and what it was read from to basis. */
 bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
                           char *rel, size_t relcap, char *basis,
                           size_t basiscap);
@@ -353,6 +372,15 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
                                       struct ts_rules_finding **out,
                                       size_t *nout, struct ts_error *err);
 void ts_rules_findings_free(struct ts_rules_finding *f, size_t n);
+
+/* Two CUDA stacks in one environment (nvidia-*-cu12 beside cuda-toolkit
+ * 13 and nvidia-*-cu13, left by a switch of torch builds): appends one
+ * finding (id "cuda-stacks") listing each stack's distributions.  A
+ * distribution's stack is the NN of nvidia-*-cuNN, cuda-toolkit's major
+ * version, or the CUDA major of a +cuNNN label. */
+enum ts_code ts_rules_check_cuda_stacks(const struct ts_installed *pkgs, size_t npkgs,
+                                        struct ts_rules_finding **out, size_t *nout,
+                                        struct ts_error *err);
 
 /* A custom build (seed 003: torch-2.9.1a0+gitd38164a from a path or
  * --find-links) is no variant of the PyTorch server, so no variant gate

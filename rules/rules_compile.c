@@ -102,6 +102,8 @@ enum ts_code ts_rules_host_facts(const struct ts_host *h,
   (void)err;
   if (h->glibc)
     add_fact(out, "__glibc", h->glibc, ts_host_source_of(h, "glibc"));
+  if (h->jetson)
+    add_fact(out, "__jetson", h->jetson, ts_host_source_of(h, "jetson"));
   if (h->force_cpu)
     return TS_OK; /* --cpu: no GPU facts, so every GPU variant drops out */
   if (h->cuda_driver)
@@ -147,13 +149,22 @@ static bool version_prefix(const char *prefix, const char *v) {
 bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
                           char *rel, size_t relcap, char *basis,
                           size_t basiscap) {
-  const struct ts_rules_amdgpu_map *best = NULL;
+  const char *best = NULL, *best_rocm = NULL;
   for (size_t i = 0; h->amdgpu_version && i < r->kmd.namdgpu; i++)
     if (version_prefix(r->kmd.amdgpu[i].amdgpu, h->amdgpu_version) &&
-        (!best || strlen(r->kmd.amdgpu[i].amdgpu) > strlen(best->amdgpu)))
-      best = &r->kmd.amdgpu[i];
+        (!best || strlen(r->kmd.amdgpu[i].amdgpu) > strlen(best))) {
+      best = r->kmd.amdgpu[i].amdgpu;
+      best_rocm = r->kmd.amdgpu[i].rocm;
+    }
+  for (size_t i = 0; h->amdgpu_version && i < r->kmd.ndrivers; i++)
+    if (version_prefix(r->kmd.drivers[i].amdgpu, h->amdgpu_version) &&
+        (!best || strlen(r->kmd.drivers[i].amdgpu) > strlen(best))) {
+      best = r->kmd.drivers[i].amdgpu;
+      best_rocm = r->kmd.drivers[i].rocm;
+    }
+  basis[0] = '\0';
   if (best) {
-    snprintf(rel, relcap, "%s", best->rocm);
+    snprintf(rel, relcap, "%s", best_rocm);
     const char *conf = r->kmd.amdgpu_confidence;
     snprintf(basis, basiscap, "amdgpu %s from %s%s%s%s", h->amdgpu_version,
              ts_host_source_of(h, "rocm.amdgpu_version"),
@@ -174,11 +185,18 @@ bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
     snprintf(basis, basiscap,
              "installed ROCm %s (%s) as proxy: amdgpu %s is not in rocm_kmd.amdgpu",
              h->rocm_version, src ? src : "detected", h->amdgpu_version);
-  else
+  else {
+    /* The distribution's amdgpu is no ROCm release's kernel driver, and
+     * the wheels bundle their own user space: the installed ROCm says
+     * nothing about which of them run (an MI50 with ROCm 7.2 runs
+     * 2.9.1+rocm6.3). */
     snprintf(basis, basiscap,
-             "installed ROCm %s (%s) as proxy: no /sys/module/amdgpu/version "
-             "(the kernel's own amdgpu)",
+             "the kernel's own amdgpu (no /sys/module/amdgpu/version): no ROCm "
+             "release's kernel driver, so no window applies; the installed ROCm %s "
+             "(%s) does not stand for it",
              h->rocm_version, src ? src : "detected");
+    return false;
+  }
   return true;
 }
 
@@ -230,22 +248,93 @@ static bool backend_gated(const struct ts_constraint_set *s, const char *id) {
   return false;
 }
 
-/* The kernel-driver releases that run a +rocmX.Y build: ±window around
- * X.Y in kmd.releases, from *lo to *last; *next is the first release past
- * the window (NULL past the newest known).  False when X.Y is not listed. */
-static bool kmd_window(const struct ts_rules_kmd *k, const char *mm,
-                       const char **lo, const char **last, const char **next) {
+static const struct ts_rules_kmd_driver *kmd_driver(const struct ts_rules_kmd *k,
+                                                    const char *rocm) {
+  for (size_t i = 0; i < k->ndrivers; i++)
+    if (ts_host_vercmp(k->drivers[i].rocm, rocm) == 0)
+      return &k->drivers[i];
+  return NULL;
+}
+
+/* The kernel-driver releases that run a +rocmX.Y build (user space X.Y):
+ * those within ±window of X.Y in kmd.releases, except that a release with
+ * a `drivers` entry runs exactly the user-space range it states; and,
+ * when the window reaches past the newest known release (*open), any newer
+ * one.  in[i] tells for releases[i].  False when X.Y is not listed. */
+static bool kmd_window(const struct ts_rules_kmd *k, const char *mm, bool *in,
+                       bool *open) {
   size_t idx = k->nreleases;
   for (size_t i = 0; i < k->nreleases; i++)
     if (ts_host_vercmp(k->releases[i], mm) == 0)
       idx = i;
   if (!k->window || idx == k->nreleases)
     return false;
-  size_t l = idx >= k->window ? idx - k->window : 0, h = idx + k->window;
-  *lo = k->releases[l];
-  *last = k->releases[h < k->nreleases ? h : k->nreleases - 1];
-  *next = h + 1 < k->nreleases ? k->releases[h + 1] : NULL;
+  for (size_t i = 0; i < k->nreleases; i++) {
+    const struct ts_rules_kmd_driver *d = kmd_driver(k, k->releases[i]);
+    size_t dist = i > idx ? i - idx : idx - i;
+    in[i] = d ? ts_host_vercmp(d->user_min, mm) <= 0 && ts_host_vercmp(mm, d->user_max) <= 0
+              : dist <= k->window;
+  }
+  *open = idx + k->window >= k->nreleases - 1;
   return true;
+}
+
+/* "6.0, 6.1, 6.2, 7.0" and the term per release ("==6.0"...), plus
+ * ">7.2" when open. */
+static enum ts_code kmd_terms(const struct ts_rules_kmd *k, const bool *in, bool open,
+                              struct ts_constraint *c, char *text, size_t cap,
+                              struct ts_error *err) {
+  enum ts_code rc = TS_OK;
+  size_t used = 0;
+  text[0] = '\0';
+  for (size_t i = 0; i < k->nreleases && rc == TS_OK; i++) {
+    if (!in[i])
+      continue;
+    char *spec = ts_xasprintf("==%s", k->releases[i]);
+    rc = add_term(c, "__rocm_kmd", spec, NULL, err);
+    free(spec);
+    if (used < cap)
+      used += (size_t)snprintf(text + used, cap - used, "%s%s", used ? ", " : "",
+                               k->releases[i]);
+  }
+  if (open && rc == TS_OK) {
+    char *spec = ts_xasprintf(">%s", k->releases[k->nreleases - 1]);
+    rc = add_term(c, "__rocm_kmd", spec, NULL, err);
+    free(spec);
+    if (used < cap)
+      snprintf(text + used, cap - used, " or newer");
+  }
+  return rc;
+}
+
+/* With the kernel's own amdgpu (__rocm_intree: the installed ROCm) no
+ * window is known; user space up to `window` releases newer than the
+ * installed one is taken to run, as it would on that release's driver. */
+static enum ts_code gate_in_tree(const struct ts_rules *rules, const struct ts_rules_backend *b,
+                                 const char *mm, struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  const struct ts_rules_kmd *k = &rules->kmd;
+  size_t idx = 0;
+  for (size_t i = 0; i < k->nreleases; i++)
+    if (ts_host_vercmp(k->releases[i], mm) == 0)
+      idx = i;
+  const char *floor = k->releases[idx >= k->window ? idx - k->window : 0];
+  char id[96];
+  snprintf(id, sizeof id, "backend-%s-intree", b->id);
+  struct ts_constraint *c = new_constraint(
+      s, TS_CONSTRAINT_REQUIRES, id,
+      ts_xasprintf("torch +%s builds bundle ROCm %s's user space; with the kernel's own "
+                   "amdgpu (no ROCm release's driver) user space up to %u releases newer "
+                   "than the installed ROCm is taken to run, so it needs ROCm %s or newer "
+                   "installed", b->id, mm, k->window, floor),
+      "install the amdgpu-dkms driver of a recent ROCm release (its version then "
+      "decides), install a newer ROCm, or pass --rocm X.Y", k->source);
+  char *spec = ts_xasprintf(">=%s", floor);
+  enum ts_code rc = make_term(&c->subject, "torch", NULL, b->id, err);
+  if (rc == TS_OK && (rc = add_term(c, "__rocm_intree", spec, NULL, err)) == TS_OK)
+    rc = add_when(c, "__rocm_intree", NULL, err);
+  free(spec);
+  return rc;
 }
 
 static enum ts_code gate_backend(const struct ts_rules *rules,
@@ -266,29 +355,40 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
     if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
       rc = add_term(c, "__cuda_driver", spec, NULL, err);
     free(spec);
+    snprintf(id, sizeof id, "backend-%s-jetson", b->id);
+    c = new_constraint(
+        s, TS_CONSTRAINT_CONFLICTS, id,
+        ts_xasprintf("torch +%s builds are made for server-class (SBSA) aarch64 GPUs; a "
+                     "Jetson's integrated GPU (L4T) does not run them, so this host gets "
+                     "the CPU build", b->id),
+        "install NVIDIA's Jetson build of torch for this JetPack by its path "
+        "(torchsolve install ./torch-…whl), or keep the CPU build",
+        "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html");
+    if (rc == TS_OK && !(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
+      rc = add_term(c, "__jetson", NULL, NULL, err);
   } else if (b->kind == TS_BACKEND_ROCM) {
     char *mm = major_minor(b->version);
-    const char *lo, *last, *next;
     snprintf(id, sizeof id, "backend-%s-rocm", b->id);
     struct ts_constraint *c;
-    if (kmd_window(&rules->kmd, mm, &lo, &last, &next)) {
+    bool *in = ts_xcalloc(rules->kmd.nreleases + 1, sizeof *in), open = false;
+    if (kmd_window(&rules->kmd, mm, in, &open)) {
       /* The wheel bundles ROCm's user space; what the host contributes is
-       * the kernel driver, which AMD supports for ±window releases. */
-      c = new_constraint(
-          s, TS_CONSTRAINT_REQUIRES, id,
-          ts_xasprintf("torch +%s builds bundle ROCm %s's user space, which "
-                        "AMD supports on the kernel driver (KMD) of ROCm %s "
-                        "to %s%s (±%u releases)", b->id, mm, lo, last,
-                        next ? "" : " or newer", rules->kmd.window),
-          "install a build whose ROCm is within the window of this host's "
-          "kernel driver, update the amdgpu driver, or pass --rocm X.Y",
-          rules->kmd.source);
-      char *window = next ? ts_xasprintf(">=%s,<%s", lo, next)
-                          : ts_xasprintf(">=%s", lo);
+       * the kernel driver, which AMD supports for ±window releases (or
+       * the range a driver release states). */
+      c = new_constraint(s, TS_CONSTRAINT_REQUIRES, id, NULL,
+                         "install a build whose ROCm is within the window of this host's "
+                         "kernel driver, update the amdgpu driver, or pass --rocm X.Y",
+                         rules->kmd.source);
+      char kmds[256];
       if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
-          !(rc = add_term(c, "__rocm_kmd", window, NULL, err)))
+          !(rc = kmd_terms(&rules->kmd, in, open, c, kmds, sizeof kmds, err)))
         rc = add_when(c, "__rocm_kmd", NULL, err);
-      free(window);
+      c->message = ts_xasprintf("torch +%s builds bundle ROCm %s's user space, which "
+                                "AMD supports on the kernel driver (KMD) of ROCm %s "
+                                "(±%u releases, or the range an amdgpu release states)",
+                                b->id, mm, kmds, rules->kmd.window);
+      if (rc == TS_OK)
+        rc = gate_in_tree(rules, b, mm, s, err);
     } else {
       char *spec = ts_xasprintf(">=%s", mm);
       c = new_constraint(
@@ -303,6 +403,7 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
         rc = add_when(c, "__rocm", NULL, err);
       free(spec);
     }
+    free(in);
     free(mm);
   } else if (b->kind == TS_BACKEND_XPU) {
     snprintf(id, sizeof id, "backend-%s", b->id);
@@ -1012,10 +1113,17 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     return rc;
   if (host_terms)
     rc = ts_rules_host_facts(h, out, err);
-  char kmd[32], basis[256];
+  char kmd[32], basis[256] = "";
   if (rc == TS_OK && host_terms && !h->force_cpu &&
       ts_rules_kmd_release(rules, h, kmd, sizeof kmd, basis, sizeof basis))
     add_fact(out, "__rocm_kmd", kmd, basis);
+  else if (rc == TS_OK && host_terms && !h->force_cpu && basis[0]) {
+    /* The kernel's own amdgpu: the installed ROCm's user space runs on it
+     * (someone installed it), older ones bundled in wheels do too. */
+    char *mm = major_minor(h->rocm_version);
+    add_fact(out, "__rocm_intree", mm, basis);
+    free(mm);
+  }
   /* Backend gates first: they are what most explanations name. */
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
     struct ts_rules_variant_table t =

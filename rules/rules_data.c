@@ -103,6 +103,14 @@ void ts_rules_pairing_clear(struct ts_rules_pairing *p) {
 }
 
 void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
+  for (size_t i = 0; i < k->ndrivers; i++) {
+    free(k->drivers[i].amdgpu);
+    free(k->drivers[i].rocm);
+    free(k->drivers[i].user_min);
+    free(k->drivers[i].user_max);
+    free(k->drivers[i].source);
+  }
+  free(k->drivers);
   free_strv(k->releases, k->nreleases);
   for (size_t i = 0; i < k->namdgpu; i++) {
     free(k->amdgpu[i].amdgpu);
@@ -117,6 +125,7 @@ void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
 
 void ts_rules_torch_build_clear(struct ts_rules_torch_build *t) {
   free(t->project);
+  free(t->only_from);
   free(t->source);
   memset(t, 0, sizeof *t);
 }

@@ -100,6 +100,13 @@ void ts_hook_result_clear(struct ts_hook_result *r);
 enum ts_code ts_source_unpack(const struct ts_hook_env *env, const char *archive,
                               const char *dest, char **top, struct ts_error *err);
 
+/* The PKG-INFO of a .tar.gz sdist (the member NAME-VERSION/PKG-INFO),
+ * read without unpacking: *data malloc'd and NUL-terminated, NULL when the
+ * archive is of another kind or holds none.  TS_E_PARSE for a damaged
+ * archive, TS_E_TOO_BIG past TS_CAP_METADATA. */
+enum ts_code ts_source_sdist_pkg_info(const char *archive, char **data, size_t *len,
+                                      struct ts_error *err);
+
 /* sha256 (hex) over a local tree's regular files (relative path, mode's
  * executable bit, contents) in name order, leaving out what builds and
  * tools write there (.git, __pycache__, build/, dist/, *.egg-info, .tox,

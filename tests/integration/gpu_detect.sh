@@ -85,11 +85,12 @@ assert d["rocm"]["hsa_override_gfx_version"] is None
 assert d["sources"]["rocm.version"] == "/opt/rocm/.info/version"
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["rocm7.2"]["rule"] == "backend-rocm7.2-rocm", ex["rocm7.2"]
-assert "kernel driver of ROCm >=7.0; this host has 6.2" in ex["rocm7.2"]["reason"], ex["rocm7.2"]
-# AMD window: the ROCm 6.2 kernel driver runs the rocm6.3 and rocm6.4 user space
+assert ex["rocm7.2"]["rule"] == "backend-rocm7.2-intree", ex["rocm7.2"]
+assert "kernel\x27s own amdgpu >=7.0; this host has 6.2" in ex["rocm7.2"]["reason"], ex["rocm7.2"]
+# the kernel\x27s own amdgpu: no window of a ROCm release; user space up
+# to two releases newer than the installed ROCm 6.2 (rocm6.3, rocm6.4) runs
 k = d["rocm"]["kernel_driver"]
-assert k["rocm"] == "6.2" and "installed ROCm 6.2.0" in k["basis"] and "proxy" in k["basis"], k
+assert k["rocm"] is None and "installed ROCm 6.2.0" in k["basis"], k
 assert d["rocm"]["amdgpu_version"] is None
 assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.4", "rocm6.3", "cpu"]}, d["gpu_fallback"]
 '
@@ -154,20 +155,69 @@ assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
 ' --release 2.9
 "$TORCHSOLVE" detect --sysroot "$FIX/mi50-rocm64" | grep -q "^  kernel driver of ROCm 6.4 (amdgpu 6.12.12 from /sys/module/amdgpu/version" \
   || { echo "FAIL text: the kernel driver line"; fails=$((fails + 1)); }
-# MI50 on ROCm 7.2 (the kernel's own amdgpu: the installed ROCm is the
-# proxy): rocm6.3 is four releases older than the 7.2 kernel driver, and
-# no build inside the window has gfx906 kernels: no GPU build at all.
+# MI50 on ROCm 7.2 with the kernel's own amdgpu: that is no ROCm
+# release's kernel driver, so the installed ROCm does not stand for it and
+# no window applies; the wheels bundle their user space, and the last
+# build with gfx906 kernels, 2.9.1+rocm6.3, is what runs (it was CPU).
 check mi50-rocm72 '
 k = d["rocm"]["kernel_driver"]
-assert k["rocm"] == "7.2" and "proxy" in k["basis"], k
-assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None, d
+assert k["rocm"] is None and "kernel\x27s own amdgpu" in k["basis"] and "7.2.0" in k["basis"], k
+assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
 '
 check mi50-rocm72 '
+assert d["backends"] == ["rocm6.3", "cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
+' --release 2.9
+"$TORCHSOLVE" detect --sysroot "$FIX/mi50-rocm72" | grep -q "^  kernel driver: the kernel's own amdgpu (no /sys/module/amdgpu/version)" \
+  || { echo "FAIL text: the in-tree kernel driver line"; fails=$((fails + 1)); }
+# amdgpu 30.x states its user-space range (ROCm/amdgpu-docs): 30.30 (ROCm
+# 7.2's) runs 6.3-7.2, so rocm6.3 builds (five releases older) run and
+# rocm6.2.4 do not; 30.10 (7.0's) runs 6.2-7.0: rocm6.2.4 runs, rocm7.1 not.
+drv=$(ts_tmpdir)
+cp -r "$FIX/mi300x-rocm64" "$drv/kmd3030"
+mkdir -p "$drv/kmd3030/sys/module/amdgpu"
+echo 30.30.1 >"$drv/kmd3030/sys/module/amdgpu/version"
+cp -r "$drv/kmd3030" "$drv/kmd3010"
+echo 30.10.2 >"$drv/kmd3010/sys/module/amdgpu/version"
+FIX=$drv check kmd3030 '
+assert d["rocm"]["kernel_driver"]["rocm"] == "7.2", d["rocm"]["kernel_driver"]
+assert "rocm6.3" in d["backends"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.2.4"]["rule"] == "backend-rocm6.2.4-rocm", ex["rocm6.2.4"]
+' --release 2.7
+FIX=$drv check kmd3010 '
+assert d["rocm"]["kernel_driver"]["rocm"] == "7.0", d["rocm"]["kernel_driver"]
+assert "rocm6.2.4" in d["backends"] and "rocm6.3" in d["backends"], d["backends"]
+' --release 2.7
+FIX=$drv check kmd3010 '
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm7.1"]["rule"] == "backend-rocm7.1-rocm", ex["rocm7.1"]
+assert d["backends"] == ["rocm7.0", "cpu"], d["backends"]
+' --release 2.10
+# Jetson AGX Orin (L4T R36.4.3): an integrated GPU, not server-class
+# aarch64: the SBSA CUDA wheels do not run on it, so the CPU build, saying
+# why; the device tree alone (no /etc/nv_tegra_release) tells it too.
+check jetson-orin '
+assert d["machine"] == "aarch64" and d["jetson"] == "L4T R36.4.3", d["jetson"]
+assert d["sources"]["jetson"] == "/etc/nv_tegra_release", d["sources"]
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["rocm6.3"]["rule"] == "backend-rocm6.3-rocm", ex["rocm6.3"]
-assert ex["rocm6.4"]["rule"] == "backend-rocm6.4-rocm", ex["rocm6.4"]
-' --release 2.9
+assert ex["cu126"]["rule"] == "backend-cu126-jetson", ex["cu126"]
+assert "Jetson" in ex["cu126"]["reason"], ex["cu126"]
+' --cuda-driver 580.65.06 --compute-capability 8.7
+"$TORCHSOLVE" detect --sysroot "$FIX/jetson-orin" | grep -q "^machine   aarch64 (/proc/sys/kernel/arch), NVIDIA Jetson L4T R36.4.3 (not server-class aarch64" \
+  || { echo "FAIL text: the Jetson line"; fails=$((fails + 1)); }
+dt=$(ts_tmpdir)
+cp -r "$FIX/jetson-orin" "$dt/orin-dt" && rm "$dt/orin-dt/etc/nv_tegra_release"
+FIX=$dt check orin-dt '
+assert d["jetson"] == "nvidia,tegra234", d["jetson"]
+assert d["backends"] == ["cpu"], d["backends"]
+' --cuda-driver 580.65.06 --compute-capability 8.7
+check aarch64-gh200 '
+assert d["jetson"] is None and "cu130" in d["backends"], d
+'
 # RX 7800 XT (gfx1101) on ROCm 6.2: 2.4 wheels carry no gfx1101 kernels
 # (pytorch#141667), the window gives rocm6.4 builds of 2.9.
 check rx7800xt-rocm62 '

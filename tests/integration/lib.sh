@@ -42,6 +42,8 @@
 #       TS_NGINX_PAGE_MAXAGE=N   send Cache-Control: max-age=N on index pages
 #                                (default: no Cache-Control, so clients revalidate)
 #       TS_NGINX_EXTRA_CONF      extra directives inside the server block
+#       TS_NGINX_LOG_EXTRA       appended to each access-log line, e.g.
+#                                ' conn=$connection' (single-quoted)
 #                                (e.g. locations; they inherit root/index;
 #                                prefer a symlink under ROOT to "alias",
 #                                with which nginx misresolves the index)
@@ -250,7 +252,7 @@ http {
   fastcgi_temp_path $dir/tmp/fastcgi;
   uwsgi_temp_path $dir/tmp/uwsgi;
   scgi_temp_path $dir/tmp/scgi;
-  log_format ts '\$status \$body_bytes_sent "\$request" range="\$http_range" accept="\$http_accept"';
+  log_format ts '\$status \$body_bytes_sent "\$request" range="\$http_range" accept="\$http_accept"${TS_NGINX_LOG_EXTRA:-}';
   access_log $dir/access.log ts;
   sendfile on;
   tcp_nodelay on;

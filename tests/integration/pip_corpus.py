@@ -306,8 +306,22 @@ def case_fork_bomb(w):
     ix = index(f"{w}/www", [sd])
     v = venv(f"{w}/v")
     refuses(run(["install", "--python", v, "-i", "file://" + ix, "-f", WHEELS, "forkbomb"]),
-            "forkbomb", r"forkbomb is already being built")
+            "forkbomb", r"(\S+/forkbomb-235\.tar\.gz) is already being built: forkbomb "
+            r"from \1")
     untouched(v, {}, "fork bomb")
+
+
+def case_build_requirement_unmet(w):
+    """A build requirement no version fits: the whole explanation, each
+    line of it, not its first line alone."""
+    files = [wheel(f"{w}/f", "helpertoo", "1.0")]
+    ix = index(f"{w}/www", files)
+    d = write_tree(f"{w}/proj", project_files("needsnewer", "1.0",
+                                              ["setuptools", "helpertoo>=2"]))
+    v = venv(f"{w}/v")
+    r = run(["install", "--python", v, "-i", "file://" + ix, "-f", WHEELS, d])
+    refuses(r, d, r"build requirements cannot be met: .*helpertoo>=2.*; .*helpertoo has 1\.0")
+    untouched(v, {}, "unmet build requirement")
 
 
 def case_wheel_version(w):

@@ -287,7 +287,12 @@ Test(rules_compile, backend_lists) {
       /* gfx906: no Tensile library in the rocBLAS of ROCm >= 6.4 wheels */
       {"6.4", "gfx906", "2.9", "rocm6.3 cpu"},
       {"6.4", "gfx906", "2.10", "cpu"},
-      {"7.2", "gfx906", "2.9", "cpu"}, /* rocm6.3 is out of 7.2's window */
+      /* amdgpu 30.30 (ROCm 7.2's kernel driver) runs 6.3-7.2 user space */
+      {"7.2", "gfx906", "2.9", "rocm6.3 cpu"},
+      {"7.2", "gfx1100", "2.7", "rocm6.3 cpu"}, /* rocm6.2.4 is older than 6.3 */
+      /* 30.10 (7.0's) runs 6.2-7.0: not rocm7.1, though within ±2 */
+      {"7.0", "gfx1100", "2.10", "rocm7.0 cpu"},
+      {"7.0", "gfx1100", "2.7", "rocm6.3 rocm6.2.4 cpu"},
       {"6.4", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
       {NULL, "gfx1151", NULL, "rocm7.14 rocm7.2 cpu"}, /* no ROCm installed: no gate */
       {"7.2", "gfx1100,gfx1031", NULL, "cpu"},   /* every GPU must be covered */
@@ -343,10 +348,13 @@ Test(rules_compile, facts_and_constraints) {
   cr_assert_eq(ts_host_detect(&o, &h, &e), TS_OK);
   struct ts_constraint_set s;
   compile(r, &h, NULL, &s);
-  /* No versioned amdgpu module: the installed ROCm stands in for the
-   * kernel driver. */
+  /* No versioned amdgpu module: the kernel's own amdgpu, which no
+   * installed ROCm stands for (no __rocm_kmd); the installed ROCm bounds
+   * how new a bundled user space may be (__rocm_intree). */
   const char *want[][2] = {{"__glibc", "2.35"}, {"__rocm", "6.2.0"}, {"__gfx1100", NULL},
-                           {"__rocm_kmd", "6.2"}};
+                           {"__rocm_intree", "6.2"}};
+  for (size_t k = 0; k < s.nfacts; k++)
+    cr_expect_str_neq(s.facts[k].name, "__rocm_kmd");
   for (size_t i = 0; i < 4; i++) {
     bool found = false;
     for (size_t k = 0; k < s.nfacts; k++)
