@@ -19,6 +19,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
+#include "cli/pip_target.h"
 #include "request/pipconf.h"
 #include "target/target.h"
 
@@ -111,8 +112,7 @@ static const struct pip_option options[] = {
     {"--no-clean", NULL, false, NO_BUILD, NULL, C_RESOLVE, false},
     {"--src", NULL, true, NO_BUILD, NULL, C_RESOLVE, false},
     {"--user", NULL, false, REFUSE,
-     "the user site is not supported: install into a venv, or a --target or --prefix tree",
-     C_ALL, false},
+     "only install takes it here: the user site of the python on PATH", C_ALL, false},
     {"--root", NULL, true, REFUSE, "use --prefix or --target instead", C_INSTALL, false},
     {"--log", NULL, true, REFUSE, "torchsolve writes no log file: redirect stderr",
      C_ALL, true},
@@ -122,7 +122,8 @@ static const struct pip_option options[] = {
      "keyring is not supported: put credentials in the URL or ~/.netrc", C_ALL, true},
     {"--ignore-requires-python", NULL, false, REFUSE,
      "Requires-Python is always honoured", C_RESOLVE, false},
-    {"--abi", NULL, true, REFUSE, "the ABI follows --python-version", C_RESOLVE, false},
+    {"--abi", NULL, true, REFUSE, "give it on the command line (cpXY, abi3 or none)",
+     C_RESOLVE, false},
     {"--implementation", NULL, true, REFUSE, "only CPython (cp) is supported",
      C_RESOLVE, false},
     {"--path", NULL, true, REFUSE, "name the environment with --python", C_ALL, false},
@@ -142,10 +143,22 @@ static const char usage[] =
     "--no-compile, --include-editable.  Refused, naming the option (exit 2):\n"
     "the source-build options torchsolve's builds do not take (--global-option,\n"
     "--build-option, --use-pep517, --no-use-pep517, --check-build-dependencies,\n"
-    "--no-clean, --src; -e, --no-build-isolation and -C pass on), --user,\n"
-    "--root, --log, --use-feature, --use-deprecated, --keyring-provider,\n"
-    "--ignore-requires-python, --abi, --implementation other than cp, --path,\n"
-    "and any option the command does not know.\n"
+    "--no-clean, --src; -e, --no-build-isolation and -C pass on), --user\n"
+    "but for install, --root, --log, --use-feature, --use-deprecated,\n"
+    "--keyring-provider, --ignore-requires-python, --implementation other than\n"
+    "cp, --abi other than cpXY of --python-version, abi3 or none, --path, and\n"
+    "any option the command does not know.\n"
+    "\n"
+    "The target, as pip's: --python, else an activated venv ($VIRTUAL_ENV,\n"
+    "or ./.venv), else the python on PATH (python3 when there is none), which\n"
+    "is refused when its distribution manages it (PEP 668 EXTERNALLY-MANAGED)\n"
+    "unless --break-system-packages.  install --user: that interpreter's user\n"
+    "site ($PYTHONUSERBASE, else ~/.local), refused in a venv.  Another\n"
+    "interpreter (pip's cross-target recipe, a Lambda layer):\n"
+    "  pip install --target DIR --platform manylinux2014_x86_64 \\\n"
+    "      --python-version 3.12 --implementation cp --only-binary=:all: requests\n"
+    "wheels only (--only-binary=:all:, or --no-deps), into --target or as\n"
+    "--dry-run, as pip requires.\n"
     "\n"
     "Configuration, read in this mode only (pip's order: later wins):\n"
     "  pip.conf files: $XDG_CONFIG_DIRS/pip/pip.conf (default /etc/xdg),\n"
@@ -368,7 +381,9 @@ static int settings_to_args(const struct settings *st, unsigned bit, struct argv
     if (!o || !(o->cmds & bit))
       continue; /* not pip's, or not this command's: pip ignores it */
     if (o->how == NO_BUILD || o->how == REFUSE) {
-      if (o->value || truth(s->value) == 1)
+      if (!strcmp(o->name, "--user") && bit == C_INSTALL && truth(s->value) == 1)
+        push(a, "--user"); /* PIP_USER=1: install into the user site */
+      else if (o->value || truth(s->value) == 1)
         return refuse(o, s->where);
       continue;
     }
@@ -407,11 +422,35 @@ static void python_version(const char *v, struct argv_out *a) {
   }
 }
 
+/* What pip's command line says that torchsolve's arguments do not carry. */
+struct pip_target {
+  const char *abi;     /* --abi's value (into argv), or NULL */
+  bool implementation; /* --implementation cp */
+};
+
+/* A refused option that this command takes after all: --user for install
+ * (the user site), --implementation cp (what torchsolve resolves for),
+ * --abi (checked with the others, pip_target.h).  Returns whether it was
+ * taken. */
+static bool take_refused(const struct pip_option *o, const char *value, unsigned bit,
+                         struct argv_out *a, struct pip_target *pt) {
+  if (!strcmp(o->name, "--user") && bit == C_INSTALL)
+    push(a, "--user");
+  else if (!strcmp(o->name, "--implementation") && value && !strcmp(value, "cp"))
+    pt->implementation = true;
+  else if (!strcmp(o->name, "--abi") && value)
+    pt->abi = value;
+  else
+    return false;
+  return true;
+}
+
 /* pip's command line as torchsolve's, appended to a.  *python and
  * *system (pointing into argv) say which interpreter it names.  Returns 0
  * or 2. */
 static int translate(int argc, char **argv, unsigned bit, struct argv_out *a,
-                     const char **python, bool *system, bool *require_venv) {
+                     const char **python, bool *system, bool *require_venv,
+                     struct pip_target *pt) {
   bool operands = false;
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
@@ -467,8 +506,8 @@ static int translate(int argc, char **argv, unsigned bit, struct argv_out *a,
     else if (o->value)
       return ts_cli_usage_error("pip", "%s needs a value", s);
     if (o->how == NO_BUILD || o->how == REFUSE) {
-      if (!strcmp(o->name, "--implementation") && value && !strcmp(value, "cp"))
-        continue; /* CPython is what torchsolve resolves for */
+      if (take_refused(o, value, bit, a, pt))
+        continue;
       return refuse(o, "pip");
     }
     if (o->how == IGNORE)
@@ -544,11 +583,14 @@ int ts_cmd_pip(int argc, char **argv) {
   const char *python = NULL;
   bool system = false, require_venv = false;
   unsigned bit = commands[k].bit;
-  int status = translate(c - 1, argv + 1, bit, &cli, &python, &system, &require_venv);
+  struct pip_target pt = {0};
+  int status = translate(c - 1, argv + 1, bit, &cli, &python, &system, &require_venv, &pt);
   if (status == 0)
     status = translate(argc - c - 1, argv + c + 1, bit, &cli, &python, &system,
-                       &require_venv);
+                       &require_venv, &pt);
   char *prefix = status == 0 ? venv_prefix(python, system) : NULL;
+  /* outside a venv, pip's target is the interpreter pip runs under */
+  char *path_python = status == 0 ? ts_pip_default_python(python, system) : NULL;
   struct settings st = {0};
   if (status == 0)
     status = read_files(argv[c], prefix, isolated, &st);
@@ -569,8 +611,14 @@ int ts_cmd_pip(int argc, char **argv) {
     fprintf(stderr, "error: Could not find an activated virtualenv (required).\n");
     status = 3;
   }
+  if (path_python) {
+    push(&out, "--python");
+    push(&out, path_python);
+  }
   for (size_t i = 0; i < cli.n; i++)
     push(&out, cli.v[i]);
+  if (status == 0 && (bit & C_RESOLVE))
+    status = ts_pip_check_target(out.v, out.n, bit == C_INSTALL, pt.abi, pt.implementation);
   if (status == 0) {
     ts_cli.pip_mode = true;
     status = commands[k].run((int)out.n, out.v);
@@ -580,6 +628,7 @@ int ts_cmd_pip(int argc, char **argv) {
   }
   settings_free(&st);
   free(prefix);
+  free(path_python);
   argv_free(&cli);
   argv_free(&out);
   return status;

@@ -1,4 +1,5 @@
 /* The package-index options shared by commands; see index_options.h. */
+#include "core/cachewritable.h"
 #include "core/fs.h"
 #include "cli/index_options.h"
 #include "core/str.h"
@@ -203,13 +204,39 @@ static int apply_environment(struct ts_index_cli *o, const char *command) {
   return 0;
 }
 
+/* A cache this run cannot write (read-only, another user's, a full
+ * filesystem) is left out with one warning, as pip's "cache has been
+ * disabled": the run goes on as --no-cache.  --offline reads it only. */
+static void disable_unwritable_cache(struct ts_index_cli *o) {
+  if (o->opts.cache_mode == TS_CACHE_DISABLED || o->opts.cache_mode == TS_CACHE_OFFLINE)
+    return;
+  char *root = ts_index_cli_cache_root(o);
+  struct ts_error err = {0};
+  if (ts_cache_root_writable(root, &err) != TS_OK) {
+    ts_cli_warn("cache disabled: %s; going on without it, as --no-cache", err.detail);
+    o->opts.cache_mode = TS_CACHE_DISABLED;
+  }
+  free(root);
+}
+
 int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
   if (apply_environment(o, command) < 0)
     return -1;
+  disable_unwritable_cache(o);
   o->opts.http.cancel = &ts_cli.interrupted;
   o->opts.extra_index_urls = o->extra;
   o->opts.find_links = o->links;
   o->opts.http.trusted_hosts = o->trusted;
+  if (o->opts.cache_dir && o->opts.cache_dir[0] != '/') {
+    /* a build backend runs elsewhere: "cache" must name one folder for all */
+    char *abs = ts_path_absolute(o->opts.cache_dir);
+    int n = snprintf(o->cache_dir, sizeof o->cache_dir, "%s", abs);
+    free(abs);
+    if (n < 0 || (size_t)n >= sizeof o->cache_dir)
+      return ts_cli_usage_error(command, "--cache-dir '%s': the path is too long",
+                                o->opts.cache_dir), -1;
+    o->opts.cache_dir = o->cache_dir;
+  }
   /* checked now, not at the first https request (never, on an http index) */
   if (o->opts.http.ca_file && access(o->opts.http.ca_file, R_OK) != 0)
     return ts_cli_usage_error(command, "--cert '%s': %s", o->opts.http.ca_file,

@@ -28,7 +28,9 @@ enum ts_code ts_plan_env_open(const char *python, const char *probe_cache_dir,
   env->paths = (struct ts_wheel_paths){.prefix = p->prefix, .purelib = p->purelib,
                                        .platlib = p->platlib, .scripts = p->scripts,
                                        .data = p->data, .headers = env->headers,
-                                       .python = env->python};
+                                       .python = env->python,
+                                       .python_major = env->target->python_major,
+                                       .python_minor = env->target->python_minor};
   const char *dirs[2] = {p->purelib, p->platlib};
   return ts_installed_read(dirs, 2, &env->installed, err);
 }

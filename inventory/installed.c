@@ -108,13 +108,13 @@ static bool load(struct ts_installed_set *s, const struct ts_site_dist *sd,
     add_skipped(s, sd->dist_info, sd->problem ? sd->problem : "no METADATA");
     return false;
   }
-  if (ts_metadata_parse(sd->metadata, sd->metadata_len, &d->md, &e) != TS_OK) {
+  if (ts_metadata_parse_installed(sd->metadata, sd->metadata_len, &d->md, &e) != TS_OK) {
     add_skipped(s, sd->dist_info, e.detail);
     dist_clear(d);
     return false;
   }
   d->site = sd;
-  d->version = ts_version_str(d->md->version);
+  d->version = d->md->version ? ts_version_str(d->md->version) : d->md->legacy_version;
   char *inst = read_small(sd->dist_info, "INSTALLER");
   if (inst) {
     inst[strcspn(inst, "\r\n")] = '\0';

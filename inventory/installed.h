@@ -32,7 +32,8 @@ struct ts_installed_dist {
    * site->requested (REQUESTED exists).  Into the set's `site`. */
   const struct ts_site_dist *site;
   struct ts_metadata *md;  /* site->metadata parsed */
-  const char *version;     /* md's version normalised (str(Version)); owned by md */
+  const char *version;     /* md's version normalised (str(Version)), or its
+                              legacy_version as written; owned by md */
   char *installer;         /* INSTALLER's first line, NULL when absent */
   char *direct_url_json;   /* direct_url.json as written, NULL when absent */
   char *direct_url;        /* its "url", NULL when absent or unreadable */

@@ -293,6 +293,18 @@ static enum ts_code finish(cJSON *root, bool ok, struct ts_buf *out,
   return TS_OK;
 }
 
+static cJSON *str_or_null(const char *s) {
+  return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+static bool add_rules(cJSON *ts, const struct ts_report_rules *rules) {
+  cJSON *o = cJSON_AddObjectToObject(ts, "rules");
+  return o && cJSON_AddStringToObject(o, "in_force", rules->updated ? "updated" : "bundled") &&
+         cJSON_AddItemToObject(o, "version", str_or_null(rules->version)) &&
+         cJSON_AddItemToObject(o, "path", str_or_null(rules->path)) &&
+         cJSON_AddItemToObject(o, "url", str_or_null(rules->url));
+}
+
 enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
                              struct ts_error *err) {
   if (!r)
@@ -358,13 +370,16 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
     for (size_t i = 0; ok && i < r->nconflicts; i++)
       ok = cJSON_AddItemToArray(c, cJSON_CreateString(r->conflicts[i]));
   }
+  cJSON *ts = ok && (r->nnotes || r->rules) ? cJSON_AddObjectToObject(root, "torchsolve") : NULL;
+  ok = ok && (ts || !(r->nnotes || r->rules));
   if (ok && r->nnotes) {
-    cJSON *ts = cJSON_AddObjectToObject(root, "torchsolve");
-    cJSON *notes = ts ? cJSON_AddArrayToObject(ts, "notes") : NULL;
+    cJSON *notes = cJSON_AddArrayToObject(ts, "notes");
     ok = notes != NULL;
     for (size_t i = 0; ok && i < r->nnotes; i++)
       ok = cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
   }
+  if (ok && r->rules)
+    ok = add_rules(ts, r->rules);
   return finish(root, ok, out, err);
 }
 

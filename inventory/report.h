@@ -56,6 +56,13 @@ struct ts_report_item {
   size_t nrequested_extras;
 };
 
+struct ts_report_rules {
+  bool updated;        /* the file `rules update` kept, not the bundled one */
+  const char *version; /* may be NULL */
+  const char *path;
+  const char *url;     /* may be NULL */
+};
+
 struct ts_report {
   const char *tool_version;  /* "pip_version": "torchsolve 0.1.0" */
   const struct ts_report_item *items;
@@ -73,6 +80,10 @@ struct ts_report {
    * when there is one (pip's readers ignore keys they do not know) */
   const char *const *notes;
   size_t nnotes;
+  /* The rules the choice was made with, written under "torchsolve":
+   * {"rules": {"in_force": "bundled"|"updated", "version", "path", "url"}};
+   * NULL: none (no GPU rules). */
+  const struct ts_report_rules *rules;
 };
 
 /* Appends the report (ending in a newline) to out.  TS_E_INVALID for a

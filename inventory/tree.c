@@ -13,6 +13,7 @@
 
 #include "core/alloc.h"
 #include "core/fs.h"
+#include "core/proc.h"
 #include "core/str.h"
 
 static char *absolute(const char *dir) {
@@ -31,6 +32,54 @@ enum ts_code ts_plan_tree_prefix(const struct ts_target *t, const char *dir,
   char **s = out->storage_;
   s[0] = ts_xasprintf("%s/lib/python%d.%d/site-packages", out->dir, t->python_major,
                       t->python_minor);
+  s[1] = ts_path_join(out->dir, "bin");
+  s[2] = ts_xasprintf("%s/include/python%d.%d", out->dir, t->python_major,
+                      t->python_minor);
+  out->paths = (struct ts_wheel_paths){.prefix = out->dir, .purelib = s[0],
+                                       .platlib = s[0], .scripts = s[1],
+                                       .data = out->dir, .headers = s[2],
+                                       .python = t->python,
+                                       .python_major = t->python_major,
+                                       .python_minor = t->python_minor};
+  return ts_fs_mkdirs(s[0], err);
+}
+
+/* site.getuserbase() on POSIX: $PYTHONUSERBASE, else ~/.local. */
+static char *user_base(void) {
+  const char *env = getenv("PYTHONUSERBASE");
+  if (env && *env)
+    return absolute(env);
+  const char *home = getenv("HOME");
+  return home && *home ? ts_path_join(home, ".local") : NULL;
+}
+
+static char *user_site_in(const struct ts_target *t, const char *base) {
+  /* sysconfig's posix_user: {userbase}/lib/python{X.Y}{abi_thread} */
+  bool threaded = t->abi_flags && strchr(t->abi_flags, 't');
+  return ts_xasprintf("%s/lib/python%d.%d%s/site-packages", base, t->python_major,
+                      t->python_minor, threaded ? "t" : "");
+}
+
+char *ts_plan_tree_user_site(const struct ts_target *t) {
+  char *base = t && !t->from_spec ? user_base() : NULL;
+  char *site = base ? user_site_in(t, base) : NULL;
+  free(base);
+  return site;
+}
+
+enum ts_code ts_plan_tree_user(const struct ts_target *t, struct ts_plan_tree *out,
+                               struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  if (t->is_venv)
+    return ts_error_set(err, TS_E_PYTHON, "Can not perform a '--user' install. User "
+                        "site-packages are not visible in this virtualenv (%s): drop "
+                        "--user", t->python ? t->python : "the target");
+  out->dir = user_base();
+  if (!out->dir)
+    return ts_error_set(err, TS_E_PYTHON, "--user: no user base: set HOME or "
+                        "PYTHONUSERBASE");
+  char **s = out->storage_;
+  s[0] = user_site_in(t, out->dir);
   s[1] = ts_path_join(out->dir, "bin");
   s[2] = ts_xasprintf("%s/include/python%d.%d", out->dir, t->python_major,
                       t->python_minor);
@@ -61,10 +110,17 @@ enum ts_code ts_plan_tree_target(const struct ts_target *t, const char *dir,
   s[0] = ts_path_join(out->stage, "lib/python"); /* posix_home */
   s[1] = ts_path_join(out->stage, "bin");
   s[2] = ts_path_join(out->stage, "include/python");
+  /* scripts for another interpreter (--python-version) start the python3
+   * on PATH, as pip's name the interpreter pip runs under */
+  if (!t->python)
+    s[3] = ts_proc_find_program("python3");
   out->paths = (struct ts_wheel_paths){.prefix = out->stage, .purelib = s[0],
                                        .platlib = s[0], .scripts = s[1],
                                        .data = out->stage, .headers = s[2],
-                                       .python = t->python};
+                                       .python = t->python ? t->python
+                                                 : s[3] ? s[3] : "/usr/bin/python3",
+                                       .python_major = t->python_major,
+                                       .python_minor = t->python_minor};
   return ts_fs_mkdirs(s[0], err);
 }
 

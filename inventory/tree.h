@@ -35,6 +35,19 @@ struct ts_plan_tree {
 enum ts_code ts_plan_tree_prefix(const struct ts_target *t, const char *dir,
                                  struct ts_plan_tree *out, struct ts_error *err);
 
+/* --user: pip's posix_user scheme for the interpreter t, rooted at its
+ * user base ($PYTHONUSERBASE, else ~/.local, as site.getuserbase):
+ * BASE/lib/pythonX.Y[t]/site-packages, BASE/bin, BASE/include/pythonX.Y;
+ * installed in place, as --prefix.  TS_E_PYTHON for a venv (pip's "User
+ * site-packages are not visible in this virtualenv"), TS_E_IO when the
+ * site-packages directory cannot be made. */
+enum ts_code ts_plan_tree_user(const struct ts_target *t, struct ts_plan_tree *out,
+                               struct ts_error *err);
+
+/* The user site-packages directory of t (see ts_plan_tree_user), malloc'd;
+ * NULL when there is no user base (no HOME) or t is a spec. */
+char *ts_plan_tree_user_site(const struct ts_target *t);
+
 /* --target DIR: creates DIR and a stage in it, for the interpreter t.
  * Finish with ts_plan_tree_target_finish after installing. */
 enum ts_code ts_plan_tree_target(const struct ts_target *t, const char *dir,

@@ -13,6 +13,7 @@
 /* ---- parsing ---------------------------------------------------------- */
 
 void ts_profile_clear(struct ts_profile *p) {
+  free(p->name);
   free(p->backend);
   free(p->extra);
   free(p->cc);
@@ -71,9 +72,31 @@ static enum ts_code parse_fact(const char *text, const char *kv,
                       text, (int)klen, kv);
 }
 
+/* "mi300x=rocm6.4:gfx=gfx942": the user's name before the first '=' that
+ * comes before any ':'; NULL (and *spec = text) when there is none. */
+static char *user_name(const char *text, const char **spec) {
+  const char *colon = strchr(text, ':');
+  const char *eq = strchr(text, '=');
+  *spec = text;
+  if (!eq || (colon && eq > colon))
+    return NULL;
+  *spec = eq + 1;
+  return ts_xstrndup(text, (size_t)(eq - text));
+}
+
 enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
                               struct ts_profile *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
+  const char *whole = text;
+  char *label = user_name(whole, &text);
+  if (label && !ts_name_is_valid(label, strlen(label))) {
+    enum ts_code rc = ts_error_set(err, TS_E_INVALID,
+                                   "profile '%s': '%s' is no valid name (letters, digits, "
+                                   "'-', '_', '.'; it becomes the profile's extra)",
+                                   whole, label);
+    free(label);
+    return rc;
+  }
   const char *colon = strchr(text, ':');
   char *name = colon ? ts_xstrndup(text, (size_t)(colon - text)) : ts_xstrdup(text);
   const struct ts_rules_backend *b = rules ? ts_rules_find_backend(rules, name) : NULL;
@@ -81,14 +104,16 @@ enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
     char *ids = rules ? backend_ids(rules) : ts_xstrdup("none");
     enum ts_code rc = ts_error_set(err, TS_E_INVALID,
                                    "profile '%s': '%s' is no backend of rules.yaml (%s)",
-                                   text, name, ids);
+                                   whole, name, ids);
     free(ids);
     free(name);
+    free(label);
     return rc;
   }
   free(name);
   out->backend = ts_xstrdup(b->id);
-  out->extra = ts_name_normalize(b->id, strlen(b->id));
+  out->name = label ? label : ts_xstrdup(b->id);
+  out->extra = ts_name_normalize(out->name, strlen(out->name));
   enum ts_code rc = TS_OK;
   char *facts = colon ? ts_xstrdup(colon + 1) : NULL;
   for (char *kv = facts, *next; kv && rc == TS_OK; kv = next) {
@@ -220,7 +245,7 @@ static enum ts_code add_profile(struct ts_pylock *fleet, const struct ts_profile
                                 const struct ts_pylock *one, struct ts_error *err) {
   struct ts_pylock_profile *pr = ts_pylock_add_profile(fleet, p->extra);
   if (!pr)
-    return ts_error_set(err, TS_E_INVALID, "profile '%s' given twice", p->backend);
+    return ts_error_set(err, TS_E_INVALID, "profile '%s' given twice", p->name);
   pr->backend = ts_xstrdup(p->backend);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < one->nhost_facts && rc == TS_OK; i++)
@@ -285,8 +310,9 @@ enum ts_code ts_profiles_check_distinct(const struct ts_profile *profiles, size_
     for (size_t k = 0; k < i; k++)
       if (strcmp(profiles[i].extra, profiles[k].extra) == 0)
         return ts_error_set(err, TS_E_INVALID,
-                            "profile %s given twice: a lock has one entry set per "
-                            "backend", profiles[i].backend);
+                            "profile %s given twice: name one of them "
+                            "(NAME=%s:gfx=..., e.g. mi300x=rocm6.4:gfx=gfx942)",
+                            profiles[i].name, profiles[i].backend);
   return TS_OK;
 }
 
@@ -309,12 +335,13 @@ enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
     struct ts_plan_options po = *o;
     po.host = &out->hosts[i];
     po.ignore_host = false;
+    po.only_backend = profiles[i].backend;
     rc = ts_plan_resolve(&po, &out->results[i], err);
     if (rc == TS_OK)
       rc = ts_plan_to_pylock(out->results[i], output, &locks[i], err);
     if (rc != TS_OK) {
       out->failed = i;
-      ts_error_wrap(err, "profile %s", profiles[i].backend);
+      ts_error_wrap(err, "profile %s", profiles[i].name);
     }
   }
   if (rc == TS_OK)

@@ -2,8 +2,10 @@
  * lockgen/profiles.h — GPU profiles: one lock for every GPU a team deploys
  * to (lock --profile), and which of its profiles a host runs (sync).
  *
- * A profile names a backend of rules.yaml ("cpu", "cu126", "rocm6.4",
- * "xpu"), optionally with facts that narrow the GPUs it is for:
+ * A profile names a build of rules.yaml ("cpu", "cu126", "rocm6.4",
+ * "xpu": its routed projects are locked as exactly those builds, CPU
+ * builds where there are none), optionally with facts that narrow the
+ * GPUs it is for:
  * "cu126:cc=6.1,8.9", "rocm6.4:gfx=gfx942".  It stands for a machine with
  * that backend, as the override flags describe one: cuXYZ is a driver
  * that runs CUDA X.Y (--cuda X.Y), with the compute capabilities of cc=
@@ -45,13 +47,17 @@
 #include "rules/rules.h"
 
 struct ts_profile {
+  char *name;    /* "rocm6.4", or the user's "mi300x" */
   char *backend; /* "rocm6.4": a backend id of rules.yaml */
-  char *extra;   /* "rocm6-4": its extra name */
+  char *extra;   /* "rocm6-4", "mi300x": the name as an extra (PEP 685) */
   char *cc;      /* "6.1,8.9" (CUDA) or NULL */
   char *gfx;     /* "gfx942" (ROCm) or NULL */
 };
 
-/* Parses "NAME[:cc=X.Y,...][:gfx=gfxN,...]".  TS_E_INVALID naming the
+/* Parses "[LABEL=]NAME[:cc=X.Y,...][:gfx=gfxN,...]": LABEL, a project-name
+ * shaped word, names the profile (its extra) so that one backend can
+ * serve two pools (mi300x=rocm6.4:gfx=gfx942, radeon=rocm6.4:gfx=gfx1100);
+ * without it the profile is named by its backend.  TS_E_INVALID naming the
  * text for a NAME that is no backend of `rules` (the message lists them),
  * a key the backend has no use for, or a malformed value. */
 enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,

@@ -62,6 +62,16 @@ struct ts_plan_options {
   const struct ts_rules *rules;
   const struct ts_constraint_set *facts_override;
   bool ignore_host;
+  /* Backend ids the user named (plan/torch_backend.h: --torch-backend, a
+   * PyTorch variant index URL): the routed projects come from these
+   * variants alone, best first for the host, and the rules refuse one the
+   * host cannot run; none: every variant the host runs. */
+  const char *const *torch_backends;
+  size_t ntorch_backends;
+  /* A fleet profile's build (lock --profile rocm6.4): routed projects
+   * come as this backend's builds only, else as CPU builds (a release or
+   * a platform without one).  NULL: every build the host runs. */
+  const char *only_backend;
   /* A project's requires-python (pyproject.toml), or NULL: a target
    * interpreter outside it is refused (TS_E_PYTHON) before resolving. */
   const char *project_requires_python;
@@ -87,6 +97,10 @@ struct ts_plan_options {
   enum ts_resolution_mode resolution;
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */
+  /* With read_installed: the installed set is the interpreter's user
+   * site-packages (--user, inventory/tree.h), never its own site-packages, so
+   * that a --user install replaces only what is in the user site. */
+  bool user_site;
   /* With read_installed: take the environment's lock before reading the
    * installed set and hold it until ts_plan_result_free, so that
    * ts_plan_install commits against the set the plan was made from (two
@@ -232,6 +246,8 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
  * included), for the lock's build fingerprints; NULL when it builds
  * nothing (resolved without ts_plan_options.build). */
 const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
+/* The rules the plan was made with (the caller's), or NULL. */
+const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
 
 /* ---- report (plan_report.c) -------------------------------------------- */
 
@@ -365,3 +381,9 @@ char *ts_plan_cpu_note_text(const struct ts_plan_cpu_note *n);
  * when nothing is held back; malloc'd.  install and lock print it as a
  * note, --report carries it under "torchsolve". */
 char *ts_plan_held_back_note(const struct ts_plan_result *r);
+
+/* The newest final release of project `name` (normalised) among the files
+ * of the pages the resolution read ("2.15.0+cu130"), without asking any
+ * index; false when it read no page of that project. */
+bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, char *out,
+                            size_t cap);

@@ -94,3 +94,17 @@ struct ts_plan_txn {
 };
 enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                      struct ts_error *err);
+
+/* PEP 427: a wheel whose RECORD does not match is refused.  The index
+ * wheels among todo's fetched files (fx, same order) are checked and
+ * unpacked into the cache before the transaction; one that fails for what
+ * it holds is replaced by the next file of the same version (the target's
+ * best tag, then the highest build tag), fetched and checked in turn, with
+ * cb->notice naming the refused file.  A file the user named or pinned by
+ * --hash is never replaced.  The error of the first file when no other
+ * passes. */
+enum ts_code ts_plan_check_index_wheels(struct ts_plan_result *r, struct ts_plan_item **todo,
+                                        struct ts_plan_fetch *fx, size_t n,
+                                        const struct ts_plan_fetch_options *fo,
+                                        const struct ts_wheel_callbacks *cb,
+                                        struct ts_error *err);

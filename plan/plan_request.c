@@ -17,11 +17,19 @@ enum ts_code ts_plan_request_check(const struct ts_plan_request *q, struct ts_er
   if (q->system && q->python)
     return ts_error_set(err, TS_E_USAGE,
                         "--system and --python name two interpreters: give one");
+  if (q->user && q->target_dir)
+    return ts_error_set(err, TS_E_USAGE, "Can not combine '--user' and '--target'");
+  if (q->user && q->prefix_dir)
+    return ts_error_set(err, TS_E_USAGE, "Can not combine '--user' and '--prefix' as "
+                        "they imply different installation locations");
   if (q->target_dir && q->prefix_dir)
     return ts_error_set(err, TS_E_USAGE, "--target and --prefix exclude each other");
-  if ((q->target_dir || q->prefix_dir) && q->python_version)
-    return ts_error_set(err, TS_E_USAGE, "--target and --prefix install for an "
-                        "interpreter: drop --python-version");
+  if (q->prefix_dir && q->python_version)
+    return ts_error_set(err, TS_E_USAGE, "--prefix installs for an interpreter: drop "
+                        "--python-version, or use --target DIR for another one");
+  if (q->user && q->python_version)
+    return ts_error_set(err, TS_E_USAGE, "--user installs for an interpreter: drop "
+                        "--python-version, or use --target DIR for another one");
   return TS_OK;
 }
 
@@ -36,8 +44,9 @@ void ts_plan_request_settle(struct ts_plan_request *q) {
       access(".venv/bin/python", X_OK) != 0)
     q->python = "python3";
   /* --python-version plans for that interpreter (this host's platform
-   * unless --platform): --python is then ignored, nothing is installed. */
-  if (q->python_version && !q->download)
+   * unless --platform): --python is then ignored, nothing is installed
+   * but a --target tree (pip's cross-target recipe: a Lambda layer). */
+  if (q->python_version && !q->download && !q->target_dir)
     q->dry_run = true;
   if (!q->dest)
     q->dest = ".";
@@ -58,7 +67,9 @@ void ts_plan_request_options(struct ts_plan_request *q, struct ts_plan_options *
   /* a download or a --target tree: what the interpreter has installed
    * is not what the files are for (a --prefix tree counts it, as pip) */
   po->read_installed = !q->download && !q->ignore_installed && !q->target_dir;
-  po->lock_env = !q->dry_run && !q->download && !q->target_dir && !q->prefix_dir;
+  po->user_site = q->user;
+  po->lock_env = !q->dry_run && !q->download && !q->target_dir && !q->prefix_dir &&
+                 !q->user;
   po->no_wait = q->no_wait;
   po->break_system_packages = q->break_system_packages;
   q->runtime_io_ = (struct ts_plan_install_options){
@@ -94,7 +105,12 @@ enum ts_code ts_plan_request_carry_out(const struct ts_plan_request *q,
   enum ts_code rc = TS_OK;
   /* a tree is made only when something is installed, as pip makes none
    * when everything is satisfied */
-  if ((q->target_dir || q->prefix_dir) && ts_plan_count_changes(r) > 0)
+  if (q->user && !q->break_system_packages)
+    rc = ts_target_check_externally_managed(r->target, err);
+  bool changes = ts_plan_count_changes(r) > 0;
+  if (rc == TS_OK && q->user && (changes || r->target->is_venv))
+    rc = ts_plan_tree_user(r->target, &tree, err);
+  else if (rc == TS_OK && (q->target_dir || q->prefix_dir) && changes)
     rc = q->target_dir ? ts_plan_tree_target(r->target, q->target_dir, &tree, err)
                        : ts_plan_tree_prefix(r->target, q->prefix_dir, &tree, err);
   if (rc == TS_OK) {

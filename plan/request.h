@@ -25,6 +25,7 @@ struct ts_plan_request {
   const char *platform;        /* --platform (needs python_version) */
   const char *target_dir;      /* --target: pip's home-scheme tree */
   const char *prefix_dir;      /* --prefix: the interpreter's layout under DIR */
+  bool user;                   /* --user: the interpreter's user site (tree.h) */
   /* The first option given that only install has (named in download's
    * refusal), or NULL. */
   const char *install_only;
@@ -76,9 +77,12 @@ void ts_plan_outcome_clear(struct ts_plan_outcome *o);
 
 /* Carries out a resolution (not for a dry run): a download saves the
  * verified files in dest; a --target or --prefix tree is made when
- * anything changes, installed into and, for --target, moved into DIR; an
- * install goes into the environment.  Errors as ts_plan_install and
- * inventory/tree.h; *out holds what was done so far (clear it anyway). */
+ * anything changes, installed into and, for --target, moved into DIR;
+ * --user installs into the interpreter's user site, refused in a venv and,
+ * as pip, for an externally managed interpreter (PEP 668) unless
+ * break_system_packages; an install goes into the environment.  Errors as
+ * ts_plan_install and inventory/tree.h; *out holds what was done so far
+ * (clear it anyway). */
 enum ts_code ts_plan_request_carry_out(const struct ts_plan_request *q,
                                        struct ts_plan_result *r,
                                        const struct ts_plan_callbacks *cb,

@@ -152,9 +152,11 @@ static enum ts_code from_wheel_name(struct ts_reqfile_entry *e, const char *fn,
   struct ts_wheel_filename *w = NULL;
   struct ts_error we = {0};
   enum ts_code rc = ts_wheel_filename_parse(fn, fn_len, &w, &we);
-  if (rc != TS_OK)
-    return ts_error_set(err, rc, "invalid wheel file name '%.*s': %s",
-                        (int)fn_len, fn, we.detail);
+  if (rc != TS_OK) { /* pip's "X is not a valid wheel filename", with why */
+    const char *why = strstr(we.detail, "': ");
+    return ts_error_set(err, rc, "'%.*s' is not a valid wheel file name (%s)",
+                        (int)fn_len, fn, why ? why + 3 : we.detail);
+  }
   e->name = strdup(w->normalized_name);
   e->version = strdup(ts_version_str(w->version));
   ts_wheel_filename_free(w);

@@ -248,6 +248,11 @@ struct ts_resolution {
   struct ts_held_back *held_back; /* NULL when nothing is held back */
   size_t nitems;
   struct ts_explanation why;   /* set when the request cannot be met */
+  /* pip's "Ignoring version V of NAME since it has invalid metadata: WHY",
+   * one line per version whose METADATA does not read (the resolution
+   * went on without it) */
+  char **ignored;
+  size_t nignored;
   /* what it took */
   size_t solves;
   size_t pages_fetched;

@@ -173,9 +173,9 @@ PIP_INDEX_URL=$U PIP_NO_CACHE_DIR=1 step install --root-user-action=ignore --no-
   'beta==1.0'
 PIP_INDEX_URL=http://127.0.0.1:9/nothing "$T" install --python "$work/B" -q --dry-run \
   --retries 0 -i "$U" alpha >/dev/null || ts_fail "PIP_INDEX_URL must not reach plain install"
-printf '[install]\nuser = true\n' >"$work/xdg/pip/pip.conf"
+printf '[install]\nroot = /r\n' >"$work/xdg/pip/pip.conf"
 rc=0; "$T" pip --python "$work/B" install -i "$U" alpha 2>"$o.err" || rc=$?
-[ $rc = 2 ] && grep -q "pip.conf \[install\]: '--user'" "$o.err" ||
+[ $rc = 2 ] && grep -q "pip.conf \[install\]: '--root'" "$o.err" ||
   ts_fail "a refused key in pip.conf: exit $rc: $(cat "$o.err")"
 rm -f "$work/xdg/pip/pip.conf"
 rc=0; PIP_REQUIRE_VIRTUALENV=1 "$T" pip install --system -i "$U" alpha 2>"$o.err" || rc=$?
@@ -197,7 +197,11 @@ done
 diff -u "$o.A.n" "$o.B.n" || ts_fail "inspect differs"
 
 # --- refused pip options: exit 2, named -------------------------------------
-for opt in "--global-option x" "--user" "--root /r" "--src /s"; do
+# --user in a venv: pip's refusal (exit 1), as pip's own
+rc=0; "$T" pip --python "$work/B" install --user -i "$U" alpha 2>"$o.err" || rc=$?
+[ $rc = 1 ] && grep -q "User site-packages are not visible in this virtualenv" "$o.err" ||
+  ts_fail "pip install --user in a venv: exit $rc: $(cat "$o.err")"
+for opt in "--global-option x" "--root /r" "--src /s"; do
   rc=0
   # shellcheck disable=SC2086
   "$T" pip --python "$work/B" install -i "$U" $opt alpha 2>"$o.err" || rc=$?

@@ -253,7 +253,7 @@ Test(reqfile, refusals_name_file_and_line) {
   const char *notutf8[] = {"r.txt", "ok\nbad\xff\n", NULL};
   expect_error(notutf8, TS_E_PARSE, "r.txt:2: not UTF-8");
   const char *badwhl[] = {"r.txt", "./not-a-wheel.whl\n", NULL};
-  expect_error(badwhl, TS_E_PARSE, "r.txt:1: invalid wheel file name");
+  expect_error(badwhl, TS_E_PARSE, "r.txt:1: 'not-a-wheel.whl' is not a valid wheel file name");
 }
 
 Test(reqfile, environment_variables_as_pip) {
