@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Source hygiene (STYLE.md §9): no unbounded or unchecked C string functions
+# Source hygiene: no unbounded or unchecked C string functions
 # in product code, and no file of ../shared committed into the tree.
 set -euo pipefail
 src=${TS_SOURCE_DIR:?}
