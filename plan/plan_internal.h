@@ -108,3 +108,20 @@ enum ts_code ts_plan_check_index_wheels(struct ts_plan_result *r, struct ts_plan
                                         const struct ts_plan_fetch_options *fo,
                                         const struct ts_wheel_callbacks *cb,
                                         struct ts_error *err);
+
+/* A note for each installed distribution the answer replaces that breaks
+ * a rule of `set` on this host (torch 2.13.0+cu130 under --cuda 12.6): it
+ * is not kept as satisfying the request, and the note says why. */
+void ts_plan_note_broken_installed(struct ts_plan_result *r, const struct ts_constraint_set *set);
+/* The installed distributions a resolution orphans: needed (directly or
+ * through one another) by the installed version of a distribution it
+ * replaces by another build (a local label that changes: torch
+ * 2.13.0+cu130's nvidia-*-cu13 when +cu126 comes in; an ordinary upgrade
+ * orphans nothing, as in pip), and
+ * by nothing that stays: neither by the answer nor by another installed
+ * distribution; never one installed on request (REQUESTED) or in the
+ * answer.  Sets r->orphans (names normalised, sorted) and
+ * r->orphan_versions. */
+struct ts_site;
+void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
+                     const struct ts_marker_env *env);
