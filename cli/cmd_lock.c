@@ -9,7 +9,7 @@
  * fleet lock (ts_plan_lock_profiles); with --universal, once per
  * environment of the grid (ts_plan_universal_lock), and per profile too
  * when --profile is given.  An existing output
- * file's versions are preferences (plan/relock.h).  This file parses
+ * file's versions are preferences (lockgen/relock.h).  This file parses
  * options and prints.
  */
 #include <stdio.h>
@@ -29,11 +29,12 @@
 #include "core/buf.h"
 #include "core/str.h"
 #include "lock/pylock.h"
+#include "lockgen/lock.h"
+#include "lockgen/profiles.h"
+#include "lockgen/project.h"
+#include "lockgen/relock.h"
+#include "lockgen/universal.h"
 #include "plan/plan.h"
-#include "plan/profiles.h"
-#include "plan/project.h"
-#include "plan/relock.h"
-#include "plan/universal.h"
 
 /* Where and how a lock goes: output file ('-': stdout), with check
  * compared with it instead (exit 1 when it differs, nothing written); a

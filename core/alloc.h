@@ -11,7 +11,7 @@
  * missing); every other function here never returns NULL.
  *
  * Product code outside core/ defines no allocation helper of its own
- * (tests/integration/banned_functions.sh checks).  The caller owns and
+ * (tests/integration/lint.sh checks).  The caller owns and
  * frees every result.
  */
 #pragma once

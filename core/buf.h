@@ -3,7 +3,7 @@
  *
  * Every buffer that holds untrusted input (index pages, METADATA, RECORD,
  * HTTP bodies) is created with a named cap, so a hostile server cannot make
- * us allocate without bound (curl's dynbuf `toobig`, STYLE.md §8).
+ * us allocate without bound (curl's dynbuf `toobig`).
  * The data is always NUL-terminated for convenience, but parsers must use
  * `len`: network data may contain NUL bytes.
  */

@@ -8,7 +8,7 @@
  *
  * The code list is an X-macro so the enum, the names and the generic
  * "what to do" hints can never drift apart (tdnf's hand-numbered codes
- * collided; see STYLE.md).  Add a code by adding one X() line.
+ * collided).  Add a code by adding one X() line.
  */
 #pragma once
 

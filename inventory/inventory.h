@@ -1,8 +1,8 @@
 /*
  * inventory/inventory.h — what pip's freeze, list and show report about an
  * environment's installed set (inventory/env.h), computed as pip 23 does; the
- * CLI formats and prints.  One file per workflow: plan_freeze.c,
- * plan_list.c, plan_show.c, plan_inspect.c.
+ * CLI formats and prints.  One file per workflow: freeze.c,
+ * list.c, show.c, inspect.c.
  */
 #pragma once
 

@@ -11,7 +11,7 @@
  * user may ask for are the lock's own `extras` and `dependency-groups`
  * lists, PEP 685 normalised ("Dev_Tools" is dev-tools); anything else is
  * refused naming the valid ones.  A fleet lock's GPU profiles are extras
- * too (plan/profiles.h), but they are chosen by --profile, which picks
+ * too (lockgen/profiles.h), but they are chosen by --profile, which picks
  * exactly one: an extra that is a profile is refused, pointing there, and
  * --all-extras takes every extra but those.  The profile sync or export
  * picked comes in as `profile_extra`.

@@ -98,7 +98,7 @@ struct ts_plan_options {
   bool pre, upgrade, force_reinstall, no_deps;
   bool read_installed; /* the target's site-packages form the installed set */
   /* With read_installed: the installed set is the interpreter's user
-   * site-packages (--user, plan/tree.h), never its own site-packages, so
+   * site-packages (--user, inventory/tree.h), never its own site-packages, so
    * that a --user install replaces only what is in the user site. */
   bool user_site;
   /* With read_installed: take the environment's lock before reading the
@@ -238,21 +238,21 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                              size_t *changed, struct ts_error *err);
 
 
-/* ---- lock (plan_lock.c) ------------------------------------------------ */
+/* ---- what lock production reads of a resolution ---------------------- */
 
-/* The resolution as a PEP 751 lock: per package the wheel chosen for the
- * target (url or path, size, upload-time, sha256: the --hash or index one,
- * else the file's own, fetched into the wheel cache), its dependencies
- * among the locked packages, its index without credentials; the target as
- * `environments` and `requires-python`; the host facts and the ids of the
- * rules that concern the locked packages under [tool.torchsolve].
- * `output` is where the lock will be written ("-" or NULL: stdout): a
- * local wheel's path is written relative to its directory.  The writer
- * sorts everything, so the same resolution gives the same bytes.
- * TS_E_UNSUPPORTED when only an sdist fits; *out is freed by the caller
- * (ts_pylock_free). */
-enum ts_code ts_plan_to_pylock(struct ts_plan_result *r, const char *output,
-                               struct ts_pylock **out, struct ts_error *err);
+/* Every file the resolution's pages list for `name` at `version` (PEP 440
+ * equal), wheels and sdists: for a direct reference its own file only.
+ * *out is a malloc'd array of pointers into r (free the array only);
+ * returns its length. */
+size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
+                             const char *version, const struct ts_index_file ***out);
+
+/* The options the resolution builds its sources with (its runtime torch
+ * included), for the lock's build fingerprints; NULL when it builds
+ * nothing (resolved without ts_plan_options.build). */
+const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
+/* The rules the plan was made with (the caller's), or NULL. */
+const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
 
 /* ---- report (plan_report.c) -------------------------------------------- */
 
@@ -283,7 +283,7 @@ struct ts_plan_sync_options {
   const struct ts_host *host;
   const struct ts_rules *rules;
   /* A fleet lock's profile to sync (--profile, any spelling of its name;
-   * plan/profiles.h); NULL: the best one this host runs (the default one
+   * lockgen/profiles.h); NULL: the best one this host runs (the default one
    * without a host).  A lock without profiles refuses a name. */
   const char *profile;
   /* The extras and dependency groups asked for (lock/selection.h; NULL:

@@ -109,45 +109,6 @@ enum ts_code ts_plan_check_index_wheels(struct ts_plan_result *r, struct ts_plan
                                         const struct ts_wheel_callbacks *cb,
                                         struct ts_error *err);
 
-/* Every file the resolution's pages list for `name` at `version` (PEP 440
- * equal), wheels and sdists: for a direct reference its own file only.
- * *out is a malloc'd array of pointers into r (free the array only);
- * returns its length. */
-size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
-                             const char *version, const struct ts_index_file ***out);
-
-/* ---- lock entries (plan_lock.c), shared by lock and lock --universal ---- */
-
-/* The options the resolution builds its sources with (its runtime torch
- * included), for the lock's build fingerprints; NULL when it builds
- * nothing (resolved without ts_plan_options.build). */
-const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
-/* The rules the plan was made with (the caller's), or NULL. */
-const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
-
-/* Appends to *names (malloc'd strings, *n long; a realloc'd array) the
- * locked projects that the item's metadata requires under env (with the
- * extras it was resolved with), each once.  Unreadable metadata adds
- * none. */
-void ts_plan_item_dependencies(const struct ts_plan_item *pi, const struct ts_resolution *res,
-                               const struct ts_marker_env *env, char ***names, size_t *n);
-/* Sorts the names into p's `dependencies` and frees them and the array. */
-void ts_plan_lock_dependencies(struct ts_pylock_package *p, char **names, size_t n);
-/* Records file f of the item on p (a wheel, else the sdist) with its
- * sha256 (ts_plan_to_pylock's rules); a local wheel's path relative to
- * output. */
-enum ts_code ts_plan_lock_file(struct ts_plan_result *res, const struct ts_plan_item *pi,
-                               const struct ts_index_file *f, const char *output,
-                               struct ts_pylock_package *p, struct ts_error *err);
-/* p's `index`: the item's index without credentials (none for files). */
-void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *pi);
-/* The host facts and the ids of the rules on the resolved packages. */
-void ts_plan_lock_facts_and_rules(const struct ts_plan_result *res, struct ts_pylock *lock);
-/* The facts of a compiled rule set as the lock's host facts. */
-void ts_plan_lock_facts(const struct ts_constraint_set *s, struct ts_pylock *lock);
-/* Only the ids of the rules on the resolved packages (a universal lock:
- * no one host's facts). */
-void ts_plan_lock_rule_ids(const struct ts_plan_result *res, struct ts_pylock *lock);
 /* A note for each installed distribution the answer replaces that breaks
  * a rule of `set` on this host (torch 2.13.0+cu130 under --cuda 12.6): it
  * is not kept as satisfying the request, and the note says why. */

@@ -1,5 +1,5 @@
 /*
- * plan/profile_choice.h — which profile of a fleet lock (plan/profiles.h,
+ * plan/profile_choice.h — which profile of a fleet lock (lockgen/profiles.h,
  * lock --profile) a host runs: sync's choice, and export's lookup by name.
  */
 #pragma once

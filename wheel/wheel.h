@@ -2,7 +2,7 @@
  * wheel/wheel.h — installing wheels into an environment, and removing
  * distributions from it, atomically.
  *
- * How an install works (see DESIGN.md "Installing"):
+ * How an install works:
  *  1. Each wheel is validated as a whole (paths, duplicates, symlinks, size
  *     and ratio caps, dist-info name, every member listed in RECORD) and
  *     unpacked ONCE into the cache, <cache>/wheels-v1/<sha256-of-wheel>/,

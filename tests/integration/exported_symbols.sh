@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every symbol a static library exports is in the ts_ namespace (STYLE.md:
+# Every symbol a static library exports is in the ts_ namespace (
 # one prefix, so linking torchsolve's libraries into another program
 # cannot collide with its names).  Helpers shared between the files of one
 # library are ts_<lib>_...; everything else is static.

@@ -13,6 +13,7 @@
 
 #include "core/fs.h"
 #include "core/sha256.h"
+#include "lockgen/lock.h"
 #include "plan/plan.h"
 
 static char root[256];

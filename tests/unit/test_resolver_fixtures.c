@@ -1,6 +1,6 @@
 /*
  * Replays the text resolver fixtures in fixtures/resolver/ (*.test files) through
- * the public resolver API (STYLE.md §11, after apk-tools' test/solver):
+ * the public resolver API (after apk-tools' test/solver):
  * one file = an index, host facts, rules, installed distributions, the
  * arguments and the expected outcome.  Format: fixtures/resolver/README.md.
  */

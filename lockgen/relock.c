@@ -1,5 +1,5 @@
 /* Locking again over an existing lock: see relock.h. */
-#include "plan/relock.h"
+#include "lockgen/relock.h"
 
 #include <stdlib.h>
 #include <string.h>

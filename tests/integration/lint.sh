@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Source hygiene (STYLE.md §9): no unbounded or unchecked C string functions
-# in product code, and no file of ../shared committed into the tree.
+# The `lint` label, in the spirit of curl's checksrc, over every product
+# folder (CMakeLists.txt's TS_LIBRARY_DIRS and cli/, so a new room is
+# covered by being added there): no unbounded or unchecked C string
+# functions, no private allocation helper nor the policy written out again,
+# then lint.py's limits (raw allocation outside core/, function, file and
+# cli command length; tests/lint-allow.txt holds what may not grow).
 set -euo pipefail
 src=${TS_SOURCE_DIR:?}
 cd "$src"
-dirs=$(ls -d core pep target host rules zip index resolver wheel lock plan cli 2>/dev/null)
-[ -n "$dirs" ] || { echo "no source folders found under $src"; exit 1; }
+dirs=$(sed -n 's/^set(TS_LIBRARY_DIRS \(.*\))$/\1 cli/p' CMakeLists.txt)
+for d in $dirs; do [ -d "$d" ] || { echo "CMakeLists.txt names $d/, which is not there"; exit 1; }; done
+[ -n "$dirs" ] || { echo "no TS_LIBRARY_DIRS in $src/CMakeLists.txt"; exit 1; }
 # shellcheck disable=SC2086
 hits=$(grep -rnE '(^|[^A-Za-z0-9_])(atoi|atol|atoll|strcpy|strcat|sprintf|vsprintf|strtok|gets)[[:space:]]*\(' \
          --include='*.c' --include='*.h' $dirs) || [ $? = 1 ]  # 1 = no match; 2 = read error
@@ -40,3 +45,4 @@ if [ -n "$inline" ]; then
   exit 1
 fi
 echo "no banned functions and no private allocation helpers in: $(echo $dirs)"
+python3 "$(dirname "$0")/lint.py" "$src"

@@ -1,5 +1,5 @@
-/* One lock for many environments: see plan/universal.h. */
-#include "plan/universal.h"
+/* One lock for many environments: see lockgen/universal.h. */
+#include "lockgen/universal.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -13,10 +13,10 @@
 #include "pep/requirement.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
-#include "plan/fleet.h"
-#include "plan/plan_internal.h"
+#include "lockgen/fleet.h"
+#include "lockgen/lock.h"
+#include "lockgen/profiles.h"
 #include "plan/missing_wheels.h"
-#include "plan/profiles.h"
 #include "target/target.h"
 
 /* ---- the grid ------------------------------------------------------------ */
@@ -731,7 +731,7 @@ static enum ts_code lock_entry(const struct grid *g, const struct entry *e, cons
 }
 
 /* Environments with the same answer (the same entries) form one input of
- * ts_fleet_merge (plan/fleet.h): their lock holds those entries, their
+ * ts_fleet_merge (lockgen/fleet.h): their lock holds those entries, their
  * condition is the marker of exactly their points.  Entries several
  * answers share are identical in each, so the merge writes them once under
  * the or of those conditions, and unmarked when every answer has them. */

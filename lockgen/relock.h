@@ -1,5 +1,5 @@
 /*
- * plan/relock.h — locking again over an existing lock (`torchsolve lock`
+ * lockgen/relock.h — locking again over an existing lock (`torchsolve lock`
  * when the output file exists, `lock --check`).
  *
  * The existing lock's versions become the resolver's preferences

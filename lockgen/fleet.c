@@ -7,7 +7,7 @@
 #include "core/buf.h"
 #include "core/str.h"
 #include "pep/requirement.h"
-#include "plan/fleet.h"
+#include "lockgen/fleet.h"
 
 /* An operand of `and` needs parentheses when it has an `or` (which binds
  * looser); one of `or` is parenthesised when it has an `and`, only so that

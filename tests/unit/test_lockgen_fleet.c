@@ -1,11 +1,11 @@
-/* Unit tests for plan/fleet.h: several resolutions merged into one lock,
+/* Unit tests for lockgen/fleet.h: several resolutions merged into one lock,
  * identical entries once, the others under their inputs' conditions. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/fleet.h"
+#include "lockgen/fleet.h"
 
 static const char hex_a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 static const char hex_b[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";

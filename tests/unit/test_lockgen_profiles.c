@@ -1,4 +1,4 @@
-/* Unit tests for plan/profiles.h: profile texts, the machine a profile
+/* Unit tests for lockgen/profiles.h: profile texts, the machine a profile
  * stands for, which profile a host runs, and one profile's part of a lock
  * for export.  Against the repository's rules.yaml. */
 #include <criterion/criterion.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "plan/profile_choice.h"
-#include "plan/profiles.h"
+#include "lockgen/profiles.h"
 
 static struct ts_rules *rules(void) {
   struct ts_rules *r = NULL;

@@ -1,5 +1,5 @@
 /*
- * plan/project.h — a project's lock (request/pyproject.h as lock's input):
+ * lockgen/project.h — a project's lock (request/pyproject.h as lock's input):
  * which packages only its extras and dependency groups need, as PEP 751
  * says to mark them.
  */

@@ -1,5 +1,5 @@
 /* Which packages a project's extras and groups need: see project.h. */
-#include "plan/project.h"
+#include "lockgen/project.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include "core/buf.h"
 #include "core/str.h"
 #include "pep/requirement.h"
-#include "plan/fleet.h"
+#include "lockgen/fleet.h"
 
 /* Marks in reached[] every package the requirements reach: their names,
  * then the names in the `dependencies` of each package reached. */

@@ -1,5 +1,5 @@
 /*
- * plan/profiles.h — GPU profiles: one lock for every GPU a team deploys
+ * lockgen/profiles.h — GPU profiles: one lock for every GPU a team deploys
  * to (lock --profile), and which of its profiles a host runs (sync).
  *
  * A profile names a build of rules.yaml ("cpu", "cu126", "rocm6.4",

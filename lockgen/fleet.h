@@ -1,5 +1,5 @@
 /*
- * plan/fleet.h — several resolutions as one PEP 751 lock: the merge that
+ * lockgen/fleet.h — several resolutions as one PEP 751 lock: the merge that
  * fleet locks share (lock --profile: one resolution per GPU profile;
  * lock --universal: one per fork of the environment space).
  *

@@ -16,7 +16,7 @@
 #include "pep/requirement.h"
 #include "plan/plan.h"
 #include "source/source.h"
-#include "plan/plan_internal.h"
+#include "lockgen/lock.h"
 
 /* "sys_platform == "linux" and platform_machine == "x86_64" and ..." */
 static char *environment_marker(const struct ts_target *t) {

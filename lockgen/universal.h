@@ -1,5 +1,5 @@
 /*
- * plan/universal.h — one multi-use PEP 751 lock for many environments
+ * lockgen/universal.h — one multi-use PEP 751 lock for many environments
  * (`torchsolve lock --universal`).
  *
  * The environments are a grid: Linux, macOS and Windows, each on x86_64
@@ -17,7 +17,7 @@
  * with every file as a candidate (the lock then lists the version's
  * wheels of other tags or its sdist for it).
  *
- * The answers are merged through ts_fleet_merge (plan/fleet.h): the
+ * The answers are merged through ts_fleet_merge (lockgen/fleet.h): the
  * environments with the same answer form one input, its condition the
  * marker true on exactly their grid points, derived and simplified
  * deterministically (points that differ in one dimension merged, terms
@@ -35,7 +35,7 @@
  * The lock records no host's facts (it is for every machine): the ids of
  * the rules its builds met and the grid ([tool.torchsolve.universal]).
  *
- * With GPU profiles (plan/profiles.h) the grid is resolved once per
+ * With GPU profiles (lockgen/profiles.h) the grid is resolved once per
  * profile, each point on the machine the profile stands for there: its
  * GPU facts on the point's machine, and a CPU machine on macOS, where no
  * GPU backend has builds (where a backend has no wheel for a point the
@@ -53,7 +53,7 @@
 #include "core/error.h"
 #include "lock/pylock.h"
 #include "plan/plan.h"
-#include "plan/profiles.h"
+#include "lockgen/profiles.h"
 
 /* The newest Python minor a universal lock covers (3.15). */
 #define TS_UNIVERSAL_NEWEST_MINOR 15
@@ -66,7 +66,7 @@ struct ts_universal_options {
   const char *const *environments; /* PEP 508 markers; none: every point */
   size_t nenvironments;
   const char *output;           /* where the lock goes (relative paths) */
-  /* GPU profiles (plan/profiles.h), borrowed; none: every point is
+  /* GPU profiles (lockgen/profiles.h), borrowed; none: every point is
    * resolved for base's host */
   const struct ts_profile *profiles;
   size_t nprofiles;

@@ -6,8 +6,9 @@
 #include "core/buf.h"
 #include "core/str.h"
 #include "pep/name.h"
-#include "plan/fleet.h"
-#include "plan/profiles.h"
+#include "lockgen/fleet.h"
+#include "lockgen/lock.h"
+#include "lockgen/profiles.h"
 
 /* ---- parsing ---------------------------------------------------------- */
 
