@@ -15,6 +15,7 @@
 #include "index/url.h"
 #include "pep/filename.h"
 #include "resolver/state.h"
+#include "rules/rules.h"
 
 #include <solv/problems.h>
 #include <solv/rules.h>
@@ -380,10 +381,14 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
   }
 }
 
+static bool is_gfx(const struct ts_term *t) { return !strncmp(t->name, "__gfx", 5); }
+
+/* "GPU target gfx908 or gfx90a": a run of GPU targets names the words once. */
 static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
   char *s = ts_xstrdup("");
   for (size_t i = 0; i < n; i++) {
-    char *tt = ts_rs_term_text(&t[i]);
+    bool run = i && is_gfx(&t[i]) && is_gfx(&t[i - 1]) && !t[i].spec;
+    char *tt = run ? ts_xstrdup(t[i].name + 2) : ts_rs_term_text(&t[i]);
     char *ns = ts_xasprintf("%s%s%s", s, i ? sep : "", tt);
     free(tt);
     free(s);
@@ -396,23 +401,40 @@ static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
  * words whether a rule or the fact's own install job names it, so that
  * the two give one line. */
 static char *fact_text(const struct rs_fact *f) {
-  return ts_xasprintf("this host has %s%s%s%s%s%s", f->name,
-                      f->version ? " " : "", f->version ? f->version : "",
-                      f->source ? " (from " : "", f->source ? f->source : "",
-                      f->source ? ")" : "");
+  char *words = ts_rules_fact_words(f->name);
+  char *text = ts_xasprintf("this host has %s%s%s%s%s%s", words,
+                            f->version ? " " : "", f->version ? f->version : "",
+                            f->source ? " (from " : "", f->source ? f->source : "",
+                            f->source ? ")" : "");
+  free(words);
+  return text;
 }
 
+/* The facts of terms t: those the host has, one line each; those it
+ * lacks (unless present_only) too, the GPU targets it lacks in one line. */
 static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
                        bool present_only, struct lines *ls) {
+  char *gfx = NULL;
   for (size_t i = 0; i < n; i++) {
     if (t[i].name[0] != '_' || t[i].name[1] != '_')
       continue;
     struct rs_fact *f = ts_rs_fact(rs, t[i].name);
-    if (f)
+    if (f) {
       add_line(ls, 6, fact_text(f));
-    else if (!present_only)
-      add_line(ls, 6, ts_xasprintf("this host has no %s", t[i].name));
+    } else if (!present_only && is_gfx(&t[i])) {
+      char *more = ts_xasprintf("%s%s%s", gfx ? gfx : "", gfx ? ", " : "", t[i].name + 2);
+      free(gfx);
+      gfx = more;
+    } else if (!present_only) {
+      char *words = ts_rules_fact_words(t[i].name);
+      add_line(ls, 6, ts_xasprintf("this host has no %s", words));
+      free(words);
+    }
   }
+  if (gfx)
+    add_line(ls, 6, ts_xasprintf("this host has no GPU target %s%s", strchr(gfx, ',') ?
+                                 "among " : "", gfx));
+  free(gfx);
 }
 
 static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,

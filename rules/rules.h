@@ -290,6 +290,13 @@ int ts_rules_backend_cmp(const struct ts_rules_backend *a,
                          const struct ts_rules_backend *b,
                          const struct ts_host *host);
 
+/* A host fact in the words a user reads, never the solver's name:
+ * "__cuda_driver" → "NVIDIA driver", "__rocm_kmd" → "ROCm kernel driver",
+ * "__gfx1100" → "GPU target gfx1100", "__cc_8.6" → "a GPU of compute
+ * capability 8.6", "__python" → "Python"; another name as it is.
+ * malloc'd. */
+char *ts_rules_fact_words(const char *name);
+
 /* Builds the host facts alone (what ts_rules_compile puts first). */
 enum ts_code ts_rules_host_facts(const struct ts_host *host,
                                  struct ts_constraint_set *out,
