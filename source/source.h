@@ -108,7 +108,9 @@ enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error 
 
 /* A git URL ("git+https://host/r.git@REV#subdirectory=sub", git+file://,
  * git+ssh://) checked out with the system git into dest: a clone, the
- * revision resolved to its commit id (40 hex) and checked out. */
+ * revision resolved to its commit id (40 hex) and checked out.  A clone or
+ * checkout git refuses is TS_E_NOT_FOUND (TS_E_NETWORK when git cannot
+ * reach the server) with git's own "fatal:" line, never TS_E_BUILD. */
 struct ts_vcs_ref {
   char *repo;         /* the URL git clones: "https://host/r.git" */
   char *revision;     /* "@REV" as requested, or NULL (the default branch) */
