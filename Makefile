@@ -1,7 +1,8 @@
 # torchsolve — the two commands the README promises:
 #   make setup   install missing Debian build/test dependencies (as root), configure, build
 #   make test    build if needed and run every test through ctest
-# plus: make sanitize (ASan+UBSan build and tests), make fuzz, make install PREFIX=...
+# plus: make sanitize (ASan+UBSan build and tests), make fuzz, make install PREFIX=...,
+#   make rules-wheel (the torchsolve-rules data package from rules.yaml, in $(BUILD)/dist)
 
 BUILD        ?= build
 BUILD_ASAN   ?= build-asan
@@ -17,7 +18,7 @@ DEBIAN_PACKAGES = build-essential cmake pkg-config \
   clang libclang-rt-14-dev nginx-light openssl tmux \
   python3 python3-venv python3-pip-whl python3-setuptools-whl python3-wheel-whl
 
-.PHONY: setup deps build test sanitize fuzz install clean
+.PHONY: setup deps build test sanitize fuzz install clean rules-wheel
 
 setup: deps build
 
@@ -48,6 +49,12 @@ fuzz:
 	CC=clang cmake -S . -B $(BUILD_FUZZ) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTS_FUZZ=ON -DBUILD_TESTING=OFF $(CMAKE_FLAGS)
 	cmake --build $(BUILD_FUZZ) -j $(JOBS) --target fuzz_all
 	FUZZ_SECONDS=$(FUZZ_SECONDS) ./fuzz/run.sh $(BUILD_FUZZ)
+
+# The facts as a data package for `torchsolve rules update`: validated as
+# `rules check` does, then wheeled (version = rules.yaml's version:).
+rules-wheel: build
+	$(BUILD)/torchsolve rules check rules.yaml
+	python3 tools/rules-wheel.py rules.yaml $(BUILD)/dist
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -10,7 +10,7 @@
 #include "core/fs.h"
 #include "lock/output.h"
 #include "cli/cli.h"
-#include "plan/env.h"
+#include "inventory/env.h"
 
 int ts_cli_link_mode(const char *command, const char *v,
                      enum ts_wheel_link_mode *out) {
@@ -53,10 +53,16 @@ static void on_cache_damaged(void *ctx, const char *wheel, const char *why) {
               strrchr(wheel, '/') ? strrchr(wheel, '/') + 1 : wheel, why);
 }
 
+static void on_notice(void *ctx, const char *wheel, const char *what) {
+  (void)ctx;
+  ts_cli_warn("%s: %s", strrchr(wheel, '/') ? strrchr(wheel, '/') + 1 : wheel, what);
+}
+
 struct ts_wheel_callbacks ts_cli_env_callbacks(void) {
   return (struct ts_wheel_callbacks){.waiting_for_lock = on_waiting,
                                      .repaired = on_repaired,
-                                     .cache_damaged = on_cache_damaged};
+                                     .cache_damaged = on_cache_damaged,
+                                     .notice = on_notice};
 }
 
 int ts_cli_write_output(const char *dest, const void *data, size_t len) {

@@ -149,6 +149,11 @@ static void on_installed_first(void *ctx, const char *version, const char *proje
               version, ts_cli_elapsed(ms, el), project);
 }
 
+static void on_warning(void *ctx, const char *line) {
+  (void)ctx;
+  ts_cli_warn("%s", line);
+}
+
 const char *ts_build_cli_runner_path(void) {
   static char beside_exe[4096 + 64];
   return ts_cli_data_file("pep517_runner.py", "TORCHSOLVE_PEP517_RUNNER",
@@ -172,7 +177,7 @@ void ts_build_cli_options(struct ts_build_cli *o, const struct ts_index_options 
       .timeout_s = o->timeout_s, .stream = ts_cli.verbosity > 0,
       .cancel = &ts_cli.interrupted,
       .cb = {.ctx = o, .build_begin = on_build_begin, .build_end = on_build_end,
-             .installed_first = on_installed_first}};
+             .installed_first = on_installed_first, .warning = on_warning}};
 }
 
 void ts_build_cli_print_log_tail(const char *log_path) {

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "plan/build.h"
 
 struct ts_build_cli {

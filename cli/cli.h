@@ -139,6 +139,7 @@ ts_cli_command_fn ts_cmd_install;
 ts_cli_command_fn ts_cmd_check;
 ts_cli_command_fn ts_cmd_export;
 ts_cli_command_fn ts_cmd_sync;
+ts_cli_command_fn ts_cmd_mirror;
 ts_cli_command_fn ts_cmd_lock;
 ts_cli_command_fn ts_cmd_uninstall;
 ts_cli_command_fn ts_cmd_download;

@@ -16,8 +16,9 @@ static const char usage_text[] =
     "                  $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve,\n"
     "                  else ~/.cache/torchsolve\n"
     "  size            print its size in bytes and number of files\n"
-    "  clean           remove torchsolve's folders in it (pages-v1, metadata-v1,\n"
-    "                  wheels-v1, downloads-v1, python); nothing else is touched\n"
+    "  clean           remove torchsolve's folders in it (pages-v2, metadata-v2,\n"
+    "                  wheels-v1, downloads-v1, python; an earlier version's\n"
+    "                  pages-v1, metadata-v1); nothing else is touched\n"
     "  clean PROJECT   remove one project's pages, metadata and wheels\n"
     "  verify          re-hash every file of every unpacked wheel (wheels-v1/)\n"
     "                  against its RECORD; print one line per wheel, 'ok' or\n"
@@ -89,7 +90,7 @@ int ts_cmd_cache(int argc, char **argv) {
   if (strcmp(sub, "dir") != 0 && strcmp(sub, "size") != 0 && strcmp(sub, "clean") != 0 &&
       strcmp(sub, "verify") != 0)
     return ts_cli_usage_error("cache", "unknown subcommand '%s'", sub);
-  char *dir = cache_dir ? ts_xstrdup(cache_dir) : ts_cache_root_dir();
+  char *dir = cache_dir ? ts_path_absolute(cache_dir) : ts_cache_root_dir();
   struct ts_error err = {0};
   int status = 0;
   if (strcmp(sub, "dir") == 0) {

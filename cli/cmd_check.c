@@ -2,7 +2,7 @@
  * torchsolve check [--python PATH | --path SITE_PACKAGES_DIR] [--json]
  *                  [--python-version X.Y] [GPU options]
  *
- * What `pip check` reports (lock/envcheck.h), plus every rule of rules.yaml
+ * What `pip check` reports (inventory/envcheck.h), plus every rule of rules.yaml
  * that the installed set or the host breaks (ts_rules_check_installed).
  * Exit 0 only when both are clean.
  */
@@ -16,7 +16,7 @@
 #include "core/alloc.h"
 #include "core/fs.h"
 #include "core/str.h"
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 #include "rules/rules.h"
 #include "target/site.h"
 #include "target/target.h"

@@ -10,8 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
-#include "host/host.h"
-#include "rules/rules.h"
+#include "cli/rules_cli.h"
 
 static void usage(FILE *out) {
   fputs("usage: torchsolve detect [--json] [--release X.Y] [GPU options]\n\n"
@@ -20,7 +19,9 @@ static void usage(FILE *out) {
         "and OS, each with where it was read, and the torch variants (best\n"
         "first) that the newest torch in rules.yaml may use here.\n\n"
         "  --json           one JSON object on stdout\n"
-        "  --release X.Y    list the variants of that torch series instead\n\n",
+        "  --release X.Y    list the variants of that torch series instead (one\n"
+        "                   newer than the rules is judged on the newest listed\n"
+        "                   release's facts, with a warning)\n\n",
         out);
   ts_gpu_options_help(out);
 }
@@ -51,15 +52,6 @@ static enum ts_code gpu_fallback(const struct ts_rules *rules,
   return TS_OK;
 }
 
-/* The kernel driver's ROCm release the compatibility window is reckoned
- * from, and what it was read from (the __rocm_kmd fact). */
-static const struct ts_host_fact *kmd_fact(const struct ts_constraint_set *s) {
-  for (size_t i = 0; i < s->nfacts; i++)
-    if (strcmp(s->facts[i].name, "__rocm_kmd") == 0)
-      return &s->facts[i];
-  return NULL;
-}
-
 static cJSON *str_or_null(const char *s) {
   return s ? cJSON_CreateString(s) : cJSON_CreateNull();
 }
@@ -73,9 +65,11 @@ static cJSON *usable_names(const struct ts_constraint_set *s) {
 }
 
 static int print_json(const struct ts_host *h, const struct ts_constraint_set *s,
-                      const struct ts_constraint_set *fb) {
+                      const struct ts_constraint_set *fb, const struct ts_rules *rules) {
   cJSON *o = cJSON_CreateObject();
+  cJSON_AddItemToObject(o, "rules", ts_cli_rules_in_force_json(rules));
   cJSON_AddItemToObject(o, "machine", str_or_null(h->machine));
+  cJSON_AddItemToObject(o, "jetson", str_or_null(h->jetson));
   cJSON *os = cJSON_AddObjectToObject(o, "os");
   cJSON_AddItemToObject(os, "name", str_or_null(h->os_pretty));
   cJSON_AddItemToObject(os, "id", str_or_null(h->os_id));
@@ -112,11 +106,12 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     cJSON_AddItemToObject(r, "hsa_override_gfx_version",
                           str_or_null(h->hsa_override));
     cJSON_AddItemToObject(r, "amdgpu_version", str_or_null(h->amdgpu_version));
-    const struct ts_host_fact *kmd = kmd_fact(s);
-    if (kmd) {
+    const char *kr;
+    char basis[512];
+    if (ts_cli_kernel_driver(s, rules, h, &kr, basis, sizeof basis)) {
       cJSON *k = cJSON_AddObjectToObject(r, "kernel_driver");
-      cJSON_AddStringToObject(k, "rocm", kmd->version);
-      cJSON_AddStringToObject(k, "basis", kmd->source);
+      cJSON_AddItemToObject(k, "rocm", str_or_null(kr));
+      cJSON_AddStringToObject(k, "basis", basis);
     } else {
       cJSON_AddNullToObject(r, "kernel_driver");
     }
@@ -125,6 +120,7 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
   }
   cJSON_AddBoolToObject(o, "xpu", h->xpu);
   cJSON_AddItemToObject(o, "torch_release", str_or_null(s->release));
+  cJSON_AddItemToObject(o, "torch_release_assumed", str_or_null(s->release_assumed));
   cJSON_AddItemToObject(o, "backends", usable_names(s));
   cJSON *ex = cJSON_AddArrayToObject(o, "excluded");
   cJSON *notes = cJSON_AddArrayToObject(o, "notes");
@@ -167,8 +163,11 @@ static const char *src(const struct ts_host *h, const char *fact) {
 }
 
 static void print_text(const struct ts_host *h, const struct ts_constraint_set *s,
-                       const struct ts_constraint_set *fb) {
-  printf("machine   %s (%s)\n", h->machine ? h->machine : "unknown", src(h, "machine"));
+                       const struct ts_constraint_set *fb, const struct ts_rules *rules) {
+  printf("machine   %s (%s)%s%s%s%s%s\n", h->machine ? h->machine : "unknown", src(h, "machine"),
+         h->jetson ? ", NVIDIA Jetson " : "", h->jetson ? h->jetson : "",
+         h->jetson ? " (not server-class aarch64; from " : "", h->jetson ? src(h, "jetson") : "",
+         h->jetson ? ")" : "");
   printf("os        %s%s%s\n", h->os_pretty ? h->os_pretty : "linux",
          h->kernel ? ", kernel " : "", h->kernel ? h->kernel : "");
   if (h->wsl)
@@ -198,14 +197,19 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
              h->rocm_gpus[i].real_gfx ? ")" : "", src(h, "rocm.gpus"));
     if (h->hsa_override)
       printf("  HSA_OVERRIDE_GFX_VERSION=%s\n", h->hsa_override);
-    const struct ts_host_fact *kmd = kmd_fact(s);
-    if (kmd)
-      printf("  kernel driver of ROCm %s (%s)\n", kmd->version, kmd->source);
+    const char *kr;
+    char basis[512];
+    if (ts_cli_kernel_driver(s, rules, h, &kr, basis, sizeof basis))
+      printf(kr ? "  kernel driver of ROCm %s (%s)\n" : "  kernel driver: %s%s\n",
+             kr ? kr : "", basis);
   } else {
     printf("amd       none\n");
   }
   printf("xpu       %s%s%s%s\n", h->xpu ? "yes" : "no", h->xpu ? " (" : "",
          h->xpu ? src(h, "xpu") : "", h->xpu ? ")" : "");
+  char *in_force = ts_cli_rules_in_force(rules);
+  printf("rules     %s\n", in_force);
+  free(in_force);
   printf("\ntorch %s may use:", s->release ? s->release : "?");
   for (size_t i = 0; i < s->nbackends; i++)
     if (s->backends[i].usable)
@@ -275,10 +279,12 @@ int ts_cmd_detect(int argc, char **argv) {
     status = ts_cli_report(&err);
     goto out;
   }
+  if (set.release_assumed)
+    ts_cli_warn("%s", set.release_assumed);
   if (json)
-    status = print_json(&h, &set, &fb);
+    status = print_json(&h, &set, &fb, rules);
   else
-    print_text(&h, &set, &fb);
+    print_text(&h, &set, &fb, rules);
   ts_constraint_set_clear(&set);
   ts_constraint_set_clear(&fb);
 out:

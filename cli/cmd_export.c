@@ -15,7 +15,7 @@
 #include "core/fs.h"
 #include "lock/export.h"
 #include "lock/pylock.h"
-#include "plan/profiles.h"
+#include "plan/profile_choice.h"
 
 static void usage(FILE *out) {
   fprintf(out,

@@ -1,12 +1,12 @@
 /* torchsolve freeze — the installed set as requirements, as pip freeze
- * prints it.  The work is in plan/plan_freeze.c. */
+ * prints it.  The work is in inventory/freeze.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/alloc.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 static const char usage[] =
     "usage: torchsolve freeze [-r FILE]... [--exclude NAME]... [options]\n"

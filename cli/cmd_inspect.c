@@ -1,10 +1,10 @@
 /* torchsolve inspect — pip inspect's JSON report of an environment.  The
- * work is in plan/plan_inspect.c. */
+ * work is in inventory/inspect.c. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 static const char usage[] =
     "usage: torchsolve inspect [--python PATH | --system]\n"

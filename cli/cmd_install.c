@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
+#include "cli/named_backend.h"
 #include "cli/progress.h"
 #include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
@@ -304,8 +305,9 @@ static int install_or_download(int argc, char **argv, bool download) {
 
   struct ts_host host;
   struct ts_rules *rules = NULL;
+  struct ts_named_backends nb;
   g.ov.platform = q.platform;
-  if (ts_gpu_load(&g, &host, &rules, &err) != TS_OK) {
+  if (ts_gpu_load_named(&g, &ic.opts, &host, &rules, &nb, &err) != TS_OK) {
     args_free(&a);
     return ts_cli_report(&err);
   }
@@ -315,7 +317,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   ts_build_cli_options(&a.build, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_options po = {
       .build = &bo, .host = &host, .rules = rules, .ignore_host = g.ignore_host,
-      .index = &ic.opts, .entries = a.reqs.all, .nentries = a.reqs.nall,
+      .torch_backends = nb.names, .ntorch_backends = nb.n, .index = &ic.opts, .entries = a.reqs.all, .nentries = a.reqs.nall,
       .upgrade_packages = a.upgrade_pkgs, .nupgrade_packages = a.nupgrade,
       .no_binary = (const char *const *)a.reqs.binary.no_binary,
       .nno_binary = a.reqs.binary.nno_binary,
@@ -335,6 +337,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);
+  ts_named_backends_clear(&nb);
   args_free(&a);
   return status;
 }

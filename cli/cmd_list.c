@@ -1,6 +1,6 @@
 /* torchsolve list — installed packages, as pip list prints them (columns,
  * freeze or json); --outdated/--uptodate ask the indexes.  The work is in
- * plan/plan_list.c. */
+ * inventory/list.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "cli/cli.h"
 #include "cli/index_options.h"
 #include "core/alloc.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 static const char usage[] =
     "usage: torchsolve list [--format columns|freeze|json] [options]\n"

@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/index_options.h"
+#include "cli/named_backend.h"
 #include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
 #include "cli/usage.h"
@@ -133,7 +134,7 @@ static int lock_profiles(const struct ts_plan_options *po, const struct ts_profi
   for (size_t i = 0; i < pp.n && !status; i++)
     if (pp.results[i])
       status = report_resolution(pp.results[i], i == pp.failed ? rc : TS_OK, &err,
-                                 profiles[i].backend);
+                                 profiles[i].name);
   if (!status && rc != TS_OK)
     status = report_resolution(NULL, rc, &err, NULL);
   if (!status) {
@@ -368,8 +369,9 @@ static int lock_main(int argc, char **argv, const char **room) {
   }
   struct ts_host host;
   struct ts_rules *rules = NULL;
+  struct ts_named_backends nb;
   g.ov.platform = platform; /* a lock for another machine records its facts */
-  if (ts_gpu_load(&g, &host, &rules, &err) != TS_OK) {
+  if (ts_gpu_load_named(&g, &ic.opts, &host, &rules, &nb, &err) != TS_OK) {
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
@@ -380,10 +382,20 @@ static int lock_main(int argc, char **argv, const char **room) {
     ts_relock_clear(&relock);
     ts_rules_free(rules);
     ts_host_clear(&host);
+    ts_named_backends_clear(&nb);
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
     return ts_cli_report(&err);
+  }
+  /* lock --check of a universal lock: the grid it records, without
+   * --universal and its options repeated */
+  const struct ts_pylock *previous = relock.previous;
+  if (check && !universal && !pyver && previous && previous->grid && !nenvs) {
+    universal = true;
+    requires_python = requires_python ? requires_python : previous->requires_python;
+    envs = (const char **)previous->environments;
+    nenvs = previous->nenvironments;
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
@@ -403,7 +415,9 @@ static int lock_main(int argc, char **argv, const char **room) {
       .nonly_binary = reqs.binary.nonly_binary,
       .read_installed = false, .probe_cache_dir = cache,
       .preferences = relock.prefs, .npreferences = relock.nprefs,
-      .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade};
+      .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade,
+      /* profiles name each machine's build themselves */
+      .torch_backends = nb.names, .ntorch_backends = nprofile_args ? 0 : nb.n};
   struct lock_out out = {.output = output, .check = check,
                          .project = from_project ? &project : NULL};
   struct ts_profile *profiles = NULL;
@@ -422,6 +436,7 @@ static int lock_main(int argc, char **argv, const char **room) {
   free(cache);
   ts_rules_free(rules);
   ts_host_clear(&host);
+  ts_named_backends_clear(&nb);
   ts_cli_reqs_free(&reqs);
   ts_build_cli_free(&bc);
   return status;

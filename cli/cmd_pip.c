@@ -20,7 +20,7 @@
 #include "core/fs.h"
 #include "core/str.h"
 #include "cli/pip_target.h"
-#include "lock/pipconf.h"
+#include "request/pipconf.h"
 #include "target/target.h"
 
 /* The pip commands torchsolve runs, as bits for the option table. */

@@ -16,6 +16,7 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "cli/rules_cli.h"
 #include "core/alloc.h"
 #include "core/str.h"
 #include "pep/specifier.h"
@@ -25,40 +26,21 @@
 static void usage(FILE *out) {
   fputs("usage: torchsolve rules check [FILE...]\n"
         "       torchsolve rules list [GPU options]\n"
+        "       torchsolve rules update [--index-url URL] [--refresh] [index options]\n"
         "       torchsolve rules compile [--json] [GPU options]\n"
         "       torchsolve rules audit [--dist-info DIR] [--built-with cuda=X.Y|rocm=X.Y]\n"
         "                              [NAME==VERSION...] [GPU options]\n\n"
         "check validates rules files (default: the bundled rules.yaml) and prints\n"
         "every problem as FILE:LINE:COLUMN; it exits 1 when there is one.\n"
+        "list names the rules in force (bundled, or updated: version and source)\n"
+        "and each rule.  update takes the newest torchsolve-rules package from an\n"
+        "index (`torchsolve rules update --help`).\n"
         "audit reports the rules that installed distributions break on this host\n"
         "(--dist-info DIR reads NAME-VERSION.dist-info folder names in DIR);\n"
         "--built-with says what custom builds (torch 2.9.1a0+gitd38164a) were\n"
         "built with, so that they are judged like that variant.\n\n",
         out);
   ts_gpu_options_help(out);
-}
-
-/* A file other than the bundled one is used merged over it (--rules,
- * the config file): its references to bundled backends are checked that
- * way, on a second copy of the file. */
-static enum ts_code over_bundled(const char *file, const char *bundled,
-                                 struct ts_error *err) {
-  char *a = realpath(file, NULL), *b = realpath(bundled, NULL);
-  bool same = a && b && strcmp(a, b) == 0;
-  free(a);
-  free(b);
-  if (same)
-    return TS_OK;
-  struct ts_rules *base = NULL, *copy = NULL;
-  struct ts_error ignored = {0};
-  if (ts_rules_load_file(bundled, &base, NULL, &ignored) != TS_OK)
-    return TS_OK; /* no bundled rules to merge over: nothing more to check */
-  enum ts_code rc = ts_rules_load_file(file, &copy, NULL, err);
-  if (rc == TS_OK)
-    rc = ts_rules_merge(base, copy, err);
-  ts_rules_free(copy);
-  ts_rules_free(base);
-  return rc;
 }
 
 static int cmd_check(int argc, char **argv) {
@@ -70,20 +52,8 @@ static int cmd_check(int argc, char **argv) {
     struct ts_rules_diags d = {0};
     struct ts_error err = {0};
     struct ts_rules *r = NULL;
-    if (ts_rules_load_file(files[i], &r, &d, &err) != TS_OK) {
-      for (size_t k = 0; k < d.n; k++)
-        if (d.items[k].line)
-          fprintf(stderr, "%s:%u:%u: error: %s\n", d.items[k].file,
-                  d.items[k].line, d.items[k].column, d.items[k].message);
-        else
-          fprintf(stderr, "%s: error: %s\n", d.items[k].file, d.items[k].message);
-      fprintf(stderr, "%s: %zu error%s\n", files[i], d.n, d.n == 1 ? "" : "s");
-      bad = 1;
-    } else if (over_bundled(files[i], deflt[0], &err) != TS_OK) {
-      /* --rules FILE would refuse it: say so here, not "ok". */
-      fprintf(stderr, "%s: error: %s (merged over %s)\n", files[i], err.detail,
-              deflt[0]);
-      fprintf(stderr, "%s: 1 error\n", files[i]);
+    if (ts_rules_validate_file(files[i], deflt[0], &r, &d, &err) != TS_OK) {
+      ts_cli_print_rules_diags(files[i], &d);
       bad = 1;
     } else {
       size_t low = 0;
@@ -153,6 +123,9 @@ static int cmd_list(int argc, char **argv) {
     ts_rules_free(r);
     return ts_cli_usage_error("rules", "list takes no arguments");
   }
+  char *in_force = ts_cli_rules_in_force(r);
+  printf("rules in force: %s\n", in_force);
+  free(in_force);
   for (size_t i = 0; i < r->nrules; i++) {
     const struct ts_rules_rule *x = &r->rules[i];
     printf("%-24s %-12s %-7s %s%s%s\n", x->id, kind_text(x->kind),
@@ -404,5 +377,7 @@ int ts_cmd_rules(int argc, char **argv) {
     return cmd_compile(argc - 2, argv + 2);
   if (strcmp(argv[1], "audit") == 0)
     return cmd_audit(argc - 2, argv + 2);
+  if (strcmp(argv[1], "update") == 0)
+    return ts_cmd_rules_update(argc - 2, argv + 2);
   return ts_cli_usage_error("rules", "unknown subcommand '%s'", argv[1]);
 }

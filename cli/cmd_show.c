@@ -1,12 +1,12 @@
 /* torchsolve show — installed distributions' metadata, as pip show
- * prints it.  The work is in plan/plan_show.c. */
+ * prints it.  The work is in inventory/show.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/alloc.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 static const char usage[] =
     "usage: torchsolve show NAME... [-f] [options]\n"

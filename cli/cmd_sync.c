@@ -24,7 +24,7 @@
 #include "lock/pylock.h"
 #include "plan/dry_run.h"
 #include "plan/plan.h"
-#include "plan/profiles.h"
+#include "plan/profile_choice.h"
 #include "rules/rules.h"
 
 /* One line per change, after the transaction, so that nothing reads as

@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "core/alloc.h"
-#include "lock/reqfile.h"
-#include "plan/uninstall.h"
+#include "request/reqfile.h"
+#include "inventory/uninstall.h"
 
 static const char usage[] =
     "usage: torchsolve uninstall NAME... [-r FILE]... [options]\n"

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "core/fs.h"
+#include "rules/origin.h"
 
 void ts_gpu_options_init(struct ts_gpu_options *o) {
   memset(o, 0, sizeof *o);
@@ -47,8 +48,11 @@ static int set_mode(const char *flag, const char *val, enum ts_host_mode *mode,
  * digit is the minor version). */
 static int torch_backend(struct ts_gpu_options *o, const char *v, const char *command) {
   size_t n = strlen(v);
-  if (strcmp(v, "auto") == 0)
+  if (strcmp(v, "auto") == 0) {
+    o->torch_backend = NULL;
     return 1;
+  }
+  o->torch_backend = v;
   if (strcmp(v, "cpu") == 0) {
     o->ov.cpu = true;
     return 1;
@@ -212,13 +216,20 @@ int ts_gpu_options_env(struct ts_gpu_options *o) {
     o->rules_files[o->nrules_files++] = v;
   if (o->nwithout == 0 && (v = env("TORCHSOLVE_WITHOUT_RULES")))
     o->without[o->nwithout++] = v;
+  /* --ignore-host means "do not look at this machine", never "forget what
+   * I asked for": facts given with it describe the target machine, and the
+   * rules judge those alone (ov.ignore_host still skips detection). */
+  const struct ts_host_overrides *ov = &o->ov;
+  if (ov->cuda == TS_HOST_SET || ov->rocm == TS_HOST_SET || ov->cuda_driver ||
+      ov->compute_capabilities || ov->gfx || ov->cpu || ov->xpu)
+    o->ignore_host = false;
   return 0;
 }
 
 enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
                          struct ts_error *err) {
   memset(h, 0, sizeof *h);
-  if (!o->ignore_host) {
+  if (!o->ov.ignore_host) {
     struct ts_host_options ho = {
         .sysroot = o->sysroot,
         .run_programs = !o->no_programs,
@@ -292,9 +303,28 @@ static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
   return TS_OK;
 }
 
+/* The bundled facts, or the newer ones `rules update` kept (origin.h),
+ * with where they came from. */
+static enum ts_code load_in_force(struct ts_rules **out, struct ts_error *err) {
+  char *data = ts_rules_data_dir();
+  struct ts_rules_provenance prov;
+  ts_rules_in_force(ts_gpu_bundled_rules_path(), data, &prov);
+  free(data);
+  enum ts_code rc = ts_rules_load_file(prov.path, out, NULL, err);
+  if (rc != TS_OK && prov.updated)
+    ts_error_wrap(err, "the rules kept by `torchsolve rules update` (%s); run "
+                  "`torchsolve rules update --refresh`, or delete that file",
+                  prov.path);
+  if (rc == TS_OK)
+    (*out)->provenance = prov;
+  else
+    ts_rules_provenance_clear(&prov);
+  return rc;
+}
+
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
                           struct ts_error *err) {
-  enum ts_code rc = ts_rules_load_file(ts_gpu_bundled_rules_path(), out, NULL, err);
+  enum ts_code rc = load_in_force(out, err);
   if (rc != TS_OK)
     return rc;
   const char *xdg = env("XDG_CONFIG_HOME");
@@ -331,7 +361,8 @@ void ts_gpu_options_help(FILE *out) {
         "                               (as --cuda 12.6), rocm6.4 (as --rocm 6.4)\n"
         "  --sysroot DIR                read /sys, /proc, /opt/rocm... under DIR and run\n"
         "                               no program (TORCHSOLVE_SYSROOT)\n"
-        "  --ignore-host                plan for another machine: no detection, no host checks\n"
+        "  --ignore-host                plan for another machine: no detection; only the\n"
+        "                               facts given (--cuda, --rocm, --gfx...) are checked\n"
         "  --no-probe-programs          never run nvidia-smi, rocm_agent_enumerator, hipconfig\n"
         "  --rules FILE                 rules extending rules.yaml, by id (TORCHSOLVE_RULES)\n"
         "  --without-rule ID            drop a rule by id or pattern, e.g. 'hf-stack-*' (the\n"

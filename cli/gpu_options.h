@@ -13,7 +13,10 @@
  *   --torch-backend B         uv's spelling: auto (detection), cpu, xpu,
  *                             cuXYZ (cu126 = --cuda 12.6), rocmX.Y (= --rocm X.Y)
  *   --sysroot DIR             TORCHSOLVE_SYSROOT  read /sys, /proc... under DIR
- *   --ignore-host             plan for another machine: no detection, no gate
+ *   --ignore-host             plan for another machine: no detection; the
+ *                             facts given with it (--cuda, --rocm, --gfx,
+ *                             --torch-backend, TORCHSOLVE_CUDA...) describe
+ *                             it, and without any no rule judges a host
  *   --rules FILE (repeatable) TORCHSOLVE_RULES    extends/overrides rules.yaml
  *   --without-rule ID (repeatable, fnmatch)  TORCHSOLVE_WITHOUT_RULES (comma-
  *                             separated)  drops `rules:` entries by id
@@ -42,6 +45,8 @@ struct ts_gpu_options {
   struct ts_host_overrides ov;   /* strings borrowed from argv / environ */
   const char *sysroot;
   const char *sysroot_source;    /* "--sysroot" or "TORCHSOLVE_SYSROOT" */
+  /* --ignore-host and no fact given: no host is judged (ov.ignore_host:
+   * --ignore-host at all, so nothing is detected) */
   bool ignore_host;
   bool no_programs;              /* --no-probe-programs: never run nvidia-smi... */
   const char *rules_files[TS_GPU_MAX_RULES_FILES];
@@ -54,6 +59,7 @@ struct ts_gpu_options {
    * the others. */
   bool set_cuda, set_rocm, set_gfx, set_cc, set_driver, set_sysroot;
   char backend_version[16];      /* "12.6" of --torch-backend cu126 */
+  const char *torch_backend;     /* --torch-backend B but auto, or NULL */
 };
 
 void ts_gpu_options_init(struct ts_gpu_options *o);
@@ -73,7 +79,9 @@ int ts_gpu_options_env(struct ts_gpu_options *o);
 enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
                          struct ts_error *err);
 
-/* The bundled rules.yaml (installed copy, else the source tree's), then
+/* The rules in force (the bundled rules.yaml, installed copy else the
+ * source tree's, or the newer file `torchsolve rules update` kept:
+ * rules/origin.h; its provenance filled in), then
  * $XDG_CONFIG_HOME/torchsolve/rules.yaml when present, then every --rules
  * file, each merged over the previous; then the --without-rule patterns
  * remove rules by id (TS_E_INVALID when one matches none).  Caller frees

@@ -34,6 +34,8 @@ static void topic_environment(void) {
       "  TORCHSOLVE_CACHE_DIR      cache root (else $XDG_CACHE_HOME/torchsolve,\n"
       "                            else ~/.cache/torchsolve)\n"
       "  XDG_CONFIG_HOME           user rules file: $XDG_CONFIG_HOME/torchsolve/rules.yaml\n"
+      "  XDG_DATA_HOME             data folder: $XDG_DATA_HOME/torchsolve (else\n"
+      "                            ~/.local/share/torchsolve), where `rules update` keeps rules\n"
       "  TORCHSOLVE_PYTHON         target interpreter or venv when --python is not\n"
       "                            given (before VIRTUAL_ENV and ./.venv)\n"
       "  VIRTUAL_ENV               target environment when neither is given\n"

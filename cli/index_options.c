@@ -3,7 +3,7 @@
 #include "core/fs.h"
 #include "cli/index_options.h"
 #include "core/str.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -230,6 +230,16 @@ int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
   o->opts.extra_index_urls = o->extra;
   o->opts.find_links = o->links;
   o->opts.http.trusted_hosts = o->trusted;
+  if (o->opts.cache_dir && o->opts.cache_dir[0] != '/') {
+    /* a build backend runs elsewhere: "cache" must name one folder for all */
+    char *abs = ts_path_absolute(o->opts.cache_dir);
+    int n = snprintf(o->cache_dir, sizeof o->cache_dir, "%s", abs);
+    free(abs);
+    if (n < 0 || (size_t)n >= sizeof o->cache_dir)
+      return ts_cli_usage_error(command, "--cache-dir '%s': the path is too long",
+                                o->opts.cache_dir), -1;
+    o->opts.cache_dir = o->cache_dir;
+  }
   /* checked now, not at the first https request (never, on an http index) */
   if (o->opts.http.ca_file && access(o->opts.http.ca_file, R_OK) != 0)
     return ts_cli_usage_error(command, "--cert '%s': %s", o->opts.http.ca_file,

@@ -51,6 +51,7 @@ struct ts_index_cli {
   const char *trusted[TS_INDEX_CLI_MAX];
   bool set_strategy, set_cache_mode; /* given as flags */
   char env_values[4096];             /* split list variables, NUL-separated */
+  char cache_dir[4096];              /* --cache-dir made absolute */
   size_t env_used;
 };
 

@@ -32,6 +32,7 @@ static const struct ts_cli_command commands[] = {
     {"export", ts_cmd_export, "export pylock.toml as requirements.txt with --hash lines"},
     {"lock", ts_cmd_lock, "resolve requirements into a PEP 751 pylock.toml"},
     {"sync", ts_cmd_sync, "make an environment exactly a pylock.toml, verifying hashes"},
+    {"mirror", ts_cmd_mirror, "download a lock's files into a static index: LOCKFILE DIR"},
     {"pip", ts_cmd_pip, "pip's commands and options: install, download, uninstall, freeze..."},
     {"help", cmd_help, "show help for a command or topic"},
 };

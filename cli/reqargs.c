@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "core/alloc.h"
@@ -23,6 +24,11 @@ static int add_arg(struct ts_cli_reqs *r, const char *command, const char *text,
     ts_reqfile_entry_clear(e);
   if (rc != TS_OK) {
     free(e);
+    /* a file that is no wheel is bad input, not bad usage (pip exits 1);
+     * its message names it */
+    size_t n = strlen(text);
+    if (n > 4 && strcasecmp(text + n - 4, ".whl") == 0 && strstr(err.detail, "wheel file name"))
+      return ts_cli_report(&err);
     return ts_cli_usage_error(command, "'%s': %s", text, err.detail);
   }
   r->args = ts_xreallocarray(r->args, r->nargs + 1, sizeof *r->args);

@@ -1,17 +1,17 @@
 /*
  * cli/reqargs.h — the requirements of install and lock as given on the
- * command line: REQ arguments and -r/-c files (lock/reqfile.h reads
+ * command line: REQ arguments and -r/-c files (request/reqfile.h reads
  * them), gathered into one list for plan/, and --no-binary/--only-binary
- * (lock/formatctl.h), command line first, then the files'.
+ * (request/formatctl.h), command line first, then the files'.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lock/formatctl.h"
-#include "lock/pyproject.h"
-#include "lock/reqfile.h"
+#include "request/formatctl.h"
+#include "request/pyproject.h"
+#include "request/reqfile.h"
 
 struct ts_cli_reqs {
   struct ts_reqfile rf;               /* -r / -c files and their options */
@@ -28,7 +28,7 @@ int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *
 /* -e DIR: a project directory installed editable; 0, or the usage
  * error's exit status. */
 int ts_cli_reqs_add_editable(struct ts_cli_reqs *r, const char *command, const char *dir);
-/* A project's requirements (lock/pyproject.h): its dependencies, then each
+/* A project's requirements (request/pyproject.h): its dependencies, then each
  * extra's and group's, as REQ arguments; its [tool.torchsolve] index-url
  * and extra-index-url as a requirements file's lines.  0, or the usage
  * error's exit status. */

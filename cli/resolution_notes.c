@@ -7,6 +7,7 @@
 
 #include "cli/build_options.h"
 #include "cli/cli.h"
+#include "cli/rules_cli.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
 #include "plan/plan.h"
@@ -23,6 +24,8 @@ static bool provides(const struct ts_metadata *md, const char *extra) {
 }
 
 void ts_cli_warn_resolution(const struct ts_plan_result *res) {
+  for (size_t i = 0; res->res && i < res->res->nignored; i++)
+    ts_cli_warn("%s", res->res->ignored[i]);
   char *note = ts_plan_held_back_note(res);
   if (note)
     ts_cli_info("note: %s", note);
@@ -30,6 +33,12 @@ void ts_cli_warn_resolution(const struct ts_plan_result *res) {
   for (size_t i = 0; res->res && i < res->res->nitems; i++) {
     const struct ts_plan_item *it = &res->items[i];
     const struct ts_resolved *x = it->r;
+    char *assumed = strcmp(x->name, "torch") == 0
+                        ? ts_rules_assumed_warning(&res->rules, x->version)
+                        : NULL;
+    if (assumed)
+      ts_cli_warn("%s", assumed);
+    free(assumed);
     if (x->file && x->file->yanked)
       ts_cli_warn("%s %s is yanked (%s): it was chosen because a requirement pins it",
                   x->name, x->version,
@@ -85,6 +94,8 @@ void ts_cli_resolved(const struct ts_plan_result *res, const char *profile,
   if (cpu && !res->res->held_back)
     explain_cpu(res, cpu);
   ts_cli_warn_resolution(res);
+  if (cpu)
+    ts_cli_warn_newer_torch(res, cpu->rules);
 }
 
 int ts_cli_report_resolve_failure(enum ts_code rc, const struct ts_error *err,

@@ -29,7 +29,8 @@ struct ts_cli_cpu_facts {
  * profile P" with profile non-NULL), the figures (-v), with cpu non-NULL
  * why a routed project got a CPU build (unless torch is held back: that
  * note says it; -v adds each unusable backend's reason), then
- * ts_cli_warn_resolution. */
+ * ts_cli_warn_resolution, and (with cpu facts, for this host) the
+ * once-a-day warning of a torch newer than the rules (rules_cli.h). */
 void ts_cli_resolved(const struct ts_plan_result *res, const char *profile,
                      const struct ts_cli_cpu_facts *cpu);
 

@@ -11,7 +11,9 @@
 #include "core/fs.h"
 
 const char *const ts_cache_root_entries[] = {
-    "pages-v1", "metadata-v1", "wheels-v1", "downloads-v1", "python", NULL};
+    "pages-v2", "metadata-v2", "wheels-v1", "downloads-v1", "python",
+    "pages-v1", "metadata-v1", /* an earlier layout's: not read, cleaned */
+    NULL};
 
 /* The spec's signature line, then who wrote it: another tool's tag does
  * not make a directory ours. */

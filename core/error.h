@@ -33,7 +33,7 @@
   X(TS_E_OFFLINE,        3, "run once without --offline to fill the cache") \
   X(TS_E_HASH_MISSING,   1, "hash-checking is on: pin each requirement with == and --hash=sha256:..., or turn it off") \
   X(TS_E_HASH,           4, "the file differs from what was published or locked; do not trust it") \
-  X(TS_E_BAD_WHEEL,      4, "the archive is broken or hostile; nothing was installed") \
+  X(TS_E_BAD_WHEEL,      4, "the wheel is broken or hostile; nothing was installed") \
   X(TS_E_UNSAFE_PATH,    4, "the archive tries to write outside its target; nothing was installed") \
   X(TS_E_BUILD,          1, "the package's build failed (its log is named above); fix the build or install a wheel of it") \
   X(TS_E_RESOLVE,        1, "relax a requirement named above") \

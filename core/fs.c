@@ -13,24 +13,42 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* mkdir -p from the deepest missing level: the common cases (the folder
+ * exists, or only its last level is missing) cost one mkdir, not one per
+ * level of the path. */
+static int mkdirs_from_leaf(char *tmp, size_t len) {
+  if (mkdir(tmp, 0755) == 0 || errno == EEXIST)
+    return 0;
+  if (errno != ENOENT)
+    return -1;
+  size_t cut = len;
+  while (cut > 0 && tmp[cut - 1] != '/')
+    cut--;
+  while (cut > 1 && tmp[cut - 1] == '/')
+    cut--;
+  if (cut == 0)
+    return -1;
+  tmp[cut] = '\0';
+  int r = mkdirs_from_leaf(tmp, cut);
+  tmp[cut] = '/';
+  if (r != 0)
+    return r;
+  return mkdir(tmp, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err) {
   size_t len = strlen(path);
+  while (len > 1 && path[len - 1] == '/')
+    len--;
   char *tmp = malloc(len + 1);
   if (!tmp)
     return ts_error_set(err, TS_E_NOMEM, "mkdir %s: out of memory", path);
-  memcpy(tmp, path, len + 1);
-  for (size_t i = 1; i <= len; i++) {
-    if (tmp[i] != '/' && tmp[i] != '\0')
-      continue;
-    char saved = tmp[i];
-    tmp[i] = '\0';
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) {
-      int e = errno;
-      free(tmp);
-      return ts_error_set(err, TS_E_IO, "cannot create directory '%s': %s",
-                          path, strerror(e));
-    }
-    tmp[i] = saved;
+  memcpy(tmp, path, len);
+  tmp[len] = '\0';
+  if (mkdirs_from_leaf(tmp, len) != 0) {
+    int e = errno;
+    free(tmp);
+    return ts_error_set(err, TS_E_IO, "cannot create directory '%s': %s", path, strerror(e));
   }
   free(tmp);
   struct stat st;
@@ -244,10 +262,22 @@ char *ts_path_join(const char *a, const char *b) {
   return out;
 }
 
+char *ts_path_absolute(const char *path) {
+  if (path[0] == '/')
+    return ts_xstrdup(path);
+  char *cwd = getcwd(NULL, 0);
+  if (!cwd) /* a removed current directory: the path as given */
+    return ts_xstrdup(path);
+  const char *rel = strncmp(path, "./", 2) == 0 ? path + 2 : path;
+  char *abs = rel[0] ? ts_path_join(cwd, rel) : ts_xstrdup(cwd);
+  free(cwd);
+  return abs;
+}
+
 char *ts_cache_root_dir(void) {
   const char *e = getenv("TORCHSOLVE_CACHE_DIR");
   if (e && e[0])
-    return ts_xstrdup(e);
+    return ts_path_absolute(e);
   e = getenv("XDG_CACHE_HOME");
   if (e && e[0] == '/')
     return ts_path_join(e, "torchsolve");

@@ -51,10 +51,16 @@ enum ts_code ts_fs_copy_atomic(const char *src, const char *dst, struct ts_error
 /* rm -rf.  Missing paths are fine. */
 enum ts_code ts_fs_remove_tree(const char *path, struct ts_error *err);
 
-/* The cache root: $TORCHSOLVE_CACHE_DIR, else $XDG_CACHE_HOME/torchsolve
- * (when absolute), else $HOME/.cache/torchsolve, else /tmp/.cache/torchsolve.
- * malloc'd; one definition for the index cache and the wheel cache. */
+/* The cache root: $TORCHSOLVE_CACHE_DIR (made absolute), else
+ * $XDG_CACHE_HOME/torchsolve (when absolute), else $HOME/.cache/torchsolve,
+ * else /tmp/.cache/torchsolve.  malloc'd; one definition for the index
+ * cache and the wheel cache. */
 char *ts_cache_root_dir(void);
+
+/* path when absolute, else joined to the current directory (without
+ * resolving links or ".."), so that a configured folder means the same in
+ * a child process run elsewhere (a build backend).  malloc'd. */
+char *ts_path_absolute(const char *path);
 
 /* $TMPDIR when set and not empty, else /tmp: where --no-cache work goes. */
 const char *ts_fs_temp_dir(void);

@@ -8,7 +8,7 @@
 
 #include "lock/export.h"
 #include "lock/pylock.h"
-#include "lock/toml.h"
+#include "toml/toml.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

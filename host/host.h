@@ -76,6 +76,12 @@ struct ts_host {
   char *hsa_override; /* HSA_OVERRIDE_GFX_VERSION as given, or NULL */
 
   bool xpu;           /* Intel GPU with a compute-capable kernel driver */
+  /* An NVIDIA Jetson (Tegra SoC, L4T): "L4T R36.4.3" from
+   * /etc/nv_tegra_release, else "nvidia,tegra234" from the device tree's
+   * compatible list; NULL on anything else.  Its integrated GPU is no
+   * server-class (SBSA) aarch64 GPU: the PyTorch server's CUDA wheels do
+   * not run on it. */
+  char *jetson;
   bool force_cpu;     /* --cpu: every GPU backend is switched off */
 
   struct ts_host_source *sources;

@@ -746,6 +746,45 @@ static void detect_intel(struct ctx *c) {
   free_names(devs, n);
 }
 
+/* "# R36 (release), REVISION: 4.3, ..." -> "L4T R36.4.3". */
+static char *l4t_release(const char *text) {
+  const char *r = strstr(text, "# R");
+  const char *rev = strstr(text, "REVISION: ");
+  if (!r || !rev)
+    return NULL;
+  r += 2;
+  rev += 10;
+  return ts_xasprintf("L4T %.*s.%.*s", (int)strspn(r, "R0123456789"), r,
+                      (int)strspn(rev, "0123456789."), rev);
+}
+
+/* NVIDIA Jetson (L4T): see host.h.  The device tree's compatible is a
+ * list of NUL-separated strings. */
+static void detect_jetson(struct ctx *c) {
+  struct ts_host *h = c->h;
+  if (!h->machine || strcmp(h->machine, "aarch64") != 0)
+    return;
+  char *text = read_text(c, "/etc/nv_tegra_release", HOST_CAP_TEXT);
+  char *rel = text ? l4t_release(text) : NULL;
+  free(text);
+  if (rel) {
+    h->jetson = rel;
+    ts_host_add_source(h, "jetson", "/etc/nv_tegra_release");
+    return;
+  }
+  char *full = rooted(c, "/proc/device-tree/compatible");
+  struct ts_buf b;
+  ts_buf_init(&b, HOST_CAP_TEXT);
+  if (ts_fs_read_file(full, &b, NULL) == TS_OK)
+    for (size_t i = 0; i < b.len && !h->jetson; i += strnlen(b.data + i, b.len - i) + 1)
+      if (strncmp(b.data + i, "nvidia,tegra", 12) == 0) {
+        h->jetson = ts_xstrndup(b.data + i, strnlen(b.data + i, b.len - i));
+        ts_host_add_source(h, "jetson", "/proc/device-tree/compatible");
+      }
+  ts_buf_clear(&b);
+  free(full);
+}
+
 enum ts_code ts_host_detect(const struct ts_host_options *opt,
                             struct ts_host *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
@@ -758,6 +797,7 @@ enum ts_code ts_host_detect(const struct ts_host_options *opt,
   struct ctx c = {opt, out};
   detect_machine(&c);
   detect_os(&c);
+  detect_jetson(&c);
   detect_glibc(&c);
   detect_nvidia(&c);
   enum ts_code rc = detect_amd(&c, err);

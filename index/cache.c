@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/cacheroot.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -31,6 +33,7 @@ void ts_cache_entry_clear(struct ts_cache_entry *e) {
   free(e->last_modified);
   ts_buf_clear(&e->body);
   ts_buf_clear(&e->parsed);
+  free(e->project);
   memset(e, 0, sizeof *e);
 }
 
@@ -63,25 +66,235 @@ static char *safe_project(const char *project) {
   return n;
 }
 
-char *ts_cache_page_path(const char *root, const char *project, const char *url,
-                         const char *accept) {
-  char hex[TS_SHA256_HEX_LEN + 1];
-  url_key(url, accept, hex);
-  char *p = safe_project(project);
-  char *r = ts_xasprintf("%s/pages-v1/%s/%s", root, p, hex);
-  free(p);
-  return r;
+/* ---- the run's handle ------------------------------------------------ */
+
+#define PAGES_DIR "pages-v2"
+#define METADATA_DIR "metadata-v2"
+#define METADATA_SUFFIX ".metadata"
+
+enum kind { KIND_PAGES, KIND_METADATA, KIND_COUNT };
+static const char *const kind_dirs[KIND_COUNT] = {PAGES_DIR, METADATA_DIR};
+static const char *const kind_suffix[KIND_COUNT] = {"", METADATA_SUFFIX};
+
+/* Keys this run wrote, by their first 64 bits (open addressing; 0 marks a
+ * free slot, so a key whose prefix is 0 is stored as 1: a false "written"
+ * only costs a lookup). */
+struct written {
+  uint64_t *slots;
+  size_t cap, n;
+};
+
+struct ts_cache {
+  char *root;
+  bool absent[KIND_COUNT]; /* the kind's folder did not exist at open */
+  bool made[KIND_COUNT];   /* ...and this run has made it and its shards */
+  bool wheels_absent;      /* neither did wheels-v1/, nor a download since */
+  struct written written[KIND_COUNT];
+  long pid;     /* temporary names: "<entry>.tmp.<pid>.<seq>" */
+  unsigned seq;
+};
+
+static uint64_t key_prefix(const char *key) {
+  uint64_t v = 0;
+  for (int i = 0; i < 16 && key[i]; i++) {
+    char ch = key[i];
+    v = v << 4 | (uint64_t)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+  }
+  return v ? v : 1;
 }
 
-char *ts_cache_metadata_path(const char *root, const char *project, const char *key,
-                             const char *url) {
-  char hex[TS_SHA256_HEX_LEN + 1];
-  if (!key)
-    url_key(url, NULL, hex);
-  char *p = safe_project(project);
-  char *r = ts_xasprintf("%s/metadata-v1/%s/%s.metadata", root, p, key ? key : hex);
+static void written_add(struct written *w, uint64_t k) {
+  if (2 * (w->n + 1) > w->cap) {
+    size_t ncap = w->cap ? 2 * w->cap : 64;
+    uint64_t *ns = ts_xcalloc(ncap, sizeof *ns);
+    for (size_t i = 0; i < w->cap; i++) {
+      if (!w->slots[i])
+        continue;
+      size_t j = (size_t)(w->slots[i] % ncap);
+      while (ns[j])
+        j = (j + 1) % ncap;
+      ns[j] = w->slots[i];
+    }
+    free(w->slots);
+    w->slots = ns;
+    w->cap = ncap;
+  }
+  size_t j = (size_t)(k % w->cap);
+  while (w->slots[j] && w->slots[j] != k)
+    j = (j + 1) % w->cap;
+  if (!w->slots[j]) {
+    w->slots[j] = k;
+    w->n++;
+  }
+}
+
+static bool written_has(const struct written *w, uint64_t k) {
+  if (!w->cap)
+    return false;
+  for (size_t j = (size_t)(k % w->cap); w->slots[j]; j = (j + 1) % w->cap)
+    if (w->slots[j] == k)
+      return true;
+  return false;
+}
+
+static bool dir_missing(const char *root, const char *name) {
+  char *p = ts_path_join(root, name);
+  struct stat st;
+  bool missing = stat(p, &st) != 0 && errno == ENOENT;
   free(p);
-  return r;
+  return missing;
+}
+
+struct ts_cache *ts_cache_open(const char *root) {
+  struct ts_cache *c = ts_xcalloc(1, sizeof *c);
+  c->root = ts_xstrdup(root);
+  c->pid = (long)getpid();
+  for (int k = 0; k < KIND_COUNT; k++)
+    c->absent[k] = dir_missing(root, kind_dirs[k]);
+  c->wheels_absent = dir_missing(root, "wheels-v1");
+  return c;
+}
+
+void ts_cache_close(struct ts_cache *c) {
+  if (!c)
+    return;
+  for (int k = 0; k < KIND_COUNT; k++)
+    free(c->written[k].slots);
+  free(c->root);
+  free(c);
+}
+
+const char *ts_cache_root(const struct ts_cache *c) { return c->root; }
+
+bool ts_cache_may_hold_wheels(const struct ts_cache *c) { return !c->wheels_absent; }
+void ts_cache_note_download(struct ts_cache *c) { c->wheels_absent = false; }
+
+void ts_cache_page_key(const char *url, const char *accept,
+                       char key[TS_SHA256_HEX_LEN + 1]) {
+  url_key(url, accept, key);
+}
+
+static bool is_hex_key(const char *k) {
+  return k && strlen(k) == TS_SHA256_HEX_LEN &&
+         strspn(k, "0123456789abcdefABCDEF") == TS_SHA256_HEX_LEN;
+}
+
+void ts_cache_file_key(const char *sha256, const char *url,
+                       char key[TS_SHA256_HEX_LEN + 1]) {
+  if (!is_hex_key(sha256)) {
+    url_key(url, NULL, key);
+    return;
+  }
+  for (int i = 0; i < TS_SHA256_HEX_LEN; i++)
+    key[i] = (char)(sha256[i] | 0x20);
+  key[TS_SHA256_HEX_LEN] = '\0';
+}
+
+static char *entry_path(const struct ts_cache *c, enum kind k, const char *key) {
+  return ts_xasprintf("%s/%s/%c/%s%s", c->root, kind_dirs[k], key[0], key, kind_suffix[k]);
+}
+
+char *ts_cache_page_path(const struct ts_cache *c, const char *key) {
+  return entry_path(c, KIND_PAGES, key);
+}
+
+char *ts_cache_metadata_path(const struct ts_cache *c, const char *key) {
+  return entry_path(c, KIND_METADATA, key);
+}
+
+/* Known absent: the kind had no folder when the run began, and this run
+ * did not write the entry. */
+static bool known_absent(const struct ts_cache *c, enum kind k, const char *key) {
+  return c->absent[k] && !written_has(&c->written[k], key_prefix(key));
+}
+
+/* Makes the kind's folder (marked to spread its shards) and the shard. */
+static void make_shard(const struct ts_cache *c, enum kind k, char shard) {
+  char *kd = ts_path_join(c->root, kind_dirs[k]);
+  char *sd = ts_xasprintf("%s/%c", kd, shard);
+  if (mkdir(sd, 0755) != 0 && errno == ENOENT) {
+    if (mkdir(kd, 0755) == 0)
+      ts_fs_spread_subdirs(kd);
+    else if (errno == ENOENT && ts_fs_mkdirs(c->root, NULL) == TS_OK && mkdir(kd, 0755) == 0)
+      ts_fs_spread_subdirs(kd);
+    (void)mkdir(sd, 0755);
+  }
+  free(sd);
+  free(kd);
+}
+
+/* Makes the kind's folder and its 16 shards, for a run that found the
+ * kind absent: its first write then finds its shard, as every later one. */
+static void make_kind(struct ts_cache *c, enum kind k) {
+  char *kd = ts_path_join(c->root, kind_dirs[k]);
+  if (mkdir(kd, 0755) == 0 ||
+      (errno == ENOENT && ts_fs_mkdirs(c->root, NULL) == TS_OK && mkdir(kd, 0755) == 0))
+    ts_fs_spread_subdirs(kd);
+  for (int s = 0; s < 16; s++) {
+    char *sd = ts_xasprintf("%s/%x", kd, s);
+    (void)mkdir(sd, 0755);
+    free(sd);
+  }
+  free(kd);
+  c->made[k] = true;
+}
+
+/* Writes the pieces as one entry: a temporary in the shard (the shards
+ * made first when the kind was absent, else on an ENOENT: a concurrent
+ * `cache clean`), one writev, one rename. */
+static enum ts_code put_entry(struct ts_cache *c, enum kind k, const char *key,
+                              const struct iovec *iov, int niov, unsigned mode,
+                              struct ts_error *err) {
+  if (!is_hex_key(key) || niov > 4)
+    return ts_error_set(err, TS_E_INVALID, "cache key '%.70s' is not a sha256", key);
+  char *path = entry_path(c, k, key);
+  char *tmp = ts_xasprintf("%s.tmp.%ld.%u", path, c->pid, c->seq++);
+  if (c->absent[k] && !c->made[k])
+    make_kind(c, k);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+  if (fd < 0 && errno == ENOENT) {
+    make_shard(c, k, key[0]);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
+  }
+  enum ts_code rc = TS_OK;
+  if (fd < 0)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
+  size_t total = 0;
+  for (int i = 0; i < niov; i++)
+    total += iov[i].iov_len;
+  struct iovec v[4];
+  int nv = niov;
+  memcpy(v, iov, (size_t)nv * sizeof *v);
+  for (int first = 0; rc == TS_OK && total;) {
+    ssize_t n = writev(fd, v + first, nv - first);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
+                        n < 0 ? strerror(errno) : "no progress");
+      break;
+    }
+    total -= (size_t)n;
+    for (size_t left = (size_t)n; left && first < nv;) {
+      size_t take = left < v[first].iov_len ? left : v[first].iov_len;
+      v[first].iov_base = (char *)v[first].iov_base + take;
+      v[first].iov_len -= take;
+      left -= take;
+      if (!v[first].iov_len)
+        first++;
+    }
+  }
+  if (fd >= 0 && close(fd) != 0 && rc == TS_OK)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
+  if (rc == TS_OK && rename(tmp, path) != 0)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
+  if (rc != TS_OK && fd >= 0)
+    unlink(tmp);
+  if (rc == TS_OK)
+    written_add(&c->written[k], key_prefix(key));
+  free(tmp);
+  free(path);
+  return rc;
 }
 
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
@@ -171,6 +384,7 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   e->content_type = jstr(meta, "content_type");
   e->etag = jstr(meta, "etag");
   e->last_modified = jstr(meta, "last_modified");
+  e->project = jstr(meta, "project");
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(meta, "stored_at");
   e->stored_at = cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
   v = cJSON_GetObjectItemCaseSensitive(meta, "max_age");
@@ -194,13 +408,27 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   return TS_OK;
 }
 
-enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
-                            struct ts_error *err) {
+enum ts_code ts_cache_get_page(struct ts_cache *c, const char *key, size_t cap,
+                               struct ts_cache_entry *e, struct ts_error *err) {
+  if (known_absent(c, KIND_PAGES, key)) {
+    memset(e, 0, sizeof *e);
+    return ts_error_set(err, TS_E_NOT_FOUND, "no cached page %s", key);
+  }
+  char *path = entry_path(c, KIND_PAGES, key);
+  enum ts_code rc = ts_cache_read(path, cap, e, err);
+  free(path);
+  return rc;
+}
+
+enum ts_code ts_cache_put_page(struct ts_cache *c, const char *key, const char *project,
+                               const struct ts_cache_entry *e, struct ts_error *err) {
   cJSON *m = cJSON_CreateObject();
   if (!m)
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
   cJSON_AddStringToObject(m, "url", e->url);
   cJSON_AddStringToObject(m, "final_url", e->final_url ? e->final_url : e->url);
+  if (project)
+    cJSON_AddStringToObject(m, "project", project);
   if (e->content_type)
     cJSON_AddStringToObject(m, "content_type", e->content_type);
   if (e->etag)
@@ -215,33 +443,39 @@ enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
   cJSON_Delete(m);
   if (!js)
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
-  struct ts_buf out;
-  ts_buf_init(&out, 0);
-  enum ts_code c = ts_buf_printf(&out, "%s%zu %zu\n%s", CACHE_MAGIC_V2, strlen(js),
-                                 e->parsed.len, js);
-  free(js);
-  if (!c && e->parsed.len)
-    c = ts_buf_append(&out, e->parsed.data, e->parsed.len);
-  if (!c && e->body.len)
-    c = ts_buf_append(&out, e->body.data, e->body.len);
-  char *dir = ts_xstrdup(path);
-  char *slash = strrchr(dir, '/');
-  if (slash)
-    *slash = '\0';
-  if (!c)
-    c = ts_fs_mkdirs(dir, err);
+  size_t jl = strlen(js);
+  char *head = ts_xasprintf("%s%zu %zu\n", CACHE_MAGIC_V2, jl, e->parsed.len);
+  /* header, metadata, parse and body go out as they are: no copy of the
+   * page is made to write it */
+  struct iovec iov[4] = {{head, strlen(head)},
+                         {js, jl},
+                         {e->parsed.data, e->parsed.len},
+                         {e->body.data, e->body.len}};
   /* An index URL with user:password@ is kept as given (links resolve
    * against it, credentials included): only the user may read such an
    * entry. */
   bool secret = ts_url_has_userinfo(e->url) ||
                 (e->final_url && ts_url_has_userinfo(e->final_url));
-  if (!c)
-    c = ts_fs_write_atomic_mode(path, out.data, out.len, secret ? 0600 : 0644, err);
-  else if (c == TS_E_NOMEM)
-    ts_error_set(err, c, "out of memory");
-  free(dir);
-  ts_buf_clear(&out);
-  return c;
+  enum ts_code rc = put_entry(c, KIND_PAGES, key, iov, 4, secret ? 0600 : 0644, err);
+  free(head);
+  free(js);
+  return rc;
+}
+
+enum ts_code ts_cache_get_metadata(struct ts_cache *c, const char *key, struct ts_buf *out,
+                                   struct ts_error *err) {
+  if (known_absent(c, KIND_METADATA, key))
+    return ts_error_set(err, TS_E_NOT_FOUND, "no cached METADATA %s", key);
+  char *path = entry_path(c, KIND_METADATA, key);
+  enum ts_code rc = ts_fs_read_file(path, out, err);
+  free(path);
+  return rc;
+}
+
+enum ts_code ts_cache_put_metadata(struct ts_cache *c, const char *key, const void *data,
+                                   size_t len, struct ts_error *err) {
+  struct iovec iov[1] = {{(void *)data, len}};
+  return put_entry(c, KIND_METADATA, key, iov, 1, 0644, err);
 }
 
 bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now) {
@@ -377,6 +611,88 @@ static enum ts_code clean_unpacked(const char *root, const char *project,
   return rc;
 }
 
+/* The project a page entry records, malloc'd; NULL when it records none
+ * or does not read (only its header is read). */
+static char *page_project(const char *path) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  char *head = ts_xmalloc(CACHE_META_MAX + 64);
+  ssize_t n = pread(fd, head, CACHE_META_MAX + 64, 0);
+  close(fd);
+  char *project = NULL;
+  size_t ml = strlen(CACHE_MAGIC_V2), metalen = 0;
+  const char *nl = n > (ssize_t)ml ? memchr(head, '\n', n < 64 ? (size_t)n : 64) : NULL;
+  const char *q = head + ml;
+  if (nl && memcmp(head, CACHE_MAGIC_V2, ml) == 0 &&
+      header_number(&q, nl, CACHE_META_MAX, &metalen)) {
+    size_t hdr = (size_t)(nl - head) + 1;
+    cJSON *meta = hdr + metalen <= (size_t)n ? cJSON_ParseWithLength(head + hdr, metalen)
+                                             : NULL;
+    project = meta ? jstr(meta, "project") : NULL;
+    cJSON_Delete(meta);
+  }
+  free(head);
+  return project;
+}
+
+/* The normalised Name of a METADATA file, malloc'd, or NULL. */
+static char *metadata_project(const char *path) {
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_METADATA);
+  char *name = NULL;
+  if (ts_fs_read_file(path, &b, NULL) == TS_OK) {
+    for (const char *line = b.data; line && *line && *line != '\n';) {
+      const char *end = strchr(line, '\n');
+      size_t len = end ? (size_t)(end - line) : strlen(line);
+      if (len > 5 && strncasecmp(line, "Name:", 5) == 0) {
+        const char *v = line + 5;
+        size_t vl = len - 5;
+        while (vl && (*v == ' ' || *v == '\t')) {
+          v++;
+          vl--;
+        }
+        while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\r'))
+          vl--;
+        name = ts_name_normalize(v, vl);
+        break;
+      }
+      line = end ? end + 1 : NULL;
+    }
+  }
+  ts_buf_clear(&b);
+  return name;
+}
+
+/* Removes the entries of one kind's shards that belong to `project`. */
+static enum ts_code clean_flat(const char *root, enum kind k, const char *project,
+                               size_t *removed, struct ts_error *err) {
+  enum ts_code rc = TS_OK;
+  for (int s = 0; s < 16 && rc == TS_OK; s++) {
+    char *shard = ts_xasprintf("%s/%s/%x", root, kind_dirs[k], s);
+    DIR *d = opendir(shard);
+    struct dirent *de;
+    while (d && rc == TS_OK && (de = readdir(d))) {
+      if (de->d_name[0] == '.')
+        continue;
+      char *path = ts_path_join(shard, de->d_name);
+      char *owner = k == KIND_PAGES ? page_project(path) : metadata_project(path);
+      if (owner && strcmp(owner, project) == 0) {
+        if (unlink(path) == 0)
+          (*removed)++;
+        else if (errno != ENOENT)
+          rc = ts_error_set(err, TS_E_IO, "cannot remove '%s': %s", path, strerror(errno));
+      }
+      free(owner);
+      free(path);
+    }
+    if (d)
+      closedir(d);
+    free(shard);
+  }
+  return rc;
+}
+
 enum ts_code ts_cache_clean(const char *root, const char *project, size_t *removed,
                             struct ts_error *err) {
   size_t count = 0;
@@ -388,6 +704,8 @@ enum ts_code ts_cache_clean(const char *root, const char *project, size_t *remov
       free(d);
     }
   } else if (rc == TS_OK) {
+    /* the folders per project: whole wheels, and an earlier version's
+     * pages and METADATA */
     static const char *const kinds[] = {"pages-v1", "metadata-v1", "wheels-v1"};
     char *p = safe_project(project);
     for (size_t i = 0; rc == TS_OK && i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -397,6 +715,8 @@ enum ts_code ts_cache_clean(const char *root, const char *project, size_t *remov
     }
     free(p);
     char *norm = ts_name_normalize(project, strlen(project));
+    for (int k = 0; rc == TS_OK && k < KIND_COUNT; k++)
+      rc = clean_flat(root, (enum kind)k, norm, &count, err);
     if (rc == TS_OK)
       rc = clean_unpacked(root, norm, &count, err);
     free(norm);

@@ -3,24 +3,42 @@
  *
  * Layout under the root (core/fs.h's ts_cache_root_dir), which carries the
  * marker of core/cacheroot.h:
- *   pages-v1/<project>/<sha256(url+accept)>   HTTP page entries (header, the
- *                                             page parsed (parsed_page.h),
- *                                             body); --find-links pages under
- *                                             the project "find-links"
- *   metadata-v1/<project>/<key>.metadata      verified METADATA files: PEP 658
- *                                             files checked against the index's
- *                                             hash, or read by range from a wheel
- *                                             the index gave a sha256 for (zip
- *                                             CRC-32 and size checked)
- *   wheels-v1/<project>/<key>/<filename>      verified whole wheels
- *   wheels-v1/by-stat/<key>                   sha256 of local wheels by stat
- *                                             identity (core/filehash.h)
+ *   pages-v2/<s>/<key>                HTTP page entries (header, the page
+ *                                     parsed (parsed_page.h), body); key =
+ *                                     sha256(url "\n" accept), <s> its first
+ *                                     hex digit
+ *   metadata-v2/<s>/<key>.metadata    verified METADATA files: PEP 658 files
+ *                                     checked against the index's hash, or
+ *                                     read by range from a wheel the index
+ *                                     gave a sha256 for (zip CRC-32 and size
+ *                                     checked); key = that sha256
+ *   wheels-v1/<project>/<key>/<filename>   verified whole wheels
+ *   wheels-v1/by-stat/<key>           sha256 of local wheels by stat
+ *                                     identity (core/filehash.h)
  * Keys are the file's sha256 when the index gives one, else sha256(url).
  *
- * Every file is written to a temporary name in its directory and renamed,
+ * Why flat: a first run stores one page and one METADATA per project (400
+ * entries for 200 projects).  A folder per project cost two mkdir calls per
+ * entry plus a walk up the path for each write; now the 16 shard folders
+ * of a kind are made at most once per run (on the first write that finds
+ * one missing), each entry is one open, one write, one rename.  The kind's
+ * folder is marked as the top of independent trees (core/fs.h's
+ * ts_fs_spread_subdirs) so that ext4 spreads the shards over block groups.
+ * The pages-v1/ and metadata-v1/ folders of earlier versions (a folder per
+ * project) are not read: their entries are fetched again once, and
+ * `cache clean` removes them.
+ *
+ * A run opens the cache once (ts_cache_open), which notes which kinds have
+ * no folder yet: an entry of such a kind that this run did not write
+ * itself is known to be absent and is not looked for (a first run makes no
+ * failing open per project).  Another process writing meanwhile only
+ * costs a hit.
+ *
+ * Every file is written to a temporary name in its folder and renamed,
  * so concurrent torchsolve processes never see half a file; downloads of
  * the same wheel are serialised with flock(2) on "<path>.lock".  Nothing is
- * written before it has been verified (parsed, or hash checked).
+ * written before it has been verified (parsed, or hash checked); an entry
+ * that does not read back whole is ignored (fetched again, then replaced).
  */
 #pragma once
 
@@ -30,6 +48,7 @@
 
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/sha256.h"
 
 enum ts_cache_mode {
   TS_CACHE_NORMAL,   /* fresh entries used as is, stale ones revalidated */
@@ -56,6 +75,7 @@ struct ts_cache_entry {
    * stored (then the body is parsed).  Written in the same file as body,
    * so it always describes that body. */
   struct ts_buf parsed;
+  char *project; /* as stored (ts_cache_put_page), or NULL */
 };
 
 /* Seconds a 404 page is remembered (the max_age of a not-found entry). */
@@ -63,27 +83,66 @@ struct ts_cache_entry {
 
 void ts_cache_entry_clear(struct ts_cache_entry *e);
 
-/* Path of a page entry; malloc'd. */
-char *ts_cache_page_path(const char *root, const char *project, const char *url,
-                         const char *accept);
-/* Path of a METADATA file / of a whole wheel; malloc'd.  `key` is a
- * 64-hex sha256 (the file's) or NULL (then the URL's hash is used). */
-char *ts_cache_metadata_path(const char *root, const char *project, const char *key,
-                             const char *url);
+/* A run's handle on one cache root: the root's path and what this run
+ * knows about which entries exist.  Owned by one index client; not shared
+ * between threads. */
+struct ts_cache;
+
+/* Opens root (which need not exist yet; nothing is created here).  Never
+ * NULL. */
+struct ts_cache *ts_cache_open(const char *root);
+void ts_cache_close(struct ts_cache *c);
+const char *ts_cache_root(const struct ts_cache *c);
+
+/* The key of a page: sha256(url "\n" accept) in hex. */
+void ts_cache_page_key(const char *url, const char *accept,
+                       char key[TS_SHA256_HEX_LEN + 1]);
+/* The key of a METADATA file or of a whole wheel: the file's sha256 (64
+ * hex digits) when known, else sha256(url). */
+void ts_cache_file_key(const char *sha256, const char *url,
+                       char key[TS_SHA256_HEX_LEN + 1]);
+
+/* Path of a page entry / of a METADATA file; malloc'd (for tests and
+ * diagnostics: entries are read and written through the calls below). */
+char *ts_cache_page_path(const struct ts_cache *c, const char *key);
+char *ts_cache_metadata_path(const struct ts_cache *c, const char *key);
+
+/* Reads the page entry `key`; body and parsed form each capped at `cap`.
+ * TS_E_NOT_FOUND when absent (without a system call when this run knows
+ * it is), TS_E_PARSE when damaged (callers treat it as absent). */
+enum ts_code ts_cache_get_page(struct ts_cache *c, const char *key, size_t cap,
+                               struct ts_cache_entry *e, struct ts_error *err);
+/* Stores the page entry `key` atomically; `project` (normalised, or a
+ * pseudo-name such as "find-links") is recorded for `cache clean NAME`. */
+enum ts_code ts_cache_put_page(struct ts_cache *c, const char *key, const char *project,
+                               const struct ts_cache_entry *e, struct ts_error *err);
+
+/* Reads / stores the verified METADATA file `key` (its bytes as they
+ * are).  Reading: out initialised by the caller with its cap;
+ * TS_E_NOT_FOUND as for pages. */
+enum ts_code ts_cache_get_metadata(struct ts_cache *c, const char *key, struct ts_buf *out,
+                                   struct ts_error *err);
+enum ts_code ts_cache_put_metadata(struct ts_cache *c, const char *key, const void *data,
+                                   size_t len, struct ts_error *err);
+
+/* Whether a whole wheel may be in the cache: false when wheels-v1/ did
+ * not exist when the run began and the run has downloaded nothing since
+ * (ts_cache_note_download). */
+bool ts_cache_may_hold_wheels(const struct ts_cache *c);
+void ts_cache_note_download(struct ts_cache *c);
+
+/* Path of a whole wheel; malloc'd.  `key` as for ts_cache_file_key's
+ * sha256 (NULL: the URL's hash is used). */
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
                           const char *url, const char *filename);
 
-/* Reads an entry; body and parsed form each capped at `cap`.
- * TS_E_NOT_FOUND when absent, TS_E_PARSE when corrupt (callers treat it as
- * absent).  File format: "TSCACHE2 <metalen> <parsedlen>\n", the metadata
- * as JSON (url, final_url, content_type, etag, last_modified, stored_at,
- * max_age, status), the parsed form, then the body; entries of earlier
- * versions ("TSCACHE1 <metalen>\n", no parsed form) are read too. */
+/* Reads an entry file; body and parsed form each capped at `cap`.
+ * TS_E_NOT_FOUND when absent, TS_E_PARSE when corrupt.  File format:
+ * "TSCACHE2 <metalen> <parsedlen>\n", the metadata as JSON (url,
+ * final_url, project, content_type, etag, last_modified, stored_at,
+ * max_age, status), the parsed form, then the body. */
 enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
                            struct ts_error *err);
-/* Writes an entry atomically (creating directories). */
-enum ts_code ts_cache_write(const char *path, const struct ts_cache_entry *e,
-                            struct ts_error *err);
 /* Whether an entry may be used without revalidation at time `now`. */
 bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now);
 
@@ -97,7 +156,9 @@ enum ts_code ts_cache_size(const char *root, uint64_t *bytes, uint64_t *files,
                            struct ts_error *err);
 /* Removes torchsolve's folders under root (project NULL: every one in
  * core/cacheroot.h's list, never anything else), or one project's entries:
- * its pages, metadata, whole wheels and unpacked wheel trees.  *removed
+ * its pages (by the project they record), METADATA files (by their Name),
+ * whole wheels and unpacked wheel trees.  *removed then counts entries and
+ * folders.  *removed
  * (may be NULL) gets the number of folders removed (0: nothing matched).
  * A root that is not torchsolve's cache is refused (ts_cache_root_check:
  * TS_E_INVALID, nothing deleted); TS_E_NOT_FOUND when root is missing. */

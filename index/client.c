@@ -44,12 +44,15 @@ struct ts_index {
   enum ts_index_strategy strategy;
   enum ts_cache_mode mode;
   char *cache_dir;
+  struct ts_cache *cache; /* NULL when cache_dir is */
   char *scratch_dir; /* --no-cache downloads; removed by ts_index_free */
   struct ts_http *http;
 };
 
+/* An index URL as given, escaped (a literal space in a file:// index) and
+ * without trailing slashes. */
 static char *trim_slash(const char *s) {
-  char *p = ts_xstrdup(s ? s : "");
+  char *p = ts_url_escape(s ? s : "");
   size_t n = strlen(p);
   while (n > 1 && p[n - 1] == '/')
     p[--n] = '\0';
@@ -91,6 +94,8 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
       idx->mode = TS_CACHE_DISABLED;
     else if (o->cache_mode != TS_CACHE_OFFLINE)
       ts_cache_root_prepare(idx->cache_dir); /* marks a root we create */
+    if (idx->cache_dir)
+      idx->cache = ts_cache_open(idx->cache_dir);
   }
   for (size_t i = 0; i < idx->ngeneral; i++) {
     if (!ts_url_is_http(idx->general[i]) && strncmp(idx->general[i], "file://", 7) != 0) {
@@ -132,6 +137,7 @@ void ts_index_free(struct ts_index *idx) {
   free(idx->links);
   free(idx->torch_url);
   free(idx->cache_dir);
+  ts_cache_close(idx->cache);
   if (idx->scratch_dir)
     ts_fs_remove_tree(idx->scratch_dir, NULL);
   free(idx->scratch_dir);
@@ -160,6 +166,8 @@ char *ts_index_torch_url(const struct ts_index *idx, const char *variant) {
 
 const char *ts_index_cache_dir(const struct ts_index *idx) { return idx->cache_dir; }
 
+struct ts_cache *ts_index_cache(struct ts_index *idx) { return idx->cache; }
+
 struct ts_http_stats ts_index_http_stats(const struct ts_index *idx) {
   return ts_http_get_stats(idx->http);
 }
@@ -170,7 +178,7 @@ struct page_job {
   const char *name;        /* normalised project */
   const char *index_url;   /* base */
   char *url;               /* page URL */
-  char *cache_path;
+  char cache_key[TS_SHA256_HEX_LEN + 1]; /* empty: not cached */
   struct ts_cache_entry cached;
   bool have_cached;
   struct ts_http_request req;
@@ -194,7 +202,8 @@ static bool ctype_is(const char *ct, const char *want) {
  * it gave when it is a project page (NULL otherwise), so that later runs
  * need not parse it (parsed_page.h).  Best effort: a failed cache write is
  * not fatal. */
-static void store_page(const char *path, const char *url, const struct ts_http_request *r,
+static void store_page(struct ts_cache *c, const char *key, const char *name,
+                       const char *url, const struct ts_http_request *r,
                        const struct ts_index_project *project, int64_t now) {
   struct ts_cache_entry e = {.url = (char *)url, .final_url = r->effective_url,
                              .content_type = r->content_type, .etag = r->etag,
@@ -202,26 +211,27 @@ static void store_page(const char *path, const char *url, const struct ts_http_r
                              .max_age = r->max_age, .body = r->body};
   ts_buf_init(&e.parsed, 0);
   if (!project || ts_parsed_page_encode(project, r->effective_url, &e.parsed) == TS_OK)
-    ts_cache_write(path, &e, NULL);
+    ts_cache_put_page(c, key, name, &e, NULL);
   ts_buf_clear(&e.parsed);
 }
 
 /* A page the server refused (404, 410: status 404; too big to use: 413),
  * remembered for ttl seconds. */
-static void store_refusal(const char *path, const char *url, int64_t now, long status,
-                          long ttl) {
+static void store_refusal(struct ts_cache *c, const char *key, const char *name,
+                          const char *url, int64_t now, long status, long ttl) {
   struct ts_cache_entry e = {.url = (char *)url, .stored_at = now, .max_age = ttl,
                              .status = status};
-  ts_cache_write(path, &e, NULL);
+  ts_cache_put_page(c, key, name, &e, NULL);
 }
 
 /* A cached page the server confirmed (304): fresh again from now. */
-static void refresh_page(const char *path, struct ts_cache_entry *cached,
-                         const struct ts_http_request *r, int64_t now) {
+static void refresh_page(struct ts_cache *c, const char *key, const char *name,
+                         struct ts_cache_entry *cached, const struct ts_http_request *r,
+                         int64_t now) {
   cached->stored_at = now;
   if (r->max_age >= 0)
     cached->max_age = r->max_age;
-  ts_cache_write(path, cached, NULL);
+  ts_cache_put_page(c, key, name, cached, NULL);
 }
 
 static enum ts_code parse_page(const char *body, size_t len, const char *ctype,
@@ -247,7 +257,7 @@ static enum ts_code parse_page(const char *body, size_t len, const char *ctype,
  * earlier version's entry, or damage) unless the cache is read-only
  * (--offline), so that the next run finds one.  A failed write is not
  * fatal. */
-static enum ts_code cached_project(const struct ts_index *idx, struct page_job *j,
+static enum ts_code cached_project(struct ts_index *idx, struct page_job *j,
                                    const struct ts_http_request *confirmed, int64_t now) {
   struct ts_cache_entry *e = &j->cached;
   bool form_ok = ts_parsed_page_decode(e->parsed.data, e->parsed.len, e->final_url, j->name,
@@ -262,9 +272,9 @@ static enum ts_code cached_project(const struct ts_index *idx, struct page_job *
       ts_buf_reset(&e->parsed);
   }
   if (confirmed)
-    refresh_page(j->cache_path, e, confirmed, now);
+    refresh_page(idx->cache, j->cache_key, j->name, e, confirmed, now);
   else if (!form_ok && idx->mode != TS_CACHE_OFFLINE)
-    ts_cache_write(j->cache_path, e, NULL);
+    ts_cache_put_page(idx->cache, j->cache_key, j->name, e, NULL);
   return TS_OK;
 }
 
@@ -315,8 +325,9 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
       continue;
     }
     if (idx->mode != TS_CACHE_DISABLED) {
-      j->cache_path = ts_cache_page_path(idx->cache_dir, j->name, j->url, TS_INDEX_ACCEPT);
-      j->have_cached = ts_cache_read(j->cache_path, TS_CAP_INDEX_PAGE, &j->cached, NULL) == TS_OK;
+      ts_cache_page_key(j->url, TS_INDEX_ACCEPT, j->cache_key);
+      j->have_cached = ts_cache_get_page(idx->cache, j->cache_key, TS_CAP_INDEX_PAGE,
+                                         &j->cached, NULL) == TS_OK;
     }
     bool cached_ok = j->have_cached &&
                      (idx->mode == TS_CACHE_OFFLINE ||
@@ -364,8 +375,9 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
     if (r->code) {
       j->code = r->code;
       j->err = r->err;
-      if (r->code == TS_E_NOT_FOUND && j->cache_path && !r->no_store)
-        store_refusal(j->cache_path, j->url, now, 404, TS_CACHE_NOT_FOUND_TTL);
+      if (r->code == TS_E_NOT_FOUND && j->cache_key[0] && !r->no_store)
+        store_refusal(idx->cache, j->cache_key, j->name, j->url, now, 404,
+                      TS_CACHE_NOT_FOUND_TTL);
       continue;
     }
     if (r->status == 304 && j->have_cached && j->cached.status != 404) {
@@ -380,16 +392,15 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
     }
     j->code = parse_page(r->body.data, r->body.len, r->content_type, r->effective_url,
                          j->name, &j->project, &j->err);
-    if (j->code || !j->cache_path || r->no_store)
+    if (j->code || !j->cache_key[0] || r->no_store)
       continue; /* nothing unverified (unparsable) is cached */
-    store_page(j->cache_path, j->url, r, &j->project, now);
+    store_page(idx->cache, j->cache_key, j->name, j->url, r, &j->project, now);
   }
   return TS_OK;
 }
 
 static void page_job_clear(struct page_job *j) {
   free(j->url);
-  free(j->cache_path);
   if (j->have_cached)
     ts_cache_entry_clear(&j->cached);
   ts_http_request_clear(&j->req);
@@ -405,7 +416,7 @@ static void load_find_links(struct ts_index *idx) {
   struct ts_http_request *rs = ts_xcalloc(nl, sizeof *rs);
   struct ts_cache_entry *ces = ts_xcalloc(nl, sizeof *ces);
   bool *have = ts_xcalloc(nl, sizeof *have);
-  char **cpaths = ts_xcalloc(nl, sizeof *cpaths);
+  char (*ckeys)[TS_SHA256_HEX_LEN + 1] = ts_xcalloc(nl, sizeof *ckeys);
   int64_t now = (int64_t)time(NULL);
   size_t nreq = 0;
   for (size_t i = 0; i < idx->nlinks; i++) {
@@ -449,8 +460,9 @@ static void load_find_links(struct ts_index *idx) {
       continue;
     }
     if (idx->mode != TS_CACHE_DISABLED) {
-      cpaths[i] = ts_cache_page_path(idx->cache_dir, "find-links", l->loc, "text/html");
-      have[i] = ts_cache_read(cpaths[i], TS_CAP_INDEX_PAGE, &ces[i], NULL) == TS_OK;
+      ts_cache_page_key(l->loc, "text/html", ckeys[i]);
+      have[i] = ts_cache_get_page(idx->cache, ckeys[i], TS_CAP_INDEX_PAGE, &ces[i], NULL) ==
+                TS_OK;
     }
     if (have[i] && (idx->mode == TS_CACHE_OFFLINE ||
                     (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&ces[i], now)))) {
@@ -484,7 +496,7 @@ static void load_find_links(struct ts_index *idx) {
     l->code = r->code;
     l->err = r->err;
     if (!l->code && r->status == 304 && have[i]) {
-      refresh_page(cpaths[i], &ces[i], r, now);
+      refresh_page(idx->cache, ckeys[i], "find-links", &ces[i], r, now);
       l->page = ces[i].body;
       ts_buf_init(&ces[i].body, 0);
       l->page_url = ts_xstrdup(ces[i].final_url ? ces[i].final_url : "");
@@ -496,12 +508,12 @@ static void load_find_links(struct ts_index *idx) {
       struct ts_index_project chk = {0};
       struct ts_error pe = {0};
       /* cached only when every link on it is valid (it then parses) */
-      bool valid = cpaths[i] && !r->no_store &&
+      bool valid = ckeys[i][0] && !r->no_store &&
                    ts_index_parse_flat(r->body.data, r->body.len, r->effective_url, "-", &chk,
                                        &pe) == TS_OK;
       ts_index_project_clear(&chk);
       if (valid)
-        store_page(cpaths[i], l->loc, r, NULL, now);
+        store_page(idx->cache, ckeys[i], "find-links", l->loc, r, NULL, now);
       l->page = r->body;
       ts_buf_init(&r->body, 0);
       l->page_url = ts_xstrdup(r->effective_url ? r->effective_url : "");
@@ -511,9 +523,8 @@ static void load_find_links(struct ts_index *idx) {
   for (size_t i = 0; i < idx->nlinks; i++) {
     if (have[i])
       ts_cache_entry_clear(&ces[i]);
-    free(cpaths[i]);
   }
-  free(cpaths);
+  free(ckeys);
   free(have);
   free(ces);
   free(reqs);
@@ -650,10 +661,12 @@ static bool fetch_project_list(struct ts_index *idx, const char *index_url, stru
     return ok;
   }
   int64_t now = (int64_t)time(NULL);
-  char *cpath = idx->mode == TS_CACHE_DISABLED
-                    ? NULL : ts_cache_page_path(idx->cache_dir, "index-root", url, TS_INDEX_ACCEPT);
+  char ckey[TS_SHA256_HEX_LEN + 1] = "";
+  if (idx->mode != TS_CACHE_DISABLED)
+    ts_cache_page_key(url, TS_INDEX_ACCEPT, ckey);
   struct ts_cache_entry ce = {0};
-  bool have = cpath && ts_cache_read(cpath, PROJECT_LIST_CAP, &ce, NULL) == TS_OK;
+  bool have = ckey[0] &&
+              ts_cache_get_page(idx->cache, ckey, PROJECT_LIST_CAP, &ce, NULL) == TS_OK;
   const struct ts_buf *got = NULL;
   const char *ctype = NULL;
   struct ts_http_request r = {.url = url, .accept = TS_INDEX_ACCEPT, .compressed = true,
@@ -670,16 +683,17 @@ static bool fetch_project_list(struct ts_index *idx, const char *index_url, stru
     struct ts_http_request *rq = &r;
     if (ts_http_perform(idx->http, &rq, 1, NULL) == TS_OK) {
       if (!r.code && r.status == 304 && have && ce.status == 200) {
-        refresh_page(cpath, &ce, &r, now);
+        refresh_page(idx->cache, ckey, "index-root", &ce, &r, now);
         got = &ce.body;
         ctype = ce.content_type;
       } else if (!r.code && r.status != 304) {
-        if (cpath && !r.no_store)
-          store_page(cpath, url, &r, NULL, now);
+        if (ckey[0] && !r.no_store)
+          store_page(idx->cache, ckey, "index-root", url, &r, NULL, now);
         got = &r.body;
         ctype = r.content_type;
-      } else if (cpath && (r.code == TS_E_TOO_BIG || r.code == TS_E_NOT_FOUND)) {
-        store_refusal(cpath, url, now, r.code == TS_E_TOO_BIG ? 413 : 404,
+      } else if (ckey[0] && (r.code == TS_E_TOO_BIG || r.code == TS_E_NOT_FOUND)) {
+        store_refusal(idx->cache, ckey, "index-root", url, now,
+                      r.code == TS_E_TOO_BIG ? 413 : 404,
                       r.code == TS_E_TOO_BIG ? PROJECT_LIST_TOO_BIG_TTL
                                              : TS_CACHE_NOT_FOUND_TTL);
       }
@@ -693,7 +707,6 @@ static bool fetch_project_list(struct ts_index *idx, const char *index_url, stru
   ts_http_request_clear(&r);
   if (have)
     ts_cache_entry_clear(&ce);
-  free(cpath);
   free(url);
   return ok;
 }

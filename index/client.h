@@ -73,6 +73,8 @@ void ts_index_free(struct ts_index *idx);
 /* "<torch base>/<variant>", malloc'd: what a routing callback returns. */
 char *ts_index_torch_url(const struct ts_index *idx, const char *variant);
 const char *ts_index_cache_dir(const struct ts_index *idx); /* NULL if none */
+/* The client's handle on that cache (index/cache.h); NULL if none. */
+struct ts_cache *ts_index_cache(struct ts_index *idx);
 struct ts_http_stats ts_index_http_stats(const struct ts_index *idx);
 
 struct ts_index_result {

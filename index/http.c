@@ -2,6 +2,7 @@
 #include "index/http.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/curl_lib.h"
@@ -28,6 +30,7 @@ struct ts_http {
   const struct ts_curl *curl; /* with multi and share: set by the first transfer */
   CURLM *multi;
   CURLSH *share;
+  char *netrc; /* ~/.netrc when it existed as the client started, else NULL */
   unsigned seed; /* jitter; per client, not global */
   struct ts_http_stats stats;
 };
@@ -101,6 +104,7 @@ void ts_http_free(struct ts_http *h) {
   if (h->share)
     h->curl->share_cleanup(h->share);
   free(h->ca_file);
+  free(h->netrc);
   free(h->client_cert);
   free(h->proxy);
   for (size_t i = 0; i < h->ntrusted; i++)
@@ -373,7 +377,10 @@ static enum ts_code start_attempt(struct ts_http *h, struct xfer *x, struct ts_e
   h->curl->easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
   h->curl->easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
   h->curl->easy_setopt(e, CURLOPT_MAXREDIRS, h->o.max_redirects);
-  h->curl->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+  if (h->netrc) {
+    h->curl->easy_setopt(e, CURLOPT_NETRC_FILE, h->netrc);
+    h->curl->easy_setopt(e, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+  }
   h->curl->easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
   h->curl->easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
   h->curl->easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
@@ -554,6 +561,26 @@ static uint64_t backoff(struct ts_http *h, struct xfer *x) {
   return d;
 }
 
+/* The netrc file libcurl would read ($HOME/.netrc, else the home
+ * directory of the user), when it exists.  Looked for once: libcurl opens
+ * it for every transfer otherwise, a failing open per request when there
+ * is none (400 in a 200-project resolve). */
+static char *netrc_path(void) {
+  const char *home = getenv("HOME");
+  if (!home || !*home) {
+    struct passwd *pw = getpwuid(getuid());
+    home = pw ? pw->pw_dir : NULL;
+  }
+  if (!home)
+    return NULL;
+  char *p = ts_path_join(home, ".netrc");
+  if (access(p, F_OK) != 0) {
+    free(p);
+    return NULL;
+  }
+  return p;
+}
+
 /* libcurl and the client's multi and share handles, made by the first
  * transfer: a run that only reads the cache never loads libcurl
  * (curl_lib.h). */
@@ -563,6 +590,7 @@ static enum ts_code start_client(struct ts_http *h, struct ts_error *err) {
   if (!h->curl && !(h->curl = ts_curl_load(err)))
     return TS_E_NETWORK;
   const struct ts_curl *c = h->curl;
+  h->netrc = netrc_path();
   h->multi = c->multi_init();
   h->share = c->share_init();
   if (!h->multi || !h->share)

@@ -185,6 +185,8 @@ static enum ts_code lock_part(const char *part, struct ts_index_download *d, int
 
 enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d, size_t n,
                                struct ts_error *err) {
+  if (ts_index_cache(idx))
+    ts_cache_note_download(ts_index_cache(idx)); /* a wheel may now be in the cache */
   struct ts_http_request *rs = ts_xcalloc(n ? n : 1, sizeof *rs);
   struct ts_http_request **reqs = ts_xcalloc(n ? n : 1, sizeof *reqs);
   char **parts = ts_xcalloc(n ? n : 1, sizeof *parts);
@@ -381,7 +383,7 @@ enum ts_code ts_index_fetch_wheel(struct ts_index *idx, const struct ts_index_fi
 struct meta_job {
   struct ts_index_metadata *m;
   char *url;          /* wheel URL without fragment */
-  char *cache_path;   /* verified METADATA cache file, or NULL */
+  char cache_key[TS_SHA256_HEX_LEN + 1]; /* METADATA's key; empty: not cached */
   char *proj;
   bool pending;       /* still needs a source */
   /* range state */
@@ -463,14 +465,9 @@ static void range_tail_done(struct meta_job *j) {
 }
 
 /* Keeps verified METADATA for later runs and --offline. */
-static void cache_metadata(const struct meta_job *j, enum ts_cache_mode mode) {
-  if (!j->cache_path || mode == TS_CACHE_DISABLED)
-    return;
-  char *dir = ts_xstrdup(j->cache_path);
-  *strrchr(dir, '/') = '\0';
-  if (!ts_fs_mkdirs(dir, NULL))
-    ts_fs_write_atomic(j->cache_path, j->m->data, j->m->len, NULL);
-  free(dir);
+static void cache_metadata(struct ts_index *idx, const struct meta_job *j) {
+  if (j->cache_key[0] && ts_index_cache_mode(idx) != TS_CACHE_DISABLED)
+    ts_cache_put_metadata(ts_index_cache(idx), j->cache_key, j->m->data, j->m->len, NULL);
 }
 
 static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, size_t n,
@@ -563,6 +560,8 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
       if (!c) {
         j->m->data = ts_buf_take(&b, &j->m->len);
         j->m->source = TS_METADATA_RANGE;
+        if (j->m->file->sha256) /* as below: checked, and keyed by the wheel's hash */
+          cache_metadata(idx, j);
       }
       ts_buf_clear(&b);
       j->pending = false;
@@ -609,7 +608,7 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
        * exactly this file's METADATA.  Without an index hash the key
        * would be the URL, which a re-upload could reuse: not cached. */
       if (j->m->file->sha256)
-        cache_metadata(j, ts_index_cache_mode(idx));
+        cache_metadata(idx, j);
     }
     ts_buf_clear(&b);
     j->pending = false;
@@ -654,11 +653,12 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
       j->pending = false;
       continue;
     }
-    if (root) {
-      j->cache_path = ts_cache_metadata_path(root, j->proj, m->file->sha256, j->url);
+    struct ts_cache *cache = ts_index_cache(idx);
+    if (root && cache) {
+      ts_cache_file_key(m->file->sha256, j->url, j->cache_key);
       struct ts_buf b;
       ts_buf_init(&b, TS_CAP_METADATA);
-      if (ts_fs_read_file(j->cache_path, &b, NULL) == TS_OK) {
+      if (ts_cache_get_metadata(cache, j->cache_key, &b, NULL) == TS_OK) {
         m->data = ts_buf_take(&b, &m->len);
         m->source = TS_METADATA_CACHE;
         j->pending = false;
@@ -667,8 +667,11 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
       }
       ts_buf_clear(&b);
       /* A verified whole wheel in the cache answers too. */
-      char *wp = ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url, m->file->filename);
-      int fd = open(wp, O_RDONLY | O_CLOEXEC);
+      char *wp = ts_cache_may_hold_wheels(cache)
+                     ? ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url,
+                                           m->file->filename)
+                     : NULL;
+      int fd = wp ? open(wp, O_RDONLY | O_CLOEXEC) : -1;
       free(wp);
       if (fd >= 0) {
         m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
@@ -724,7 +727,7 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     m->source = TS_METADATA_PEP658;
     /* Only hash-verified metadata is cached. */
     if (m->file->metadata_sha256)
-      cache_metadata(j, mode);
+      cache_metadata(idx, j);
   }
   if (!rc)
     rc = range_metadata(idx, jobs, n, err);
@@ -753,7 +756,6 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
   for (size_t i = 0; i < n; i++) {
     struct meta_job *j = &jobs[i];
     free(j->url);
-    free(j->cache_path);
     free(j->proj);
     free(mdurls[i]);
     ts_buf_clear(&j->tail);

@@ -432,3 +432,20 @@ char *ts_url_project_page(const char *index_url, const char *project) {
   o[n + 2 + pl] = '\0';
   return o;
 }
+
+char *ts_url_escape(const char *url) {
+  static const char hex[] = "0123456789ABCDEF";
+  size_t n = strlen(url);
+  char *out = ts_xmalloc(3 * n + 1), *o = out;
+  for (const unsigned char *c = (const unsigned char *)url; *c; c++) {
+    if (*c <= ' ' || *c >= 0x7f || strchr("\"<>\\^`{|}", *c)) {
+      *o++ = '%';
+      *o++ = hex[*c >> 4];
+      *o++ = hex[*c & 15];
+    } else {
+      *o++ = (char)*c;
+    }
+  }
+  *o = '\0';
+  return out;
+}

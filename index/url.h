@@ -40,6 +40,12 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
 bool ts_url_fragment(const char *ref, size_t reflen, const char **frag,
                      size_t *fraglen);
 
+/* url with the bytes that no URL may hold literally (space, controls,
+ * '"', '<', '>', '\\', '^', '`', '{', '|', '}', non-ASCII) percent-encoded,
+ * as pip cleans a link: "file:///srv/in dex" -> "file:///srv/in%20dex".
+ * malloc'd. */
+char *ts_url_escape(const char *url);
+
 /* Last path component of url, percent-decoded, without query/fragment;
  * malloc'd, caller frees.  NULL when it is empty. */
 char *ts_url_basename(const char *url);

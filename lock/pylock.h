@@ -27,7 +27,7 @@
 
 #include "core/buf.h"
 #include "core/error.h"
-#include "lock/toml.h"
+#include "toml/toml.h"
 
 /* Lock files this module reads and writes: 1.x (1.0 written). */
 #define TS_PYLOCK_VERSION "1.0"

@@ -18,6 +18,7 @@ void ts_metadata_free(struct ts_metadata *md)
 {
   if (!md)
     return;
+  free(md->legacy_version);
   for (size_t i = 0; i < md->nfields; i++) {
     free(md->fields[i].name);
     free(md->fields[i].value);
@@ -152,7 +153,7 @@ static enum ts_code check_metadata_version(const char *v, struct ts_error *err)
 }
 
 /* Extracts the typed fields from the multi-map and validates them. */
-static enum ts_code extract(struct ts_metadata *md, struct ts_error *err)
+static enum ts_code extract(struct ts_metadata *md, bool keep_legacy, struct ts_error *err)
 {
   char *desc_header = NULL;
   for (size_t i = 0; i < md->nfields; i++) {
@@ -205,6 +206,11 @@ static enum ts_code extract(struct ts_metadata *md, struct ts_error *err)
   char *v = unfold(version);
   struct ts_error verr = {0};
   rc = ts_version_parse(v, strlen(v), &md->version, &verr);
+  if (rc != TS_OK && keep_legacy && v[0]) {
+    md->legacy_version = v;
+    v = NULL;
+    rc = TS_OK;
+  }
   free(v);
   if (rc != TS_OK)
     return ts_error_set(err, TS_E_PARSE, "METADATA of '%.200s': %s", md->name,
@@ -221,8 +227,8 @@ static enum ts_code extract(struct ts_metadata *md, struct ts_error *err)
   return TS_OK;
 }
 
-enum ts_code ts_metadata_parse(const char *data, size_t len,
-                               struct ts_metadata **out, struct ts_error *err)
+static enum ts_code parse(const char *data, size_t len, bool keep_legacy,
+                          struct ts_metadata **out, struct ts_error *err)
 {
   *out = NULL;
   if (len > TS_CAP_METADATA)
@@ -297,13 +303,25 @@ enum ts_code ts_metadata_parse(const char *data, size_t len,
   if (have_body && body < len)
     md->description = ts_xstrndup(data + body, len - body);
 
-  enum ts_code rc = extract(md, err);
+  enum ts_code rc = extract(md, keep_legacy, err);
   if (rc != TS_OK) {
     ts_metadata_free(md);
     return rc;
   }
   *out = md;
   return TS_OK;
+}
+
+enum ts_code ts_metadata_parse(const char *data, size_t len,
+                               struct ts_metadata **out, struct ts_error *err)
+{
+  return parse(data, len, false, out, err);
+}
+
+enum ts_code ts_metadata_parse_installed(const char *data, size_t len,
+                                         struct ts_metadata **out, struct ts_error *err)
+{
+  return parse(data, len, true, out, err);
 }
 
 const char *ts_metadata_get(const struct ts_metadata *md, const char *name)

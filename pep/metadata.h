@@ -34,7 +34,10 @@ struct ts_metadata {
   char *metadata_version;    /* "2.1" */
   char *name;                /* as written */
   char *normalized_name;     /* PEP 503 */
-  struct ts_version *version;
+  struct ts_version *version; /* NULL only with legacy_version */
+  /* ts_metadata_parse_installed only: a Version that is not PEP 440
+   * ("2010i", from old tools), as written. */
+  char *legacy_version;
   char *summary;             /* NULL when absent, as the next ones */
   char *requires_python;     /* specifier text, e.g. ">=3.9" */
   char *license_expression;  /* SPDX (2.4) */
@@ -59,6 +62,12 @@ struct ts_metadata {
 enum ts_code ts_metadata_parse(const char *data, size_t len,
                                struct ts_metadata **out, struct ts_error *err);
 void ts_metadata_free(struct ts_metadata *md);
+
+/* As ts_metadata_parse, for a distribution already installed: a Version
+ * that is not PEP 440 is kept in legacy_version (version NULL), as pip
+ * lists, shows, freezes and uninstalls such a distribution. */
+enum ts_code ts_metadata_parse_installed(const char *data, size_t len,
+                                         struct ts_metadata **out, struct ts_error *err);
 
 /* The first value of one header field ("Name", "Version"), case-insensitive,
  * without a full parse: the header block only, value trimmed.  malloc'd;

@@ -32,8 +32,12 @@ static bool has_suffix_ci(const char *s, const char *suf) {
   return n >= m && strcasecmp(s + n - m, suf) == 0;
 }
 
+/* pip's source archive extensions (ARCHIVE_EXTENSIONS but .whl): what
+ * Python's tarfile and zipfile open, .tar.lzma and .tlz as xz's legacy
+ * format. */
 static bool is_sdist_name(const char *s) {
-  static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".tar",
+  static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz",
+                                    ".txz", ".tlz", ".tar.lz", ".tar.lzma", ".tar",
                                     ".zip"};
   size_t end = strcspn(s, "?#");
   char *p = ts_xstrndup(s, end);
@@ -192,6 +196,19 @@ static char *resolved_sha256(const struct ts_resolved *x) {
   return out;
 }
 
+/* The whole explanation of a build environment that cannot be made, its
+ * lines joined into the one-line error (as much as an error holds). */
+static void explain_env(const char *what, const struct ts_explanation *why,
+                        struct ts_error *err) {
+  struct ts_buf b;
+  ts_buf_init(&b, TS_ERROR_DETAIL_MAX);
+  bool ok = ts_buf_printf(&b, "%s: its build requirements cannot be met:", what) == TS_OK;
+  for (size_t i = 0; ok && i < why->nlines; i++)
+    ok = ts_buf_printf(&b, "%s %s", i ? ";" : "", why->lines[i]) == TS_OK;
+  ts_error_set(err, TS_E_RESOLVE, "%s", b.data ? b.data : what);
+  ts_buf_clear(&b);
+}
+
 /* Resolves `reqs` (plus the build constraints) for the interpreter
  * `python`; read_installed: against what its environment has.  `fp` (may
  * be NULL) gets one "env name==version sha256" line per package of the
@@ -222,9 +239,11 @@ static enum ts_code resolve_env(const struct ts_plan_build_options *o, const cha
     ents[n + i] = o->build_constraints[i];
   struct ts_plan_result *res = NULL;
   if (rc == TS_OK && n > 0) {
+    /* sdists are candidates too: one is built for this environment (a
+     * build nested in this one, see run()) */
     struct ts_plan_options po = {.python = python, .index = o->index, .entries = ents,
                                  .nentries = total, .read_installed = read_installed,
-                                 .probe_cache_dir = o->probe_cache_dir};
+                                 .probe_cache_dir = o->probe_cache_dir, .build = o};
     if (torch_matched) {
       /* the routes, not the host: the runtime's torch was judged already */
       po.host = o->host;
@@ -233,7 +252,7 @@ static enum ts_code resolve_env(const struct ts_plan_build_options *o, const cha
     }
     rc = ts_plan_resolve(&po, &res, err);
     if (rc == TS_E_RESOLVE && res && res->res && res->res->why.nlines)
-      ts_error_set(err, TS_E_RESOLVE, "%s: %s", what, res->res->why.lines[0]);
+      explain_env(what, &res->res->why, err);
     else if (rc != TS_OK)
       ts_error_wrap(err, "%s: the build requirements", what);
   }
@@ -334,7 +353,7 @@ static enum ts_code fill_locked(const struct ts_plan_build_options *o, struct ts
   if (rc == TS_OK)
     rc = ts_plan_fetch_files(idx, fx, n, &fopt, &totals, err);
   if (rc == TS_OK)
-    rc = ts_plan_make_target(python, NULL, o->probe_cache_dir, &t, err);
+    rc = ts_target_open(python, NULL, o->probe_cache_dir, &t, err);
   struct ts_wheel_request *rq = ts_xcalloc(cap, sizeof *rq);
   uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(cap, sizeof *dig);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
@@ -466,6 +485,7 @@ static bool isolated(const struct ts_plan_build_options *o, const struct ts_plan
 struct located {
   char *tree;    /* a directory, or a checkout / unpacked sdist once there */
   char *archive; /* a local sdist, or NULL */
+  bool in_place; /* tree is the user's folder: built from a copy */
 };
 
 static void located_clear(struct located *l) {
@@ -510,6 +530,7 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
     char *path = strncmp(src->location, "file://", 7) == 0 ? ts_url_file_path(src->location)
                                                            : ts_xstrdup(src->location);
     l->tree = realpath(path, NULL);
+    l->in_place = !src->editable;
     free(path);
     if (!l->tree)
       rc = ts_error_set(err, TS_E_NOT_FOUND, "no such directory: '%s'", src->location);
@@ -597,20 +618,33 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
   return rc;
 }
 
-/* The tree to build: an sdist is downloaded (when deferred) and unpacked
- * into workdir/src. */
+/* The tree to build, a project (setup.py or pyproject.toml): an sdist is
+ * downloaded (when deferred) and unpacked into workdir/src; a local folder
+ * (but an editable one) is copied there, never written to. */
 static enum ts_code unpack(struct ts_index *idx, const struct ts_plan_source *src, struct ts_plan_built *out,
                            const struct ts_hook_env *he, struct located *l,
                            struct ts_error *err) {
-  if (l->tree)
-    return TS_OK;
-  enum ts_code rc = l->archive ? TS_OK : download(idx, src, out->workdir, &l->archive, err);
+  enum ts_code rc = l->tree ? ts_source_check_project(l->tree, src->location, err) : TS_OK;
+  char *unpack_to = ts_path_join(out->workdir, "src");
+  if (rc == TS_OK && l->tree && l->in_place) {
+    rc = ts_source_tree_copy(l->tree, unpack_to, err);
+    free(l->tree);
+    l->tree = unpack_to;
+    l->in_place = false;
+    return rc;
+  }
+  if (l->tree) {
+    free(unpack_to);
+    return rc;
+  }
+  rc = l->archive ? TS_OK : download(idx, src, out->workdir, &l->archive, err);
   struct stat ast;
   if (rc == TS_OK && out->source_size < 0 && stat(l->archive, &ast) == 0)
     out->source_size = (long long)ast.st_size;
-  char *unpack_to = ts_path_join(out->workdir, "src");
   if (rc == TS_OK)
     rc = ts_source_unpack(he, l->archive, unpack_to, &l->tree, err);
+  if (rc == TS_OK)
+    rc = ts_source_check_project(l->tree, src->location, err);
   free(unpack_to);
   return rc;
 }
@@ -671,7 +705,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
                                 const struct ts_build_system *bs, const char *tree,
                                 bool in_env, struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
-  bool needed = ts_build_torch_needed(bs, project, o->rules, &m->nvcc);
+  bool needed = ts_build_torch_needed(bs, project, src->location, o->rules, &m->nvcc);
   enum ts_code rc = TS_OK;
   if (needed && !in_env) {
     if (o->target_torch)
@@ -706,6 +740,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
  * target's (its variant's CUDA when unreadable). */
 static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_target *t,
                                const char *envdir, bool ignore_host,
+                               const struct ts_plan_build_callbacks *cb,
                                struct ts_error *err) {
   if (!m->backend || m->backend->kind != TS_BACKEND_CUDA || ignore_host)
     return TS_OK;
@@ -714,8 +749,13 @@ static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_targ
                       : ts_xstrdup(t->paths.platlib ? t->paths.platlib : "");
   char *cuda = ts_site_torch_built_with(site, "cuda");
   const char *want = cuda ? cuda : m->backend->version;
-  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build", m->version, want, m->nvcc, err)
+  char *warning = NULL;
+  enum ts_code rc = want ? ts_build_torch_check_nvcc(m->project ? m->project : "the build",
+                                                     m->version, want, m->nvcc, &warning, err)
                          : TS_OK;
+  if (warning && cb->warning)
+    cb->warning(cb->ctx, warning);
+  free(warning);
   free(cuda);
   free(site);
   return rc;
@@ -1028,7 +1068,7 @@ static enum ts_code builder_for(const struct ts_plan_build_options *o,
   struct ts_error ignore = {0};
   struct ts_target *b = NULL;
   *out = NULL;
-  bool fits = ts_plan_make_target(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
+  bool fits = ts_target_open(name, NULL, o->probe_cache_dir, &b, &ignore) == TS_OK &&
               b->python_major == t->python_major && b->python_minor == t->python_minor &&
               same_str(b->implementation, t->implementation) &&
               same_str(b->abi_flags, t->abi_flags) &&
@@ -1064,12 +1104,26 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
                         struct ts_plan_built *out, char **meta, size_t *meta_len,
                         struct ts_error *err) {
   memset(out, 0, sizeof *out);
+  size_t depth = 0;
+  for (const struct ts_plan_build_link *l = o->building; l; l = l->outer, depth++)
+    if (src->name && l->name && ts_name_eq(src->name, strlen(src->name), l->name,
+                                           strlen(l->name)))
+      return ts_error_set(err, TS_E_BUILD, "%s is already being built: %s from %s",
+                          l->location, src->name, l->location);
+  if (depth >= TS_PLAN_BUILD_MAX_NESTING)
+    return ts_error_set(err, TS_E_BUILD, "%s: its build requirements nest sdist builds "
+                        "deeper than %d; install a wheel of one of them",
+                        src->label ? src->label : src->location, TS_PLAN_BUILD_MAX_NESTING);
+  /* the builds its environment needs are nested in this one */
+  struct ts_plan_build_link link = {src->name, src->location, o->building};
+  struct ts_plan_build_options nested = *o;
+  nested.building = &link;
   if (target->python)
-    return run_with(o, target, idx, src, goal, out, meta, meta_len, err);
+    return run_with(&nested, target, idx, src, goal, out, meta, meta_len, err);
   struct ts_target *builder = NULL;
-  enum ts_code rc = builder_for(o, target, src->location, &builder, err);
+  enum ts_code rc = builder_for(&nested, target, src->location, &builder, err);
   if (rc == TS_OK)
-    rc = run_with(o, builder, idx, src, goal, out, meta, meta_len, err);
+    rc = run_with(&nested, builder, idx, src, goal, out, meta, meta_len, err);
   ts_target_free(builder);
   return rc;
 }
@@ -1228,7 +1282,7 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     }
   }
   if (rc == TS_OK && !done && goal != GOAL_ENV)
-    rc = check_nvcc(&tm, target, envdir, o->ignore_host, err);
+    rc = check_nvcc(&tm, target, envdir, o->ignore_host, &o->cb, err);
   if (rc == TS_OK && !done) {
     he.python = env_python ? env_python : target->python;
     he.path_prepend = bindir;

@@ -61,7 +61,7 @@
 #include "core/error.h"
 #include "index/client.h"
 #include "host/host.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "rules/rules.h"
 #include "target/target.h"
 
@@ -80,7 +80,22 @@ struct ts_plan_build_callbacks {
   /* torch `version` was installed into the target in ms milliseconds,
    * before `project` is built there without isolation (target_torch). */
   void (*installed_first)(void *ctx, const char *version, const char *project, double ms);
+  /* A check found something worth saying that does not stop the build
+   * (an nvcc of another CUDA release than torch's): one line. */
+  void (*warning)(void *ctx, const char *line);
 };
+
+/* A build in progress, and the build whose environment needs it: a build
+ * requirement that exists only as an sdist is built for another build's
+ * environment, and so on, as pip does. */
+struct ts_plan_build_link {
+  const char *name;       /* the project, when known */
+  const char *location;   /* what is built */
+  const struct ts_plan_build_link *outer;
+};
+
+/* How deep build environments may nest sdist builds. */
+#define TS_PLAN_BUILD_MAX_NESTING 16
 
 struct ts_plan_build_options {
   const struct ts_index_options *index; /* the indexes of the build envs */
@@ -129,6 +144,12 @@ struct ts_plan_build_options {
    * prepared by this interpreter (a path); NULL: by pythonX.Y from PATH
    * when it is one of the target's (--python-version), else refused. */
   const char *metadata_python;
+  /* The builds this one is nested in (set by the builds themselves; NULL
+   * for a build the user asked for).  Building a project that is already
+   * being built is refused with pip's "X is already being built" (a build
+   * that needs itself, a fork bomb), as is nesting deeper than
+   * TS_PLAN_BUILD_MAX_NESTING. */
+  const struct ts_plan_build_link *building;
 };
 
 enum ts_plan_source_kind {

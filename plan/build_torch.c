@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
@@ -14,8 +15,28 @@
 #include "pep/name.h"
 #include "pep/requirement.h"
 
+/* Whether `location` names host/path `from` ("github.com/NVIDIA/apex"):
+ * as a URL's host and path, any scheme, case-insensitive, with or without
+ * ".git", followed by nothing or a ref, subdirectory or path. */
+static bool location_is(const char *location, const char *from) {
+  const char *p = location ? strstr(location, "://") : NULL;
+  if (!p)
+    return false;
+  p += 3;
+  const char *at = memchr(p, '@', strcspn(p, "/")); /* user@host */
+  if (at)
+    p = at + 1;
+  size_t n = strlen(from);
+  if (strncasecmp(p, from, n) != 0)
+    return false;
+  p += n;
+  if (strncmp(p, ".git", 4) == 0)
+    p += 4;
+  return *p == '\0' || *p == '/' || *p == '@' || *p == '#';
+}
+
 bool ts_build_torch_needed(const struct ts_build_system *bs, const char *project,
-                           const struct ts_rules *rules, bool *nvcc) {
+                           const char *location, const struct ts_rules *rules, bool *nvcc) {
   *nvcc = false;
   const struct ts_rules_torch_build *tb = NULL;
   if (project) {
@@ -23,6 +44,8 @@ bool ts_build_torch_needed(const struct ts_build_system *bs, const char *project
     tb = ts_rules_find_torch_build(rules, norm);
     free(norm);
   }
+  if (tb && tb->only_from && !location_is(location, tb->only_from))
+    tb = NULL; /* another project of the same name (PyPI's apex) */
   if (tb) {
     *nvcc = tb->nvcc;
     return true;
@@ -148,7 +171,8 @@ static bool same_cuda(const char *a, const char *b, bool exact) {
 
 enum ts_code ts_build_torch_check_nvcc(const char *what, const char *torch_version,
                                        const char *torch_cuda, bool required,
-                                       struct ts_error *err) {
+                                       char **warning, struct ts_error *err) {
+  *warning = NULL;
   char want[16];
   major_minor(torch_cuda, want);
   char *nvcc = find_nvcc();
@@ -168,17 +192,26 @@ enum ts_code ts_build_torch_check_nvcc(const char *what, const char *torch_versi
   bool read = rc == TS_OK && ts_proc_succeeded(&pr) && nvcc_release(pr.out.data, rel);
   char have[16];
   major_minor(rel, have);
-  if (!read)
+  rc = TS_OK;
+  if (!read && required)
     rc = ts_error_set(err, TS_E_REFUSED,
                       "%s: '%s --version' does not say its CUDA release; fix: set CUDA_HOME "
                       "to the CUDA %s toolkit", what, nvcc, want);
-  else if (!same_cuda(have, want, required))
+  else if (!read)
+    *warning = ts_xasprintf("%s: '%s --version' does not say its CUDA release (torch %s is "
+                            "built with CUDA %s)", what, nvcc, torch_version, want);
+  else if (!same_cuda(have, want, false) && required)
     rc = ts_error_set(err, TS_E_REFUSED,
-                      "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s; fix: "
-                      "install the CUDA %s toolkit and set CUDA_HOME to it (or put its nvcc "
-                      "first on PATH)", what, have, nvcc, torch_version, want, want);
-  else
-    rc = TS_OK;
+                      "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s, another "
+                      "major; fix: install the CUDA %s toolkit and set CUDA_HOME to it (or put "
+                      "its nvcc first on PATH)", what, have, nvcc, torch_version, want, want);
+  else if (!same_cuda(have, want, required))
+    *warning = ts_xasprintf(
+        "%s: nvcc is CUDA %s (%s) but torch %s is built with CUDA %s%s; the build goes on%s",
+        what, have, nvcc, torch_version, want, required ? "" : ", another major",
+        required ? " (torch refuses only another major)"
+                 : ": its rules entry does not say it compiles CUDA code (nvcc: true), and "
+                   "should it, torch's extension builder refuses the mismatch");
   ts_proc_result_clear(&pr);
   free(nvcc);
   return rc;

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "lock/syncplan.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "plan/plan.h"
 
 /* One line of a --dry-run plan, as install and sync print it: "action name

@@ -19,11 +19,12 @@
 #include "index/cache.h"
 #include "index/simple.h"
 #include "index/url.h"
-#include "lock/envcheck.h"
+#include "inventory/envcheck.h"
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "plan/plan_internal.h"
-#include "plan/tree.h"
+#include "plan/sdist_metadata.h"
+#include "inventory/tree.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "target/site.h"
@@ -86,6 +87,7 @@ struct runtime_torch {
 
 struct priv {
   struct ts_plan_result *owner; /* the result this provider fills (notes) */
+  const struct ts_rules *rules; /* the caller's (borrowed), for --report */
   struct ts_index *idx;
   const struct ts_constraint_set *set;
   char **routes; /* <torch>/<variant> for each usable backend */
@@ -446,6 +448,39 @@ static bool local_pep658(const struct ts_index_file *f, char **data, size_t *len
   return ok;
 }
 
+/* The page `f` is a file of, or NULL. */
+static const struct ts_index_project *project_of_file(const struct priv *p,
+                                                      const struct ts_index_file *f) {
+  for (size_t i = 0; i < p->npages; i++) {
+    const struct ts_index_project *pr = &p->pages[i]->res.project;
+    if (pr->nfiles && f >= pr->files && f < pr->files + pr->nfiles)
+      return pr;
+  }
+  return NULL;
+}
+
+/* *found with rq filled when plan/sdist_metadata.h finds the metadata
+ * without a build (and a note saying where from). */
+static enum ts_code static_sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
+                                          bool *found, struct ts_error *err) {
+  struct ts_sdist_metadata sm;
+  enum ts_code rc =
+      ts_plan_sdist_metadata(p->idx, project_of_file(p, rq->file), rq->file, &sm, err);
+  if (rc == TS_OK && sm.from != TS_SDIST_METADATA_NONE) {
+    struct meta *m = keep_meta(p, rq->file, sm.data, sm.len);
+    sm.data = NULL;
+    rq->data = m->data;
+    rq->len = m->len;
+    rq->code = TS_OK;
+    *found = true;
+    struct ts_plan_result *r = p->owner;
+    r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
+    r->notes[r->nnotes++] = ts_sdist_metadata_note(&sm, rq->name, rq->version);
+  }
+  ts_sdist_metadata_clear(&sm);
+  return rc;
+}
+
 /* An sdist's METADATA: PEP 658's file when the index publishes one (a
  * remote index's through ts_index_fetch_metadata, see get_metadata),
  * else from its build backend.  Prefetches are declined: a guess is not
@@ -465,12 +500,17 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
     rq->code = TS_E_UNSUPPORTED;
     return TS_OK;
   }
-  /* a target without an interpreter: the one the build options name */
+  /* a target without an interpreter (a universal lock's environment):
+   * the metadata its wheels agree on or its static PKG-INFO, before any
+   * interpreter is asked to build it */
   const struct ts_target *builder = p->owner->target;
-  enum ts_code rc = TS_OK;
+  bool found = false;
+  enum ts_code rc = builder->python ? TS_OK : static_sdist_metadata(p, rq, &found, err);
+  if (rc != TS_OK || found)
+    return rc;
   if (!builder->python && p->build.metadata_python && !p->metadata_target)
-    rc = ts_plan_make_target(p->build.metadata_python, NULL, p->build.probe_cache_dir,
-                             &p->metadata_target, err);
+    rc = ts_target_open(p->build.metadata_python, NULL, p->build.probe_cache_dir,
+                        &p->metadata_target, err);
   if (p->metadata_target)
     builder = p->metadata_target;
   char *label = ts_xasprintf("%s %s", rq->name, rq->version);
@@ -767,6 +807,20 @@ static void variants_add(struct variants *v, const char *name, bool cpu) {
   v->cpu[v->n++] = cpu;
 }
 
+/* Drops every GPU variant but `backend` (ts_plan_options.only_backend). */
+static void keep_only_backend(struct variants *v, const char *backend) {
+  size_t k = 0;
+  for (size_t i = 0; i < v->n; i++) {
+    if (v->cpu[i] || strcmp(v->names[i], backend) == 0) {
+      v->names[k] = v->names[i];
+      v->cpu[k++] = v->cpu[i];
+    } else {
+      free(v->names[i]);
+    }
+  }
+  v->n = k;
+}
+
 static void collect_usable(struct variants *v, const struct ts_constraint_set *s) {
   for (size_t i = 0; i < s->nbackends; i++)
     if (s->backends[i].usable)
@@ -780,8 +834,13 @@ static enum ts_code compile_rules(const struct ts_plan_options *o,
   enum ts_code rc = ts_rules_compile(o->rules, o->host, &ro, out, err);
   if (rc != TS_OK)
     return rc;
-  collect_usable(v, out);
-  for (size_t i = o->rules->nreleases; i-- > 0;) {
+  for (size_t i = 0; i < o->ntorch_backends; i++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, o->torch_backends[i]);
+    variants_add(v, o->torch_backends[i], b && b->kind == TS_BACKEND_CPU);
+  }
+  if (!o->ntorch_backends)
+    collect_usable(v, out);
+  for (size_t i = o->rules->nreleases; i-- > 0 && !o->ntorch_backends;) {
     struct ts_constraint_set s = {0};
     ro.release = o->rules->releases[i].series;
     struct ts_error e2 = {0};
@@ -1001,27 +1060,6 @@ static enum ts_code check_custom_builds(const struct ts_plan_result *r,
 }
 
 /* ---- resolve ----------------------------------------------------------- */
-
-enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
-                                 const char *probe_cache_dir, struct ts_target **t,
-                                 struct ts_error *err) {
-  if (spec)
-    return ts_target_from_spec(spec, t, err);
-  char *located = NULL;
-  enum ts_code rc = ts_target_locate(python, &located, err);
-  if (rc != TS_OK)
-    return rc;
-  if (located[0] != '/') {
-    char *cwd = getcwd(NULL, 0);
-    char *abs = ts_path_join(cwd ? cwd : ".", located);
-    free(cwd);
-    free(located);
-    located = abs;
-  }
-  rc = ts_target_probe(located, probe_cache_dir, t, err);
-  free(located);
-  return rc;
-}
 
 /* ---- the runtime torch of torch-matched builds ------------------------- */
 
@@ -1305,8 +1343,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   r->priv = p;
   p->owner = r;
   *out = r;
-  enum ts_code rc = ts_plan_make_target(o->python, o->spec, o->probe_cache_dir,
-                                        &r->target, err);
+  enum ts_code rc = ts_target_open(o->python, o->spec, o->probe_cache_dir,
+                                   &r->target, err);
   if (rc == TS_OK && o->project_requires_python)
     rc = project_python_ok(o->project_requires_python, r->target, err);
   if (rc != TS_OK)
@@ -1341,6 +1379,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->rt.kept = p->build.kept;
   }
   p->dry_run = o->dry_run;
+  p->rules = o->rules;
   struct ts_index_options io = *o->index;
   io.route = route;
   io.route_ctx = p;
@@ -1358,8 +1397,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     if (o->facts_override)
       collect_usable(&p->vars, set);
     pinned_labels(&p->vars, set, o);
-    if (o->rules)
+    if (o->rules && !o->ntorch_backends) /* a named build: that one only */
       explaining_variants(&p->vars, set, o);
+    if (o->only_backend)
+      keep_only_backend(&p->vars, o->only_backend);
     build_routes_and_prefs(p, r->idx, set, &p->vars);
   }
 
@@ -1550,6 +1591,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
 const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
   const struct priv *p = r->priv;
   return p && p->builds ? &p->build : NULL;
+}
+
+const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r) {
+  const struct priv *p = r->priv;
+  return p ? p->rules : NULL;
 }
 
 void ts_plan_result_free(struct ts_plan_result *r) {
@@ -1777,6 +1823,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   struct ts_plan_fetch_options fo = {.run_dir = dir, .cb = &o->cb};
   struct ts_plan_fetch_totals totals;
   rc = ts_plan_fetch_files(r->idx, fx, n, &fo, &totals, err);
+  if (rc == TS_OK && !o->save_dir)
+    rc = ts_plan_check_index_wheels(r, todo, fx, n, &fo, &o->cb.wheel, err);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     if (!fx[i].hash_later && !ts_plan_item_hash_allowed(todo[i], fx[i].sha256_out)) {
       /* no single expected hash (the index gave none, --hash several):
@@ -2021,4 +2069,31 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
   }
   ts_version_free(v);
   return n;
+}
+
+bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, char *out,
+                            size_t cap) {
+  const struct priv *p = r ? r->priv : NULL;
+  struct ts_version *best = NULL;
+  for (size_t i = 0; p && i < p->npages; i++) {
+    const struct ts_index_project *pr = &p->pages[i]->res.project;
+    if (!pr->name || strcmp(pr->name, name) != 0)
+      continue;
+    for (size_t k = 0; k < pr->nfiles; k++) {
+      struct ts_wheel_filename *w = NULL;
+      struct ts_error ignored = {0};
+      const char *fn = pr->files[k].filename;
+      if (pr->files[k].yanked || ts_wheel_filename_parse(fn, strlen(fn), &w, &ignored) != TS_OK)
+        continue;
+      if (!ts_version_is_prerelease(w->version) &&
+          (!best || ts_version_cmp(w->version, best) > 0)) {
+        ts_version_free(best);
+        best = ts_version_dup(w->version);
+      }
+      ts_wheel_filename_free(w);
+    }
+  }
+  bool found = best && snprintf(out, cap, "%s", ts_version_str(best)) < (int)cap;
+  ts_version_free(best);
+  return found;
 }

@@ -25,7 +25,7 @@
 #include "host/host.h"
 #include "index/client.h"
 #include "lock/pylock.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 #include "lock/syncplan.h"
 #include "plan/build.h"
 #include "resolver/resolver.h"
@@ -62,13 +62,23 @@ struct ts_plan_options {
   const struct ts_rules *rules;
   const struct ts_constraint_set *facts_override;
   bool ignore_host;
+  /* Backend ids the user named (plan/torch_backend.h: --torch-backend, a
+   * PyTorch variant index URL): the routed projects come from these
+   * variants alone, best first for the host, and the rules refuse one the
+   * host cannot run; none: every variant the host runs. */
+  const char *const *torch_backends;
+  size_t ntorch_backends;
+  /* A fleet profile's build (lock --profile rocm6.4): routed projects
+   * come as this backend's builds only, else as CPU builds (a release or
+   * a platform without one).  NULL: every build the host runs. */
+  const char *only_backend;
   /* A project's requires-python (pyproject.toml), or NULL: a target
    * interpreter outside it is refused (TS_E_PYTHON) before resolving. */
   const char *project_requires_python;
   /* Index configuration (copied; route is set by the plan). */
   const struct ts_index_options *index;
   /* Root requirements and -c constraints (is_constraint), as parsed by
-   * lock/reqfile.h from files and the command line.  Borrowed. */
+   * request/reqfile.h from files and the command line.  Borrowed. */
   const struct ts_reqfile_entry *const *entries;
   size_t nentries;
   const char *const *upgrade_packages;
@@ -78,7 +88,7 @@ struct ts_plan_options {
   const struct ts_resolver_preference *preferences;
   size_t npreferences;
   bool any_file; /* resolver.h: a version no wheel fits is a candidate */
-  /* --no-binary / --only-binary as lock/formatctl.h settles them */
+  /* --no-binary / --only-binary as request/formatctl.h settles them */
   const char *const *no_binary;
   size_t nno_binary;
   const char *const *only_binary;
@@ -181,7 +191,7 @@ struct ts_plan_install_options {
   const volatile sig_atomic_t *cancel; /* see ts_wheel_options.cancel */
   struct ts_plan_callbacks cb;
   /* Install into these paths instead of the target interpreter's own
-   * (pip's --target and --prefix trees, plan/tree.h); NULL: its own.  The
+   * (pip's --target and --prefix trees, inventory/tree.h); NULL: its own.  The
    * PEP 668 refusal is for the interpreter's environment only, as pip's. */
   const struct ts_wheel_paths *paths;
   /* pip download: the verified files are placed in save_dir (created when
@@ -371,3 +381,9 @@ char *ts_plan_cpu_note_text(const struct ts_plan_cpu_note *n);
  * when nothing is held back; malloc'd.  install and lock print it as a
  * note, --report carries it under "torchsolve". */
 char *ts_plan_held_back_note(const struct ts_plan_result *r);
+
+/* The newest final release of project `name` (normalised) among the files
+ * of the pages the resolution read ("2.15.0+cu130"), without asking any
+ * index; false when it read no page of that project. */
+bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, char *out,
+                            size_t cap);

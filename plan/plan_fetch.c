@@ -200,7 +200,9 @@ enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
   struct ts_wheel_paths wp = {.prefix = tp->prefix, .purelib = tp->purelib,
                               .platlib = tp->platlib, .scripts = tp->scripts,
                               .data = tp->data, .headers = headers,
-                              .python = t->target->python};
+                              .python = t->target->python,
+                              .python_major = t->target->python_major,
+                              .python_minor = t->target->python_minor};
   /* unpacked wheels live in the index's cache (--cache-dir, --no-cache) */
   const char *croot = ts_index_cache_mode(t->idx) == TS_CACHE_DISABLED
                           ? NULL : ts_index_cache_dir(t->idx);

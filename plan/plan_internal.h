@@ -1,9 +1,6 @@
 /*
  * plan/plan_internal.h — private to plan/: what its workflows share.
  *
- * The target: ts_plan_make_target locates and probes an interpreter (or
- * describes an absent one) the same way for install, lock and sync.
- *
  * The one download-and-verify path that install (ts_plan_install) and
  * sync (ts_plan_sync_apply) share: given the files to install, it makes
  * each a verified local file before the environment is touched:
@@ -30,13 +27,6 @@
 #include "core/sha256.h"
 #include "index/client.h"
 #include "plan/plan.h"
-
-/* The spec's target when spec is non-NULL, else the interpreter python
- * names (ts_target_locate rules), made absolute (launchers must name the
- * venv's python) and probed through probe_cache_dir (may be NULL). */
-enum ts_code ts_plan_make_target(const char *python, const struct ts_target_spec *spec,
-                                 const char *probe_cache_dir, struct ts_target **t,
-                                 struct ts_error *err);
 
 struct ts_plan_fetch {
   /* in (borrowed) */
@@ -105,6 +95,20 @@ struct ts_plan_txn {
 enum ts_code ts_plan_run_transaction(const struct ts_plan_txn *t, size_t *count,
                                      struct ts_error *err);
 
+/* PEP 427: a wheel whose RECORD does not match is refused.  The index
+ * wheels among todo's fetched files (fx, same order) are checked and
+ * unpacked into the cache before the transaction; one that fails for what
+ * it holds is replaced by the next file of the same version (the target's
+ * best tag, then the highest build tag), fetched and checked in turn, with
+ * cb->notice naming the refused file.  A file the user named or pinned by
+ * --hash is never replaced.  The error of the first file when no other
+ * passes. */
+enum ts_code ts_plan_check_index_wheels(struct ts_plan_result *r, struct ts_plan_item **todo,
+                                        struct ts_plan_fetch *fx, size_t n,
+                                        const struct ts_plan_fetch_options *fo,
+                                        const struct ts_wheel_callbacks *cb,
+                                        struct ts_error *err);
+
 /* Every file the resolution's pages list for `name` at `version` (PEP 440
  * equal), wheels and sdists: for a direct reference its own file only.
  * *out is a malloc'd array of pointers into r (free the array only);
@@ -118,6 +122,8 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
  * included), for the lock's build fingerprints; NULL when it builds
  * nothing (resolved without ts_plan_options.build). */
 const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
+/* The rules the plan was made with (the caller's), or NULL. */
+const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
 
 /* Appends to *names (malloc'd strings, *n long; a realloc'd array) the
  * locked projects that the item's metadata requires under env (with the

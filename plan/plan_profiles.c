@@ -12,6 +12,7 @@
 /* ---- parsing ---------------------------------------------------------- */
 
 void ts_profile_clear(struct ts_profile *p) {
+  free(p->name);
   free(p->backend);
   free(p->extra);
   free(p->cc);
@@ -70,9 +71,31 @@ static enum ts_code parse_fact(const char *text, const char *kv,
                       text, (int)klen, kv);
 }
 
+/* "mi300x=rocm6.4:gfx=gfx942": the user's name before the first '=' that
+ * comes before any ':'; NULL (and *spec = text) when there is none. */
+static char *user_name(const char *text, const char **spec) {
+  const char *colon = strchr(text, ':');
+  const char *eq = strchr(text, '=');
+  *spec = text;
+  if (!eq || (colon && eq > colon))
+    return NULL;
+  *spec = eq + 1;
+  return ts_xstrndup(text, (size_t)(eq - text));
+}
+
 enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
                               struct ts_profile *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
+  const char *whole = text;
+  char *label = user_name(whole, &text);
+  if (label && !ts_name_is_valid(label, strlen(label))) {
+    enum ts_code rc = ts_error_set(err, TS_E_INVALID,
+                                   "profile '%s': '%s' is no valid name (letters, digits, "
+                                   "'-', '_', '.'; it becomes the profile's extra)",
+                                   whole, label);
+    free(label);
+    return rc;
+  }
   const char *colon = strchr(text, ':');
   char *name = colon ? ts_xstrndup(text, (size_t)(colon - text)) : ts_xstrdup(text);
   const struct ts_rules_backend *b = rules ? ts_rules_find_backend(rules, name) : NULL;
@@ -80,14 +103,16 @@ enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
     char *ids = rules ? backend_ids(rules) : ts_xstrdup("none");
     enum ts_code rc = ts_error_set(err, TS_E_INVALID,
                                    "profile '%s': '%s' is no backend of rules.yaml (%s)",
-                                   text, name, ids);
+                                   whole, name, ids);
     free(ids);
     free(name);
+    free(label);
     return rc;
   }
   free(name);
   out->backend = ts_xstrdup(b->id);
-  out->extra = ts_name_normalize(b->id, strlen(b->id));
+  out->name = label ? label : ts_xstrdup(b->id);
+  out->extra = ts_name_normalize(out->name, strlen(out->name));
   enum ts_code rc = TS_OK;
   char *facts = colon ? ts_xstrdup(colon + 1) : NULL;
   for (char *kv = facts, *next; kv && rc == TS_OK; kv = next) {
@@ -219,7 +244,7 @@ static enum ts_code add_profile(struct ts_pylock *fleet, const struct ts_profile
                                 const struct ts_pylock *one, struct ts_error *err) {
   struct ts_pylock_profile *pr = ts_pylock_add_profile(fleet, p->extra);
   if (!pr)
-    return ts_error_set(err, TS_E_INVALID, "profile '%s' given twice", p->backend);
+    return ts_error_set(err, TS_E_INVALID, "profile '%s' given twice", p->name);
   pr->backend = ts_xstrdup(p->backend);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < one->nhost_facts && rc == TS_OK; i++)
@@ -284,8 +309,9 @@ enum ts_code ts_profiles_check_distinct(const struct ts_profile *profiles, size_
     for (size_t k = 0; k < i; k++)
       if (strcmp(profiles[i].extra, profiles[k].extra) == 0)
         return ts_error_set(err, TS_E_INVALID,
-                            "profile %s given twice: a lock has one entry set per "
-                            "backend", profiles[i].backend);
+                            "profile %s given twice: name one of them "
+                            "(NAME=%s:gfx=..., e.g. mi300x=rocm6.4:gfx=gfx942)",
+                            profiles[i].name, profiles[i].backend);
   return TS_OK;
 }
 
@@ -308,12 +334,13 @@ enum ts_code ts_plan_lock_profiles(const struct ts_plan_options *o,
     struct ts_plan_options po = *o;
     po.host = &out->hosts[i];
     po.ignore_host = false;
+    po.only_backend = profiles[i].backend;
     rc = ts_plan_resolve(&po, &out->results[i], err);
     if (rc == TS_OK)
       rc = ts_plan_to_pylock(out->results[i], output, &locks[i], err);
     if (rc != TS_OK) {
       out->failed = i;
-      ts_error_wrap(err, "profile %s", profiles[i].backend);
+      ts_error_wrap(err, "profile %s", profiles[i].name);
     }
   }
   if (rc == TS_OK)
@@ -333,103 +360,4 @@ void ts_plan_profiles_clear(struct ts_plan_profiles *p) {
   free(p->results);
   ts_pylock_free(p->lock);
   memset(p, 0, sizeof *p);
-}
-
-/* ---- which profile a host runs ---------------------------------------- */
-
-const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
-                                                const char *name) {
-  char *norm = ts_name_normalize(name, strlen(name));
-  const struct ts_pylock_profile *p = norm ? ts_pylock_find_profile(lock, norm) : NULL;
-  free(norm);
-  return p;
-}
-
-/* The profile's entries for the target against the host's rules. */
-static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constraint_set *set,
-                          const struct ts_marker_env *env, const struct ts_tagset *tags,
-                          struct ts_profile_verdict *v, struct ts_error *err) {
-  struct ts_sync_plan plan = {0};
-  struct ts_error why = {0};
-  struct ts_lock_selection sel; /* the lock's defaults and the profile */
-  enum ts_code made = ts_lock_select(lock, NULL, v->profile->name, &sel, &why);
-  if (made == TS_OK)
-    made = ts_sync_plan_make_selected(lock, env, &sel, tags, NULL, 0, &plan, &why);
-  ts_lock_selection_clear(&sel);
-  if (made != TS_OK) {
-    ts_sync_plan_clear(&plan);
-    v->why = ts_xstrdup(why.detail);
-    return TS_OK;
-  }
-  struct ts_installed *pk = ts_xcalloc(plan.n, sizeof *pk);
-  size_t n = 0;
-  for (size_t i = 0; i < plan.n; i++) /* a source tree has no version to judge */
-    if (plan.items[i].new_version)
-      pk[n++] = (struct ts_installed){plan.items[i].name, plan.items[i].new_version};
-  enum ts_code rc = ts_rules_check_installed(set, pk, n, &v->findings, &v->nfindings, err);
-  free(pk);
-  ts_sync_plan_clear(&plan);
-  return rc;
-}
-
-static int cmp_verdict(const struct ts_profile_verdict *x, const struct ts_profile_verdict *y,
-                       const struct ts_host *host) {
-  if (x->backend && y->backend) {
-    int c = ts_rules_backend_cmp(x->backend, y->backend, host);
-    if (c)
-      return c;
-  } else if (x->backend != y->backend) {
-    return x->backend ? -1 : 1;
-  }
-  return strcmp(x->profile->name, y->profile->name);
-}
-
-enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rules *rules,
-                               const struct ts_host *host, const struct ts_marker_env *env,
-                               const struct ts_tagset *tags, struct ts_profile_choice *out,
-                               struct ts_error *err) {
-  memset(out, 0, sizeof *out);
-  struct ts_rules_options ro = {.ignore_host = false};
-  struct ts_constraint_set set;
-  enum ts_code rc = ts_rules_compile(rules, host, &ro, &set, err);
-  if (rc != TS_OK)
-    return rc;
-  out->n = lock->nprofiles;
-  out->v = ts_xcalloc(out->n, sizeof *out->v);
-  for (size_t i = 0; i < out->n && rc == TS_OK; i++) {
-    struct ts_profile_verdict *v = &out->v[i];
-    v->profile = &lock->profiles[i];
-    const char *id = v->profile->backend ? v->profile->backend : v->profile->name;
-    v->backend = ts_rules_find_backend(rules, id);
-    if (!v->backend)
-      v->why = ts_xasprintf("rules.yaml has no backend '%s'", id);
-    else
-      rc = judge(lock, &set, env, tags, v, err);
-  }
-  ts_constraint_set_clear(&set);
-  if (rc != TS_OK) {
-    ts_profile_choice_clear(out);
-    return rc;
-  }
-  /* insertion sort: a handful of profiles, and the order needs the host */
-  for (size_t i = 1; i < out->n; i++)
-    for (size_t k = i; k > 0 && cmp_verdict(&out->v[k], &out->v[k - 1], host) < 0; k--) {
-      struct ts_profile_verdict t = out->v[k];
-      out->v[k] = out->v[k - 1];
-      out->v[k - 1] = t;
-    }
-  out->chosen = out->n;
-  for (size_t i = 0; i < out->n && out->chosen == out->n; i++)
-    if (!out->v[i].why && !out->v[i].nfindings)
-      out->chosen = i;
-  return TS_OK;
-}
-
-void ts_profile_choice_clear(struct ts_profile_choice *c) {
-  for (size_t i = 0; c->v && i < c->n; i++) {
-    ts_rules_findings_free(c->v[i].findings, c->v[i].nfindings);
-    free(c->v[i].why);
-  }
-  free(c->v);
-  memset(c, 0, sizeof *c);
 }

@@ -7,9 +7,10 @@
 #include "core/str.h"
 #include "index/client.h"
 #include "index/url.h"
-#include "lock/report.h"
+#include "inventory/report.h"
 #include "pep/metadata.h"
 #include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 /* The report's metadata: every header in file order, then the body as
  * Description (pip's msg_to_json keeps the same order). */
@@ -89,11 +90,19 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
   size_t nconflicts = ts_plan_unmet_requirements(r, &conflicts);
   char *note = ts_plan_held_back_note(r);
   const char *notes[1] = {note};
+  const struct ts_rules *rules = ts_plan_result_rules(r);
+  struct ts_report_rules in_force = {0};
+  if (rules)
+    in_force = (struct ts_report_rules){
+        .updated = rules->provenance.updated,
+        .version = rules->provenance.version ? rules->provenance.version : rules->version,
+        .path = rules->provenance.path, .url = rules->provenance.url};
   struct ts_report rep = {.tool_version = "torchsolve " TS_VERSION, .items = items,
                           .nitems = m, .environment = env, .nenvironment = nenv,
                           .conflicts = (const char *const *)conflicts,
                           .nconflicts = nconflicts,
-                          .notes = notes, .nnotes = note ? 1 : 0};
+                          .notes = notes, .nnotes = note ? 1 : 0,
+                          .rules = rules ? &in_force : NULL};
   enum ts_code rc = ts_report_write(&rep, out, err);
   for (size_t i = 0; i < nconflicts; i++)
     free(conflicts[i]);

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan/tree.h"
+#include "inventory/tree.h"
 #include "plan/upgrade.h"
 
 enum ts_code ts_plan_request_check(const struct ts_plan_request *q, struct ts_error *err) {

@@ -8,7 +8,7 @@
 #include "pep/name.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"
-#include "plan/profiles.h"
+#include "plan/profile_choice.h"
 #include "target/site.h"
 
 /* The lock's selected builds against the rules on this host: findings
@@ -164,7 +164,7 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
   ts_lock_selection_clear(&asked);
   if (rc != TS_OK)
     return rc;
-  rc = ts_plan_make_target(o->python, NULL, o->probe_cache_dir, &s->target, err);
+  rc = ts_target_open(o->python, NULL, o->probe_cache_dir, &s->target, err);
   if (rc != TS_OK)
     return rc;
   const struct ts_target_paths *tp = &s->target->paths;

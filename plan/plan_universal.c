@@ -15,6 +15,7 @@
 #include "pep/version.h"
 #include "plan/fleet.h"
 #include "plan/plan_internal.h"
+#include "plan/missing_wheels.h"
 #include "plan/profiles.h"
 #include "target/target.h"
 
@@ -47,6 +48,7 @@ struct point {
   bool included;         /* requires-python and an --environment admit it */
   bool any_file;         /* resolved only with files of other tags */
   const struct ts_host *host; /* a profile's machine here; NULL: the base's */
+  const char *backend;        /* the profile's build (only_backend), or NULL */
   struct ts_plan_result *res;
 };
 
@@ -253,6 +255,14 @@ static void add_line(char ***lines, size_t *n, char *line) {
   (*lines)[(*n)++] = line;
 }
 
+/* add_line, once per distinct line (every point says the same) */
+static void add_unique(char ***lines, size_t *n, const char *line) {
+  for (size_t i = 0; i < *n; i++)
+    if (strcmp((*lines)[i], line) == 0)
+      return;
+  add_line(lines, n, ts_xstrdup(line));
+}
+
 /* The base's options for a point's target spec, preferring ps. */
 static struct ts_plan_options point_options(const struct ts_universal_options *o,
                                             const struct point *p,
@@ -262,6 +272,7 @@ static struct ts_plan_options point_options(const struct ts_universal_options *o
   if (p->host) { /* judged against its own machine, as lock --profile */
     po.host = p->host;
     po.ignore_host = false;
+    po.only_backend = p->backend;
   }
   po.python = NULL;
   po.spec = spec;
@@ -274,8 +285,8 @@ static struct ts_plan_options point_options(const struct ts_universal_options *o
 
 /* Resolves one point: with wheels of its tags, else with every file. */
 static enum ts_code solve_point(const struct ts_universal_options *o, const struct grid *g,
-                                struct point *p,
-                                const struct prefs *ps,
+                                struct point *p, const struct prefs *ps,
+                                struct ts_missing_wheels *missing,
                                 struct ts_universal_result *out, struct ts_error *err) {
   struct ts_target_spec spec = point_spec(g, p);
   struct ts_plan_options po = point_options(o, p, &spec, ps);
@@ -294,8 +305,15 @@ static enum ts_code solve_point(const struct ts_universal_options *o, const stru
     for (size_t i = 0; why && i < why->nlines; i++)
       add_line(&out->why, &out->nwhy, ts_xstrdup(why->lines[i]));
   }
+  if (rc != TS_OK && rc != TS_E_RESOLVE) { /* a build: say which environment needed it */
+    char *env = describe(g, p);
+    ts_error_wrap(err, "%s", env);
+    free(env);
+  }
   if (rc != TS_OK)
     return rc;
+  for (size_t i = 0; i < p->res->nnotes; i++)
+    add_unique(&out->notes, &out->nnotes, p->res->notes[i]);
   p->any_file = po.any_file;
   for (size_t i = 0; po.any_file && i < p->res->res->nitems; i++) {
     const struct ts_resolved *r = &p->res->res->items[i];
@@ -308,12 +326,11 @@ static enum ts_code solve_point(const struct ts_universal_options *o, const stru
         if (ts_dist_kind_of(files[k]->filename, strlen(files[k]->filename)) == TS_DIST_SDIST &&
             (listed == r->file->filename || strcmp(files[k]->filename, listed) < 0))
           listed = files[k]->filename;
+      char *python = ts_xasprintf("%s %s", impl_word[p->v[DIM_IMPL]], p->python);
+      ts_missing_wheels_add(missing, r->name, r->version, listed, g->systems[p->v[DIM_OS]],
+                            arch_word[p->v[DIM_ARCH]], python);
+      free(python);
       free(files);
-      char *env = describe(g, p);
-      add_line(&out->notes, &out->nnotes,
-               ts_xasprintf("%s: no wheel of %s %s fits; the lock lists %s for it", env,
-                            r->name, r->version, listed));
-      free(env);
     }
   }
   return TS_OK;
@@ -1037,16 +1054,18 @@ static bool preference_fits(const char *version, const struct ts_profile *pr) {
 /* Every point of the grid resolved (for profile pr: on its machine) and
  * merged into *lock. */
 static enum ts_code lock_grid(const struct ts_universal_options *o, const struct ts_profile *pr,
-                              struct ts_pylock **lock, struct ts_universal_result *out,
-                              struct ts_error *err) {
+                              struct ts_pylock **lock, struct ts_missing_wheels *missing,
+                              struct ts_universal_result *out, struct ts_error *err) {
   struct grid g = {0};
   struct ts_host hosts[MAX_SYSTEMS * NARCH];
   memset(hosts, 0, sizeof hosts);
   enum ts_code rc = grid_make(&g, o, err);
   if (rc == TS_OK && pr)
     rc = profile_hosts(pr, o->base->rules, &g, hosts, err);
-  for (size_t i = 0; rc == TS_OK && pr && i < g.n; i++)
+  for (size_t i = 0; rc == TS_OK && pr && i < g.n; i++) {
     g.pts[i].host = &hosts[(size_t)g.pts[i].v[DIM_OS] * NARCH + (size_t)g.pts[i].v[DIM_ARCH]];
+    g.pts[i].backend = pr->backend;
+  }
   /* --resolution lowest(-direct) asks each environment for its own
    * lowest versions: no environment's choice is pressed on the others */
   bool highest = o->base->resolution == TS_RESOLUTION_HIGHEST;
@@ -1064,7 +1083,7 @@ static enum ts_code lock_grid(const struct ts_universal_options *o, const struct
     struct point *p = &g.pts[solve_order(&g, k)];
     if (!p->included)
       continue;
-    rc = solve_point(o, &g, p, &ps, out, err);
+    rc = solve_point(o, &g, p, &ps, missing, out, err);
     out->npoints++;
     for (size_t i = 0; rc == TS_OK && i < p->res->res->nitems; i++)
       prefs_add(&ps, p->res->res->items[i].name, p->res->res->items[i].version);
@@ -1082,23 +1101,21 @@ static enum ts_code lock_grid(const struct ts_universal_options *o, const struct
   return rc;
 }
 
-/* ts_plan_universal_lock, its options' sdists prepared as it says. */
-static enum ts_code lock_universal(const struct ts_universal_options *o,
-                                   struct ts_universal_result *out, struct ts_error *err) {
-  memset(out, 0, sizeof *out);
-  if (!o->requires_python)
-    return ts_error_set(err, TS_E_INVALID, "a universal lock needs requires-python");
+/* Every grid, one per profile (or the one without), merged. */
+static enum ts_code lock_grids(const struct ts_universal_options *o,
+                               struct ts_missing_wheels *missing,
+                               struct ts_universal_result *out, struct ts_error *err) {
   if (!o->nprofiles)
-    return lock_grid(o, NULL, &out->lock, out, err);
+    return lock_grid(o, NULL, &out->lock, missing, out, err);
   enum ts_code rc = ts_profiles_check_distinct(o->profiles, o->nprofiles, err);
   struct ts_pylock **locks = ts_xcalloc(o->nprofiles, sizeof *locks);
   for (size_t i = 0; i < o->nprofiles && rc == TS_OK; i++) {
     const struct ts_profile *pr = &o->profiles[i];
-    if ((rc = lock_grid(o, pr, &locks[i], out, err)) == TS_OK)
+    if ((rc = lock_grid(o, pr, &locks[i], missing, out, err)) == TS_OK)
       continue;
-    ts_error_wrap(err, "profile %s", pr->backend);
+    ts_error_wrap(err, "profile %s", pr->name);
     if (out->failed_env) {
-      char *env = ts_xasprintf("%s, profile %s", out->failed_env, pr->backend);
+      char *env = ts_xasprintf("%s, profile %s", out->failed_env, pr->name);
       free(out->failed_env);
       out->failed_env = env;
     }
@@ -1108,6 +1125,19 @@ static enum ts_code lock_universal(const struct ts_universal_options *o,
   for (size_t i = 0; i < o->nprofiles; i++)
     ts_pylock_free(locks[i]);
   free(locks);
+  return rc;
+}
+
+/* ts_plan_universal_lock, its options' sdists prepared as it says. */
+static enum ts_code lock_universal(const struct ts_universal_options *o,
+                                   struct ts_universal_result *out, struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!o->requires_python)
+    return ts_error_set(err, TS_E_INVALID, "a universal lock needs requires-python");
+  struct ts_missing_wheels *missing = ts_missing_wheels_new();
+  enum ts_code rc = lock_grids(o, missing, out, err);
+  ts_missing_wheels_lines(missing, &out->notes, &out->nnotes);
+  ts_missing_wheels_free(missing);
   return rc;
 }
 
@@ -1121,7 +1151,7 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
   struct ts_target *host = NULL;
   struct ts_error ignore = {0};
   struct ts_plan_build_options bo = *o->base->build;
-  if (ts_plan_make_target(o->base->python, NULL, o->base->probe_cache_dir, &host, &ignore) ==
+  if (ts_target_open(o->base->python, NULL, o->base->probe_cache_dir, &host, &ignore) ==
       TS_OK)
     bo.metadata_python = host->python;
   struct ts_plan_options base = *o->base;
@@ -1149,7 +1179,7 @@ enum ts_code ts_plan_default_requires_python(const char *python, const char *pro
                                              char **out, struct ts_error *err) {
   *out = NULL;
   struct ts_target *t = NULL;
-  enum ts_code rc = ts_plan_make_target(python, NULL, probe_cache_dir, &t, err);
+  enum ts_code rc = ts_target_open(python, NULL, probe_cache_dir, &t, err);
   if (rc != TS_OK) {
     struct ts_error why = *err;
     ts_error_set(err, rc, "a universal lock covers the Pythons of requires-python: pass "

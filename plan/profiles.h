@@ -2,8 +2,10 @@
  * plan/profiles.h — GPU profiles: one lock for every GPU a team deploys
  * to (lock --profile), and which of its profiles a host runs (sync).
  *
- * A profile names a backend of rules.yaml ("cpu", "cu126", "rocm6.4",
- * "xpu"), optionally with facts that narrow the GPUs it is for:
+ * A profile names a build of rules.yaml ("cpu", "cu126", "rocm6.4",
+ * "xpu": its routed projects are locked as exactly those builds, CPU
+ * builds where there are none), optionally with facts that narrow the
+ * GPUs it is for:
  * "cu126:cc=6.1,8.9", "rocm6.4:gfx=gfx942".  It stands for a machine with
  * that backend, as the override flags describe one: cuXYZ is a driver
  * that runs CUDA X.Y (--cuda X.Y), with the compute capabilities of cc=
@@ -45,13 +47,17 @@
 #include "rules/rules.h"
 
 struct ts_profile {
+  char *name;    /* "rocm6.4", or the user's "mi300x" */
   char *backend; /* "rocm6.4": a backend id of rules.yaml */
-  char *extra;   /* "rocm6-4": its extra name */
+  char *extra;   /* "rocm6-4", "mi300x": the name as an extra (PEP 685) */
   char *cc;      /* "6.1,8.9" (CUDA) or NULL */
   char *gfx;     /* "gfx942" (ROCm) or NULL */
 };
 
-/* Parses "NAME[:cc=X.Y,...][:gfx=gfxN,...]".  TS_E_INVALID naming the
+/* Parses "[LABEL=]NAME[:cc=X.Y,...][:gfx=gfxN,...]": LABEL, a project-name
+ * shaped word, names the profile (its extra) so that one backend can
+ * serve two pools (mi300x=rocm6.4:gfx=gfx942, radeon=rocm6.4:gfx=gfx1100);
+ * without it the profile is named by its backend.  TS_E_INVALID naming the
  * text for a NAME that is no backend of `rules` (the message lists them),
  * a key the backend has no use for, or a malformed value. */
 enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
@@ -100,39 +106,3 @@ enum ts_code ts_profiles_check_distinct(const struct ts_profile *profiles, size_
 enum ts_code ts_plan_profiles_merge(const struct ts_profile *profiles, size_t n,
                                     struct ts_pylock *const *locks, struct ts_pylock **out,
                                     struct ts_error *err);
-
-/* ---- which profile a host runs (sync) -------------------------------- */
-
-struct ts_profile_verdict {
-  const struct ts_pylock_profile *profile; /* into the lock */
-  const struct ts_rules_backend *backend;  /* into the rules; NULL when
-                                              rules.yaml has no such id */
-  struct ts_rules_finding *findings;       /* the rules its builds break
-                                              on this host */
-  size_t nfindings;
-  char *why;   /* when it cannot even be selected for the target (no wheel
-                  for this interpreter...), the reason; else NULL */
-};
-
-struct ts_profile_choice {
-  struct ts_profile_verdict *v; /* every profile, the host's preference
-                                   order (ts_rules_backend_cmp, as install
-                                   ranks builds; then by name) */
-  size_t n;
-  size_t chosen;                /* the first that runs, or n: none */
-};
-
-/* Judges every profile of a fleet lock on this host: its entries for the
- * target (env, tags) checked against the rules compiled for the host, as
- * sync's host check does.  TS_OK also when none runs (chosen == n).
- * Clear *out with ts_profile_choice_clear. */
-enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rules *rules,
-                               const struct ts_host *host, const struct ts_marker_env *env,
-                               const struct ts_tagset *tags, struct ts_profile_choice *out,
-                               struct ts_error *err);
-void ts_profile_choice_clear(struct ts_profile_choice *c);
-
-/* The lock's profile whose name, normalised, is `name`'s ("rocm6.4"
- * finds rocm6-4); NULL when none is. */
-const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
-                                                const char *name);

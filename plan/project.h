@@ -1,5 +1,5 @@
 /*
- * plan/project.h — a project's lock (lock/pyproject.h as lock's input):
+ * plan/project.h — a project's lock (request/pyproject.h as lock's input):
  * which packages only its extras and dependency groups need, as PEP 751
  * says to mark them.
  */
@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "lock/pylock.h"
-#include "lock/pyproject.h"
+#include "request/pyproject.h"
 
 /* Marks a lock resolved from every requirement of the project (its
  * dependencies, extras and groups together): a package its dependencies

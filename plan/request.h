@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "plan/plan.h"
 
 struct ts_plan_request {
@@ -80,8 +80,9 @@ void ts_plan_outcome_clear(struct ts_plan_outcome *o);
  * anything changes, installed into and, for --target, moved into DIR;
  * --user installs into the interpreter's user site, refused in a venv and,
  * as pip, for an externally managed interpreter (PEP 668) unless
- * break_system_packages; an install goes into the environment.  Errors as ts_plan_install and
- * plan/tree.h; *out holds what was done so far (clear it anyway). */
+ * break_system_packages; an install goes into the environment.  Errors as
+ * ts_plan_install and inventory/tree.h; *out holds what was done so far
+ * (clear it anyway). */
 enum ts_code ts_plan_request_carry_out(const struct ts_plan_request *q,
                                        struct ts_plan_result *r,
                                        const struct ts_plan_callbacks *cb,

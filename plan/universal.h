@@ -76,8 +76,10 @@ struct ts_universal_result {
   struct ts_pylock *lock;       /* on success */
   size_t npoints;               /* environments solved (per profile) */
   size_t nsolves;               /* resolutions run (fallbacks included) */
-  /* one line each: a point resolved only with files of other tags or an
-   * sdist ("CPython 3.12 on linux aarch64: no wheel of b 1.0 fits") */
+  /* one line each: the resolutions' notes once (where an sdist's
+   * metadata came from), then per package the environments resolved only
+   * with files of other tags or an sdist ("no wheel of b 1.0 for linux
+   * (aarch64; CPython 3.12): the lock lists b-1.0.tar.gz there") */
   char **notes;
   size_t nnotes;
   /* on TS_E_RESOLVE: the environment that failed and the resolver's

@@ -381,14 +381,10 @@ static void hints(struct rs *rs, int proj, const struct ts_specset *spec,
   }
 }
 
-static bool is_gfx(const struct ts_term *t) { return !strncmp(t->name, "__gfx", 5); }
-
-/* "GPU target gfx908 or gfx90a": a run of GPU targets names the words once. */
 static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
   char *s = ts_xstrdup("");
   for (size_t i = 0; i < n; i++) {
-    bool run = i && is_gfx(&t[i]) && is_gfx(&t[i - 1]) && !t[i].spec;
-    char *tt = run ? ts_xstrdup(t[i].name + 2) : ts_rs_term_text(&t[i]);
+    char *tt = ts_rs_term_text(&t[i]);
     char *ns = ts_xasprintf("%s%s%s", s, i ? sep : "", tt);
     free(tt);
     free(s);
@@ -397,10 +393,57 @@ static char *join_terms(const struct ts_term *t, size_t n, const char *sep) {
   return s;
 }
 
+/* A GPU target fact in words: "__gfx1101" is the AMD GPU gfx1101,
+ * "__cc_7.0" a GPU of compute capability 7.0.  False for other facts. */
+static bool gpu_fact(const char *name, const char **what, bool *amd) {
+  if (strncmp(name, "__gfx", 5) == 0) {
+    *what = name + 2;
+    *amd = true;
+    return true;
+  }
+  if (strncmp(name, "__cc_", 5) == 0) {
+    *what = name + 5;
+    *amd = false;
+    return true;
+  }
+  return false;
+}
+
+/* "an AMD GPU gfx900, gfx906 or gfx942", "a GPU of compute capability
+ * 7.0": NULL unless every term is a GPU target of one kind. */
+static char *gpu_terms_text(const struct ts_term *t, size_t n) {
+  char buf[600] = "";
+  size_t len = 0;
+  bool first_amd = false;
+  for (size_t i = 0; i < n; i++) {
+    const char *what;
+    bool amd;
+    if (!gpu_fact(t[i].name, &what, &amd) || (i && amd != first_amd))
+      return NULL;
+    first_amd = amd;
+    int w = snprintf(buf + len, sizeof buf - len, "%s%s",
+                     !i ? "" : i + 1 == n ? " or " : ", ", what);
+    if (w < 0 || (size_t)w >= sizeof buf - len)
+      return NULL;
+    len += (size_t)w;
+  }
+  if (!n)
+    return NULL;
+  return ts_xasprintf("%s%s", first_amd ? "an AMD GPU " : "a GPU of compute capability ",
+                      buf);
+}
+
 /* "this host has __rocm 6.2.0 (from /opt/rocm/.info/version)": the same
  * words whether a rule or the fact's own install job names it, so that
- * the two give one line. */
+ * the two give one line.  A GPU target reads as the host's GPU ("this
+ * host's GPU is gfx1101"). */
 static char *fact_text(const struct rs_fact *f) {
+  const char *what;
+  bool amd;
+  if (gpu_fact(f->name, &what, &amd))
+    return ts_xasprintf("this host's GPU %s %s%s%s%s", amd ? "is" : "has compute capability",
+                        what, f->source ? " (from " : "", f->source ? f->source : "",
+                        f->source ? ")" : "");
   char *words = ts_rules_fact_words(f->name);
   char *text = ts_xasprintf("this host has %s%s%s%s%s%s", words,
                             f->version ? " " : "", f->version ? f->version : "",
@@ -410,40 +453,68 @@ static char *fact_text(const struct rs_fact *f) {
   return text;
 }
 
-/* The facts of terms t: those the host has, one line each; those it
- * lacks (unless present_only) too, the GPU targets it lacks in one line. */
+/* A GPU target the host lacks is answered with the GPUs it has, once
+ * (not "this host has no __gfx900" for every target a build carries). */
+static void own_gpu_lines(struct rs *rs, bool amd, struct lines *ls) {
+  bool any = false;
+  for (size_t i = 0; i < rs->nfacts; i++) {
+    const char *what;
+    bool is_amd;
+    if (gpu_fact(rs->facts[i].name, &what, &is_amd) && is_amd == amd) {
+      add_line(ls, 6, fact_text(&rs->facts[i]));
+      any = true;
+    }
+  }
+  if (!any)
+    add_line(ls, 6, ts_xstrdup(amd ? "this host has no AMD GPU" : "this host has no NVIDIA GPU"));
+}
+
 static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
                        bool present_only, struct lines *ls) {
-  char *gfx = NULL;
   for (size_t i = 0; i < n; i++) {
     if (t[i].name[0] != '_' || t[i].name[1] != '_')
       continue;
     struct rs_fact *f = ts_rs_fact(rs, t[i].name);
-    if (f) {
+    const char *what;
+    bool amd;
+    if (f)
       add_line(ls, 6, fact_text(f));
-    } else if (!present_only && is_gfx(&t[i])) {
-      char *more = ts_xasprintf("%s%s%s", gfx ? gfx : "", gfx ? ", " : "", t[i].name + 2);
-      free(gfx);
-      gfx = more;
-    } else if (!present_only) {
+    else if (!present_only && gpu_fact(t[i].name, &what, &amd))
+      own_gpu_lines(rs, amd, ls);
+    else if (!present_only) {
       char *words = ts_rules_fact_words(t[i].name);
       add_line(ls, 6, ts_xasprintf("this host has no %s", words));
       free(words);
     }
   }
-  if (gfx)
-    add_line(ls, 6, ts_xasprintf("this host has no GPU target %s%s", strchr(gfx, ',') ?
-                                 "among " : "", gfx));
-  free(gfx);
+}
+
+static bool gpu_terms_text_ok(const struct ts_constraint *con) {
+  char *t = gpu_terms_text(con->terms, con->nterms);
+  free(t);
+  return t != NULL;
 }
 
 static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
                        const char *other, struct lines *ls) {
   const struct ts_constraint *con = &rs->req->rules->constraints[c];
-  char *terms = join_terms(con->terms, con->nterms, " or ");
+  char *terms = gpu_terms_text(con->terms, con->nterms);
+  if (!terms)
+    terms = join_terms(con->terms, con->nterms, " or ");
+  const char *what;
+  bool amd;
+  char *other_gpu = other && gpu_fact(other, &what, &amd)
+                        ? ts_xasprintf(amd ? "an AMD GPU %s" : "a GPU of compute capability %s", what)
+                        : NULL;
+  if (other_gpu)
+    other = other_gpu;
   char *when = con->nwhen ? join_terms(con->when, con->nwhen, " and ") : NULL;
   char *s;
-  if (conflict)
+  if ((other_gpu || (!conflict && gpu_terms_text_ok(con))) && !con->nwhen)
+    /* the rule's message lists the targets: say them once */
+    s = ts_xasprintf("%s has no kernels for this host's GPU (rule %s: %s)", from,
+                     con->id, con->message ? con->message : "");
+  else if (conflict)
     s = ts_xasprintf("%s cannot be installed with %s%s%s (rule %s: %s)", from,
                      other ? other : terms, when ? " when the host has " : "",
                      when ? when : "", con->id,
@@ -465,6 +536,7 @@ static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
                                  con->source));
   free(terms);
   free(when);
+  free(other_gpu);
 }
 
 /* "which b 1.0, 1.1 satisfy": the real versions behind a dep. */

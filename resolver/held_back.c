@@ -285,9 +285,18 @@ static enum ts_code refuse_fallback(struct rs *rs, int pidx, int chosen,
           ts_xasprintf("fix: ask for %s==%s, the newest %s with a GPU build "
                        "that runs here (%s)",
                        pj->name, pub, pj->name, pj->vers[best].text));
+  bool amd = false, nvidia = false;
+  for (size_t i = 0; i < rs->nfacts; i++) {
+    amd |= strncmp(rs->facts[i].name, "__gfx", 5) == 0;
+    nvidia |= strncmp(rs->facts[i].name, "__cc_", 5) == 0 ||
+              strcmp(rs->facts[i].name, "__cuda_driver") == 0;
+  }
   why_add(&res->why, &cap,
-          ts_xasprintf("fix: upgrade the NVIDIA driver or ROCm so that a GPU "
-                       "build of %s runs (see 'torchsolve detect')",
+          ts_xasprintf("fix: upgrade %s so that a GPU build of %s runs (see "
+                       "'torchsolve detect')",
+                       amd && !nvidia   ? "ROCm (the amdgpu kernel driver)"
+                       : nvidia && !amd ? "the NVIDIA driver"
+                                        : "the NVIDIA driver or ROCm",
                        pins));
   why_add(&res->why, &cap,
           ts_xasprintf("fix: pass --cpu to accept %s %s", pj->name,
@@ -298,6 +307,18 @@ static enum ts_code refuse_fallback(struct rs *rs, int pidx, int chosen,
                pins, pj->vers[chosen].text);
   free(pins);
   return TS_E_RESOLVE;
+}
+
+/* A preference (the existing lock's version) is soft: a solve with the
+ * better build as a job succeeds, yet the answer kept the locked release.
+ * Never silently: say so, and how to move it. */
+static char *kept_from_lock(const struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->req->npreferences; i++)
+    if (strcmp(rs->req->preferences[i].name, name) == 0)
+      return ts_xasprintf("the existing lock has %s %s (to take the newer one: "
+                          "--upgrade-package %s)",
+                          name, rs->req->preferences[i].version, name);
+  return NULL;
 }
 
 enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
@@ -362,6 +383,8 @@ enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
   }
   char *reason = blocked_by(rs, SOLVER_INSTALL | SOLVER_SOLVABLE,
                             pj->vers[best].solv, false);
+  if (!reason)
+    reason = kept_from_lock(rs, pj->name);
   if (!reason)
     return TS_OK; /* not held back after all (cannot happen when exact) */
   pj = &rs->projs[pidx];

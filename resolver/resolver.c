@@ -848,7 +848,12 @@ static struct rs_job *push_job(struct rs *rs, Id how, Id what);
 /* req->preferences on this project: the preferred version gets a
  * solvable and a SOLVER_FAVOR job, so libsolv takes it wherever it has a
  * choice and the request allows it (a soft preference, never a limit),
- * unless the resolution mode asks for the project's lowest version. */
+ * unless the resolution mode asks for the project's lowest version.  A
+ * project with a variant preference (torch and its companions) keeps the
+ * preferred release, not its build: every build of that public version is
+ * favored, least preferred first (libsolv's last favor wins), so the build
+ * is chosen again for this host.  A relock over a T4's "2.13.0+cpu" gives a
+ * GH200 2.13.0+cu130. */
 static void favor_preferred(struct rs *rs, int pidx) {
   /* the lowest version a --resolution lowest(-direct) asks for wins */
   enum ts_resolution_mode mode = rs->req->resolution;
@@ -861,16 +866,22 @@ static void favor_preferred(struct rs *rs, int pidx) {
     if (strcmp(pref->name, pj->name) != 0 ||
         ts_version_parse(pref->version, strlen(pref->version), &want, NULL) != TS_OK)
       continue;
+    const char *wpub = ts_version_public(want);
+    struct ts_version *want_pub = NULL;
+    bool any_build = ts_rs_variant_pref(rs, pj->name) &&
+                     ts_version_parse(wpub, strlen(wpub), &want_pub, NULL) == TS_OK;
     for (size_t i = 0; i < pj->nvers; i++) {
-      struct rs_ver *v = &pj->vers[i];
-      if (!v->usable || ts_version_cmp(v->v, want) != 0)
+      struct rs_ver *v = &rs->projs[pidx].vers[i];
+      if (!v->usable || ts_version_cmp(any_build ? v->pub : v->v, any_build ? want_pub : want) != 0)
         continue;
       if (!v->solv)
         ts_rs_reveal(rs, pidx, i);
       struct rs_job *ji = push_job(rs, SOLVER_FAVOR | SOLVER_SOLVABLE, rs->projs[pidx].vers[i].solv);
       ji->proj = pidx;
-      break;
+      if (!any_build)
+        break;
     }
+    ts_version_free(want_pub);
     ts_version_free(want);
   }
 }
@@ -1544,6 +1555,23 @@ static void closure(struct rs *rs, Solver *solv, Queue *out) {
   queue_free(&dq);
 }
 
+/* A version whose METADATA was fetched but does not read (a Requires-Dist
+ * of "invalid-version ==2010i"): pip ignores it with a warning and the
+ * resolution goes on.  Its solvable gets a requirement nothing provides. */
+static void ignore_version(struct rs *rs, struct rs_ver *v, const char *name,
+                           const struct ts_error *why) {
+  rs->ignored = ts_xrealloc(rs->ignored, (rs->nignored + 1) * sizeof *rs->ignored);
+  rs->ignored[rs->nignored++] = ts_xasprintf(
+      "Ignoring version %s of %s since it has invalid metadata: %s", v->text, name,
+      why->detail);
+  Id dep = pool_rel2id(rs->pool, pool_str2id(rs->pool, "__valid_metadata", 1),
+                       rs->none_evr, REL_EQ, 1);
+  ts_rs_add_dep(rs, v->solv, dep, false,
+                ts_xasprintf("readable METADATA (%s %s's does not read)", name, v->text),
+                -1, NULL, -1, false);
+  sinfo(rs, v->solv)->deps_done = true;
+}
+
 /* Fetches METADATA for the versions behind pending solvables (plus the next
  * few versions of each, which the solver will likely want after a
  * conflict), then encodes the pending solvables' deps. */
@@ -1624,6 +1652,8 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
       if (mc == TS_OK) {
         v->meta_ok = true;
         rs->metadata_fetched++;
+      } else if (reqs[i].code == TS_OK && mc == TS_E_PARSE) {
+        ignore_version(rs, v, reqs[i].name, err);
       } else if (!reqs[i].prefetch) {
         c = mc;
         ts_error_wrap(err, "metadata of %s %s", reqs[i].name, reqs[i].version);
@@ -1955,6 +1985,9 @@ static bool add_priority_jobs(struct rs *rs, const Queue *cl) {
 }
 
 static void rs_free(struct rs *rs) {
+  for (size_t i = 0; i < rs->nignored; i++)
+    free(rs->ignored[i]);
+  free(rs->ignored);
   for (size_t i = 0; i < rs->nprojs; i++) {
     struct rs_proj *pj = &rs->projs[i];
     for (size_t k = 0; k < pj->nvers; k++)
@@ -2071,11 +2104,9 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
       new_solvable(&rs, rs.host, pool_str2id(rs.pool, "__constraints", 1),
                    pool_str2id(rs.pool, "0", 1), RS_CONSTRAINTS, -1, -1, -1);
   sinfo(&rs, rs.constraints_solv)->deps_done = true;
-  queue_push2(&rs.jobs, SOLVER_INSTALL | SOLVER_SOLVABLE, rs.constraints_solv);
-  rs.job_info = ts_rs_grow(rs.job_info, &rs.job_info_cap, 1,
-                           sizeof *rs.job_info);
-  rs.job_info[rs.jobs.count / 2 - 1].fact = -1;
-  rs.job_info[rs.jobs.count / 2 - 1].proj = -1;
+  /* push_job keeps job_info as long as the job list: the host facts
+   * above already hold one entry each */
+  push_job(&rs, SOLVER_INSTALL | SOLVER_SOLVABLE, rs.constraints_solv);
 
   enum ts_code c = TS_OK;
   for (size_t i = 0; i < req->nrequirements; i++) {
@@ -2148,6 +2179,10 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   queue_free(&pending);
   res->pages_fetched = rs.pages_fetched;
   res->metadata_fetched = rs.metadata_fetched;
+  res->ignored = rs.ignored;
+  res->nignored = rs.nignored;
+  rs.ignored = NULL;
+  rs.nignored = 0;
   if (c == TS_OK || c == TS_E_RESOLVE)
     *out = res;
   else
@@ -2170,6 +2205,9 @@ void ts_resolution_free(struct ts_resolution *r) {
     free(it->extras);
   }
   free(r->items);
+  for (size_t i = 0; i < r->nignored; i++)
+    free(r->ignored[i]);
+  free(r->ignored);
   if (r->held_back) {
     free(r->held_back->name);
     free(r->held_back->chosen);

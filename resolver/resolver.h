@@ -146,7 +146,7 @@ struct ts_resolver_request {
    * an early job.  Every other project follows in canonical order. */
   const char *const *priority;    /* normalised names */
   size_t npriority;
-  /* pip's format control (lock/formatctl.h): normalised names or ":all:".
+  /* pip's format control (request/formatctl.h): normalised names or ":all:".
    * Wheels of a project are forbidden when it is named in no_binary, or
    * when no_binary holds ":all:" and only_binary neither names it nor holds
    * ":all:"; a name in only_binary always allows them. */
@@ -248,6 +248,11 @@ struct ts_resolution {
   struct ts_held_back *held_back; /* NULL when nothing is held back */
   size_t nitems;
   struct ts_explanation why;   /* set when the request cannot be met */
+  /* pip's "Ignoring version V of NAME since it has invalid metadata: WHY",
+   * one line per version whose METADATA does not read (the resolution
+   * went on without it) */
+  char **ignored;
+  size_t nignored;
   /* what it took */
   size_t solves;
   size_t pages_fetched;

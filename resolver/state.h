@@ -175,6 +175,8 @@ struct rs {
   size_t nwant, want_cap;
   size_t pages_fetched, metadata_fetched;
   size_t round;              /* metadata rounds so far (grow calls) */
+  char **ignored;            /* versions left out for unreadable METADATA */
+  size_t nignored;
 };
 
 void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size);

@@ -47,5 +47,12 @@ void ts_constraint_set_clear(struct ts_constraint_set *set) {
     free(set->routed[i]);
   free(set->routed);
   free(set->index_base);
+  for (size_t i = 0; i < set->nassumed; i++) {
+    term_clear(&set->assumed[i].subject);
+    free(set->assumed[i].why);
+    free(set->assumed[i].assumed);
+  }
+  free(set->assumed);
+  free(set->release_assumed);
   memset(set, 0, sizeof *set);
 }

@@ -64,6 +64,15 @@ struct ts_backend_choice {
   char *rule_id;   /* the constraint that excludes it, or NULL */
 };
 
+/* A torch build no rules file lists (a release newer than every one the
+ * rules know, or a variant its release does not list): its gates carry the
+ * facts of the build named in `assumed`, with confidence low. */
+struct ts_assumed_build {
+  struct ts_term subject; /* torch, its versions and local label ("" = PyPI's) */
+  char *why;              /* "is newer than these rules (2.14)" */
+  char *assumed;          /* "the kernels of 2.14.0+cu130" */
+};
+
 struct ts_constraint_set {
   struct ts_host_fact *facts;
   size_t nfacts;
@@ -79,6 +88,10 @@ struct ts_constraint_set {
   char **routed;
   size_t nrouted;
   char *index_base;
+  struct ts_assumed_build *assumed;
+  size_t nassumed;
+  /* detect --release newer than the rules: how its list was judged */
+  char *release_assumed;
 };
 
 /* Frees everything owned by the set (not the set struct itself). */

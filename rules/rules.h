@@ -144,12 +144,24 @@ struct ts_rules_amdgpu_map {
   char *amdgpu; /* DKMS amdgpu version prefix, "6.8" (/sys/module/amdgpu/version) */
   char *rocm;   /* the ROCm release that ships it, "6.2" */
 };
+/* An amdgpu driver release whose supported user-space range AMD states
+ * outright (from 30.10, ROCm 7.0's): it replaces the ±window for the
+ * kernel driver of that ROCm release, in both directions. */
+struct ts_rules_kmd_driver {
+  char *amdgpu;   /* "30.10": also a /sys/module/amdgpu/version prefix */
+  char *rocm;     /* the ROCm release it ships with, "7.0" (in `releases`) */
+  char *user_min; /* oldest ROCm user space it supports, "6.2" */
+  char *user_max; /* newest, "7.0" */
+  char *source;
+};
 struct ts_rules_kmd {
   unsigned window;   /* 2; 0 with no `rocm_kmd` section (installed ROCm gates) */
   char **releases;   /* ROCm releases, oldest first: "6.1", "6.2", ... */
   size_t nreleases;
   struct ts_rules_amdgpu_map *amdgpu;
   size_t namdgpu;
+  struct ts_rules_kmd_driver *drivers;
+  size_t ndrivers;
   char *source, *amdgpu_source, *amdgpu_confidence;
 };
 
@@ -159,11 +171,29 @@ struct ts_rules_kmd {
 struct ts_rules_torch_build {
   char *project; /* normalised name */
   bool nvcc;     /* it compiles CUDA code: nvcc must match torch.version.cuda */
+  /* Only a source whose location names this host and path is that
+   * project ("github.com/NVIDIA/apex": PyPI's `apex` is an unrelated
+   * project); NULL: any source of the name. */
+  char *only_from;
   char *source;
+};
+
+/* Which rules file is in force and where it came from (what `detect`,
+ * `rules list` and --report say): the bundled file, or the newer one
+ * `torchsolve rules update` kept in the data folder (rules/origin.h). */
+struct ts_rules_provenance {
+  bool updated;  /* false: the bundled file */
+  char *version; /* the file's `version:` ("2026.11.28"), or NULL */
+  char *path;    /* the file read */
+  char *url;     /* updated: the torchsolve-rules wheel it came from */
 };
 
 struct ts_rules {
   int schema;
+  /* The facts' date as a version ("2026.11.28"): the version of the
+   * torchsolve-rules package that carries them; NULL when not given. */
+  char *version;
+  struct ts_rules_provenance provenance; /* set by whoever chose the file */
   char *index_base;  /* "https://download.pytorch.org/whl/" */
   struct ts_rules_backend *backends;
   size_t nbackends;
@@ -211,6 +241,18 @@ enum ts_code ts_rules_load_file(const char *path, struct ts_rules **out,
                                 struct ts_rules_diags *diags,
                                 struct ts_error *err);
 void ts_rules_free(struct ts_rules *r);
+void ts_rules_provenance_clear(struct ts_rules_provenance *p);
+
+/* What `torchsolve rules check` does to one file, and what `rules update`
+ * does to a downloaded one: ts_rules_load_file with every problem in
+ * diags, then, for a file other than `bundled` (NULL: none), a merge over
+ * a copy of the bundled rules (what --rules FILE would do), whose failure
+ * is one more diagnostic "(merged over BUNDLED)".  *out is the file's own
+ * rules on success (caller frees). */
+enum ts_code ts_rules_validate_file(const char *path, const char *bundled,
+                                    struct ts_rules **out,
+                                    struct ts_rules_diags *diags,
+                                    struct ts_error *err);
 
 /* Merges `over` into `base`: first over's `without_rules` patterns remove
  * base's rules (TS_E_RULES when a pattern matches none); then entries with
@@ -237,10 +279,13 @@ const struct ts_rules_release *ts_rules_newest(const struct ts_rules *r);
 size_t ts_rules_drop(struct ts_rules *r, const char *pattern);
 
 /* The ROCm release whose kernel driver (KMD) this host runs, for the
- * window: the DKMS amdgpu module's version mapped through `kmd.amdgpu`,
- * else the installed ROCm's major.minor as its proxy (an override such as
- * --rocm is that proxy).  Writes the release ("6.2") to rel and what it
- * was read from to basis; false when neither is known. */
+ * window: the DKMS amdgpu module's version mapped through `kmd.amdgpu`
+ * or `kmd.drivers`, else a ROCm override (--rocm X.Y) standing for it.
+ * The kernel's own (in-tree) amdgpu is no ROCm release's driver, so an
+ * installed ROCm does not stand for it: false then, with basis saying
+ * why (the wheels bundle their user space and no window applies), as
+ * when nothing is known (basis "").  Writes the release ("6.2") to rel
+ * and what it was read from to basis. */
 bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
                           char *rel, size_t relcap, char *basis,
                           size_t basiscap);
@@ -296,6 +341,13 @@ int ts_rules_backend_cmp(const struct ts_rules_backend *a,
  * capability 8.6", "__python" → "Python"; another name as it is.
  * malloc'd. */
 char *ts_rules_fact_words(const char *name);
+
+/* When torch `version` ("2.15.0+cu130") is a build no rules file lists,
+ * judged on assumed facts (ts_constraint_set.assumed): the one-line
+ * warning naming it and what was assumed; NULL for a listed build.  The
+ * caller frees it. */
+char *ts_rules_assumed_warning(const struct ts_constraint_set *set,
+                               const char *version);
 
 /* Builds the host facts alone (what ts_rules_compile puts first). */
 enum ts_code ts_rules_host_facts(const struct ts_host *host,

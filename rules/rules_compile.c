@@ -102,6 +102,8 @@ enum ts_code ts_rules_host_facts(const struct ts_host *h,
   (void)err;
   if (h->glibc)
     add_fact(out, "__glibc", h->glibc, ts_host_source_of(h, "glibc"));
+  if (h->jetson)
+    add_fact(out, "__jetson", h->jetson, ts_host_source_of(h, "jetson"));
   if (h->force_cpu)
     return TS_OK; /* --cpu: no GPU facts, so every GPU variant drops out */
   if (h->cuda_driver)
@@ -147,13 +149,22 @@ static bool version_prefix(const char *prefix, const char *v) {
 bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
                           char *rel, size_t relcap, char *basis,
                           size_t basiscap) {
-  const struct ts_rules_amdgpu_map *best = NULL;
+  const char *best = NULL, *best_rocm = NULL;
   for (size_t i = 0; h->amdgpu_version && i < r->kmd.namdgpu; i++)
     if (version_prefix(r->kmd.amdgpu[i].amdgpu, h->amdgpu_version) &&
-        (!best || strlen(r->kmd.amdgpu[i].amdgpu) > strlen(best->amdgpu)))
-      best = &r->kmd.amdgpu[i];
+        (!best || strlen(r->kmd.amdgpu[i].amdgpu) > strlen(best))) {
+      best = r->kmd.amdgpu[i].amdgpu;
+      best_rocm = r->kmd.amdgpu[i].rocm;
+    }
+  for (size_t i = 0; h->amdgpu_version && i < r->kmd.ndrivers; i++)
+    if (version_prefix(r->kmd.drivers[i].amdgpu, h->amdgpu_version) &&
+        (!best || strlen(r->kmd.drivers[i].amdgpu) > strlen(best))) {
+      best = r->kmd.drivers[i].amdgpu;
+      best_rocm = r->kmd.drivers[i].rocm;
+    }
+  basis[0] = '\0';
   if (best) {
-    snprintf(rel, relcap, "%s", best->rocm);
+    snprintf(rel, relcap, "%s", best_rocm);
     const char *conf = r->kmd.amdgpu_confidence;
     snprintf(basis, basiscap, "amdgpu %s from %s%s%s%s", h->amdgpu_version,
              ts_host_source_of(h, "rocm.amdgpu_version"),
@@ -174,11 +185,18 @@ bool ts_rules_kmd_release(const struct ts_rules *r, const struct ts_host *h,
     snprintf(basis, basiscap,
              "installed ROCm %s (%s) as proxy: amdgpu %s is not in rocm_kmd.amdgpu",
              h->rocm_version, src ? src : "detected", h->amdgpu_version);
-  else
+  else {
+    /* The distribution's amdgpu is no ROCm release's kernel driver, and
+     * the wheels bundle their own user space: the installed ROCm says
+     * nothing about which of them run (an MI50 with ROCm 7.2 runs
+     * 2.9.1+rocm6.3). */
     snprintf(basis, basiscap,
-             "installed ROCm %s (%s) as proxy: no /sys/module/amdgpu/version "
-             "(the kernel's own amdgpu)",
+             "the kernel's own amdgpu (no /sys/module/amdgpu/version): no ROCm "
+             "release's kernel driver, so no window applies; the installed ROCm %s "
+             "(%s) does not stand for it",
              h->rocm_version, src ? src : "detected");
+    return false;
+  }
   return true;
 }
 
@@ -230,22 +248,93 @@ static bool backend_gated(const struct ts_constraint_set *s, const char *id) {
   return false;
 }
 
-/* The kernel-driver releases that run a +rocmX.Y build: ±window around
- * X.Y in kmd.releases, from *lo to *last; *next is the first release past
- * the window (NULL past the newest known).  False when X.Y is not listed. */
-static bool kmd_window(const struct ts_rules_kmd *k, const char *mm,
-                       const char **lo, const char **last, const char **next) {
+static const struct ts_rules_kmd_driver *kmd_driver(const struct ts_rules_kmd *k,
+                                                    const char *rocm) {
+  for (size_t i = 0; i < k->ndrivers; i++)
+    if (ts_host_vercmp(k->drivers[i].rocm, rocm) == 0)
+      return &k->drivers[i];
+  return NULL;
+}
+
+/* The kernel-driver releases that run a +rocmX.Y build (user space X.Y):
+ * those within ±window of X.Y in kmd.releases, except that a release with
+ * a `drivers` entry runs exactly the user-space range it states; and,
+ * when the window reaches past the newest known release (*open), any newer
+ * one.  in[i] tells for releases[i].  False when X.Y is not listed. */
+static bool kmd_window(const struct ts_rules_kmd *k, const char *mm, bool *in,
+                       bool *open) {
   size_t idx = k->nreleases;
   for (size_t i = 0; i < k->nreleases; i++)
     if (ts_host_vercmp(k->releases[i], mm) == 0)
       idx = i;
   if (!k->window || idx == k->nreleases)
     return false;
-  size_t l = idx >= k->window ? idx - k->window : 0, h = idx + k->window;
-  *lo = k->releases[l];
-  *last = k->releases[h < k->nreleases ? h : k->nreleases - 1];
-  *next = h + 1 < k->nreleases ? k->releases[h + 1] : NULL;
+  for (size_t i = 0; i < k->nreleases; i++) {
+    const struct ts_rules_kmd_driver *d = kmd_driver(k, k->releases[i]);
+    size_t dist = i > idx ? i - idx : idx - i;
+    in[i] = d ? ts_host_vercmp(d->user_min, mm) <= 0 && ts_host_vercmp(mm, d->user_max) <= 0
+              : dist <= k->window;
+  }
+  *open = idx + k->window >= k->nreleases - 1;
   return true;
+}
+
+/* "6.0, 6.1, 6.2, 7.0" and the term per release ("==6.0"...), plus
+ * ">7.2" when open. */
+static enum ts_code kmd_terms(const struct ts_rules_kmd *k, const bool *in, bool open,
+                              struct ts_constraint *c, char *text, size_t cap,
+                              struct ts_error *err) {
+  enum ts_code rc = TS_OK;
+  size_t used = 0;
+  text[0] = '\0';
+  for (size_t i = 0; i < k->nreleases && rc == TS_OK; i++) {
+    if (!in[i])
+      continue;
+    char *spec = ts_xasprintf("==%s", k->releases[i]);
+    rc = add_term(c, "__rocm_kmd", spec, NULL, err);
+    free(spec);
+    if (used < cap)
+      used += (size_t)snprintf(text + used, cap - used, "%s%s", used ? ", " : "",
+                               k->releases[i]);
+  }
+  if (open && rc == TS_OK) {
+    char *spec = ts_xasprintf(">%s", k->releases[k->nreleases - 1]);
+    rc = add_term(c, "__rocm_kmd", spec, NULL, err);
+    free(spec);
+    if (used < cap)
+      snprintf(text + used, cap - used, " or newer");
+  }
+  return rc;
+}
+
+/* With the kernel's own amdgpu (__rocm_intree: the installed ROCm) no
+ * window is known; user space up to `window` releases newer than the
+ * installed one is taken to run, as it would on that release's driver. */
+static enum ts_code gate_in_tree(const struct ts_rules *rules, const struct ts_rules_backend *b,
+                                 const char *mm, struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  const struct ts_rules_kmd *k = &rules->kmd;
+  size_t idx = 0;
+  for (size_t i = 0; i < k->nreleases; i++)
+    if (ts_host_vercmp(k->releases[i], mm) == 0)
+      idx = i;
+  const char *floor = k->releases[idx >= k->window ? idx - k->window : 0];
+  char id[96];
+  snprintf(id, sizeof id, "backend-%s-intree", b->id);
+  struct ts_constraint *c = new_constraint(
+      s, TS_CONSTRAINT_REQUIRES, id,
+      ts_xasprintf("torch +%s builds bundle ROCm %s's user space; with the kernel's own "
+                   "amdgpu (no ROCm release's driver) user space up to %u releases newer "
+                   "than the installed ROCm is taken to run, so it needs ROCm %s or newer "
+                   "installed", b->id, mm, k->window, floor),
+      "install the amdgpu-dkms driver of a recent ROCm release (its version then "
+      "decides), install a newer ROCm, or pass --rocm X.Y", k->source);
+  char *spec = ts_xasprintf(">=%s", floor);
+  enum ts_code rc = make_term(&c->subject, "torch", NULL, b->id, err);
+  if (rc == TS_OK && (rc = add_term(c, "__rocm_intree", spec, NULL, err)) == TS_OK)
+    rc = add_when(c, "__rocm_intree", NULL, err);
+  free(spec);
+  return rc;
 }
 
 static enum ts_code gate_backend(const struct ts_rules *rules,
@@ -266,29 +355,40 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
     if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
       rc = add_term(c, "__cuda_driver", spec, NULL, err);
     free(spec);
+    snprintf(id, sizeof id, "backend-%s-jetson", b->id);
+    c = new_constraint(
+        s, TS_CONSTRAINT_CONFLICTS, id,
+        ts_xasprintf("torch +%s builds are made for server-class (SBSA) aarch64 GPUs; a "
+                     "Jetson's integrated GPU (L4T) does not run them, so this host gets "
+                     "the CPU build", b->id),
+        "install NVIDIA's Jetson build of torch for this JetPack by its path "
+        "(torchsolve install ./torch-…whl), or keep the CPU build",
+        "https://docs.nvidia.com/deeplearning/frameworks/install-pytorch-jetson-platform/index.html");
+    if (rc == TS_OK && !(rc = make_term(&c->subject, "torch", NULL, b->id, err)))
+      rc = add_term(c, "__jetson", NULL, NULL, err);
   } else if (b->kind == TS_BACKEND_ROCM) {
     char *mm = major_minor(b->version);
-    const char *lo, *last, *next;
     snprintf(id, sizeof id, "backend-%s-rocm", b->id);
     struct ts_constraint *c;
-    if (kmd_window(&rules->kmd, mm, &lo, &last, &next)) {
+    bool *in = ts_xcalloc(rules->kmd.nreleases + 1, sizeof *in), open = false;
+    if (kmd_window(&rules->kmd, mm, in, &open)) {
       /* The wheel bundles ROCm's user space; what the host contributes is
-       * the kernel driver, which AMD supports for ±window releases. */
-      c = new_constraint(
-          s, TS_CONSTRAINT_REQUIRES, id,
-          ts_xasprintf("torch +%s builds bundle ROCm %s's user space, which "
-                        "AMD supports on the kernel driver (KMD) of ROCm %s "
-                        "to %s%s (±%u releases)", b->id, mm, lo, last,
-                        next ? "" : " or newer", rules->kmd.window),
-          "install a build whose ROCm is within the window of this host's "
-          "kernel driver, update the amdgpu driver, or pass --rocm X.Y",
-          rules->kmd.source);
-      char *window = next ? ts_xasprintf(">=%s,<%s", lo, next)
-                          : ts_xasprintf(">=%s", lo);
+       * the kernel driver, which AMD supports for ±window releases (or
+       * the range a driver release states). */
+      c = new_constraint(s, TS_CONSTRAINT_REQUIRES, id, NULL,
+                         "install a build whose ROCm is within the window of this host's "
+                         "kernel driver, update the amdgpu driver, or pass --rocm X.Y",
+                         rules->kmd.source);
+      char kmds[256];
       if (!(rc = make_term(&c->subject, "torch", NULL, b->id, err)) &&
-          !(rc = add_term(c, "__rocm_kmd", window, NULL, err)))
+          !(rc = kmd_terms(&rules->kmd, in, open, c, kmds, sizeof kmds, err)))
         rc = add_when(c, "__rocm_kmd", NULL, err);
-      free(window);
+      c->message = ts_xasprintf("torch +%s builds bundle ROCm %s's user space, which "
+                                "AMD supports on the kernel driver (KMD) of ROCm %s "
+                                "(±%u releases, or the range an amdgpu release states)",
+                                b->id, mm, kmds, rules->kmd.window);
+      if (rc == TS_OK)
+        rc = gate_in_tree(rules, b, mm, s, err);
     } else {
       char *spec = ts_xasprintf(">=%s", mm);
       c = new_constraint(
@@ -303,6 +403,7 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
         rc = add_when(c, "__rocm", NULL, err);
       free(spec);
     }
+    free(in);
     free(mm);
   } else if (b->kind == TS_BACKEND_XPU) {
     snprintf(id, sizeof id, "backend-%s", b->id);
@@ -317,27 +418,53 @@ static enum ts_code gate_backend(const struct ts_rules *rules,
   return rc;
 }
 
+/* Where a variant's gates apply: the torch versions (a listed series, or
+ * every release newer than the rules), how ids and messages name them,
+ * and for a pair no rules file lists, what its facts were assumed from. */
+struct gate_scope {
+  char spec[64];     /* "==2.13.*", ">=2.15.dev0" */
+  char name[48];     /* "2.13", "after-2.14": in constraint ids */
+  char shown[48];    /* "2.13", ">2.14": in messages */
+  const char *assumed; /* NULL, or "the kernels of 2.14.0+cu130" */
+};
+
+static void scope_of_series(struct gate_scope *sc, const char *series) {
+  memset(sc, 0, sizeof *sc);
+  snprintf(sc->spec, sizeof sc->spec, "==%s.*", series);
+  snprintf(sc->name, sizeof sc->name, "%s", series);
+  snprintf(sc->shown, sizeof sc->shown, "%s", series);
+}
+
+/* "torch 2.13+cu129", with what its facts were assumed from. */
+static char *scope_what(const struct gate_scope *sc, const char *label) {
+  return ts_xasprintf("torch %s+%s%s%s%s", sc->shown, label,
+                      sc->assumed ? " (not in these rules; assumed " : "",
+                      sc->assumed ? sc->assumed : "", sc->assumed ? ")" : "");
+}
+
 /* Compute-capability gates of one CUDA variant for this host's GPUs.
  * `label` is the local label the gated wheels carry: the variant id, or ""
  * for the plain PyPI wheel that is that variant with its label stripped. */
-static enum ts_code gate_cuda(const struct ts_rules_release *r,
+static enum ts_code gate_cuda(const struct gate_scope *sc,
                               const struct ts_rules_variant *v,
                               const struct ts_rules_backend *b,
                               const struct ts_host *h,
                               struct ts_constraint_set *s, const char *label,
                               const char *src, struct ts_error *err) {
-  char series_spec[64], id[128], pid[128], what[96];
-  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  char id[128], pid[128];
+  char *what;
   if (label[0]) {
-    snprintf(id, sizeof id, "cuda-arch-%s-%s", r->series, b->id);
-    snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", r->series, b->id);
-    snprintf(what, sizeof what, "torch %s+%s", r->series, b->id);
+    snprintf(id, sizeof id, "cuda-arch-%s-%s", sc->name, b->id);
+    snprintf(pid, sizeof pid, "cuda-ptx-%s-%s", sc->name, b->id);
+    what = scope_what(sc, b->id);
   } else {
-    snprintf(id, sizeof id, "pypi-arch-%s", r->series);
-    snprintf(pid, sizeof pid, "pypi-ptx-%s", r->series);
-    snprintf(what, sizeof what, "torch %s from PyPI (the %s build)", r->series,
-             b->id);
+    snprintf(id, sizeof id, "pypi-arch-%s", sc->name);
+    snprintf(pid, sizeof pid, "pypi-ptx-%s", sc->name);
+    what = ts_xasprintf("torch %s from PyPI (the %s build%s%s)", sc->shown, b->id,
+                        sc->assumed ? "; not in these rules: assumed " : "",
+                        sc->assumed ? sc->assumed : "");
   }
+  const char *series_spec = sc->spec;
   enum ts_code rc = TS_OK;
   char *archs = arch_list_text(v);
   const char *toolkit = v->driver_toolkit ? v->driver_toolkit : b->driver_toolkit;
@@ -380,17 +507,19 @@ static enum ts_code gate_cuda(const struct ts_rules_release *r,
     }
   }
   free(archs);
+  free(what);
   return rc;
 }
 
 /* The plain PyPI torch of a series is one CUDA variant with its label
- * stripped (Linux x86_64); gate it like that variant. */
+ * stripped (Linux x86_64); gate it like that variant.  `t` is the table of
+ * the release whose facts apply (another one's, for a newer release). */
 static enum ts_code gate_pypi_default(const struct ts_rules *rules,
-                                      const struct ts_rules_release *r,
-                                      const struct ts_host *h,
+                                      const struct gate_scope *sc,
+                                      struct ts_rules_variant_table t,
+                                      const char *src, const struct ts_host *h,
                                       struct ts_constraint_set *s,
                                       struct ts_error *err) {
-  struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
   if (!t.pypi_default)
     return TS_OK; /* PyPI serves a CPU build on this machine */
   const struct ts_rules_variant *v = NULL;
@@ -400,19 +529,20 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.pypi_default);
   if (!v || !b || b->kind != TS_BACKEND_CUDA)
     return TS_OK;
-  char id[96], series_spec[64];
-  snprintf(id, sizeof id, "pypi-default-%s", r->series);
-  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  char id[96];
+  snprintf(id, sizeof id, "pypi-default-%s", sc->name);
   struct ts_constraint *c = new_constraint(
       s, TS_CONSTRAINT_REQUIRES, id,
-      ts_xasprintf("torch %s from PyPI (no local label) is the %s build: it "
-                    "needs an NVIDIA driver >= %s", r->series, b->id,
-                    b->driver_min),
+      ts_xasprintf("torch %s from PyPI (no local label) is the %s build%s%s: it "
+                    "needs an NVIDIA driver >= %s", sc->shown, b->id,
+                    sc->assumed ? " (not in these rules; assumed " : "",
+                    sc->assumed ? "as the newest release's)" : "", b->driver_min),
       "install torch from the PyTorch index of a variant this host runs "
-      "(e.g. the cpu index), or upgrade the NVIDIA driver",
-      r->pypi_source ? r->pypi_source : r->source);
+      "(e.g. the cpu index), or upgrade the NVIDIA driver", src);
+  if (sc->assumed)
+    c->confidence = ts_xstrdup("low");
   char *spec = ts_xasprintf(">=%s", b->driver_min);
-  enum ts_code rc = make_term(&c->subject, "torch", series_spec, "", err);
+  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, "", err);
   if (rc == TS_OK)
     rc = add_term(c, "__cuda_driver", spec, NULL, err);
   /* Without any NVIDIA driver the CUDA build still runs on the CPU (the
@@ -420,79 +550,221 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   if (rc == TS_OK)
     rc = add_when(c, "__cuda_driver", NULL, err);
   free(spec);
+  size_t mark = s->nconstraints;
   if (rc == TS_OK && !h->force_cpu)
-    rc = gate_cuda(r, v, b, h, s, "", r->pypi_source ? r->pypi_source : r->source,
-                   err);
+    rc = gate_cuda(sc, v, b, h, s, "", src, err);
+  for (size_t i = mark; sc->assumed && i < s->nconstraints; i++)
+    s->constraints[i].confidence = ts_xstrdup("low");
   return rc;
 }
 
-/* The makeup of term specs with ownership: add_term copies nothing it is
- * given as spec text, so callers free their strings. */
+/* The gfx gates of one ROCm variant: it needs one of its targets, and
+ * conflicts with every GPU of this host that it has no kernels for. */
+static enum ts_code gate_rocm(const struct gate_scope *sc, char *const *gfx,
+                              size_t ngfx, const struct ts_rules_backend *b,
+                              const struct ts_host *h,
+                              struct ts_constraint_set *s, const char *src,
+                              struct ts_error *err) {
+  char id[128];
+  char *list = gfx_list_text(gfx, ngfx), *what = scope_what(sc, b->id);
+  snprintf(id, sizeof id, "rocm-gfx-%s-%s", sc->name, b->id);
+  struct ts_constraint *c = new_constraint(
+      s, TS_CONSTRAINT_REQUIRES, id,
+      ts_xasprintf("%s carries kernels for %s; it needs one of those AMD GPUs",
+                    what, list),
+      "use the cpu variant, or a ROCm variant built for your GPU "
+      "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
+      src);
+  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, b->id, err);
+  for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
+    char fact[48];
+    snprintf(fact, sizeof fact, "__%s", gfx[i]);
+    rc = add_term(c, fact, NULL, NULL, err);
+  }
+  /* Every detected GPU must be covered, not just one of them. */
+  for (size_t g = 0; g < h->nrocm_gpus && rc == TS_OK && !h->force_cpu; g++) {
+    bool listed = false;
+    for (size_t i = 0; i < ngfx; i++)
+      listed |= strcmp(gfx[i], h->rocm_gpus[g].gfx) == 0;
+    for (size_t e = 0; e < g; e++)
+      listed |= strcmp(h->rocm_gpus[e].gfx, h->rocm_gpus[g].gfx) == 0;
+    if (listed)
+      continue;
+    char fact[48];
+    snprintf(fact, sizeof fact, "__%s", h->rocm_gpus[g].gfx);
+    struct ts_constraint *cc = new_constraint(
+        s, TS_CONSTRAINT_CONFLICTS, id,
+        ts_xasprintf("%s carries no kernels for %s (only %s)", what,
+                      h->rocm_gpus[g].gfx, list),
+        "use a ROCm variant built for this GPU, or the cpu variant", src);
+    if (!(rc = make_term(&cc->subject, "torch", sc->spec, b->id, err)))
+      rc = add_term(cc, fact, NULL, NULL, err);
+  }
+  free(list);
+  free(what);
+  return rc;
+}
+
+/* The gates of one variant in one scope; they inherit the confidence of
+ * the list they come from (low, for facts assumed from another build). */
+static enum ts_code gate_variant(const struct gate_scope *sc,
+                                 const struct ts_rules_release *r,
+                                 const struct ts_rules_variant *v,
+                                 const struct ts_rules_backend *b,
+                                 const struct ts_host *h,
+                                 struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  const char *src = v->source ? v->source : (b->source ? b->source : r->source);
+  const char *conf = sc->assumed ? "low"
+                     : v->confidence ? v->confidence
+                     : b->kind == TS_BACKEND_ROCM && !v->has_gfx ? b->confidence
+                                                                 : r->confidence;
+  size_t mark = s->nconstraints;
+  enum ts_code rc = TS_OK;
+  if (b->kind == TS_BACKEND_CUDA && !h->force_cpu)
+    rc = gate_cuda(sc, v, b, h, s, b->id, src, err);
+  else if (b->kind == TS_BACKEND_ROCM)
+    rc = gate_rocm(sc, v->has_gfx ? v->gfx : b->gfx, v->has_gfx ? v->ngfx : b->ngfx,
+                   b, h, s, src, err);
+  for (size_t i = mark; conf && strcmp(conf, "high") != 0 && i < s->nconstraints; i++)
+    if (!s->constraints[i].confidence)
+      s->constraints[i].confidence = ts_xstrdup(conf);
+  return rc;
+}
+
 static enum ts_code gate_release(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
                                  const struct ts_host *h,
                                  struct ts_constraint_set *s, bool host_terms,
                                  struct ts_error *err) {
-  char series_spec[64];
-  snprintf(series_spec, sizeof series_spec, "==%s.*", r->series);
+  struct gate_scope sc;
+  scope_of_series(&sc, r->series);
   enum ts_code rc = TS_OK;
   struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
-  for (size_t k = 0; k < t.nvariants && rc == TS_OK; k++) {
-    const struct ts_rules_variant *v = &t.variants[k];
-    const struct ts_rules_backend *b = ts_rules_find_backend(rules, v->backend);
-    if (!b)
-      continue;
-    const char *src = v->source ? v->source : (b->source ? b->source : r->source);
-    const char *conf = v->confidence ? v->confidence
-                       : b->kind == TS_BACKEND_ROCM && !v->has_gfx ? b->confidence
-                                                                   : r->confidence;
-    size_t mark = s->nconstraints;
-    char id[128];
-    if (b->kind == TS_BACKEND_CUDA && host_terms && !h->force_cpu) {
-      rc = gate_cuda(r, v, b, h, s, b->id, src, err);
-    } else if (b->kind == TS_BACKEND_ROCM && host_terms) {
-      char *const *gfx = v->has_gfx ? v->gfx : b->gfx;
-      size_t ngfx = v->has_gfx ? v->ngfx : b->ngfx;
-      char *list = gfx_list_text(gfx, ngfx);
-      snprintf(id, sizeof id, "rocm-gfx-%s-%s", r->series, b->id);
-      struct ts_constraint *c = new_constraint(
-          s, TS_CONSTRAINT_REQUIRES, id,
-          ts_xasprintf("torch %s+%s carries kernels for %s; it needs one of "
-                        "those AMD GPUs", r->series, b->id, list),
-          "use the cpu variant, or a ROCm variant built for your GPU "
-          "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
-          src);
-      rc = make_term(&c->subject, "torch", series_spec, b->id, err);
-      for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
-        char fact[48];
-        snprintf(fact, sizeof fact, "__%s", gfx[i]);
-        rc = add_term(c, fact, NULL, NULL, err);
-      }
-      /* Every detected GPU must be covered, not just one of them. */
-      for (size_t g = 0; g < h->nrocm_gpus && rc == TS_OK && !h->force_cpu; g++) {
-        bool listed = false;
-        for (size_t i = 0; i < ngfx; i++)
-          listed |= strcmp(gfx[i], h->rocm_gpus[g].gfx) == 0;
-        for (size_t e = 0; e < g; e++)
-          listed |= strcmp(h->rocm_gpus[e].gfx, h->rocm_gpus[g].gfx) == 0;
-        if (listed)
-          continue;
-        char fact[48];
-        snprintf(fact, sizeof fact, "__%s", h->rocm_gpus[g].gfx);
-        struct ts_constraint *cc = new_constraint(
-            s, TS_CONSTRAINT_CONFLICTS, id,
-            ts_xasprintf("torch %s+%s carries no kernels for %s (only %s)",
-                          r->series, b->id, h->rocm_gpus[g].gfx, list),
-            "use a ROCm variant built for this GPU, or the cpu variant", src);
-        if (!(rc = make_term(&cc->subject, "torch", series_spec, b->id, err)))
-          rc = add_term(cc, fact, NULL, NULL, err);
-      }
-      free(list);
+  for (size_t k = 0; k < t.nvariants && rc == TS_OK && host_terms; k++) {
+    const struct ts_rules_backend *b = ts_rules_find_backend(rules, t.variants[k].backend);
+    if (b)
+      rc = gate_variant(&sc, r, &t.variants[k], b, h, s, err);
+  }
+  return rc;
+}
+
+/* ---- builds no rules file lists ----------------------------------------- */
+
+/* Every release newer than `series`: "2.14" → ">=2.15.dev0". */
+static bool scope_after(struct gate_scope *sc, const char *series) {
+  unsigned long maj = 0, min = 0;
+  if (sscanf(series, "%lu.%lu", &maj, &min) != 2)
+    return false;
+  memset(sc, 0, sizeof *sc);
+  snprintf(sc->spec, sizeof sc->spec, ">=%lu.%lu.dev0", maj, min + 1);
+  snprintf(sc->name, sizeof sc->name, "after-%s", series);
+  snprintf(sc->shown, sizeof sc->shown, ">%s", series);
+  return true;
+}
+
+static const char *newest_version(const struct ts_rules_release *r) {
+  return r->nversions ? r->versions[r->nversions - 1] : r->series;
+}
+
+/* What the gates of an unlisted build were taken from, in words. */
+static char *assumed_text(const struct ts_rules_assumption *a,
+                          const struct ts_rules_backend *b) {
+  bool cuda = b->kind == TS_BACKEND_CUDA;
+  if (a->how == TS_ASSUME_NEAREST)
+    return ts_xasprintf("the %s of %s+%s", cuda ? "kernels" : "GPU targets",
+                        newest_version(a->from), b->id);
+  unsigned long major = b->version ? strtoul(b->version, NULL, 10) : 0;
+  char *list = cuda ? arch_list_text(a->v) : gfx_list_text(a->v->gfx, a->v->ngfx);
+  char *t;
+  if (cuda && !a->nrelatives)
+    t = ts_xasprintf("no kernels: these rules list no CUDA %lu build for this machine",
+                     major);
+  else
+    t = ts_xasprintf("the %s every %s %lu build in these rules carries (%s)",
+                     cuda ? "kernels" : "GPU targets", cuda ? "CUDA" : "ROCm", major,
+                     list);
+  free(list);
+  return t;
+}
+
+static enum ts_code record_assumed(struct ts_constraint_set *s, const char *spec,
+                                   const char *label, char *why, char *assumed,
+                                   struct ts_error *err) {
+  s->assumed = ts_xreallocarray(s->assumed, s->nassumed + 1, sizeof *s->assumed);
+  struct ts_assumed_build *x = &s->assumed[s->nassumed++];
+  x->why = why;
+  x->assumed = assumed;
+  return make_term(&x->subject, "torch", spec, label, err);
+}
+
+static enum ts_code gate_assumed(const struct ts_rules *rules,
+                                 const struct gate_scope *scope, size_t at,
+                                 const struct ts_rules_backend *b,
+                                 const struct ts_host *h,
+                                 struct ts_constraint_set *s,
+                                 struct ts_error *err) {
+  struct ts_rules_assumption a;
+  ts_rules_assume(rules, h->machine, at, b, &a);
+  if (a.how == TS_ASSUME_KNOWN) {
+    ts_rules_assumption_clear(&a);
+    return TS_OK;
+  }
+  struct gate_scope sc = *scope;
+  char *assumed = assumed_text(&a, b);
+  sc.assumed = assumed;
+  const struct ts_rules_release *r = a.from ? a.from : ts_rules_newest(rules);
+  enum ts_code rc = gate_variant(&sc, r, a.v, b, h, s, err);
+  char *why = at < rules->nreleases
+                  ? ts_xasprintf("is not in these rules (their %s lists no %s build)",
+                                 rules->releases[at].series, b->id)
+                  : ts_xasprintf("is newer than these rules (%s)",
+                                 ts_rules_newest(rules)->series);
+  if (rc == TS_OK)
+    rc = record_assumed(s, sc.spec, b->id, why, ts_xstrdup(assumed), err);
+  else
+    free(why);
+  free(assumed);
+  ts_rules_assumption_clear(&a);
+  return rc;
+}
+
+/* A (release, variant) pair no rules file lists is judged on the facts of
+ * the nearest build that is listed, never let through unchecked: every
+ * CUDA and ROCm backend for every listed release that lacks it, and for
+ * every release newer than the rules (PyPI's plain wheel as the newest
+ * release's). */
+static enum ts_code compile_assumed(const struct ts_rules *rules,
+                                    const struct ts_host *h,
+                                    struct ts_constraint_set *s,
+                                    struct ts_error *err) {
+  const struct ts_rules_release *newest = ts_rules_newest(rules);
+  enum ts_code rc = TS_OK;
+  for (size_t at = 0; newest && at <= rules->nreleases && rc == TS_OK; at++) {
+    struct gate_scope sc;
+    if (at < rules->nreleases)
+      scope_of_series(&sc, rules->releases[at].series);
+    else if (!scope_after(&sc, newest->series))
+      break;
+    for (size_t k = 0; k < rules->nbackends && rc == TS_OK; k++) {
+      const struct ts_rules_backend *b = &rules->backends[k];
+      if (b->kind == TS_BACKEND_CUDA || b->kind == TS_BACKEND_ROCM)
+        rc = gate_assumed(rules, &sc, at, b, h, s, err);
     }
-    /* The gates inherit the confidence of the list they come from. */
-    for (size_t i = mark; conf && strcmp(conf, "high") != 0 && i < s->nconstraints; i++)
-      if (!s->constraints[i].confidence)
-        s->constraints[i].confidence = ts_xstrdup(conf);
+    struct ts_rules_variant_table t = ts_rules_release_variants(newest, h->machine);
+    if (at < rules->nreleases || rc != TS_OK || !t.pypi_default)
+      continue;
+    char *assumed = ts_xasprintf("the %s build of %s", t.pypi_default,
+                                 newest_version(newest));
+    sc.assumed = assumed;
+    rc = gate_pypi_default(rules, &sc, t,
+                           newest->pypi_source ? newest->pypi_source : newest->source,
+                           h, s, err);
+    if (rc == TS_OK)
+      rc = record_assumed(s, sc.spec, "",
+                          ts_xasprintf("is newer than these rules (%s)", newest->series),
+                          ts_xstrdup(assumed), err);
+    free(assumed);
   }
   return rc;
 }
@@ -682,12 +954,13 @@ static int cmp_choice(const void *a, const void *b) {
 
 static enum ts_code backend_list(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
-                                 const struct ts_host *h, bool host_terms,
-                                 bool force_cpu, struct ts_constraint_set *s,
+                                 const char *version, const struct ts_host *h,
+                                 bool host_terms, bool force_cpu,
+                                 struct ts_constraint_set *s,
                                  struct ts_error *err) {
   if (!r)
     return TS_OK;
-  const char *newest = r->nversions ? r->versions[r->nversions - 1] : r->series;
+  const char *newest = version ? version : newest_version(r);
   struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
   struct choice *ch = ts_xcalloc(t.nvariants, sizeof *ch);
   size_t n = 0;
@@ -764,6 +1037,37 @@ static enum ts_code backend_list(const struct ts_rules *rules,
   return TS_OK;
 }
 
+/* The release a backend list is for: opt->release, the newest by default.
+ * A series newer than the rules is judged as "X.Y.0" on the newest
+ * release's variant table (the gates of compile_assumed apply to it);
+ * *assumed then says so. */
+static enum ts_code list_release(const struct ts_rules *rules,
+                                 const struct ts_rules_options *opt,
+                                 const struct ts_rules_release **rel,
+                                 char *version, size_t cap, char **assumed,
+                                 struct ts_error *err) {
+  const struct ts_rules_release *newest = ts_rules_newest(rules);
+  *rel = opt->release ? ts_rules_find_release(rules, opt->release) : newest;
+  version[0] = '\0';
+  *assumed = NULL;
+  if (*rel || !opt->release)
+    return TS_OK;
+  unsigned long maj, min;
+  char tail;
+  if (newest && sscanf(opt->release, "%lu.%lu%c", &maj, &min, &tail) == 2 &&
+      ts_host_vercmp(opt->release, newest->series) > 0) {
+    *rel = newest;
+    snprintf(version, cap, "%lu.%lu.0", maj, min);
+    *assumed = ts_xasprintf("torch %s is newer than these rules (%s); its builds "
+                            "were judged on the facts of %s's (confidence low); "
+                            "'torchsolve rules update' may know it",
+                            opt->release, newest->series, newest_version(newest));
+    return TS_OK;
+  }
+  return ts_error_set(err, TS_E_NOT_FOUND, "rules: no torch release '%s' in the rules",
+                      opt->release);
+}
+
 static int backend_rank(const struct ts_rules_backend *b,
                         const struct ts_host *h) {
   switch (b->kind) {
@@ -801,20 +1105,25 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     opt = &defaults;
   bool host_terms = !opt->ignore_host;
   const struct ts_host *h = host && host_terms ? host : &empty_host;
-  const struct ts_rules_release *rel =
-      opt->release ? ts_rules_find_release(rules, opt->release)
-                   : ts_rules_newest(rules);
-  if (opt->release && !rel)
-    return ts_error_set(err, TS_E_NOT_FOUND,
-                        "rules: no torch release '%s' in the rules",
-                        opt->release);
-  enum ts_code rc = TS_OK;
+  const struct ts_rules_release *rel;
+  char version[48], *assumed;
+  enum ts_code rc = list_release(rules, opt, &rel, version, sizeof version,
+                                 &assumed, err);
+  if (rc != TS_OK)
+    return rc;
   if (host_terms)
     rc = ts_rules_host_facts(h, out, err);
-  char kmd[32], basis[256];
+  char kmd[32], basis[256] = "";
   if (rc == TS_OK && host_terms && !h->force_cpu &&
       ts_rules_kmd_release(rules, h, kmd, sizeof kmd, basis, sizeof basis))
     add_fact(out, "__rocm_kmd", kmd, basis);
+  else if (rc == TS_OK && host_terms && !h->force_cpu && basis[0]) {
+    /* The kernel's own amdgpu: the installed ROCm's user space runs on it
+     * (someone installed it), older ones bundled in wheels do too. */
+    char *mm = major_minor(h->rocm_version);
+    add_fact(out, "__rocm_intree", mm, basis);
+    free(mm);
+  }
   /* Backend gates first: they are what most explanations name. */
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
     struct ts_rules_variant_table t =
@@ -825,10 +1134,21 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
         rc = gate_backend(rules, b, out, err);
     }
   }
+  /* ... and of the backends no release lists for this machine */
+  for (size_t k = 0; k < rules->nbackends && rc == TS_OK && host_terms; k++)
+    if (!backend_gated(out, rules->backends[k].id))
+      rc = gate_backend(rules, &rules->backends[k], out, err);
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
     rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
-  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++)
-    rc = gate_pypi_default(rules, &rules->releases[i], h, out, err);
+  for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
+    const struct ts_rules_release *r = &rules->releases[i];
+    struct gate_scope sc;
+    scope_of_series(&sc, r->series);
+    rc = gate_pypi_default(rules, &sc, ts_rules_release_variants(r, h->machine),
+                           r->pypi_source ? r->pypi_source : r->source, h, out, err);
+  }
+  if (rc == TS_OK && host_terms)
+    rc = compile_assumed(rules, h, out, err);
   /* The ROCm-version gate applies only where ROCm is installed: drop the
    * gates whose `when` fails, keeping the order of the others. */
   if (rc == TS_OK && host_terms) {
@@ -853,15 +1173,20 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   for (size_t i = 0; i < rules->nrules && rc == TS_OK; i++)
     rc = compile_rule(&rules->rules[i], out, host_terms, err);
   if (rc == TS_OK)
-    rc = backend_list(rules, rel, h, host_terms, host && host->force_cpu, out,
-                      err);
+    rc = backend_list(rules, rel, version[0] ? version : NULL, h, host_terms,
+                      host && host->force_cpu, out, err);
   if (rc == TS_OK) {
-    out->release = rel ? ts_xstrdup(rel->series) : NULL;
+    out->release = assumed ? ts_xstrdup(opt->release)
+                   : rel   ? ts_xstrdup(rel->series)
+                           : NULL;
+    out->release_assumed = assumed;
+    assumed = NULL;
     out->index_base = ts_xstrdup(rules->index_base ? rules->index_base : "");
     out->routed = ts_xcalloc(rules->nroutes, sizeof *out->routed);
     for (size_t i = 0; i < rules->nroutes; i++)
       out->routed[out->nrouted++] = ts_xstrdup(rules->routes[i]);
   }
+  free(assumed);
   if (rc != TS_OK)
     ts_constraint_set_clear(out);
   return rc;
@@ -877,19 +1202,21 @@ enum ts_code ts_rules_release_backends(const struct ts_rules *rules,
   memset(out, 0, sizeof *out);
   bool host_terms = !opt->ignore_host;
   const struct ts_host *h = host && host_terms ? host : &empty_host;
-  const struct ts_rules_release *rel =
-      opt->release ? ts_rules_find_release(rules, opt->release)
-                   : ts_rules_newest(rules);
+  const struct ts_rules_release *rel;
+  char version[48], *assumed;
+  enum ts_code rc = list_release(rules, opt, &rel, version, sizeof version,
+                                 &assumed, err);
+  if (rc != TS_OK)
+    return rc;
   if (!rel)
-    return ts_error_set(err, TS_E_NOT_FOUND,
-                        "rules: no torch release '%s' in the rules",
-                        opt->release);
+    return ts_error_set(err, TS_E_NOT_FOUND, "rules: no torch release in the rules");
+  out->release_assumed = assumed;
   /* Borrow the compiled facts and constraints; only the list is ours. */
   struct ts_constraint_set view = *compiled;
   view.backends = NULL;
   view.nbackends = 0;
-  enum ts_code rc = backend_list(rules, rel, h, host_terms,
-                                 host && host->force_cpu, &view, err);
+  rc = backend_list(rules, rel, version[0] ? version : NULL, h, host_terms,
+                    host && host->force_cpu, &view, err);
   out->backends = view.backends;
   out->nbackends = view.nbackends;
   return rc;

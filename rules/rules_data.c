@@ -103,6 +103,14 @@ void ts_rules_pairing_clear(struct ts_rules_pairing *p) {
 }
 
 void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
+  for (size_t i = 0; i < k->ndrivers; i++) {
+    free(k->drivers[i].amdgpu);
+    free(k->drivers[i].rocm);
+    free(k->drivers[i].user_min);
+    free(k->drivers[i].user_max);
+    free(k->drivers[i].source);
+  }
+  free(k->drivers);
   free_strv(k->releases, k->nreleases);
   for (size_t i = 0; i < k->namdgpu; i++) {
     free(k->amdgpu[i].amdgpu);
@@ -117,6 +125,7 @@ void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
 
 void ts_rules_torch_build_clear(struct ts_rules_torch_build *t) {
   free(t->project);
+  free(t->only_from);
   free(t->source);
   memset(t, 0, sizeof *t);
 }
@@ -129,9 +138,18 @@ const struct ts_rules_torch_build *ts_rules_find_torch_build(const struct ts_rul
   return NULL;
 }
 
+void ts_rules_provenance_clear(struct ts_rules_provenance *p) {
+  free(p->version);
+  free(p->path);
+  free(p->url);
+  memset(p, 0, sizeof *p);
+}
+
 void ts_rules_free(struct ts_rules *r) {
   if (!r)
     return;
+  free(r->version);
+  ts_rules_provenance_clear(&r->provenance);
   free(r->index_base);
   for (size_t i = 0; i < r->nbackends; i++)
     ts_rules_backend_clear(&r->backends[i]);

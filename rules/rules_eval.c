@@ -96,6 +96,10 @@ char *ts_rules_fact_words(const char *name) {
     return ts_xstrdup("ROCm");
   if (strcmp(name, "__rocm_kmd") == 0)
     return ts_xstrdup("ROCm kernel driver");
+  if (strcmp(name, "__jetson") == 0)
+    return ts_xstrdup("an NVIDIA Jetson (L4T)");
+  if (strcmp(name, "__rocm_intree") == 0)
+    return ts_xstrdup("ROCm installed beside the kernel's own amdgpu");
   if (strcmp(name, "__glibc") == 0)
     return ts_xstrdup("glibc");
   if (strcmp(name, "__python") == 0)

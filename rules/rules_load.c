@@ -705,10 +705,10 @@ static void load_pairing(struct loader *L, yaml_node_t *n,
   check_url(L, n, p->source, "pairing");
 }
 
-/* torch_builds: {project, nvcc, source}. */
+/* torch_builds: {project, nvcc, only_from, source}. */
 static void load_torch_build(struct loader *L, yaml_node_t *n,
                              struct ts_rules_torch_build *t) {
-  static const char *const keys[] = {"project", "nvcc", "source", NULL};
+  static const char *const keys[] = {"project", "nvcc", "only_from", "source", NULL};
   memset(t, 0, sizeof *t);
   if (!is_map(L, n, "a torch_builds entry"))
     return;
@@ -725,6 +725,10 @@ static void load_torch_build(struct loader *L, yaml_node_t *n,
   free(nvcc);
   t->source = get_str(L, n, "source", true, "torch_builds");
   check_url(L, n, t->source, "torch_builds");
+  t->only_from = get_str(L, n, "only_from", false, "torch_builds");
+  if (t->only_from && (!*t->only_from || strchr(t->only_from, ' ')))
+    DIAG(L, get(L, n, "only_from"), "torch_builds: only_from must be a host and path "
+         "(github.com/NVIDIA/apex)");
 }
 
 /* ---- top level -------------------------------------------------------- */
@@ -792,9 +796,39 @@ static void check_refs(struct loader *L, yaml_node_t *root, struct ts_rules *r) 
 
 /* rocm_kmd: {window, releases, amdgpu: {"6.8": "6.2", ...}, source,
  * amdgpu_source, amdgpu_confidence}. */
+/* rocm_kmd.drivers[]: {amdgpu: "30.10", rocm: "7.0", user_space: ["6.2", "7.0"], source} */
+static void load_kmd_driver(struct loader *L, yaml_node_t *n, struct ts_rules_kmd_driver *d) {
+  static const char *const keys[] = {"amdgpu", "rocm", "user_space", "source", NULL};
+  memset(d, 0, sizeof *d);
+  if (!is_map(L, n, "a rocm_kmd driver"))
+    return;
+  check_keys(L, n, keys, "a rocm_kmd driver");
+  d->amdgpu = get_str(L, n, "amdgpu", true, "rocm_kmd driver");
+  d->rocm = get_str(L, n, "rocm", true, "rocm_kmd driver");
+  d->source = get_str(L, n, "source", true, "rocm_kmd driver");
+  check_url(L, n, d->source, "rocm_kmd driver");
+  yaml_node_t *us = get(L, n, "user_space");
+  size_t nus = 0;
+  char **range = get_strlist(L, us, &nus, false, "user_space");
+  if (!us || nus != 2 || !dotted_version(range[0]) || !dotted_version(range[1]) ||
+      ts_host_vercmp(range[0], range[1]) > 0)
+    DIAG(L, us ? us : n, "rocm_kmd driver '%s': user_space must be [OLDEST, NEWEST] ROCm releases",
+         d->amdgpu ? d->amdgpu : "?");
+  if (nus == 2) {
+    d->user_min = range[0];
+    d->user_max = range[1];
+  } else {
+    for (size_t i = 0; i < nus; i++)
+      free(range[i]);
+  }
+  free(range);
+  if ((d->amdgpu && !dotted_version(d->amdgpu)) || (d->rocm && !dotted_version(d->rocm)))
+    DIAG(L, n, "rocm_kmd driver: amdgpu and rocm must be versions");
+}
+
 static void load_kmd(struct loader *L, yaml_node_t *n, struct ts_rules *r) {
   static const char *const keys[] = {"window", "releases", "amdgpu", "source",
-                                     "amdgpu_source", "amdgpu_confidence", NULL};
+                                     "amdgpu_source", "amdgpu_confidence", "drivers", NULL};
   struct ts_rules_kmd *k = &r->kmd;
   if (!is_map(L, n, "rocm_kmd"))
     return;
@@ -838,10 +872,21 @@ static void load_kmd(struct loader *L, yaml_node_t *n, struct ts_rules *r) {
       k->namdgpu++;
     }
   }
+  yaml_node_t *dn = get(L, n, "drivers");
+  LOAD_LIST(L, dn, k->drivers, k->ndrivers, load_kmd_driver, "drivers");
+  for (size_t i = 0; i < k->ndrivers; i++) {
+    bool listed = false;
+    for (size_t j = 0; k->drivers[i].rocm && j < k->nreleases; j++)
+      listed |= ts_host_vercmp(k->drivers[i].rocm, k->releases[j]) == 0;
+    if (!listed)
+      DIAG(L, dn, "rocm_kmd driver '%s': ROCm %s is not in rocm_kmd.releases",
+           k->drivers[i].amdgpu ? k->drivers[i].amdgpu : "?",
+           k->drivers[i].rocm ? k->drivers[i].rocm : "?");
+  }
 }
 
 static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
-  static const char *const keys[] = {"schema", "index_base", "source",
+  static const char *const keys[] = {"schema", "version", "index_base", "source",
                                      "backends", "releases", "routes",
                                      "pairings", "rules", "rocm_kmd",
                                      "without_rules", "torch_builds", NULL};
@@ -860,6 +905,10 @@ static void load_root(struct loader *L, yaml_node_t *root, struct ts_rules *r) {
     DIAG(L, schema, "schema %s is not supported (this torchsolve reads schema %d)",
          sv, TS_RULES_SCHEMA);
   r->schema = TS_RULES_SCHEMA;
+  r->version = get_str(L, root, "version", false, "the document");
+  if (r->version && !dotted_version(r->version))
+    DIAG(L, get(L, root, "version"),
+         "version '%s' must be the facts' date as YYYY.MM.DD", r->version);
   r->index_base = get_str(L, root, "index_base", false, "the document");
   if (r->index_base && strncmp(r->index_base, "https://", 8) != 0 &&
       strncmp(r->index_base, "http://", 7) != 0 &&

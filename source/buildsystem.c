@@ -7,7 +7,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
-#include "lock/toml.h"
+#include "toml/toml.h"
 #include "source/source.h"
 
 void ts_build_system_clear(struct ts_build_system *bs) {

@@ -87,6 +87,20 @@ def inside(dest, name):
 
 
 def unpack(archive, dest):
+    # one line for the caller, never a Python repr of the error
+    if os.path.getsize(archive) == 0:
+        raise SystemExit("the file is empty")
+    import tarfile
+    import zipfile
+    try:
+        return extract(archive, dest)
+    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as e:
+        kind = "zip" if archive.lower().endswith(".zip") else "tar"
+        why = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise SystemExit("not a readable %s archive (%s)" % (kind, why))
+
+
+def extract(archive, dest):
     dest = os.path.realpath(dest)
     os.makedirs(dest, exist_ok=True)
     if archive.lower().endswith(".zip"):

@@ -100,11 +100,30 @@ void ts_hook_result_clear(struct ts_hook_result *r);
 enum ts_code ts_source_unpack(const struct ts_hook_env *env, const char *archive,
                               const char *dest, char **top, struct ts_error *err);
 
+/* The PKG-INFO of a .tar.gz sdist (the member NAME-VERSION/PKG-INFO),
+ * read without unpacking: *data malloc'd and NUL-terminated, NULL when the
+ * archive is of another kind or holds none.  TS_E_PARSE for a damaged
+ * archive, TS_E_TOO_BIG past TS_CAP_METADATA. */
+enum ts_code ts_source_sdist_pkg_info(const char *archive, char **data, size_t *len,
+                                      struct ts_error *err);
+
 /* sha256 (hex) over a local tree's regular files (relative path, mode's
  * executable bit, contents) in name order, leaving out what builds and
  * tools write there (.git, __pycache__, build/, dist/, *.egg-info, .tox,
  * .nox, .venv), so that a rebuild is needed exactly when a source changed. */
 enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error *err);
+
+/* Copies a local tree into dest (created) for a build, so that nothing the
+ * backend writes (build/, *.egg-info) lands in the user's folder: what
+ * ts_source_tree_hash leaves out as build output is not copied, .git/.hg/
+ * .svn at the top are linked (version tools read them), symlinks are kept
+ * as symlinks. */
+enum ts_code ts_source_tree_copy(const char *dir, const char *dest, struct ts_error *err);
+
+/* TS_OK when tree holds a setup.py or a pyproject.toml, else TS_E_NOT_FOUND
+ * "'what' does not appear to be a Python project" (pip's refusal). */
+enum ts_code ts_source_check_project(const char *tree, const char *what,
+                                     struct ts_error *err);
 
 /* A git URL ("git+https://host/r.git@REV#subdirectory=sub", git+file://,
  * git+ssh://) checked out with the system git into dest: a clone, the

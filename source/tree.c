@@ -1,4 +1,5 @@
-/* The hash of a local source tree: see source.h. */
+/* A local source tree: its hash, the copy it is built from, whether it is a
+ * project at all (see source.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
 #include "source/source.h"
@@ -119,4 +121,106 @@ enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error 
   ts_sha256_free(h);
   ts_sha256_hex(dig, out);
   return rc;
+}
+
+/* ---- the copy a local tree is built from --------------------------------- */
+
+/* Version control data stays where it is; a version tool (setuptools-scm)
+ * reads it through a link. */
+static bool is_vcs_dir(const char *name) {
+  return !strcmp(name, ".git") || !strcmp(name, ".hg") || !strcmp(name, ".svn");
+}
+
+static enum ts_code copy_file(const char *from, const char *to, mode_t mode,
+                              struct ts_error *err) {
+  int in = open(from, O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", from, strerror(errno));
+  int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 0111 ? 0755 : 0644);
+  enum ts_code rc = out < 0 ? ts_error_set(err, TS_E_IO, "cannot create '%s': %s", to,
+                                           strerror(errno))
+                            : TS_OK;
+  char buf[65536];
+  ssize_t got = 0;
+  while (rc == TS_OK && (got = read(in, buf, sizeof buf)) > 0)
+    for (ssize_t done = 0, w; rc == TS_OK && done < got; done += w > 0 ? w : 0)
+      if ((w = write(out, buf + done, (size_t)(got - done))) < 0 && errno != EINTR)
+        rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", to, strerror(errno));
+  if (rc == TS_OK && got < 0)
+    rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", from, strerror(errno));
+  if (out >= 0 && close(out) != 0 && rc == TS_OK)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", to, strerror(errno));
+  close(in);
+  return rc;
+}
+
+static enum ts_code copy_walk(const char *from, const char *to, unsigned depth,
+                              size_t *nfiles, struct ts_error *err) {
+  if (depth > MAX_DEPTH)
+    return ts_error_set(err, TS_E_TOO_BIG, "'%s' is nested deeper than %d directories",
+                        from, MAX_DEPTH);
+  if (mkdir(to, 0755) != 0)
+    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", to, strerror(errno));
+  DIR *d = opendir(from);
+  if (!d)
+    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", from, strerror(errno));
+  enum ts_code rc = TS_OK;
+  struct dirent *de;
+  while (rc == TS_OK && (de = readdir(d))) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+      continue;
+    char *src = ts_path_join(from, de->d_name), *dst = ts_path_join(to, de->d_name);
+    struct stat st;
+    if (lstat(src, &st) != 0) {
+      rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src, strerror(errno));
+    } else if (S_ISDIR(st.st_mode) && depth == 0 && is_vcs_dir(de->d_name)) {
+      if (symlink(src, dst) != 0)
+        rc = ts_error_set(err, TS_E_IO, "cannot link '%s': %s", dst, strerror(errno));
+    } else if (S_ISDIR(st.st_mode)) {
+      if (!skipped(de->d_name, true))
+        rc = copy_walk(src, dst, depth + 1, nfiles, err);
+    } else if (S_ISLNK(st.st_mode)) {
+      char target[4096];
+      ssize_t tl = readlink(src, target, sizeof target - 1);
+      if (tl > 0) {
+        target[tl] = '\0';
+        if (symlink(target, dst) != 0)
+          rc = ts_error_set(err, TS_E_IO, "cannot link '%s': %s", dst, strerror(errno));
+      }
+    } else if (S_ISREG(st.st_mode)) {
+      rc = ++*nfiles > MAX_FILES ? ts_error_set(err, TS_E_TOO_BIG,
+                                                "'%s' holds more than %d files", from,
+                                                MAX_FILES)
+                                 : copy_file(src, dst, st.st_mode, err);
+    }
+    free(src);
+    free(dst);
+  }
+  closedir(d);
+  return rc;
+}
+
+enum ts_code ts_source_tree_copy(const char *dir, const char *dest, struct ts_error *err) {
+  size_t nfiles = 0;
+  enum ts_code rc = copy_walk(dir, dest, 0, &nfiles, err);
+  if (rc != TS_OK)
+    ts_error_wrap(err, "copying '%s' to build it", dir);
+  return rc;
+}
+
+enum ts_code ts_source_check_project(const char *tree, const char *what,
+                                     struct ts_error *err) {
+  static const char *const markers[] = {"pyproject.toml", "setup.py"};
+  for (size_t i = 0; i < sizeof markers / sizeof markers[0]; i++) {
+    char *p = ts_path_join(tree, markers[i]);
+    struct stat st;
+    bool there = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+    free(p);
+    if (there)
+      return TS_OK;
+  }
+  return ts_error_set(err, TS_E_NOT_FOUND,
+                      "'%s' does not appear to be a Python project: neither 'setup.py' "
+                      "nor 'pyproject.toml' found",
+                      what);
 }

@@ -1,7 +1,7 @@
 /*
  * target/site.h — the installed set: every *.dist-info directory of an
  * environment's site-packages, read once into one list.  install's
- * resolver (plan/), sync's plan, `check` (lock/envcheck.h) and the wheel
+ * resolver (plan/), sync's plan, `check` (inventory/envcheck.h) and the wheel
  * installer's removals all see the same distributions through it.
  *
  * A distribution is known by its METADATA Name and Version; when METADATA

@@ -118,6 +118,14 @@ struct ts_target_spec {
 enum ts_code ts_target_from_spec(const struct ts_target_spec *spec,
                                  struct ts_target **out, struct ts_error *err);
 
+/* The target install, lock and sync share: the spec's target when spec is
+ * non-NULL, else the interpreter python names (ts_target_locate's rules),
+ * made absolute (launchers must name the venv's python) and probed
+ * through probe_cache_dir (may be NULL).  Errors as those two. */
+enum ts_code ts_target_open(const char *python, const struct ts_target_spec *spec,
+                            const char *probe_cache_dir, struct ts_target **t,
+                            struct ts_error *err);
+
 void ts_target_free(struct ts_target *t);
 
 /* The marker environment as a JSON object, keys in the order of

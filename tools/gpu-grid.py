@@ -8,7 +8,8 @@ usage: tools/gpu-grid.py TORCHSOLVE [SOURCE_DIR] > doc/gpu-grid.md
 Each cell is `torchsolve detect --json` on a replayed machine with the
 facts overridden (--cuda-driver and --compute-capability on the cpu-only or
 aarch64-t4 sysroot; --rocm and --gfx on cpu-only), against SOURCE_DIR's
-rules.yaml and nothing else (no user rules, no TORCHSOLVE_* variables).
+rules.yaml and nothing else (no user rules, no rules from `rules update`,
+no TORCHSOLVE_* variables).
 The output depends only on the binary and rules.yaml: the next audit of
 the rules is a diff of this table (tests/integration/gpu_grid.sh checks
 that the committed table is what this script prints now).
@@ -62,6 +63,7 @@ def main():
     env["TORCHSOLVE_BUNDLED_RULES"] = os.path.join(src, "rules.yaml")
     with tempfile.TemporaryDirectory() as cfg:
         env["XDG_CONFIG_HOME"] = cfg  # no user rules file
+        env["XDG_DATA_HOME"] = cfg  # no rules kept by `rules update`
         jobs = {}
         with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
             for machine, root in (("x86_64", "cpu-only"), ("aarch64", "aarch64-t4")):

@@ -558,7 +558,14 @@ static enum ts_code entry_points(struct installer *in, size_t dist,
       break;
     }
     *eq = '\0';
-    rc = launcher(in, dist, trim(l), trim(eq + 1), err);
+    char *names[3];
+    size_t nn = ts_wheel_launcher_names(trim(l), in ? in->p.python_major : 0,
+                                        in ? in->p.python_minor : 0, names);
+    for (size_t k = 0; k < nn; k++) {
+      if (rc == TS_OK)
+        rc = launcher(in, dist, names[k], trim(eq + 1), err);
+      free(names[k]);
+    }
   }
   free(buf);
   return rc;
@@ -749,6 +756,7 @@ static enum ts_code same_file_twice(struct installer *in, size_t di, size_t root
 
 /* ---- staging one wheel ---------------------------------------------- */
 
+
 static enum ts_code stage_dist(struct installer *in, size_t di,
                                struct dist *d, struct ts_error *err) {
   struct ts_unpacked *u = &d->u;
@@ -781,6 +789,8 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
       } else if (sl == 7 && memcmp(sub, "platlib", 7) == 0) {
         root = root_index(in, in->p.platlib);
       } else if (sl == 7 && memcmp(sub, "scripts", 7) == 0) {
+        if (ts_unpacked_is_entry_point_wrapper(u, rel))
+          continue;
         root = root_index(in, in->p.scripts);
         script = true;
       } else if (sl == 4 && memcmp(sub, "data", 4) == 0) {
@@ -1238,6 +1248,8 @@ static enum ts_code installer_init(struct installer *in,
   in->p.data = normalize(p->data);
   in->p.headers = normalize(p->headers);
   in->p.python = ts_xstrdup(p->python);
+  in->p.python_major = p->python_major;
+  in->p.python_minor = p->python_minor;
   const char *all[] = {in->p.purelib, in->p.platlib, in->p.scripts,
                        in->p.data, in->p.headers};
   for (size_t i = 0; i < 5; i++)

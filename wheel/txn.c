@@ -12,6 +12,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/sha256.h"
 #include "core/str.h"
 
 #define JOURNAL_MAGIC "torchsolve-txn 1\n"
@@ -192,6 +193,35 @@ static enum ts_code take_lock(int fd, const char *lock, const char *env,
   return TS_OK;
 }
 
+/* The lock lives outside what gets shipped: at a venv's root (uv's .lock
+ * is there), else (--target, --prefix, a system interpreter) in the
+ * temporary folder under a digest of site-packages, as uv does. */
+static char *lock_path(const char *purelib, const char *env) {
+  char *cfg = env ? ts_path_join(env, "pyvenv.cfg") : NULL;
+  bool venv = cfg && access(cfg, F_OK) == 0;
+  free(cfg);
+  if (venv)
+    return ts_path_join(env, ".torchsolve.lock");
+  char *real = realpath(purelib, NULL);
+  const char *key = real ? real : purelib;
+  uint8_t dig[TS_SHA256_LEN];
+  char hex[2 * TS_SHA256_LEN + 1];
+  ts_sha256(key, strlen(key), dig);
+  ts_sha256_hex(dig, hex);
+  free(real);
+  return ts_xasprintf("%s/torchsolve-env-%.16s.lock", ts_fs_temp_dir(), hex);
+}
+
+/* Earlier versions locked <purelib>/.torchsolve.lock, which then shipped
+ * with every image: an empty one is ours, dropped under the new lock. */
+static void drop_stale_lock(const char *purelib) {
+  char *old = ts_path_join(purelib, ".torchsolve.lock");
+  struct stat st;
+  if (lstat(old, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+    unlink(old);
+  free(old);
+}
+
 enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib, const char *env,
                          enum ts_txn_locking how,
                          const struct ts_wheel_callbacks *cb, bool *repaired,
@@ -205,7 +235,7 @@ enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib, const char *env,
     return ts_error_set(err, TS_E_PYTHON,
                         "site-packages '%s' does not exist", purelib);
   if (how != TS_TXN_LOCK_HELD) {
-    char *lock = ts_path_join(purelib, ".torchsolve.lock");
+    char *lock = lock_path(purelib, env);
     t->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     enum ts_code rc =
         t->lock_fd < 0
@@ -218,6 +248,7 @@ enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib, const char *env,
       t->lock_fd = -1;
       return rc;
     }
+    drop_stale_lock(purelib);
   }
   t->dir = ts_path_join(purelib, ".torchsolve-txn");
   t->new_dir = ts_path_join(t->dir, "new");

@@ -50,7 +50,10 @@ enum ts_txn_locking {
 };
 
 /* Locks the environment `env` (its sys.prefix, for messages) with flock on
- * <purelib>/.torchsolve.lock as `how` says, calling cb->waiting_for_lock
+ * its lock file as `how` says (<env>/.torchsolve.lock for a venv, else
+ * $TMPDIR/torchsolve-env-<digest of purelib>.lock: never in what is
+ * shipped; an empty <purelib>/.torchsolve.lock of an earlier version is
+ * removed once locked), calling cb->waiting_for_lock
  * when another process holds it, then repairs an interrupted transaction
  * (cb->repaired).  On success t is ready for ts_txn_begin; release with
  * ts_txn_end (which unlocks unless the lock was HELD). */

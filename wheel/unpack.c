@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,16 +140,33 @@ static bool header_value(const char *data, size_t len, const char *key,
   return false;
 }
 
-static enum ts_code parse_wheel_file(const char *data, size_t len,
-                                     bool *purelib, struct ts_error *err) {
+/* PEP 427: an installer refuses a Wheel-Version of a higher major version
+ * and warns about a higher minor one; any 1.x or 0.x is read (old
+ * bdist_wheel wrote 0.1). */
+static enum ts_code parse_wheel_file(const char *data, size_t len, bool *purelib,
+                                     bool *newer_minor, struct ts_error *err) {
   const char *v;
   size_t vl;
   if (!header_value(data, len, "Wheel-Version", &v, &vl))
     return ts_error_set(err, TS_E_BAD_WHEEL, "WHEEL has no Wheel-Version");
-  if (vl < 2 || v[0] != '1' || v[1] != '.')
-    return ts_error_set(err, TS_E_UNSUPPORTED,
-                        "Wheel-Version %.*s is not supported (1.x only)",
+  unsigned long major = 0, minor = 0;
+  size_t i = 0;
+  bool ok = vl > 0 && vl < 20;
+  for (; ok && i < vl && v[i] >= '0' && v[i] <= '9'; i++)
+    major = major * 10 + (unsigned long)(v[i] - '0');
+  ok = ok && i > 0 && i + 1 < vl && v[i] == '.';
+  size_t m = ++i;
+  for (; ok && i < vl && v[i] >= '0' && v[i] <= '9'; i++)
+    minor = minor * 10 + (unsigned long)(v[i] - '0');
+  ok = ok && i > m && i == vl;
+  if (!ok)
+    return ts_error_set(err, TS_E_BAD_WHEEL, "WHEEL's Wheel-Version '%.*s' is not MAJOR.MINOR",
                         (int)(vl > 20 ? 20 : vl), v);
+  if (major > 1)
+    return ts_error_set(err, TS_E_UNSUPPORTED,
+                        "Wheel-Version %lu.%lu is not supported (1.x and older only)",
+                        major, minor);
+  *newer_minor = major == 1 && minor > 0;
   *purelib = false;
   if (header_value(data, len, "Root-Is-Purelib", &v, &vl))
     *purelib = vl == 4 && strncasecmp(v, "true", 4) == 0;
@@ -211,7 +229,7 @@ enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
   snprintf(rel, sizeof rel, "%s/WHEEL", out->distinfo);
   enum ts_code rc = read_small(out->dir, rel, TS_CAP_SMALL_FILE, &b, err);
   if (rc == TS_OK)
-    rc = parse_wheel_file(b.data, b.len, &out->root_is_purelib, err);
+    rc = parse_wheel_file(b.data, b.len, &out->root_is_purelib, &out->newer_minor, err);
   ts_buf_clear(&b);
   if (rc != TS_OK)
     return rc == TS_E_NOT_FOUND
@@ -832,6 +850,13 @@ static void *hash_worker(void *arg) {
   return NULL;
 }
 
+static void notice_newer(const struct ts_wheel_options *o, const struct ts_wheel_request *w,
+                         const struct ts_unpacked *u) {
+  if (u->newer_minor && o->cb.notice)
+    o->cb.notice(o->cb.ctx, w->path, "its WHEEL says a newer Wheel-Version than 1.0; "
+                 "installed as 1.0 describes");
+}
+
 /* A tree unpacked earlier, loaded into *out when it passes its check
  * (true; out->dir takes `final`).  Otherwise (false) it is dropped, the
  * caller told, and *out left empty. */
@@ -847,6 +872,7 @@ static bool reuse_tree(const struct ts_wheel_options *o, const struct ts_wheel_r
                               sizeof why)) {
     if (o->cb.unpacked)
       o->cb.unpacked(o->cb.ctx, w->path, true);
+    notice_newer(o, w, out);
     return true;
   }
   if (rc != TS_OK)
@@ -996,6 +1022,8 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   rc = ts_unpacked_load(out, fname, fver, err);
   if (rc == TS_OK && o->cb.unpacked)
     o->cb.unpacked(o->cb.ctx, w->path, false);
+  if (rc == TS_OK)
+    notice_newer(o, w, out);
 out:
   if (hashing)
     pthread_join(hasher, NULL);
@@ -1014,4 +1042,86 @@ out:
   free(cache);
   free(root);
   return rc;
+}
+
+/* Whether entry_points.txt declares a console or GUI script `name`. */
+static bool declares_script(const struct ts_unpacked *u, const char *name, size_t nlen) {
+  const char *text = u->entry_points;
+  size_t len = text ? u->entry_points_len : 0, i = 0;
+  bool on = false;
+  while (i < len) {
+    size_t e = i;
+    while (e < len && text[e] != '\n')
+      e++;
+    while (i < e && (text[i] == ' ' || text[i] == '\t'))
+      i++;
+    const char *line = text + i;
+    size_t ll = e - i;
+    if (ll && line[0] == '[') {
+      on = (ll >= 17 && memcmp(line, "[console_scripts]", 17) == 0) ||
+           (ll >= 13 && memcmp(line, "[gui_scripts]", 13) == 0);
+    } else if (on) {
+      size_t k = 0;
+      while (k < ll && line[k] != '=')
+        k++;
+      size_t ke = k;
+      while (ke > 0 && (line[ke - 1] == ' ' || line[ke - 1] == '\t'))
+        ke--;
+      if (k < ll && ke == nlen && memcmp(line, name, nlen) == 0)
+        return true;
+    }
+    i = e + 1;
+  }
+  return false;
+}
+
+bool ts_unpacked_is_entry_point_wrapper(const struct ts_unpacked *u, const char *rel) {
+  const char *b = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+  size_t n = strlen(b);
+  static const char *const tails[] = {".exe", "-script.py", ".pya"};
+  for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+    size_t t = strlen(tails[i]);
+    if (n > t && strcasecmp(b + n - t, tails[i]) == 0)
+      return declares_script(u, b, n - t);
+  }
+  return declares_script(u, b, n);
+}
+
+/* "easy_install-3.11" or "pip3" / "pip3.11" after `stem` (a dash first for
+ * easy_install). */
+static bool versioned(const char *name, const char *stem, bool dash, bool minor_optional) {
+  size_t sl = strlen(stem);
+  if (strncmp(name, stem, sl) != 0)
+    return false;
+  const char *p = name + sl;
+  if (dash && *p++ != '-')
+    return false;
+  size_t d = strspn(p, "0123456789");
+  if (!d)
+    return false;
+  p += d;
+  if (!*p)
+    return minor_optional;
+  if (*p++ != '.')
+    return false;
+  d = strspn(p, "0123456789");
+  return d && !p[d];
+}
+
+size_t ts_wheel_launcher_names(const char *name, int major, int minor, char *out[3]) {
+  size_t n = 0;
+  if (major <= 0) {
+    out[n++] = ts_xstrdup(name);
+  } else if (!strcmp(name, "easy_install")) {
+    out[n++] = ts_xstrdup(name);
+    out[n++] = ts_xasprintf("easy_install-%d.%d", major, minor);
+  } else if (!strcmp(name, "pip")) {
+    out[n++] = ts_xstrdup(name);
+    out[n++] = ts_xasprintf("pip%d", major);
+    out[n++] = ts_xasprintf("pip%d.%d", major, minor);
+  } else if (!versioned(name, "easy_install", true, false) &&
+             !versioned(name, "pip", false, true)) {
+    out[n++] = ts_xstrdup(name);
+  }
+  return n;
 }

@@ -25,6 +25,7 @@ struct ts_unpacked {
   char *distinfo;        /* "<name>-<version>.dist-info" as in the archive */
   char *datadir;         /* "<name>-<version>.data" */
   bool root_is_purelib;
+  bool newer_minor;      /* Wheel-Version 1.x with x > 0: read, with a warning */
   struct ts_unpacked_file *files; /* every member file but RECORD and its
                                      signatures */
   size_t count;
@@ -48,6 +49,19 @@ void ts_unpacked_clear(struct ts_unpacked *u);
  * not checked). */
 enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
                               const char *fver, struct ts_error *err);
+
+/* Whether `rel` (a path in the wheel's .data/scripts) is one of
+ * setuptools' wrappers of an entry point EP that old wheels carry (EP,
+ * EP.exe, EP-script.py, EP.pya): the launcher we write replaces them, and
+ * pip leaves them out too. */
+bool ts_unpacked_is_entry_point_wrapper(const struct ts_unpacked *u, const char *rel);
+
+/* The launchers pip writes for the entry point `name` of a target Python
+ * major.minor (0: unknown, just `name`): "easy_install" also as
+ * "easy_install-X.Y", "pip" also as "pipX" and "pipX.Y", versioned ones
+ * the wheel's builder wrote for its own Python (easy_install-2.6, pip3.12)
+ * none.  Fills out (malloc'd names), returns how many (at most 3). */
+size_t ts_wheel_launcher_names(const char *name, int major, int minor, char *out[3]);
 
 /* Member-name safety: non-empty, relative, no '.', '..' or empty components
  * (a trailing '/' marks a directory), no backslash, no control characters,

@@ -334,4 +334,6 @@ void ts_venv_target_for_layout(const char *dir_in, int major, int minor,
   out->major = major;
   out->minor = minor;
   fill(out);
+  out->paths.python_major = major;
+  out->paths.python_minor = minor;
 }

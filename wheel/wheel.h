@@ -10,7 +10,8 @@
  *     SHA-256 and the size of each checked against the archive and RECORD in
  *     the same pass.  A hostile or broken wheel fails here, before the
  *     environment is touched (not even its lock file is created).
- *  2. The environment is locked (flock on <purelib>/.torchsolve.lock); a
+ *  2. The environment is locked (flock on <venv>/.torchsolve.lock, or for
+ *     a folder that is no venv a lock file in $TMPDIR, see txn.h); a
  *     transaction left by a killed run is repaired first.
  *  3. The new files are staged in <purelib>/.torchsolve-txn/ (hardlinks from
  *     the cache, else reflinks or copies), with generated files (launchers,
@@ -54,6 +55,9 @@ struct ts_wheel_paths {
   const char *headers;
   const char *python;   /* interpreter written into launchers' shebangs and
                            run for byte-compilation */
+  /* Its version, for the versioned launchers pip writes (easy_install-X.Y,
+   * pipX, pipX.Y); 0: unknown, the wheel's own names are kept. */
+  int python_major, python_minor;
 };
 
 enum ts_wheel_link_mode {
@@ -85,6 +89,9 @@ struct ts_wheel_callbacks {
    * `why` names a file and what is wrong; it is dropped and unpacked
    * again. */
   void (*cache_damaged)(void *ctx, const char *wheel, const char *why);
+  /* `wheel` is installed, but the user should know `what` about it (its
+   * WHEEL says a newer 1.x Wheel-Version than the 1.0 we implement). */
+  void (*notice)(void *ctx, const char *wheel, const char *what);
 };
 
 struct ts_wheel_options {

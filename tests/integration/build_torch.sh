@@ -133,14 +133,17 @@ FA=$work/flash-attn-2.8.3.tar.gz
 inst h100-cu130 "$FA" 'torch==2.9.1+cu126' 2>"$work/err" || { cat "$work/err"; ts_fail "flash-attn + cu126"; }
 [ "$(built_with flash_attn)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
   ts_fail "flash-attn: $(built_with flash_attn)"
-# nvcc 12.6 against torch cu128 (torch.version.cuda 12.8): refused before compiling
+# flash-attn compiles CUDA code (nvcc: true): nvcc 13.0 against torch cu128
+# (torch.version.cuda 12.8), another major, is refused before compiling
+fake_nvcc 13.0
 before=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
 rc=0; inst h100-cu130 "$FA" 'torch==2.9.1+cu128' >"$work/out" 2>"$work/err" || rc=$?
 [ $rc = 1 ] || { cat "$work/err"; ts_fail "nvcc mismatch: exit $rc, wanted 1"; }
-[ "$(head -1 "$work/err")" = "error: flash-attn: nvcc is CUDA 12.6 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8; fix: install the CUDA 12.8 toolkit and set CUDA_HOME to it (or put its nvcc first on PATH)" ] ||
+[ "$(head -1 "$work/err")" = "error: flash-attn: nvcc is CUDA 13.0 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8, another major; fix: install the CUDA 12.8 toolkit and set CUDA_HOME to it (or put its nvcc first on PATH)" ] ||
   ts_fail "nvcc mismatch message: $(cat "$work/err")"
 after=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
 [ "$before" = "$after" ] || ts_fail "the nvcc refusal changed the venv"
+
 # flash-attn needs nvcc (nvcc: true): none at all is refused as well
 rm "$work/bin/nvcc"
 no_nvcc_path=$(printf '%s\n' "$PATH" | tr ':' '\n' | while read -r d; do [ -x "$d/nvcc" ] || printf '%s:' "$d"; done)
@@ -152,13 +155,21 @@ fake_nvcc 12.8
 inst h100-cu130 "$FA" 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "flash-attn + cu128"; }
 [ "$(built_with flash_attn)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] ||
   ts_fail "flash-attn cu128: $(built_with flash_attn)"
+# ... another minor (12.6 against 12.8) is what torch itself accepts: a
+# warning (-C makes it another build, not the cached one)
+fake_nvcc 12.6
+inst h100-cu130 -C minor=1 "$FA" 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "flash-attn, nvcc 12.6 + cu128 refused"; }
+grep -q "^warning: flash-attn: nvcc is CUDA 12.6 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8; the build goes on (torch refuses only another major)" "$work/err" ||
+  { cat "$work/err"; ts_fail "nvcc minor mismatch: no warning"; }
 
-# a declared torch build that the rules do not flag: a found nvcc must
-# have torch's CUDA major (what torch's own build check refuses)
-fake_nvcc 11.8
-rc=0; inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu128' 2>"$work/err" || rc=$?
-[ $rc = 1 ] && grep -q '^error: torchext: nvcc is CUDA 11.8' "$work/err" ||
-  { cat "$work/err"; ts_fail "nvcc 11.8 for torchext: exit $rc"; }
+# a declared torch build that the rules do not mark nvcc: true (a C++-only
+# extension, say) is never refused for its nvcc: another major is a warning
+# (it was refused: nvcc 13 with torch cu126 stopped every such build)
+fake_nvcc 13.0
+inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu126' 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "nvcc 13.0 for torchext + cu126 refused"; }
+grep -q "^warning: torchext: nvcc is CUDA 13.0 ($work/bin/nvcc) but torch 2.9.1+cu126 is built with CUDA 12.6, another major; the build goes on" "$work/err" ||
+  { cat "$work/err"; ts_fail "nvcc 13.0 for torchext: no warning"; }
 fake_nvcc 12.6
 inst h100-cu130 --force-reinstall -C opt=2 "$SD" 'torch==2.9.1+cu128' 2>"$work/err" ||
   { cat "$work/err"; ts_fail "nvcc 12.6 for torchext + cu128 (same major)"; }
@@ -206,10 +217,11 @@ inst h100-cu130 --no-cache --no-build-isolation --force-reinstall -f "$work/fl" 
 [ "$(built_with torchext)" = "2.9.1+cu126 9.0 1 None 2.9.1+cu126" ] ||
   ts_fail "no isolation, an index sdist: $(built_with torchext)"
 inst h100-cu130 --no-build-isolation 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "back to cu128"; }
-# flash-attn in the target: nvcc 12.6 against its torch's CUDA 12.8 is refused
+# flash-attn in the target: nvcc 13.0 against its torch's CUDA 12.8 is refused
+fake_nvcc 13.0
 before=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
 rc=0; inst h100-cu130 --no-build-isolation "$FA" 2>"$work/err" || rc=$?
-[ $rc = 1 ] && [ "$(head -1 "$work/err")" = "error: flash-attn: nvcc is CUDA 12.6 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8; fix: install the CUDA 12.8 toolkit and set CUDA_HOME to it (or put its nvcc first on PATH)" ] ||
+[ $rc = 1 ] && [ "$(head -1 "$work/err")" = "error: flash-attn: nvcc is CUDA 13.0 ($work/bin/nvcc) but torch 2.9.1+cu128 is built with CUDA 12.8, another major; fix: install the CUDA 12.8 toolkit and set CUDA_HOME to it (or put its nvcc first on PATH)" ] ||
   { cat "$work/err"; ts_fail "no isolation, nvcc mismatch: exit $rc"; }
 after=$(cd "$work/venv" && find . -type f -exec sha256sum {} + | sort)
 [ "$before" = "$after" ] || ts_fail "the nvcc refusal changed the venv (no isolation)"
@@ -223,4 +235,27 @@ fake_nvcc 11.0
 rm -rf "$work/venv" && "$T" venv -q --python /usr/bin/python3 "$work/venv"
 inst cpu-only "$SD" torch 2>"$work/err" || { cat "$work/err"; ts_fail "cpu-only"; }
 [ "$(built_with torchext)" = "2.9.1+cpu None None None 2.9.1+cpu" ] || ts_fail "cpu-only: $(built_with torchext)"
+
+# --- torch_builds: mmcv builds against torch; PyPI's apex is not NVIDIA's ----
+mksdist mmcv 2.2.0 undeclared
+fake_nvcc 12.8
+inst h100-cu130 "$work/mmcv-2.2.0.tar.gz" 'torch==2.9.1+cu128' 2>"$work/err" || { cat "$work/err"; ts_fail "mmcv"; }
+[ "$(built_with mmcv)" = "2.9.1+cu128 9.0 1 None 2.9.1+cu128" ] || ts_fail "mmcv: $(built_with mmcv)"
+# an apex that does not come from github.com/NVIDIA/apex (PyPI's, an
+# unrelated project whose setup.py never imports torch) gets no torch
+d=$work/sd/apex-0.9.10.dev0 && mkdir -p "$d/apex"
+printf 'Metadata-Version: 2.1\nName: apex\nVersion: 0.9.10.dev0\n' >"$d/PKG-INFO"
+cat >"$d/setup.py" <<'PY'
+import importlib.util, os
+from setuptools import setup
+with open(os.path.join("apex", "built_with.py"), "w") as f:
+    f.write("TORCH = %r\nFORCE_CUDA = %r\n" % (importlib.util.find_spec("torch") is not None,
+                                              os.environ.get("FORCE_CUDA")))
+setup(name="apex", version="0.9.10.dev0", packages=["apex"])
+PY
+: >"$d/apex/__init__.py"
+tar -C "$work/sd" -czf "$work/apex-0.9.10.dev0.tar.gz" apex-0.9.10.dev0
+inst h100-cu130 "$work/apex-0.9.10.dev0.tar.gz" 2>"$work/err" || { cat "$work/err"; ts_fail "PyPI's apex"; }
+[ "$("$work/venv/bin/python" -c 'import apex.built_with as b; print(b.TORCH, b.FORCE_CUDA)')" = "False None" ] ||
+  ts_fail "PyPI's apex was built as a torch extension"
 echo OK

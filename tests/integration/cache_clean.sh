@@ -31,7 +31,7 @@ ls "$C"/wheels-v1/*/alpha-1.0.dist-info >/dev/null 2>&1 && ts_fail "clean alpha 
 ls "$C"/wheels-v1/*/beta-1.0.dist-info >/dev/null 2>&1 || ts_fail "clean alpha removed beta's unpacked wheel"
 echo keep >"$C/mine.txt" # a stranger's file in a marked root
 "$T" cache clean --cache-dir "$C" 2>"$work/err" || { cat "$work/err"; ts_fail "clean failed"; }
-for d in pages-v1 wheels-v1 python; do
+for d in pages-v2 metadata-v2 wheels-v1 python; do
   [ -e "$C/$d" ] && ts_fail "clean left $d"
 done
 [ -f "$C/mine.txt" ] || ts_fail "clean deleted a file torchsolve did not create"

@@ -39,7 +39,7 @@ assert d["cuda"]["driver_version"] == "580.159.04"
 assert d["cuda"]["cuda_version"] == "13.0"
 assert d["cuda"]["gpus"] == [{"name": "NVIDIA H100 80GB HBM3", "compute_capability": "9.0"}]
 assert d["rocm"] is None and d["xpu"] is False and d["wsl"] is False
-assert d["torch_release"] == "2.13"
+assert d["torch_release"] == "2.14"
 assert d["backends"] == ["cu130", "cu126", "cu132", "cpu"], d["backends"]
 assert d["sources"]["cuda.driver_version"] == "/sys/module/nvidia/version"
 assert d["sources"]["glibc"] == "torchsolve-capture/ldd-version"
@@ -60,7 +60,7 @@ assert d["cuda"]["cuda_version"] == "13.0"
 assert d["cuda"]["gpus"][0]["compute_capability"] == "6.1"
 assert d["backends"] == ["cu126", "cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["cu130"]["rule"] == "cuda-arch-2.13-cu130", ex["cu130"]
+assert ex["cu130"]["rule"] == "cuda-arch-2.14-cu130", ex["cu130"]
 assert "6.1" in ex["cu130"]["reason"]
 '
 check v100-drv580 '
@@ -73,8 +73,9 @@ assert d["cuda"]["cuda_version"] == "12.8"
 assert d["cuda"]["gpus"][0]["compute_capability"] == "12.0"
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["cu126"]["rule"] == "cuda-arch-2.13-cu126"
-assert d["gpu_fallback"] == {"torch_release": "2.11", "backends": ["cu128", "cpu"]}, d["gpu_fallback"]
+assert ex["cu126"]["rule"] == "cuda-arch-2.14-cu126"
+# the cu129 build of 2.13 (sm_120 too) runs on driver 570 through minor-version compatibility
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["cu129", "cpu"]}, d["gpu_fallback"]
 '
 check rx7900xt-rocm62 '
 assert d["cuda"] is None
@@ -84,11 +85,12 @@ assert d["rocm"]["hsa_override_gfx_version"] is None
 assert d["sources"]["rocm.version"] == "/opt/rocm/.info/version"
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["rocm7.2"]["rule"] == "backend-rocm7.2-rocm", ex["rocm7.2"]
-assert "kernel driver of ROCm >=7.0; this host has 6.2" in ex["rocm7.2"]["reason"], ex["rocm7.2"]
-# AMD window: the ROCm 6.2 kernel driver runs the rocm6.3 and rocm6.4 user space
+assert ex["rocm7.2"]["rule"] == "backend-rocm7.2-intree", ex["rocm7.2"]
+assert "kernel\x27s own amdgpu >=7.0; this host has 6.2" in ex["rocm7.2"]["reason"], ex["rocm7.2"]
+# the kernel\x27s own amdgpu: no window of a ROCm release; user space up
+# to two releases newer than the installed ROCm 6.2 (rocm6.3, rocm6.4) runs
 k = d["rocm"]["kernel_driver"]
-assert k["rocm"] == "6.2" and "installed ROCm 6.2.0" in k["basis"] and "proxy" in k["basis"], k
+assert k["rocm"] is None and "installed ROCm 6.2.0" in k["basis"], k
 assert d["rocm"]["amdgpu_version"] is None
 assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.4", "rocm6.3", "cpu"]}, d["gpu_fallback"]
 '
@@ -102,13 +104,15 @@ check rx7900xt-rocm62 '
 assert d["rocm"]["version"] == "6.4"
 assert d["sources"]["rocm.version"] == "--rocm"
 assert d["rocm"]["kernel_driver"]["rocm"] == "6.4" and "--rocm" in d["rocm"]["kernel_driver"]["basis"]
-assert d["backends"] == ["rocm7.1", "cpu"], d["backends"]
+# the rocm7.2 and rocm7.14 builds of 2.14 are outside the window of the ROCm 6.4 kernel driver
+assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["rocm7.1", "cpu"]}, d["gpu_fallback"]
 ' --rocm 6.4
 check mi300x-rocm64 '
 assert d["rocm"]["version"] == "6.4.0"
 assert d["rocm"]["gpus"] == [{"gfx": "gfx942"}, {"gfx": "gfx942"}]
-assert d["backends"] == ["rocm7.1", "cpu"], d["backends"]
-assert d["gpu_fallback"] is None
+assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["rocm7.1", "cpu"]}, d["gpu_fallback"]
 '
 check mi25-rocm57 '
 assert d["rocm"]["version"] == "5.7.1"
@@ -139,30 +143,81 @@ assert d["rocm"]["gpus"] == [{"gfx": "gfx906"}] and d["rocm"]["amdgpu_version"] 
 k = d["rocm"]["kernel_driver"]
 assert k == {"rocm": "6.4", "basis": "amdgpu 6.12.12 from /sys/module/amdgpu/version (mapped with confidence medium)"}, k
 assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
+'''
+check mi50-rocm64 '
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm7.1"]["rule"] == "rocm-gfx-2.13-rocm7.1" and "gfx906" not in ex["rocm7.1"]["reason"], ex["rocm7.1"]
-assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
-'
+' --release 2.13
 check mi50-rocm64 '
 ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
 ' --release 2.9
 "$TORCHSOLVE" detect --sysroot "$FIX/mi50-rocm64" | grep -q "^  kernel driver of ROCm 6.4 (amdgpu 6.12.12 from /sys/module/amdgpu/version" \
   || { echo "FAIL text: the kernel driver line"; fails=$((fails + 1)); }
-# MI50 on ROCm 7.2 (the kernel's own amdgpu: the installed ROCm is the
-# proxy): rocm6.3 is four releases older than the 7.2 kernel driver, and
-# no build inside the window has gfx906 kernels: no GPU build at all.
+# MI50 on ROCm 7.2 with the kernel's own amdgpu: that is no ROCm
+# release's kernel driver, so the installed ROCm does not stand for it and
+# no window applies; the wheels bundle their user space, and the last
+# build with gfx906 kernels, 2.9.1+rocm6.3, is what runs (it was CPU).
 check mi50-rocm72 '
 k = d["rocm"]["kernel_driver"]
-assert k["rocm"] == "7.2" and "proxy" in k["basis"], k
-assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None, d
+assert k["rocm"] is None and "kernel\x27s own amdgpu" in k["basis"] and "7.2.0" in k["basis"], k
+assert d["backends"] == ["cpu"], d["backends"]
+assert d["gpu_fallback"] == {"torch_release": "2.9", "backends": ["rocm6.3", "cpu"]}, d["gpu_fallback"]
 '
 check mi50-rocm72 '
+assert d["backends"] == ["rocm6.3", "cpu"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.4"]["rule"] == "rocm-gfx-2.9-rocm6.4", ex["rocm6.4"]
+' --release 2.9
+"$TORCHSOLVE" detect --sysroot "$FIX/mi50-rocm72" | grep -q "^  kernel driver: the kernel's own amdgpu (no /sys/module/amdgpu/version)" \
+  || { echo "FAIL text: the in-tree kernel driver line"; fails=$((fails + 1)); }
+# amdgpu 30.x states its user-space range (ROCm/amdgpu-docs): 30.30 (ROCm
+# 7.2's) runs 6.3-7.2, so rocm6.3 builds (five releases older) run and
+# rocm6.2.4 do not; 30.10 (7.0's) runs 6.2-7.0: rocm6.2.4 runs, rocm7.1 not.
+drv=$(ts_tmpdir)
+cp -r "$FIX/mi300x-rocm64" "$drv/kmd3030"
+mkdir -p "$drv/kmd3030/sys/module/amdgpu"
+echo 30.30.1 >"$drv/kmd3030/sys/module/amdgpu/version"
+cp -r "$drv/kmd3030" "$drv/kmd3010"
+echo 30.10.2 >"$drv/kmd3010/sys/module/amdgpu/version"
+FIX=$drv check kmd3030 '
+assert d["rocm"]["kernel_driver"]["rocm"] == "7.2", d["rocm"]["kernel_driver"]
+assert "rocm6.3" in d["backends"], d["backends"]
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm6.2.4"]["rule"] == "backend-rocm6.2.4-rocm", ex["rocm6.2.4"]
+' --release 2.7
+FIX=$drv check kmd3010 '
+assert d["rocm"]["kernel_driver"]["rocm"] == "7.0", d["rocm"]["kernel_driver"]
+assert "rocm6.2.4" in d["backends"] and "rocm6.3" in d["backends"], d["backends"]
+' --release 2.7
+FIX=$drv check kmd3010 '
+ex = {e["backend"]: e for e in d["excluded"]}
+assert ex["rocm7.1"]["rule"] == "backend-rocm7.1-rocm", ex["rocm7.1"]
+assert d["backends"] == ["rocm7.0", "cpu"], d["backends"]
+' --release 2.10
+# Jetson AGX Orin (L4T R36.4.3): an integrated GPU, not server-class
+# aarch64: the SBSA CUDA wheels do not run on it, so the CPU build, saying
+# why; the device tree alone (no /etc/nv_tegra_release) tells it too.
+check jetson-orin '
+assert d["machine"] == "aarch64" and d["jetson"] == "L4T R36.4.3", d["jetson"]
+assert d["sources"]["jetson"] == "/etc/nv_tegra_release", d["sources"]
 assert d["backends"] == ["cpu"], d["backends"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["rocm6.3"]["rule"] == "backend-rocm6.3-rocm", ex["rocm6.3"]
-assert ex["rocm6.4"]["rule"] == "backend-rocm6.4-rocm", ex["rocm6.4"]
-' --release 2.9
+assert ex["cu126"]["rule"] == "backend-cu126-jetson", ex["cu126"]
+assert "Jetson" in ex["cu126"]["reason"], ex["cu126"]
+' --cuda-driver 580.65.06 --compute-capability 8.7
+"$TORCHSOLVE" detect --sysroot "$FIX/jetson-orin" | grep -q "^machine   aarch64 (/proc/sys/kernel/arch), NVIDIA Jetson L4T R36.4.3 (not server-class aarch64" \
+  || { echo "FAIL text: the Jetson line"; fails=$((fails + 1)); }
+dt=$(ts_tmpdir)
+cp -r "$FIX/jetson-orin" "$dt/orin-dt" && rm "$dt/orin-dt/etc/nv_tegra_release"
+FIX=$dt check orin-dt '
+assert d["jetson"] == "nvidia,tegra234", d["jetson"]
+assert d["backends"] == ["cpu"], d["backends"]
+' --cuda-driver 580.65.06 --compute-capability 8.7
+check aarch64-gh200 '
+assert d["jetson"] is None and "cu130" in d["backends"], d
+'
 # RX 7800 XT (gfx1101) on ROCm 6.2: 2.4 wheels carry no gfx1101 kernels
 # (pytorch#141667), the window gives rocm6.4 builds of 2.9.
 check rx7800xt-rocm62 '
@@ -175,12 +230,14 @@ ex = {e["backend"]: e for e in d["excluded"]}
 assert ex["rocm6.1"]["rule"] == "rocm-gfx-2.4-rocm6.1" and "gfx1101" not in ex["rocm6.1"]["reason"], ex["rocm6.1"]
 ' --release 2.4
 # aarch64: its own variants and arch lists.  A T4 (sm_75) has kernels in no
-# aarch64 CUDA build (cu126 there is sm_80;sm_90 only).
+# aarch64 build of 2.14 (cu126 there is sm_80;sm_90 only); the cu129 builds
+# of 2.11-2.13 start at sm_75 (pytorch#188443).
 check aarch64-t4 '
 assert d["machine"] == "aarch64" and d["cuda"]["gpus"][0]["compute_capability"] == "7.5"
-assert d["backends"] == ["cpu"] and d["gpu_fallback"] is None, d
+assert d["backends"] == ["cpu"], d
+assert d["gpu_fallback"] == {"torch_release": "2.13", "backends": ["cu129", "cpu"]}, d["gpu_fallback"]
 ex = {e["backend"]: e for e in d["excluded"]}
-assert ex["cu126"]["rule"] == "cuda-arch-2.13-cu126", ex["cu126"]
+assert ex["cu126"]["rule"] == "cuda-arch-2.14-cu126", ex["cu126"]
 '
 check aarch64-t4 '
 assert d["backends"] == ["cpu"], d["backends"]
@@ -231,7 +288,7 @@ assert d["backends"] == ["cpu"]
 TORCHSOLVE_GFX=gfx1100,gfx90a check cpu-only '
 assert d["rocm"]["gpus"] == [{"gfx": "gfx1100"}, {"gfx": "gfx90a"}], d["rocm"]
 assert d["sources"]["rocm.gpus"] == "TORCHSOLVE_GFX"
-assert d["backends"] == ["rocm7.2", "rocm7.1", "cpu"], d["backends"]
+assert d["backends"] == ["rocm7.14", "rocm7.2", "cpu"], d["backends"]
 ' --rocm 7.2
 # The override maps the target; where the GPU was read (KFD) stays visible.
 HSA_OVERRIDE_GFX_VERSION=10.3.0 check rx7900xt-rocm62 '
@@ -252,7 +309,7 @@ if [ "$rc" != 1 ] || ! grep -q "needs NVIDIA driver >= 580.65.06" <<<"$out" || !
 else echo "ok   --cuda 13.0 on driver 550 refused"; fi
 check rtx4090-drv550 '
 assert d["cuda"]["cuda_version"] == "13.0" and d["cuda"]["driver_version"] is None
-assert d["backends"] == ["cu132", "cu130", "cu126", "rocm7.2", "rocm7.1", "xpu", "cpu"], d["backends"]
+assert d["backends"] == ["cu132", "cu130", "cu126", "rocm7.14", "rocm7.2", "xpu", "cpu"], d["backends"]
 ' --cuda 13.0 --ignore-host
 for bad in "--cuda banana" "--gfx sm_90" "--compute-capability nine" "--rocm 6.x"; do
   # shellcheck disable=SC2086

@@ -7,7 +7,7 @@ ts_isolate_from_host
 tmp=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$tmp/config
 
-"$TORCHSOLVE" rules check "$TS_SOURCE_DIR/rules.yaml" | grep -q ": ok: 24 backends, 14 torch releases (2.0 to 2.13)" \
+"$TORCHSOLVE" rules check "$TS_SOURCE_DIR/rules.yaml" | grep -q ": ok: 25 backends, 15 torch releases (2.0 to 2.14)" \
   || ts_fail "bundled rules.yaml does not check"
 "$TORCHSOLVE" rules check >/dev/null || ts_fail "rules check without FILE"
 
@@ -122,7 +122,7 @@ grep -q "rule bitsandbytes-rocm" <<<"$out" || ts_fail "seed 001: $out"
 # ... but judged as what its wheel says it was built with (HIP 7.1 here).
 out=$("$TORCHSOLVE" rules audit --sysroot "$FIX/rx7900xt-rocm62" --built-with hip=7.1.52802 torch==2.9.1a0+gitd38164a 2>&1) \
   && ts_fail "custom ROCm 7.1 build on a ROCm 6.2 host not flagged"
-grep -q "built for rocm7.1: needs ROCm kernel driver >=6.4; this host has 6.2 (rule backend-rocm7.1-rocm)" <<<"$out" || ts_fail "custom: $out"
+grep -q "built for rocm7.1: needs ROCm installed beside the kernel's own amdgpu >=6.4; this host has 6.2 (rule backend-rocm7.1-intree)" <<<"$out" || ts_fail "custom: $out"
 "$TORCHSOLVE" rules audit --rocm 7.1 --gfx gfx1100 --built-with hip=7.1.52802 torch==2.9.1a0+gitd38164a >/dev/null 2>&1 \
   || ts_fail "custom build flagged on a matching host"
 # A CUDA build the driver cannot run; torchvision of another torch.
@@ -205,7 +205,7 @@ d = json.load(open(sys.argv[1]))
 facts = {f["name"]: f.get("version") for f in d["facts"]}
 assert facts["__rocm"] == "6.2.0" and "__gfx1100" in facts and facts["__glibc"] == "2.35", facts
 ids = {c["id"] for c in d["constraints"]}
-assert {"hipblaslt-gfx1100", "backend-rocm7.2-rocm", "torchvision-pairing", "pymomentum-gpu-abi"} <= ids
+assert {"hipblaslt-gfx1100", "backend-rocm7.2-intree", "torchvision-pairing", "pymomentum-gpu-abi"} <= ids
 hb = [c for c in d["constraints"] if c["id"] == "hipblaslt-gfx1100"]
 assert {c["subject"]["local"] for c in hb} == {"rocm5*", "rocm6.0*", "rocm6.1*", "rocm6.2*"}
 assert "torch" in d["routed"] and "pytorch-triton-rocm" in d["routed"]

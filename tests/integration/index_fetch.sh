@@ -90,7 +90,8 @@ ts_nginx_log_since "$mark" | grep -q '^304 ' || ts_fail "--refresh did not reval
 # A warm run reads the stored parse; a damaged one, or an entry of the first
 # format (no parse), is parsed again from the body with the same answer, and
 # rewritten with a good parse unless the cache is read-only (--offline).
-entry=$(ls "$TORCHSOLVE_CACHE_DIR"/pages-v1/alpha/*)
+entry=$(grep -l '"project":"alpha"' "$TORCHSOLVE_CACHE_DIR"/pages-v2/*/*)
+[ "$(echo "$entry" | wc -l)" = 1 ] || ts_fail "alpha's page entry: $entry"
 [ "$(head -c 9 "$entry")" = "TSCACHE2 " ] || ts_fail "page entry without a stored parse"
 fetch_alpha() { "$T" index fetch alpha --index-url "$U/idx1/simple" --json "$@"; }
 fetch_alpha --offline >"$work/form.out"
@@ -210,8 +211,9 @@ grep -q '^alpha: 3 files' "$work/file.out" || { cat "$work/file.out"; ts_fail "f
 [ "$("$T" cache dir)" = "$TORCHSOLVE_CACHE_DIR" ] || ts_fail "cache dir"
 "$T" cache size | grep -q '^[1-9][0-9]* bytes in [1-9]' || ts_fail "cache size"
 "$T" cache clean alpha
-[ -d "$TORCHSOLVE_CACHE_DIR/pages-v1/alpha" ] && ts_fail "cache clean alpha"
-[ -d "$TORCHSOLVE_CACHE_DIR/pages-v1/shared" ] || ts_fail "cache clean alpha removed shared"
+owned_by() { grep -ls "\"project\":\"$1\"" "$TORCHSOLVE_CACHE_DIR"/pages-v2/*/* || true; }
+[ -z "$(owned_by alpha)" ] || ts_fail "cache clean alpha"
+[ -n "$(owned_by shared)" ] || ts_fail "cache clean alpha removed shared"
 "$T" -q cache clean
-[ -e "$TORCHSOLVE_CACHE_DIR/pages-v1" ] && ts_fail "cache clean"
+[ -e "$TORCHSOLVE_CACHE_DIR/pages-v2" ] && ts_fail "cache clean"
 echo "index_fetch: all checks passed"

@@ -141,7 +141,7 @@ ts_make_venv "$work/v-cd"
 (unset TORCHSOLVE_CACHE_DIR; HOME=$work/home XDG_CACHE_HOME= \
   "$T" install -q --python "$work/v-cd" -i "$U" --cache-dir "$work/cd" alpha) ||
   ts_fail "--cache-dir install failed"
-for d in pages-v1 wheels-v1 python; do
+for d in pages-v2 wheels-v1 python; do
   [ -d "$work/cd/$d" ] || ts_fail "--cache-dir: no $d under it"
 done
 [ ! -e "$work/home/.cache" ] || ts_fail "--cache-dir: something went to ~/.cache: $(find "$work/home" | head -5)"

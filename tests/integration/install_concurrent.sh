@@ -93,8 +93,8 @@ export TORCHSOLVE_CACHE_DIR=$work/cache-wait
 V=$work/venv-wait
 "$T" venv -q "$V"
 SITE=$(echo "$V"/lib/python3*/site-packages)
-touch "$SITE/.torchsolve.lock"
-flock "$SITE/.torchsolve.lock" sleep 2 &
+touch "$V/.torchsolve.lock" # the lock is at the venv root
+flock "$V/.torchsolve.lock" sleep 2 &
 holder=$!
 sleep 0.3
 "$T" install --python "$V" -i "$U" 'x==1.0' 2>"$work/wait.err" || ts_fail "install after waiting failed"
@@ -107,7 +107,7 @@ wait $holder
 "$T" wheel install -q --python "$V" "$work/www/simple/x-2.0-py3-none-any.whl" # a state to keep
 before=$(state "$V")
 "$T" lock -q --python "$V" -i "$U" 'x==1.0' -o "$work/pylock.toml" || ts_fail "lock failed"
-flock "$SITE/.torchsolve.lock" sleep 3 &
+flock "$V/.torchsolve.lock" sleep 3 &
 holder=$!
 sleep 0.3
 for cmd in "install --python $V -i $U x==1.0" \

@@ -11,7 +11,8 @@
 #                            comparing with pip must not inherit them)
 #   ts_isolate_from_host     unset the host's TORCHSOLVE_* (but TORCHSOLVE),
 #                            ROCm and VIRTUAL_ENV variables; use the tree's
-#                            rules.yaml
+#                            rules.yaml and an empty XDG_DATA_HOME (no rules
+#                            from `rules update`)
 #   ts_make_venv DIR         python3 -m venv --without-pip DIR, with every
 #                            PIP_* variable cleared from this shell
 #   ts_managed_python DIR    a "system" interpreter its distribution manages
@@ -41,6 +42,8 @@
 #       TS_NGINX_PAGE_MAXAGE=N   send Cache-Control: max-age=N on index pages
 #                                (default: no Cache-Control, so clients revalidate)
 #       TS_NGINX_EXTRA_CONF      extra directives inside the server block
+#       TS_NGINX_LOG_EXTRA       appended to each access-log line, e.g.
+#                                ' conn=$connection' (single-quoted)
 #                                (e.g. locations; they inherit root/index;
 #                                prefer a symlink under ROOT to "alias",
 #                                with which nginx misresolves the index)
@@ -164,6 +167,9 @@ ts_isolate_from_host() {
   done
   unset HSA_OVERRIDE_GFX_VERSION ROCM_PATH VIRTUAL_ENV
   export TORCHSOLVE_BUNDLED_RULES=$TS_SOURCE_DIR/rules.yaml
+  # an empty data folder: no rules kept by `rules update`, no warning state
+  XDG_DATA_HOME=$(ts_tmpdir)
+  export XDG_DATA_HOME
 }
 
 ts_make_venv() {
@@ -246,7 +252,7 @@ http {
   fastcgi_temp_path $dir/tmp/fastcgi;
   uwsgi_temp_path $dir/tmp/uwsgi;
   scgi_temp_path $dir/tmp/scgi;
-  log_format ts '\$status \$body_bytes_sent "\$request" range="\$http_range" accept="\$http_accept"';
+  log_format ts '\$status \$body_bytes_sent "\$request" range="\$http_range" accept="\$http_accept"${TS_NGINX_LOG_EXTRA:-}';
   access_log $dir/access.log ts;
   sendfile on;
   tcp_nodelay on;

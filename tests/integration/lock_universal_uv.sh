@@ -4,8 +4,8 @@
 # for every environment of the grid, the packages a PEP 751 installer takes
 # from our lock must be the ones uv's lock installs (lock_universal_uv.py
 # says how each side is read, and argues the differences we keep).
-# Prints "N passed, N failed"; fails below PASS_THRESHOLD (the count passing
-# when the runner was last changed), so a regression fails the test.
+# Prints "N passed, N failed"; fails when any scenario fails or fewer than
+# PASS_THRESHOLD (every scenario of the data) ran.
 . "$(dirname "$0")/lib.sh"
 PASS_THRESHOLD=50
 T=${TORCHSOLVE:?}

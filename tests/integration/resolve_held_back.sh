@@ -89,7 +89,7 @@ echo "ok: --no-deps keeps the rule between named projects"
 grep -q '^install torch 2.9.1+rocm6.4 ' "$work/out" || { cat "$work/out"; ts_fail "rx7900xt: torch"; }
 note=$(grep '^note: ' "$work/err" || true)
 case $note in
-  "note: torch 2.9.1+rocm6.4 is the newest torch whose GPU build runs on this host: torch 2.13.0+rocm7.2 needs "*"(rule backend-rocm7.2-rocm: "*"fix (rule backend-rocm7.2-rocm): "*) ;;
+  "note: torch 2.9.1+rocm6.4 is the newest torch whose GPU build runs on this host: torch 2.13.0+rocm7.2 needs "*"(rule backend-rocm7.2-intree: "*"fix (rule backend-rocm7.2-intree): "*) ;;
   *) cat "$work/err"; ts_fail "rx7900xt: host-bound note" ;;
 esac
 echo "ok: the host holds torch back, and the note says which rule"

@@ -61,9 +61,9 @@ grep -q -- '- feat==1.0' <<<"$out" && grep -q -- '+ feat==2.0' <<<"$out" || ts_f
 "$V/bin/python" -c 'import ns.nsb' || ts_fail "nsb broken by removing nsa"
 [ ! -e "$SITE/ns/nsa" ] && [ ! -e "$SITE/odd_name" ] || ts_fail "uninstall left files"
 
-# Uninstall everything: only the lock file may remain.
+# Uninstall everything: nothing remains (the lock is at the venv's root).
 "$TORCHSOLVE" wheel uninstall --python "$V" feat platty nsb || ts_fail "uninstall all"
-left=$(cd "$SITE" && ls -A | grep -v '^.torchsolve.lock$' || true)
+left=$(cd "$SITE" && ls -A)
 [ -z "$left" ] || ts_fail "site-packages not empty: $left"
 [ ! -e "$V/include/site/$PYV/feat" ] && [ ! -e "$V/share/feat" ] || ts_fail "data/headers dirs not pruned"
 [ -z "$(ls "$V/bin" | grep feat || true)" ] || ts_fail "launchers left"
@@ -114,7 +114,7 @@ VIRTUAL_ENV=$V "$TORCHSOLVE" wheel uninstall feat -q || ts_fail "VIRTUAL_ENV tar
   ts_fail "no environment must be an error"
 
 # The lock: a second run waits and says so.
-python3 - "$SITE/.torchsolve.lock" "$tmp/locked" <<'PY' &
+python3 - "$V/.torchsolve.lock" "$tmp/locked" <<'PY' &
 import fcntl, sys, time
 f = open(sys.argv[1], "a"); fcntl.flock(f, fcntl.LOCK_EX)
 open(sys.argv[2], "w").close(); time.sleep(1.5)

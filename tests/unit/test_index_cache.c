@@ -17,10 +17,27 @@ static char *tmpdir(void) {
   return strdup(d);
 }
 
+static struct ts_cache_entry page_entry(const char *url) {
+  struct ts_cache_entry e = {0};
+  e.url = (char *)url;
+  e.final_url = (char *)url;
+  e.content_type = "text/html";
+  e.stored_at = 5;
+  e.max_age = 600;
+  ts_buf_init(&e.body, 0);
+  ts_buf_init(&e.parsed, 0);
+  return e;
+}
+
 Test(index_cache, roundtrip_and_freshness) {
   char *root = tmpdir();
-  char *path = ts_cache_page_path(root, "Torch_Audio", "https://h/simple/torchaudio/", "a");
-  cr_expect(strstr(path, "/pages-v1/torch-audio/") != NULL, "%s", path);
+  struct ts_cache *c = ts_cache_open(root);
+  char key[TS_SHA256_HEX_LEN + 1];
+  ts_cache_page_key("https://h/simple/torchaudio/", "a", key);
+  char *path = ts_cache_page_path(c, key);
+  char want[128];
+  snprintf(want, sizeof want, "/pages-v2/%c/%s", key[0], key);
+  cr_expect(strstr(path, want) != NULL, "%s", path);
   struct ts_cache_entry e = {0};
   e.url = "https://h/simple/torchaudio/";
   e.final_url = "https://h/simple/torchaudio/";
@@ -31,10 +48,11 @@ Test(index_cache, roundtrip_and_freshness) {
   ts_buf_init(&e.body, 0);
   cr_assert_eq(ts_buf_append(&e.body, "<a>\0binary", 10), TS_OK);
   struct ts_error err = {0};
-  cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_cache_put_page(c, key, "torch-audio", &e, &err), TS_OK, "%s", err.detail);
   struct ts_cache_entry r;
-  cr_assert_eq(ts_cache_read(path, 1024, &r, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_cache_get_page(c, key, 1024, &r, &err), TS_OK, "%s", err.detail);
   cr_expect_str_eq(r.etag, "\"abc\"");
+  cr_expect_str_eq(r.project, "torch-audio");
   cr_expect_null(r.last_modified);
   cr_expect_eq(r.body.len, 10);
   cr_expect_eq(memcmp(r.body.data, "<a>\0binary", 10), 0);
@@ -45,7 +63,7 @@ Test(index_cache, roundtrip_and_freshness) {
   cr_expect_not(ts_cache_fresh(&r, 1000));
   ts_cache_entry_clear(&r);
   /* the body cap applies on read */
-  cr_expect_eq(ts_cache_read(path, 5, &r, &err), TS_E_PARSE);
+  cr_expect_eq(ts_cache_get_page(c, key, 5, &r, &err), TS_E_PARSE);
   ts_buf_clear(&e.body);
 
   /* corrupt entries are reported, not trusted */
@@ -56,6 +74,7 @@ Test(index_cache, roundtrip_and_freshness) {
   char *missing = ts_path_join(root, "nope");
   cr_expect_eq(ts_cache_read(missing, 1024, &r, &err), TS_E_NOT_FOUND);
   free(missing);
+  cr_assert_eq(ts_cache_put_page(c, key, "torch-audio", &e, &err), TS_OK, "%s", err.detail);
 
   uint64_t bytes, files;
   cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
@@ -70,10 +89,67 @@ Test(index_cache, roundtrip_and_freshness) {
   free(path);
   cr_assert_eq(ts_cache_clean(root, NULL, &removed, &err), TS_OK, "%s", err.detail);
   cr_expect_eq(removed, 1);
-  char *pages = ts_path_join(root, "pages-v1");
+  char *pages = ts_path_join(root, "pages-v2");
   cr_expect_neq(access(pages, F_OK), 0);
   cr_expect_eq(access(root, F_OK), 0);
   free(pages);
+  ts_cache_close(c);
+  ts_fs_remove_tree(root, NULL);
+  free(root);
+}
+
+/* A run that found a kind's folder missing knows every entry of it is
+ * absent unless it wrote it: nothing is looked for.  A run opened later
+ * finds what was written. */
+Test(index_cache, known_absent_until_written) {
+  char *root = tmpdir();
+  struct ts_cache *c = ts_cache_open(root);
+  char k1[TS_SHA256_HEX_LEN + 1], k2[TS_SHA256_HEX_LEN + 1];
+  ts_cache_page_key("https://h/simple/a/", "x", k1);
+  ts_cache_page_key("https://h/simple/b/", "x", k2);
+  struct ts_cache_entry e = page_entry("https://h/simple/a/");
+  struct ts_error err = {0};
+  cr_assert_eq(ts_cache_put_page(c, k1, "a", &e, &err), TS_OK, "%s", err.detail);
+  /* b written behind this run's back is not looked for... */
+  struct ts_cache *other = ts_cache_open(root);
+  cr_assert_eq(ts_cache_put_page(other, k2, "b", &e, &err), TS_OK, "%s", err.detail);
+  struct ts_cache_entry r;
+  cr_expect_eq(ts_cache_get_page(c, k2, 1024, &r, &err), TS_E_NOT_FOUND);
+  cr_assert_eq(ts_cache_get_page(c, k1, 1024, &r, &err), TS_OK, "%s", err.detail);
+  ts_cache_entry_clear(&r);
+  ts_cache_close(other);
+  /* ...by the run that began before the folder existed; a new run finds it */
+  struct ts_cache *later = ts_cache_open(root);
+  cr_assert_eq(ts_cache_get_page(later, k2, 1024, &r, &err), TS_OK, "%s", err.detail);
+  ts_cache_entry_clear(&r);
+  /* METADATA: the same, and whole wheels until a download */
+  char mk[TS_SHA256_HEX_LEN + 1];
+  ts_cache_file_key("ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789", NULL, mk);
+  cr_expect_str_eq(mk, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
+  const char md[] = "Metadata-Version: 2.1\nName: Torch_Audio\nVersion: 1\n\nbody\n";
+  struct ts_buf b;
+  ts_buf_init(&b, 4096);
+  cr_expect_eq(ts_cache_get_metadata(c, mk, &b, &err), TS_E_NOT_FOUND);
+  cr_assert_eq(ts_cache_put_metadata(c, mk, md, sizeof md - 1, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_cache_get_metadata(c, mk, &b, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(b.len, sizeof md - 1);
+  ts_buf_clear(&b);
+  cr_expect_not(ts_cache_may_hold_wheels(c));
+  ts_cache_note_download(c);
+  cr_expect(ts_cache_may_hold_wheels(c));
+  /* `cache clean NAME` finds METADATA by its Name */
+  size_t removed = 0;
+  cr_assert_eq(ts_cache_clean(root, "torch-audio", &removed, &err), TS_OK, "%s", err.detail);
+  cr_expect_eq(removed, 1);
+  char *mp = ts_cache_metadata_path(later, mk);
+  cr_expect_neq(access(mp, F_OK), 0, "%s", mp);
+  free(mp);
+  /* a key that is not a sha256 never names a file */
+  cr_expect_eq(ts_cache_put_metadata(c, "../x", md, 1, &err), TS_E_INVALID);
+  ts_cache_close(later);
+  ts_cache_close(c);
+  ts_buf_clear(&e.body);
+  ts_buf_clear(&e.parsed);
   ts_fs_remove_tree(root, NULL);
   free(root);
 }
@@ -83,19 +159,19 @@ Test(index_cache, roundtrip_and_freshness) {
  * lengths do not fit the file is damage. */
 Test(index_cache, parsed_form_beside_the_body) {
   char *root = tmpdir();
-  char *path = ts_cache_page_path(root, "p", "https://h/simple/p/", "a");
-  struct ts_cache_entry e = {.url = "https://h/simple/p/", .final_url = "https://h/simple/p/",
-                             .content_type = "text/html", .stored_at = 5, .max_age = 600};
-  ts_buf_init(&e.body, 0);
-  ts_buf_init(&e.parsed, 0);
+  struct ts_cache *c = ts_cache_open(root);
+  char key[TS_SHA256_HEX_LEN + 1];
+  ts_cache_page_key("https://h/simple/p/", "a", key);
+  char *path = ts_cache_page_path(c, key);
+  struct ts_cache_entry e = page_entry("https://h/simple/p/");
   cr_assert_eq(ts_buf_append(&e.body, "<a>body</a>", 11), TS_OK);
   cr_assert_eq(ts_buf_append(&e.parsed, "TSPF\0form", 9), TS_OK);
   struct ts_error err = {0};
-  cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_cache_put_page(c, key, "p", &e, &err), TS_OK, "%s", err.detail);
   /* written again over itself: one file, never a leftover temporary */
-  cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_cache_put_page(c, key, "p", &e, &err), TS_OK, "%s", err.detail);
   uint64_t bytes, files;
-  char *pages = ts_path_join(root, "pages-v1");
+  char *pages = ts_path_join(root, "pages-v2");
   cr_assert_eq(ts_cache_size(pages, &bytes, &files, &err), TS_OK);
   cr_expect_eq(files, 1);
   struct ts_cache_entry r;
@@ -134,6 +210,7 @@ Test(index_cache, parsed_form_beside_the_body) {
   }
   ts_buf_clear(&e.body);
   ts_buf_clear(&e.parsed);
+  ts_cache_close(c);
   ts_fs_remove_tree(root, NULL);
   free(pages);
   free(path);
@@ -189,13 +266,16 @@ Test(index_cache, entries_with_credentials_are_private) {
   const char *urls[] = {"https://h/simple/a/", "https://u:s3cret@h/simple/b/",
                         "https://h/simple/c/"};
   const char *finals[] = {NULL, NULL, "https://u:s3cret@mirror/simple/c/"};
+  struct ts_cache *c = ts_cache_open(root);
   for (size_t i = 0; i < 3; i++) {
-    char *path = ts_cache_page_path(root, "p", urls[i], "a");
+    char key[TS_SHA256_HEX_LEN + 1];
+    ts_cache_page_key(urls[i], "a", key);
+    char *path = ts_cache_page_path(c, key);
     struct ts_cache_entry e = {.url = (char *)urls[i], .final_url = (char *)finals[i],
                                .stored_at = 1, .max_age = 1};
     ts_buf_init(&e.body, 0);
     struct ts_error err = {0};
-    cr_assert_eq(ts_cache_write(path, &e, &err), TS_OK, "%s", err.detail);
+    cr_assert_eq(ts_cache_put_page(c, key, "p", &e, &err), TS_OK, "%s", err.detail);
     struct stat st;
     cr_assert_eq(stat(path, &st), 0);
     if (i == 0)
@@ -204,6 +284,7 @@ Test(index_cache, entries_with_credentials_are_private) {
       cr_expect_eq(st.st_mode & 077, 0, "%s: mode %o", urls[i], st.st_mode & 0777);
     free(path);
   }
+  ts_cache_close(c);
   ts_fs_remove_tree(root, NULL);
   free(root);
 }
@@ -213,9 +294,6 @@ Test(index_cache, hostile_names_stay_inside) {
   cr_expect(strncmp(p, "/c/wheels-v1/-_-_etc/", 21) == 0, "%s", p); /* PEP 503, then made safe */
   cr_expect(strcmp(strrchr(p, '/'), "/wheel.whl") == 0, "%s", p);
   cr_expect(strstr(p, "/../") == NULL, "%s", p);
-  free(p);
-  p = ts_cache_metadata_path("/c", "a/b", "0123", NULL);
-  cr_expect_str_eq(p, "/c/metadata-v1/a_b/0123.metadata");
   free(p);
 }
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "lock/export.h"
-#include "lock/reqfile.h"
+#include "request/reqfile.h"
 
 static struct ts_pylock *read_fixture(const char *name) {
   char path[512];

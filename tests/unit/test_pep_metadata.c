@@ -304,3 +304,22 @@ Test(metadata, real_environment, .timeout = 120)
   cr_assert_geq(files, 197, "only %d METADATA files", files);
   cr_log_info("%d METADATA files, %d Requires-Dist", files, reqs);
 }
+
+Test(metadata, installed_legacy_version)
+{
+  /* pip's invalid_version-2010i: refused from an index, but an installed
+   * one is listed, shown and uninstalled with its version as written */
+  const char *s = "Metadata-Version: 2.1\nName: invalid-version\nVersion: 2010i\n";
+  struct ts_error err = {0};
+  Mfail(s, strlen(s), &err);
+  struct ts_metadata *md = NULL;
+  cr_assert_eq(ts_metadata_parse_installed(s, strlen(s), &md, &err), TS_OK, "%s", err.detail);
+  cr_assert_null(md->version);
+  cr_assert_str_eq(md->legacy_version, "2010i");
+  ts_metadata_free(md);
+  const char *ok = "Metadata-Version: 2.1\nName: fine\nVersion: 1.0\n";
+  cr_assert_eq(ts_metadata_parse_installed(ok, strlen(ok), &md, &err), TS_OK);
+  cr_assert_not_null(md->version);
+  cr_assert_null(md->legacy_version);
+  ts_metadata_free(md);
+}

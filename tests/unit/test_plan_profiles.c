@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/profile_choice.h"
 #include "plan/profiles.h"
 
 static struct ts_rules *rules(void) {

@@ -90,7 +90,7 @@ Test(resolver_gpu, seed004_rx7900xt_rocm62) {
   res = NULL;
   cr_assert_eq(resolve(&ix, &set, "torch==2.5.1+rocm6.2", &res), TS_E_RESOLVE);
   cr_assert(why_has(res, "rule hipblaslt-gfx1100"));
-  cr_assert(why_has(res, "this host has GPU target gfx1100"));
+  cr_assert(why_has(res, "this host's GPU is gfx1100"));
   cr_assert(why_has(res, "fix (rule hipblaslt-gfx1100)"));
   ts_resolution_free(res);
   mem_free(&ix);

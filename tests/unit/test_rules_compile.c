@@ -41,10 +41,10 @@ static void parse_bad(const char *text, const char *want) {
 
 Test(rules_load, bundled_file) {
   struct ts_rules *r = bundled();
-  cr_expect_eq(r->nbackends, 24);
-  cr_expect_eq(r->nreleases, 14);
+  cr_expect_eq(r->nbackends, 25);
+  cr_expect_eq(r->nreleases, 15);
   cr_expect_str_eq(r->releases[0].series, "2.0");
-  cr_expect_str_eq(ts_rules_newest(r)->series, "2.13");
+  cr_expect_str_eq(ts_rules_newest(r)->series, "2.14");
   cr_expect_str_eq(r->releases[10].series, "2.10"); /* numeric, not text order */
   const struct ts_rules_backend *b = ts_rules_find_backend(r, "cu130");
   cr_assert_not_null(b);
@@ -57,7 +57,7 @@ Test(rules_load, bundled_file) {
     cr_expect_str_neq(b->gfx[i], "gfx906");
   const struct ts_rules_release *rel = ts_rules_find_release(r, "2.13");
   cr_assert_not_null(rel);
-  cr_expect_eq(rel->nvariants, 7);
+  cr_expect_eq(rel->nvariants, 8); /* cpu cu126 cu129 cu130 cu132 rocm7.1 rocm7.2 xpu */
   /* Every rule has an id, a source URL and a message; refusals a fix. */
   for (size_t i = 0; i < r->nrules; i++) {
     cr_expect_not_null(r->rules[i].id);
@@ -127,7 +127,7 @@ Test(rules_load, merge_by_id) {
       "  - {id: mine, kind: conflicts, subject: torch, terms: [\"numpy<1\"],\n"
       "     message: m, fix: f, source: https://e/}\n"
       "releases:\n"
-      "  - {series: \"2.14\", versions: [\"2.14.0\"], source: https://e/,\n"
+      "  - {series: \"2.15\", versions: [\"2.15.0\"], source: https://e/,\n"
       "     variants: {cpu: {}, cu130: {archs: \"8.0;9.0\"}}}\n"
       "routes: {source: https://e/, projects: [my_Torch.Ext, torch]}\n");
   struct ts_error e = {0};
@@ -135,7 +135,7 @@ Test(rules_load, merge_by_id) {
   ts_rules_free(u);
   cr_expect_eq(r->nrules, nrules + 1);
   cr_expect_eq(r->nreleases, nrel + 1);
-  cr_expect_str_eq(ts_rules_newest(r)->series, "2.14");
+  cr_expect_str_eq(ts_rules_newest(r)->series, "2.15");
   bool found = false;
   for (size_t i = 0; i < r->nrules; i++)
     if (strcmp(r->rules[i].id, "pymomentum-gpu-abi") == 0) {
@@ -225,7 +225,7 @@ Test(rules_compile, backend_lists) {
       {"550.144.03", "8.9", NULL, "cu126 cpu", NULL},
       {"580.95.05", "6.1", NULL, "cu126 cpu", NULL},
       {"570.133.07", "12.0", NULL, "cpu", NULL},
-      {"570.133.07", "12.0", "2.11", "cu128 cpu", NULL},
+      {"570.133.07", "12.0", "2.11", "cu128 cu129 cpu", NULL}, /* cu129 through minor-version compatibility */
       {"570.133.07", "12.0", "2.7", "cu128 cpu", NULL},
       {"595.45.04", "12.0", NULL, "cu132 cu130 cpu", NULL},
       /* cu130 lacks sm_70; cu129 wheels of 2.10.0 exist (pytorch#187834) */
@@ -281,16 +281,22 @@ Test(rules_compile, backend_lists) {
       /* the kernel driver's window: ROCm 6.2 runs rocm6.0 ... rocm6.4 */
       {"6.2", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
       {"6.2", "gfx1100", "2.10", "cpu"},
-      {"6.4", "gfx942", NULL, "rocm7.1 cpu"},
+      {"6.4", "gfx942", "2.13", "rocm7.1 cpu"},
+      {"6.4", "gfx942", NULL, "cpu"}, /* 2.14: rocm7.2 and rocm7.14 only */
       {"6.4", "gfx942", "2.4", "cpu"}, /* rocm6.1 is three releases older */
       /* gfx906: no Tensile library in the rocBLAS of ROCm >= 6.4 wheels */
       {"6.4", "gfx906", "2.9", "rocm6.3 cpu"},
       {"6.4", "gfx906", "2.10", "cpu"},
-      {"7.2", "gfx906", "2.9", "cpu"}, /* rocm6.3 is out of 7.2's window */
+      /* amdgpu 30.30 (ROCm 7.2's kernel driver) runs 6.3-7.2 user space */
+      {"7.2", "gfx906", "2.9", "rocm6.3 cpu"},
+      {"7.2", "gfx1100", "2.7", "rocm6.3 cpu"}, /* rocm6.2.4 is older than 6.3 */
+      /* 30.10 (7.0's) runs 6.2-7.0: not rocm7.1, though within ±2 */
+      {"7.0", "gfx1100", "2.10", "rocm7.0 cpu"},
+      {"7.0", "gfx1100", "2.7", "rocm6.3 rocm6.2.4 cpu"},
       {"6.4", "gfx1100", "2.9", "rocm6.4 rocm6.3 cpu"},
-      {NULL, "gfx1151", NULL, "rocm7.2 rocm7.1 cpu"}, /* no ROCm installed: no gate */
+      {NULL, "gfx1151", NULL, "rocm7.14 rocm7.2 cpu"}, /* no ROCm installed: no gate */
       {"7.2", "gfx1100,gfx1031", NULL, "cpu"},   /* every GPU must be covered */
-      {"7.2", "gfx942", NULL, "rocm7.2 rocm7.1 cpu"},
+      {"7.2", "gfx942", NULL, "rocm7.14 rocm7.2 cpu"},
   };
   for (size_t i = 0; i < sizeof amd / sizeof amd[0]; i++) {
     amd_host(&h, amd[i].rocm, amd[i].gfx);
@@ -306,7 +312,7 @@ Test(rules_compile, backend_lists) {
   struct ts_error e = {0};
   memset(&h, 0, sizeof h);
   cr_assert_eq(ts_rules_compile(r, &h, &ig, &s, &e), TS_OK);
-  cr_expect_str_eq(usable(&s), "cu132 cu130 cu126 rocm7.2 rocm7.1 xpu cpu");
+  cr_expect_str_eq(usable(&s), "cu132 cu130 cu126 rocm7.14 rocm7.2 xpu cpu");
   cr_expect_eq(s.nfacts, 0);
   for (size_t i = 0; i < s.nconstraints; i++)
     cr_expect_str_neq(s.constraints[i].id, "hipblaslt-gfx1100");
@@ -384,7 +390,7 @@ Test(rules_compile, facts_and_constraints) {
   }
   cr_expect_eq(hb, 4);
   cr_expect_eq(pairs, 1);
-  cr_expect_str_eq(s.release, "2.13");
+  cr_expect_str_eq(s.release, "2.14");
   cr_expect_str_eq(s.index_base, "https://download.pytorch.org/whl/");
   bool routed = false;
   for (size_t i = 0; i < s.nrouted; i++)

@@ -15,6 +15,7 @@
 
 #include "core/fs.h"
 #include "wheel/txn.h"
+#include "wheel/unpack.h"
 #include "wheel/venv.h"
 #include "wheel/wheel.h"
 
@@ -297,4 +298,29 @@ Test(wheel_install, install_and_remove_in_one_transaction) {
   cr_assert_eq(ts_wheel_install(&o, NULL, 0, NULL, &err), TS_OK, "%s", err.detail);
   cr_assert(!exists(site, "feat"));
   cr_assert(!exists(tgt.paths.scripts, "feat"));
+}
+
+static void expect_names(const char *ep, int major, int minor, const char *want) {
+  char *names[3];
+  size_t n = ts_wheel_launcher_names(ep, major, minor, names);
+  char got[256] = "";
+  for (size_t i = 0; i < n; i++) {
+    strncat(got, i ? " " : "", sizeof got - strlen(got) - 1);
+    strncat(got, names[i], sizeof got - strlen(got) - 1);
+    free(names[i]);
+  }
+  cr_assert_str_eq(got, want, "%s for %d.%d", ep, major, minor);
+}
+
+Test(wheel_install, versioned_launchers_follow_the_target) {
+  /* pip's get_console_script_specs: the builder's easy_install-2.6 and
+   * pip3.12 give way to the target's */
+  expect_names("easy_install", 3, 11, "easy_install easy_install-3.11");
+  expect_names("easy_install-2.6", 3, 11, "");
+  expect_names("pip", 3, 11, "pip pip3 pip3.11");
+  expect_names("pip3.12", 3, 11, "");
+  expect_names("pip3", 3, 11, "");
+  expect_names("pipx", 3, 11, "pipx");
+  expect_names("easy_install-2.6", 0, 0, "easy_install-2.6");
+  expect_names("t1", 3, 11, "t1");
 }

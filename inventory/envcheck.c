@@ -1,0 +1,314 @@
+/*
+ * inventory/envcheck.c — pip check without Python (see envcheck.h).
+ */
+#include "inventory/envcheck.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/buf.h"
+#include "core/fs.h"
+#include "core/str.h"
+#include "pep/metadata.h"
+#include "pep/name.h"
+#include "pep/specifier.h"
+#include "pep/version.h"
+#include "target/site.h"
+
+/* One distribution while checking: its parsed requirements that apply. */
+struct dist {
+  char *name;
+  char *version;
+  struct ts_version *v;
+  struct ts_requirement **reqs;
+  size_t nreqs;
+  size_t order; /* read order: of two copies, pip keeps the last read */
+};
+
+static void dist_free(struct dist *d) {
+  free(d->name);
+  free(d->version);
+  ts_version_free(d->v);
+  for (size_t i = 0; i < d->nreqs; i++)
+    ts_requirement_free(d->reqs[i]);
+  free(d->reqs);
+}
+
+static int dist_cmp(const void *a, const void *b) {
+  const struct dist *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+static int problem_cmp(const void *a, const void *b) {
+  const struct ts_envcheck_problem *x = a, *y = b;
+  int c = strcmp(x->project, y->project);
+  return c ? c : strcmp(x->message, y->message);
+}
+
+static enum ts_code add_skipped(struct ts_envcheck_result *r, const char *name,
+                                const char *why) {
+  char **n = realloc(r->skipped, (r->nskipped + 1) * sizeof *n);
+  if (!n)
+    return TS_E_NOMEM;
+  r->skipped = n;
+  size_t len = strlen(name) + strlen(why) + 3;
+  n[r->nskipped] = malloc(len);
+  if (!n[r->nskipped])
+    return TS_E_NOMEM;
+  snprintf(n[r->nskipped], len, "%s: %s", name, why);
+  r->nskipped++;
+  return TS_OK;
+}
+
+/* Parses one installed distribution: false (with *why) when pip would
+ * skip it. */
+static bool load_dist(const struct ts_site_dist *sd, struct dist *d,
+                      const struct ts_marker_env *env, struct ts_error *why) {
+  if (!sd->metadata) {
+    ts_error_set(why, TS_E_PARSE, "%s", sd->problem ? sd->problem : "no METADATA");
+    return false;
+  }
+  struct ts_metadata *md = NULL;
+  if (ts_metadata_parse(sd->metadata, sd->metadata_len, &md, why) != TS_OK)
+    return false;
+  d->name = ts_xstrdup(md->normalized_name);
+  d->v = ts_version_dup(md->version);
+  d->version = ts_xstrdup(ts_version_str(md->version));
+  bool ok = d->name && d->v && d->version;
+  if (md->nrequires_dist) {
+    d->reqs = calloc(md->nrequires_dist, sizeof *d->reqs);
+    ok = ok && d->reqs;
+  }
+  for (size_t i = 0; ok && i < md->nrequires_dist; i++) {
+    struct ts_requirement *req = NULL;
+    const char *s = md->requires_dist[i];
+    if (ts_requirement_parse(s, strlen(s), &req, why) != TS_OK) {
+      ok = false;
+      break;
+    }
+    bool holds = true;
+    if (req->marker) {
+      struct ts_marker_eval_opts o = {.context = TS_MARKER_METADATA, .extra = ""};
+      if (ts_marker_evaluate(req->marker, env, &o, &holds, why) != TS_OK) {
+        ts_requirement_free(req);
+        ok = false;
+        break;
+      }
+    }
+    if (holds)
+      d->reqs[d->nreqs++] = req;
+    else
+      ts_requirement_free(req);
+  }
+  if (!ok && !why->detail[0])
+    ts_error_set(why, TS_E_NOMEM, "out of memory");
+  ts_metadata_free(md);
+  return ok;
+}
+
+static const struct dist *find(const struct dist *ds, size_t n, const char *name) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(ds[mid].name, name);
+    if (c == 0)
+      return &ds[mid];
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+static void problem_clear(struct ts_envcheck_problem *p) {
+  free(p->project);
+  free(p->version);
+  free(p->requirement);
+  free(p->dep_name);
+  free(p->dep_version);
+  free(p->message);
+}
+
+static enum ts_code add_problem(struct ts_envcheck_result *r,
+                                enum ts_envcheck_kind kind, const struct dist *d,
+                                const struct ts_requirement *req,
+                                const struct dist *dep) {
+  struct ts_envcheck_problem *p =
+      realloc(r->problems, (r->nproblems + 1) * sizeof *p);
+  if (!p)
+    return TS_E_NOMEM;
+  r->problems = p;
+  p = &p[r->nproblems];
+  memset(p, 0, sizeof *p);
+  p->kind = kind;
+  p->project = ts_xstrdup(d->name);
+  p->version = ts_xstrdup(d->version);
+  p->requirement = ts_requirement_str(req);
+  p->dep_name = ts_xstrdup(req->normalized_name);
+  p->dep_version = dep ? ts_xstrdup(dep->version) : NULL;
+  struct ts_buf m;
+  ts_buf_init(&m, 1u << 20);
+  enum ts_code rc;
+  if (kind == TS_ENVCHECK_MISSING)
+    rc = ts_buf_printf(&m, "%s %s requires %s, which is not installed.",
+                       p->project, p->version, p->dep_name);
+  else
+    rc = ts_buf_printf(&m, "%s %s has requirement %s, but you have %s %s.",
+                       p->project, p->version,
+                       p->requirement ? p->requirement : "", p->dep_name,
+                       p->dep_version ? p->dep_version : "");
+  p->message = rc == TS_OK ? ts_buf_take(&m, NULL) : NULL;
+  ts_buf_clear(&m);
+  r->nproblems++;
+  if (!p->project || !p->version || !p->requirement || !p->dep_name ||
+      !p->message || (dep && !p->dep_version))
+    return TS_E_NOMEM;
+  return TS_OK;
+}
+
+/* The distributions of the installed set that pip would read, in ds. */
+static enum ts_code load_site(const struct ts_site *site, const struct ts_marker_env *env,
+                              struct dist **dsp, size_t *np,
+                              struct ts_envcheck_result *out, struct ts_error *err) {
+  struct dist *ds = ts_xcalloc(site->n, sizeof *ds);
+  size_t n = 0;
+  for (size_t i = 0; i < site->n; i++) {
+    const struct ts_site_dist *sd = &site->dists[i];
+    struct dist d = {0};
+    struct ts_error why = {0};
+    if (!load_dist(sd, &d, env, &why)) {
+      const char *base = strrchr(sd->dist_info, '/');
+      base = base ? base + 1 : sd->dist_info;
+      char name[256];
+      snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 10), base);
+      dist_free(&d);
+      if (add_skipped(out, name, why.detail[0] ? why.detail : "unreadable") != TS_OK) {
+        free(ds);
+        return ts_error_set(err, TS_E_NOMEM, "out of memory");
+      }
+      continue;
+    }
+    d.order = n;
+    ds[n++] = d;
+  }
+  *dsp = ds;
+  *np = n;
+  return TS_OK;
+}
+
+enum ts_code ts_envcheck_run(const char *site_dir,
+                             const struct ts_marker_env *env,
+                             struct ts_envcheck_result *out,
+                             struct ts_error *err) {
+  return ts_envcheck_run_dirs(&site_dir, 1, env, out, err);
+}
+
+enum ts_code ts_envcheck_run_dirs(const char *const *site_dirs, size_t ndirs,
+                                  const struct ts_marker_env *env,
+                                  struct ts_envcheck_result *out,
+                                  struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  /* a directory that is not there is an error here (check --path names
+   * it), not an empty environment */
+  for (size_t di = 0; di < ndirs; di++) {
+    struct stat st;
+    int e = stat(site_dirs[di], &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    if (e)
+      return ts_error_set(err, TS_E_NOT_FOUND, "cannot read '%s': %s", site_dirs[di],
+                          strerror(e));
+  }
+  struct ts_site site;
+  enum ts_code rc = ts_site_read(site_dirs, ndirs, &site, err);
+  if (rc == TS_OK)
+    rc = ts_envcheck_run_site(&site, env, out, err);
+  ts_site_clear(&site);
+  return rc;
+}
+
+enum ts_code ts_envcheck_run_site(const struct ts_site *site,
+                                  const struct ts_marker_env *env,
+                                  struct ts_envcheck_result *out,
+                                  struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  struct dist *ds = NULL;
+  size_t n = 0;
+  enum ts_code rc = load_site(site, env, &ds, &n, out, err);
+  if (rc == TS_OK && n) {
+    qsort(ds, n, sizeof *ds, dist_cmp);
+    /* Two copies of one project: pip's dict keeps the last one read. */
+    size_t w = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (w && strcmp(ds[w - 1].name, ds[i].name) == 0) {
+        dist_free(&ds[w - 1]);
+        ds[w - 1] = ds[i];
+      } else {
+        ds[w++] = ds[i];
+      }
+    }
+    n = w;
+  }
+  for (size_t i = 0; rc == TS_OK && i < n; i++) {
+    for (size_t k = 0; rc == TS_OK && k < ds[i].nreqs; k++) {
+      const struct ts_requirement *req = ds[i].reqs[k];
+      const struct dist *dep = find(ds, n, req->normalized_name);
+      if (!dep)
+        rc = add_problem(out, TS_ENVCHECK_MISSING, &ds[i], req, NULL);
+      else if (!ts_specset_contains(req->specifier, dep->v, TS_PRE_INCLUDE))
+        rc = add_problem(out, TS_ENVCHECK_CONFLICT, &ds[i], req, dep);
+      if (rc != TS_OK)
+        ts_error_set(err, rc, "out of memory");
+    }
+  }
+  /* pip reports each (dependency, requirement) once per project. */
+  if (rc == TS_OK && out->nproblems) {
+    qsort(out->problems, out->nproblems, sizeof *out->problems, problem_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < out->nproblems; i++) {
+      if (w && strcmp(out->problems[w - 1].project, out->problems[i].project) == 0 &&
+          strcmp(out->problems[w - 1].message, out->problems[i].message) == 0) {
+        problem_clear(&out->problems[i]);
+        continue;
+      }
+      out->problems[w++] = out->problems[i];
+    }
+    out->nproblems = w;
+  }
+  if (rc == TS_OK && n) {
+    out->dists = calloc(n, sizeof *out->dists);
+    if (!out->dists)
+      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (rc == TS_OK) {
+      out->dists[i].name = ds[i].name;
+      out->dists[i].version = ds[i].version;
+      ds[i].name = ds[i].version = NULL;
+      out->ndists++;
+    }
+    dist_free(&ds[i]);
+  }
+  free(ds);
+  if (rc != TS_OK)
+    ts_envcheck_result_clear(out);
+  return rc;
+}
+
+void ts_envcheck_result_clear(struct ts_envcheck_result *r) {
+  for (size_t i = 0; i < r->ndists; i++) {
+    free(r->dists[i].name);
+    free(r->dists[i].version);
+  }
+  free(r->dists);
+  for (size_t i = 0; i < r->nproblems; i++)
+    problem_clear(&r->problems[i]);
+  free(r->problems);
+  for (size_t i = 0; i < r->nskipped; i++)
+    free(r->skipped[i]);
+  free(r->skipped);
+  memset(r, 0, sizeof *r);
+}

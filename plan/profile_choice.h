@@ -1,0 +1,48 @@
+/*
+ * plan/profile_choice.h — which profile of a fleet lock (plan/profiles.h,
+ * lock --profile) a host runs: sync's choice, and export's lookup by name.
+ */
+#pragma once
+
+#include <stddef.h>
+
+#include "core/error.h"
+#include "host/host.h"
+#include "lock/pylock.h"
+#include "pep/requirement.h"
+#include "pep/tags.h"
+#include "rules/rules.h"
+
+struct ts_profile_verdict {
+  const struct ts_pylock_profile *profile; /* into the lock */
+  const struct ts_rules_backend *backend;  /* into the rules; NULL when
+                                              rules.yaml has no such id */
+  struct ts_rules_finding *findings;       /* the rules its builds break
+                                              on this host */
+  size_t nfindings;
+  char *why;   /* when it cannot even be selected for the target (no wheel
+                  for this interpreter...), the reason; else NULL */
+};
+
+struct ts_profile_choice {
+  struct ts_profile_verdict *v; /* every profile, the host's preference
+                                   order (ts_rules_backend_cmp, as install
+                                   ranks builds; then by name) */
+  size_t n;
+  size_t chosen;                /* the first that runs, or n: none */
+};
+
+/* Judges every profile of a fleet lock on this host: its entries for the
+ * target (env, tags) checked against the rules compiled for the host, as
+ * sync's host check does.  TS_OK also when none runs (chosen == n).
+ * Clear *out with ts_profile_choice_clear. */
+enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rules *rules,
+                               const struct ts_host *host, const struct ts_marker_env *env,
+                               const struct ts_tagset *tags, struct ts_profile_choice *out,
+                               struct ts_error *err);
+void ts_profile_choice_clear(struct ts_profile_choice *c);
+
+/* The lock's profile whose name, normalised, is `name`'s ("rocm6.4"
+ * finds rocm6-4); NULL when none is. */
+const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
+                                                const char *name);
