@@ -229,6 +229,7 @@ int ts_cmd_check(int argc, char **argv) {
   for (size_t i = 0; i < r.ndists; i++)
     pk[i] = (struct ts_installed){r.dists[i].name, r.dists[i].version};
   if (ts_rules_check_installed(&s, pk, r.ndists, &f, &nf, &err) != TS_OK ||
+      ts_rules_check_cuda_stacks(pk, r.ndists, &f, &nf, &err) != TS_OK ||
       check_custom_torch(&s, dirs, site2 ? 2 : 1, &r, &f, &nf, &err) != TS_OK) {
     st = ts_cli_report(&err);
     goto out;

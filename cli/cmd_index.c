@@ -269,6 +269,9 @@ static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
   m.file = &f;
   struct ts_error err = {0};
   enum ts_code c = ts_index_fetch_metadata(a->idx, &m, 1, &err);
+  const char *const *warnings = NULL;
+  for (size_t i = 0, nw = ts_index_warnings(a->idx, &warnings); i < nw; i++)
+    ts_cli_warn("%s", warnings[i]);
   int status = 0;
   if (c)
     status = ts_cli_report(&err);

@@ -44,6 +44,8 @@ static void print_installed(const struct ts_plan_result *res) {
       ts_cli_info(" - %s==%s", x->name, x->installed_version);
     ts_cli_info(" + %s==%s", x->name, x->version);
   }
+  for (size_t i = 0; i < res->norphans; i++)
+    ts_cli_info(" - %s==%s (orphaned)", res->orphans[i], res->orphan_versions[i]);
 }
 
 /* ---- main ----------------------------------------------------------- */

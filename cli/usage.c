@@ -12,9 +12,11 @@ static const char install_head[] =
     "GPU stack (the PyTorch build it can run: see 'torchsolve detect'), then\n"
     "downloads and installs them as one transaction.  REQ is a PEP 508\n"
     "requirement ('torch>=2.6', 'foo[x]'), 'name @ URL', a path to a .whl\n"
-    "file, an sdist (.tar.gz, .zip) or a project directory ('.'), or a git URL\n"
-    "('name @ git+https://host/repo@v1.0#subdirectory=pkg').  Sources are\n"
-    "built into wheels first (cached: the same inputs never build twice).\n"
+    "file, an sdist (.tar.gz, .zip, .tar.xz, .tar.lzma...) or a project\n"
+    "directory ('.'), or a git URL ('name @\n"
+    "git+https://host/repo@v1.0#subdirectory=pkg').  Sources are\n"
+    "built into wheels first (cached: the same inputs never build twice; a\n"
+    "directory from a copy, never written to).\n"
     "'--' ends the options.\n";
 static const char download_head[] =
     "usage: torchsolve download [-d DIR] [REQ...] [-r FILE]... [options]\n"

@@ -47,7 +47,24 @@ struct ts_index {
   struct ts_cache *cache; /* NULL when cache_dir is */
   char *scratch_dir; /* --no-cache downloads; removed by ts_index_free */
   struct ts_http *http;
+  char **warn_keys, **warnings; /* ts_index_warn_once's, in order */
+  size_t nwarnings;
 };
+
+void ts_index_warn_once(struct ts_index *idx, const char *key, const char *line) {
+  for (size_t i = 0; i < idx->nwarnings; i++)
+    if (strcmp(idx->warn_keys[i], key) == 0)
+      return;
+  idx->warn_keys = ts_xreallocarray(idx->warn_keys, idx->nwarnings + 1, sizeof *idx->warn_keys);
+  idx->warnings = ts_xreallocarray(idx->warnings, idx->nwarnings + 1, sizeof *idx->warnings);
+  idx->warn_keys[idx->nwarnings] = ts_xstrdup(key);
+  idx->warnings[idx->nwarnings++] = ts_xstrdup(line);
+}
+
+size_t ts_index_warnings(const struct ts_index *idx, const char *const **out) {
+  *out = (const char *const *)idx->warnings;
+  return idx->nwarnings;
+}
 
 /* An index URL as given, escaped (a literal space in a file:// index) and
  * without trailing slashes. */
@@ -142,6 +159,12 @@ void ts_index_free(struct ts_index *idx) {
     ts_fs_remove_tree(idx->scratch_dir, NULL);
   free(idx->scratch_dir);
   ts_http_free(idx->http);
+  for (size_t i = 0; i < idx->nwarnings; i++) {
+    free(idx->warn_keys[i]);
+    free(idx->warnings[i]);
+  }
+  free(idx->warn_keys);
+  free(idx->warnings);
   free(idx);
 }
 

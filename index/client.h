@@ -66,6 +66,12 @@ struct ts_index_options {
 
 struct ts_index; /* opaque */
 
+/* What the client worked around on a broken index or mirror, said once
+ * per key (an index's origin): "http://mirror advertises PEP 658 metadata
+ * it does not serve ...".  The caller prints them (ts_index_warnings). */
+void ts_index_warn_once(struct ts_index *idx, const char *key, const char *line);
+size_t ts_index_warnings(const struct ts_index *idx, const char *const **out);
+
 /* Copies the options.  NULL on error (detail in err). */
 struct ts_index *ts_index_new(const struct ts_index_options *opts, struct ts_error *err);
 void ts_index_free(struct ts_index *idx);
@@ -120,8 +126,10 @@ struct ts_index_metadata {
 };
 void ts_index_metadata_clear(struct ts_index_metadata *m);
 
-/* Metadata of n wheels at once: PEP 658 file (verified against its hash),
- * else range requests (EOCD tail, central directory, the METADATA member),
+/* Metadata of n wheels at once: PEP 658 file (verified against its hash;
+ * one advertised but answered 404 or 5xx or with another hash is passed
+ * over for the wheel itself, with a warning once per index origin), else
+ * range requests (EOCD tail, central directory, the METADATA member),
  * else the whole wheel (verified against the index's sha256 and kept in
  * the cache for the install).  Only wheels (.whl) are supported.  Metadata
  * read through ranges cannot be verified (the hash covers the whole wheel),

@@ -617,6 +617,22 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
   return rc;
 }
 
+/* A mirror that advertises PEP 658 files it does not serve (pulp_python,
+ * Artifactory): the wheel is read instead, and the user told once per
+ * origin, naming the first file and what was wrong with it. */
+static void pep658_unusable(struct ts_index *idx, const char *md_url, const char *why) {
+  char u[200];
+  ts_url_redact_buf(md_url, u, sizeof u);
+  const char *host = strstr(u, "://");
+  size_t origin = host ? (size_t)(host + 3 - u) + strcspn(host + 3, "/") : strlen(u);
+  char key[200];
+  snprintf(key, sizeof key, "pep658 %.*s", (int)origin, u);
+  char *line = ts_xasprintf("%.*s advertises PEP 658 metadata it does not serve (%s: %s); "
+                            "reading the wheels themselves", (int)origin, u, u, why);
+  ts_index_warn_once(idx, key, line);
+  free(line);
+}
+
 enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metadata *reqs,
                                      size_t n, struct ts_error *err) {
   struct meta_job *jobs = calloc(n ? n : 1, sizeof *jobs);
@@ -704,10 +720,12 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     struct ts_http_request *r = &j->req;
     struct ts_index_metadata *m = j->m;
     j->req.url = NULL;
-    if (r->code == TS_E_NOT_FOUND)
-      continue; /* advertised but absent: try the wheel itself */
-    j->pending = false;
+    if (r->code == TS_E_NOT_FOUND || r->code == TS_E_HTTP) {
+      pep658_unusable(idx, mdurls[i], r->err.detail);
+      continue; /* advertised but not served: the wheel itself tells */
+    }
     if (r->code) {
+      j->pending = false;
       m->code = r->code;
       m->err = r->err;
       continue;
@@ -716,13 +734,13 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
       uint8_t dg[TS_SHA256_LEN];
       ts_sha256(r->body.data, r->body.len, dg);
       if (!hex_equal(dg, m->file->metadata_sha256)) {
-        char u[200];
-        ts_url_redact_buf(mdurls[i], u, sizeof u);
-        m->code = ts_error_set(&m->err, TS_E_HASH,
-                               "%s: sha256 differs from the index's data-core-metadata hash", u);
-        continue;
+        pep658_unusable(idx, mdurls[i], "its sha256 differs from the page's "
+                                        "data-core-metadata hash");
+        ts_buf_clear(&r->body);
+        continue; /* a stale or broken file: the wheel itself tells */
       }
     }
+    j->pending = false;
     m->data = ts_buf_take(&r->body, &m->len);
     m->source = TS_METADATA_PEP658;
     /* Only hash-verified metadata is cached. */

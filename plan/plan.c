@@ -1335,6 +1335,16 @@ static enum ts_code project_python_ok(const char *spec, const struct ts_target *
   return rc;
 }
 
+/* What the index client worked around (a broken mirror), once each. */
+static void index_warnings_as_notes(struct ts_plan_result *r) {
+  const char *const *lines = NULL;
+  size_t n = r->idx ? ts_index_warnings(r->idx, &lines) : 0;
+  for (size_t i = 0; i < n; i++) {
+    r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
+    r->notes[r->nnotes++] = ts_xstrdup(lines[i]);
+  }
+}
+
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
@@ -1542,6 +1552,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   double t0 = now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
   r->resolve_ms = now_ms() - t0;
+  index_warnings_as_notes(r);
   if (rc != TS_OK || !r->res)
     return rc;
 
@@ -1585,6 +1596,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
         it->user_sha256 = entry_only_sha256(it->hashed_by);
     }
   }
+  if (set && !o->ignore_host)
+    ts_plan_note_broken_installed(r, set);
+  if (o->read_installed && !o->spec && !o->no_deps)
+    ts_plan_orphans(&p->site, r, &r->target->markers);
   return set && !o->ignore_host ? check_custom_builds(r, set, err) : TS_OK;
 }
 
@@ -1603,6 +1618,12 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     return;
   for (size_t i = 0; i < r->nnotes; i++)
     free(r->notes[i]);
+  for (size_t i = 0; i < r->norphans; i++) {
+    free(r->orphans[i]);
+    free(r->orphan_versions[i]);
+  }
+  free(r->orphans);
+  free(r->orphan_versions);
   free(r->notes);
   if (r->res)
     ts_resolution_free(r->res);
@@ -1920,7 +1941,10 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                               .allow_overwrite = o->allow_overwrite,
                               .verify_cache = o->verify_cache,
                               .env_locked = p->env_lock_fd >= 0 || p->env_lock_borrowed,
-                              .paths = o->paths};
+                              .paths = o->paths,
+                              /* what the switch orphaned goes in the same transaction */
+                              .remove = (const char *const *)r->orphans,
+                              .nremove = o->paths ? 0 : r->norphans};
     rc = ts_plan_run_transaction(&txn, changed, err);
   }
   struct ts_error ignore = {0};

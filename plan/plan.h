@@ -169,6 +169,11 @@ struct ts_plan_result {
    * --find-links file of a project routed to the PyTorch server). */
   char **notes;
   size_t nnotes;
+  /* Installed distributions the answer orphans (plan_internal.h:
+   * ts_plan_orphans): ts_plan_install removes them in its transaction. */
+  char **orphans;
+  char **orphan_versions;         /* norphans: their installed versions */
+  size_t norphans;
   void *priv;                     /* provider storage */
 };
 

@@ -37,6 +37,13 @@ void ts_plan_dry_run_lines(const struct ts_plan_result *r, struct ts_plan_notes 
     }
     ts_plan_notes_add(out, line);
   }
+  for (size_t i = 0; i < r->norphans; i++) {
+    char *line = ts_plan_dry_run_line("remove", r->orphans[i], r->orphan_versions[i], NULL,
+                                      NULL);
+    char *why = ts_xasprintf("%s (orphaned by the switch of builds)", line);
+    free(line);
+    ts_plan_notes_add(out, why);
+  }
 }
 
 /* upgrade or downgrade, as install --dry-run names a change */

@@ -148,3 +148,19 @@ void ts_plan_lock_facts(const struct ts_constraint_set *s, struct ts_pylock *loc
 /* Only the ids of the rules on the resolved packages (a universal lock:
  * no one host's facts). */
 void ts_plan_lock_rule_ids(const struct ts_plan_result *res, struct ts_pylock *lock);
+/* A note for each installed distribution the answer replaces that breaks
+ * a rule of `set` on this host (torch 2.13.0+cu130 under --cuda 12.6): it
+ * is not kept as satisfying the request, and the note says why. */
+void ts_plan_note_broken_installed(struct ts_plan_result *r, const struct ts_constraint_set *set);
+/* The installed distributions a resolution orphans: needed (directly or
+ * through one another) by the installed version of a distribution it
+ * replaces by another build (a local label that changes: torch
+ * 2.13.0+cu130's nvidia-*-cu13 when +cu126 comes in; an ordinary upgrade
+ * orphans nothing, as in pip), and
+ * by nothing that stays: neither by the answer nor by another installed
+ * distribution; never one installed on request (REQUESTED) or in the
+ * answer.  Sets r->orphans (names normalised, sorted) and
+ * r->orphan_versions. */
+struct ts_site;
+void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
+                     const struct ts_marker_env *env);

@@ -1,8 +1,11 @@
 /* Why a resolution took a CPU build: see plan.h (ts_plan_explain_cpu). */
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/str.h"
 #include "plan/plan.h"
+#include "plan/plan_internal.h"
 
 static bool any_gpu(const struct ts_constraint_set *s) {
   for (size_t j = 0; j < s->nbackends; j++)
@@ -108,4 +111,37 @@ char *ts_plan_held_back_note(const struct ts_plan_result *r) {
                         hb->reason);
   return ts_xasprintf("%s %s is held back: %s %s runs on this host, but %s",
                       hb->name, hb->chosen, hb->name, hb->runnable, hb->reason);
+}
+
+void ts_plan_note_broken_installed(struct ts_plan_result *r, const struct ts_constraint_set *set) {
+  size_t n = r->res ? r->res->nitems : 0;
+  struct ts_installed *pk = ts_xcalloc(n + 1, sizeof *pk);
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    pk[i] = (struct ts_installed){x->name, x->version};
+  }
+  for (size_t i = 0; i < n; i++) {
+    const struct ts_resolved *x = &r->res->items[i];
+    if (!x->installed_version || x->action == TS_ACTION_KEEP)
+      continue;
+    /* the answer with this one as it is installed now */
+    pk[i].version = x->installed_version;
+    struct ts_rules_finding *f = NULL;
+    size_t nf = 0;
+    struct ts_error ignore = {0};
+    char *subject = ts_xasprintf("%s %s", x->name, x->installed_version);
+    if (ts_rules_check_installed(set, pk, n, &f, &nf, &ignore) == TS_OK)
+      for (size_t k = 0; k < nf; k++)
+        if (f[k].subject && strcmp(f[k].subject, subject) == 0) {
+          r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
+          r->notes[r->nnotes++] = ts_xasprintf(
+              "installed %s is replaced: %s (rule %s: %s)", subject,
+              f[k].detail ? f[k].detail : "it breaks a rule here", f[k].id, f[k].message);
+          break;
+        }
+    ts_rules_findings_free(f, nf);
+    free(subject);
+    pk[i].version = x->version;
+  }
+  free(pk);
 }

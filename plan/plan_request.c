@@ -90,7 +90,7 @@ size_t ts_plan_count_changes(const struct ts_plan_result *r) {
   size_t c = 0;
   for (size_t i = 0; r->res && i < r->res->nitems; i++)
     c += r->res->items[i].action != TS_ACTION_KEEP;
-  return c;
+  return c + r->norphans;
 }
 
 void ts_plan_outcome_clear(struct ts_plan_outcome *o) { ts_plan_notes_clear(&o->kept); }

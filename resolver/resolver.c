@@ -1823,6 +1823,15 @@ static struct rs_job *push_job(struct rs *rs, Id how, Id what) {
   return insert_job(rs, rs->jobs.count / 2, how, what);
 }
 
+/* Whether a rule of the request constrains project `name`. */
+static bool ruled(const struct rs *rs, const char *name) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  for (size_t c = 0; set && c < set->nconstraints; c++)
+    if (strcmp(set->constraints[c].subject.name, name) == 0)
+      return true;
+  return false;
+}
+
 /* The root jobs, in the objective's order: libsolv decides install jobs
  * in job order and only backs a decision out when nothing later can be
  * changed instead, so the first job gets the best version that has any
@@ -1915,6 +1924,15 @@ static void add_root_jobs(struct rs *rs) {
         ji->text = ts_rs_req_text(r->normalized_name,
                                   r->nextras ? &r->extras[e] : NULL,
                                   r->nextras ? 1 : 0, r->specifier);
+      }
+      if (pj->inst_solv && ruled(rs, pj->name)) {
+        /* libsolv keeps an installed package whose requires are already
+         * broken; one that breaks a rule on this host (torch +cu130 under
+         * --cuda 12.6) does not satisfy the request: verify it, so that
+         * the solver replaces it or says which rule stands in the way */
+        struct rs_job *ji = push_job(rs, SOLVER_VERIFY | SOLVER_SOLVABLE, pj->inst_solv);
+        ji->proj = pidx;
+        ji->text = ts_xasprintf("%s as installed", pj->name);
       }
       if (rs->req->upgrade ||
           name_in(r->normalized_name, rs->req->upgrade_packages,

@@ -380,6 +380,15 @@ enum ts_code ts_rules_check_installed(const struct ts_constraint_set *set,
                                       size_t *nout, struct ts_error *err);
 void ts_rules_findings_free(struct ts_rules_finding *f, size_t n);
 
+/* Two CUDA stacks in one environment (nvidia-*-cu12 beside cuda-toolkit
+ * 13 and nvidia-*-cu13, left by a switch of torch builds): appends one
+ * finding (id "cuda-stacks") listing each stack's distributions.  A
+ * distribution's stack is the NN of nvidia-*-cuNN, cuda-toolkit's major
+ * version, or the CUDA major of a +cuNNN label. */
+enum ts_code ts_rules_check_cuda_stacks(const struct ts_installed *pkgs, size_t npkgs,
+                                        struct ts_rules_finding **out, size_t *nout,
+                                        struct ts_error *err);
+
 /* A custom build (seed 003: torch-2.9.1a0+gitd38164a from a path or
  * --find-links) is no variant of the PyTorch server, so no variant gate
  * matches its label.  Where its wheel says what it was built with

@@ -23,6 +23,7 @@
 #include "pep/name.h"
 #include "target/site.h"
 #include "wheel/owners.h"
+#include "wheel/place.h"
 #include "wheel/record.h"
 #include "wheel/strset.h"
 #include "wheel/txn.h"
@@ -101,125 +102,6 @@ static char *relpath(const char *from, const char *to) {
   if (ts_buf_append_str(&b, rest) != TS_OK)
     abort();
   return ts_buf_take(&b, NULL);
-}
-
-/* ---- file operations ------------------------------------------------ */
-
-static enum ts_code write_new_file(const char *path, const void *data,
-                                   size_t len, mode_t mode,
-                                   struct ts_error *err) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-  if (fd < 0)
-    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", path,
-                        strerror(errno));
-  return ts_fs_write_fd(fd, data, len, path, err);
-}
-
-static enum ts_code copy_file(const char *src, const char *dst, bool clone,
-                              struct ts_error *err) {
-  struct stat st;
-  if (lstat(src, &st) != 0)
-    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
-                        strerror(errno));
-  if (S_ISLNK(st.st_mode)) {
-    char target[4097];
-    ssize_t n = readlink(src, target, sizeof target - 1);
-    if (n < 0)
-      return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
-                          strerror(errno));
-    target[n] = '\0';
-    if (symlink(target, dst) != 0)
-      return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", dst,
-                          strerror(errno));
-    return TS_OK;
-  }
-  int in = open(src, O_RDONLY | O_CLOEXEC);
-  if (in < 0)
-    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
-                        strerror(errno));
-  int out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                 st.st_mode & 0777);
-  if (out < 0) {
-    int e = errno;
-    close(in);
-    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", dst,
-                        strerror(e));
-  }
-  enum ts_code rc = TS_OK;
-  if (clone && ioctl(out, FICLONE, in) == 0)
-    goto done;
-  off_t left = st.st_size;
-  while (left > 0) {
-    ssize_t k = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      break;
-    left -= k;
-  }
-  if (left > 0) { /* copy_file_range unsupported here: plain copy */
-    char buf[65536];
-    if (lseek(in, st.st_size - left, SEEK_SET) < 0)
-      rc = ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
-                        strerror(errno));
-    while (rc == TS_OK && left > 0) {
-      ssize_t k = read(in, buf, sizeof buf);
-      if (k < 0 && errno == EINTR)
-        continue;
-      if (k <= 0) {
-        rc = ts_error_set(err, TS_E_IO, "cannot read '%s'", src);
-        break;
-      }
-      for (ssize_t w = 0; w < k;) {
-        ssize_t m = write(out, buf + w, (size_t)(k - w));
-        if (m < 0 && errno == EINTR)
-          continue;
-        if (m < 0) {
-          rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", dst,
-                            strerror(errno));
-          break;
-        }
-        w += m;
-      }
-      left -= k;
-    }
-  }
-done:
-  close(in);
-  if (close(out) != 0 && rc == TS_OK)
-    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", dst,
-                      strerror(errno));
-  return rc;
-}
-
-static enum ts_code place_file(enum ts_wheel_link_mode mode, const char *src,
-                               const char *dst, struct ts_error *err) {
-  if (mode == TS_WHEEL_LINK_HARDLINK) {
-    if (link(src, dst) == 0)
-      return TS_OK;
-    if (errno != EXDEV && errno != EPERM && errno != EMLINK &&
-        errno != ENOTSUP)
-      return ts_error_set(err, TS_E_IO, "cannot link '%s': %s", dst,
-                          strerror(errno));
-  }
-  return copy_file(src, dst, mode == TS_WHEEL_LINK_CLONE, err);
-}
-
-static enum ts_code hash_path(const char *path, char out[52], uint64_t *size,
-                              struct ts_error *err) {
-  struct ts_buf b;
-  ts_buf_init(&b, 0);
-  enum ts_code rc = ts_fs_read_file(path, &b, err);
-  if (rc == TS_OK) {
-    uint8_t d[32];
-    char b64[44];
-    ts_sha256(b.data, b.len, d);
-    ts_sha256_b64url(d, b64);
-    snprintf(out, 52, "sha256=%s", b64);
-    *size = b.len;
-  }
-  ts_buf_clear(&b);
-  return rc;
 }
 
 /* ---- the plan ------------------------------------------------------- */
@@ -389,7 +271,7 @@ static enum ts_code rewrite_shebang(struct installer *in, const char *src,
   if (ts_buf_printf(&o, "#!%s", in->p.python) != TS_OK ||
       ts_buf_append(&o, rest, b.len - (size_t)(rest - b.data)) != TS_OK)
     abort();
-  rc = write_new_file(dst, o.data, o.len, 0755, err);
+  rc = ts_wheel_write_new_file(dst, o.data, o.len, 0755, err);
   ts_buf_clear(&b);
   ts_buf_clear(&o);
   *done = rc == TS_OK;
@@ -404,7 +286,7 @@ static enum ts_code add_generated(struct installer *in, size_t dist,
   struct newfile *f = add_file(in, dist, root, rel, err, &rc);
   if (rc != TS_OK || !f)
     return rc;
-  rc = write_new_file(f->staged, data, len, mode, err);
+  rc = ts_wheel_write_new_file(f->staged, data, len, mode, err);
   if (rc != TS_OK)
     return rc;
   uint8_t d[32];
@@ -819,7 +701,7 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
       rc = rewrite_shebang(in, src, f->staged, &rewritten, err);
     if (rc == TS_OK && rewritten) {
       char h[52];
-      rc = hash_path(f->staged, h, &f->size, err);
+      rc = ts_wheel_hash_path(f->staged, h, &f->size, err);
       f->hash = ts_xstrdup(h);
     } else if (rc == TS_OK) {
       f->src = src; /* linked by place_all, in parallel */
@@ -938,7 +820,7 @@ static void *place_worker(void *arg) {
         if (sfd >= 0 && dfd >= 0 && linkat(sfd, sb, dfd, db, 0) == 0)
           continue;
       }
-      if (place_file(j->mode, f->src, f->staged, &err) != TS_OK) {
+      if (ts_wheel_place_file(j->mode, f->src, f->staged, &err) != TS_OK) {
         pthread_mutex_lock(&j->mu);
         if (j->rc == TS_OK) {
           j->rc = err.code;
@@ -1040,7 +922,7 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
     return TS_OK;
   }
   char *lp = ts_path_join(in->txn.dir, "compile-list");
-  enum ts_code rc = write_new_file(lp, list.data, list.len, 0600, err);
+  enum ts_code rc = ts_wheel_write_new_file(lp, list.data, list.len, 0600, err);
   ts_buf_clear(&list);
   if (rc != TS_OK) {
     free(lp);
@@ -1089,7 +971,7 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
       s = &in->files[si]; /* add_file may have moved the array */
       if (f && rc == TS_OK) {
         char h[52];
-        rc = hash_path(pyc, h, &f->size, err);
+        rc = ts_wheel_hash_path(pyc, h, &f->size, err);
         f->hash = ts_xstrdup(h);
       }
     }
@@ -1131,7 +1013,7 @@ static enum ts_code write_records(struct installer *in, struct dist *dists,
     if (rc == TS_OK)
       rf = add_file(in, k, lib, recrel, err, &rc);
     if (rc == TS_OK && rf)
-      rc = write_new_file(rf->staged, b.data ? b.data : "", b.len, 0644, err);
+      rc = ts_wheel_write_new_file(rf->staged, b.data ? b.data : "", b.len, 0644, err);
     free(recrel);
     ts_buf_clear(&b);
     if (rc != TS_OK)

@@ -2,15 +2,18 @@
 # What a first run (empty cache) costs the kernel and the server, counted,
 # never timed (index/cache.h, index/http.h):
 # - the cache's folders are made once per run: a cold resolve of 60
-#   projects makes at most 36 mkdir calls under the cache (the root, two
-#   kinds, their 16 shards each, the interpreter probes' folder), not two
-#   per project; a warm run makes none;
+#   projects makes at most 40 mkdir calls under the cache (the root, two
+#   kinds, their 16 shards each, the interpreter probes' folder: 36, and
+#   a little room), not two per project (183 before); a warm run makes
+#   none below the root;
 # - no entry a first run cannot have is looked for: no failing open under
 #   pages-v2/, metadata-v2/ or wheels-v1/, and ~/.netrc is looked for once,
 #   not once per request;
 # - one entry, one rename;
-# - requests share keep-alive connections: the 120 requests of the run
-#   reach the server over at most 16 connections (nginx's $connection).
+# - requests share keep-alive connections: with 4 transfers at once, the
+#   120 requests of the run reach the server over at most 8 connections
+#   (nginx's $connection; libcurl may open one more when a connection is
+#   not yet back in its pool as the next transfer starts).
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 command -v strace >/dev/null || ts_skip "strace not installed"
@@ -22,7 +25,7 @@ for i in $(seq -w 1 $n); do echo "simple proj$i 1.0 py3-none-any"; done |
 TS_NGINX_LOG_EXTRA=' conn=$connection' ts_nginx_start "$work/www"
 U=$TS_NGINX_URL
 ts_make_venv "$work/venv"
-export TORCHSOLVE_CACHE_DIR=$work/cache HOME=$work/home
+export TORCHSOLVE_CACHE_DIR=$work/cache HOME=$work/home TORCHSOLVE_CONCURRENCY=4
 mkdir -p "$HOME"
 names=$(seq -f 'proj%02g' 1 $n)
 resolve() {
@@ -35,7 +38,7 @@ resolve "$work/cold.trace"
 grep -q "proj$n" "$work/out" || { cat "$work/out"; ts_fail "proj$n not in the plan"; }
 C=$TORCHSOLVE_CACHE_DIR
 mkdirs=$(grep -cE "mkdir(at)?\(.*\"$C" "$work/cold.trace" || true)
-[ "$mkdirs" -le 36 ] || { grep -E "mkdir(at)?\(.*\"$C" "$work/cold.trace" | head; ts_fail "a cold resolve of $n projects made $mkdirs mkdir calls under the cache (at most 36)"; }
+[ "$mkdirs" -le 40 ] || { grep -E "mkdir(at)?\(.*\"$C" "$work/cold.trace" | head; ts_fail "a cold resolve of $n projects made $mkdirs mkdir calls under the cache (at most 40)"; }
 probes=$(grep -E "open(at)?\(.*\"$C/(pages-v2|metadata-v2|wheels-v1)/.*ENOENT" "$work/cold.trace" || true)
 [ -z "$probes" ] || { echo "$probes" | head -5; ts_fail "a cold run looked for cache entries it cannot have: $(echo "$probes" | wc -l)"; }
 netrc=$(grep -cE "\"$HOME/\.netrc\"" "$work/cold.trace" || true)
@@ -48,11 +51,12 @@ log=$(ts_nginx_log_since "$mark")
 requests=$(echo "$log" | grep -c . || true)
 connections=$(echo "$log" | sed -n 's/.* conn=\([0-9]*\)$/\1/p' | sort -u | wc -l)
 [ "$requests" -ge $((2 * n)) ] || ts_fail "only $requests requests for $n projects"
-[ "$connections" -ge 1 ] && [ "$connections" -le 16 ] ||
-  ts_fail "$requests requests over $connections connections (keep-alive: at most 16)"
+[ "$connections" -ge 1 ] && [ "$connections" -le 8 ] ||
+  ts_fail "$requests requests over $connections connections (keep-alive: at most 8)"
 
 # warm: the entries are there, their folders too
 resolve "$work/warm.trace"
-mkdirs=$(grep -cE "mkdir(at)?\(.*\"$C" "$work/warm.trace" || true)
-[ "$mkdirs" = 0 ] || ts_fail "a warm resolve made $mkdirs mkdir calls under the cache"
+# (the root itself may be asked for once, by the check that it is writable)
+mkdirs=$(grep -cE "mkdir(at)?\(.*\"$C/" "$work/warm.trace" || true)
+[ "$mkdirs" = 0 ] || { grep -E "mkdir(at)?\(.*\"$C/" "$work/warm.trace"; ts_fail "a warm resolve made $mkdirs mkdir calls in the cache"; }
 echo "cache_cold_syscalls: all checks passed ($entries entries, $requests requests over $connections connections)"

@@ -13,6 +13,6 @@ fi
 python3 "$TS_SOURCE_DIR/tools/gpu-grid.py" "$TORCHSOLVE" "$TS_SOURCE_DIR" >"$tmp/b.md"
 cmp -s "$tmp/a.md" "$tmp/b.md" || ts_fail "tools/gpu-grid.py printed two different tables"
 # Spot checks against the facts this table is for (issue 18).
-grep -q '^| 580.95.05 | 2.13 cu126 | 2.13 cu126 | 2.13 cu126 | 2.13 cu130 ' "$tmp/a.md" || ts_fail "x86_64 row 580"
+grep -q '^| 580.95.05 | 2.14 cu126 | 2.14 cu126 | 2.14 cu126 | 2.14 cu130 ' "$tmp/a.md" || ts_fail "x86_64 row 580"
 grep -q '^| 6.2 | 2.9 rocm6.3 | 2.9 rocm6.3 | 2.9 rocm6.4 ' "$tmp/a.md" || ts_fail "AMD row 6.2"
 echo "gpu_grid: ok"

@@ -99,7 +99,7 @@ package 2099.02.01 's/driver_min: "525.60.13", driver_toolkit: "560.35.05"/drive
 page
 rc=0; update || rc=$?
 cat "$work/err"
-[ $rc -ne 0 ] || ts_fail "a broken package was accepted"
+[ $rc -eq 1 ] || ts_fail "a broken package: exit $rc, wanted 1"
 grep -q "torchsolve_rules-2099.02.01-py3-none-any.whl!torchsolve_rules/rules.yaml:[0-9]*:[0-9]*: error: backend 'cu126': driver_min must be a version" "$work/err" \
   || ts_fail "broken: no diagnostic with its position"
 grep -qF "error: torchsolve-rules 2099.02.01 is not valid rules; the rules in force (2099.01.01) are unchanged" "$work/err" \

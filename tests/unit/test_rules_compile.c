@@ -348,10 +348,13 @@ Test(rules_compile, facts_and_constraints) {
   cr_assert_eq(ts_host_detect(&o, &h, &e), TS_OK);
   struct ts_constraint_set s;
   compile(r, &h, NULL, &s);
-  /* No versioned amdgpu module: the installed ROCm stands in for the
-   * kernel driver. */
+  /* No versioned amdgpu module: the kernel's own amdgpu, which no
+   * installed ROCm stands for (no __rocm_kmd); the installed ROCm bounds
+   * how new a bundled user space may be (__rocm_intree). */
   const char *want[][2] = {{"__glibc", "2.35"}, {"__rocm", "6.2.0"}, {"__gfx1100", NULL},
-                           {"__rocm_kmd", "6.2"}};
+                           {"__rocm_intree", "6.2"}};
+  for (size_t k = 0; k < s.nfacts; k++)
+    cr_expect_str_neq(s.facts[k].name, "__rocm_kmd");
   for (size_t i = 0; i < 4; i++) {
     bool found = false;
     for (size_t k = 0; k < s.nfacts; k++)
