@@ -35,7 +35,10 @@ const char ts_index_cli_help[] =
     "                           (default: the https_proxy, http_proxy variables)\n"
     "  --trusted-host HOST      skip TLS verification for HOST[:PORT] (repeatable)\n"
     "  --concurrency N          parallel transfers (default 16)\n"
-    "  --timeout S              connect and stall timeout in seconds (default 15/30)\n"
+    "  --timeout S              seconds one attempt may wait to connect, or with\n"
+    "                           no data arriving (default 15 and 30), as pip's;\n"
+    "                           each retry waits again, so a dead server costs up\n"
+    "                           to (1 + --retries) times S\n"
     "  --retries N              retries on connection errors, stalls, 429 and 5xx\n"
     "                           (default 3; never on other 4xx)\n";
 

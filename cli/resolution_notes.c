@@ -102,7 +102,9 @@ int ts_cli_report_resolve_failure(enum ts_code rc, const struct ts_error *err,
                                   const struct ts_plan_result *res) {
   if (rc == TS_E_RESOLVE && res && res->res)
     return ts_cli_report_explained(err, res->res->why.lines, res->res->why.nlines);
-  if (res)
+  /* a git URL that cannot be cloned (not found, network) ran no build:
+   * its detail is git's own line, and no build log is shown */
+  if (res && rc != TS_E_NOT_FOUND && rc != TS_E_NETWORK)
     ts_build_cli_print_log_tail(res->build_log);
   int status = ts_cli_report(err);
   return status ? status : 1;

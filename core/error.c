@@ -1,6 +1,7 @@
 #include "core/error.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -13,12 +14,53 @@ static const struct {
 #undef TS_ERROR_ROW
 };
 
+/* s[0..len) as the detail.  One too long for it keeps its beginning and
+ * its end around " ... ": a long subject (a URL, a list of indexes) must
+ * not push out the reason that follows it.  Cuts fall between UTF-8
+ * characters. */
+static void put_detail(struct ts_error *err, const char *s, size_t len) {
+  char *d = err->detail;
+  size_t cap = sizeof err->detail;
+  if (len < cap) {
+    memcpy(d, s, len);
+    d[len] = '\0';
+    return;
+  }
+  static const char gap[] = " ... ";
+  size_t head = cap / 3, tail = cap - head - (sizeof gap - 1) - 1;
+  while (head && ((unsigned char)s[head] & 0xC0) == 0x80)
+    head--;
+  size_t from = len - tail;
+  while (from < len && ((unsigned char)s[from] & 0xC0) == 0x80)
+    from++;
+  memcpy(d, s, head);
+  memcpy(d + head, gap, sizeof gap - 1);
+  memcpy(d + head + sizeof gap - 1, s + from, len - from);
+  d[head + sizeof gap - 1 + len - from] = '\0';
+}
+
 enum ts_code ts_error_vset(struct ts_error *err, enum ts_code code,
                            const char *fmt, va_list ap) {
-  if (err) {
-    err->code = code;
-    vsnprintf(err->detail, sizeof err->detail, fmt, ap);
+  if (!err)
+    return code;
+  err->code = code;
+  char small[TS_ERROR_DETAIL_MAX];
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(small, sizeof small, fmt, ap);
+  if (n < 0) {
+    err->detail[0] = '\0';
+  } else if ((size_t)n < sizeof small) {
+    put_detail(err, small, (size_t)n);
+  } else {
+    char *full = malloc((size_t)n + 1); /* error paths only; none is fatal */
+    if (full && vsnprintf(full, (size_t)n + 1, fmt, again) == n)
+      put_detail(err, full, (size_t)n);
+    else
+      put_detail(err, small, sizeof small - 1);
+    free(full);
   }
+  va_end(again);
   return code;
 }
 
@@ -35,22 +77,14 @@ enum ts_code ts_error_wrap(struct ts_error *err, const char *fmt, ...) {
   if (!err)
     return TS_OK;
   char prefix[TS_ERROR_DETAIL_MAX];
-  char old[TS_ERROR_DETAIL_MAX];
+  char both[2 * TS_ERROR_DETAIL_MAX + 2];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(prefix, sizeof prefix, fmt, ap);
   va_end(ap);
-  memcpy(old, err->detail, sizeof old);
-  /* Truncation is acceptable: the detail is one line for a human. */
-  size_t n = strlen(prefix);
-  if (n > sizeof err->detail - 3)
-    n = sizeof err->detail - 3;
-  memcpy(err->detail, prefix, n);
-  memcpy(err->detail + n, ": ", 2);
-  size_t room = sizeof err->detail - n - 3;
-  size_t m = strnlen(old, room);
-  memcpy(err->detail + n + 2, old, m);
-  err->detail[n + 2 + m] = '\0';
+  /* the old detail's reason survives a long prefix (put_detail) */
+  int n = snprintf(both, sizeof both, "%s: %s", prefix, err->detail);
+  put_detail(err, both, n < 0 ? 0 : (size_t)n < sizeof both ? (size_t)n : sizeof both - 1);
   return err->code;
 }
 

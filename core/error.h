@@ -63,7 +63,8 @@ struct ts_error {
 
 /* Stores code and a printf-style detail in *err (if err is non-NULL) and
  * returns code, so callers write `return ts_error_set(err, TS_E_IO, ...)`.
- * A detail already set is replaced. */
+ * A detail already set is replaced.  A detail longer than the buffer keeps
+ * its beginning and its end (the reason) around " ... ". */
 enum ts_code ts_error_set(struct ts_error *err, enum ts_code code,
                           const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

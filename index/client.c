@@ -15,6 +15,7 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "index/alias.h"
 #include "index/parsed_page.h"
 #include "index/simple.h"
 #include "index/url.h"
@@ -205,6 +206,7 @@ struct page_job {
   bool have_cached;
   struct ts_http_request req;
   bool use_http;
+  bool remembered; /* a 404 answered from the cache */
   struct ts_index_project project;
   enum ts_code code;
   struct ts_error err;
@@ -354,6 +356,7 @@ static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, s
                      (idx->mode == TS_CACHE_OFFLINE ||
                       (idx->mode == TS_CACHE_NORMAL && ts_cache_fresh(&j->cached, now)));
     if (cached_ok && j->cached.status == 404) {
+      j->remembered = true;
       char r[200];
       ts_url_redact_buf(j->url, r, sizeof r);
       j->code = ts_error_set(&j->err, TS_E_NOT_FOUND,
@@ -761,6 +764,7 @@ struct proj_state {
   const char *srcs[TS_INDEX_MAX_ROUTES];
   size_t nsrcs, pos;
   bool merge, done, found;
+  bool remembered; /* some index's 404 came from the cache */
 };
 
 static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, size_t n,
@@ -811,7 +815,9 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
           }
           if (!p->merge)
             p->done = true; /* first index wins: later ones are never asked */
-        } else if (jobs[j].code != TS_E_NOT_FOUND) {
+        } else if (jobs[j].code == TS_E_NOT_FOUND) {
+          p->remembered |= jobs[j].remembered;
+        } else {
           r->code = jobs[j].code;
           r->err = jobs[j].err;
           p->done = true;
@@ -840,11 +846,17 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
         if (ts_buf_printf(&where, "%s%s", s ? ", " : "", u))
           break;
       }
-      char *near = suggest_project(idx, ps[i].name, ps[i].srcs, ps[i].nsrcs);
-      r->code = ts_error_set(&r->err, TS_E_NOT_FOUND, "project '%s' not found on %s%s%s%s",
+      const char *alias = ts_index_known_alias(ps[i].name);
+      char *near = alias ? ts_xstrdup(alias)
+                         : suggest_project(idx, ps[i].name, ps[i].srcs, ps[i].nsrcs);
+      char memo[160] = "";
+      if (ps[i].remembered)
+        snprintf(memo, sizeof memo, " (the index's 404 from an earlier run, remembered for "
+                 "up to %d minutes: --refresh asks again)", TS_CACHE_NOT_FOUND_TTL / 60);
+      r->code = ts_error_set(&r->err, TS_E_NOT_FOUND, "project '%s' not found on %s%s%s%s%s",
                              ps[i].name, where.data ? where.data : "any index",
                              near ? " (did you mean '" : "", near ? near : "",
-                             near ? "'?)" : "");
+                             near ? "'?)" : "", memo);
       free(near);
       ts_buf_clear(&where);
     }

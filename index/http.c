@@ -536,7 +536,15 @@ static bool finish_attempt(struct ts_http *h, struct xfer *x, CURLcode cc) {
     }
   }
   r->code = r->err.code;
-  return retry && r->attempts <= h->o.retries;
+  bool again = retry && r->attempts <= h->o.retries;
+  if (!again && r->code == TS_E_TIMEOUT && r->attempts > 1) {
+    /* --timeout bounds one attempt, as pip's: say why it took longer */
+    char said[TS_ERROR_DETAIL_MAX];
+    snprintf(said, sizeof said, "%s", r->err.detail);
+    ts_error_set(&r->err, TS_E_TIMEOUT, "%s (on each of %d attempts: --timeout bounds one "
+                 "attempt, --retries how many)", said, r->attempts);
+  }
+  return again;
 }
 
 static uint64_t backoff(struct ts_http *h, struct xfer *x) {

@@ -15,6 +15,7 @@
 #include "index/url.h"
 #include "pep/filename.h"
 #include "resolver/state.h"
+#include "rules/rules.h"
 
 #include <solv/problems.h>
 #include <solv/rules.h>
@@ -443,10 +444,13 @@ static char *fact_text(const struct rs_fact *f) {
     return ts_xasprintf("this host's GPU %s %s%s%s%s", amd ? "is" : "has compute capability",
                         what, f->source ? " (from " : "", f->source ? f->source : "",
                         f->source ? ")" : "");
-  return ts_xasprintf("this host has %s%s%s%s%s%s", f->name,
-                      f->version ? " " : "", f->version ? f->version : "",
-                      f->source ? " (from " : "", f->source ? f->source : "",
-                      f->source ? ")" : "");
+  char *words = ts_rules_fact_words(f->name);
+  char *text = ts_xasprintf("this host has %s%s%s%s%s%s", words,
+                            f->version ? " " : "", f->version ? f->version : "",
+                            f->source ? " (from " : "", f->source ? f->source : "",
+                            f->source ? ")" : "");
+  free(words);
+  return text;
 }
 
 /* A GPU target the host lacks is answered with the GPUs it has, once
@@ -477,8 +481,11 @@ static void fact_lines(struct rs *rs, const struct ts_term *t, size_t n,
       add_line(ls, 6, fact_text(f));
     else if (!present_only && gpu_fact(t[i].name, &what, &amd))
       own_gpu_lines(rs, amd, ls);
-    else if (!present_only)
-      add_line(ls, 6, ts_xasprintf("this host has no %s", t[i].name));
+    else if (!present_only) {
+      char *words = ts_rules_fact_words(t[i].name);
+      add_line(ls, 6, ts_xasprintf("this host has no %s", words));
+      free(words);
+    }
   }
 }
 

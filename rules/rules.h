@@ -335,6 +335,13 @@ int ts_rules_backend_cmp(const struct ts_rules_backend *a,
                          const struct ts_rules_backend *b,
                          const struct ts_host *host);
 
+/* A host fact in the words a user reads, never the solver's name:
+ * "__cuda_driver" → "NVIDIA driver", "__rocm_kmd" → "ROCm kernel driver",
+ * "__gfx1100" → "GPU target gfx1100", "__cc_8.6" → "a GPU of compute
+ * capability 8.6", "__python" → "Python"; another name as it is.
+ * malloc'd. */
+char *ts_rules_fact_words(const char *name);
+
 /* When torch `version` ("2.15.0+cu130") is a build no rules file lists,
  * judged on assumed facts (ts_constraint_set.assumed): the one-line
  * warning naming it and what was assumed; NULL for a listed build.  The

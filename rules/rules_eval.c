@@ -87,8 +87,7 @@ bool ts_rules_term_matches(const struct ts_term *term, const char *name,
   return ok;
 }
 
-/* A host fact in words: "__cuda_driver" → "NVIDIA driver". */
-static char *fact_words(const char *name) {
+char *ts_rules_fact_words(const char *name) {
   if (strcmp(name, "__cuda_driver") == 0)
     return ts_xstrdup("NVIDIA driver");
   if (strcmp(name, "__cuda") == 0)
@@ -96,19 +95,21 @@ static char *fact_words(const char *name) {
   if (strcmp(name, "__rocm") == 0)
     return ts_xstrdup("ROCm");
   if (strcmp(name, "__rocm_kmd") == 0)
-    return ts_xstrdup("an amdgpu kernel driver of ROCm");
+    return ts_xstrdup("ROCm kernel driver");
   if (strcmp(name, "__jetson") == 0)
     return ts_xstrdup("an NVIDIA Jetson (L4T)");
   if (strcmp(name, "__rocm_intree") == 0)
     return ts_xstrdup("ROCm installed beside the kernel's own amdgpu");
   if (strcmp(name, "__glibc") == 0)
     return ts_xstrdup("glibc");
+  if (strcmp(name, "__python") == 0)
+    return ts_xstrdup("Python");
   if (strcmp(name, "__xpu") == 0)
     return ts_xstrdup("an Intel XPU");
   if (strncmp(name, "__cc_", 5) == 0)
     return ts_xasprintf("a GPU of compute capability %s", name + 5);
   if (strncmp(name, "__gfx", 5) == 0)
-    return ts_xasprintf("a %s GPU", name + 2);
+    return ts_xasprintf("GPU target %s", name + 2);
   return ts_xstrdup(name);
 }
 
@@ -147,7 +148,7 @@ char *ts_rules_fact_violation(const struct ts_constraint *c,
       return ts_xasprintf("needs one of: %s; this host has none of them", buf);
     }
     const struct ts_host_fact *f = ts_rules_find_fact(set, t->name);
-    char *words = fact_words(t->name);
+    char *words = ts_rules_fact_words(t->name);
     const char *spec = t->spec ? ts_specset_str(t->spec) : "";
     char *out;
     if (f && f->version)
@@ -163,7 +164,7 @@ char *ts_rules_fact_violation(const struct ts_constraint *c,
     if (ts_rules_term_is_fact(&c->terms[i]) &&
         ts_rules_term_match_facts(&c->terms[i], set)) {
       const struct ts_host_fact *f = ts_rules_find_fact(set, c->terms[i].name);
-      char *words = fact_words(c->terms[i].name);
+      char *words = ts_rules_fact_words(c->terms[i].name);
       char *out = ts_xasprintf("cannot run on %s%s%s", words,
                                 f && f->version ? " " : "",
                                 f && f->version ? f->version : "");

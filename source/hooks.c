@@ -212,7 +212,8 @@ enum ts_code ts_source_unpack(const struct ts_hook_env *env, const char *archive
     char *tail = ts_source_log_tail(env->log_path, 1);
     tail[strcspn(tail, "\n")] = '\0';
     rc = ts_error_set(err, strstr(tail, "unsafe member") ? TS_E_UNSAFE_PATH : TS_E_PARSE,
-                      "cannot unpack '%s': %s", archive, tail[0] ? tail : "unreadable archive");
+                      "cannot unpack the sdist '%s': %s", archive,
+                      tail[0] ? tail : "unreadable archive");
     free(tail);
     return rc;
   }

@@ -127,7 +127,9 @@ enum ts_code ts_source_check_project(const char *tree, const char *what,
 
 /* A git URL ("git+https://host/r.git@REV#subdirectory=sub", git+file://,
  * git+ssh://) checked out with the system git into dest: a clone, the
- * revision resolved to its commit id (40 hex) and checked out. */
+ * revision resolved to its commit id (40 hex) and checked out.  A clone or
+ * checkout git refuses is TS_E_NOT_FOUND (TS_E_NETWORK when git cannot
+ * reach the server) with git's own "fatal:" line, never TS_E_BUILD. */
 struct ts_vcs_ref {
   char *repo;         /* the URL git clones: "https://host/r.git" */
   char *revision;     /* "@REV" as requested, or NULL (the default branch) */

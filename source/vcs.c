@@ -71,6 +71,22 @@ enum ts_code ts_vcs_parse(const char *url, struct ts_vcs_ref *out, struct ts_err
   return TS_OK;
 }
 
+/* The line of git's output that says what went wrong: its first
+ * "fatal:" or "error:" line ("fatal: 'x' does not appear to be a git
+ * repository", not the advice after it), else its last line.  malloc'd. */
+static char *git_error_line(const char *out) {
+  const char *last = out;
+  for (const char *s = out; *s;) {
+    size_t n = strcspn(s, "\n");
+    if (!strncmp(s, "fatal:", 6) || !strncmp(s, "error:", 6))
+      return ts_xstrndup(s, n);
+    if (n)
+      last = s;
+    s += n + (s[n] == '\n');
+  }
+  return ts_xstrndup(last, strcspn(last, "\n"));
+}
+
 static enum ts_code git(const char *const *argv, const char *log_path, unsigned timeout_s,
                         const volatile sig_atomic_t *cancel, const char *what,
                         struct ts_error *err) {
@@ -80,8 +96,13 @@ static enum ts_code git(const char *const *argv, const char *log_path, unsigned 
   int status = -1;
   enum ts_code rc = ts_process_run(&p, &status, err);
   if (rc == TS_OK && status != 0) {
-    char *tail = ts_source_log_tail(log_path, 1);
-    rc = ts_error_set(err, TS_E_BUILD, "%s failed (git exit %d): %s", what, status, tail);
+    char *tail = ts_source_log_tail(log_path, 20);
+    char *line = git_error_line(tail);
+    /* no build ran: a repository or revision that cannot be had */
+    enum ts_code code = strstr(line, "unable to access") || strstr(line, "Could not resolve")
+                            ? TS_E_NETWORK : TS_E_NOT_FOUND;
+    rc = ts_error_set(err, code, "%s failed (git exit %d): %s", what, status, line);
+    free(line);
     free(tail);
   }
   return rc;

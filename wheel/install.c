@@ -1365,6 +1365,10 @@ enum ts_code ts_wheel_lock_env(const char *purelib, const char *env, bool no_wai
   enum ts_code rc = ts_txn_open(&t, purelib, env,
                                 no_wait ? TS_TXN_LOCK_NO_WAIT : TS_TXN_LOCK_WAIT,
                                 cb, NULL, err);
+  /* an environment this process cannot write cannot change here: no lock
+   * to hold (a no-op install succeeds); a change fails on its own lock */
+  if (rc == TS_E_IO && access(purelib, W_OK) != 0 && (errno == EROFS || errno == EACCES))
+    return TS_OK;
   if (rc != TS_OK)
     return rc;
   *fd = t.lock_fd; /* ours now: ts_txn_end must not close it */

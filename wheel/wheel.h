@@ -192,7 +192,10 @@ enum ts_code ts_wheel_uninstall(const struct ts_wheel_options *o,
  * (cb->repaired), so that the set read afterwards is whole.  `env` is the
  * environment (sys.prefix) for messages.  *fd gets the lock; pass
  * env_locked to the transactions run under it; release it with
- * ts_wheel_unlock_env. */
+ * ts_wheel_unlock_env.  An environment this process cannot write
+ * (read-only filesystem, no permission) gets no lock (*fd -1, TS_OK):
+ * nothing in it can change here, so a no-op install succeeds, and a
+ * transaction that would change it fails taking its own lock. */
 enum ts_code ts_wheel_lock_env(const char *purelib, const char *env, bool no_wait,
                                const struct ts_wheel_callbacks *cb, int *fd,
                                struct ts_error *err);

@@ -11,6 +11,7 @@ export TORCHSOLVE_CACHE_DIR=$work/cache
 python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
 simple requests 2.0 py3-none-any
 simple numpy 1.0 py3-none-any
+simple gpytorch 1.0 py3-none-any
 SPEC
 ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
@@ -23,10 +24,13 @@ rc=0; install nosuchproject >"$work/out" 2>"$work/err" || rc=$?
 [ $rc = 1 ] || { cat "$work/err"; ts_fail "a missing project: exit $rc, want 1"; }
 ts_nginx_log_since "$mark" | grep -q '^404 .*GET /simple/nosuchproject/' ||
   ts_fail "the first run did not ask the server"
+! grep -q remembered "$work/err" || ts_fail "a 404 just asked for called remembered"
 mark=$(ts_nginx_log_mark)
 rc=0; install nosuchproject >"$work/out" 2>"$work/err" || rc=$?
 [ $rc = 1 ] || { cat "$work/err"; ts_fail "a cached 404: exit $rc, want 1"; }
 grep -q "nosuchproject" "$work/err" || { cat "$work/err"; ts_fail "the cached 404 does not name the project"; }
+grep -q "(the index's 404 from an earlier run, remembered for up to 10 minutes: --refresh asks again)" \
+  "$work/err" || { cat "$work/err"; ts_fail "the remembered 404 is not explained"; }
 ! ts_nginx_log_since "$mark" | grep -q '/simple/nosuchproject/' ||
   ts_fail "the second run asked the server again for a 404 it has just seen"
 mark=$(ts_nginx_log_mark)
@@ -63,6 +67,12 @@ cat >"$work/www/simple/index.json" <<'JSON'
 JSON
 install --refresh pilow >/dev/null 2>"$work/err" && ts_fail "pilow installed"
 grep -q "did you mean 'pillow'?" "$work/err" || { cat "$work/err"; ts_fail "no hint from a PEP 691 root"; }
+# a known other name before a name spelt alike: pytorch is torch, not gpytorch
+install pytorch >/dev/null 2>"$work/err" && ts_fail "pytorch installed"
+grep -q "project 'pytorch' not found on .*(did you mean 'torch'?)" "$work/err" ||
+  { cat "$work/err"; ts_fail "pytorch does not suggest torch"; }
+install sklearn >/dev/null 2>"$work/err" && ts_fail "sklearn installed"
+grep -q "did you mean 'scikit-learn'?" "$work/err" || { cat "$work/err"; ts_fail "sklearn"; }
 # nothing near: no hint
 install zzzzzz >/dev/null 2>"$work/err" && ts_fail "zzzzzz installed"
 ! grep -q "did you mean" "$work/err" || { cat "$work/err"; ts_fail "a hint for a name nothing is near"; }
