@@ -294,7 +294,8 @@ static enum ts_code project_pages(const struct mirror *m, size_t from, size_t to
 
 static enum ts_code write_pages(struct mirror *m, struct ts_mirror_result *out,
                                 struct ts_error *err) {
-  qsort(m->v, m->n, sizeof *m->v, by_file);
+  if (m->n > 1)
+    qsort(m->v, m->n, sizeof *m->v, by_file);
   struct ts_buf html, json;
   ts_buf_init(&html, 0);
   ts_buf_init(&json, 0);
@@ -330,7 +331,8 @@ static enum ts_code write_pages(struct mirror *m, struct ts_mirror_result *out,
  * that --torch-index-url http://mirror/whl finds each build where the
  * PyTorch server has it (no root pages: the server has none either). */
 static enum ts_code write_variant_pages(struct mirror *m, struct ts_error *err) {
-  qsort(m->v, m->n, sizeof *m->v, by_variant);
+  if (m->n > 1)
+    qsort(m->v, m->n, sizeof *m->v, by_variant);
   enum ts_code rc = TS_OK;
   for (size_t i = 0, j; i < m->n && rc == TS_OK; i = j) {
     for (j = i + 1; j < m->n && m->v[j].variant && m->v[i].variant &&

@@ -89,7 +89,8 @@ static int by_string(const void *a, const void *b) {
 /* The words in sorted order, comma-separated (each run sorts the same,
  * whatever order the points were solved in). */
 static bool put_words(struct ts_buf *b, struct words *w) {
-  qsort(w->v, w->n, sizeof *w->v, by_string);
+  if (w->n > 1) /* qsort of a NULL array is undefined even for none */
+    qsort(w->v, w->n, sizeof *w->v, by_string);
   bool ok = true;
   for (size_t i = 0; i < w->n && ok; i++)
     ok = ts_buf_printf(b, "%s%s", i ? ", " : "", w->v[i]) == TS_OK;
@@ -97,7 +98,8 @@ static bool put_words(struct ts_buf *b, struct words *w) {
 }
 
 void ts_missing_wheels_lines(const struct ts_missing_wheels *m, char ***lines, size_t *n) {
-  qsort(m->v, m->n, sizeof *m->v, by_name);
+  if (m->n > 1)
+    qsort(m->v, m->n, sizeof *m->v, by_name);
   for (size_t i = 0; i < m->n; i++) {
     struct missing *x = &m->v[i];
     struct ts_buf b;

@@ -43,7 +43,8 @@ static int by_string(const void *a, const void *b) {
 
 static bool put_sorted(struct ts_buf *b, char **items, size_t n) {
   char **copy = ts_xcalloc(n + 1, sizeof *copy);
-  memcpy(copy, items, n * sizeof *copy);
+  if (n)
+    memcpy(copy, items, n * sizeof *copy);
   qsort(copy, n, sizeof *copy, by_string);
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++)

@@ -29,7 +29,8 @@ export TORCHSOLVE_CACHE_DIR=$work/cache HOME=$work/home TORCHSOLVE_CONCURRENCY=4
 mkdir -p "$HOME"
 names=$(seq -f 'proj%02g' 1 $n)
 resolve() {
-  strace -f -qq -e trace=mkdir,mkdirat,openat,open,rename,renameat,renameat2,access,faccessat,faccessat2 \
+  # LeakSanitizer's own tracer cannot run under strace (sanitizer builds)
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" strace -f -qq -e trace=mkdir,mkdirat,openat,open,rename,renameat,renameat2,access,faccessat,faccessat2 \
     -o "$1" "$T" install --dry-run --python "$work/venv" --index-url "$U/simple" $names \
     >"$work/out" 2>"$work/err" || { cat "$work/err"; ts_fail "resolve failed"; }
 }

@@ -86,7 +86,7 @@ grep -q '^install torch 99.0.0 ' "$work/out" || ts_fail "path: $(cat "$work/out"
 # HIP 7.1 on an RX 7900 XT with ROCm 6.2: refused, exit 5, rule and fix
 ts_fails 5 "torch 2.9.1a0+gitd38164a (torch-2.9.1a0+gitd38164a-$tag.whl, HIP 7.1.52802-26aae437f6) cannot run on this host" \
   install "${I[@]}" --sysroot "$S/rx7900xt-rocm62" --dry-run "$ROCM"
-grep -q '(rule backend-rocm7.1-rocm: ' "$work/err" || ts_fail "rocm: no rule: $(cat "$work/err")"
+grep -q '(rule backend-rocm7.1-intree: ' "$work/err" || ts_fail "rocm: no rule: $(cat "$work/err")"
 grep -q 'fix: ' "$work/err" || ts_fail "rocm: no fix: $(cat "$work/err")"
 # the real install is refused the same way, the venv untouched
 before=$(ls "$work"/venv/lib/python3*/site-packages)
