@@ -832,6 +832,7 @@ void ts_host_clear(struct ts_host *h) {
   }
   free(h->rocm_gpus);
   free(h->hsa_override);
+  free(h->jetson);
   for (size_t i = 0; i < h->nsources; i++) {
     free(h->sources[i].fact);
     free(h->sources[i].source);
