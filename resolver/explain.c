@@ -71,6 +71,22 @@ static void add_group(struct lines *ls, int prio, const char *name,
   l->nvers = 1;
 }
 
+/* A term as the user reads it (state.h). */
+char *ts_rs_term_text(const struct ts_term *t) {
+  const char *spec = t->spec ? ts_specset_str(t->spec) : "";
+  /* a host fact in words ("NVIDIA driver >=525.60.13"), not the solver's name */
+  if (t->name[0] == '_' && t->name[1] == '_') {
+    char *words = ts_rules_fact_words(t->name);
+    char *text = ts_xasprintf("%s%s%s", words, spec[0] ? " " : "", spec);
+    free(words);
+    return text;
+  }
+  if (t->local_pattern)
+    return ts_xasprintf("%s%s%s+%s", t->name, spec[0] ? "" : "",
+                        spec, t->local_pattern[0] ? t->local_pattern : "(none)");
+  return ts_xasprintf("%s%s%s", t->name, spec[0] && !strchr("<>=!~", spec[0]) ? " " : "", spec);
+}
+
 /* Turns a group into its sentence: "a 1.99, 1.98, 1.97 and 47 more need
  * b>=2 (version 2.0)". */
 static void finish_group(struct line *l) {

@@ -24,7 +24,6 @@
 #include "pep/name.h"
 #include "resolver/internal.h"
 #include "resolver/state.h"
-#include "rules/rules.h"
 
 /* ---- small utilities ----------------------------------------------------- */
 
@@ -1150,20 +1149,6 @@ static Id term_dep(struct rs *rs, const struct ts_term *t) {
   free(match);
   free(exists);
   return d;
-}
-
-char *ts_rs_term_text(const struct ts_term *t) {
-  const char *spec = t->spec ? ts_specset_str(t->spec) : "";
-  if (is_fact(t->name)) { /* "NVIDIA driver >=525.60.13", not the solver's name */
-    char *words = ts_rules_fact_words(t->name);
-    char *text = ts_xasprintf("%s%s%s", words, spec[0] ? " " : "", spec);
-    free(words);
-    return text;
-  }
-  if (t->local_pattern)
-    return ts_xasprintf("%s%s%s+%s", t->name, spec[0] ? "" : "",
-                        spec, t->local_pattern[0] ? t->local_pattern : "(none)");
-  return ts_xasprintf("%s%s%s", t->name, spec[0] && !strchr("<>=!~", spec[0]) ? " " : "", spec);
 }
 
 /* Solvables a constraint's subject covers. */
