@@ -92,7 +92,9 @@ took=$(($(date +%s) - start))
 grep -q "on each of 2 attempts: --timeout bounds one attempt, --retries how many" "$work/err" ||
   ts_fail "--timeout does not say what it bounds: $(cat "$work/err")"
 [ "$took" -lt 10 ] || ts_fail "--timeout 1 --retries 1 took ${took}s"
-"$T" install --help | grep -q -- "--timeout S              seconds one attempt may wait" ||
+# (the help captured first: grep -q leaving early must not SIGPIPE a slow binary)
+help=$("$T" install --help)
+grep -q -- "--timeout S              seconds one attempt may wait" <<<"$help" ||
   ts_fail "--help does not say what --timeout bounds"
 
 # Nothing to do in a read-only venv: success, nothing written.  A read-only
