@@ -15,7 +15,7 @@ CMAKE_FLAGS  ?=
 DEBIAN_PACKAGES = build-essential cmake pkg-config \
   libsolv-dev libsolvext-dev libcurl4-openssl-dev zlib1g-dev libyaml-dev \
   libcjson-dev libssl-dev libdeflate-dev libcriterion-dev \
-  clang libclang-rt-14-dev nginx-light openssl tmux \
+  clang libclang-rt-14-dev nginx-light openssl tmux strace \
   python3 python3-venv python3-pip-whl python3-setuptools-whl python3-wheel-whl
 
 .PHONY: setup deps build test sanitize fuzz install clean rules-wheel
