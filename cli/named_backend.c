@@ -83,7 +83,7 @@ enum ts_code ts_named_backends(const struct ts_gpu_options *g, struct ts_index_o
     return TS_OK;
   char *why = g->torch_backend ? ts_xasprintf("--torch-backend %s", b->id)
                                : ts_xasprintf("the index %s", source);
-  rc = ts_torch_backend_host(b, why, h, err);
+  rc = ts_torch_backend_host(b, NULL, NULL, why, h, err);
   if (rc == TS_OK && !g->ov.ignore_host)
     ts_cli_info("note: this host has no %s GPU, so the +%s build cannot be checked "
                 "against one; taking it as %s asks",

@@ -9,6 +9,7 @@
 #include "lockgen/fleet.h"
 #include "lockgen/lock.h"
 #include "lockgen/profiles.h"
+#include "plan/torch_backend.h"
 
 /* ---- parsing ---------------------------------------------------------- */
 
@@ -143,40 +144,8 @@ enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *
     out->glibc = ts_xstrdup(base->glibc);
   }
   char *source = ts_xasprintf("--profile %s", p->backend);
-  char *all_gfx = NULL;
-  struct ts_host_overrides ov = {.ignore_host = true};
-  switch (b->kind) {
-  case TS_BACKEND_CPU:
-    ov.cpu = true;
-    break;
-  case TS_BACKEND_XPU:
-    ov.xpu = true;
-    break;
-  case TS_BACKEND_CUDA:
-    ov.cuda = TS_HOST_SET;
-    ov.cuda_version = b->version;
-    ov.cuda_source = source;
-    ov.compute_capabilities = p->cc;
-    ov.compute_capabilities_source = source;
-    break;
-  case TS_BACKEND_ROCM: {
-    ov.rocm = TS_HOST_SET;
-    ov.rocm_version = b->version;
-    ov.rocm_source = source;
-    struct ts_buf g;
-    ts_buf_init(&g, 0);
-    for (size_t i = 0; !p->gfx && i < b->ngfx; i++)
-      if (ts_buf_printf(&g, "%s%s", i ? "," : "", b->gfx[i]) != TS_OK)
-        abort();
-    all_gfx = ts_buf_take(&g, NULL);
-    ov.gfx = p->gfx ? p->gfx : *all_gfx ? all_gfx : NULL;
-    ov.gfx_source = source;
-    break;
-  }
-  }
-  enum ts_code rc = ts_host_apply_overrides(out, &ov, err);
+  enum ts_code rc = ts_torch_backend_host(b, p->cc, p->gfx, source, out, err);
   free(source);
-  free(all_gfx);
   if (rc != TS_OK) {
     ts_error_wrap(err, "--profile %s", p->backend);
     ts_host_clear(out);

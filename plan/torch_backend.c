@@ -59,15 +59,21 @@ bool ts_torch_backend_checkable(const struct ts_rules_backend *b, const struct t
   }
 }
 
-enum ts_code ts_torch_backend_host(const struct ts_rules_backend *b, const char *source,
+enum ts_code ts_torch_backend_host(const struct ts_rules_backend *b, const char *cc,
+                                   const char *gfx_list, const char *source,
                                    struct ts_host *h, struct ts_error *err) {
   struct ts_host_overrides ov = {.ignore_host = true};
   char *gfx = NULL;
   switch (b->kind) {
+  case TS_BACKEND_CPU:
+    ov.cpu = true;
+    break;
   case TS_BACKEND_CUDA:
     ov.cuda = TS_HOST_SET;
     ov.cuda_version = b->version;
     ov.cuda_source = source;
+    ov.compute_capabilities = cc;
+    ov.compute_capabilities_source = source;
     break;
   case TS_BACKEND_ROCM: {
     ov.rocm = TS_HOST_SET;
@@ -75,11 +81,11 @@ enum ts_code ts_torch_backend_host(const struct ts_rules_backend *b, const char 
     ov.rocm_source = source;
     struct ts_buf list;
     ts_buf_init(&list, 0);
-    for (size_t i = 0; i < b->ngfx; i++)
+    for (size_t i = 0; !gfx_list && i < b->ngfx; i++)
       if (ts_buf_printf(&list, "%s%s", i ? "," : "", b->gfx[i]) != TS_OK)
         abort();
     gfx = ts_buf_take(&list, NULL);
-    ov.gfx = gfx && *gfx ? gfx : NULL;
+    ov.gfx = gfx_list ? gfx_list : *gfx ? gfx : NULL;
     ov.gfx_source = source;
     break;
   }

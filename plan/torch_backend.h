@@ -39,7 +39,11 @@ const struct ts_rules_backend *ts_torch_backend_of_url(const struct ts_rules *ru
 bool ts_torch_backend_checkable(const struct ts_rules_backend *b, const struct ts_host *h);
 
 /* Describes `h` as a machine of backend `b` (see above), each fact's
- * source being `source` ("--torch-backend rocm6.4").  TS_E_INVALID when
- * the backend's version is malformed. */
-enum ts_code ts_torch_backend_host(const struct ts_rules_backend *b, const char *source,
+ * source being `source` ("--torch-backend rocm6.4", "--profile cu126"):
+ * its GPUs have the compute capabilities `cc` (a comma list, or NULL:
+ * none given) or the gfx targets `gfx` (NULL: every target b's builds
+ * carry).  One description for a named backend and a fleet profile.
+ * TS_E_INVALID when the backend's version or a list is malformed. */
+enum ts_code ts_torch_backend_host(const struct ts_rules_backend *b, const char *cc,
+                                   const char *gfx, const char *source,
                                    struct ts_host *h, struct ts_error *err);

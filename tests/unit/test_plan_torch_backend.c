@@ -60,7 +60,7 @@ Test(plan_torch_backend, machine_of_a_backend) {
   cr_assert_not_null(b);
   cr_assert_not(ts_torch_backend_checkable(b, &h));
   struct ts_error err = {0};
-  cr_assert_eq(ts_torch_backend_host(b, "--torch-backend rocm6.4", &h, &err), TS_OK, "%s",
+  cr_assert_eq(ts_torch_backend_host(b, NULL, NULL, "--torch-backend rocm6.4", &h, &err), TS_OK, "%s",
                err.detail);
   cr_assert_str_eq(h.rocm_version, "6.4");
   cr_assert_eq(h.nrocm_gpus, b->ngfx);
