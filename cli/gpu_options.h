@@ -60,6 +60,11 @@ struct ts_gpu_options {
   bool set_cuda, set_rocm, set_gfx, set_cc, set_driver, set_sysroot;
   char backend_version[16];      /* "12.6" of --torch-backend cu126 */
   const char *torch_backend;     /* --torch-backend B but auto, or NULL */
+  /* The cache root whose rules-v1/ keeps rules files parsed
+   * (rules/rules_cache.h): install and lock (ts_gpu_load_named) set it
+   * from their cache options; NULL (--no-cache, other commands): every
+   * file is parsed. */
+  const char *rules_cache_root;
 };
 
 void ts_gpu_options_init(struct ts_gpu_options *o);
