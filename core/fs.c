@@ -75,19 +75,22 @@ void ts_fs_spread_subdirs(const char *path) {
   close(fd);
 }
 
-/* Reads fd to its end into out: straight into the buffer, sized once from
- * `hint` (the file's size + 1, so that the read seeing the end needs no
- * growth), not through a bounce buffer and doubling reallocations (a warm
- * run reads ~1 MB of cached pages this way).  Near the cap the tail goes
- * through ts_buf_append, whose TS_E_TOO_BIG names an oversized file. */
-static enum ts_code read_fd(int fd, struct ts_buf *out, size_t hint) {
+/* Reads fd into out: straight into the buffer, sized once from `hint`,
+ * not through a bounce buffer and doubling reallocations (a warm run reads
+ * ~1 MB of cached pages this way), up to `size` bytes when it is known (a
+ * regular file as fstat saw it: no read is spent learning that it ended,
+ * 400 syscalls of a warm resolve) or to the end.  Near the cap the tail
+ * goes through ts_buf_append, whose TS_E_TOO_BIG names an oversized file. */
+static enum ts_code read_fd(int fd, struct ts_buf *out, size_t hint, size_t size) {
   char chunk[4096];
-  for (;;) {
+  for (size_t start = out->len; size == 0 || out->len - start < size;) {
     size_t room = out->alloc > out->len + 1 ? out->alloc - out->len - 1 : 0;
     if (out->max && hint > out->max - out->len)
       hint = out->max - out->len;
     if (room == 0 && hint && ts_buf_reserve(out, hint) == TS_OK)
       room = out->alloc - out->len - 1;
+    if (out->max && room > out->max - out->len)
+      room = out->max - out->len; /* the allocation may round past the cap */
     hint = 65536;
     ssize_t n = read(fd, room ? out->data + out->len : chunk, room ? room : sizeof chunk);
     if (n < 0 && errno == EINTR)
@@ -105,6 +108,7 @@ static enum ts_code read_fd(int fd, struct ts_buf *out, size_t hint) {
     out->len += (size_t)n;
     out->data[out->len] = '\0';
   }
+  return TS_OK;
 }
 
 enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
@@ -117,10 +121,10 @@ enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
                         strerror(errno));
   }
   struct stat st;
-  size_t hint = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
-                    ? (size_t)st.st_size + 1
-                    : 65536;
-  enum ts_code rc = read_fd(fd, out, hint);
+  size_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
+                    ? (size_t)st.st_size
+                    : 0;
+  enum ts_code rc = read_fd(fd, out, size ? size : 65536, size);
   int e = errno;
   close(fd);
   if (rc == TS_E_IO)
@@ -130,6 +134,7 @@ enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
                         path, out->max);
   if (!out->data) /* empty file: still hand back a NUL-terminated buffer */
     return ts_buf_append(out, "", 0);
+  out->data[out->len] = '\0'; /* reserved, nothing read */
   return TS_OK;
 }
 
