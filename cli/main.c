@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/heap.h"
 
 struct ts_cli_globals ts_cli;
 
@@ -199,6 +200,7 @@ static void catch_interrupts(void) {
 }
 
 int main(int argc, char **argv) {
+  ts_heap_setup();
   ts_cli.argv0 = argv[0];
   catch_interrupts();
   set_color("auto");
