@@ -11,7 +11,10 @@
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+
+#include "variant/label.h"
 
 #include <solv/pool.h>
 #include <solv/poolarch.h>
@@ -370,13 +373,14 @@ static int pref_cmp(const void *a, const void *b, void *vctx) {
    * pip would take the highest) */
   if (ctx->demote_pre && x->pre != y->pre)
     return x->pre ? -1 : 1;
-  int tx = ts_rs_variant_tier(ctx->pref, x->v), ty = ts_rs_variant_tier(ctx->pref, y->v);
+  const struct ts_version *xv = x->twin ? x->twin : x->v, *yv = y->twin ? y->twin : y->v;
+  int tx = ts_rs_variant_tier(ctx->pref, xv), ty = ts_rs_variant_tier(ctx->pref, yv);
   if (tx != ty)
     return tx < ty ? -1 : 1;
   int c = ts_version_cmp(x->pub, y->pub) * ctx->dir;
   if (c)
     return c;
-  int sx = variant_score(ctx->pref, x->v), sy = variant_score(ctx->pref, y->v);
+  int sx = variant_score(ctx->pref, xv), sy = variant_score(ctx->pref, yv);
   if (sx != sy)
     return sx < sy ? -1 : 1;
   return ts_version_cmp(x->v, y->v);
@@ -543,26 +547,32 @@ static struct rs_ver *ver_slot(struct rs_proj *pj, size_t *cap,
   s->v = v;
   s->text = ts_xstrdup(text);
   s->prio = -1;
+  s->vrank = LONG_MAX;
   s->pre = ts_version_is_prerelease(v);
   return s;
 }
 
 static void ver_free(struct rs_ver *v) {
   ts_version_free(v->v);
+  ts_version_free(v->twin);
   ts_version_free(v->pub);
   free(v->text);
   ts_rs_meta_clear(&v->meta);
 }
 
-/* The better of two usable files: a non-yanked one, then the best tag. */
-static bool file_better(const struct ts_index_file *f, long prio,
-                        const struct ts_index_file *g, long gprio) {
+/* The better of two usable files: a non-yanked one, then the best variant
+ * (PEP 825: variants by priority, the null variant, then wheels without a
+ * label), then the best tag. */
+static bool file_better(const struct ts_index_file *f, long vrank, long prio,
+                        const struct ts_index_file *g, long gvrank, long gprio) {
   if (!g)
     return f != NULL;
   if (!f)
     return false;
   if (f->yanked != g->yanked)
     return !f->yanked;
+  if (vrank != gvrank)
+    return vrank < gvrank;
   if (prio != gprio)
     return prio < gprio;
   /* equally good files (two platform tags of one build): the choice must
@@ -621,10 +631,11 @@ static void ver_merge(struct rs_proj *pj) {
       a->fallback = b->fallback;
       a->fallback_index_url = b->fallback_index_url;
     }
-    if (file_better(b->file, b->prio, a->file, a->prio)) {
+    if (file_better(b->file, b->vrank, b->prio, a->file, a->vrank, a->prio)) {
       a->file = b->file;
       a->index_url = b->index_url;
       a->prio = b->prio;
+      a->vrank = b->vrank;
     }
     if (sdist_better(b->sdist, a->sdist)) {
       a->sdist = b->sdist;
@@ -885,6 +896,33 @@ static void favor_preferred(struct rs *rs, int pidx) {
   }
 }
 
+static bool ruled(const struct rs *rs, const char *name);
+
+/* The twin of each version of a ruled project whose file is a variant
+ * wheel of a PyTorch build (state.h). */
+static void set_twins(struct rs *rs, struct rs_proj *pj) {
+  if (!ruled(rs, pj->name))
+    return;
+  for (size_t i = 0; i < pj->nvers; i++) {
+    struct rs_ver *s = &pj->vers[i];
+    char *plain = NULL, *label = NULL;
+    if (!s->file || s->from_sdist || ts_version_local(s->v) ||
+        ts_variant_split_filename(s->file->filename, strlen(s->file->filename), &plain,
+                                  &label, NULL) != TS_OK || !label) {
+      free(plain);
+      continue;
+    }
+    char *local = ts_variant_torch_twin(label);
+    char *text = local ? ts_xasprintf("%s+%s", ts_version_str(s->v), local) : NULL;
+    if (text && ts_version_parse(text, strlen(text), &s->twin, NULL) != TS_OK)
+      s->twin = NULL;
+    free(text);
+    free(local);
+    free(plain);
+    free(label);
+  }
+}
+
 static void add_project(struct rs *rs, const char *name,
                         const struct ts_resolver_pages *pages) {
   rs->projs = ts_rs_grow(rs->projs, &rs->projs_cap, rs->nprojs + 1,
@@ -944,6 +982,7 @@ static void add_project(struct rs *rs, const char *name,
           ver_slot(pj, &cap, ts_version_dup(fn.version), vtext);
       long prio = ts_rs_wheel_priority(rs->target->tags, &fn);
       bool wheel = fn.wheel;
+      long vrank = fn.variant_label ? file->variant_rank : LONG_MAX;
       ts_rs_fname_clear(&fn);
       const char *from = file->from_find_links ? NULL
                          : file->index_url     ? file->index_url
@@ -987,6 +1026,7 @@ static void add_project(struct rs *rs, const char *name,
       s->file = file;
       s->index_url = from;
       s->prio = prio;
+      s->vrank = vrank;
     }
   }
   /* the installed distribution is a version of its own */
@@ -1014,6 +1054,7 @@ static void add_project(struct rs *rs, const char *name,
       s->from_sdist = true;
     }
   }
+  set_twins(rs, pj);
   struct sort_ctx ctx = {NULL, 1, !rs->req->pre, rs->req->prefer_binary};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)
@@ -1163,7 +1204,7 @@ static size_t subject_solvables(struct rs *rs, const struct ts_term *t,
   }
   struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
   for (size_t i = 0; pj && i < pj->nvers; i++) {
-    if (!term_matches_version(t, pj->vers[i].v))
+    if (!term_matches_version(t, pj->vers[i].twin ? pj->vers[i].twin : pj->vers[i].v))
       continue;
     if (pj->vers[i].solv)
       queue_push(q, pj->vers[i].solv);
@@ -1340,7 +1381,7 @@ static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
   for (size_t c = 0; c < set->nconstraints; c++) {
     const struct ts_constraint *con = &set->constraints[c];
     if (strcmp(con->subject.name, name) != 0 ||
-        !term_matches_version(&con->subject, v->v))
+        !term_matches_version(&con->subject, v->twin ? v->twin : v->v))
       continue;
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
       if (rs->rule_done[c] && rs->rule_dep[c])
