@@ -9,12 +9,10 @@
 
 #include <dlfcn.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
-
-#include "variant/label.h"
 
 #include <solv/pool.h>
 #include <solv/poolarch.h>
@@ -560,42 +558,6 @@ static void ver_free(struct rs_ver *v) {
   ts_rs_meta_clear(&v->meta);
 }
 
-/* The better of two usable files: a non-yanked one, then the best variant
- * (PEP 825: variants by priority, the null variant, then wheels without a
- * label), then the best tag. */
-static bool file_better(const struct ts_index_file *f, long vrank, long prio,
-                        const struct ts_index_file *g, long gvrank, long gprio) {
-  if (!g)
-    return f != NULL;
-  if (!f)
-    return false;
-  if (f->yanked != g->yanked)
-    return !f->yanked;
-  if (vrank != gvrank)
-    return vrank < gvrank;
-  if (prio != gprio)
-    return prio < gprio;
-  /* equally good files (two platform tags of one build): the choice must
-   * not follow their order on the page */
-  return strcmp(f->filename, g->filename) < 0;
-}
-
-/* The better stand-in for a version no wheel of the target fits: a
- * wheel before the sdist, then the smaller file name (never page order). */
-static bool fallback_better(const struct ts_index_file *f,
-                            const struct ts_index_file *g) {
-  if (!g)
-    return f != NULL;
-  if (!f)
-    return false;
-  size_t fl = strlen(f->filename), gl = strlen(g->filename);
-  bool fw = fl > 4 && strcmp(f->filename + fl - 4, ".whl") == 0,
-       gw = gl > 4 && strcmp(g->filename + gl - 4, ".whl") == 0;
-  if (fw != gw)
-    return fw;
-  return strcmp(f->filename, g->filename) < 0;
-}
-
 /* Sorts by PEP 440 and merges the entries of equal versions (one per file
  * so far): O(n log n) for pages with thousands of files. */
 static void ver_merge(struct rs_proj *pj) {
@@ -627,11 +589,11 @@ static void ver_merge(struct rs_proj *pj) {
     if (b->python_blocked &&
         (!a->python_blocked || strcmp(b->python_blocked, a->python_blocked) < 0))
       a->python_blocked = b->python_blocked;
-    if (fallback_better(b->fallback, a->fallback)) {
+    if (ts_rs_fallback_better(b->fallback, a->fallback)) {
       a->fallback = b->fallback;
       a->fallback_index_url = b->fallback_index_url;
     }
-    if (file_better(b->file, b->vrank, b->prio, a->file, a->vrank, a->prio)) {
+    if (ts_rs_file_better(b->file, b->vrank, b->prio, a->file, a->vrank, a->prio)) {
       a->file = b->file;
       a->index_url = b->index_url;
       a->prio = b->prio;
@@ -896,31 +858,14 @@ static void favor_preferred(struct rs *rs, int pidx) {
   }
 }
 
-static bool ruled(const struct rs *rs, const char *name);
-
-/* The twin of each version of a ruled project whose file is a variant
- * wheel of a PyTorch build (state.h). */
-static void set_twins(struct rs *rs, struct rs_proj *pj) {
-  if (!ruled(rs, pj->name))
-    return;
-  for (size_t i = 0; i < pj->nvers; i++) {
-    struct rs_ver *s = &pj->vers[i];
-    char *plain = NULL, *label = NULL;
-    if (!s->file || s->from_sdist || ts_version_local(s->v) ||
-        ts_variant_split_filename(s->file->filename, strlen(s->file->filename), &plain,
-                                  &label, NULL) != TS_OK || !label) {
-      free(plain);
-      continue;
-    }
-    char *local = ts_variant_torch_twin(label);
-    char *text = local ? ts_xasprintf("%s+%s", ts_version_str(s->v), local) : NULL;
-    if (text && ts_version_parse(text, strlen(text), &s->twin, NULL) != TS_OK)
-      s->twin = NULL;
-    free(text);
-    free(local);
-    free(plain);
-    free(label);
+static bool named_by_root(struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->req->nrequirements; i++) {
+    const struct ts_requirement *r = rs->req->requirements[i];
+    if (strcmp(r->normalized_name, name) == 0 &&
+        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
+      return true;
   }
+  return false;
 }
 
 static void add_project(struct rs *rs, const char *name,
@@ -947,13 +892,7 @@ static void add_project(struct rs *rs, const char *name,
   /* direct: named by a root requirement that applies to the target (a
    * marker that is false here leaves it a dependency, which matters to
    * --resolution lowest-direct) */
-  pj->direct = false;
-  for (size_t i = 0; i < rs->req->nrequirements; i++) {
-    const struct ts_requirement *r = rs->req->requirements[i];
-    if (strcmp(r->normalized_name, name) == 0 &&
-        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
-      pj->direct = true;
-  }
+  pj->direct = named_by_root(rs, name);
 
   size_t cap = 0;
   bool no_binary = wheels_forbidden(rs->req, name);
@@ -988,7 +927,7 @@ static void add_project(struct rs *rs, const char *name,
                          : file->index_url     ? file->index_url
                                                : ip->index_url;
       if (rs->req->any_file && (!wheel || !no_binary) &&
-          fallback_better(file, s->fallback)) {
+          ts_rs_fallback_better(file, s->fallback)) {
         s->fallback = file;
         s->fallback_index_url = from;
       }
@@ -1054,7 +993,7 @@ static void add_project(struct rs *rs, const char *name,
       s->from_sdist = true;
     }
   }
-  set_twins(rs, pj);
+  ts_rs_set_twins(rs, pj);
   struct sort_ctx ctx = {NULL, 1, !rs->req->pre, rs->req->prefer_binary};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)

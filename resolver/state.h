@@ -229,3 +229,14 @@ enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
 
 /* Fills `why` with sentences for the solver's problems. */
 void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);
+
+/* files.c: the better of two usable files (a non-yanked one, then the
+ * better PEP 825 variant rank, then the better tag priority, then the
+ * smaller name), and the better stand-in for a version no wheel of the
+ * target fits (a wheel before the sdist, then the smaller name). */
+bool ts_rs_file_better(const struct ts_index_file *f, long vrank, long prio,
+                       const struct ts_index_file *g, long gvrank, long gprio);
+bool ts_rs_fallback_better(const struct ts_index_file *f, const struct ts_index_file *g);
+/* files.c: the twins (rs_ver.twin) of a ruled project's versions whose
+ * files are variant wheels of PyTorch builds. */
+void ts_rs_set_twins(struct rs *rs, struct rs_proj *pj);
