@@ -966,8 +966,12 @@ static int cstr_ptr_cmp(const void *a, const void *b) {
 
 static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct ts_constraint_set *set,
-                                   const struct variants *v) {
-  p->routes = ts_xcalloc(v->n, sizeof *p->routes);
+                                   const struct variants *v, bool variant_index) {
+  p->routes = ts_xcalloc(v->n + 1, sizeof *p->routes);
+  /* PEP 825 wheels of every build (<torch-index-url>/variant/), unless the
+   * user named one build */
+  if (variant_index)
+    p->routes[p->nroutes++] = ts_index_torch_url(idx, "variant");
   p->patterns = ts_xcalloc(v->n, sizeof *p->patterns);
   size_t k = 0, cpu = 0;
   for (size_t i = 0; i < v->n; i++) {
@@ -1373,7 +1377,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       explaining_variants(&p->vars, set, o);
     if (o->only_backend)
       keep_only_backend(&p->vars, o->only_backend);
-    build_routes_and_prefs(p, r->idx, set, &p->vars);
+    build_routes_and_prefs(p, r->idx, set, &p->vars, !o->ntorch_backends && !o->only_backend);
   }
 
   collect_named(p, o);

@@ -6,6 +6,8 @@
  */
 #include "plan/plan_internal.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,15 +67,37 @@ struct policy_ctx {
   bool routed;
 };
 
-/* The rules' backend list is the objective's order: a label whose twin
- * comes first there is preferred; labels without a twin come after. */
+/* "cuda12.8" → kind 'c', 12, 8; "rocm7.1" → 'r'; false otherwise. */
+static bool label_stack(const char *label, char *kind, unsigned *major, unsigned *minor)
+{
+  char tail;
+  if (sscanf(label, "cuda%u.%u%c", major, minor, &tail) == 2)
+    *kind = 'c';
+  else if (sscanf(label, "rocm%u.%u%c", major, minor, &tail) == 2)
+    *kind = 'r';
+  else
+    return false;
+  return true;
+}
+
+/* The objective (doc/rules.md): the rules' backend list orders the
+ * labels whose twins it lists; other ties go to the newer CUDA (or ROCm)
+ * of the same stack, the newest that runs here, since both fit. */
 static int rules_tiebreak(void *vctx, const char *a, const char *b)
 {
   const struct policy_ctx *c = vctx;
   size_t ia = SIZE_MAX, ib = SIZE_MAX;
   twin_backend(c->set, a, &ia);
   twin_backend(c->set, b, &ib);
-  return ia == ib ? 0 : ia < ib ? -1 : 1;
+  if (ia != SIZE_MAX && ib != SIZE_MAX && ia != ib)
+    return ia < ib ? -1 : 1;
+  char ka, kb;
+  unsigned ma, na, mb, nb;
+  if (!label_stack(a, &ka, &ma, &na) || !label_stack(b, &kb, &mb, &nb) || ka != kb)
+    return 0;
+  if (ma != mb)
+    return ma > mb ? -1 : 1;
+  return na == nb ? 0 : na > nb ? -1 : 1;
 }
 
 static bool rules_allow(void *vctx, const char *label, char **why)
