@@ -58,4 +58,11 @@ site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 [ "$(cat "$site/torch/build.txt")" = cuda12.8 ] || ts_fail "installed torch is $(cat "$site/torch/build.txt")"
 [ "$(cat "$site/nvlib/build.txt")" = cu12 ] || ts_fail "installed nvlib is $(cat "$site/nvlib/build.txt")"
 [ -f "$site/torch-2.10.0.dist-info/variant.json" ] || ts_fail "variant.json not kept in the dist-info"
+# list, freeze and show say the label (from the variant.json the dist-info keeps)
+"$T" list --python "$work/venv" >"$work/out" || ts_fail "list"
+grep -Eq '^torch +2\.10\.0 +cuda12\.8$' "$work/out" || { cat "$work/out"; ts_fail "list: no label"; }
+"$T" list --python "$work/venv" --format json | grep -q '"name": "nvlib", "version": "1.0", "variant": "cu12"' ||
+  ts_fail "list --format json: no variant"
+"$T" freeze --python "$work/venv" | grep -qx 'torch==2.10.0  # variant cuda12.8' || ts_fail "freeze: no label"
+"$T" show --python "$work/venv" torch | grep -qx 'Variant: cuda12.8' || ts_fail "show: no label"
 echo "ok"
