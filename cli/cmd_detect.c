@@ -119,6 +119,8 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     cJSON_AddNullToObject(o, "rocm");
   }
   cJSON_AddBoolToObject(o, "xpu", h->xpu);
+  struct ts_error verr = {0}; /* PEP 825: what a variant provider would report */
+  cJSON_AddItemToObject(o, "variant_properties", ts_gpu_variant_properties_json(h, &verr));
   cJSON_AddItemToObject(o, "torch_release", str_or_null(s->release));
   cJSON_AddItemToObject(o, "torch_release_assumed", str_or_null(s->release_assumed));
   cJSON_AddItemToObject(o, "backends", usable_names(s));

@@ -76,6 +76,15 @@ void ts_gpu_options_init(struct ts_gpu_options *o);
 int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
                          int argc, char **argv, int *i);
 
+/* The variant providers' own variables (ts_gpu_options.variant_force). */
+void ts_gpu_variant_force(struct ts_variant_force *f);
+
+/* The host's supported PEP 825 properties, {namespace: {feature:
+ * [values best first]}} (variant/provider.h) with the providers'
+ * variables applied, for detect --json; cJSON null when a variable is
+ * malformed (*err says which).  variant_json.c. */
+struct cJSON *ts_gpu_variant_properties_json(const struct ts_host *h, struct ts_error *err);
+
 /* Fills options not given as flags from TORCHSOLVE_* variables.  Returns -1
  * after printing an error for a malformed value, else 0. */
 int ts_gpu_options_env(struct ts_gpu_options *o);

@@ -45,6 +45,15 @@ NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=13.0 NV_VARIANT_PROVIDER_FORCE_SM_
 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=eight run nvlib && ts_fail "a malformed NV_VARIANT_PROVIDER_FORCE_SM_ARCH was taken"
 grep -q 'NV_VARIANT_PROVIDER_FORCE_SM_ARCH' "$work/err" || { cat "$work/err"; ts_fail "the malformed variable is not named"; }
 
+# detect --json lists the supported properties per namespace
+"$T" detect --json --cuda-driver 570.86.10 --compute-capability 8.9 --rocm 7.1 --gfx gfx1100 |
+  python3 -c 'import json, sys
+p = json.load(sys.stdin)["variant_properties"]
+assert p["nvidia"]["sm_arch"][:2] == ["89_real", "88_real"], p
+assert p["nvidia"]["cuda_version_lower_bound"][0] == "12.8", p
+assert p["amd"] == {"gfx_arch": ["gfx1100"], "rocm_version": ["7.1"]}, p' ||
+  ts_fail "detect --json: variant_properties"
+
 # a non-torch project, PEP 825 v0.1.1 metadata, from the general index
 expect "nvlib, driver 570" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
 expect "nvlib, driver 580" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capability 9.0
