@@ -18,7 +18,8 @@ static void usage(FILE *out) {
         "capability, AMD gfx targets and the installed ROCm, Intel XPU, glibc\n"
         "and OS, each with where it was read, and the torch variants (best\n"
         "first) that the newest torch in rules.yaml may use here.\n\n"
-        "  --json           one JSON object on stdout\n"
+        "  --json           one JSON object on stdout (with variant_properties:\n"
+        "                   the PEP 825 properties this host supports)\n"
         "  --release X.Y    list the variants of that torch series instead (one\n"
         "                   newer than the rules is judged on the newest listed\n"
         "                   release's facts, with a warning)\n\n",
