@@ -380,6 +380,11 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
   return rc;
 }
 
+static const struct ts_marker_env *variant_env(void *ctx, const char *name,
+                                              const struct ts_index_file *f) {
+  return ts_plan_variants_env(((struct priv *)ctx)->variants, name, f);
+}
+
 /* For an explanation: the project's pages on the general indexes after the
  * one that answered, which first-index never asked.  Routed projects are
  * left out: they come from the PyTorch server by design, not by order. */
@@ -1333,7 +1338,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   }
   p->set = set;
   if ((rc = ts_plan_variants_new(o->ignore_host ? NULL : o->host, o->variant_force, set,
-                                 &p->variants, err)) != TS_OK)
+                                 &r->target->markers, &p->variants, err)) != TS_OK)
     return rc;
   p->entries = o->entries;
   p->nentries = o->nentries;
@@ -1501,7 +1506,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   p->first_index = io.strategy == TS_INDEX_FIRST_INDEX;
   struct ts_resolver_provider prov = {.ctx = p, .get_pages = get_pages,
                                       .get_metadata = get_metadata,
-                                      .get_pages_elsewhere = get_pages_elsewhere};
+                                      .get_pages_elsewhere = get_pages_elsewhere,
+                                      .variant_env = variant_env};
   double t0 = now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
   r->resolve_ms = now_ms() - t0;

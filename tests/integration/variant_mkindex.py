@@ -28,7 +28,7 @@ def digest(data):
     return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
 
 
-def wheel(folder, name, version, tag, label, meta):
+def wheel(folder, name, version, tag, label, meta, requires=()):
     stem = f"{name}-{version}-{tag}"
     fname = f"{stem}-{label}.whl" if label else f"{stem}.whl"
     distinfo = f"{name}-{version}.dist-info"
@@ -36,7 +36,8 @@ def wheel(folder, name, version, tag, label, meta):
         f"{name}/__init__.py": b"",
         f"{name}/build.txt": (label or "plain").encode(),
         f"{distinfo}/METADATA": (f"Metadata-Version: 2.1\nName: {name}\n"
-                                 f"Version: {version}\n").encode(),
+                                 f"Version: {version}\n"
+                                 + "".join(f"Requires-Dist: {r}\n" for r in requires)).encode(),
         f"{distinfo}/WHEEL": (f"Wheel-Version: 1.0\nGenerator: variant_mkindex\n"
                               f"Root-Is-Purelib: false\nTag: {tag}\n").encode(),
     }
@@ -62,13 +63,14 @@ def page(folder, files):
         out.write("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n")
 
 
-def project(index, name, version, tag, json_name):
+def project(index, name, version, tag, json_name, requires=()):
     folder = os.path.join(ROOT, index, name)
     os.makedirs(folder, exist_ok=True)
     raw = open(os.path.join(FIXTURES, json_name), "rb").read()
     meta = json.loads(raw)
-    files = [wheel(folder, name, version, tag, label, meta) for label in sorted(meta["variants"])]
-    files.append(wheel(folder, name, version, tag, None, meta))
+    files = [wheel(folder, name, version, tag, label, meta, requires)
+             for label in sorted(meta["variants"])]
+    files.append(wheel(folder, name, version, tag, None, meta, requires))
     vj = f"{name}-{version}-variants.json"
     open(os.path.join(folder, vj), "wb").write(raw)
     page(folder, files + [vj])
@@ -77,4 +79,16 @@ def project(index, name, version, tag, json_name):
 
 
 project("whl/variant", "torch", "2.10.0", TAG, "torchlike-2.10.0-variants.json")
-project("simple", "nvlib", "1.0", "py3-none-any", "nvlib-1.0-variants.json")
+# PEP 825 markers: each nvlib wheel has these Requires-Dist, which its
+# variant's label and properties decide
+project("simple", "nvlib", "1.0", "py3-none-any", "nvlib-1.0-variants.json", [
+    "nvdep-cu12; 'nvidia :: cuda_version_lower_bound :: 12' in variant_properties",
+    "nvdep-cu13; variant_label == 'cu13'",
+    "nvdep-any; 'nvidia' in variant_namespaces",
+])
+for dep in ("nvdep-cu12", "nvdep-cu13", "nvdep-any"):
+    folder = os.path.join(ROOT, "simple", dep)
+    os.makedirs(folder, exist_ok=True)
+    page(folder, [wheel(folder, dep.replace("-", "_"), "1.0", "py3-none-any", None, {})])
+    with open(os.path.join(ROOT, "simple", "index.html"), "a") as root:
+        root.write(f'<a href="{dep}/">{dep}</a>\n')

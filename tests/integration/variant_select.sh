@@ -58,6 +58,15 @@ assert p["amd"] == {"gfx_arch": ["gfx1100"], "rocm_version": ["7.1"]}, p' ||
 expect "nvlib, driver 570" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
 expect "nvlib, driver 580" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capability 9.0
 expect "nvlib, no GPU: the plain wheel" nvlib "-"
+deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
+[ "$deps" = "" ] || { cat "$work/out"; ts_fail "plain nvlib: variant markers held ($deps)"; }
+# PEP 825 markers in Requires-Dist: variant_properties, variant_label, variant_namespaces
+expect "nvlib markers, cu12" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
+deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
+[ "$deps" = "nvdep-any nvdep-cu12 " ] || { cat "$work/out"; ts_fail "cu12 markers: $deps"; }
+expect "nvlib markers, cu13" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capability 9.0
+deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
+[ "$deps" = "nvdep-any nvdep-cu13 " ] || { cat "$work/out"; ts_fail "cu13 markers: $deps"; }
 
 # the chosen variant is what gets installed
 "$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
