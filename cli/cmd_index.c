@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/index_options.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "index/simple.h"
 #include "index/client.h"
@@ -286,12 +287,6 @@ static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
   return status;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Parses local page files (as fetched, JSON when the name ends in .json)
  * --repeat times and reports what was found and the parse throughput. */
 static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
@@ -312,10 +307,10 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
     const char *url = a->cli.opts.index_url ? a->cli.opts.index_url : "https://example.invalid/simple/p/";
     for (long r = 0; r < a->repeat; r++) {
       struct ts_index_project p;
-      double t0 = now_s();
+      double t0 = (ts_now_ms() / 1e3);
       enum ts_code c = json ? ts_index_parse_json(b.data, b.len, url, "p", &p, &err)
                             : ts_index_parse_html(b.data, b.len, url, "p", &p, &err);
-      t += now_s() - t0;
+      t += (ts_now_ms() / 1e3) - t0;
       if (c) {
         ts_buf_clear(&b);
         return ts_cli_report(&err);

@@ -173,10 +173,6 @@ static void seen_add_file(struct seen *s, const char *file) {
   s->files[s->nfiles++] = file;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int cmp_lower_name(const void *a, const void *b) {
   const struct ts_installed_dist *x = *(const struct ts_installed_dist *const *)a;
   const struct ts_installed_dist *y = *(const struct ts_installed_dist *const *)b;
@@ -260,7 +256,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
   for (size_t i = 0; i < nseen; i++) {
     if (seen[i].nfiles > 1) {
       if (seen[i].nfiles > 1)
-        qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, cmp_str);
+        qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, ts_strv_cmp);
       struct ts_buf l;
       ts_buf_init(&l, 1u << 20);
       for (size_t k = 0; k < seen[i].nfiles; k++)

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
 
@@ -76,10 +77,6 @@ static enum ts_code unknown(const char *option, const char *name, const char *ki
   return rc;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 enum ts_code ts_lock_select(const struct ts_pylock *lock, const struct ts_lock_request *rq,
                             const char *profile_extra, struct ts_lock_selection *out,
                             struct ts_error *err) {
@@ -122,9 +119,9 @@ enum ts_code ts_lock_select(const struct ts_pylock *lock, const struct ts_lock_r
   strv_free(extras, nextras);
   strv_free(groups, ngroups);
   if (out->nextras > 1)
-    qsort(out->extras, out->nextras, sizeof *out->extras, cmp_str);
+    qsort(out->extras, out->nextras, sizeof *out->extras, ts_strv_cmp);
   if (out->ngroups > 1)
-    qsort(out->groups, out->ngroups, sizeof *out->groups, cmp_str);
+    qsort(out->groups, out->ngroups, sizeof *out->groups, ts_strv_cmp);
   return rc;
 }
 

@@ -155,14 +155,10 @@ enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *
 
 /* ---- lock --profile --------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Appends "'a' not in extras and 'b' not in extras" for the k names
  * (sorted here), after what b holds. */
 static void put_absent(struct ts_buf *b, const char **names, size_t k) {
-  qsort(names, k, sizeof *names, cmp_str);
+  qsort(names, k, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < k; i++)
     if (ts_buf_printf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]) != TS_OK)
       abort();
@@ -256,7 +252,7 @@ enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
   const char **extras = ts_xcalloc(n, sizeof *extras);
   for (size_t i = 0; i < n; i++)
     extras[i] = p[i].extra;
-  qsort(extras, n, sizeof *extras, cmp_str);
+  qsort(extras, n, sizeof *extras, ts_strv_cmp);
   f->extras = strv_dup((char *const *)extras, n);
   f->nextras = n;
   free(extras);
