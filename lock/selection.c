@@ -55,12 +55,6 @@ static void declared(const struct ts_pylock *lock, bool extras, char ***out, siz
   }
 }
 
-static void strv_free(char **v, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
 static enum ts_code unknown(const char *option, const char *name, const char *kind,
                             char *const *valid, size_t nvalid, struct ts_error *err) {
   if (!nvalid)
@@ -69,8 +63,7 @@ static enum ts_code unknown(const char *option, const char *name, const char *ki
   struct ts_buf list;
   ts_buf_init(&list, 0);
   for (size_t i = 0; i < nvalid; i++)
-    if (ts_buf_printf(&list, "%s%s", i ? ", " : "", valid[i]) != TS_OK)
-      abort();
+    ts_buf_xprintf(&list, "%s%s", i ? ", " : "", valid[i]);
   enum ts_code rc = ts_error_set(err, TS_E_INVALID, "%s %s: the lock has no such %s (it has %s)",
                                  option, name, kind, list.data);
   ts_buf_clear(&list);
@@ -116,8 +109,8 @@ enum ts_code ts_lock_select(const struct ts_pylock *lock, const struct ts_lock_r
     add(&out->groups, &out->ngroups, lock->default_groups[i]);
   if (profile_extra)
     add(&out->extras, &out->nextras, profile_extra);
-  strv_free(extras, nextras);
-  strv_free(groups, ngroups);
+  ts_strv_free(extras, nextras);
+  ts_strv_free(groups, ngroups);
   if (out->nextras > 1)
     qsort(out->extras, out->nextras, sizeof *out->extras, ts_strv_cmp);
   if (out->ngroups > 1)
@@ -126,8 +119,8 @@ enum ts_code ts_lock_select(const struct ts_pylock *lock, const struct ts_lock_r
 }
 
 void ts_lock_selection_clear(struct ts_lock_selection *s) {
-  strv_free(s->extras, s->nextras);
-  strv_free(s->groups, s->ngroups);
+  ts_strv_free(s->extras, s->nextras);
+  ts_strv_free(s->groups, s->ngroups);
   memset(s, 0, sizeof *s);
 }
 

@@ -39,9 +39,8 @@ static char *conditions_or(const struct ts_fleet_input *in, size_t n, const bool
     if (i && strcmp(c[i], c[i - 1]) == 0)
       continue;
     bool paren = k > 1 && has_op(c[i], " and ");
-    if (ts_buf_printf(&b, "%s%s%s%s", written++ ? " or " : "", paren ? "(" : "", c[i],
-                      paren ? ")" : "") != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s%s%s", written++ ? " or " : "", paren ? "(" : "", c[i],
+                   paren ? ")" : "");
   }
   free(c);
   return ts_buf_take(&b, NULL);

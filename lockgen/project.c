@@ -81,9 +81,8 @@ enum ts_code ts_plan_project_mark(const struct ts_project *p, struct ts_pylock *
         continue;
       bool extra = s < p->nextras;
       const char *name = extra ? p->extras[s].name : p->groups[s - p->nextras].name;
-      if (ts_buf_printf(&cond, "%s'%s' in %s", cond.len ? " or " : "", name,
-                        extra ? "extras" : "dependency_groups") != TS_OK)
-        abort();
+      ts_buf_xprintf(&cond, "%s'%s' in %s", cond.len ? " or " : "", name,
+                     extra ? "extras" : "dependency_groups");
     }
     if (cond.len) {
       struct ts_pylock_package *pkg = &lock->packages[k];

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
@@ -140,8 +139,7 @@ enum ts_code ts_plan_fetch_files(struct ts_index *idx, struct ts_plan_fetch *f, 
       x->local = ts_path_join(o->run_dir, x->filename);
     }
     if (mode == TS_CACHE_OFFLINE) {
-      if (ts_buf_printf(&missing, "%s%s", nmissing ? ", " : "", x->filename) != TS_OK)
-        abort();
+      ts_buf_xprintf(&missing, "%s%s", nmissing ? ", " : "", x->filename);
       nmissing++;
       continue;
     }
