@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
+#include "cli/rules_cli.h"
 #include "core/fs.h"
 #include "inventory/check.h"
 #include "inventory/envcheck.h"
@@ -108,12 +109,7 @@ static void print_text(const struct ts_envcheck_result *r, const struct ts_rules
     ts_cli_warn("error parsing requirements for %s", r->skipped[i]);
   for (size_t i = 0; i < r->nproblems; i++)
     puts(r->problems[i].message);
-  for (size_t i = 0; i < nf; i++) {
-    printf("%s: %s (rule %s)\n  %s\n", f[i].subject, f[i].detail, f[i].id,
-           f[i].message);
-    if (f[i].fix)
-      printf("  fix: %s\n", f[i].fix);
-  }
+  ts_cli_print_rules_findings(f, nf);
   if (r->nproblems == 0 && nf == 0 && r->nskipped == 0)
     puts("No broken requirements found.");
   char unreadable[64] = "";
