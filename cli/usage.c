@@ -421,3 +421,35 @@ static const char pip_help[] =
 void ts_cli_pip_help(FILE *out) {
   fputs(pip_help, out);
 }
+
+static const char index_head[] =
+    "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
+    "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
+    "       torchsolve index download URL -o DEST [--sha256 HEX] [--progress] [options]\n"
+    "       torchsolve index parse PAGE_FILE... [--index-url PAGE_URL] [--repeat N] [--stats]\n"
+    "\n"
+    "Diagnostics for the index client.  'fetch' prints what the indexes say\n"
+    "about each project (files, hashes, Requires-Python, yanked, whether a\n"
+    "PEP 658 metadata file exists).  'metadata' prints a wheel's METADATA read\n"
+    "as the resolver reads it: the PEP 658 '<url>.metadata' file (with\n"
+    "--metadata), else HTTP range requests, else the whole wheel; the source\n"
+    "used is printed on stderr.  'download' fetches one file the way the\n"
+    "installer does: hashed while streaming into DEST.part (resumed with a\n"
+    "Range request when it exists), renamed to DEST only when the sha256\n"
+    "matches.  'parse' checks saved pages (JSON when named *.json) and with\n"
+    "--stats reports the parse throughput.\n"
+    "\n"
+    "options:\n";
+
+static const char index_tail[] =
+    "  --torch-variant V        route PyTorch projects to URL/V/ (repeatable)\n"
+    "  --torch-project NAME     project routed there (repeatable; default torch,\n"
+    "                           torchvision, torchaudio, triton, pytorch-triton-*)\n"
+    "  --json                   machine-readable output (fetch)\n"
+    "  --stats                  print requests and bytes transferred on stderr\n";
+
+void ts_cli_index_help(FILE *out) {
+  fputs(index_head, out);
+  fputs(ts_index_cli_help, out);
+  fputs(index_tail, out);
+}
