@@ -26,8 +26,7 @@ static char *backend_ids(const struct ts_rules *rules) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < rules->nbackends; i++)
-    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", rules->backends[i].id) != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s", i ? ", " : "", rules->backends[i].id);
   return ts_buf_take(&b, NULL);
 }
 
@@ -155,17 +154,12 @@ enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *
 
 /* ---- lock --profile --------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Appends "'a' not in extras and 'b' not in extras" for the k names
  * (sorted here), after what b holds. */
 static void put_absent(struct ts_buf *b, const char **names, size_t k) {
-  qsort(names, k, sizeof *names, cmp_str);
+  qsort(names, k, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < k; i++)
-    if (ts_buf_printf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]) != TS_OK)
-      abort();
+    ts_buf_xprintf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]);
 }
 
 /* The marker under which profile `self` applies: its extra in extras
@@ -178,8 +172,8 @@ static char *profile_condition(const struct ts_profile *p, size_t n, size_t self
       others[k++] = p[i].extra;
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  if (self > 0 && ts_buf_printf(&b, "'%s' in extras", p[self].extra) != TS_OK)
-    abort();
+  if (self > 0)
+    ts_buf_xprintf(&b, "'%s' in extras", p[self].extra);
   put_absent(&b, others, k);
   free(others);
   return ts_buf_take(&b, NULL);
@@ -256,7 +250,7 @@ enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
   const char **extras = ts_xcalloc(n, sizeof *extras);
   for (size_t i = 0; i < n; i++)
     extras[i] = p[i].extra;
-  qsort(extras, n, sizeof *extras, cmp_str);
+  qsort(extras, n, sizeof *extras, ts_strv_cmp);
   f->extras = strv_dup((char *const *)extras, n);
   f->nextras = n;
   free(extras);
