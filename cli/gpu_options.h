@@ -38,6 +38,7 @@
 #include "core/error.h"
 #include "host/host.h"
 #include "rules/rules.h"
+#include "variant/provider.h"
 
 #define TS_GPU_MAX_RULES_FILES 8
 
@@ -60,6 +61,11 @@ struct ts_gpu_options {
   bool set_cuda, set_rocm, set_gfx, set_cc, set_driver, set_sysroot;
   char backend_version[16];      /* "12.6" of --torch-backend cu126 */
   const char *torch_backend;     /* --torch-backend B but auto, or NULL */
+  /* The variant providers' own variables (variant/provider.h), read by
+   * ts_gpu_options_env: NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION,
+   * NV_VARIANT_PROVIDER_FORCE_SM_ARCH, AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH,
+   * AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION. */
+  struct ts_variant_force variant_force;
 };
 
 void ts_gpu_options_init(struct ts_gpu_options *o);

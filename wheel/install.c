@@ -20,6 +20,7 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "pep/filename.h"
+#include "variant/label.h"
 #include "pep/name.h"
 #include "target/site.h"
 #include "wheel/owners.h"
@@ -1208,7 +1209,7 @@ static enum ts_code check_tags(const struct ts_tagset *tags, const char *path,
   const char *base = strrchr(path, '/');
   base = base ? base + 1 : path;
   struct ts_wheel_filename *wf = NULL;
-  enum ts_code rc = ts_wheel_filename_parse(base, strlen(base), &wf, err);
+  enum ts_code rc = ts_variant_wheel_filename_parse(base, strlen(base), &wf, NULL, err);
   if (rc != TS_OK)
     return ts_error_set(err, TS_E_BAD_WHEEL, "'%s' is not a wheel file name: %s",
                         base, err->detail);

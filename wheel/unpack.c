@@ -21,6 +21,7 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "pep/filename.h"
+#include "variant/label.h"
 #include "pep/name.h"
 #include "pep/version.h"
 #include "wheel/record.h"
@@ -82,7 +83,7 @@ enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
   *name = *version = NULL;
   struct ts_wheel_filename *w = NULL;
   struct ts_error why = {0};
-  if (ts_wheel_filename_parse(base, strlen(base), &w, &why) != TS_OK)
+  if (ts_variant_wheel_filename_parse(base, strlen(base), &w, NULL, &why) != TS_OK)
     return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name: %s", base,
                         why.detail);
   *name = ts_xstrdup(w->name);
