@@ -318,7 +318,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   const struct ts_reqfile_entry **build_cons = NULL;
   ts_build_cli_options(&a.build, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_options po = {
-      .build = &bo, .host = &host, .rules = rules, .ignore_host = g.ignore_host,
+      .build = &bo, .host = &host, .rules = rules, .ignore_host = g.ignore_host, .variant_force = &g.variant_force,
       .torch_backends = nb.names, .ntorch_backends = nb.n, .index = &ic.opts, .entries = a.reqs.all, .nentries = a.reqs.nall,
       .upgrade_packages = a.upgrade_pkgs, .nupgrade_packages = a.nupgrade,
       .no_binary = (const char *const *)a.reqs.binary.no_binary,

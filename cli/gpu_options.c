@@ -185,6 +185,14 @@ static const char *env(const char *name) {
   return v && *v ? v : NULL;
 }
 
+void ts_gpu_variant_force(struct ts_variant_force *f) {
+  *f = (struct ts_variant_force){
+      .cuda_driver_version = env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"),
+      .sm_arch = env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH"),
+      .gfx_arch = env("AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH"),
+      .rocm_version = env("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION")};
+}
+
 int ts_gpu_options_env(struct ts_gpu_options *o) {
   const char *v;
   if (!o->set_cuda && (v = env("TORCHSOLVE_CUDA"))) {
@@ -217,6 +225,7 @@ int ts_gpu_options_env(struct ts_gpu_options *o) {
     o->rules_files[o->nrules_files++] = v;
   if (o->nwithout == 0 && (v = env("TORCHSOLVE_WITHOUT_RULES")))
     o->without[o->nwithout++] = v;
+  ts_gpu_variant_force(&o->variant_force);
   /* --ignore-host means "do not look at this machine", never "forget what
    * I asked for": facts given with it describe the target machine, and the
    * rules judge those alone (ov.ignore_host still skips detection). */

@@ -91,6 +91,9 @@ void ts_cli_resolved(const struct ts_plan_result *res, const char *profile,
               ts_cli_plural(res->res->nitems), profile ? " for profile " : "",
               profile ? profile : "", ts_cli_elapsed(res->resolve_ms, el));
   ts_cli_resolution_figures(res);
+  for (size_t i = 0; i < res->res->nitems; i++)
+    if (res->items[i].variant_why)
+      ts_cli_info("variant %s", res->items[i].variant_why);
   if (cpu && !res->res->held_back)
     explain_cpu(res, cpu);
   ts_cli_warn_resolution(res);

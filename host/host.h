@@ -83,6 +83,9 @@ struct ts_host {
    * not run on it. */
   char *jetson;
   bool force_cpu;     /* --cpu: every GPU backend is switched off */
+  /* The first CPU's feature flags from /proc/cpuinfo ("fpu vme ... avx2"),
+   * space-separated, or NULL: what the x86_64 variant provider reads. */
+  char *cpu_flags;
 
   struct ts_host_source *sources;
   size_t nsources;

@@ -37,6 +37,8 @@
 /* A captured program output or a /proc file is small; libc.so.6 is not
  * (~2 MB), so it gets its own cap. */
 #define HOST_CAP_TEXT (256u * 1024)
+/* /proc/cpuinfo repeats every processor: 4 MiB holds a few hundred */
+#define HOST_CAP_CPUINFO (4u * 1024 * 1024)
 #define HOST_CAP_LIBC (16u * 1024 * 1024)
 #define HOST_MAX_GPUS 64
 #define HOST_PROGRAM_TIMEOUT_MS 10000
@@ -785,6 +787,27 @@ static void detect_jetson(struct ctx *c) {
   free(full);
 }
 
+/* The "flags" line of the first processor in /proc/cpuinfo (x86). */
+static void detect_cpu_flags(struct ctx *c) {
+  char *text = read_text(c, "/proc/cpuinfo", HOST_CAP_CPUINFO);
+  if (!text)
+    return;
+  for (char *line = text; line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl)
+      *nl = '\0';
+    if (strncmp(line, "flags", 5) == 0 && strchr(line, ':')) {
+      char *v = strchr(line, ':') + 1;
+      v += strspn(v, " \t");
+      ts_host_set_string(&c->h->cpu_flags, v);
+      ts_host_add_source(c->h, "cpu.flags", "/proc/cpuinfo");
+      break;
+    }
+    line = nl ? nl + 1 : NULL;
+  }
+  free(text);
+}
+
 enum ts_code ts_host_detect(const struct ts_host_options *opt,
                             struct ts_host *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
@@ -798,6 +821,7 @@ enum ts_code ts_host_detect(const struct ts_host_options *opt,
   detect_machine(&c);
   detect_os(&c);
   detect_jetson(&c);
+  detect_cpu_flags(&c);
   detect_glibc(&c);
   detect_nvidia(&c);
   enum ts_code rc = detect_amd(&c, err);
@@ -833,6 +857,7 @@ void ts_host_clear(struct ts_host *h) {
   free(h->rocm_gpus);
   free(h->hsa_override);
   free(h->jetson);
+  free(h->cpu_flags);
   for (size_t i = 0; i < h->nsources; i++) {
     free(h->sources[i].fact);
     free(h->sources[i].source);

@@ -30,6 +30,12 @@ struct ts_index_file {
    * records no index for it).  NULL / false in the common case. */
   char *index_url;
   bool from_find_links;
+  /* PEP 825 variant wheels (a label in the file name): the place of this
+   * file's label among its release's variants that this host may install
+   * (0 = best; the null variant last), set by the caller before resolving
+   * (plan/variants.c), which drops the variant wheels it did not judge
+   * installable.  Not read for other files; never cached with the page. */
+  long variant_rank;
 };
 
 struct ts_index_project {

@@ -98,6 +98,7 @@ enum ts_code ts_index_project_add_file(struct ts_index_project *p,
   d->upload_time = ts_xstrdup(f->upload_time);
   d->index_url = ts_xstrdup(f->index_url);
   d->from_find_links = f->from_find_links;
+  d->variant_rank = f->variant_rank;
   if (!d->filename || !d->url || (f->sha256 && !d->sha256) ||
       (f->requires_python && !d->requires_python) ||
       (f->yanked_reason && !d->yanked_reason) ||

@@ -16,7 +16,8 @@
 char *ts_plan_dry_run_line(const char *action, const char *name, const char *version,
                            const char *index, const char *was);
 
-/* The dry-run lines of a resolution, one per item in its order; (was OLD)
+/* The dry-run lines of a resolution, one per item in its order (a PEP 825
+ * variant wheel's label in brackets in the variant column); (was OLD)
  * for a change of an installed version (not for keep or install), then
  * " (would build)" for an item to be built from its sdist. */
 void ts_plan_dry_run_lines(const struct ts_plan_result *r, struct ts_plan_notes *out);

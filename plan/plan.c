@@ -9,10 +9,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -30,12 +30,6 @@
 #include "target/site.h"
 #include "pep/version.h"
 #include "zip/zip.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* A page the provider handed out: a fetched result or a one-file page. */
 struct page {
@@ -113,6 +107,7 @@ struct priv {
   size_t ngeneral;
   const struct ts_reqfile_entry *const *entries; /* borrowed from the options */
   size_t nentries;
+  struct ts_plan_variants *variants; /* PEP 825 variant wheels judged */
   char **not_found; /* the index client's words for names no index has */
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
@@ -270,6 +265,8 @@ static struct direct *find_direct(struct priv *p, const char *name) {
 static struct page *keep_page(struct priv *p, const struct ts_index_result *r) {
   struct page *pg = ts_xcalloc(1, sizeof *pg);
   pg->res = *r;
+  ts_plan_variants_apply(p->variants, p->idx, &pg->res.project, &p->owner->notes,
+                         &p->owner->nnotes);
   pg->self[0] = &pg->res.project;
   p->pages = ts_xreallocarray(p->pages, p->npages + 1, sizeof *p->pages);
   p->pages[p->npages++] = pg;
@@ -375,6 +372,11 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
   free(want);
   free(slot);
   return rc;
+}
+
+static const struct ts_marker_env *variant_env(void *ctx, const char *name,
+                                              const struct ts_index_file *f) {
+  return ts_plan_variants_env(((struct priv *)ctx)->variants, name, f);
 }
 
 /* For an explanation: the project's pages on the general indexes after the
@@ -963,8 +965,12 @@ static int cstr_ptr_cmp(const void *a, const void *b) {
 
 static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct ts_constraint_set *set,
-                                   const struct variants *v) {
-  p->routes = ts_xcalloc(v->n, sizeof *p->routes);
+                                   const struct variants *v, bool variant_index) {
+  p->routes = ts_xcalloc(v->n + 1, sizeof *p->routes);
+  /* PEP 825 wheels of every build (<torch-index-url>/variant/), unless the
+   * user named one build */
+  if (variant_index)
+    p->routes[p->nroutes++] = ts_index_torch_url(idx, "variant");
   p->patterns = ts_xcalloc(v->n, sizeof *p->patterns);
   size_t k = 0, cpu = 0;
   for (size_t i = 0; i < v->n; i++) {
@@ -996,68 +1002,6 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
 }
 
 /* ---- custom builds ------------------------------------------------------ */
-
-/* What a local wheel's torch/version.py says it was built with (cuda,
- * hip: malloc'd or NULL).  An unreadable wheel says nothing here: the
- * install reads it again and reports what is wrong with it. */
-static void wheel_built_with(const char *path, char **cuda, char **hip) {
-  *cuda = *hip = NULL;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return;
-  struct ts_error ignore = {0};
-  struct ts_zip_archive *a = NULL;
-  if (ts_zip_open_fd(fd, &a, &ignore) == TS_OK) {
-    static const char member[] = "torch/version.py";
-    const struct ts_zip_entry *e = ts_zip_find(a, member, sizeof member - 1);
-    struct ts_buf b;
-    ts_buf_init(&b, 1u << 20);
-    if (e && ts_zip_read_member(a, e, &b, &ignore) == TS_OK && b.data) {
-      *cuda = ts_site_torch_version_value(b.data, b.len, "cuda");
-      *hip = ts_site_torch_version_value(b.data, b.len, "hip");
-    }
-    ts_buf_clear(&b);
-  }
-  ts_zip_close(a);
-  close(fd);
-}
-
-/* A local torch wheel with a label no variant has (seed 003:
- * torch-2.9.1a0+gitd38164a, a ROCm 7.1 build) is judged, as `check` judges
- * it once installed, by what its torch/version.py says it was built with:
- * TS_E_HOST naming the rule and its fix when this host cannot run it. */
-static enum ts_code check_custom_builds(const struct ts_plan_result *r,
-                                        const struct ts_constraint_set *set,
-                                        struct ts_error *err) {
-  for (size_t i = 0; i < r->res->nitems; i++) {
-    const struct ts_resolved *x = &r->res->items[i];
-    if (x->action == TS_ACTION_KEEP || !x->file || strcmp(x->name, "torch") != 0 ||
-        !ts_rules_is_custom_build(set, x->version))
-      continue;
-    char *path = ts_url_file_path(x->file->url);
-    if (!path)
-      continue; /* not downloaded yet: nothing to read */
-    char *cuda, *hip;
-    wheel_built_with(path, &cuda, &hip);
-    struct ts_rules_finding *f = NULL;
-    size_t nf = 0;
-    enum ts_code rc = ts_rules_check_build(set, x->name, x->version, cuda, hip, &f, &nf, err);
-    if (rc == TS_OK && nf)
-      rc = ts_error_set(err, TS_E_HOST,
-                        "%s %s (%s, %s %s) cannot run on this host: %s (rule %s: %s)%s%s; "
-                        "pass --ignore-host to install it anyway",
-                        x->name, x->version, x->file->filename, hip ? "HIP" : "CUDA",
-                        hip ? hip : cuda, f[0].detail, f[0].id, f[0].message,
-                        f[0].fix ? "; fix: " : "", f[0].fix ? f[0].fix : "");
-    ts_rules_findings_free(f, nf);
-    free(cuda);
-    free(hip);
-    free(path);
-    if (rc != TS_OK)
-      return rc;
-  }
-  return TS_OK;
-}
 
 /* ---- resolve ----------------------------------------------------------- */
 
@@ -1226,10 +1170,10 @@ static enum ts_code install_torch_first(struct priv *p, const char *want, char *
     struct ts_plan_install_options io = *o->runtime_install;
     io.cancel = p->build.cancel;
     ((struct priv *)first->priv)->env_lock_borrowed = p->env_lock_fd >= 0 || p->env_lock_borrowed;
-    double t0 = now_ms();
+    double t0 = ts_now_ms();
     rc = ts_plan_install(first, &io, NULL, err);
     if (rc == TS_OK && p->build.cb.installed_first)
-      p->build.cb.installed_first(p->build.cb.ctx, want, project, now_ms() - t0);
+      p->build.cb.installed_first(p->build.cb.ctx, want, project, ts_now_ms() - t0);
   }
   if (rc != TS_OK)
     ts_error_wrap(err, "%s: installing torch %s first for its --no-build-isolation build",
@@ -1345,6 +1289,24 @@ static void index_warnings_as_notes(struct ts_plan_result *r) {
   }
 }
 
+/* The named requirements: roots, and -c constraints on names. */
+static void collect_named(struct priv *p, const struct ts_plan_options *o) {
+  for (size_t i = 0; i < o->nentries; i++) {
+    const struct ts_reqfile_entry *e = o->entries[i];
+    if (e->is_constraint) {
+      if (e->kind != TS_REQFILE_NAMED || e->req->url)
+        continue; /* pip ignores non-name constraints too */
+      p->cons = ts_xrealloc(p->cons, (p->ncons + 1) * sizeof *p->cons);
+      p->cons[p->ncons++] = ts_requirement_dup(e->req);
+      continue;
+    }
+    if (e->kind == TS_REQFILE_NAMED && !e->req->url) {
+      p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
+      p->roots[p->nroots++] = ts_requirement_dup(e->req);
+    }
+  }
+}
+
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
@@ -1369,6 +1331,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     set = &r->rules;
   }
   p->set = set;
+  if ((rc = ts_plan_variants_new(o->ignore_host ? NULL : o->host, o->variant_force, set,
+                                 &r->target->markers, &p->variants, err)) != TS_OK)
+    return rc;
   p->entries = o->entries;
   p->nentries = o->nentries;
   p->builds = o->build != NULL;
@@ -1411,23 +1376,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       explaining_variants(&p->vars, set, o);
     if (o->only_backend)
       keep_only_backend(&p->vars, o->only_backend);
-    build_routes_and_prefs(p, r->idx, set, &p->vars);
+    build_routes_and_prefs(p, r->idx, set, &p->vars, !o->ntorch_backends && !o->only_backend);
   }
 
-  for (size_t i = 0; i < o->nentries; i++) {
-    const struct ts_reqfile_entry *e = o->entries[i];
-    if (e->is_constraint) {
-      if (e->kind != TS_REQFILE_NAMED || e->req->url)
-        continue; /* pip ignores non-name constraints too */
-      p->cons = ts_xrealloc(p->cons, (p->ncons + 1) * sizeof *p->cons);
-      p->cons[p->ncons++] = ts_requirement_dup(e->req);
-      continue;
-    }
-    if (e->kind == TS_REQFILE_NAMED && !e->req->url) {
-      p->roots = ts_xrealloc(p->roots, (p->nroots + 1) * sizeof *p->roots);
-      p->roots[p->nroots++] = ts_requirement_dup(e->req);
-    }
-  }
+  collect_named(p, o);
   /* then the direct ones, which may be built against the runtime torch
    * that the named ones lead to (build.h, "Torch-matched builds") */
   for (size_t i = 0; i < o->nentries && rc == TS_OK; i++) {
@@ -1548,10 +1500,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   p->first_index = io.strategy == TS_INDEX_FIRST_INDEX;
   struct ts_resolver_provider prov = {.ctx = p, .get_pages = get_pages,
                                       .get_metadata = get_metadata,
-                                      .get_pages_elsewhere = get_pages_elsewhere};
-  double t0 = now_ms();
+                                      .get_pages_elsewhere = get_pages_elsewhere,
+                                      .variant_env = variant_env};
+  double t0 = ts_now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
-  r->resolve_ms = now_ms() - t0;
+  r->resolve_ms = ts_now_ms() - t0;
   index_warnings_as_notes(r);
   if (rc != TS_OK || !r->res)
     return rc;
@@ -1574,6 +1527,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       }
     }
     it->index = x->index_url;
+    ts_plan_variants_describe(p->variants, x->name, x->file, &it->variant_label, &it->variant_why);
     for (size_t k = 0; x->file && k < p->nroutes; k++) {
       size_t rl = strlen(p->routes[k]);
       if (strncmp(x->file->url, p->routes[k], rl) == 0 && x->file->url[rl] == '/')
@@ -1600,7 +1554,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     ts_plan_note_broken_installed(r, set);
   if (o->read_installed && !o->spec && !o->no_deps)
     ts_plan_orphans(&p->site, r, &r->target->markers);
-  return set && !o->ignore_host ? check_custom_builds(r, set, err) : TS_OK;
+  return set && !o->ignore_host ? ts_plan_check_custom_builds(r, set, err) : TS_OK;
 }
 
 const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
@@ -1676,6 +1630,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
     free(p->not_found);
+    ts_plan_variants_free(p->variants);
     ts_plan_build_kept_free(p->own_kept);
     runtime_answer_clear(&p->rt.with_torch);
     runtime_answer_clear(&p->rt.as_named);

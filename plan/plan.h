@@ -23,6 +23,7 @@
 
 #include "core/error.h"
 #include "host/host.h"
+#include "variant/provider.h"
 #include "index/client.h"
 #include "lock/pylock.h"
 #include "request/reqfile.h"
@@ -62,6 +63,10 @@ struct ts_plan_options {
   const struct ts_rules *rules;
   const struct ts_constraint_set *facts_override;
   bool ignore_host;
+  /* The variant providers' own variables (variant/provider.h:
+   * NV_VARIANT_PROVIDER_FORCE_*, AMD_VARIANT_PROVIDER_FORCE_*), read by
+   * cli/; NULL: none. */
+  const struct ts_variant_force *variant_force;
   /* Backend ids the user named (plan/torch_backend.h: --torch-backend, a
    * PyTorch variant index URL): the routed projects come from these
    * variants alone, best first for the host, and the rules refuse one the
@@ -154,6 +159,12 @@ struct ts_plan_item {
                                   project, the variant's), or NULL */
   const struct ts_plan_built *built; /* built from source (direct_url is
                                   then the source as given), or NULL */
+  /* A PEP 825 variant wheel: its label ("cuda12.8") and why it was
+   * chosen, rejected variants included (one line, "torch 2.10.0
+   * [cuda12.8]: nvidia::sm_arch 86_real, ...; cuda13.0 rejected: ...");
+   * NULL for other files.  Valid until ts_plan_result_free. */
+  const char *variant_label;
+  const char *variant_why;
 };
 
 struct ts_plan_result {

@@ -30,6 +30,14 @@ void ts_plan_dry_run_lines(const struct ts_plan_result *r, struct ts_plan_notes 
                           : NULL;
     char *line = ts_plan_dry_run_line(ts_resolved_action_name(x->action), x->name,
                                       x->version, r->items[i].index, was);
+    if (r->items[i].variant_label) { /* a PEP 825 variant: its label in the variant column */
+      char *idx = r->items[i].index ? ts_url_without_userinfo(r->items[i].index) : NULL;
+      free(line);
+      line = ts_xasprintf("%s %s %s [%s] %s%s%s%s", ts_resolved_action_name(x->action),
+                          x->name, x->version, r->items[i].variant_label, idx ? idx : "-",
+                          was ? " (was " : "", was ? was : "", was ? ")" : "");
+      free(idx);
+    }
     if (x->sdist && x->action != TS_ACTION_KEEP) { /* built from its sdist */
       char *built = ts_xasprintf("%s (would build)", line);
       free(line);

@@ -125,3 +125,52 @@ void ts_plan_note_broken_installed(struct ts_plan_result *r, const struct ts_con
 struct ts_site;
 void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
                      const struct ts_marker_env *env);
+
+/* ---- PEP 825 variant wheels (plan_variants.c) --------------------------- */
+
+struct ts_plan_variants;
+struct ts_variant_force;
+
+/* What this host supports (variant/provider.h) from `host` (NULL: nothing,
+ * only null variants fit) and the providers' variables, and the rules'
+ * policy: for a routed project a variant whose PyTorch index twin the
+ * rules exclude is refused with their reason, and ties go to the rules'
+ * backend order (the newest CUDA that runs here first).  TS_E_INVALID
+ * for a malformed forced value. */
+enum ts_code ts_plan_variants_new(const struct ts_host *host,
+                                  const struct ts_variant_force *force,
+                                  const struct ts_constraint_set *set,
+                                  const struct ts_marker_env *target,
+                                  struct ts_plan_variants **out, struct ts_error *err);
+void ts_plan_variants_free(struct ts_plan_variants *v);
+
+/* Judges the variant wheels of a fetched page: for each release with
+ * variant wheels its `{name}-{version}-variants.json` on the page is
+ * fetched (hash-checked and cached by the index client) and read; the
+ * variant wheels this host may install get their variant_rank, the others
+ * (incompatible, refused by the rules, without readable metadata) and the
+ * JSON files leave the page.  A release whose metadata cannot be had
+ * loses its variant wheels with a note in *notes. */
+void ts_plan_variants_apply(struct ts_plan_variants *v, struct ts_index *idx,
+                            struct ts_index_project *pr, char ***notes, size_t *nnotes);
+
+/* For a chosen variant wheel: its label and the one line of why ("torch
+ * 2.10.0 [cuda12.8]: nvidia::sm_arch 89_real, ...; cuda13.0 rejected:
+ * ..."), owned by v; both NULL for another file. */
+void ts_plan_variants_describe(const struct ts_plan_variants *v, const char *name,
+                               const struct ts_index_file *f, const char **label,
+                               const char **why);
+
+/* The marker environment of a chosen variant wheel's Requires-Dist (the
+ * target's with its label and properties), or NULL for another file. */
+const struct ts_marker_env *ts_plan_variants_env(const struct ts_plan_variants *v,
+                                                 const char *name,
+                                                 const struct ts_index_file *f);
+
+/* A local torch wheel with a label no variant has (seed 003:
+ * torch-2.9.1a0+gitd38164a) judged, as `check` judges it once installed,
+ * by what its torch/version.py says it was built with (custom_build.c):
+ * TS_E_HOST naming the rule and its fix when this host cannot run it. */
+enum ts_code ts_plan_check_custom_builds(const struct ts_plan_result *r,
+                                         const struct ts_constraint_set *set,
+                                         struct ts_error *err);

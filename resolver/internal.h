@@ -21,6 +21,7 @@ struct ts_rs_fname {
   const struct ts_version *version;
   struct ts_wheel_filename *wheel_name; /* owned */
   struct ts_sdist_filename *sdist_name; /* owned */
+  char *variant_label; /* owned: a PEP 825 variant wheel's label, else NULL */
 };
 
 /* Parses a wheel or sdist (.tar.gz/.zip) file name; false when it is

@@ -12,14 +12,24 @@
 #include "pep/filename.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
+#include "variant/label.h"
 
 bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out) {
   memset(out, 0, sizeof *out);
   size_t n = strlen(filename);
   if (n > 4 && strcmp(filename + n - 4, ".whl") == 0) {
     struct ts_wheel_filename *w = NULL;
-    if (ts_wheel_filename_parse(filename, n, &w, NULL) != TS_OK)
+    char *plain = NULL;
+    /* a variant wheel's tags are those of its plain name */
+    if (ts_variant_split_filename(filename, n, &plain, &out->variant_label, NULL) != TS_OK)
       return false;
+    enum ts_code rc = ts_wheel_filename_parse(plain, strlen(plain), &w, NULL);
+    free(plain);
+    if (rc != TS_OK) {
+      free(out->variant_label);
+      out->variant_label = NULL;
+      return false;
+    }
     out->wheel = true;
     out->wheel_name = w;
     out->normalized_name = w->normalized_name;
@@ -40,6 +50,7 @@ void ts_rs_fname_clear(struct ts_rs_fname *f) {
     ts_wheel_filename_free(f->wheel_name);
   if (f->sdist_name)
     ts_sdist_filename_free(f->sdist_name);
+  free(f->variant_label);
   memset(f, 0, sizeof *f);
 }
 

@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -370,13 +371,14 @@ static int pref_cmp(const void *a, const void *b, void *vctx) {
    * pip would take the highest) */
   if (ctx->demote_pre && x->pre != y->pre)
     return x->pre ? -1 : 1;
-  int tx = ts_rs_variant_tier(ctx->pref, x->v), ty = ts_rs_variant_tier(ctx->pref, y->v);
+  const struct ts_version *xv = x->twin ? x->twin : x->v, *yv = y->twin ? y->twin : y->v;
+  int tx = ts_rs_variant_tier(ctx->pref, xv), ty = ts_rs_variant_tier(ctx->pref, yv);
   if (tx != ty)
     return tx < ty ? -1 : 1;
   int c = ts_version_cmp(x->pub, y->pub) * ctx->dir;
   if (c)
     return c;
-  int sx = variant_score(ctx->pref, x->v), sy = variant_score(ctx->pref, y->v);
+  int sx = variant_score(ctx->pref, xv), sy = variant_score(ctx->pref, yv);
   if (sx != sy)
     return sx < sy ? -1 : 1;
   return ts_version_cmp(x->v, y->v);
@@ -543,47 +545,17 @@ static struct rs_ver *ver_slot(struct rs_proj *pj, size_t *cap,
   s->v = v;
   s->text = ts_xstrdup(text);
   s->prio = -1;
+  s->vrank = LONG_MAX;
   s->pre = ts_version_is_prerelease(v);
   return s;
 }
 
 static void ver_free(struct rs_ver *v) {
   ts_version_free(v->v);
+  ts_version_free(v->twin);
   ts_version_free(v->pub);
   free(v->text);
   ts_rs_meta_clear(&v->meta);
-}
-
-/* The better of two usable files: a non-yanked one, then the best tag. */
-static bool file_better(const struct ts_index_file *f, long prio,
-                        const struct ts_index_file *g, long gprio) {
-  if (!g)
-    return f != NULL;
-  if (!f)
-    return false;
-  if (f->yanked != g->yanked)
-    return !f->yanked;
-  if (prio != gprio)
-    return prio < gprio;
-  /* equally good files (two platform tags of one build): the choice must
-   * not follow their order on the page */
-  return strcmp(f->filename, g->filename) < 0;
-}
-
-/* The better stand-in for a version no wheel of the target fits: a
- * wheel before the sdist, then the smaller file name (never page order). */
-static bool fallback_better(const struct ts_index_file *f,
-                            const struct ts_index_file *g) {
-  if (!g)
-    return f != NULL;
-  if (!f)
-    return false;
-  size_t fl = strlen(f->filename), gl = strlen(g->filename);
-  bool fw = fl > 4 && strcmp(f->filename + fl - 4, ".whl") == 0,
-       gw = gl > 4 && strcmp(g->filename + gl - 4, ".whl") == 0;
-  if (fw != gw)
-    return fw;
-  return strcmp(f->filename, g->filename) < 0;
 }
 
 /* Sorts by PEP 440 and merges the entries of equal versions (one per file
@@ -617,14 +589,15 @@ static void ver_merge(struct rs_proj *pj) {
     if (b->python_blocked &&
         (!a->python_blocked || strcmp(b->python_blocked, a->python_blocked) < 0))
       a->python_blocked = b->python_blocked;
-    if (fallback_better(b->fallback, a->fallback)) {
+    if (ts_rs_fallback_better(b->fallback, a->fallback)) {
       a->fallback = b->fallback;
       a->fallback_index_url = b->fallback_index_url;
     }
-    if (file_better(b->file, b->prio, a->file, a->prio)) {
+    if (ts_rs_file_better(b->file, b->vrank, b->prio, a->file, a->vrank, a->prio)) {
       a->file = b->file;
       a->index_url = b->index_url;
       a->prio = b->prio;
+      a->vrank = b->vrank;
     }
     if (sdist_better(b->sdist, a->sdist)) {
       a->sdist = b->sdist;
@@ -885,6 +858,16 @@ static void favor_preferred(struct rs *rs, int pidx) {
   }
 }
 
+static bool named_by_root(struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->req->nrequirements; i++) {
+    const struct ts_requirement *r = rs->req->requirements[i];
+    if (strcmp(r->normalized_name, name) == 0 &&
+        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
+      return true;
+  }
+  return false;
+}
+
 static void add_project(struct rs *rs, const char *name,
                         const struct ts_resolver_pages *pages) {
   rs->projs = ts_rs_grow(rs->projs, &rs->projs_cap, rs->nprojs + 1,
@@ -909,13 +892,7 @@ static void add_project(struct rs *rs, const char *name,
   /* direct: named by a root requirement that applies to the target (a
    * marker that is false here leaves it a dependency, which matters to
    * --resolution lowest-direct) */
-  pj->direct = false;
-  for (size_t i = 0; i < rs->req->nrequirements; i++) {
-    const struct ts_requirement *r = rs->req->requirements[i];
-    if (strcmp(r->normalized_name, name) == 0 &&
-        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
-      pj->direct = true;
-  }
+  pj->direct = named_by_root(rs, name);
 
   size_t cap = 0;
   bool no_binary = wheels_forbidden(rs->req, name);
@@ -944,12 +921,13 @@ static void add_project(struct rs *rs, const char *name,
           ver_slot(pj, &cap, ts_version_dup(fn.version), vtext);
       long prio = ts_rs_wheel_priority(rs->target->tags, &fn);
       bool wheel = fn.wheel;
+      long vrank = fn.variant_label ? file->variant_rank : LONG_MAX;
       ts_rs_fname_clear(&fn);
       const char *from = file->from_find_links ? NULL
                          : file->index_url     ? file->index_url
                                                : ip->index_url;
       if (rs->req->any_file && (!wheel || !no_binary) &&
-          fallback_better(file, s->fallback)) {
+          ts_rs_fallback_better(file, s->fallback)) {
         s->fallback = file;
         s->fallback_index_url = from;
       }
@@ -987,6 +965,7 @@ static void add_project(struct rs *rs, const char *name,
       s->file = file;
       s->index_url = from;
       s->prio = prio;
+      s->vrank = vrank;
     }
   }
   /* the installed distribution is a version of its own */
@@ -1014,6 +993,7 @@ static void add_project(struct rs *rs, const char *name,
       s->from_sdist = true;
     }
   }
+  ts_rs_set_twins(rs, pj);
   struct sort_ctx ctx = {NULL, 1, !rs->req->pre, rs->req->prefer_binary};
   for (size_t i = 0; i < rs->req->nvariants; i++)
     if (strcmp(rs->req->variants[i].name, name) == 0)
@@ -1163,7 +1143,7 @@ static size_t subject_solvables(struct rs *rs, const struct ts_term *t,
   }
   struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
   for (size_t i = 0; pj && i < pj->nvers; i++) {
-    if (!term_matches_version(t, pj->vers[i].v))
+    if (!term_matches_version(t, pj->vers[i].twin ? pj->vers[i].twin : pj->vers[i].v))
       continue;
     if (pj->vers[i].solv)
       queue_push(q, pj->vers[i].solv);
@@ -1340,7 +1320,7 @@ static void apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
   for (size_t c = 0; c < set->nconstraints; c++) {
     const struct ts_constraint *con = &set->constraints[c];
     if (strcmp(con->subject.name, name) != 0 ||
-        !term_matches_version(&con->subject, v->v))
+        !term_matches_version(&con->subject, v->twin ? v->twin : v->v))
       continue;
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
       if (rs->rule_done[c] && rs->rule_dep[c])
@@ -1422,19 +1402,33 @@ static enum ts_code load_wanted(struct rs *rs, struct ts_error *err) {
 
 /* ---- metadata → dependencies ----------------------------------------------- */
 
-static bool req_applies(struct rs *rs, const struct ts_requirement *r,
+/* The markers Requires-Dist of solvable p is read with: a PEP 825
+ * variant wheel's (its label and properties, from the provider), else
+ * the target's. */
+static const struct ts_marker_env *env_of(struct rs *rs, Id p) {
+  struct rs_sinfo *si = sinfo(rs, p);
+  const struct rs_proj *pj = &rs->projs[si->proj];
+  const struct ts_index_file *f = si->kind == RS_INST ? NULL : pj->vers[si->ver].file;
+  const struct ts_marker_env *e = f && rs->provider->variant_env
+                                      ? rs->provider->variant_env(rs->provider->ctx, pj->name, f)
+                                      : NULL;
+  return e ? e : rs->target->markers;
+}
+
+static bool req_applies(const struct ts_marker_env *env, const struct ts_requirement *r,
                         const char *extra) {
   if (!r->marker)
     return extra == NULL;
   if (extra && !ts_marker_uses_extra(r->marker))
     return false; /* already on the base solvable */
-  return ts_marker_eval(r->marker, rs->target->markers, extra);
+  return ts_marker_eval(r->marker, env, extra);
 }
 
-static void want_meta_names(struct rs *rs, const struct ts_rs_meta *m,
+static void want_meta_names(struct rs *rs, Id p, const struct ts_rs_meta *m,
                             const char *extra) {
+  const struct ts_marker_env *env = env_of(rs, p);
   for (size_t i = 0; i < m->nrequires_dist; i++)
-    if (req_applies(rs, m->requires_dist[i], extra))
+    if (req_applies(env, m->requires_dist[i], extra))
       want(rs, m->requires_dist[i]->normalized_name);
 }
 
@@ -1464,8 +1458,9 @@ static void encode_req(struct rs *rs, Id p, const struct ts_requirement *r) {
 /* Adds the deps of solvable p from metadata m (base or one extra). */
 static void encode_meta(struct rs *rs, Id p, const struct ts_rs_meta *m,
                         const char *extra) {
+  const struct ts_marker_env *env = env_of(rs, p);
   for (size_t i = 0; i < m->nrequires_dist; i++)
-    if (req_applies(rs, m->requires_dist[i], extra))
+    if (req_applies(env, m->requires_dist[i], extra))
       encode_req(rs, p, m->requires_dist[i]);
   if (!extra && m->requires_python && !python_ok(rs, m->requires_python)) {
     Id name = pool_str2id(rs->pool, "__python", 1);
@@ -1697,7 +1692,7 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
     const struct ts_rs_meta *m = meta_of(rs, p);
     struct rs_sinfo *si = sinfo(rs, p);
     if (m)
-      want_meta_names(rs, m,
+      want_meta_names(rs, p, m,
                       si->kind == RS_EXTRA
                           ? rs->projs[si->proj].extras[si->extra].name
                           : NULL);

@@ -50,6 +50,11 @@ struct rs_dep {
 struct rs_ver {
   struct ts_version *v;
   struct ts_version *pub;    /* public part: sort key */
+  /* A ruled project's version whose chosen file is a PEP 825 variant of
+   * a PyTorch build ("2.10.0" as its cuda12.8 wheel): the version of its
+   * twin on the PyTorch index ("2.10.0+cu128"), which the rules and the
+   * variant preference judge instead; NULL otherwise */
+  struct ts_version *twin;
   char *text;                /* as published */
   const struct ts_index_file *file; /* best compatible wheel, else the
                                         sdist (when allowed), or NULL */
@@ -60,6 +65,9 @@ struct rs_ver {
   const struct ts_index_file *fallback;
   const char *fallback_index_url;
   long prio;
+  /* the file's place among its release's installable variants (PEP 825:
+   * before the tags); LONG_MAX for a wheel without a label */
+  long vrank;
   const struct ts_index_file *sdist; /* an allowed sdist, or NULL */
   const char *sdist_index_url;
   bool from_sdist;           /* file is the sdist: no usable wheel */
@@ -221,3 +229,14 @@ enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
 
 /* Fills `why` with sentences for the solver's problems. */
 void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);
+
+/* files.c: the better of two usable files (a non-yanked one, then the
+ * better PEP 825 variant rank, then the better tag priority, then the
+ * smaller name), and the better stand-in for a version no wheel of the
+ * target fits (a wheel before the sdist, then the smaller name). */
+bool ts_rs_file_better(const struct ts_index_file *f, long vrank, long prio,
+                       const struct ts_index_file *g, long gvrank, long gprio);
+bool ts_rs_fallback_better(const struct ts_index_file *f, const struct ts_index_file *g);
+/* files.c: the twins (rs_ver.twin) of a ruled project's versions whose
+ * files are variant wheels of PyTorch builds. */
+void ts_rs_set_twins(struct rs *rs, struct rs_proj *pj);

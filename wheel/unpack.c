@@ -21,6 +21,7 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "pep/filename.h"
+#include "variant/label.h"
 #include "pep/name.h"
 #include "pep/version.h"
 #include "wheel/record.h"
@@ -82,7 +83,7 @@ enum ts_code ts_wheel_parse_filename(const char *filename, char **name,
   *name = *version = NULL;
   struct ts_wheel_filename *w = NULL;
   struct ts_error why = {0};
-  if (ts_wheel_filename_parse(base, strlen(base), &w, &why) != TS_OK)
+  if (ts_variant_wheel_filename_parse(base, strlen(base), &w, NULL, &why) != TS_OK)
     return ts_error_set(err, TS_E_INVALID, "'%s' is not a wheel file name: %s", base,
                         why.detail);
   *name = ts_xstrdup(w->name);
@@ -318,10 +319,6 @@ static void plan_free(struct plan *p) {
     free(p->dirs[i]);
   free(p->dirs);
   memset(p, 0, sizeof *p);
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* A symlink is kept only if it stays inside the tree it is installed in
@@ -560,9 +557,9 @@ static enum ts_code validate(const struct ts_zip_archive *a,
       dirs[ndirs++] = ts_xstrndup(name, (size_t)(s - name));
     }
   }
-  qsort(files, plan->n, sizeof *files, cmp_str);
+  qsort(files, plan->n, sizeof *files, ts_strv_cmp);
   if (ndirs)
-    qsort(dirs, ndirs, sizeof *dirs, cmp_str);
+    qsort(dirs, ndirs, sizeof *dirs, ts_strv_cmp);
   size_t u = 0;
   for (size_t i = 0; i < ndirs; i++) {
     if (u && strcmp(dirs[u - 1], dirs[i]) == 0) {
@@ -570,7 +567,7 @@ static enum ts_code validate(const struct ts_zip_archive *a,
       continue;
     }
     dirs[u++] = dirs[i];
-    if (bsearch(&dirs[i], files, plan->n, sizeof *files, cmp_str)) {
+    if (bsearch(&dirs[i], files, plan->n, sizeof *files, ts_strv_cmp)) {
       rc = ts_error_set(err, TS_E_UNSAFE_PATH,
                         "wheel member '%s' is both a file and a directory",
                         dirs[i]);
