@@ -66,8 +66,11 @@ char *ts_plan_freeze_line(const struct ts_installed_dist *d) {
     return editable_line(d);
   if (d->direct_reference)
     return ts_xasprintf("%s @ %s", d->site->name, d->direct_reference);
-  /* pip's freeze pins a version that is not PEP 440 with === */
-  return ts_xasprintf("%s%s%s", d->site->name, d->md->version ? "==" : "===", d->version);
+  /* pip's freeze pins a version that is not PEP 440 with ===; a PEP 825
+   * variant's label follows as a comment (the line stays a requirement) */
+  return ts_xasprintf("%s%s%s%s%s", d->site->name, d->md->version ? "==" : "===", d->version,
+                      d->variant_label ? "  # variant " : "",
+                      d->variant_label ? d->variant_label : "");
 }
 
 /* pip freeze hides itself, and below Python 3.12 the build backends that
