@@ -148,12 +148,6 @@ int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
   return status ? status : 1;
 }
 
-double ts_cli_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 const char *ts_cli_data_file(const char *name, const char *env_var, const char *installed,
                              const char *source, char *buf, size_t cap) {
   const char *v = getenv(env_var);

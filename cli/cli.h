@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/clock.h" /* ts_now_ms, for the "in 31ms" summaries */
 #include "core/error.h"
 #include "wheel/wheel.h"
 
@@ -106,9 +107,6 @@ int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
  * linux...) as a platform tag (manylinux_2_28_x86_64) in out; -1 when it
  * names no Linux platform torchsolve knows. */
 int ts_cli_uv_platform(const char *uv, char *out, size_t cap);
-
-/* CLOCK_MONOTONIC in milliseconds, for the "in 31ms" summaries. */
-double ts_cli_now_ms(void);
 
 /* A data file installed with torchsolve (rules.yaml, pep517_runner.py):
  * $env_var when set, else PREFIX/share/torchsolve/NAME beside the running
