@@ -45,6 +45,15 @@ NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=13.0 NV_VARIANT_PROVIDER_FORCE_SM_
 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=eight run nvlib && ts_fail "a malformed NV_VARIANT_PROVIDER_FORCE_SM_ARCH was taken"
 grep -q 'NV_VARIANT_PROVIDER_FORCE_SM_ARCH' "$work/err" || { cat "$work/err"; ts_fail "the malformed variable is not named"; }
 
+# --report carries the label and why on the item
+run torch --cuda-driver 570.86.10 --compute-capability 8.9 --report "$work/report.json" ||
+  { cat "$work/err"; ts_fail "--report"; }
+python3 -c 'import json, sys
+items = json.load(open(sys.argv[1]))["install"]
+ts = [i["torchsolve"] for i in items if i["metadata"]["name"] == "torch"][0]
+assert ts["variant"] == "cuda12.8" and "sm_arch 86_real" in ts["variant_why"], ts' "$work/report.json" ||
+  ts_fail "--report: no variant"
+
 # detect --json lists the supported properties per namespace
 "$T" detect --json --cuda-driver 570.86.10 --compute-capability 8.9 --rocm 7.1 --gfx gfx1100 |
   python3 -c 'import json, sys
