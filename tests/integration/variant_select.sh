@@ -69,6 +69,10 @@ expect "nvlib, driver 580" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capa
 expect "nvlib, no GPU: the plain wheel" nvlib "-"
 deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
 [ "$deps" = "" ] || { cat "$work/out"; ts_fail "plain nvlib: variant markers held ($deps)"; }
+# an unknown schema: the variant wheels are skipped with a warning, the plain one stays
+expect "unknown schema" futurelib "-" --cuda-driver 570.86.10 --compute-capability 8.9
+grep -q 'futurelib-1.0-variants.json: .*v1.0.0.json is of a version torchsolve does not read.*skipped' "$work/err" ||
+  { cat "$work/err"; ts_fail "unknown schema: no warning"; }
 # PEP 825 markers in Requires-Dist: variant_properties, variant_label, variant_namespaces
 expect "nvlib markers, cu12" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
 deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
