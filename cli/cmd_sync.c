@@ -81,6 +81,11 @@ static void print_profile(const struct ts_plan_sync *s, const char *forced) {
                   v->profile->name, v->findings[k].subject, v->findings[k].detail,
                   v->findings[k].id);
   }
+  for (size_t i = 0; i < c->n && c->chosen < c->n; i++) /* runs, but for other GPUs */
+    if (c->v[i].fit == TS_PROFILE_FOR_OTHERS && !c->v[i].why && !c->v[i].nfindings)
+      ts_cli_info("  %s %s: locked for %s, this host has %s",
+                  i == c->chosen ? "taking" : "passed over", c->v[i].profile->name,
+                  c->v[i].targets, c->v[i].host_targets);
 }
 
 static int sync_main(int argc, char **argv, struct ts_build_cli *bc,

@@ -59,21 +59,44 @@ enum ts_code ts_buf_append_str(struct ts_buf *b, const char *s) {
   return ts_buf_append(b, s, strlen(s));
 }
 
+static enum ts_code buf_vprintf(struct ts_buf *b, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  enum ts_code rc = n < 0 ? TS_E_INVALID : buf_reserve(b, (size_t)n);
+  if (rc == TS_OK) {
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+    b->len += (size_t)n;
+  }
+  va_end(again);
+  return rc;
+}
+
 enum ts_code ts_buf_printf(struct ts_buf *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  enum ts_code rc = buf_vprintf(b, fmt, ap);
   va_end(ap);
-  if (n < 0)
-    return TS_E_INVALID;
-  enum ts_code rc = buf_reserve(b, (size_t)n);
-  if (rc != TS_OK)
-    return rc;
+  return rc;
+}
+
+void ts_buf_xprintf(struct ts_buf *b, const char *fmt, ...) {
+  va_list ap;
   va_start(ap, fmt);
-  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  enum ts_code rc = buf_vprintf(b, fmt, ap);
   va_end(ap);
-  b->len += (size_t)n;
-  return TS_OK;
+  if (rc != TS_OK)
+    abort();
+}
+
+void ts_buf_xappend(struct ts_buf *b, const void *data, size_t len) {
+  if (ts_buf_append(b, data, len) != TS_OK)
+    abort();
+}
+
+void ts_buf_xappend_str(struct ts_buf *b, const char *s) {
+  if (ts_buf_append_str(b, s) != TS_OK)
+    abort();
 }
 
 char *ts_buf_take(struct ts_buf *b, size_t *len_out) {

@@ -26,8 +26,7 @@ static char *backend_ids(const struct ts_rules *rules) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < rules->nbackends; i++)
-    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", rules->backends[i].id) != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s", i ? ", " : "", rules->backends[i].id);
   return ts_buf_take(&b, NULL);
 }
 
@@ -155,57 +154,65 @@ enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *
 
 /* ---- lock --profile --------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Appends "'a' not in extras and 'b' not in extras" for the k names
  * (sorted here), after what b holds. */
 static void put_absent(struct ts_buf *b, const char **names, size_t k) {
-  qsort(names, k, sizeof *names, cmp_str);
+  qsort(names, k, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < k; i++)
-    if (ts_buf_printf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]) != TS_OK)
-      abort();
+    ts_buf_xprintf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]);
 }
 
-/* The marker under which profile `self` applies: its extra in extras
- * (none for the default) and every other non-default extra not. */
+/* The marker under which profile `self` applies.  The default's extra
+ * selects it whatever else is asked, and so does no profile extra at all:
+ * "'cpu' in extras or ('cu126' not in extras and 'rocm6-4' not in
+ * extras)", so that an installer asked for every extra (uv's
+ * --all-extras) installs the default, not nothing.  Another profile needs
+ * its extra and no other profile's, the default's included: "'cu126' in
+ * extras and 'cpu' not in extras and 'rocm6-4' not in extras". */
 static char *profile_condition(const struct ts_profile *p, size_t n, size_t self) {
   const char **others = ts_xcalloc(n, sizeof *others);
   size_t k = 0;
-  for (size_t i = 1; i < n; i++)
+  for (size_t i = self > 0 ? 0 : 1; i < n; i++)
     if (i != self)
       others[k++] = p[i].extra;
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  if (self > 0 && ts_buf_printf(&b, "'%s' in extras", p[self].extra) != TS_OK)
-    abort();
-  put_absent(&b, others, k);
+  ts_buf_xprintf(&b, self > 0 ? "'%s' in extras" : "'%s' in extras or ", p[self].extra);
+  struct ts_buf absent;
+  ts_buf_init(&absent, 0);
+  put_absent(&absent, others, k);
   free(others);
+  ts_buf_xprintf(&b, self == 0 && k > 1 ? "(%s)" : self > 0 ? " and %s" : "%s",
+                 absent.data);
+  ts_buf_clear(&absent);
   return ts_buf_take(&b, NULL);
 }
 
-/* An entry of the default and at most one other profile applies where
- * every other non-default extra is absent: the or of their conditions
- * ('cu126' not in extras and 'rocm6-4' not in extras) or ('rocm6-4' in
- * extras and 'cu126' not in extras) is 'cu126' not in extras.  NULL for
- * other sets (their or is written as it is). */
+/* An entry of the default and one other profile j applies where the
+ * default's extra is asked or no profile extra but j's is: the or of
+ * their conditions is "'cpu' in extras or 'rocm6-4' not in extras".  NULL
+ * for other sets (their or is written as it is). */
 static char *simplify_condition(const bool *members, size_t n, void *ctx) {
   const struct ts_profile *p = ctx;
   size_t others = 0;
   for (size_t i = 1; i < n; i++)
     others += members[i];
-  if (!members[0] || others > 1 || others == n - 1)
+  if (!members[0] || others != 1 || others == n - 1)
     return NULL; /* (all of them: the merge writes no condition) */
   const char **absent = ts_xcalloc(n, sizeof *absent);
   size_t k = 0;
   for (size_t i = 1; i < n; i++)
     if (!members[i])
       absent[k++] = p[i].extra;
+  struct ts_buf rest;
+  ts_buf_init(&rest, 0);
+  put_absent(&rest, absent, k);
+  free(absent);
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  put_absent(&b, absent, k);
-  free(absent);
+  ts_buf_xprintf(&b, k > 1 ? "'%s' in extras or (%s)" : "'%s' in extras or %s", p[0].extra,
+                 rest.data);
+  ts_buf_clear(&rest);
   return ts_buf_take(&b, NULL);
 }
 
@@ -256,7 +263,7 @@ enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
   const char **extras = ts_xcalloc(n, sizeof *extras);
   for (size_t i = 0; i < n; i++)
     extras[i] = p[i].extra;
-  qsort(extras, n, sizeof *extras, cmp_str);
+  qsort(extras, n, sizeof *extras, ts_strv_cmp);
   f->extras = strv_dup((char *const *)extras, n);
   f->nextras = n;
   free(extras);

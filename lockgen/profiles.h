@@ -20,14 +20,16 @@
  * The resolutions are merged by ts_fleet_merge (fleet.h) under markers on
  * `extras`, each profile's extra being its name normalised (PEP 685:
  * "rocm6.4" is "rocm6-4").  The first profile is the default:
- *     default   'cu126' not in extras and 'rocm6-4' not in extras
- *     cu126     'cu126' in extras and 'rocm6-4' not in extras
- *     rocm6-4   'rocm6-4' in extras and 'cu126' not in extras
- * so no extra (or the default's) selects the default, one profile's
- * extra that profile, and two non-default ones at once none of the
- * entries that differ: never two torch entries.  An entry of the default
- * and one other profile is marked with the extras that select neither
- * absent ('cu126' not in extras).  Entries the same in every profile are
+ *     default   'cpu' in extras or ('cu126' not in extras and
+ *                                    'rocm6-4' not in extras)
+ *     cu126     'cu126' in extras and 'cpu' not in extras and 'rocm6-4' not in extras
+ *     rocm6-4   'rocm6-4' in extras and 'cpu' not in extras and 'cu126' not in extras
+ * so no extra, the default's, or every extra at once (uv's --all-extras)
+ * selects the default, one other profile's extra that profile, and two
+ * non-default ones without the default's none of the entries that
+ * differ: never two torch entries.  An entry of the default and one other
+ * profile is marked "'cpu' in extras or 'cu126' not in extras" (the
+ * default's extra, or no third profile's).  Entries the same in every profile are
  * written once, unmarked.  The lock declares every
  * profile's extra (`extras`), and records each profile's backend, facts
  * and rule ids under [tool.torchsolve.profiles.NAME].  The order of the

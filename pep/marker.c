@@ -925,8 +925,7 @@ static enum ts_code join_rest(struct partial *a, const struct partial *b, bool o
   if (!or && a->rest.len && a->top_or) {
     struct ts_buf wrapped;
     ts_buf_init(&wrapped, 0);
-    if (ts_buf_printf(&wrapped, "(%.*s)", (int)a->rest.len, a->rest.data) != TS_OK)
-      abort();
+    ts_buf_xprintf(&wrapped, "(%.*s)", (int)a->rest.len, a->rest.data);
     ts_buf_clear(&a->rest);
     a->rest = wrapped;
     a->top_or = false;

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -30,12 +30,6 @@
 #include "target/site.h"
 #include "pep/version.h"
 #include "zip/zip.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* A page the provider handed out: a fetched result or a one-file page. */
 struct page {
@@ -1176,10 +1170,10 @@ static enum ts_code install_torch_first(struct priv *p, const char *want, char *
     struct ts_plan_install_options io = *o->runtime_install;
     io.cancel = p->build.cancel;
     ((struct priv *)first->priv)->env_lock_borrowed = p->env_lock_fd >= 0 || p->env_lock_borrowed;
-    double t0 = now_ms();
+    double t0 = ts_now_ms();
     rc = ts_plan_install(first, &io, NULL, err);
     if (rc == TS_OK && p->build.cb.installed_first)
-      p->build.cb.installed_first(p->build.cb.ctx, want, project, now_ms() - t0);
+      p->build.cb.installed_first(p->build.cb.ctx, want, project, ts_now_ms() - t0);
   }
   if (rc != TS_OK)
     ts_error_wrap(err, "%s: installing torch %s first for its --no-build-isolation build",
@@ -1508,9 +1502,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                                       .get_metadata = get_metadata,
                                       .get_pages_elsewhere = get_pages_elsewhere,
                                       .variant_env = variant_env};
-  double t0 = now_ms();
+  double t0 = ts_now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
-  r->resolve_ms = now_ms() - t0;
+  r->resolve_ms = ts_now_ms() - t0;
   index_warnings_as_notes(r);
   if (rc != TS_OK || !r->res)
     return rc;

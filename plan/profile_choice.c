@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/str.h"
 #include "lock/selection.h"
 #include "lock/syncplan.h"
@@ -45,8 +46,82 @@ static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constrai
   return rc;
 }
 
+/* This host's GPU targets of a kind as fact names ("__gfx1100",
+ * "__cc_9.0"), unique; n set to their number. */
+static char **host_targets(const struct ts_host *host, enum ts_backend_kind kind, size_t *n) {
+  size_t cap = kind == TS_BACKEND_ROCM ? host->nrocm_gpus : host->ncuda_gpus;
+  char **t = ts_xcalloc(cap + 1, sizeof *t);
+  *n = 0;
+  for (size_t i = 0; i < cap; i++) {
+    const char *v = kind == TS_BACKEND_ROCM ? host->rocm_gpus[i].gfx
+                                            : host->cuda_gpus[i].compute_capability;
+    if (!v)
+      continue;
+    char *name = ts_xasprintf(kind == TS_BACKEND_ROCM ? "__%s" : "__cc_%s", v);
+    bool seen = false;
+    for (size_t k = 0; k < *n && !seen; k++)
+      seen = strcmp(t[k], name) == 0;
+    if (seen)
+      free(name);
+    else
+      t[(*n)++] = name;
+  }
+  return t;
+}
+
+/* "gfx942, gfx90a": fact names without their prefix, joined. */
+static char *targets_text(char *const *names, size_t n, size_t prefix) {
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  for (size_t i = 0; i < n; i++)
+    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", names[i] + prefix) != TS_OK)
+      abort();
+  return ts_buf_take(&b, NULL);
+}
+
+/* v->fit and v->ntargets: the profile's GPU targets against the host's. */
+static void judge_targets(const struct ts_host *host, struct ts_profile_verdict *v) {
+  v->fit = TS_PROFILE_FOR_ANY;
+  if (!host || !v->backend ||
+      (v->backend->kind != TS_BACKEND_ROCM && v->backend->kind != TS_BACKEND_CUDA))
+    return;
+  const char *prefix = v->backend->kind == TS_BACKEND_ROCM ? "__gfx" : "__cc_";
+  const struct ts_pylock_profile *p = v->profile;
+  char **named = ts_xcalloc(p->nhost_facts + 1, sizeof *named);
+  for (size_t i = 0; i < p->nhost_facts; i++)
+    if (strncmp(p->host_facts[i].key, prefix, 5) == 0)
+      named[v->ntargets++] = p->host_facts[i].key;
+  size_t nh = 0;
+  char **have = host_targets(host, v->backend->kind, &nh);
+  if (v->ntargets && nh) {
+    size_t missing = 0;
+    for (size_t i = 0; i < nh; i++) {
+      bool in = false;
+      for (size_t k = 0; k < v->ntargets && !in; k++)
+        in = strcmp(have[i], named[k]) == 0;
+      missing += !in;
+    }
+    v->fit = missing ? TS_PROFILE_FOR_OTHERS : TS_PROFILE_FOR_HOST;
+    if (missing) {
+      size_t skip = v->backend->kind == TS_BACKEND_ROCM ? 2 : 5; /* "__gfx942" -> "gfx942" */
+      v->targets = targets_text(named, v->ntargets, skip);
+      v->host_targets = targets_text(have, nh, skip);
+    }
+  }
+  for (size_t i = 0; i < nh; i++)
+    free(have[i]);
+  free(have);
+  free(named);
+}
+
 static int cmp_verdict(const struct ts_profile_verdict *x, const struct ts_profile_verdict *y,
                        const struct ts_host *host) {
+  if (x->backend && y->backend && x->backend->kind == y->backend->kind) {
+    if (x->fit != y->fit)
+      return x->fit < y->fit ? -1 : 1;
+    if (x->fit == TS_PROFILE_FOR_HOST && x->ntargets != y->ntargets)
+      return x->ntargets < y->ntargets ? -1 : 1;
+  }
   if (x->backend && y->backend) {
     int c = ts_rules_backend_cmp(x->backend, y->backend, host);
     if (c)
@@ -78,6 +153,7 @@ enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rul
       v->why = ts_xasprintf("rules.yaml has no backend '%s'", id);
     else
       rc = judge(lock, &set, env, tags, v, err);
+    judge_targets(host, v);
   }
   ts_constraint_set_clear(&set);
   if (rc != TS_OK) {
@@ -102,6 +178,8 @@ void ts_profile_choice_clear(struct ts_profile_choice *c) {
   for (size_t i = 0; c->v && i < c->n; i++) {
     ts_rules_findings_free(c->v[i].findings, c->v[i].nfindings);
     free(c->v[i].why);
+    free(c->v[i].targets);
+    free(c->v[i].host_targets);
   }
   free(c->v);
   memset(c, 0, sizeof *c);

@@ -22,6 +22,15 @@ struct ts_profile_verdict {
   size_t nfindings;
   char *why;   /* when it cannot even be selected for the target (no wheel
                   for this interpreter...), the reason; else NULL */
+  /* How the GPUs the profile was locked for (its __gfx* or __cc_* facts:
+   * lock --profile mi300x=rocm6.4:gfx=gfx942) meet this host's of that
+   * kind: TS_PROFILE_FOR_HOST when they include every one of them,
+   * TS_PROFILE_FOR_ANY when either side names none, TS_PROFILE_FOR_OTHERS
+   * when the host has one the profile was not locked for. */
+  enum { TS_PROFILE_FOR_HOST, TS_PROFILE_FOR_ANY, TS_PROFILE_FOR_OTHERS } fit;
+  size_t ntargets; /* the GPU targets the profile names */
+  char *targets;   /* "gfx942" (FOR_OTHERS only: for the message), else NULL */
+  char *host_targets; /* "gfx1100": this host's of that kind (FOR_OTHERS) */
 };
 
 struct ts_profile_choice {
@@ -34,7 +43,12 @@ struct ts_profile_choice {
 
 /* Judges every profile of a fleet lock on this host: its entries for the
  * target (env, tags) checked against the rules compiled for the host, as
- * sync's host check does.  TS_OK also when none runs (chosen == n).
+ * sync's host check does.  Among profiles of one GPU kind, one locked for
+ * this host's GPU targets comes first (the pool it was named for: radeon
+ * on a gfx1100 host, though mi300x's build also runs there), then one
+ * that names none, then one locked for other targets; a narrower list of
+ * targets before a wider one; then install's order of backends.
+ * TS_OK also when none runs (chosen == n).
  * Clear *out with ts_profile_choice_clear. */
 enum ts_code ts_profile_choose(const struct ts_pylock *lock, const struct ts_rules *rules,
                                const struct ts_host *host, const struct ts_marker_env *env,

@@ -433,10 +433,9 @@ static void hash_stat(struct ts_buf *key, const char *path)
 {
   struct stat st;
   if (stat(path, &st) == 0) {
-    if (ts_buf_printf(key, "%s\n%lld.%09ld\n%lld\n", path,
-                      (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-                      (long long)st.st_size) != TS_OK)
-      abort();
+    ts_buf_xprintf(key, "%s\n%lld.%09ld\n%lld\n", path,
+                   (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+                   (long long)st.st_size);
   }
 }
 
@@ -451,8 +450,7 @@ static char *cache_path(const char *python, const char *cache_dir)
   }
   struct ts_buf key;
   ts_buf_init(&key, 0);
-  if (ts_buf_printf(&key, "probe %d\n%s\n", PROBE_FORMAT, abs) != TS_OK)
-    abort();
+  ts_buf_xprintf(&key, "probe %d\n%s\n", PROBE_FORMAT, abs);
   hash_stat(&key, real);
   /* bin/python -> ../pyvenv.cfg: a venv recreated with another base. */
   char *slash = strrchr(abs, '/');
@@ -519,8 +517,7 @@ static char *base_cache_path(const char *python, const char *cache_dir)
     return NULL;
   struct ts_buf key;
   ts_buf_init(&key, 0);
-  if (ts_buf_printf(&key, "venv-base %d\n", PROBE_FORMAT) != TS_OK)
-    abort();
+  ts_buf_xprintf(&key, "venv-base %d\n", PROBE_FORMAT);
   hash_stat(&key, real);
   uint8_t digest[TS_SHA256_LEN];
   ts_sha256(key.data, key.len, digest);

@@ -77,7 +77,9 @@ expect_choice - "$common torch=2.9.1+cpu torchvision=0.24.1+cpu"
 expect_choice cpu "$common torch=2.9.1+cpu torchvision=0.24.1+cpu"
 expect_choice cu126 "$common torch=2.9.1+cu126 torchvision=0.24.1+cu126"
 expect_choice rocm6-4 "$common torch=2.9.1+rocm6.4 torchvision=0.24.1+rocm6.4"
-expect_choice cpu,cu126 "$common torch=2.9.1+cu126 torchvision=0.24.1+cu126"
+# the default's extra with others, and every extra (uv's --all-extras): the default
+expect_choice cpu,cu126 "$common torch=2.9.1+cpu torchvision=0.24.1+cpu"
+expect_choice cpu,cu126,rocm6-4 "$common torch=2.9.1+cpu torchvision=0.24.1+cpu"
 # two non-default profiles at once: none of the routed entries, never two
 expect_choice cu126,rocm6-4 "$common"
 ! grep -E 'torch=[^ ]*\|' "$work/choices" || ts_fail "two torch entries apply to one choice of extras"
@@ -147,10 +149,14 @@ grep -q "cannot use cu126: .*backend-cu126-driver" "$work/err" && grep -q "canno
 
 # --- export --profile: that profile's pinned, hashed requirements --------
 "$T" export "$work/pylock.toml" --profile cu126 --no-header -o "$work/cu126.txt" 2>/dev/null || ts_fail "export cu126"
-[ "$(grep -v '^ ' "$work/cu126.txt" | tr -d '\\ ' | tr '\n' ' ')" = \
+[ "$(grep -v -e '^ ' -e '^--' "$work/cu126.txt" | tr -d '\\ ' | tr '\n' ' ')" = \
   "filelock==3.16.1 numpy==2.1.0 torch==2.9.1+cu126 torchvision==0.24.1+cu126 " ] ||
   ts_fail "export cu126: $(cat "$work/cu126.txt")"
 [ "$(grep -c -- '--hash=sha256:' "$work/cu126.txt")" = 4 ] || ts_fail "export cu126: hashes"
+# the index lines its builds need: the plain releases' index first
+[ "$(grep -- '-index-url' "$work/cu126.txt" | tr '\n' ' ')" = \
+  "--index-url $TS_NGINX_URL/simple --extra-index-url $TS_NGINX_URL/whl/cu126 " ] ||
+  ts_fail "export cu126: index lines $(head -3 "$work/cu126.txt")"
 ! grep -q extras "$work/cu126.txt" || ts_fail "export cu126: a marker on extras reached pip"
 "$T" export "$work/pylock.toml" --no-header >"$work/default.txt" || ts_fail "export default"
 grep -q '^torch==2.9.1+cpu ' "$work/default.txt" || ts_fail "export without --profile: not the default: $(cat "$work/default.txt")"

@@ -106,7 +106,9 @@ for (plat, machine), tag in GRID.items():
             for p in lock["packages"]:
                 if "marker" not in p or evaluate(p["marker"], env(plat, machine, extras=choice)):
                     got.setdefault(p["name"], []).append(p)
-            gpu = [x for x in choice if x != "cpu"]
+            # the default's extra, alone or with others (uv's --all-extras),
+            # selects the default profile
+            gpu = [] if "cpu" in choice else list(choice)
             where = (plat, machine, choice)
             for name in ("numpy", "filelock"):
                 assert len(got.get(name, [])) == 1, (where, name, got.get(name))
@@ -127,7 +129,9 @@ assert checked == 4 * 8, checked
 # one torchvision line apply in every environment, that profile's build
 for profile in ("cpu", "cu126", "rocm6-4"):
     text = open("%s/req-%s.txt" % (work, profile.replace("-", "."))).read().replace("\\\n", " ")
-    reqs = [Requirement(line.split(" --hash")[0]) for line in text.splitlines() if line.strip()]
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert lines[0].startswith("--index-url "), (profile, lines[0])
+    reqs = [Requirement(line.split(" --hash")[0]) for line in lines if not line.startswith("--")]
     for (plat, machine) in GRID:
         e = {"sys_platform": plat, "platform_machine": machine, "implementation_name": "cpython"}
         got = sorted(str(r.specifier) for r in reqs
@@ -139,7 +143,8 @@ for profile in ("cpu", "cu126", "rocm6-4"):
 marker = {(p["name"], p["version"]): p.get("marker") for p in lock["packages"]}
 assert marker[("torch", "2.9.1")] == "sys_platform == 'darwin'", marker
 assert marker[("torch", "2.9.1+cu126")] == \
-    "sys_platform != 'darwin' and 'cu126' in extras and 'rocm6-4' not in extras", marker
+    "sys_platform != 'darwin' and 'cu126' in extras and 'cpu' not in extras and " \
+    "'rocm6-4' not in extras", marker
 print("%d (environment, extras) choices: one torch and one torchvision each, the right build" % checked)
 PY
 

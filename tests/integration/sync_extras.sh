@@ -131,7 +131,7 @@ ts_fails 2 "extra needs a value" sync pylock.toml --python "$v" --extra
 
 # --- export: the same choices, as pip requirements -------------------------
 "$T" export pylock.toml --no-header --extra cli --group test -o dev.txt 2>/dev/null || ts_fail "export --extra --group"
-[ "$(grep -v '^ ' dev.txt | tr -d '\\ ' | tr '\n' ' ')" = \
+[ "$(grep -v -e '^ ' -e '^--' dev.txt | tr -d '\\ ' | tr '\n' ' ')" = \
   "filelock==3.16.1 iniconfig==2.0.0 markdown-it-py==3.0.0 numpy==2.1.0 pytest==8.3.0 rich==13.9.0 ruff==0.6.0 torch==2.9.1+cpu " ] ||
   ts_fail "export --extra cli --group test: $(cat dev.txt)"
 ! grep -q "extras\|dependency_groups" dev.txt || ts_fail "a marker on extras or groups reached pip"

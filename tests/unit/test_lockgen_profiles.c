@@ -114,13 +114,13 @@ static const char *FLEET =
     "[[packages]]\nname = \"numpy\"\nversion = \"2.1.0\"\n"
     WHEEL("numpy-2.1.0-py3-none-any.whl", "a")
     "[[packages]]\nname = \"torch\"\nversion = \"2.9.1+cpu\"\n"
-    "marker = \"'cu126' not in extras and 'rocm6-4' not in extras\"\n"
+    "marker = \"'cpu' in extras or ('cu126' not in extras and 'rocm6-4' not in extras)\"\n"
     WHEEL("torch-2.9.1%2Bcpu-py3-none-any.whl", "b")
     "[[packages]]\nname = \"torch\"\nversion = \"2.9.1+cu126\"\n"
-    "marker = \"'cu126' in extras and 'rocm6-4' not in extras\"\n"
+    "marker = \"'cu126' in extras and 'cpu' not in extras and 'rocm6-4' not in extras\"\n"
     WHEEL("torch-2.9.1%2Bcu126-py3-none-any.whl", "c")
     "[[packages]]\nname = \"torch\"\nversion = \"2.9.1+rocm6.4\"\n"
-    "marker = \"'rocm6-4' in extras and 'cu126' not in extras\"\n"
+    "marker = \"'rocm6-4' in extras and 'cpu' not in extras and 'cu126' not in extras\"\n"
     WHEEL("torch-2.9.1%2Brocm6.4-py3-none-any.whl", "d")
     "[[packages]]\nname = \"colorama\"\nversion = \"0.4.6\"\n"
     "marker = \"sys_platform == 'win32'\"\n"
@@ -208,8 +208,8 @@ static char *merged_text(const struct ts_profile *p, struct ts_pylock *const *lo
 }
 
 /* An entry of the default and one other profile (colorama of cpu and
- * rocm6-4) is written "'cu126' not in extras", not as the or of their
- * two conditions; the order of the profiles after the first changes no
+ * rocm6-4) is written "'cpu' in extras or 'cu126' not in extras", not as
+ * the or of their two conditions; the order of the profiles after the first changes no
  * byte. */
 Test(profiles, merge_says_the_default_and_one_other_simply) {
   struct ts_pylock *f = fleet();
@@ -223,10 +223,12 @@ Test(profiles, merge_says_the_default_and_one_other_simply) {
                             {.backend = (char *)"rocm6.4", .extra = (char *)"rocm6-4"}};
   char *t = merged_text(p, l);
   cr_assert(strstr(t, "name = \"colorama\"\nversion = \"0.4.6\"\n"
-                      "marker = \"sys_platform == 'win32' and 'cu126' not in extras\"\n"),
+                      "marker = \"sys_platform == 'win32' and ('cpu' in extras or "
+                      "'cu126' not in extras)\"\n"),
             "%s", t);
   cr_assert(strstr(t, "version = \"2.9.1+cu126\"\n"
-                      "marker = \"'cu126' in extras and 'rocm6-4' not in extras\"\n"),
+                      "marker = \"'cu126' in extras and 'cpu' not in extras and "
+                      "'rocm6-4' not in extras\"\n"),
             "%s", t);
   struct ts_profile q[3] = {p[0], p[2], p[1]};
   struct ts_pylock *m[3] = {l[0], l[2], l[1]};
