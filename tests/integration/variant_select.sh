@@ -96,4 +96,23 @@ grep -Eq '^torch +2\.10\.0 +cuda12\.8$' "$work/out" || { cat "$work/out"; ts_fai
   ts_fail "list --format json: no variant"
 "$T" freeze --python "$work/venv" | grep -qx 'torch==2.10.0  # variant cuda12.8' || ts_fail "freeze: no label"
 "$T" show --python "$work/venv" torch | grep -qx 'Variant: cuda12.8' || ts_fail "show: no label"
+# a lock made on this host records its variant wheel; sync installs it
+"$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
+  --cuda-driver 580.65.06 --compute-capability 9.0 -o "$work/lock.toml" torch 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "lock"; }
+grep -q 'torch-2.10.0-.*-cuda13.0.whl' "$work/lock.toml" || { cat "$work/lock.toml"; ts_fail "lock: no cuda13.0 wheel"; }
+"$T" sync --python "$work/venv" --cuda-driver 580.65.06 --compute-capability 9.0 "$work/lock.toml" \
+  >"$work/out" 2>"$work/err" || { cat "$work/err"; ts_fail "sync"; }
+[ "$(cat "$site/torch/build.txt")" = cuda13.0 ] || ts_fail "synced torch is $(cat "$site/torch/build.txt")"
+# a lock listing two variants of one version: refused until locks carry variants.json
+python3 - "$work/lock.toml" "$work/two.toml" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"\[\[packages\.wheels\]\]\n(?:[^\[].*\n)*?name = \"torch-[^\"]*-cuda13\.0\.whl\"(?:\n[^\[\n].*)*\n", text).group(0)
+open(sys.argv[2], "w").write(text.replace(block, block + block.replace("cuda13.0", "cuda12.8")))
+PY
+"$T" sync --python "$work/venv" --dry-run "$work/two.toml" >"$work/out" 2>"$work/err" &&
+  ts_fail "a lock with two variants of torch was synced"
+grep -q 'the lock lists the variants cuda1[23].[08] and cuda1[23].[08]' "$work/err" ||
+  { cat "$work/err"; ts_fail "two variants: no clear refusal"; }
 echo "ok"
