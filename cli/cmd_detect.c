@@ -18,7 +18,8 @@ static void usage(FILE *out) {
         "capability, AMD gfx targets and the installed ROCm, Intel XPU, glibc\n"
         "and OS, each with where it was read, and the torch variants (best\n"
         "first) that the newest torch in rules.yaml may use here.\n\n"
-        "  --json           one JSON object on stdout\n"
+        "  --json           one JSON object on stdout (with variant_properties:\n"
+        "                   the PEP 825 properties this host supports)\n"
         "  --release X.Y    list the variants of that torch series instead (one\n"
         "                   newer than the rules is judged on the newest listed\n"
         "                   release's facts, with a warning)\n\n",
@@ -119,6 +120,8 @@ static int print_json(const struct ts_host *h, const struct ts_constraint_set *s
     cJSON_AddNullToObject(o, "rocm");
   }
   cJSON_AddBoolToObject(o, "xpu", h->xpu);
+  struct ts_error verr = {0}; /* PEP 825: what a variant provider would report */
+  cJSON_AddItemToObject(o, "variant_properties", ts_gpu_variant_properties_json(h, &verr));
   cJSON_AddItemToObject(o, "torch_release", str_or_null(s->release));
   cJSON_AddItemToObject(o, "torch_release_assumed", str_or_null(s->release_assumed));
   cJSON_AddItemToObject(o, "backends", usable_names(s));

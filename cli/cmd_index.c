@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/cli.h"
 #include "cli/index_options.h"
+#include "cli/usage.h"
+#include "core/alloc.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "index/simple.h"
 #include "index/client.h"
@@ -34,38 +36,6 @@ struct index_args {
 static const char *const default_torch_projects[] = {
     "torch", "torchvision", "torchaudio", "triton", "pytorch-triton-rocm", "pytorch-triton-xpu"};
 
-static const char usage_head[] =
-    "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
-    "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
-    "       torchsolve index download URL -o DEST [--sha256 HEX] [--progress] [options]\n"
-    "       torchsolve index parse PAGE_FILE... [--index-url PAGE_URL] [--repeat N] [--stats]\n"
-    "\n"
-    "Diagnostics for the index client.  'fetch' prints what the indexes say\n"
-    "about each project (files, hashes, Requires-Python, yanked, whether a\n"
-    "PEP 658 metadata file exists).  'metadata' prints a wheel's METADATA read\n"
-    "as the resolver reads it: the PEP 658 '<url>.metadata' file (with\n"
-    "--metadata), else HTTP range requests, else the whole wheel; the source\n"
-    "used is printed on stderr.  'download' fetches one file the way the\n"
-    "installer does: hashed while streaming into DEST.part (resumed with a\n"
-    "Range request when it exists), renamed to DEST only when the sha256\n"
-    "matches.  'parse' checks saved pages (JSON when named *.json) and with\n"
-    "--stats reports the parse throughput.\n"
-    "\n"
-    "options:\n";
-
-static const char usage_tail[] =
-    "  --torch-variant V        route PyTorch projects to URL/V/ (repeatable)\n"
-    "  --torch-project NAME     project routed there (repeatable; default torch,\n"
-    "                           torchvision, torchaudio, triton, pytorch-triton-*)\n"
-    "  --json                   machine-readable output (fetch)\n"
-    "  --stats                  print requests and bytes transferred on stderr\n";
-
-static void usage(FILE *out) {
-  fputs(usage_head, out);
-  fputs(ts_index_cli_help, out);
-  fputs(usage_tail, out);
-}
-
 static size_t route_cb(void *ctx, const char *name, const char **urls, size_t max) {
   struct index_args *a = ctx;
   bool routed = false;
@@ -79,7 +49,6 @@ static size_t route_cb(void *ctx, const char *name, const char **urls, size_t ma
   return n;
 }
 
-/* Parses options into a; positional arguments are collected in pos. */
 /* Parses options into a; positional arguments are collected in pos. */
 static int parse_args(int argc, char **argv, struct index_args *a, const char **pos,
                       size_t *npos) {
@@ -97,7 +66,7 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
 #define TAKE(flag) (strcmp(s, flag) == 0 && v && (i++, 1))
     long l;
     if (strcmp(s, "--help") == 0 || strcmp(s, "-h") == 0) {
-      usage(stdout);
+      ts_cli_index_help(stdout);
       return 1;
     } else if (TAKE("--torch-variant")) {
       if (a->nvariants == MAX_LIST)
@@ -192,9 +161,7 @@ static cJSON *file_json(const struct ts_index_file *f) {
 static int cmd_fetch(struct index_args *a, const char **names, size_t n) {
   if (!n)
     return ts_cli_usage_error("index", "name at least one project");
-  struct ts_index_result *res = calloc(n, sizeof *res);
-  if (!res)
-    return 1;
+  struct ts_index_result *res = ts_xcalloc(n, sizeof *res);
   struct ts_error err = {0};
   enum ts_code c = ts_index_fetch_projects(a->idx, names, n, res, &err);
   int status = 0;
@@ -286,12 +253,6 @@ static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
   return status;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Parses local page files (as fetched, JSON when the name ends in .json)
  * --repeat times and reports what was found and the parse throughput. */
 static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
@@ -312,10 +273,10 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
     const char *url = a->cli.opts.index_url ? a->cli.opts.index_url : "https://example.invalid/simple/p/";
     for (long r = 0; r < a->repeat; r++) {
       struct ts_index_project p;
-      double t0 = now_s();
+      double t0 = ts_now_ms();
       enum ts_code c = json ? ts_index_parse_json(b.data, b.len, url, "p", &p, &err)
                             : ts_index_parse_html(b.data, b.len, url, "p", &p, &err);
-      t += now_s() - t0;
+      t += (ts_now_ms() - t0) / 1e3;
       if (c) {
         ts_buf_clear(&b);
         return ts_cli_report(&err);
@@ -369,17 +330,11 @@ static int cmd_download(struct index_args *a, const char **pos, size_t n) {
 
 int ts_cmd_index(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-    usage(argc < 2 ? stderr : stdout);
+    ts_cli_index_help(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
-  struct index_args *a = calloc(1, sizeof *a);
-  if (!a)
-    return 1;
-  const char **pos = calloc((size_t)argc, sizeof *pos); /* positionals: at most argc */
-  if (!pos) {
-    free(a);
-    return 1;
-  }
+  struct index_args *a = ts_xcalloc(1, sizeof *a);
+  const char **pos = ts_xcalloc((size_t)argc, sizeof *pos); /* positionals: at most argc */
   size_t npos = 0;
   int status = parse_args(argc, argv, a, pos, &npos);
   if (status) {

@@ -86,6 +86,10 @@ static void print_json(const struct ts_list_row *rows, size_t n, bool latest, bo
     json_str(d->site->name);
     printf(", \"version\": ");
     json_str(d->version);
+    if (d->variant_label) {
+      printf(", \"variant\": ");
+      json_str(d->variant_label);
+    }
     if (verbose) {
       printf(", \"location\": ");
       json_str(d->site->site ? d->site->site : "");
@@ -113,11 +117,15 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest,
                           bool verbose) {
   if (n == 0)
     return;
-  bool editable = false;
-  for (size_t i = 0; i < n; i++)
+  bool editable = false, variant = false;
+  for (size_t i = 0; i < n; i++) {
     editable |= rows[i].dist->editable_location != NULL;
-  const char *head[7] = {"Package", "Version"};
+    variant |= rows[i].dist->variant_label != NULL;
+  }
+  const char *head[8] = {"Package", "Version"};
   size_t ncol = 2;
+  if (variant) /* PEP 825 labels, only when a variant is installed */
+    head[ncol++] = "Variant";
   if (latest) {
     head[ncol++] = "Latest";
     head[ncol++] = "Type";
@@ -136,6 +144,8 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest,
     size_t c = 0;
     row[c++] = rows[i].dist->site->name;
     row[c++] = rows[i].dist->version;
+    if (variant)
+      row[c++] = rows[i].dist->variant_label ? rows[i].dist->variant_label : "";
     if (latest) {
       row[c++] = rows[i].latest ? rows[i].latest : "";
       row[c++] = rows[i].latest_type ? rows[i].latest_type : "";
@@ -147,7 +157,7 @@ static void print_columns(const struct ts_list_row *rows, size_t n, bool latest,
       row[c++] = rows[i].dist->installer ? rows[i].dist->installer : "";
     }
   }
-  size_t width[7] = {0};
+  size_t width[8] = {0};
   for (size_t r = 0; r <= n; r++)
     for (size_t c = 0; c < ncol; c++)
       if (strlen(cells[r * ncol + c]) > width[c])

@@ -9,7 +9,6 @@
  * audit   which rules installed distributions break on this host, with fixes
  */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,11 +16,8 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/rules_cli.h"
-#include "core/alloc.h"
-#include "core/str.h"
 #include "pep/specifier.h"
 #include "rules/rules.h"
-#include "target/site.h"
 
 static void usage(FILE *out) {
   fputs("usage: torchsolve rules check [FILE...]\n"
@@ -72,9 +68,8 @@ static int cmd_check(int argc, char **argv) {
   return bad;
 }
 
-static int load(struct ts_gpu_options *g, int argc, char **argv,
-                const char *cmd, bool *json, struct ts_rules **rules,
-                int *first_arg) {
+int ts_cli_rules_load(struct ts_gpu_options *g, int argc, char **argv, const char *cmd,
+                      bool *json, struct ts_rules **rules, int *first_arg) {
   ts_gpu_options_init(g);
   *first_arg = argc;
   int npos = 0;
@@ -116,7 +111,7 @@ static int cmd_list(int argc, char **argv) {
   struct ts_gpu_options g;
   struct ts_rules *r = NULL;
   int n;
-  int st = load(&g, argc, argv, "rules", NULL, &r, &n);
+  int st = ts_cli_rules_load(&g, argc, argv, "rules", NULL, &r, &n);
   if (st)
     return st;
   if (n > 0) {
@@ -154,7 +149,7 @@ static int cmd_compile(int argc, char **argv) {
   struct ts_rules *r = NULL;
   bool json = false;
   int n;
-  int st = load(&g, argc, argv, "rules", &json, &r, &n);
+  int st = ts_cli_rules_load(&g, argc, argv, "rules", &json, &r, &n);
   if (st)
     return st;
   struct ts_error err = {0};
@@ -249,121 +244,6 @@ static int cmd_compile(int argc, char **argv) {
   return 0;
 }
 
-/* The installed distributions of a site-packages directory (target/site.h,
- * the reader install and sync use) appended to names/versions. */
-static size_t read_dist_info(const char *dir, char ***names, char ***versions,
-                             size_t n) {
-  struct ts_site site;
-  struct ts_error err = {0};
-  if (ts_site_read(&dir, 1, &site, &err) == TS_OK)
-    for (size_t i = 0; i < site.n; i++) {
-      if (!site.dists[i].version)
-        continue;
-      *names = ts_xreallocarray(*names, n + 1, sizeof **names);
-      *versions = ts_xreallocarray(*versions, n + 1, sizeof **versions);
-      (*names)[n] = ts_xstrdup(site.dists[i].name);
-      (*versions)[n] = ts_xstrdup(site.dists[i].version);
-      n++;
-    }
-  ts_site_clear(&site);
-  return n;
-}
-
-static int cmd_audit(int argc, char **argv) {
-  struct ts_gpu_options g;
-  struct ts_rules *r = NULL;
-  int npos;
-  int st = load(&g, argc, argv, "rules", NULL, &r, &npos);
-  if (st)
-    return st;
-  char **names = NULL, **versions = NULL;
-  size_t n = 0;
-  const char *built_cuda = NULL, *built_rocm = NULL;
-  for (int i = 0; i < npos; i++) {
-    if (strcmp(argv[i], "--dist-info") == 0 && i + 1 < npos) {
-      n = read_dist_info(argv[++i], &names, &versions, n);
-      continue;
-    }
-    if (strcmp(argv[i], "--built-with") == 0 && i + 1 < npos) {
-      const char *v = argv[++i];
-      if (strncmp(v, "cuda=", 5) == 0)
-        built_cuda = v + 5;
-      else if (strncmp(v, "rocm=", 5) == 0 || strncmp(v, "hip=", 4) == 0)
-        built_rocm = strchr(v, '=') + 1;
-      else {
-        ts_rules_free(r);
-        return ts_cli_usage_error("rules", "--built-with takes cuda=X.Y or rocm=X.Y");
-      }
-      continue;
-    }
-    const char *eq = strstr(argv[i], "==");
-    if (!eq) {
-      ts_rules_free(r);
-      return ts_cli_usage_error("rules", "'%s' is not NAME==VERSION", argv[i]);
-    }
-    names = ts_xreallocarray(names, n + 1, sizeof *names);
-    versions = ts_xreallocarray(versions, n + 1, sizeof *versions);
-    names[n] = ts_xstrndup(argv[i], (size_t)(eq - argv[i]));
-    versions[n] = ts_xstrdup(eq + 2);
-    n++;
-  }
-  struct ts_error err = {0};
-  struct ts_host h;
-  struct ts_constraint_set s;
-  int status = 0;
-  if (ts_gpu_host(&g, &h, &err) != TS_OK) {
-    status = ts_cli_report(&err);
-    goto out;
-  }
-  struct ts_rules_options ro = {.ignore_host = g.ignore_host};
-  if (ts_rules_compile(r, &h, &ro, &s, &err) != TS_OK) {
-    ts_host_clear(&h);
-    status = ts_cli_report(&err);
-    goto out;
-  }
-  struct ts_installed *pk = calloc(n ? n : 1, sizeof *pk);
-  for (size_t i = 0; pk && i < n; i++) {
-    pk[i].name = names[i];
-    pk[i].version = versions[i];
-  }
-  struct ts_rules_finding *f = NULL;
-  size_t nf = 0;
-  if (pk && ts_rules_check_installed(&s, pk, n, &f, &nf, &err) != TS_OK)
-    status = ts_cli_report(&err);
-  /* Custom builds (a local label that is no variant) are judged by what
-   * --built-with says they were built with. */
-  for (size_t i = 0; pk && status == 0 && i < n && (built_cuda || built_rocm); i++) {
-    if (ts_rules_is_custom_build(&s, pk[i].version) &&
-        ts_rules_check_build(&s, pk[i].name, pk[i].version, built_cuda,
-                             built_rocm, &f, &nf, &err) != TS_OK)
-      status = ts_cli_report(&err);
-  }
-  for (size_t i = 0; i < nf; i++) {
-    printf("%s: %s (rule %s)\n  %s\n", f[i].subject, f[i].detail, f[i].id,
-           f[i].message);
-    if (f[i].fix)
-      printf("  fix: %s\n", f[i].fix);
-  }
-  if (status == 0) {
-    ts_cli_info("%zu distribution%s checked, %zu broken rule%s", n,
-                n == 1 ? "" : "s", nf, nf == 1 ? "" : "s");
-    status = nf ? 1 : 0;
-  }
-  ts_rules_findings_free(f, nf);
-  free(pk);
-  ts_constraint_set_clear(&s);
-  ts_host_clear(&h);
-out:
-  for (size_t i = 0; i < n; i++) {
-    free(names[i]);
-    free(versions[i]);
-  }
-  free(names);
-  free(versions);
-  ts_rules_free(r);
-  return status;
-}
-
 int ts_cmd_rules(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
     usage(argc < 2 ? stderr : stdout);
@@ -376,7 +256,7 @@ int ts_cmd_rules(int argc, char **argv) {
   if (strcmp(argv[1], "compile") == 0)
     return cmd_compile(argc - 2, argv + 2);
   if (strcmp(argv[1], "audit") == 0)
-    return cmd_audit(argc - 2, argv + 2);
+    return ts_cmd_rules_audit(argc - 2, argv + 2);
   if (strcmp(argv[1], "update") == 0)
     return ts_cmd_rules_update(argc - 2, argv + 2);
   return ts_cli_usage_error("rules", "unknown subcommand '%s'", argv[1]);

@@ -44,6 +44,14 @@ void ts_cli_print_rules_diags(const char *file, const struct ts_rules_diags *d) 
   fprintf(stderr, "%s: %zu error%s\n", file, d->n, d->n == 1 ? "" : "s");
 }
 
+void ts_cli_print_rules_findings(const struct ts_rules_finding *f, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    printf("%s: %s (rule %s)\n  %s\n", f[i].subject, f[i].detail, f[i].id, f[i].message);
+    if (f[i].fix)
+      printf("  fix: %s\n", f[i].fix);
+  }
+}
+
 char *ts_cli_rules_in_force(const struct ts_rules *r) {
   const struct ts_rules_provenance *p = &r->provenance;
   const char *v = p->version ? p->version : r->version ? r->version : "(no version)";

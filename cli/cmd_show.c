@@ -43,6 +43,8 @@ static void print_info(const struct ts_show_info *s, bool files) {
   const struct ts_installed_dist *d = s->dist;
   field("Name", d->site->name);
   field("Version", d->version);
+  if (d->variant_label) /* PEP 825 */
+    field("Variant", d->variant_label);
   field("Summary", ts_metadata_get(d->md, "Summary"));
   field("Home-page", ts_metadata_get(d->md, "Home-page"));
   field("Author", ts_metadata_get(d->md, "Author"));

@@ -11,6 +11,7 @@
 #include "cli/gpu_options.h"
 #include "core/fs.h"
 #include "rules/origin.h"
+#include "rules/rules_cache.h"
 
 void ts_gpu_options_init(struct ts_gpu_options *o) {
   memset(o, 0, sizeof *o);
@@ -184,6 +185,14 @@ static const char *env(const char *name) {
   return v && *v ? v : NULL;
 }
 
+void ts_gpu_variant_force(struct ts_variant_force *f) {
+  *f = (struct ts_variant_force){
+      .cuda_driver_version = env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"),
+      .sm_arch = env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH"),
+      .gfx_arch = env("AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH"),
+      .rocm_version = env("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION")};
+}
+
 int ts_gpu_options_env(struct ts_gpu_options *o) {
   const char *v;
   if (!o->set_cuda && (v = env("TORCHSOLVE_CUDA"))) {
@@ -216,11 +225,7 @@ int ts_gpu_options_env(struct ts_gpu_options *o) {
     o->rules_files[o->nrules_files++] = v;
   if (o->nwithout == 0 && (v = env("TORCHSOLVE_WITHOUT_RULES")))
     o->without[o->nwithout++] = v;
-  o->variant_force = (struct ts_variant_force){
-      .cuda_driver_version = env("NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION"),
-      .sm_arch = env("NV_VARIANT_PROVIDER_FORCE_SM_ARCH"),
-      .gfx_arch = env("AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH"),
-      .rocm_version = env("AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION")};
+  ts_gpu_variant_force(&o->variant_force);
   /* --ignore-host means "do not look at this machine", never "forget what
    * I asked for": facts given with it describe the target machine, and the
    * rules judge those alone (ov.ignore_host still skips detection). */
@@ -274,9 +279,9 @@ const char *ts_gpu_bundled_rules_path(void) {
 }
 
 static enum ts_code merge_file(struct ts_rules *base, const char *path,
-                               struct ts_error *err) {
+                               const char *cache_root, struct ts_error *err) {
   struct ts_rules *over = NULL;
-  enum ts_code rc = ts_rules_load_file(path, &over, NULL, err);
+  enum ts_code rc = ts_rules_load_file_cached(path, cache_root, &over, err);
   if (rc != TS_OK)
     return rc;
   rc = ts_rules_merge(base, over, err);
@@ -310,12 +315,13 @@ static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
 
 /* The bundled facts, or the newer ones `rules update` kept (origin.h),
  * with where they came from. */
-static enum ts_code load_in_force(struct ts_rules **out, struct ts_error *err) {
+static enum ts_code load_in_force(struct ts_rules **out, const char *cache_root,
+                                  struct ts_error *err) {
   char *data = ts_rules_data_dir();
   struct ts_rules_provenance prov;
   ts_rules_in_force(ts_gpu_bundled_rules_path(), data, &prov);
   free(data);
-  enum ts_code rc = ts_rules_load_file(prov.path, out, NULL, err);
+  enum ts_code rc = ts_rules_load_file_cached(prov.path, cache_root, out, err);
   if (rc != TS_OK && prov.updated)
     ts_error_wrap(err, "the rules kept by `torchsolve rules update` (%s); run "
                   "`torchsolve rules update --refresh`, or delete that file",
@@ -329,7 +335,7 @@ static enum ts_code load_in_force(struct ts_rules **out, struct ts_error *err) {
 
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
                           struct ts_error *err) {
-  enum ts_code rc = load_in_force(out, err);
+  enum ts_code rc = load_in_force(out, o->rules_cache_root, err);
   if (rc != TS_OK)
     return rc;
   const char *xdg = env("XDG_CONFIG_HOME");
@@ -340,10 +346,10 @@ enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
   else if (home)
     cfg = ts_path_join(home, ".config/torchsolve/rules.yaml");
   if (cfg && readable(cfg))
-    rc = merge_file(*out, cfg, err);
+    rc = merge_file(*out, cfg, o->rules_cache_root, err);
   free(cfg);
   for (size_t i = 0; i < o->nrules_files && rc == TS_OK; i++)
-    rc = merge_file(*out, o->rules_files[i], err);
+    rc = merge_file(*out, o->rules_files[i], o->rules_cache_root, err);
   for (size_t i = 0; i < o->nwithout && rc == TS_OK; i++)
     rc = drop_rules(*out, o->without[i], err);
   if (rc != TS_OK) {

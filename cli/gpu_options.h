@@ -66,6 +66,11 @@ struct ts_gpu_options {
    * NV_VARIANT_PROVIDER_FORCE_SM_ARCH, AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH,
    * AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION. */
   struct ts_variant_force variant_force;
+  /* The cache root whose rules-v1/ keeps rules files parsed
+   * (rules/rules_cache.h): install and lock (ts_gpu_load_named) set it
+   * from their cache options; NULL (--no-cache, other commands): every
+   * file is parsed. */
+  const char *rules_cache_root;
 };
 
 void ts_gpu_options_init(struct ts_gpu_options *o);
@@ -75,6 +80,15 @@ void ts_gpu_options_init(struct ts_gpu_options *o);
  * is not ours, -1 after printing a usage error for `command`. */
 int ts_gpu_options_parse(struct ts_gpu_options *o, const char *command,
                          int argc, char **argv, int *i);
+
+/* The variant providers' own variables (ts_gpu_options.variant_force). */
+void ts_gpu_variant_force(struct ts_variant_force *f);
+
+/* The host's supported PEP 825 properties, {namespace: {feature:
+ * [values best first]}} (variant/provider.h) with the providers'
+ * variables applied, for detect --json; cJSON null when a variable is
+ * malformed (*err says which).  variant_json.c. */
+struct cJSON *ts_gpu_variant_properties_json(const struct ts_host *h, struct ts_error *err);
 
 /* Fills options not given as flags from TORCHSOLVE_* variables.  Returns -1
  * after printing an error for a malformed value, else 0. */

@@ -56,6 +56,9 @@ static void topic_environment(void) {
       "  TORCHSOLVE_SEED_WHEELS    directory with the pip wheel for 'venv --seed'\n"
       "                            (default /usr/share/python-wheels)\n"
       "  ROCM_PATH                 ROCm installation to read (default /opt/rocm)\n"
+      "  NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION, NV_VARIANT_PROVIDER_FORCE_SM_ARCH,\n"
+      "  AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH, AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION\n"
+      "                            what the PEP 825 providers see (help variants)\n"
       "  HSA_OVERRIDE_GFX_VERSION  honoured as ROCm does (11.0.0 = gfx1100)\n"
       "  SSL_CERT_FILE             extra CA bundle (as --cert)\n"
       "  http_proxy, https_proxy, all_proxy, no_proxy (or upper case)  proxies\n"
@@ -90,7 +93,29 @@ static void topic_gpu(void) {
       "  One lock for several GPU machines: 'lock --profile cpu --profile cu126\n"
       "  --profile rocm6.4:gfx=gfx942' resolves each as install would there;\n"
       "  'sync' then installs the best profile the host runs, in the order\n"
-      "  above, and 'sync --profile NAME --ignore-host' builds an image for one.\n");
+      "  above, and 'sync --profile NAME --ignore-host' builds an image for one.\n"
+      "  PEP 825 variant wheels: see 'torchsolve help variants'.\n");
+}
+
+static void topic_variants(void) {
+  printf(
+      "PEP 825 wheel variants (torch-2.10.0-...-cuda12.8.whl):\n"
+      "  A page with variant wheels lists NAME-VERSION-variants.json (PEP 825\n"
+      "  v0.1 or variantlib v0.0.3), fetched hash-checked and cached. torchsolve\n"
+      "  computes what the providers would report from its own host facts (no\n"
+      "  plugin is run): nvidia cuda_version_lower_bound/upper_bound from the\n"
+      "  driver's CUDA and sm_arch of every GPU, amd gfx_arch and rocm_version,\n"
+      "  x86_64 level from the CPU flags, static-properties from the file.\n"
+      "  A variant is a candidate when each of its features has a supported\n"
+      "  value and rules.yaml accepts its PyTorch twin (cuda12.8 = cu128, null =\n"
+      "  cpu); the best by PEP 825's priorities wins, then the null variant, then\n"
+      "  a wheel without a label; ties go to the newest CUDA that runs here.\n"
+      "  --torch-index-url BASE also reads BASE/variant/. install --dry-run shows\n"
+      "  '[label]' and why; detect --json lists variant_properties; list, freeze\n"
+      "  and show name an installed variant's label. NV_VARIANT_PROVIDER_FORCE_\n"
+      "  CUDA_DRIVER_VERSION, NV_VARIANT_PROVIDER_FORCE_SM_ARCH, AMD_VARIANT_\n"
+      "  PROVIDER_FORCE_GFX_ARCH and AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION\n"
+      "  replace detected facts, as in the providers. See doc/variants.md.\n");
 }
 
 static const struct {
@@ -101,6 +126,7 @@ static const struct {
     {"exit-codes", topic_exit_codes, "exit statuses and error codes"},
     {"environment", topic_environment, "environment variables"},
     {"gpu", topic_gpu, "how the torch build is chosen"},
+    {"variants", topic_variants, "PEP 825 wheel variants"},
 };
 
 int ts_cli_help_topic(const char *name) {

@@ -8,16 +8,31 @@
 
 #include <stdio.h>
 
+#include "cli/gpu_options.h"
 #include "rules/rules.h"
 
 struct ts_plan_result;
 
 /* torchsolve rules update [--index-url URL] [--refresh] [index options]. */
 int ts_cmd_rules_update(int argc, char **argv);
+/* torchsolve rules audit (cmd_rules_audit.c). */
+int ts_cmd_rules_audit(int argc, char **argv);
+
+/* The GPU and global options of a `rules` subcommand (cmd names it in
+ * messages; json, when non-NULL, takes --json) and the rules in force
+ * into *rules.  The other arguments are compacted to the front of argv,
+ * --dist-info and --built-with with their values; *first_arg is their
+ * count.  Returns 0, or the exit status after the message. */
+int ts_cli_rules_load(struct ts_gpu_options *g, int argc, char **argv, const char *cmd,
+                      bool *json, struct ts_rules **rules, int *first_arg);
 
 /* Every problem as FILE:LINE:COLUMN: error: MESSAGE on stderr, then the
  * count. */
 void ts_cli_print_rules_diags(const char *file, const struct ts_rules_diags *d);
+
+/* Each finding as "SUBJECT: DETAIL (rule ID)", its message and its fix
+ * on lines of their own, on stdout (check, rules audit). */
+void ts_cli_print_rules_findings(const struct ts_rules_finding *f, size_t n);
 
 /* "bundled 2026.11.28 (PATH)" or "updated 2026.12.01 (from URL)":
  * malloc'd. */

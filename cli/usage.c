@@ -362,3 +362,104 @@ void ts_cli_sync_help(FILE *out) {
           "  torchsolve sync pylock.toml --profile cu126 --ignore-host   # in a Dockerfile\n"
           "  torchsolve sync pylock.toml --extra cli --group test        # a dev venv\n");
 }
+
+static const char pip_help[] =
+    "usage: torchsolve pip COMMAND [pip's options]\n"
+    "\n"
+    "pip's commands with pip's spellings, torchsolve's GPU-aware resolver\n"
+    "underneath, so that  alias pip='torchsolve pip'  keeps scripts working:\n"
+    "  install, download, uninstall, freeze, list, show, inspect, check\n"
+    "Options are pip's; most are torchsolve's own spelling, --no-cache-dir is\n"
+    "--no-cache, --default-timeout --timeout, --no-color --color never.  Dropped,\n"
+    "since torchsolve neither prompts nor nags: --disable-pip-version-check,\n"
+    "--no-input, --no-python-version-warning, --exists-action, --progress-bar,\n"
+    "--root-user-action, --no-warn-script-location, --no-warn-conflicts,\n"
+    "--no-compile, --include-editable.  Refused, naming the option (exit 2):\n"
+    "the source-build options torchsolve's builds do not take (--global-option,\n"
+    "--build-option, --use-pep517, --no-use-pep517, --check-build-dependencies,\n"
+    "--no-clean, --src; -e, --no-build-isolation and -C pass on), --user\n"
+    "but for install, --root, --log, --use-feature, --use-deprecated,\n"
+    "--keyring-provider, --ignore-requires-python, --implementation other than\n"
+    "cp, --abi other than cpXY of --python-version, abi3 or none, --path, and\n"
+    "any option the command does not know.\n"
+    "\n"
+    "The target, as pip's: --python, else an activated venv ($VIRTUAL_ENV,\n"
+    "or ./.venv), else the python on PATH (python3 when there is none), which\n"
+    "is refused when its distribution manages it (PEP 668 EXTERNALLY-MANAGED)\n"
+    "unless --break-system-packages.  install --user: that interpreter's user\n"
+    "site ($PYTHONUSERBASE, else ~/.local), refused in a venv.  Another\n"
+    "interpreter (pip's cross-target recipe, a Lambda layer):\n"
+    "  pip install --target DIR --platform manylinux2014_x86_64 \\\n"
+    "      --python-version 3.12 --implementation cp --only-binary=:all: requests\n"
+    "wheels only (--only-binary=:all:, or --no-deps), into --target or as\n"
+    "--dry-run, as pip requires.\n"
+    "\n"
+    "Configuration, read in this mode only (pip's order: later wins):\n"
+    "  pip.conf files: $XDG_CONFIG_DIRS/pip/pip.conf (default /etc/xdg),\n"
+    "    /etc/pip.conf, ~/.pip/pip.conf, $XDG_CONFIG_HOME/pip/pip.conf (default\n"
+    "    ~/.config), the environment's own pip.conf, then $PIP_CONFIG_FILE\n"
+    "    (/dev/null: no file at all; when it exists the user files are\n"
+    "    skipped); in each, [global] then the command's section ([install],\n"
+    "    [download], [list]...);\n"
+    "  then PIP_<KEY> variables (PIP_INDEX_URL, PIP_EXTRA_INDEX_URL,\n"
+    "    PIP_FIND_LINKS, PIP_TRUSTED_HOST, PIP_NO_CACHE_DIR, PIP_CONSTRAINT...);\n"
+    "  then the command line.\n"
+    "  Keys read: index-url, extra-index-url, find-links, no-index,\n"
+    "  trusted-host, cert, client-cert, proxy, timeout (default-timeout),\n"
+    "  retries, cache-dir, no-cache-dir (install, download, list); constraint,\n"
+    "  only-binary, no-binary, prefer-binary, require-hashes, pre (install,\n"
+    "  download; pre for list too); upgrade-strategy (install);\n"
+    "  break-system-packages (install, uninstall); require-virtualenv (install,\n"
+    "  download, uninstall, freeze, check: exit 3 outside a venv, as pip);\n"
+    "  isolated; no-color and the dropped keys above.  Lists (extra-index-url,\n"
+    "  find-links, trusted-host, constraint) are separated by blanks or lines;\n"
+    "  flags take 1/true/yes/on or 0/false/no/off.  A key of a refused option\n"
+    "  (PIP_USER=1, src...) is an error; other keys are ignored, as pip does.\n"
+    "  --isolated: no PIP_* variables and no user files.  TORCHSOLVE_*\n"
+    "  variables still apply where pip's configuration sets nothing.\n"
+    "\n"
+    "Exit status as pip's: 0 success, 1 failure, 2 usage error (an unknown or\n"
+    "refused option), 3 no virtual environment with PIP_REQUIRE_VIRTUALENV.\n"
+    "uninstall skips a name that is not installed with a warning, as pip.\n"
+    "\n"
+    "Examples:\n"
+    "  alias pip='torchsolve pip'\n"
+    "  PIP_INDEX_URL=https://mirror/simple pip install -U torch transformers\n"
+    "  pip install --no-cache-dir --target /install -r requirements.txt\n"
+    "  pip freeze -r requirements.txt; pip list --outdated; pip uninstall -y torch\n";
+
+void ts_cli_pip_help(FILE *out) {
+  fputs(pip_help, out);
+}
+
+static const char index_head[] =
+    "usage: torchsolve index fetch PROJECT... [options] [--json]\n"
+    "       torchsolve index metadata WHEEL_URL [--sha256 HEX] [--metadata[=HEX]] [options]\n"
+    "       torchsolve index download URL -o DEST [--sha256 HEX] [--progress] [options]\n"
+    "       torchsolve index parse PAGE_FILE... [--index-url PAGE_URL] [--repeat N] [--stats]\n"
+    "\n"
+    "Diagnostics for the index client.  'fetch' prints what the indexes say\n"
+    "about each project (files, hashes, Requires-Python, yanked, whether a\n"
+    "PEP 658 metadata file exists).  'metadata' prints a wheel's METADATA read\n"
+    "as the resolver reads it: the PEP 658 '<url>.metadata' file (with\n"
+    "--metadata), else HTTP range requests, else the whole wheel; the source\n"
+    "used is printed on stderr.  'download' fetches one file the way the\n"
+    "installer does: hashed while streaming into DEST.part (resumed with a\n"
+    "Range request when it exists), renamed to DEST only when the sha256\n"
+    "matches.  'parse' checks saved pages (JSON when named *.json) and with\n"
+    "--stats reports the parse throughput.\n"
+    "\n"
+    "options:\n";
+
+static const char index_tail[] =
+    "  --torch-variant V        route PyTorch projects to URL/V/ (repeatable)\n"
+    "  --torch-project NAME     project routed there (repeatable; default torch,\n"
+    "                           torchvision, torchaudio, triton, pytorch-triton-*)\n"
+    "  --json                   machine-readable output (fetch)\n"
+    "  --stats                  print requests and bytes transferred on stderr\n";
+
+void ts_cli_index_help(FILE *out) {
+  fputs(index_head, out);
+  fputs(ts_index_cli_help, out);
+  fputs(index_tail, out);
+}

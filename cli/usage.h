@@ -14,3 +14,7 @@
 void ts_cli_install_help(FILE *out, bool download);
 void ts_cli_lock_help(FILE *out);
 void ts_cli_sync_help(FILE *out);
+/* torchsolve pip: pip's commands, options and configuration. */
+void ts_cli_pip_help(FILE *out);
+/* torchsolve index: the diagnostics over the index client. */
+void ts_cli_index_help(FILE *out);

@@ -25,7 +25,7 @@ void ts_buf_reset(struct ts_buf *b) {
     b->data[0] = '\0';
 }
 
-static enum ts_code buf_reserve(struct ts_buf *b, size_t extra) {
+enum ts_code ts_buf_reserve(struct ts_buf *b, size_t extra) {
   if (extra > (size_t)-1 - b->len - 1)
     return TS_E_TOO_BIG;
   size_t need = b->len + extra + 1;
@@ -45,7 +45,7 @@ static enum ts_code buf_reserve(struct ts_buf *b, size_t extra) {
 }
 
 enum ts_code ts_buf_append(struct ts_buf *b, const void *data, size_t len) {
-  enum ts_code rc = buf_reserve(b, len);
+  enum ts_code rc = ts_buf_reserve(b, len);
   if (rc != TS_OK)
     return rc;
   if (len)
@@ -59,21 +59,44 @@ enum ts_code ts_buf_append_str(struct ts_buf *b, const char *s) {
   return ts_buf_append(b, s, strlen(s));
 }
 
+static enum ts_code buf_vprintf(struct ts_buf *b, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  enum ts_code rc = n < 0 ? TS_E_INVALID : ts_buf_reserve(b, (size_t)n);
+  if (rc == TS_OK) {
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+    b->len += (size_t)n;
+  }
+  va_end(again);
+  return rc;
+}
+
 enum ts_code ts_buf_printf(struct ts_buf *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  enum ts_code rc = buf_vprintf(b, fmt, ap);
   va_end(ap);
-  if (n < 0)
-    return TS_E_INVALID;
-  enum ts_code rc = buf_reserve(b, (size_t)n);
-  if (rc != TS_OK)
-    return rc;
+  return rc;
+}
+
+void ts_buf_xprintf(struct ts_buf *b, const char *fmt, ...) {
+  va_list ap;
   va_start(ap, fmt);
-  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  enum ts_code rc = buf_vprintf(b, fmt, ap);
   va_end(ap);
-  b->len += (size_t)n;
-  return TS_OK;
+  if (rc != TS_OK)
+    abort();
+}
+
+void ts_buf_xappend(struct ts_buf *b, const void *data, size_t len) {
+  if (ts_buf_append(b, data, len) != TS_OK)
+    abort();
+}
+
+void ts_buf_xappend_str(struct ts_buf *b, const char *s) {
+  if (ts_buf_append_str(b, s) != TS_OK)
+    abort();
 }
 
 char *ts_buf_take(struct ts_buf *b, size_t *len_out) {

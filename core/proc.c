@@ -1,5 +1,6 @@
 #include "core/proc.h"
 
+#include "core/clock.h"
 #include "core/str.h"
 
 #include <errno.h>
@@ -17,9 +18,7 @@
 extern char **environ;
 
 static long long now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  return (long long)ts_now_ms();
 }
 
 /* One read of what is available on fd: the bytes read (> 0), 0 when

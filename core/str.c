@@ -44,3 +44,13 @@ void ts_strv_push(char ***v, size_t *count, const char *s, size_t n) {
   *v = ts_xreallocarray(*v, *count + 1, sizeof **v);
   (*v)[(*count)++] = c;
 }
+
+void ts_strv_free(char **v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(v[i]);
+  free(v);
+}
+
+int ts_strv_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}

@@ -20,3 +20,8 @@ char *ts_xstrndup_lower(const char *s, size_t n);
 /* Appends a copy of s[0..n) to the string vector *v of *count entries
  * (grown by one; the vector owns the copy). */
 void ts_strv_push(char ***v, size_t *count, const char *s, size_t n);
+/* Frees the n strings of v and v. */
+void ts_strv_free(char **v, size_t n);
+/* qsort's comparator for an array of strings (char * or const char *
+ * elements), in strcmp order. */
+int ts_strv_cmp(const void *a, const void *b);

@@ -490,8 +490,7 @@ static void load_find_links(struct ts_index *idx) {
           char *abs = realpath(path, NULL);
           struct ts_buf u;
           ts_buf_init(&u, 0);
-          if (ts_buf_printf(&u, "file://%s", abs ? abs : path))
-            abort();
+          ts_buf_xprintf(&u, "file://%s", abs ? abs : path);
           l->page_url = ts_buf_take(&u, NULL);
           free(abs);
         }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -52,9 +53,7 @@ struct xfer {
 };
 
 static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+  return (uint64_t)ts_now_ms();
 }
 
 struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error *err) {

@@ -66,8 +66,11 @@ char *ts_plan_freeze_line(const struct ts_installed_dist *d) {
     return editable_line(d);
   if (d->direct_reference)
     return ts_xasprintf("%s @ %s", d->site->name, d->direct_reference);
-  /* pip's freeze pins a version that is not PEP 440 with === */
-  return ts_xasprintf("%s%s%s", d->site->name, d->md->version ? "==" : "===", d->version);
+  /* pip's freeze pins a version that is not PEP 440 with ===; a PEP 825
+   * variant's label follows as a comment (the line stays a requirement) */
+  return ts_xasprintf("%s%s%s%s%s", d->site->name, d->md->version ? "==" : "===", d->version,
+                      d->variant_label ? "  # variant " : "",
+                      d->variant_label ? d->variant_label : "");
 }
 
 /* pip freeze hides itself, and below Python 3.12 the build backends that
@@ -173,10 +176,6 @@ static void seen_add_file(struct seen *s, const char *file) {
   s->files[s->nfiles++] = file;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static int cmp_lower_name(const void *a, const void *b) {
   const struct ts_installed_dist *x = *(const struct ts_installed_dist *const *)a;
   const struct ts_installed_dist *y = *(const struct ts_installed_dist *const *)b;
@@ -185,8 +184,8 @@ static int cmp_lower_name(const void *a, const void *b) {
 }
 
 static void put_line(struct ts_buf *out, const char *s, size_t n) {
-  if (ts_buf_append(out, s, n) != TS_OK || ts_buf_append(out, "\n", 1) != TS_OK)
-    abort();
+  ts_buf_xappend(out, s, n);
+  ts_buf_xappend(out, "\n", 1);
 }
 
 /* The lines of the requirements files, in order; emitted[] marks the
@@ -260,14 +259,12 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
   for (size_t i = 0; i < nseen; i++) {
     if (seen[i].nfiles > 1) {
       if (seen[i].nfiles > 1)
-        qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, cmp_str);
+        qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, ts_strv_cmp);
       struct ts_buf l;
       ts_buf_init(&l, 1u << 20);
       for (size_t k = 0; k < seen[i].nfiles; k++)
         if (k == 0 || strcmp(seen[i].files[k], seen[i].files[k - 1]) != 0)
-          if ((l.len && ts_buf_append(&l, ", ", 2) != TS_OK) ||
-              ts_buf_append(&l, seen[i].files[k], strlen(seen[i].files[k])) != TS_OK)
-            abort();
+          ts_buf_xprintf(&l, "%s%s", l.len ? ", " : "", seen[i].files[k]);
       ts_plan_notes_add(warnings, ts_xasprintf("Requirement %s included multiple times [%.*s]",
                                   seen[i].name, (int)l.len, l.data ? l.data : ""));
       ts_buf_clear(&l);

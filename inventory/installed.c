@@ -17,6 +17,7 @@
 #include "pep/name.h"
 #include "pep/requirement.h"
 #include "pep/version.h"
+#include "variant/metadata.h"
 #include "target/site.h"
 #include "wheel/record.h"
 
@@ -24,6 +25,7 @@ static void dist_clear(struct ts_installed_dist *d) {
   ts_metadata_free(d->md);
   free(d->installer);
   free(d->direct_url_json);
+  free(d->variant_label);
   free(d->direct_url);
   free(d->direct_reference);
   free(d->editable_location);
@@ -98,6 +100,20 @@ static void add_skipped(struct ts_installed_set *s, const char *path, const char
   s->skipped[s->nskipped++] = ts_xasprintf("%s: %s", path, why);
 }
 
+/* The label of the one variant a variant wheel's variant.json names. */
+static void read_variant(struct ts_installed_dist *d) {
+  char *json = read_small(d->site->dist_info, "variant.json");
+  struct ts_variant_metadata m;
+  struct ts_error ignore = {0};
+  if (json && ts_variant_metadata_parse(json, strlen(json), "variant.json", &m, &ignore) ==
+                  TS_OK &&
+      m.nvariants == 1)
+    d->variant_label = ts_xstrdup(m.variants[0].label);
+  if (json)
+    ts_variant_metadata_clear(&m);
+  free(json);
+}
+
 /* One distribution of the installed set (target/site.h) into *d: false
  * (the reason in s->skipped) when pip would skip it. */
 static bool load(struct ts_installed_set *s, const struct ts_site_dist *sd,
@@ -121,6 +137,7 @@ static bool load(struct ts_installed_set *s, const struct ts_site_dist *sd,
     d->installer = inst;
   }
   read_direct_url(d);
+  read_variant(d);
   return true;
 }
 

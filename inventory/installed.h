@@ -43,6 +43,9 @@ struct ts_installed_dist {
    * subdirectory=... fragments; NULL without a readable direct_url.json. */
   char *direct_reference;
   char *editable_location; /* the path of a file:// editable's url */
+  /* A PEP 825 variant wheel's label, from the variant.json its dist-info
+   * keeps (the wheel's own file, naming its one variant); NULL otherwise. */
+  char *variant_label;
 };
 
 struct ts_installed_set {

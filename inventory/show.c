@@ -18,10 +18,6 @@ static int cmp_lower(const void *a, const void *b) {
   return c ? c : strcmp(x, y);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static bool requires_name(const struct ts_installed_dist *d,
                           const struct ts_marker_env *env, const char *canonical) {
   char **names = NULL;
@@ -108,11 +104,11 @@ enum ts_code ts_plan_show(const struct ts_plan_env *env, const char *const *name
         info->files[i] = n;
       }
       if (info->nfiles > 1)
-        qsort(info->files, info->nfiles, sizeof *info->files, cmp_str);
+        qsort(info->files, info->nfiles, sizeof *info->files, ts_strv_cmp);
     }
   }
   if (missing->n > 1)
-    qsort(missing->lines, missing->n, sizeof *missing->lines, cmp_str);
+    qsort(missing->lines, missing->n, sizeof *missing->lines, ts_strv_cmp);
   return rc;
 }
 

@@ -124,10 +124,6 @@ enum ts_code ts_plan_tree_target(const struct ts_target *t, const char *dir,
   return ts_fs_mkdirs(s[0], err);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Moves each entry of `from` into the tree's DIR; `skip` (may be NULL) is
  * an entry name that stays (the stage's lib, which holds lib/python). */
 static enum ts_code move_entries(struct ts_plan_tree *t, const char *from,
@@ -152,7 +148,7 @@ static enum ts_code move_entries(struct ts_plan_tree *t, const char *from,
   }
   closedir(d);
   if (n) /* qsort's array may not be NULL, even for no elements */
-    qsort(names, n, sizeof *names, cmp_str);
+    qsort(names, n, sizeof *names, ts_strv_cmp);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < n; i++) {
     char *src = ts_path_join(from, names[i]);

@@ -2,13 +2,10 @@
  * lock/export.c — requirements.txt with --hash lines from a lock.
  */
 #include "lock/export.h"
+#include "core/str.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* Collects the sha256 values of every wheel and the sdist, sorted, unique. */
 static size_t collect_hashes(const struct ts_pylock_package *p,
@@ -26,7 +23,7 @@ static size_t collect_hashes(const struct ts_pylock_package *p,
   if (h)
     out[n++] = h;
   if (n > 1)
-    qsort(out, n, sizeof *out, cmp_str);
+    qsort(out, n, sizeof *out, ts_strv_cmp);
   size_t u = 0;
   for (size_t i = 0; i < n; i++)
     if (u == 0 || strcmp(out[u - 1], out[i]) != 0)

@@ -48,12 +48,6 @@ static void file_free(struct ts_pylock_file *f) {
   }
 }
 
-static void strv_free(char **v, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
 static void package_clear(struct ts_pylock_package *p) {
   free(p->name);
   free(p->version);
@@ -96,16 +90,16 @@ static void profile_clear(struct ts_pylock_profile *p) {
   free(p->name);
   free(p->backend);
   kv_free(p->host_facts, p->nhost_facts);
-  strv_free(p->rule_ids, p->nrule_ids);
+  ts_strv_free(p->rule_ids, p->nrule_ids);
 }
 
 static void grid_free(struct ts_pylock_grid *g) {
   if (!g)
     return;
-  strv_free(g->systems, g->nsystems);
-  strv_free(g->machines, g->nmachines);
-  strv_free(g->implementations, g->nimplementations);
-  strv_free(g->pythons, g->npythons);
+  ts_strv_free(g->systems, g->nsystems);
+  ts_strv_free(g->machines, g->nmachines);
+  ts_strv_free(g->implementations, g->nimplementations);
+  ts_strv_free(g->pythons, g->npythons);
   free(g);
 }
 
@@ -113,17 +107,17 @@ void ts_pylock_free(struct ts_pylock *lock) {
   if (!lock)
     return;
   free(lock->lock_version);
-  strv_free(lock->environments, lock->nenvironments);
+  ts_strv_free(lock->environments, lock->nenvironments);
   free(lock->requires_python);
-  strv_free(lock->extras, lock->nextras);
-  strv_free(lock->dependency_groups, lock->ndependency_groups);
-  strv_free(lock->default_groups, lock->ndefault_groups);
+  ts_strv_free(lock->extras, lock->nextras);
+  ts_strv_free(lock->dependency_groups, lock->ndependency_groups);
+  ts_strv_free(lock->default_groups, lock->ndefault_groups);
   free(lock->created_by);
   for (size_t i = 0; i < lock->npackages; i++)
     package_clear(&lock->packages[i]);
   free(lock->packages);
   kv_free(lock->host_facts, lock->nhost_facts);
-  strv_free(lock->rule_ids, lock->nrule_ids);
+  ts_strv_free(lock->rule_ids, lock->nrule_ids);
   for (size_t i = 0; i < lock->nprofiles; i++)
     profile_clear(&lock->profiles[i]);
   free(lock->profiles);
@@ -234,12 +228,12 @@ static enum ts_code get_strv(struct rd *r, const struct ts_toml_value *t,
   for (size_t i = 0; i < v->nitems; i++) {
     const struct ts_toml_value *it = v->items[i];
     if (it->type != TS_TOML_STRING || memchr(it->str, '\0', it->len)) {
-      strv_free(a, i);
+      ts_strv_free(a, i);
       return rd_fail(r, it, key, TS_E_PARSE, "item %zu: expected a string",
                      i);
     }
     if (!(a[i] = strdup(it->str))) {
-      strv_free(a, i);
+      ts_strv_free(a, i);
       return rd_fail(r, it, key, TS_E_NOMEM, "out of memory");
     }
   }

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/str.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
 
@@ -54,12 +55,6 @@ static void declared(const struct ts_pylock *lock, bool extras, char ***out, siz
   }
 }
 
-static void strv_free(char **v, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
 static enum ts_code unknown(const char *option, const char *name, const char *kind,
                             char *const *valid, size_t nvalid, struct ts_error *err) {
   if (!nvalid)
@@ -68,16 +63,11 @@ static enum ts_code unknown(const char *option, const char *name, const char *ki
   struct ts_buf list;
   ts_buf_init(&list, 0);
   for (size_t i = 0; i < nvalid; i++)
-    if (ts_buf_printf(&list, "%s%s", i ? ", " : "", valid[i]) != TS_OK)
-      abort();
+    ts_buf_xprintf(&list, "%s%s", i ? ", " : "", valid[i]);
   enum ts_code rc = ts_error_set(err, TS_E_INVALID, "%s %s: the lock has no such %s (it has %s)",
                                  option, name, kind, list.data);
   ts_buf_clear(&list);
   return rc;
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 enum ts_code ts_lock_select(const struct ts_pylock *lock, const struct ts_lock_request *rq,
@@ -119,18 +109,18 @@ enum ts_code ts_lock_select(const struct ts_pylock *lock, const struct ts_lock_r
     add(&out->groups, &out->ngroups, lock->default_groups[i]);
   if (profile_extra)
     add(&out->extras, &out->nextras, profile_extra);
-  strv_free(extras, nextras);
-  strv_free(groups, ngroups);
+  ts_strv_free(extras, nextras);
+  ts_strv_free(groups, ngroups);
   if (out->nextras > 1)
-    qsort(out->extras, out->nextras, sizeof *out->extras, cmp_str);
+    qsort(out->extras, out->nextras, sizeof *out->extras, ts_strv_cmp);
   if (out->ngroups > 1)
-    qsort(out->groups, out->ngroups, sizeof *out->groups, cmp_str);
+    qsort(out->groups, out->ngroups, sizeof *out->groups, ts_strv_cmp);
   return rc;
 }
 
 void ts_lock_selection_clear(struct ts_lock_selection *s) {
-  strv_free(s->extras, s->nextras);
-  strv_free(s->groups, s->ngroups);
+  ts_strv_free(s->extras, s->nextras);
+  ts_strv_free(s->groups, s->ngroups);
   memset(s, 0, sizeof *s);
 }
 

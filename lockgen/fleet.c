@@ -24,10 +24,6 @@ char *ts_fleet_marker_and(const char *a, const char *b) {
                       b, pb ? ")" : "");
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The or of the conditions of the inputs in `members`, sorted, unique. */
 static char *conditions_or(const struct ts_fleet_input *in, size_t n, const bool *members) {
   const char **c = ts_xcalloc(n, sizeof *c);
@@ -35,7 +31,7 @@ static char *conditions_or(const struct ts_fleet_input *in, size_t n, const bool
   for (size_t i = 0; i < n; i++)
     if (members[i])
       c[k++] = in[i].condition;
-  qsort(c, k, sizeof *c, cmp_str);
+  qsort(c, k, sizeof *c, ts_strv_cmp);
   struct ts_buf b;
   ts_buf_init(&b, 0);
   size_t written = 0;
@@ -43,9 +39,8 @@ static char *conditions_or(const struct ts_fleet_input *in, size_t n, const bool
     if (i && strcmp(c[i], c[i - 1]) == 0)
       continue;
     bool paren = k > 1 && has_op(c[i], " and ");
-    if (ts_buf_printf(&b, "%s%s%s%s", written++ ? " or " : "", paren ? "(" : "", c[i],
-                      paren ? ")" : "") != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s%s%s", written++ ? " or " : "", paren ? "(" : "", c[i],
+                   paren ? ")" : "");
   }
   free(c);
   return ts_buf_take(&b, NULL);

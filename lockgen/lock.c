@@ -34,10 +34,6 @@ static bool ends_with(const char *s, const char *suffix) {
   return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 void ts_plan_item_dependencies(const struct ts_plan_item *pi, const struct ts_resolution *res,
                                const struct ts_marker_env *env, char ***names, size_t *n) {
   struct ts_metadata *md = NULL;
@@ -70,7 +66,7 @@ void ts_plan_item_dependencies(const struct ts_plan_item *pi, const struct ts_re
 
 void ts_plan_lock_dependencies(struct ts_pylock_package *p, char **names, size_t n) {
   if (n)
-    qsort(names, n, sizeof *names, cmp_str);
+    qsort(names, n, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < n; i++)
     if (ts_pylock_add_dependency(p, names[i]) != TS_OK)
       abort();

@@ -26,8 +26,7 @@ static char *backend_ids(const struct ts_rules *rules) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < rules->nbackends; i++)
-    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", rules->backends[i].id) != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s", i ? ", " : "", rules->backends[i].id);
   return ts_buf_take(&b, NULL);
 }
 
@@ -155,17 +154,12 @@ enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *
 
 /* ---- lock --profile --------------------------------------------------- */
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Appends "'a' not in extras and 'b' not in extras" for the k names
  * (sorted here), after what b holds. */
 static void put_absent(struct ts_buf *b, const char **names, size_t k) {
-  qsort(names, k, sizeof *names, cmp_str);
+  qsort(names, k, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < k; i++)
-    if (ts_buf_printf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]) != TS_OK)
-      abort();
+    ts_buf_xprintf(b, "%s'%s' not in extras", b->len ? " and " : "", names[i]);
 }
 
 /* The marker under which profile `self` applies.  The default's extra
@@ -183,16 +177,13 @@ static char *profile_condition(const struct ts_profile *p, size_t n, size_t self
       others[k++] = p[i].extra;
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  if (ts_buf_printf(&b, self > 0 ? "'%s' in extras" : "'%s' in extras or ", p[self].extra) !=
-      TS_OK)
-    abort();
+  ts_buf_xprintf(&b, self > 0 ? "'%s' in extras" : "'%s' in extras or ", p[self].extra);
   struct ts_buf absent;
   ts_buf_init(&absent, 0);
   put_absent(&absent, others, k);
   free(others);
-  if (ts_buf_printf(&b, self == 0 && k > 1 ? "(%s)" : self > 0 ? " and %s" : "%s",
-                    absent.data) != TS_OK)
-    abort();
+  ts_buf_xprintf(&b, self == 0 && k > 1 ? "(%s)" : self > 0 ? " and %s" : "%s",
+                 absent.data);
   ts_buf_clear(&absent);
   return ts_buf_take(&b, NULL);
 }
@@ -219,9 +210,8 @@ static char *simplify_condition(const bool *members, size_t n, void *ctx) {
   free(absent);
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  if (ts_buf_printf(&b, k > 1 ? "'%s' in extras or (%s)" : "'%s' in extras or %s", p[0].extra,
-                    rest.data) != TS_OK)
-    abort();
+  ts_buf_xprintf(&b, k > 1 ? "'%s' in extras or (%s)" : "'%s' in extras or %s", p[0].extra,
+                 rest.data);
   ts_buf_clear(&rest);
   return ts_buf_take(&b, NULL);
 }
@@ -273,7 +263,7 @@ enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
   const char **extras = ts_xcalloc(n, sizeof *extras);
   for (size_t i = 0; i < n; i++)
     extras[i] = p[i].extra;
-  qsort(extras, n, sizeof *extras, cmp_str);
+  qsort(extras, n, sizeof *extras, ts_strv_cmp);
   f->extras = strv_dup((char *const *)extras, n);
   f->nextras = n;
   free(extras);

@@ -46,10 +46,6 @@ static void reach(const struct ts_pylock *lock, char *const *requires, size_t n,
   free(todo);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Adds the sets' names to a lock's list, each once, sorted. */
 static void declare(char ***list, size_t *n, const struct ts_project_set *sets, size_t nsets) {
   for (size_t i = 0; i < nsets; i++) {
@@ -62,7 +58,7 @@ static void declare(char ***list, size_t *n, const struct ts_project_set *sets, 
     }
   }
   if (*n > 1)
-    qsort(*list, *n, sizeof **list, cmp_str);
+    qsort(*list, *n, sizeof **list, ts_strv_cmp);
 }
 
 enum ts_code ts_plan_project_mark(const struct ts_project *p, struct ts_pylock *lock,
@@ -85,9 +81,8 @@ enum ts_code ts_plan_project_mark(const struct ts_project *p, struct ts_pylock *
         continue;
       bool extra = s < p->nextras;
       const char *name = extra ? p->extras[s].name : p->groups[s - p->nextras].name;
-      if (ts_buf_printf(&cond, "%s'%s' in %s", cond.len ? " or " : "", name,
-                        extra ? "extras" : "dependency_groups") != TS_OK)
-        abort();
+      ts_buf_xprintf(&cond, "%s'%s' in %s", cond.len ? " or " : "", name,
+                     extra ? "extras" : "dependency_groups");
     }
     if (cond.len) {
       struct ts_pylock_package *pkg = &lock->packages[k];

@@ -447,8 +447,7 @@ static size_t cover_terms(const struct grid *g, const enum cover *cv, bool fruga
 }
 
 static void put(struct ts_buf *b, const char *s) {
-  if (ts_buf_append_str(b, s) != TS_OK)
-    abort();
+  ts_buf_xappend_str(b, s);
 }
 
 /* Conditions joined by `op`; a list of more than one is parenthesized

@@ -36,6 +36,10 @@ enum mvar {
   V_PY_FULL,
   V_PY_VERSION,
   V_SYS_PLATFORM,
+  V_VARIANT_LABEL,
+  V_VARIANT_NAMESPACES,
+  V_VARIANT_FEATURES,
+  V_VARIANT_PROPERTIES,
 };
 
 static const char *const var_names[] = {
@@ -53,6 +57,10 @@ static const char *const var_names[] = {
     [V_PY_FULL] = "python_full_version",
     [V_PY_VERSION] = "python_version",
     [V_SYS_PLATFORM] = "sys_platform",
+    [V_VARIANT_LABEL] = "variant_label",
+    [V_VARIANT_NAMESPACES] = "variant_namespaces",
+    [V_VARIANT_FEATURES] = "variant_features",
+    [V_VARIANT_PROPERTIES] = "variant_properties",
 };
 
 /* Spellings packaging's VARIABLE token accepts, legacy aliases included. */
@@ -80,6 +88,10 @@ static const struct {
     {"extra", V_EXTRA},
     {"extras", V_EXTRAS},
     {"dependency_groups", V_GROUPS},
+    {"variant_label", V_VARIANT_LABEL},
+    {"variant_namespaces", V_VARIANT_NAMESPACES},
+    {"variant_features", V_VARIANT_FEATURES},
+    {"variant_properties", V_VARIANT_PROPERTIES},
 };
 
 enum mop { OP_ARB, OP_EQ, OP_COMPAT, OP_NE, OP_LE, OP_GE, OP_LT, OP_GT, OP_IN, OP_NOT_IN };
@@ -643,6 +655,7 @@ static const char *env_str(const struct evalctx *c, enum mvar v) {
   case V_PY_FULL: r = c->pyfull_val; break;
   case V_PY_VERSION: r = e->python_version; break;
   case V_SYS_PLATFORM: r = e->sys_platform; break;
+  case V_VARIANT_LABEL: r = e->variant_label; break;
   default: break;
   }
   return r ? r : "";
@@ -716,6 +729,20 @@ static bool in_set(const char *const *set, size_t n, const char *name) {
   return false;
 }
 
+/* Whether the variant's properties ("ns :: feature :: value") hold the
+ * namespace, "ns :: feature" or property `what`. */
+static bool variant_has(const struct ts_marker_env *e, enum mvar set, const char *what) {
+  size_t wl = strlen(what);
+  for (size_t i = 0; i < e->nvariant_properties; i++) {
+    const char *p = e->variant_properties[i];
+    if (set == V_VARIANT_PROPERTIES ? strcmp(p, what) == 0
+                                    : strncmp(p, what, wl) == 0 && strncmp(p + wl, " :: ", 4) == 0 &&
+                                          (set == V_VARIANT_NAMESPACES) == (strstr(p + wl + 4, " :: ") != NULL))
+      return true;
+  }
+  return false;
+}
+
 static enum ts_code eval_compare(const struct evalctx *c, const struct mnode *n,
                                  bool *out) {
   const struct ts_marker_eval_opts *o = c->opts;
@@ -735,6 +762,13 @@ static enum ts_code eval_compare(const struct evalctx *c, const struct mnode *n,
     return TS_OK;
   }
   enum mvar key = vt->var;
+  if (key >= V_VARIANT_NAMESPACES) { /* PEP 825's sets: empty without a variant */
+    if (var_left || (n->op != OP_IN && n->op != OP_NOT_IN))
+      return undefined(c, "undefined comparison", n);
+    bool found = c->env && variant_has(c->env, key, l);
+    *out = n->op == OP_IN ? found : !found;
+    return TS_OK;
+  }
   if (is_set_var(key)) {
     const char *const *set = key == V_EXTRAS ? o->extras : o->dependency_groups;
     size_t nset = key == V_EXTRAS ? o->nextras : o->ngroups;
@@ -891,8 +925,7 @@ static enum ts_code join_rest(struct partial *a, const struct partial *b, bool o
   if (!or && a->rest.len && a->top_or) {
     struct ts_buf wrapped;
     ts_buf_init(&wrapped, 0);
-    if (ts_buf_printf(&wrapped, "(%.*s)", (int)a->rest.len, a->rest.data) != TS_OK)
-      abort();
+    ts_buf_xprintf(&wrapped, "(%.*s)", (int)a->rest.len, a->rest.data);
     ts_buf_clear(&a->rest);
     a->rest = wrapped;
     a->top_or = false;

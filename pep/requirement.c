@@ -120,15 +120,11 @@ static enum ts_code version_many(struct rparser *ps, struct ts_buf *spec) {
   }
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorts and drops duplicates of a malloc'd string array; returns count. */
 static size_t sort_unique(char **v, size_t n) {
   if (n == 0)
     return 0;
-  qsort(v, n, sizeof *v, cmp_str);
+  qsort(v, n, sizeof *v, ts_strv_cmp);
   size_t m = 1;
   for (size_t i = 1; i < n; i++) {
     if (!strcmp(v[i], v[m - 1]))

@@ -24,6 +24,14 @@ struct ts_marker_env {
   const char *python_full_version;            /* "3.12.3" */
   const char *python_version;                 /* "3.12" */
   const char *sys_platform;                   /* "linux" */
+  /* PEP 825, for the Requires-Dist of a variant wheel: its label
+   * (variant_label; NULL reads as "") and its properties
+   * ("nvidia :: sm_arch :: 90_real"), which variant_properties,
+   * variant_features ("nvidia :: sm_arch") and variant_namespaces
+   * ("nvidia") test with `in`; none for another wheel. */
+  const char *variant_label;
+  const char *const *variant_properties;
+  size_t nvariant_properties;
 };
 
 struct ts_marker; /* opaque parsed marker expression */

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/sha256.h"
@@ -960,12 +960,6 @@ static void kept_adopt(const struct kept_env *e, struct envset *set, struct text
 
 /* ---- the build ---------------------------------------------------------- */
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The cached wheel in dir, or NULL. */
 static char *wheel_in(const char *dir) {
   char *found = NULL, *name = NULL;
@@ -1186,7 +1180,7 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
   char *label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", what)
                  : goal == GOAL_ENV    ? ts_xasprintf("build environment of %s", what)
                                        : ts_xstrdup(what);
-  double t0 = now_ms();
+  double t0 = ts_now_ms();
   bool began = false, done = false;
 
   rc = locate(o, idx, src, cacheable, out, &l, err);
@@ -1350,7 +1344,7 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
     free(outdir);
   }
   if (began && o->cb.build_end)
-    o->cb.build_end(o->cb.ctx, label, now_ms() - t0, rc == TS_OK);
+    o->cb.build_end(o->cb.ctx, label, ts_now_ms() - t0, rc == TS_OK);
   /* what one source declares, kept for the next run's resolution */
   if (rc == TS_OK && k0 && goal == GOAL_METADATA && !out->cached)
     write_small(k0, "METADATA", *meta, *meta_len);

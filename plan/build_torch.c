@@ -74,16 +74,12 @@ static void push_env(char ***env, size_t *n, const char *name, const char *value
   (*env)[(*n)++] = ts_xasprintf("%s=%s", name, value);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The distinct values joined by ';', sorted (several GPUs of one kind
  * give one entry); NULL when there are none. */
 static char *distinct_list(const char **v, size_t n) {
   if (n == 0)
     return NULL;
-  qsort(v, n, sizeof *v, cmp_str);
+  qsort(v, n, sizeof *v, ts_strv_cmp);
   struct ts_buf b;
   ts_buf_init(&b, TS_CAP_SMALL_FILE);
   for (size_t i = 0; i < n; i++)

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
@@ -30,12 +30,6 @@
 #include "target/site.h"
 #include "pep/version.h"
 #include "zip/zip.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* A page the provider handed out: a fetched result or a one-file page. */
 struct page {
@@ -378,6 +372,11 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
   free(want);
   free(slot);
   return rc;
+}
+
+static const struct ts_marker_env *variant_env(void *ctx, const char *name,
+                                              const struct ts_index_file *f) {
+  return ts_plan_variants_env(((struct priv *)ctx)->variants, name, f);
 }
 
 /* For an explanation: the project's pages on the general indexes after the
@@ -966,8 +965,12 @@ static int cstr_ptr_cmp(const void *a, const void *b) {
 
 static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct ts_constraint_set *set,
-                                   const struct variants *v) {
-  p->routes = ts_xcalloc(v->n, sizeof *p->routes);
+                                   const struct variants *v, bool variant_index) {
+  p->routes = ts_xcalloc(v->n + 1, sizeof *p->routes);
+  /* PEP 825 wheels of every build (<torch-index-url>/variant/), unless the
+   * user named one build */
+  if (variant_index)
+    p->routes[p->nroutes++] = ts_index_torch_url(idx, "variant");
   p->patterns = ts_xcalloc(v->n, sizeof *p->patterns);
   size_t k = 0, cpu = 0;
   for (size_t i = 0; i < v->n; i++) {
@@ -1167,10 +1170,10 @@ static enum ts_code install_torch_first(struct priv *p, const char *want, char *
     struct ts_plan_install_options io = *o->runtime_install;
     io.cancel = p->build.cancel;
     ((struct priv *)first->priv)->env_lock_borrowed = p->env_lock_fd >= 0 || p->env_lock_borrowed;
-    double t0 = now_ms();
+    double t0 = ts_now_ms();
     rc = ts_plan_install(first, &io, NULL, err);
     if (rc == TS_OK && p->build.cb.installed_first)
-      p->build.cb.installed_first(p->build.cb.ctx, want, project, now_ms() - t0);
+      p->build.cb.installed_first(p->build.cb.ctx, want, project, ts_now_ms() - t0);
   }
   if (rc != TS_OK)
     ts_error_wrap(err, "%s: installing torch %s first for its --no-build-isolation build",
@@ -1329,7 +1332,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   }
   p->set = set;
   if ((rc = ts_plan_variants_new(o->ignore_host ? NULL : o->host, o->variant_force, set,
-                                 &p->variants, err)) != TS_OK)
+                                 &r->target->markers, &p->variants, err)) != TS_OK)
     return rc;
   p->entries = o->entries;
   p->nentries = o->nentries;
@@ -1373,7 +1376,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       explaining_variants(&p->vars, set, o);
     if (o->only_backend)
       keep_only_backend(&p->vars, o->only_backend);
-    build_routes_and_prefs(p, r->idx, set, &p->vars);
+    build_routes_and_prefs(p, r->idx, set, &p->vars, !o->ntorch_backends && !o->only_backend);
   }
 
   collect_named(p, o);
@@ -1497,10 +1500,11 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   p->first_index = io.strategy == TS_INDEX_FIRST_INDEX;
   struct ts_resolver_provider prov = {.ctx = p, .get_pages = get_pages,
                                       .get_metadata = get_metadata,
-                                      .get_pages_elsewhere = get_pages_elsewhere};
-  double t0 = now_ms();
+                                      .get_pages_elsewhere = get_pages_elsewhere,
+                                      .variant_env = variant_env};
+  double t0 = ts_now_ms();
   rc = ts_resolver_resolve(&req, &tgt, &prov, &r->res, err);
-  r->resolve_ms = now_ms() - t0;
+  r->resolve_ms = ts_now_ms() - t0;
   index_warnings_as_notes(r);
   if (rc != TS_OK || !r->res)
     return rc;

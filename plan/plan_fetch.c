@@ -6,21 +6,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/str.h"
 #include "index/cache.h"
 #include "index/url.h"
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* Hashes a file where it is; TS_E_HASH when an expected digest differs. */
 static enum ts_code verify_file(struct ts_plan_fetch *f, const char *path,
@@ -75,7 +69,7 @@ static enum ts_code download(struct ts_index *idx, struct ts_plan_fetch **q, siz
     sizes[j] = q[j]->size > 0 ? (uint64_t)q[j]->size : 0;
   }
   if (rc == TS_OK) {
-    double t0 = now_ms();
+    double t0 = ts_now_ms();
     if (cb && cb->download_begin)
       cb->download_begin(cb->ctx, names, sizes, nq);
     rc = ts_index_download(idx, d, nq, err);
@@ -91,7 +85,7 @@ static enum ts_code download(struct ts_index *idx, struct ts_plan_fetch **q, siz
       totals->bytes += d[j].bytes;
     }
     totals->files = nq;
-    totals->ms = now_ms() - t0;
+    totals->ms = ts_now_ms() - t0;
   }
   free(sizes);
   free(names);
@@ -145,8 +139,7 @@ enum ts_code ts_plan_fetch_files(struct ts_index *idx, struct ts_plan_fetch *f, 
       x->local = ts_path_join(o->run_dir, x->filename);
     }
     if (mode == TS_CACHE_OFFLINE) {
-      if (ts_buf_printf(&missing, "%s%s", nmissing ? ", " : "", x->filename) != TS_OK)
-        abort();
+      ts_buf_xprintf(&missing, "%s%s", nmissing ? ", " : "", x->filename);
       nmissing++;
       continue;
     }

@@ -140,6 +140,7 @@ struct ts_variant_force;
 enum ts_code ts_plan_variants_new(const struct ts_host *host,
                                   const struct ts_variant_force *force,
                                   const struct ts_constraint_set *set,
+                                  const struct ts_marker_env *target,
                                   struct ts_plan_variants **out, struct ts_error *err);
 void ts_plan_variants_free(struct ts_plan_variants *v);
 
@@ -159,6 +160,12 @@ void ts_plan_variants_apply(struct ts_plan_variants *v, struct ts_index *idx,
 void ts_plan_variants_describe(const struct ts_plan_variants *v, const char *name,
                                const struct ts_index_file *f, const char **label,
                                const char **why);
+
+/* The marker environment of a chosen variant wheel's Requires-Dist (the
+ * target's with its label and properties), or NULL for another file. */
+const struct ts_marker_env *ts_plan_variants_env(const struct ts_plan_variants *v,
+                                                 const char *name,
+                                                 const struct ts_index_file *f);
 
 /* A local torch wheel with a label no variant has (seed 003:
  * torch-2.9.1a0+gitd38164a) judged, as `check` judges it once installed,

@@ -52,8 +52,7 @@ static enum ts_code pick_profile(const struct ts_plan_sync_options *o, struct ts
     struct ts_buf names;
     ts_buf_init(&names, 0);
     for (size_t i = 0; i < lock->nprofiles; i++)
-      if (ts_buf_printf(&names, "%s%s", i ? ", " : "", lock->profiles[i].name) != TS_OK)
-        abort();
+      ts_buf_xprintf(&names, "%s%s", i ? ", " : "", lock->profiles[i].name);
     char *list = ts_buf_take(&names, NULL);
     enum ts_code rc = ts_error_set(err, TS_E_INVALID,
                                    "--profile %s: the lock has no such profile (it has %s)",

@@ -6,6 +6,8 @@
  */
 #include "plan/plan_internal.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +30,15 @@ struct release {
   char *version; /* as in the wheel names */
   struct ts_variant_selection sel;
   char **lines;  /* per compatible choice: "name version [label]: why; ..." */
+  /* per compatible choice: its properties ("ns :: feature :: value") and
+   * the marker environment its Requires-Dist is read with */
+  char ***props;
+  size_t *nprops;
+  struct ts_marker_env *envs;
 };
 
 struct ts_plan_variants {
+  const struct ts_marker_env *target;
   struct ts_variant_supported host;
   const struct ts_constraint_set *set;
   struct release *rels;
@@ -65,15 +73,37 @@ struct policy_ctx {
   bool routed;
 };
 
-/* The rules' backend list is the objective's order: a label whose twin
- * comes first there is preferred; labels without a twin come after. */
+/* "cuda12.8" → kind 'c', 12, 8; "rocm7.1" → 'r'; false otherwise. */
+static bool label_stack(const char *label, char *kind, unsigned *major, unsigned *minor)
+{
+  char tail;
+  if (sscanf(label, "cuda%u.%u%c", major, minor, &tail) == 2)
+    *kind = 'c';
+  else if (sscanf(label, "rocm%u.%u%c", major, minor, &tail) == 2)
+    *kind = 'r';
+  else
+    return false;
+  return true;
+}
+
+/* The objective (doc/rules.md): the rules' backend list orders the
+ * labels whose twins it lists; other ties go to the newer CUDA (or ROCm)
+ * of the same stack, the newest that runs here, since both fit. */
 static int rules_tiebreak(void *vctx, const char *a, const char *b)
 {
   const struct policy_ctx *c = vctx;
   size_t ia = SIZE_MAX, ib = SIZE_MAX;
   twin_backend(c->set, a, &ia);
   twin_backend(c->set, b, &ib);
-  return ia == ib ? 0 : ia < ib ? -1 : 1;
+  if (ia != SIZE_MAX && ib != SIZE_MAX && ia != ib)
+    return ia < ib ? -1 : 1;
+  char ka, kb;
+  unsigned ma, na, mb, nb;
+  if (!label_stack(a, &ka, &ma, &na) || !label_stack(b, &kb, &mb, &nb) || ka != kb)
+    return 0;
+  if (ma != mb)
+    return ma > mb ? -1 : 1;
+  return na == nb ? 0 : na > nb ? -1 : 1;
 }
 
 static bool rules_allow(void *vctx, const char *label, char **why)
@@ -97,10 +127,12 @@ static bool rules_allow(void *vctx, const char *label, char **why)
 enum ts_code ts_plan_variants_new(const struct ts_host *host,
                                   const struct ts_variant_force *force,
                                   const struct ts_constraint_set *set,
+                                  const struct ts_marker_env *target,
                                   struct ts_plan_variants **out, struct ts_error *err)
 {
   struct ts_plan_variants *v = ts_xcalloc(1, sizeof *v);
   v->set = set;
+  v->target = target;
   *out = v;
   if (!host)
     return TS_OK;
@@ -113,9 +145,17 @@ void ts_plan_variants_free(struct ts_plan_variants *v)
     return;
   for (size_t i = 0; i < v->nrels; i++) {
     struct release *r = &v->rels[i];
-    for (size_t k = 0; k < r->sel.ncompatible; k++)
+    for (size_t k = 0; k < r->sel.ncompatible; k++) {
       free(r->lines[k]);
+      for (size_t j = 0; r->props && j < r->nprops[k]; j++)
+        free(r->props[k][j]);
+      if (r->props)
+        free(r->props[k]);
+    }
     free(r->lines);
+    free(r->props);
+    free(r->nprops);
+    free(r->envs);
     ts_variant_selection_clear(&r->sel);
     free(r->name);
     free(r->version);
@@ -189,6 +229,25 @@ static char *why_line(const struct release *r, size_t k)
   return line;
 }
 
+/* The marker environment of compatible choice k: the target's, with its
+ * label and properties (PEP 825's variant_* markers). */
+static void marker_env(const struct ts_plan_variants *v, struct release *r, size_t k,
+                       const struct ts_variant_entry *e)
+{
+  for (size_t i = 0; e && i < e->nfeatures; i++)
+    for (size_t j = 0; j < e->features[i].nvalues; j++) {
+      r->props[k] = ts_xreallocarray(r->props[k], r->nprops[k] + 1, sizeof *r->props[k]);
+      r->props[k][r->nprops[k]++] = ts_xasprintf("%s :: %s :: %s", e->features[i].ns,
+                                                 e->features[i].feature,
+                                                 e->features[i].values[j]);
+    }
+  if (v->target)
+    r->envs[k] = *v->target;
+  r->envs[k].variant_label = r->sel.choices[k].label;
+  r->envs[k].variant_properties = (const char *const *)r->props[k];
+  r->envs[k].nvariant_properties = r->nprops[k];
+}
+
 /* Judges one release; a release whose metadata is missing or unreadable
  * (noted) gets a record with no compatible variant. */
 static struct release *judge_release(struct ts_plan_variants *v, struct ts_index *idx,
@@ -216,9 +275,15 @@ static struct release *judge_release(struct ts_plan_variants *v, struct ts_index
     struct policy_ctx pc = {v->set, is_routed(v->set, pr->name)};
     struct ts_variant_policy pol = {&pc, rules_tiebreak, rules_allow};
     ts_variant_select(&m, &v->host, &pol, &r->sel);
-    r->lines = ts_xcalloc(r->sel.ncompatible ? r->sel.ncompatible : 1, sizeof *r->lines);
-    for (size_t k = 0; k < r->sel.ncompatible; k++)
+    size_t n = r->sel.ncompatible ? r->sel.ncompatible : 1;
+    r->lines = ts_xcalloc(n, sizeof *r->lines);
+    r->props = ts_xcalloc(n, sizeof *r->props);
+    r->nprops = ts_xcalloc(n, sizeof *r->nprops);
+    r->envs = ts_xcalloc(n, sizeof *r->envs);
+    for (size_t k = 0; k < r->sel.ncompatible; k++) {
       r->lines[k] = why_line(r, k);
+      marker_env(v, r, k, ts_variant_metadata_find(&m, r->sel.choices[k].label));
+    }
   }
   ts_variant_metadata_clear(&m);
   return r;
@@ -312,4 +377,16 @@ void ts_plan_variants_describe(const struct ts_plan_variants *v, const char *nam
       *label = r->sel.choices[k].label;
       *why = line;
     }
+}
+
+const struct ts_marker_env *ts_plan_variants_env(const struct ts_plan_variants *v,
+                                                 const char *name,
+                                                 const struct ts_index_file *f)
+{
+  const char *line = NULL;
+  const struct release *r = release_of(v, name, f, &line);
+  for (size_t k = 0; r && k < r->sel.ncompatible; k++)
+    if (r->lines[k] == line)
+      return &r->envs[k];
+  return NULL;
 }

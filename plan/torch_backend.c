@@ -82,8 +82,7 @@ enum ts_code ts_torch_backend_host(const struct ts_rules_backend *b, const char 
     struct ts_buf list;
     ts_buf_init(&list, 0);
     for (size_t i = 0; !gfx_list && i < b->ngfx; i++)
-      if (ts_buf_printf(&list, "%s%s", i ? "," : "", b->gfx[i]) != TS_OK)
-        abort();
+      ts_buf_xprintf(&list, "%s%s", i ? "," : "", b->gfx[i]);
     gfx = ts_buf_take(&list, NULL);
     ov.gfx = gfx_list ? gfx_list : *gfx ? gfx : NULL;
     ov.gfx_source = source;

@@ -42,12 +42,6 @@ static enum ts_code strv_push(char ***v, size_t *n, const char *s, size_t len) {
   return TS_OK;
 }
 
-static void strv_free(char **v, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
 static bool has_prefix_ci(const char *s, size_t len, const char *p) {
   size_t n = strlen(p);
   if (len < n)
@@ -140,9 +134,9 @@ void ts_reqfile_entry_clear(struct ts_reqfile_entry *e) {
   free(e->path);
   free(e->name);
   free(e->version);
-  strv_free(e->extras, e->nextras);
+  ts_strv_free(e->extras, e->nextras);
   free(e->marker);
-  strv_free(e->hashes, e->nhashes);
+  ts_strv_free(e->hashes, e->nhashes);
   free(e->file);
   memset(e, 0, sizeof *e);
 }
@@ -328,7 +322,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
           (rc = from_wheel_name(e, fn, fn_len, err)) != TS_OK)
         goto fail;
     } else {
-      strv_free(e->extras, e->nextras); /* the PEP 508 parser owns extras */
+      ts_strv_free(e->extras, e->nextras); /* the PEP 508 parser owns extras */
       e->extras = NULL;
       e->nextras = 0;
       e->kind = TS_REQFILE_NAMED;
@@ -406,11 +400,11 @@ void ts_reqfile_clear(struct ts_reqfile *rf) {
     ts_reqfile_entry_clear(&rf->entries[i]);
   free(rf->entries);
   free(rf->index_url);
-  strv_free(rf->extra_index_urls, rf->nextra_index_urls);
-  strv_free(rf->find_links, rf->nfind_links);
-  strv_free(rf->trusted_hosts, rf->ntrusted_hosts);
-  strv_free(rf->no_binary, rf->nno_binary);
-  strv_free(rf->only_binary, rf->nonly_binary);
+  ts_strv_free(rf->extra_index_urls, rf->nextra_index_urls);
+  ts_strv_free(rf->find_links, rf->nfind_links);
+  ts_strv_free(rf->trusted_hosts, rf->ntrusted_hosts);
+  ts_strv_free(rf->no_binary, rf->nno_binary);
+  ts_strv_free(rf->only_binary, rf->nonly_binary);
   ts_reqfile_init(rf);
 }
 
@@ -584,7 +578,7 @@ struct tokens {
 };
 
 static void tokens_free(struct tokens *t) {
-  strv_free(t->v, t->n);
+  ts_strv_free(t->v, t->n);
   t->v = NULL;
   t->n = 0;
 }

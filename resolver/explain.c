@@ -257,12 +257,11 @@ static char *wheel_tags_text(const struct rs_proj *pj, const struct rs_ver *v) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < n; i++) {
-    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", tags[i]))
-      abort();
+    ts_buf_xprintf(&b, "%s%s", i ? ", " : "", tags[i]);
     free(tags[i]);
   }
-  if (more && ts_buf_printf(&b, ", …"))
-    abort();
+  if (more)
+    ts_buf_xappend_str(&b, ", …");
   return b.data ? ts_buf_take(&b, NULL) : ts_xstrdup("");
 }
 

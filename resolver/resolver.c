@@ -1402,19 +1402,33 @@ static enum ts_code load_wanted(struct rs *rs, struct ts_error *err) {
 
 /* ---- metadata → dependencies ----------------------------------------------- */
 
-static bool req_applies(struct rs *rs, const struct ts_requirement *r,
+/* The markers Requires-Dist of solvable p is read with: a PEP 825
+ * variant wheel's (its label and properties, from the provider), else
+ * the target's. */
+static const struct ts_marker_env *env_of(struct rs *rs, Id p) {
+  struct rs_sinfo *si = sinfo(rs, p);
+  const struct rs_proj *pj = &rs->projs[si->proj];
+  const struct ts_index_file *f = si->kind == RS_INST ? NULL : pj->vers[si->ver].file;
+  const struct ts_marker_env *e = f && rs->provider->variant_env
+                                      ? rs->provider->variant_env(rs->provider->ctx, pj->name, f)
+                                      : NULL;
+  return e ? e : rs->target->markers;
+}
+
+static bool req_applies(const struct ts_marker_env *env, const struct ts_requirement *r,
                         const char *extra) {
   if (!r->marker)
     return extra == NULL;
   if (extra && !ts_marker_uses_extra(r->marker))
     return false; /* already on the base solvable */
-  return ts_marker_eval(r->marker, rs->target->markers, extra);
+  return ts_marker_eval(r->marker, env, extra);
 }
 
-static void want_meta_names(struct rs *rs, const struct ts_rs_meta *m,
+static void want_meta_names(struct rs *rs, Id p, const struct ts_rs_meta *m,
                             const char *extra) {
+  const struct ts_marker_env *env = env_of(rs, p);
   for (size_t i = 0; i < m->nrequires_dist; i++)
-    if (req_applies(rs, m->requires_dist[i], extra))
+    if (req_applies(env, m->requires_dist[i], extra))
       want(rs, m->requires_dist[i]->normalized_name);
 }
 
@@ -1444,8 +1458,9 @@ static void encode_req(struct rs *rs, Id p, const struct ts_requirement *r) {
 /* Adds the deps of solvable p from metadata m (base or one extra). */
 static void encode_meta(struct rs *rs, Id p, const struct ts_rs_meta *m,
                         const char *extra) {
+  const struct ts_marker_env *env = env_of(rs, p);
   for (size_t i = 0; i < m->nrequires_dist; i++)
-    if (req_applies(rs, m->requires_dist[i], extra))
+    if (req_applies(env, m->requires_dist[i], extra))
       encode_req(rs, p, m->requires_dist[i]);
   if (!extra && m->requires_python && !python_ok(rs, m->requires_python)) {
     Id name = pool_str2id(rs->pool, "__python", 1);
@@ -1677,7 +1692,7 @@ static enum ts_code grow(struct rs *rs, const Queue *pending,
     const struct ts_rs_meta *m = meta_of(rs, p);
     struct rs_sinfo *si = sinfo(rs, p);
     if (m)
-      want_meta_names(rs, m,
+      want_meta_names(rs, p, m,
                       si->kind == RS_EXTRA
                           ? rs->projs[si->proj].extras[si->extra].name
                           : NULL);

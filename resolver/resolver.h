@@ -74,6 +74,12 @@ struct ts_resolver_provider {
    * until the resolution is freed.  Best effort: failures give 0. */
   size_t (*get_pages_elsewhere)(void *ctx, const char *name,
                                 const struct ts_index_project **out, size_t max);
+  /* Optional: the marker environment for the Requires-Dist of `file`, a
+   * PEP 825 variant wheel of project `name`: the target's with the
+   * variant's label and properties (variant_label, variant_properties...),
+   * or NULL for the target's own.  Valid until the resolution is freed. */
+  const struct ts_marker_env *(*variant_env)(void *ctx, const char *name,
+                                             const struct ts_index_file *file);
 };
 
 /* ---- the target interpreter --------------------------------------------- */

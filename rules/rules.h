@@ -408,6 +408,14 @@ enum ts_code ts_rules_check_build(const struct ts_constraint_set *set,
  * ("2.9.1a0+gitd38164a": a custom build; "2.9.1+cu128" is a variant). */
 bool ts_rules_is_custom_build(const struct ts_constraint_set *set, const char *version);
 
+/* `rules audit`: ts_rules_check_installed over pkgs, then every custom
+ * build among them judged by ts_rules_check_build as built with
+ * built_cuda / built_rocm (what the user says; both NULL: not judged). */
+enum ts_code ts_rules_audit(const struct ts_constraint_set *set, const struct ts_installed *pkgs,
+                            size_t npkgs, const char *built_cuda, const char *built_rocm,
+                            struct ts_rules_finding **out, size_t *nout,
+                            struct ts_error *err);
+
 /* True when `term` matches a distribution of that name and version; host
  * facts match the set's facts.  Exposed for the resolver's tests. */
 bool ts_rules_term_matches(const struct ts_term *term, const char *name,

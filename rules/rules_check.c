@@ -230,3 +230,15 @@ bool ts_rules_is_custom_build(const struct ts_constraint_set *set, const char *v
       return false;
   return plus != NULL;
 }
+
+enum ts_code ts_rules_audit(const struct ts_constraint_set *set, const struct ts_installed *pkgs,
+                            size_t npkgs, const char *built_cuda, const char *built_rocm,
+                            struct ts_rules_finding **out, size_t *nout,
+                            struct ts_error *err) {
+  enum ts_code rc = ts_rules_check_installed(set, pkgs, npkgs, out, nout, err);
+  for (size_t i = 0; rc == TS_OK && i < npkgs && (built_cuda || built_rocm); i++)
+    if (ts_rules_is_custom_build(set, pkgs[i].version))
+      rc = ts_rules_check_build(set, pkgs[i].name, pkgs[i].version, built_cuda, built_rocm,
+                                out, nout, err);
+  return rc;
+}

@@ -11,19 +11,13 @@
 #include "rules/rules.h"
 #include "rules/rules_internal.h"
 
-static void free_strv(char **v, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(v[i]);
-  free(v);
-}
-
 void ts_rules_backend_clear(struct ts_rules_backend *b) {
   free(b->id);
   free(b->version);
   free(b->index);
   free(b->driver_min);
   free(b->driver_toolkit);
-  free_strv(b->gfx, b->ngfx);
+  ts_strv_free(b->gfx, b->ngfx);
   free(b->source);
   free(b->confidence);
   memset(b, 0, sizeof *b);
@@ -36,7 +30,7 @@ static void variants_free(struct ts_rules_variant *vs, size_t n) {
     for (size_t j = 0; j < v->narchs; j++)
       free(v->archs[j].cc);
     free(v->archs);
-    free_strv(v->gfx, v->ngfx);
+    ts_strv_free(v->gfx, v->ngfx);
     free(v->driver_toolkit);
     free(v->source);
     free(v->confidence);
@@ -46,7 +40,7 @@ static void variants_free(struct ts_rules_variant *vs, size_t n) {
 
 void ts_rules_release_clear(struct ts_rules_release *r) {
   free(r->series);
-  free_strv(r->versions, r->nversions);
+  ts_strv_free(r->versions, r->nversions);
   variants_free(r->variants, r->nvariants);
   for (size_t i = 0; i < r->nplatforms; i++) {
     free(r->platforms[i].machine);
@@ -78,7 +72,7 @@ void ts_rules_rule_clear(struct ts_rules_rule *r) {
   free(r->id);
   free(r->subject_name);
   free(r->subject_spec);
-  free_strv(r->subject_locals, r->nsubject_locals);
+  ts_strv_free(r->subject_locals, r->nsubject_locals);
   for (size_t i = 0; i < r->nterms; i++)
     term_clear(&r->terms[i]);
   free(r->terms);
@@ -111,7 +105,7 @@ void ts_rules_kmd_clear(struct ts_rules_kmd *k) {
     free(k->drivers[i].source);
   }
   free(k->drivers);
-  free_strv(k->releases, k->nreleases);
+  ts_strv_free(k->releases, k->nreleases);
   for (size_t i = 0; i < k->namdgpu; i++) {
     free(k->amdgpu[i].amdgpu);
     free(k->amdgpu[i].rocm);
@@ -157,7 +151,7 @@ void ts_rules_free(struct ts_rules *r) {
   for (size_t i = 0; i < r->nreleases; i++)
     ts_rules_release_clear(&r->releases[i]);
   free(r->releases);
-  free_strv(r->routes, r->nroutes);
+  ts_strv_free(r->routes, r->nroutes);
   free(r->routes_source);
   for (size_t i = 0; i < r->npairings; i++)
     ts_rules_pairing_clear(&r->pairings[i]);
@@ -169,7 +163,7 @@ void ts_rules_free(struct ts_rules *r) {
   for (size_t i = 0; i < r->ntorch_builds; i++)
     ts_rules_torch_build_clear(&r->torch_builds[i]);
   free(r->torch_builds);
-  free_strv(r->without_rules, r->nwithout_rules);
+  ts_strv_free(r->without_rules, r->nwithout_rules);
   free(r);
 }
 

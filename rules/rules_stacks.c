@@ -48,12 +48,10 @@ enum ts_code ts_rules_check_cuda_stacks(const struct ts_installed *pkgs, size_t 
   struct ts_buf detail;
   ts_buf_init(&detail, 0);
   for (size_t k = 0; k < nmajors; k++) {
-    if (ts_buf_printf(&detail, "%sCUDA %u:", k ? "; " : "", majors[k]) != TS_OK)
-      abort();
+    ts_buf_xprintf(&detail, "%sCUDA %u:", k ? "; " : "", majors[k]);
     for (size_t i = 0; i < npkgs; i++)
-      if (cuda_major(pkgs[i].name, pkgs[i].version) == majors[k] &&
-          ts_buf_printf(&detail, " %s %s", pkgs[i].name, pkgs[i].version) != TS_OK)
-        abort();
+      if (cuda_major(pkgs[i].name, pkgs[i].version) == majors[k])
+        ts_buf_xprintf(&detail, " %s %s", pkgs[i].name, pkgs[i].version);
   }
   *out = ts_xreallocarray(*out, *nout + 1, sizeof **out);
   struct ts_rules_finding *f = &(*out)[(*nout)++];

@@ -119,11 +119,16 @@ static enum ts_code nvidia_sm(struct ts_variant_supported *s, const struct ts_ho
 static enum ts_code nvidia(struct ts_variant_supported *s, const struct ts_host *h,
                            const struct ts_variant_force *force, struct ts_error *err)
 {
+  int major, minor;
+  if (force && force->sm_arch &&
+      (!major_minor(force->sm_arch, &major, &minor) || minor > 9))
+    return ts_error_set(err, TS_E_INVALID,
+                        "NV_VARIANT_PROVIDER_FORCE_SM_ARCH '%s' is no compute capability such "
+                        "as 8.9", force->sm_arch);
   const char *drv = force && force->cuda_driver_version ? force->cuda_driver_version
                                                         : h->cuda_version;
   if (!drv || (h->force_cpu && !(force && force->cuda_driver_version)))
     return TS_OK;
-  int major, minor;
   if (!major_minor(drv, &major, &minor))
     return force && force->cuda_driver_version
                ? ts_error_set(err, TS_E_INVALID,

@@ -95,13 +95,11 @@ static char *relpath(const char *from, const char *to) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t k = 0; k < ups; k++)
-    if (ts_buf_append_str(&b, "../") != TS_OK)
-      abort();
+    ts_buf_xappend_str(&b, "../");
   const char *rest = to + common;
   while (*rest == '/')
     rest++;
-  if (ts_buf_append_str(&b, rest) != TS_OK)
-    abort();
+  ts_buf_xappend_str(&b, rest);
   return ts_buf_take(&b, NULL);
 }
 
@@ -269,9 +267,8 @@ static enum ts_code rewrite_shebang(struct installer *in, const char *src,
     rest++;
   struct ts_buf o;
   ts_buf_init(&o, 0);
-  if (ts_buf_printf(&o, "#!%s", in->p.python) != TS_OK ||
-      ts_buf_append(&o, rest, b.len - (size_t)(rest - b.data)) != TS_OK)
-    abort();
+  ts_buf_xprintf(&o, "#!%s", in->p.python);
+  ts_buf_xappend(&o, rest, b.len - (size_t)(rest - b.data));
   rc = ts_wheel_write_new_file(dst, o.data, o.len, 0755, err);
   ts_buf_clear(&b);
   ts_buf_clear(&o);
@@ -914,10 +911,8 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
   ts_buf_init(&list, 0);
   size_t n0 = in->nfiles;
   for (size_t i = 0; i < n0; i++)
-    if (in->files[i].py &&
-        ts_buf_printf(&list, "%s\t%s\n", in->files[i].staged,
-                      in->files[i].dest) != TS_OK)
-      abort();
+    if (in->files[i].py)
+      ts_buf_xprintf(&list, "%s\t%s\n", in->files[i].staged, in->files[i].dest);
   if (list.len == 0) {
     ts_buf_clear(&list);
     return TS_OK;
@@ -1402,29 +1397,25 @@ char *ts_wheel_direct_url_for_file(const char *abs_path,
                                    const uint8_t sha256[32]) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  if (ts_buf_append_str(&b, "{\"archive_info\": {") != TS_OK)
-    abort();
+  ts_buf_xappend_str(&b, "{\"archive_info\": {");
   if (sha256) {
     char hex[65];
     ts_sha256_hex(sha256, hex);
-    if (ts_buf_printf(&b, "\"hash\": \"sha256=%s\", \"hashes\": {\"sha256\": "
-                          "\"%s\"}",
-                      hex, hex) != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "\"hash\": \"sha256=%s\", \"hashes\": {\"sha256\": "
+                   "\"%s\"}",
+                   hex, hex);
   }
-  if (ts_buf_append_str(&b, "}, \"url\": \"file://") != TS_OK)
-    abort();
+  ts_buf_xappend_str(&b, "}, \"url\": \"file://");
   /* Percent-encode what a URL path cannot hold literally (and JSON's
    * specials), so the result is valid as both. */
   for (const unsigned char *p = (const unsigned char *)abs_path; *p; p++) {
     bool plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                  (*p >= '0' && *p <= '9') || strchr("/-._~+", *p);
-    enum ts_code rc = plain ? ts_buf_append(&b, p, 1)
-                            : ts_buf_printf(&b, "%%%02X", *p);
-    if (rc != TS_OK)
-      abort();
+    if (plain)
+      ts_buf_xappend(&b, p, 1);
+    else
+      ts_buf_xprintf(&b, "%%%02X", *p);
   }
-  if (ts_buf_append_str(&b, "\"}") != TS_OK)
-    abort();
+  ts_buf_xappend_str(&b, "\"}");
   return ts_buf_take(&b, NULL);
 }

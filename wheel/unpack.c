@@ -321,10 +321,6 @@ static void plan_free(struct plan *p) {
   memset(p, 0, sizeof *p);
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* A symlink is kept only if it stays inside the tree it is installed in
  * (lexically, from its own directory) and lives outside .data/. */
 static enum ts_code check_symlink(const char *name, const char *target,
@@ -561,9 +557,9 @@ static enum ts_code validate(const struct ts_zip_archive *a,
       dirs[ndirs++] = ts_xstrndup(name, (size_t)(s - name));
     }
   }
-  qsort(files, plan->n, sizeof *files, cmp_str);
+  qsort(files, plan->n, sizeof *files, ts_strv_cmp);
   if (ndirs)
-    qsort(dirs, ndirs, sizeof *dirs, cmp_str);
+    qsort(dirs, ndirs, sizeof *dirs, ts_strv_cmp);
   size_t u = 0;
   for (size_t i = 0; i < ndirs; i++) {
     if (u && strcmp(dirs[u - 1], dirs[i]) == 0) {
@@ -571,7 +567,7 @@ static enum ts_code validate(const struct ts_zip_archive *a,
       continue;
     }
     dirs[u++] = dirs[i];
-    if (bsearch(&dirs[i], files, plan->n, sizeof *files, cmp_str)) {
+    if (bsearch(&dirs[i], files, plan->n, sizeof *files, ts_strv_cmp)) {
       rc = ts_error_set(err, TS_E_UNSAFE_PATH,
                         "wheel member '%s' is both a file and a directory",
                         dirs[i]);

@@ -1,10 +1,13 @@
 /* core/text, core/alloc, core/str: the helpers every parser shares, with
  * the edge cases the private copies they replaced disagreed on. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
+#include "core/clock.h"
 #include "core/str.h"
 #include "core/text.h"
 
@@ -74,4 +77,42 @@ Test(alloc, policy) {
   s = ts_xstrndup_lower("Manylinux_2_28_X86_64", 9);
   cr_expect_str_eq(s, "manylinux");
   free(s);
+}
+
+Test(strv, sort_and_free) {
+  char **v = NULL;
+  size_t n = 0;
+  ts_strv_push(&v, &n, "torchvision", 11);
+  ts_strv_push(&v, &n, "numpy", 5);
+  ts_strv_push(&v, &n, "torch", 5);
+  qsort(v, n, sizeof *v, ts_strv_cmp);
+  cr_expect_str_eq(v[0], "numpy");
+  cr_expect_str_eq(v[1], "torch");
+  cr_expect_str_eq(v[2], "torchvision");
+  const char *borrowed[] = {"b", "a"};
+  qsort(borrowed, 2, sizeof *borrowed, ts_strv_cmp);
+  cr_expect_str_eq(borrowed[0], "a");
+  ts_strv_free(v, n);
+}
+
+Test(buf, aborting_writers) {
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  ts_buf_xprintf(&b, "%s-%d", "cu", 126);
+  ts_buf_xappend_str(&b, ", ");
+  ts_buf_xappend(&b, "rocm6.2xyz", 7);
+  cr_expect_str_eq(b.data, "cu-126, rocm6.2");
+  ts_buf_clear(&b);
+}
+
+Test(buf, aborting_writer_past_its_cap, .signal = SIGABRT) {
+  struct ts_buf b;
+  ts_buf_init(&b, 4);
+  ts_buf_xprintf(&b, "%s", "longer than four");
+}
+
+Test(clock, monotonic) {
+  double a = ts_now_ms(), b = ts_now_ms();
+  cr_expect_geq(b, a);
+  cr_expect_gt(a, 0);
 }

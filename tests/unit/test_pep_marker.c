@@ -233,3 +233,32 @@ Test(marker, decide_sets_leaves_the_environment_part) {
     ts_marker_free(m);
   }
 }
+
+/* PEP 825: variant_label is a string, variant_properties / _features /
+ * _namespaces are sets tested with `in`, empty for a plain wheel. */
+static bool variant_eval(const char *text, const struct ts_marker_env *env) {
+  struct ts_marker *m = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_marker_parse(text, strlen(text), &m, &err), TS_OK, "%s: %s", text, err.detail);
+  bool r = ts_marker_eval(m, env, NULL);
+  ts_marker_free(m);
+  return r;
+}
+
+Test(marker, pep825_variant_markers) {
+  const char *props[] = {"nvidia :: sm_arch :: 90_real", "nvidia :: cuda_version_lower_bound :: 12.0"};
+  struct ts_marker_env v = {.variant_label = "cuda12.8", .variant_properties = props,
+                            .nvariant_properties = 2};
+  struct ts_marker_env plain = {0};
+  cr_assert(variant_eval("variant_label == 'cuda12.8'", &v));
+  cr_assert(!variant_eval("variant_label == 'cuda12.8'", &plain));
+  cr_assert(variant_eval("variant_label == ''", &plain));
+  cr_assert(variant_eval("'nvidia :: sm_arch :: 90_real' in variant_properties", &v));
+  cr_assert(!variant_eval("'nvidia :: sm_arch :: 9' in variant_properties", &v));
+  cr_assert(variant_eval("'nvidia :: sm_arch' in variant_features", &v));
+  cr_assert(!variant_eval("'nvidia' in variant_features", &v));
+  cr_assert(variant_eval("'nvidia' in variant_namespaces", &v));
+  cr_assert(!variant_eval("'nvidia :: sm_arch' in variant_namespaces", &v));
+  cr_assert(variant_eval("'amd' not in variant_namespaces", &v));
+  cr_assert(!variant_eval("'nvidia' in variant_namespaces", &plain));
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# PEP 825 wheel variants (issue 24): torch from <torch-index-url>/variant/
+# (variantlib v0.0.3 metadata) and a non-torch project from the general
+# index (PEP 825 v0.1.1) get the label the host's properties and the rules
+# choose, with the why; hosts faked with flags on a CPU-only sysroot and
+# with the providers' own variables.
+. "$(dirname "$0")/lib.sh"
+T=${TORCHSOLVE:?}
+ts_isolate_from_host
+ts_venv_for_wheels
+python3 "$TS_SOURCE_DIR/tests/integration/variant_mkindex.py" "$work/www" "$tag" ||
+  ts_fail "building the variant index"
+ts_nginx_start "$work/www"
+export TORCHSOLVE_CACHE_DIR=$work/cache
+export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
+run() { # PROJECT ARGS...: install --dry-run; plan on $work/out, stderr on $work/err
+  local project=$1
+  shift
+  "$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" \
+    --torch-index-url "$TS_NGINX_URL/whl" --dry-run "$@" "$project" >"$work/out" 2>"$work/err"
+}
+expect() { # WHAT PROJECT LABEL ARGS...: the variant column of PROJECT's line
+  local what=$1 project=$2 want=$3
+  shift 3
+  run "$project" "$@" || { cat "$work/err" "$work/out"; ts_fail "$what: install --dry-run failed"; }
+  local got
+  got=$(awk -v p="$project" '$2 == p { print $4 }' "$work/out")
+  [ "$got" = "$want" ] || { cat "$work/err" "$work/out"; ts_fail "$what: $project $got, wanted $want"; }
+}
+
+expect "RTX 4090, driver 570" torch "[cuda12.8]" --cuda-driver 570.86.10 --compute-capability 8.9
+for want in 'variant torch 2.10.0 \[cuda12.8\]: ' 'nvidia::sm_arch 86_real' \
+            'cuda_version_lower_bound 12.0 ≤ driver 12.8' \
+            'cuda13.0 rejected: nvidia::cuda_version_lower_bound 13.0 > driver 12.8'; do
+  grep -q "$want" "$work/err" || { cat "$work/err"; ts_fail "4090: the why lacks '$want'"; }
+done
+expect "GTX 1080 Ti" torch "[cuda12.6]" --cuda-driver 570.86.10 --compute-capability 6.1
+expect "H100, driver 550" torch "[cuda12.8]" --cuda-driver 550.144.03 --compute-capability 9.0
+expect "H100, driver 580" torch "[cuda13.0]" --cuda-driver 580.65.06 --compute-capability 9.0
+expect "gfx1100, ROCm 7.1" torch "[rocm7.1]" --rocm 7.1 --gfx gfx1100
+expect "no GPU" torch "[null]"
+# the providers' own variables win over detection, as in their plugins
+NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=13.0 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=9.0 \
+  expect "NV_VARIANT_PROVIDER_FORCE_*" nvlib "[cu13]"
+NV_VARIANT_PROVIDER_FORCE_SM_ARCH=eight run nvlib && ts_fail "a malformed NV_VARIANT_PROVIDER_FORCE_SM_ARCH was taken"
+grep -q 'NV_VARIANT_PROVIDER_FORCE_SM_ARCH' "$work/err" || { cat "$work/err"; ts_fail "the malformed variable is not named"; }
+
+# detect --json lists the supported properties per namespace
+"$T" detect --json --cuda-driver 570.86.10 --compute-capability 8.9 --rocm 7.1 --gfx gfx1100 |
+  python3 -c 'import json, sys
+p = json.load(sys.stdin)["variant_properties"]
+assert p["nvidia"]["sm_arch"][:2] == ["89_real", "88_real"], p
+assert p["nvidia"]["cuda_version_lower_bound"][0] == "12.8", p
+assert p["amd"] == {"gfx_arch": ["gfx1100"], "rocm_version": ["7.1"]}, p' ||
+  ts_fail "detect --json: variant_properties"
+
+# a non-torch project, PEP 825 v0.1.1 metadata, from the general index
+expect "nvlib, driver 570" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
+expect "nvlib, driver 580" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capability 9.0
+expect "nvlib, no GPU: the plain wheel" nvlib "-"
+deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
+[ "$deps" = "" ] || { cat "$work/out"; ts_fail "plain nvlib: variant markers held ($deps)"; }
+# PEP 825 markers in Requires-Dist: variant_properties, variant_label, variant_namespaces
+expect "nvlib markers, cu12" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
+deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
+[ "$deps" = "nvdep-any nvdep-cu12 " ] || { cat "$work/out"; ts_fail "cu12 markers: $deps"; }
+expect "nvlib markers, cu13" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capability 9.0
+deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
+[ "$deps" = "nvdep-any nvdep-cu13 " ] || { cat "$work/out"; ts_fail "cu13 markers: $deps"; }
+
+# the chosen variant is what gets installed
+"$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
+  --cuda-driver 570.86.10 --compute-capability 8.9 torch nvlib >"$work/out" 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "install"; }
+site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
+[ "$(cat "$site/torch/build.txt")" = cuda12.8 ] || ts_fail "installed torch is $(cat "$site/torch/build.txt")"
+[ "$(cat "$site/nvlib/build.txt")" = cu12 ] || ts_fail "installed nvlib is $(cat "$site/nvlib/build.txt")"
+[ -f "$site/torch-2.10.0.dist-info/variant.json" ] || ts_fail "variant.json not kept in the dist-info"
+# list, freeze and show say the label (from the variant.json the dist-info keeps)
+"$T" list --python "$work/venv" >"$work/out" || ts_fail "list"
+grep -Eq '^torch +2\.10\.0 +cuda12\.8$' "$work/out" || { cat "$work/out"; ts_fail "list: no label"; }
+"$T" list --python "$work/venv" --format json | grep -q '"name": "nvlib", "version": "1.0", "variant": "cu12"' ||
+  ts_fail "list --format json: no variant"
+"$T" freeze --python "$work/venv" | grep -qx 'torch==2.10.0  # variant cuda12.8' || ts_fail "freeze: no label"
+"$T" show --python "$work/venv" torch | grep -qx 'Variant: cuda12.8' || ts_fail "show: no label"
+echo "ok"
