@@ -118,22 +118,17 @@ static void walk_roots(struct uv_walk *w, struct ts_pylock *lock) {
   }
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The or of p's conditions, sorted; NULL when it is reached everywhere. */
 static char *marker_of(struct uv_pkg *p) {
   if (p->everywhere)
     return NULL;
-  qsort(p->conds, p->nconds, sizeof *p->conds, cmp_str);
+  qsort(p->conds, p->nconds, sizeof *p->conds, ts_strv_cmp);
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < p->nconds; i++) {
     bool paren = p->nconds > 1 && strstr(p->conds[i], " or ");
-    if (ts_buf_printf(&b, "%s%s%s%s", i ? " or " : "", paren ? "(" : "", p->conds[i],
-                      paren ? ")" : "") != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s%s%s", i ? " or " : "", paren ? "(" : "", p->conds[i],
+                   paren ? ")" : "");
   }
   return ts_buf_take(&b, NULL);
 }
