@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/lock_from.h"
+#include "core/heap.h"
 
 struct ts_cli_globals ts_cli;
 
@@ -200,6 +201,7 @@ static void catch_interrupts(void) {
 }
 
 int main(int argc, char **argv) {
+  ts_heap_setup();
   ts_cli.argv0 = argv[0];
   catch_interrupts();
   set_color("auto");
