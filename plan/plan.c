@@ -167,16 +167,9 @@ static void filter_hashes(struct ts_index_project *pr, const struct ts_reqfile_e
 
 /* ---- routing and provider -------------------------------------------- */
 
-static bool is_routed(const struct ts_constraint_set *set, const char *name) {
-  for (size_t i = 0; set && i < set->nrouted; i++)
-    if (strcmp(set->routed[i], name) == 0)
-      return true;
-  return false;
-}
-
 static size_t route(void *ctx, const char *name, const char **urls, size_t max) {
   struct priv *p = ctx;
-  if (!is_routed(p->set, name))
+  if (!ts_plan_is_routed(p->set, name))
     return 0;
   size_t n = 0;
   for (size_t i = 0; i < p->nroutes && n < max; i++)
@@ -202,33 +195,6 @@ static struct page *keep_page(struct priv *p, const struct ts_index_result *r) {
   p->pages = ts_xreallocarray(p->pages, p->npages + 1, sizeof *p->pages);
   p->pages[p->npages++] = pg;
   return pg;
-}
-
-/* A routed project's --find-links files, when the PyTorch server has
- * files of it too, are dropped with a note: the server's builds are the
- * ones the rules vouch for, and a folder's "torch 99.0.0" would otherwise
- * win on version alone. */
-static void drop_routed_find_links(struct priv *p, struct ts_index_project *pr) {
-  struct ts_plan_result *r = p->owner;
-  if (!is_routed(p->set, pr->name))
-    return;
-  bool served = false;
-  for (size_t i = 0; i < pr->nfiles && !served; i++)
-    served = !pr->files[i].from_find_links;
-  if (!served)
-    return;
-  size_t k = 0;
-  for (size_t i = 0; i < pr->nfiles; i++) {
-    if (pr->files[i].from_find_links) {
-      r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
-      r->notes[r->nnotes++] = ts_xasprintf(
-          "%s from --find-links is passed over: rules.yaml routes %s to the "
-          "PyTorch server, which has it; to install that file, name its path",
-          pr->files[i].filename, pr->name);
-    }
-    keep_file(pr, i, &k, !pr->files[i].from_find_links);
-  }
-  pr->nfiles = k;
 }
 
 static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
@@ -261,7 +227,8 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
             ts_plan_hash_entry(p->entries, p->nentries, res[j].project.name);
         if (he)
           filter_hashes(&res[j].project, he);
-        drop_routed_find_links(p, &res[j].project);
+        ts_plan_drop_routed_find_links(p->set, &res[j].project, &p->owner->notes,
+                                       &p->owner->nnotes);
         struct page *pg = keep_page(p, &res[j]);
         out[slot[j]].projects = pg->self;
         out[slot[j]].nprojects = 1;
@@ -271,7 +238,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
         /* A routed project that no variant index has (triton on the cpu
          * index) comes from the general indexes, as pip would take it. */
         char *norm = ts_name_normalize(want[j], strlen(want[j]));
-        bool routed = norm && is_routed(p->set, norm);
+        bool routed = norm && ts_plan_is_routed(p->set, norm);
         free(norm);
         if (routed) {
           struct ts_index_result fb = {0};
@@ -316,7 +283,7 @@ static const struct ts_marker_env *variant_env(void *ctx, const char *name,
 static size_t get_pages_elsewhere(void *ctx, const char *name,
                                   const struct ts_index_project **out, size_t max) {
   struct priv *p = ctx;
-  if (!p->first_index || p->ngeneral < 2 || is_routed(p->set, name))
+  if (!p->first_index || p->ngeneral < 2 || ts_plan_is_routed(p->set, name))
     return 0;
   const char *from = NULL;
   for (size_t i = 0; i < p->npages && !from; i++)
@@ -809,7 +776,7 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->kind != TS_REQFILE_NAMED || e->req->url ||
-        !is_routed(set, e->req->normalized_name))
+        !ts_plan_is_routed(set, e->req->normalized_name))
       continue;
     const char *plus = strchr(e->text, '+');
     if (!plus)
@@ -871,7 +838,7 @@ static void explaining_variants(struct variants *v, const struct ts_constraint_s
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->kind != TS_REQFILE_NAMED || e->req->url ||
-        !is_routed(set, e->req->normalized_name) ||
+        !ts_plan_is_routed(set, e->req->normalized_name) ||
         !ts_specset_count(e->req->specifier))
       continue;
     for (size_t r = 0; r < o->rules->nreleases; r++) {
@@ -1222,6 +1189,7 @@ static void index_warnings_as_notes(struct ts_plan_result *r) {
 
 /* The named requirements: roots, and -c constraints on names. */
 static void collect_named(struct priv *p, const struct ts_plan_options *o) {
+  p->nentries = o->nentries;
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->is_constraint) {
@@ -1282,11 +1250,10 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     set = &r->rules;
   }
   p->set = set;
+  p->entries = o->entries;
   if ((rc = ts_plan_variants_new(o->ignore_host ? NULL : o->host, o->variant_force, set,
                                  &r->target->markers, &p->variants, err)) != TS_OK)
     return rc;
-  p->entries = o->entries;
-  p->nentries = o->nentries;
   p->builds = o->build != NULL;
   if (o->build)
     adopt_build_options(p, o);

@@ -126,6 +126,20 @@ struct ts_site;
 void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
                      const struct ts_marker_env *env);
 
+/* ---- page filters (page_filters.c) -------------------------------------- */
+
+/* Whether rules.yaml routes a project (normalised name) to the PyTorch
+ * server. */
+bool ts_plan_is_routed(const struct ts_constraint_set *set, const char *name);
+
+/* A routed project's --find-links files, when the PyTorch server has
+ * files of it too, are dropped with a note in *notes: the server's builds
+ * are the ones the rules vouch for, and a folder's "torch 99.0.0" would
+ * otherwise win on version alone. */
+void ts_plan_drop_routed_find_links(const struct ts_constraint_set *set,
+                                    struct ts_index_project *pr, char ***notes,
+                                    size_t *nnotes);
+
 /* ---- PEP 825 variant wheels (plan_variants.c) --------------------------- */
 
 struct ts_plan_variants;

@@ -852,16 +852,6 @@ static void favor_preferred(struct rs *rs, int pidx) {
   }
 }
 
-static bool named_by_root(struct rs *rs, const char *name) {
-  for (size_t i = 0; i < rs->req->nrequirements; i++) {
-    const struct ts_requirement *r = rs->req->requirements[i];
-    if (strcmp(r->normalized_name, name) == 0 &&
-        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
-      return true;
-  }
-  return false;
-}
-
 static void add_project(struct rs *rs, const char *name,
                         const struct ts_resolver_pages *pages) {
   rs->projs = ts_rs_grow(rs->projs, &rs->projs_cap, rs->nprojs + 1,
@@ -886,7 +876,7 @@ static void add_project(struct rs *rs, const char *name,
   /* direct: named by a root requirement that applies to the target (a
    * marker that is false here leaves it a dependency, which matters to
    * --resolution lowest-direct) */
-  pj->direct = named_by_root(rs, name);
+  pj->direct = ts_rs_named_by_root(rs, name);
 
   size_t cap = 0;
   bool no_binary = wheels_forbidden(rs->req, name);
@@ -1409,20 +1399,11 @@ static const struct ts_marker_env *env_of(struct rs *rs, Id p) {
   return e ? e : rs->target->markers;
 }
 
-static bool req_applies(const struct ts_marker_env *env, const struct ts_requirement *r,
-                        const char *extra) {
-  if (!r->marker)
-    return extra == NULL;
-  if (extra && !ts_marker_uses_extra(r->marker))
-    return false; /* already on the base solvable */
-  return ts_marker_eval(r->marker, env, extra);
-}
-
 static void want_meta_names(struct rs *rs, Id p, const struct ts_rs_meta *m,
                             const char *extra) {
   const struct ts_marker_env *env = env_of(rs, p);
   for (size_t i = 0; i < m->nrequires_dist; i++)
-    if (req_applies(env, m->requires_dist[i], extra))
+    if (ts_rs_req_applies(env, m->requires_dist[i], extra))
       want(rs, m->requires_dist[i]->normalized_name);
 }
 
@@ -1454,7 +1435,7 @@ static void encode_meta(struct rs *rs, Id p, const struct ts_rs_meta *m,
                         const char *extra) {
   const struct ts_marker_env *env = env_of(rs, p);
   for (size_t i = 0; i < m->nrequires_dist; i++)
-    if (req_applies(env, m->requires_dist[i], extra))
+    if (ts_rs_req_applies(env, m->requires_dist[i], extra))
       encode_req(rs, p, m->requires_dist[i]);
   if (!extra && m->requires_python && !python_ok(rs, m->requires_python)) {
     Id name = pool_str2id(rs->pool, "__python", 1);
