@@ -59,6 +59,9 @@ void ts_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * not a global, -1 after printing a usage error for `command` (NULL: the
  * top level) about a missing or bad --color value: return 2 then. */
 int ts_cli_parse_global(const char *command, int argc, char **argv, int *i);
+/* --color's mode: always, never or auto (a terminal and no NO_COLOR);
+ * -1 for another word. */
+int ts_cli_set_color(const char *mode);
 
 /* Matches argv[*i] against "--name VALUE" or "--name=VALUE" (or "-x VALUE"):
  * returns 1 and sets *v (advancing *i past a separate value), 0 when it is
