@@ -164,7 +164,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
       ts_index_cli_finish(&ic, "sync") < 0)
     return 2;
 
-  double t0 = ts_cli_now_ms();
+  double t0 = ts_now_ms();
   struct ts_error err = {0};
   struct ts_pylock *lock = NULL;
   if (ts_pylock_read_file(lockfile, &lock, &err) != TS_OK)
@@ -189,7 +189,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
   struct ts_cli_progress bars;
   ts_cli_progress_init(&bars, "wheels");
   char *cache = ts_index_cli_cache_root(&ic);
-  struct ts_plan_build_options bo;
+  struct ts_source_build_options bo;
   const struct ts_reqfile_entry **build_cons = NULL;
   ts_build_cli_options(bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_sync_options so = {
@@ -232,7 +232,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
     ts_cli_info("Synced %zu package%s in %s: %zu installed, %zu changed, "
                 "%zu removed, %zu unchanged",
                 plan->n - plan->nremove, ts_cli_plural(plan->n - plan->nremove),
-                ts_cli_elapsed(ts_cli_now_ms() - t0, el), plan->ninstall, plan->nchange,
+                ts_cli_elapsed(ts_now_ms() - t0, el), plan->ninstall, plan->nchange,
                 plan->nremove, plan->nkeep);
   }
   ts_plan_sync_free(sync);

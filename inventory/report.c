@@ -305,6 +305,21 @@ static bool add_rules(cJSON *ts, const struct ts_report_rules *rules) {
          cJSON_AddItemToObject(o, "url", str_or_null(rules->url));
 }
 
+/* A PEP 825 variant item's "torchsolve": {"variant", "variant_why"}. */
+static bool add_variants(cJSON *install, const struct ts_report *r) {
+  for (size_t i = 0; i < r->nitems; i++) {
+    const struct ts_report_item *it = &r->items[i];
+    cJSON *ts = it->variant_label ? cJSON_AddObjectToObject(
+                                        cJSON_GetArrayItem(install, (int)i), "torchsolve")
+                                  : NULL;
+    if (it->variant_label &&
+        !(ts && cJSON_AddStringToObject(ts, "variant", it->variant_label) &&
+          cJSON_AddItemToObject(ts, "variant_why", str_or_null(it->variant_why))))
+      return false;
+  }
+  return true;
+}
+
 enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
                              struct ts_error *err) {
   if (!r)
@@ -363,6 +378,7 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
       free(ex);
     }
   }
+  ok = ok && add_variants(install, r);
   ok = ok && add_environment(root, r->environment, r->nenvironment);
   if (ok && r->nconflicts) {
     cJSON *c = cJSON_AddArrayToObject(root, "conflicts");

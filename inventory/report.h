@@ -54,6 +54,10 @@ struct ts_report_item {
   bool requested;            /* named by the user */
   const char *const *requested_extras; /* written when requested */
   size_t nrequested_extras;
+  /* A PEP 825 variant wheel: its label and why it was chosen, written as
+   * the item's "torchsolve": {"variant", "variant_why"}; NULL otherwise. */
+  const char *variant_label;
+  const char *variant_why;
 };
 
 struct ts_report_rules {

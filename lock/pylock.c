@@ -14,11 +14,11 @@
 #include "lock/output.h"
 #include "core/str.h"
 #include "core/text.h"
-#include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
+#include "variant/label.h"
 
 /* ------------------------------------------------------------------ */
 /* freeing                                                              */
@@ -494,7 +494,7 @@ static enum ts_code read_wheel(struct rd *r, const struct ts_toml_value *t,
   size_t len = strlen(fn);
   struct ts_wheel_filename *w = NULL;
   struct ts_error e = {0};
-  rc = ts_wheel_filename_parse(fn, len, &w, &e);
+  rc = ts_variant_wheel_filename_parse(fn, len, &w, NULL, &e); /* PEP 825 labels too */
   if (rc != TS_OK) {
     rc = rd_fail(r, t, NULL, rc, "%s", e.detail);
     free(fn);

@@ -11,6 +11,7 @@
 #include "pep/name.h"
 #include "pep/specifier.h"
 #include "pep/version.h"
+#include "variant/label.h"
 
 static enum ts_code marker_holds(const char *text,
                                  const struct ts_marker_env *env,
@@ -79,28 +80,54 @@ static struct ts_sync_item *push(struct ts_sync_plan *p) {
   return &n[p->n++];
 }
 
-/* The best wheel of pkg for the target, and its version text (malloc'd). */
+/* The best wheel of pkg for the target, and its version text (malloc'd).
+ * A PEP 825 variant wheel (the one a lock made on this kind of host
+ * records) comes before a wheel without a label; choosing among several
+ * variants needs their variants.json, which a lock does not carry yet:
+ * TS_E_UNSUPPORTED. */
 static enum ts_code pick_wheel(const struct ts_pylock_package *pkg,
                                const struct ts_tagset *tags,
                                const struct ts_pylock_file **best,
                                char **version, struct ts_error *err) {
   long best_pri = -1;
-  char *best_name = NULL;
+  char *best_name = NULL, *label = NULL, *best_label = NULL;
   *best = NULL;
   *version = NULL;
+  enum ts_code rc_variants = TS_OK;
   for (size_t i = 0; i < pkg->nwheels; i++) {
     char *name = ts_pylock_file_decoded_name(&pkg->wheels[i]);
     if (!name)
       continue;
     struct ts_wheel_filename *wf = NULL;
     struct ts_error e = {0};
-    if (ts_wheel_filename_parse(name, strlen(name), &wf, &e) != TS_OK) {
+    if (ts_variant_wheel_filename_parse(name, strlen(name), &wf, &label, &e) != TS_OK) {
       free(name);
       continue;
     }
     long pri = ts_tagset_best_priority(tags, wf->tags, wf->ntags);
-    bool better = pri >= 0 && (best_pri < 0 || pri < best_pri ||
-                               (pri == best_pri && strcmp(name, best_name) < 0));
+    if (pri >= 0 && label && best_label && strcmp(label, best_label) != 0) {
+      rc_variants = ts_error_set(err, TS_E_UNSUPPORTED,
+                                 "%s %s: the lock lists the variants %s and %s; choosing "
+                                 "among a lock's variants is not supported yet (lock on "
+                                 "this host instead)",
+                                 pkg->name, pkg->version ? pkg->version : "", best_label,
+                                 label);
+      free(label);
+      free(name);
+      ts_wheel_filename_free(wf);
+      break;
+    }
+    bool better = pri >= 0 && (best_pri < 0 || (label != NULL) > (best_label != NULL) ||
+                               ((label != NULL) == (best_label != NULL) &&
+                                (pri < best_pri ||
+                                 (pri == best_pri && strcmp(name, best_name) < 0))));
+    if (better) {
+      free(best_label);
+      best_label = label;
+    } else {
+      free(label);
+    }
+    label = NULL;
     if (!better)
       free(name);
     if (better) {
@@ -119,6 +146,13 @@ static enum ts_code pick_wheel(const struct ts_pylock_package *pkg,
     ts_wheel_filename_free(wf);
   }
   free(best_name);
+  free(best_label);
+  if (rc_variants != TS_OK) {
+    free(*version);
+    *version = NULL;
+    *best = NULL;
+    return rc_variants;
+  }
   if (!*best)
     return ts_error_set(err, TS_E_PYTHON,
                         "%s%s%s: none of its %zu wheel%s fits the target "

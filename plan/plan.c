@@ -50,7 +50,7 @@ struct direct {
   bool is_path;
   struct ts_index_file file;
   struct page page;
-  struct ts_plan_built built; /* built from source when built.wheel */
+  struct ts_source_built built; /* built from source when built.wheel */
   struct meta prepared; /* --dry-run: a source's METADATA, not built */
 };
 
@@ -75,7 +75,7 @@ struct runtime_answer {
  * --no-build-isolation build's target is given). */
 struct runtime_torch {
   const struct ts_plan_options *o;
-  struct ts_plan_build_kept *kept; /* the plan's, shared with its builds */
+  struct ts_source_build_kept *kept; /* the plan's, shared with its builds */
   struct runtime_answer with_torch, as_named;
 };
 
@@ -112,7 +112,7 @@ struct priv {
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
   bool builds; /* sources can be built: with build */
-  struct ts_plan_build_options build; /* the caller's (its pointers
+  struct ts_source_build_options build; /* the caller's (its pointers
                                          borrowed), with the torch match */
   struct ts_plan_options opts; /* the caller's, for the runtime (its
                                   pointers borrowed; entries, upgrade
@@ -124,7 +124,7 @@ struct priv {
   int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
   bool env_lock_borrowed; /* the plan that made this one holds it (the
                              first phase of a two-phase install) */
-  struct ts_plan_build_kept *own_kept; /* build.kept when made here */
+  struct ts_source_build_kept *own_kept; /* build.kept when made here */
   /* ts_plan_unmet_requirements' lines, worked out once: the warning and
    * the report both ask, and each asking parsed every METADATA and
    * Requires-Dist of the environment again (a tenth of a warm resolve) */
@@ -133,76 +133,7 @@ struct priv {
   bool unmet_known;
 };
 
-/* ---- --hash options ----------------------------------------------------
- * A requirement may list several --hash values (pip-compile writes one per
- * file of the pinned version); the chosen file must match any one of them. */
-
-static size_t entry_nsha256(const struct ts_reqfile_entry *e) {
-  size_t n = 0;
-  for (size_t i = 0; e && i < e->nhashes; i++)
-    n += strncmp(e->hashes[i], "sha256:", 7) == 0;
-  return n;
-}
-
-/* The only sha256 a requirement allows, or NULL when it gives none or several. */
-static const char *entry_only_sha256(const struct ts_reqfile_entry *e) {
-  if (entry_nsha256(e) != 1)
-    return NULL;
-  for (size_t i = 0;; i++)
-    if (strncmp(e->hashes[i], "sha256:", 7) == 0)
-      return e->hashes[i] + 7;
-}
-
-static bool entry_allows(const struct ts_reqfile_entry *e, const char *hex) {
-  for (size_t i = 0; hex && i < e->nhashes; i++)
-    if (strncmp(e->hashes[i], "sha256:", 7) == 0 && strcasecmp(e->hashes[i] + 7, hex) == 0)
-      return true;
-  return false;
-}
-
-static const char *entry_name(const struct ts_reqfile_entry *e) {
-  return e->kind == TS_REQFILE_NAMED ? e->req->normalized_name : e->name;
-}
-
-/* The requirement whose --hash values project `name` (normalised) must match. */
-static const struct ts_reqfile_entry *hash_entry(const struct ts_reqfile_entry *const *es,
-                                                 size_t n, const char *name) {
-  for (size_t i = 0; i < n; i++) {
-    const char *en = entry_name(es[i]);
-    if (!es[i]->is_constraint && entry_nsha256(es[i]) && en) {
-      char *norm = ts_name_normalize(en, strlen(en));
-      bool same = norm && strcmp(norm, name) == 0;
-      free(norm);
-      if (same)
-        return es[i];
-    }
-  }
-  return NULL;
-}
-
-/* Whether the file's version is one the requirement accepts (pip filters
- * hashes among the candidates its specifier already let through).  A name
- * that does not parse counts as accepted: the resolver judges it. */
-static bool entry_accepts_file(const struct ts_reqfile_entry *e,
-                               const struct ts_index_file *f) {
-  if (e->kind != TS_REQFILE_NAMED || ts_specset_count(e->req->specifier) == 0)
-    return true;
-  struct ts_error ignore = {0};
-  struct ts_wheel_filename *w = NULL;
-  struct ts_sdist_filename *sd = NULL;
-  const struct ts_version *v = NULL;
-  size_t n = strlen(f->filename);
-  if (ts_wheel_filename_parse(f->filename, n, &w, &ignore) == TS_OK)
-    v = w->version;
-  else if (ts_sdist_filename_parse(f->filename, n, &sd, &ignore) == TS_OK)
-    v = sd->version;
-  bool ok = !v || ts_specset_contains(e->req->specifier, v, TS_PRE_INCLUDE);
-  if (w)
-    ts_wheel_filename_free(w);
-  if (sd)
-    ts_sdist_filename_free(sd);
-  return ok;
-}
+/* ---- --hash options (plan_hashes.c) ---------------------------------- */
 
 /* Compacting a page's files in place: file i moves to slot *k when kept,
  * else it is cleared. */
@@ -224,28 +155,21 @@ static void keep_file(struct ts_index_project *pr, size_t i, size_t *k, bool kee
 static void filter_hashes(struct ts_index_project *pr, const struct ts_reqfile_entry *e) {
   bool any = false;
   for (size_t i = 0; i < pr->nfiles && !any; i++)
-    any = entry_allows(e, pr->files[i].sha256) && entry_accepts_file(e, &pr->files[i]);
+    any = ts_plan_entry_allows(e, pr->files[i].sha256) && ts_plan_entry_accepts_file(e, &pr->files[i]);
   if (!any)
     return;
   size_t k = 0;
   for (size_t i = 0; i < pr->nfiles; i++)
-    keep_file(pr, i, &k, !(pr->files[i].sha256 && !entry_allows(e, pr->files[i].sha256) &&
-                           entry_accepts_file(e, &pr->files[i])));
+    keep_file(pr, i, &k, !(pr->files[i].sha256 && !ts_plan_entry_allows(e, pr->files[i].sha256) &&
+                           ts_plan_entry_accepts_file(e, &pr->files[i])));
   pr->nfiles = k;
 }
 
 /* ---- routing and provider -------------------------------------------- */
 
-static bool is_routed(const struct ts_constraint_set *set, const char *name) {
-  for (size_t i = 0; set && i < set->nrouted; i++)
-    if (strcmp(set->routed[i], name) == 0)
-      return true;
-  return false;
-}
-
 static size_t route(void *ctx, const char *name, const char **urls, size_t max) {
   struct priv *p = ctx;
-  if (!is_routed(p->set, name))
+  if (!ts_plan_is_routed(p->set, name))
     return 0;
   size_t n = 0;
   for (size_t i = 0; i < p->nroutes && n < max; i++)
@@ -271,33 +195,6 @@ static struct page *keep_page(struct priv *p, const struct ts_index_result *r) {
   p->pages = ts_xreallocarray(p->pages, p->npages + 1, sizeof *p->pages);
   p->pages[p->npages++] = pg;
   return pg;
-}
-
-/* A routed project's --find-links files, when the PyTorch server has
- * files of it too, are dropped with a note: the server's builds are the
- * ones the rules vouch for, and a folder's "torch 99.0.0" would otherwise
- * win on version alone. */
-static void drop_routed_find_links(struct priv *p, struct ts_index_project *pr) {
-  struct ts_plan_result *r = p->owner;
-  if (!is_routed(p->set, pr->name))
-    return;
-  bool served = false;
-  for (size_t i = 0; i < pr->nfiles && !served; i++)
-    served = !pr->files[i].from_find_links;
-  if (!served)
-    return;
-  size_t k = 0;
-  for (size_t i = 0; i < pr->nfiles; i++) {
-    if (pr->files[i].from_find_links) {
-      r->notes = ts_xreallocarray(r->notes, r->nnotes + 1, sizeof *r->notes);
-      r->notes[r->nnotes++] = ts_xasprintf(
-          "%s from --find-links is passed over: rules.yaml routes %s to the "
-          "PyTorch server, which has it; to install that file, name its path",
-          pr->files[i].filename, pr->name);
-    }
-    keep_file(pr, i, &k, !pr->files[i].from_find_links);
-  }
-  pr->nfiles = k;
 }
 
 static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
@@ -327,10 +224,11 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
     for (size_t j = 0; j < nwant; j++) {
       if (rc == TS_OK && res[j].code == TS_OK) {
         const struct ts_reqfile_entry *he =
-            hash_entry(p->entries, p->nentries, res[j].project.name);
+            ts_plan_hash_entry(p->entries, p->nentries, res[j].project.name);
         if (he)
           filter_hashes(&res[j].project, he);
-        drop_routed_find_links(p, &res[j].project);
+        ts_plan_drop_routed_find_links(p->set, &res[j].project, &p->owner->notes,
+                                       &p->owner->nnotes);
         struct page *pg = keep_page(p, &res[j]);
         out[slot[j]].projects = pg->self;
         out[slot[j]].nprojects = 1;
@@ -340,7 +238,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
         /* A routed project that no variant index has (triton on the cpu
          * index) comes from the general indexes, as pip would take it. */
         char *norm = ts_name_normalize(want[j], strlen(want[j]));
-        bool routed = norm && is_routed(p->set, norm);
+        bool routed = norm && ts_plan_is_routed(p->set, norm);
         free(norm);
         if (routed) {
           struct ts_index_result fb = {0};
@@ -385,7 +283,7 @@ static const struct ts_marker_env *variant_env(void *ctx, const char *name,
 static size_t get_pages_elsewhere(void *ctx, const char *name,
                                   const struct ts_index_project **out, size_t max) {
   struct priv *p = ctx;
-  if (!p->first_index || p->ngeneral < 2 || is_routed(p->set, name))
+  if (!p->first_index || p->ngeneral < 2 || ts_plan_is_routed(p->set, name))
     return 0;
   const char *from = NULL;
   for (size_t i = 0; i < p->npages && !from; i++)
@@ -516,12 +414,12 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
   if (p->metadata_target)
     builder = p->metadata_target;
   char *label = ts_xasprintf("%s %s", rq->name, rq->version);
-  struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_URL, .location = rq->file->url,
+  struct ts_source_spec src = {.kind = TS_SOURCE_URL, .location = rq->file->url,
                                .sha256 = rq->file->sha256, .label = label,
                                .name = rq->name};
   char *log = NULL;
   if (rc == TS_OK)
-    rc = ts_plan_build_metadata(&p->build, builder, p->idx, &src, &data, &len, &log, err);
+    rc = ts_source_build_metadata(&p->build, builder, p->idx, &src, &data, &len, &log, err);
   free(label);
   if (rc != TS_OK) {
     free(p->owner->build_log);
@@ -625,7 +523,7 @@ static const char *basename_of(const char *s) {
  * (`prepared`, taken) on a page with an sdist-like file NAME-VERSION.tar.gz,
  * so the plan says it would be built. */
 static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
-                               struct ts_plan_built *built, struct meta *prepared,
+                               struct ts_source_built *built, struct meta *prepared,
                                struct ts_error *err) {
   const char *name = NULL, *loc = NULL;
   bool is_path = false;
@@ -720,7 +618,7 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   free(stand_in);
   d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : ts_xstrdup(loc);
   /* a --hash of a source is its archive's, checked before the build */
-  const char *h = d->built.wheel ? NULL : entry_only_sha256(e);
+  const char *h = d->built.wheel ? NULL : ts_plan_entry_only_sha256(e);
   d->file.sha256 = h ? ts_xstrdup(h) : NULL;
   d->file.size = -1;
   d->page.res.project.name = ts_xstrdup(d->name);
@@ -878,7 +776,7 @@ static void pinned_labels(struct variants *v, const struct ts_constraint_set *se
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->kind != TS_REQFILE_NAMED || e->req->url ||
-        !is_routed(set, e->req->normalized_name))
+        !ts_plan_is_routed(set, e->req->normalized_name))
       continue;
     const char *plus = strchr(e->text, '+');
     if (!plus)
@@ -940,7 +838,7 @@ static void explaining_variants(struct variants *v, const struct ts_constraint_s
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->kind != TS_REQFILE_NAMED || e->req->url ||
-        !is_routed(set, e->req->normalized_name) ||
+        !ts_plan_is_routed(set, e->req->normalized_name) ||
         !ts_specset_count(e->req->specifier))
       continue;
     for (size_t r = 0; r < o->rules->nreleases; r++) {
@@ -1060,7 +958,7 @@ static enum ts_code runtime_resolve(struct runtime_torch *rt, bool add_torch,
   struct ts_error pe = {0};
   if (add_torch && !named && ts_reqfile_parse_requirement("torch", 5, NULL, &torch, &pe) == TS_OK)
     ents[n++] = &torch;
-  struct ts_plan_build_options bo = *o->build;
+  struct ts_source_build_options bo = *o->build;
   bo.runtime_torch = no_runtime_torch;
   bo.target_torch = NULL;
   bo.no_isolation = false;
@@ -1291,6 +1189,7 @@ static void index_warnings_as_notes(struct ts_plan_result *r) {
 
 /* The named requirements: roots, and -c constraints on names. */
 static void collect_named(struct priv *p, const struct ts_plan_options *o) {
+  p->nentries = o->nentries;
   for (size_t i = 0; i < o->nentries; i++) {
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->is_constraint) {
@@ -1305,6 +1204,26 @@ static void collect_named(struct priv *p, const struct ts_plan_options *o) {
       p->roots[p->nroots++] = ts_requirement_dup(e->req);
     }
   }
+}
+
+/* The caller's build options, for the sources this resolution builds:
+ * with its rules and host, an environment kept per source for the run,
+ * and the torch the runtime resolution chooses. */
+static void adopt_build_options(struct priv *p, const struct ts_plan_options *o) {
+  p->build = *o->build;
+  p->build.rules = o->rules;
+  p->build.host = o->host;
+  p->build.ignore_host = o->ignore_host;
+  if (!p->build.kept)
+    p->build.kept = p->own_kept = ts_source_build_kept_new();
+  if (!p->build.runtime_torch)
+    p->build.runtime_torch = plan_runtime_torch;
+  if (!o->build->runtime_torch)
+    p->build.target_torch = plan_target_torch;
+  p->build.runtime_ctx = p;
+  p->opts = *o;
+  p->rt.o = &p->opts;
+  p->rt.kept = p->build.kept;
 }
 
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
@@ -1331,28 +1250,13 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     set = &r->rules;
   }
   p->set = set;
+  p->entries = o->entries;
   if ((rc = ts_plan_variants_new(o->ignore_host ? NULL : o->host, o->variant_force, set,
                                  &r->target->markers, &p->variants, err)) != TS_OK)
     return rc;
-  p->entries = o->entries;
-  p->nentries = o->nentries;
   p->builds = o->build != NULL;
-  if (o->build) {
-    p->build = *o->build;
-    p->build.rules = o->rules;
-    p->build.host = o->host;
-    p->build.ignore_host = o->ignore_host;
-    if (!p->build.kept)
-      p->build.kept = p->own_kept = ts_plan_build_kept_new();
-    if (!p->build.runtime_torch)
-      p->build.runtime_torch = plan_runtime_torch;
-    if (!o->build->runtime_torch)
-      p->build.target_torch = plan_target_torch;
-    p->build.runtime_ctx = p;
-    p->opts = *o;
-    p->rt.o = &p->opts;
-    p->rt.kept = p->build.kept;
-  }
+  if (o->build)
+    adopt_build_options(p, o);
   p->dry_run = o->dry_run;
   p->rules = o->rules;
   struct ts_index_options io = *o->index;
@@ -1386,9 +1290,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->is_constraint || (e->kind == TS_REQFILE_NAMED && !e->req->url))
       continue;
-    struct ts_plan_source src;
-    struct ts_plan_built built = {0};
-    bool source = ts_plan_source_of(e, &src);
+    struct ts_source_spec src;
+    struct ts_source_built built = {0};
+    bool source = ts_source_of(e, &src);
     if (source && !o->build) {
       rc = ts_error_set(err, TS_E_UNSUPPORTED, "'%s' must be built from source, "
                         "which is not done here", src.location);
@@ -1402,18 +1306,18 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     }
     struct meta prepared = {0};
     if (source && o->dry_run) {
-      src.sha256 = entry_only_sha256(e);
-      rc = ts_plan_build_metadata(&p->build, r->target, r->idx, &src, &prepared.data,
+      src.sha256 = ts_plan_entry_only_sha256(e);
+      rc = ts_source_build_metadata(&p->build, r->target, r->idx, &src, &prepared.data,
                                   &prepared.len, &r->build_log, err);
       if (rc != TS_OK)
         break;
     } else if (source) {
-      src.sha256 = entry_only_sha256(e);
-      rc = ts_plan_build(&p->build, r->target, r->idx, &src, &built, err);
+      src.sha256 = ts_plan_entry_only_sha256(e);
+      rc = ts_source_build(&p->build, r->target, r->idx, &src, &built, err);
       if (rc != TS_OK) {
         r->build_log = built.log;
         built.log = NULL;
-        ts_plan_built_clear(&built);
+        ts_source_built_clear(&built);
         break;
       }
       if (built.torch)
@@ -1422,7 +1326,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     rc = add_direct(p, e, source && !o->dry_run ? &built : NULL,
                     prepared.data ? &prepared : NULL, err);
     free(prepared.data);
-    ts_plan_built_clear(&built);
+    ts_source_built_clear(&built);
   }
   if (rc != TS_OK)
     return rc;
@@ -1538,16 +1442,16 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       it->direct_url = d->location;
       it->is_path = d->is_path;
       it->built = d->built.wheel ? &d->built : NULL;
-      it->hashed_by = entry_nsha256(d->e) && !it->built ? d->e : NULL;
+      it->hashed_by = ts_plan_entry_nsha256(d->e) && !it->built ? d->e : NULL;
     } else {
-      it->hashed_by = hash_entry(o->entries, o->nentries, x->name);
+      it->hashed_by = ts_plan_hash_entry(o->entries, o->nentries, x->name);
     }
     if (it->hashed_by && x->file) {
       const struct ts_index_file *f = x->file;
-      if (f->sha256 && entry_allows(it->hashed_by, f->sha256))
+      if (f->sha256 && ts_plan_entry_allows(it->hashed_by, f->sha256))
         it->user_sha256 = f->sha256;
       else if (!f->sha256)
-        it->user_sha256 = entry_only_sha256(it->hashed_by);
+        it->user_sha256 = ts_plan_entry_only_sha256(it->hashed_by);
     }
   }
   if (set && !o->ignore_host)
@@ -1557,7 +1461,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   return set && !o->ignore_host ? ts_plan_check_custom_builds(r, set, err) : TS_OK;
 }
 
-const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
+const struct ts_source_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
   const struct priv *p = r->priv;
   return p && p->builds ? &p->build : NULL;
 }
@@ -1592,7 +1496,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(d->file.sha256);
       free(d->page.res.project.name);
       free(d->page.res.project.index_url);
-      ts_plan_built_clear(&d->built);
+      ts_source_built_clear(&d->built);
       free(d->prepared.data);
     }
     free(p->directs);
@@ -1631,7 +1535,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(p->not_found[i]);
     free(p->not_found);
     ts_plan_variants_free(p->variants);
-    ts_plan_build_kept_free(p->own_kept);
+    ts_source_build_kept_free(p->own_kept);
     runtime_answer_clear(&p->rt.with_torch);
     runtime_answer_clear(&p->rt.as_named);
     ts_wheel_unlock_env(p->env_lock_fd);
@@ -1649,96 +1553,9 @@ void ts_plan_result_free(struct ts_plan_result *r) {
 
 /* ---- install ----------------------------------------------------------- */
 
-static bool changes(enum ts_resolved_action a) {
+bool ts_plan_action_changes(enum ts_resolved_action a) {
   return a == TS_ACTION_INSTALL || a == TS_ACTION_UPGRADE ||
          a == TS_ACTION_DOWNGRADE || a == TS_ACTION_REINSTALL;
-}
-
-/* A named requirement pinned to one version: == without a wildcard, or ===. */
-static bool pinned(const struct ts_requirement *r) {
-  if (ts_specset_count(r->specifier) != 1)
-    return false;
-  enum ts_spec_op op = ts_specset_op_at(r->specifier, 0);
-  const char *v = ts_specset_version_at(r->specifier, 0);
-  size_t n = strlen(v);
-  return op == TS_OP_ARBITRARY || (op == TS_OP_EQ && !(n >= 2 && !strcmp(v + n - 2, ".*")));
-}
-
-/* " (FILE:LINE)" for a requirements-file entry, "" for the command line. */
-struct where {
-  char s[600];
-};
-static struct where where(const struct ts_reqfile_entry *e) {
-  struct where w = {""};
-  if (e->file)
-    snprintf(w.s, sizeof w.s, " (%s:%u)", e->file, (unsigned)e->line);
-  return w;
-}
-
-enum ts_code ts_plan_check_requirement_hashes(const struct ts_reqfile_entry *const *es,
-                                              size_t n, bool *require_hashes,
-                                              struct ts_error *err) {
-  /* pip turns hash-checking on when any requirement carries a --hash: one
-   * hashed line must not let its unhashed neighbours through. */
-  bool asked = *require_hashes;
-  for (size_t i = 0; i < n && !*require_hashes; i++)
-    *require_hashes = es[i]->nhashes > 0;
-  if (!*require_hashes)
-    return TS_OK;
-  const char *off = asked ? "drop --require-hashes"
-                          : "drop every --hash (one turns hash-checking on, as in pip)";
-  for (size_t i = 0; i < n; i++) {
-    const struct ts_reqfile_entry *e = es[i];
-    if (e->is_constraint || e->nhashes)
-      continue;
-    if (e->file)
-      return ts_error_set(err, TS_E_HASH_MISSING,
-                          "--require-hashes: '%s' (%s line %u) has no --hash; add "
-                          "--hash=sha256:... to it, or %s",
-                          e->text, e->file, e->line, off);
-    return ts_error_set(err, TS_E_HASH_MISSING,
-                        "--require-hashes: '%s' has no --hash; name it in a "
-                        "requirements file with --hash=sha256:..., or %s",
-                        e->text, off);
-  }
-  return TS_OK;
-}
-
-bool ts_plan_item_hash_allowed(const struct ts_plan_item *it, const char *sha256_hex) {
-  return !it->hashed_by || entry_allows(it->hashed_by, sha256_hex);
-}
-
-enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
-                                  bool require_hashes, struct ts_error *err) {
-  for (size_t i = 0; r->res && i < r->res->nitems; i++) {
-    const struct ts_plan_item *it = &r->items[i];
-    const struct ts_index_file *f = it->r->file;
-    if (!changes(it->r->action) || !f)
-      continue;
-    /* A missing hash is a gap in the requirements, not a mismatch: exit 1
-     * (pip's status), with the fix in the message. */
-    if (require_hashes && !it->hashed_by)
-      return ts_error_set(err, TS_E_HASH_MISSING,
-                          "--require-hashes: %s %s%s has no --hash; pin every "
-                          "package, dependencies included, with ==VERSION "
-                          "--hash=sha256:... ('torchsolve lock' then 'torchsolve "
-                          "export' writes such a file)",
-                          it->r->name, it->r->version,
-                          it->r->requested ? "" : " (a dependency)");
-    const struct ts_reqfile_entry *e = it->hashed_by;
-    if (require_hashes && e && e->kind == TS_REQFILE_NAMED && !e->req->url &&
-        !pinned(e->req))
-      return ts_error_set(err, TS_E_HASH_MISSING,
-                          "--require-hashes: '%s'%s is not pinned: write %s==%s "
-                          "(pip demands == with hashes)",
-                          e->text, where(e).s, it->r->name, it->r->version);
-    if (e && f->sha256 && !entry_allows(e, f->sha256))
-      return ts_error_set(err, TS_E_HASH,
-                          "%s: the index's sha256 %s matches no --hash of '%s'%s "
-                          "(%zu given)",
-                          f->filename, f->sha256, e->text, where(e).s, entry_nsha256(e));
-  }
-  return TS_OK;
 }
 
 enum ts_code ts_plan_install(struct ts_plan_result *r,
@@ -1757,14 +1574,14 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                         r->target->python ? r->target->python : "python");
   size_t n = 0;
   for (size_t i = 0; i < r->res->nitems; i++)
-    if (changes(r->res->items[i].action) && r->res->items[i].file)
+    if (ts_plan_action_changes(r->res->items[i].action) && r->res->items[i].file)
       n++;
   if (n == 0)
     return TS_OK;
   struct ts_plan_item **todo = ts_xcalloc(n, sizeof *todo);
   size_t k = 0;
   for (size_t i = 0; i < r->res->nitems; i++)
-    if (changes(r->res->items[i].action) && r->res->items[i].file)
+    if (ts_plan_action_changes(r->res->items[i].action) && r->res->items[i].file)
       todo[k++] = &r->items[i];
   enum ts_code hrc = o->break_system_packages || o->paths || o->save_dir
                          ? TS_OK
@@ -1808,8 +1625,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       const struct ts_reqfile_entry *e = todo[i]->hashed_by;
       rc = ts_error_set(err, TS_E_HASH,
                         "%s: its sha256 %s matches no --hash of '%s'%s (%zu given)",
-                        fx[i].filename, fx[i].sha256_out, e->text, where(e).s,
-                        entry_nsha256(e));
+                        fx[i].filename, fx[i].sha256_out, e->text, ts_plan_entry_where(e).s,
+                        ts_plan_entry_nsha256(e));
     }
   }
 
@@ -1826,16 +1643,16 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
 
   /* sdists from an index are built (or found in the build cache) before
    * the environment is touched: a failing build changes nothing */
-  struct ts_plan_built *builds = ts_xcalloc(n, sizeof *builds);
+  struct ts_source_built *builds = ts_xcalloc(n, sizeof *builds);
   struct priv *p = r->priv;
   for (size_t i = 0; i < n && rc == TS_OK && !o->save_dir; i++) {
     if (!todo[i]->r->sdist)
       continue;
     char *label = ts_xasprintf("%s %s", todo[i]->r->name, todo[i]->r->version);
-    struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_ARCHIVE, .location = fx[i].local,
+    struct ts_source_spec src = {.kind = TS_SOURCE_ARCHIVE, .location = fx[i].local,
                                  .sha256 = fx[i].sha256_out[0] ? fx[i].sha256_out : NULL,
                                  .label = label, .name = todo[i]->r->name};
-    rc = p->builds ? ts_plan_build(&p->build, r->target, r->idx, &src, &builds[i], err)
+    rc = p->builds ? ts_source_build(&p->build, r->target, r->idx, &src, &builds[i], err)
                    : ts_error_set(err, TS_E_INTERNAL, "%s must be built", label);
     if (rc != TS_OK) {
       free(r->build_log);
@@ -1911,7 +1728,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   free(dig);
   free(w);
   for (size_t i = 0; i < n; i++)
-    ts_plan_built_clear(&builds[i]);
+    ts_source_built_clear(&builds[i]);
   free(builds);
   ts_plan_fetch_clear(fx, n);
   free(fx);

@@ -81,7 +81,8 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
         .is_yanked = x->file->yanked,
         .requested = x->requested,
         .requested_extras = (const char *const *)x->extras,
-        .nrequested_extras = x->nextras};
+        .nrequested_extras = x->nextras,
+        .variant_label = it->variant_label, .variant_why = it->variant_why};
     m++;
   }
   struct ts_report_kv env[TS_REPORT_ENV_KEYS];

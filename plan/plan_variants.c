@@ -45,14 +45,6 @@ struct ts_plan_variants {
   size_t nrels;
 };
 
-static bool is_routed(const struct ts_constraint_set *set, const char *name)
-{
-  for (size_t i = 0; set && i < set->nrouted; i++)
-    if (strcmp(set->routed[i], name) == 0)
-      return true;
-  return false;
-}
-
 /* The rules' backend of a label's PyTorch twin, or NULL. */
 static const struct ts_backend_choice *twin_backend(const struct ts_constraint_set *set,
                                                     const char *label, size_t *at)
@@ -272,7 +264,7 @@ static struct release *judge_release(struct ts_plan_variants *v, struct ts_index
   }
   struct ts_variant_metadata m;
   if (read_metadata(idx, json, &m, notes, nnotes)) {
-    struct policy_ctx pc = {v->set, is_routed(v->set, pr->name)};
+    struct policy_ctx pc = {v->set, ts_plan_is_routed(v->set, pr->name)};
     struct ts_variant_policy pol = {&pc, rules_tiebreak, rules_allow};
     ts_variant_select(&m, &v->host, &pol, &r->sel);
     size_t n = r->sel.ncompatible ? r->sel.ncompatible : 1;

@@ -1,7 +1,7 @@
 /*
  * resolver/files.c — which file stands for a version: the better of two
  * files (PEP 825 variants before tags), and the PyTorch index twin of a
- * torch variant wheel that the rules judge.
+ * torch variant wheel that the rules judge; which requirements apply.
  */
 #include "core/alloc.h"
 #include "core/str.h"
@@ -78,4 +78,23 @@ void ts_rs_set_twins(struct rs *rs, struct rs_proj *pj) {
     free(plain);
     free(label);
   }
+}
+
+bool ts_rs_named_by_root(struct rs *rs, const char *name) {
+  for (size_t i = 0; i < rs->req->nrequirements; i++) {
+    const struct ts_requirement *r = rs->req->requirements[i];
+    if (strcmp(r->normalized_name, name) == 0 &&
+        (!r->marker || ts_marker_eval(r->marker, rs->target->markers, NULL)))
+      return true;
+  }
+  return false;
+}
+
+bool ts_rs_req_applies(const struct ts_marker_env *env, const struct ts_requirement *r,
+                        const char *extra) {
+  if (!r->marker)
+    return extra == NULL;
+  if (extra && !ts_marker_uses_extra(r->marker))
+    return false; /* already on the base solvable */
+  return ts_marker_eval(r->marker, env, extra);
 }

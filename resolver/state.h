@@ -240,3 +240,10 @@ bool ts_rs_fallback_better(const struct ts_index_file *f, const struct ts_index_
 /* files.c: the twins (rs_ver.twin) of a ruled project's versions whose
  * files are variant wheels of PyTorch builds. */
 void ts_rs_set_twins(struct rs *rs, struct rs_proj *pj);
+/* files.c: whether a root requirement that applies to the target names
+ * the project; whether requirement r of a solvable's metadata applies
+ * under env (to the base solvable when extra is NULL, else to that
+ * extra's). */
+bool ts_rs_named_by_root(struct rs *rs, const char *name);
+bool ts_rs_req_applies(const struct ts_marker_env *env, const struct ts_requirement *r,
+                       const char *extra);

@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "pep/filename.h"
 
 /* The null variant's label: a build that needs no property. */
 #define TS_VARIANT_NULL_LABEL "null"
@@ -30,7 +31,6 @@ bool ts_variant_label_valid(const char *s, size_t len);
 enum ts_code ts_variant_split_filename(const char *s, size_t len, char **plain,
                                        char **label, struct ts_error *err);
 
-struct ts_wheel_filename;
 /* Parses a wheel file name, a variant wheel's too (pep/filename.h refuses
  * those): the plain name's parts in *out, the label in *label when label
  * is non-NULL (NULL for a wheel without one).  Caller frees both. */

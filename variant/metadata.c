@@ -169,7 +169,8 @@ static enum ts_code read_variants(struct reader *r, const cJSON *obj,
       if (!e->features[i].nvalues)
         return bad(r, "variant '%s': feature '%s' has no value", e->label,
                    e->features[i].feature);
-    qsort(e->features, e->nfeatures, sizeof *e->features, feature_cmp);
+    if (e->nfeatures > 1)
+      qsort(e->features, e->nfeatures, sizeof *e->features, feature_cmp);
   }
   qsort(m->variants, m->nvariants, sizeof *m->variants, entry_cmp);
   for (size_t i = 1; i < m->nvariants; i++)

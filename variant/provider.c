@@ -181,13 +181,14 @@ static enum ts_code amd(struct ts_variant_supported *s, const struct ts_host *h,
     return ts_error_set(err, TS_E_INVALID,
                         "AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION '%s' is no ROCm version such "
                         "as 7.1.0", frocm);
-  if (have_rocm)
-    add_value(add_feature(s, "amd", "rocm_version"), ts_xasprintf("%d.%d", major, minor));
+  /* words first: adding a feature moves the features (and gfx) */
   if (gfx || have_rocm)
     add_basis(s, "amd",
               ts_xasprintf("%s%s%s%s", gfx ? "GPU targets " : "", gfx ? gfx->values[0] : "",
                            have_rocm ? (gfx ? ", ROCm " : "ROCm ") : "",
                            have_rocm ? rocm : ""));
+  if (have_rocm)
+    add_value(add_feature(s, "amd", "rocm_version"), ts_xasprintf("%d.%d", major, minor));
   return TS_OK;
 }
 

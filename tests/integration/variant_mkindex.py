@@ -86,6 +86,8 @@ project("simple", "nvlib", "1.0", "py3-none-any", "nvlib-1.0-variants.json", [
     "nvdep-cu13; variant_label == 'cu13'",
     "nvdep-any; 'nvidia' in variant_namespaces",
 ])
+# a schema version torchsolve does not read: its variants are skipped
+project("simple", "futurelib", "1.0", "py3-none-any", "future-schema-variants.json")
 for dep in ("nvdep-cu12", "nvdep-cu13", "nvdep-any"):
     folder = os.path.join(ROOT, "simple", dep)
     os.makedirs(folder, exist_ok=True)

@@ -45,6 +45,15 @@ NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=13.0 NV_VARIANT_PROVIDER_FORCE_SM_
 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=eight run nvlib && ts_fail "a malformed NV_VARIANT_PROVIDER_FORCE_SM_ARCH was taken"
 grep -q 'NV_VARIANT_PROVIDER_FORCE_SM_ARCH' "$work/err" || { cat "$work/err"; ts_fail "the malformed variable is not named"; }
 
+# --report carries the label and why on the item
+run torch --cuda-driver 570.86.10 --compute-capability 8.9 --report "$work/report.json" ||
+  { cat "$work/err"; ts_fail "--report"; }
+python3 -c 'import json, sys
+items = json.load(open(sys.argv[1]))["install"]
+ts = [i["torchsolve"] for i in items if i["metadata"]["name"] == "torch"][0]
+assert ts["variant"] == "cuda12.8" and "sm_arch 86_real" in ts["variant_why"], ts' "$work/report.json" ||
+  ts_fail "--report: no variant"
+
 # detect --json lists the supported properties per namespace
 "$T" detect --json --cuda-driver 570.86.10 --compute-capability 8.9 --rocm 7.1 --gfx gfx1100 |
   python3 -c 'import json, sys
@@ -60,6 +69,10 @@ expect "nvlib, driver 580" nvlib "[cu13]" --cuda-driver 580.65.06 --compute-capa
 expect "nvlib, no GPU: the plain wheel" nvlib "-"
 deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
 [ "$deps" = "" ] || { cat "$work/out"; ts_fail "plain nvlib: variant markers held ($deps)"; }
+# an unknown schema: the variant wheels are skipped with a warning, the plain one stays
+expect "unknown schema" futurelib "-" --cuda-driver 570.86.10 --compute-capability 8.9
+grep -q 'futurelib-1.0-variants.json: .*v1.0.0.json is of a version torchsolve does not read.*skipped' "$work/err" ||
+  { cat "$work/err"; ts_fail "unknown schema: no warning"; }
 # PEP 825 markers in Requires-Dist: variant_properties, variant_label, variant_namespaces
 expect "nvlib markers, cu12" nvlib "[cu12]" --cuda-driver 570.86.10 --compute-capability 8.9
 deps=$(awk '$2 ~ /^nvdep/ { print $2 }' "$work/out" | sort | tr '\n' ' ')
@@ -83,4 +96,23 @@ grep -Eq '^torch +2\.10\.0 +cuda12\.8$' "$work/out" || { cat "$work/out"; ts_fai
   ts_fail "list --format json: no variant"
 "$T" freeze --python "$work/venv" | grep -qx 'torch==2.10.0  # variant cuda12.8' || ts_fail "freeze: no label"
 "$T" show --python "$work/venv" torch | grep -qx 'Variant: cuda12.8' || ts_fail "show: no label"
+# a lock made on this host records its variant wheel; sync installs it
+"$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
+  --cuda-driver 580.65.06 --compute-capability 9.0 -o "$work/lock.toml" torch 2>"$work/err" ||
+  { cat "$work/err"; ts_fail "lock"; }
+grep -q 'torch-2.10.0-.*-cuda13.0.whl' "$work/lock.toml" || { cat "$work/lock.toml"; ts_fail "lock: no cuda13.0 wheel"; }
+"$T" sync --python "$work/venv" --cuda-driver 580.65.06 --compute-capability 9.0 "$work/lock.toml" \
+  >"$work/out" 2>"$work/err" || { cat "$work/err"; ts_fail "sync"; }
+[ "$(cat "$site/torch/build.txt")" = cuda13.0 ] || ts_fail "synced torch is $(cat "$site/torch/build.txt")"
+# a lock listing two variants of one version: refused until locks carry variants.json
+python3 - "$work/lock.toml" "$work/two.toml" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"\[\[packages\.wheels\]\]\n(?:[^\[].*\n)*?name = \"torch-[^\"]*-cuda13\.0\.whl\"(?:\n[^\[\n].*)*\n", text).group(0)
+open(sys.argv[2], "w").write(text.replace(block, block + block.replace("cuda13.0", "cuda12.8")))
+PY
+"$T" sync --python "$work/venv" --dry-run "$work/two.toml" >"$work/out" 2>"$work/err" &&
+  ts_fail "a lock with two variants of torch was synced"
+grep -q 'the lock lists the variants cuda1[23].[08] and cuda1[23].[08]' "$work/err" ||
+  { cat "$work/err"; ts_fail "two variants: no clear refusal"; }
 echo "ok"
