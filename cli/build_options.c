@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "core/alloc.h"
 #include "pep/name.h"
+#include "plan/build_env.h"
 #include "source/source.h"
 
 const char ts_build_cli_help[] =
@@ -162,13 +163,13 @@ const char *ts_build_cli_runner_path(void) {
 }
 
 void ts_build_cli_options(struct ts_build_cli *o, const struct ts_index_options *index,
-                          const char *cache_root, struct ts_plan_build_options *out,
+                          const char *cache_root, struct ts_source_build_options *out,
                           const struct ts_reqfile_entry ***entries) {
   *entries = ts_xcalloc(o->constraints.nentries + 1, sizeof **entries);
   for (size_t i = 0; i < o->constraints.nentries; i++)
     (*entries)[i] = &o->constraints.entries[i];
-  *out = (struct ts_plan_build_options){
-      .index = index, .cache_root = cache_root, .probe_cache_dir = cache_root,
+  *out = (struct ts_source_build_options){
+      .env = &ts_plan_env_provider, .index = index, .cache_root = cache_root, .probe_cache_dir = cache_root,
       .runner = ts_build_cli_runner_path(), .config_settings = o->config_settings,
       .nconfig_settings = o->nconfig_settings, .build_constraints = *entries,
       .nbuild_constraints = o->constraints.nentries, .no_isolation = o->no_isolation,

@@ -1,7 +1,7 @@
 /*
  * cli/build_options.h — the source-build options of install (and of lock
  * and sync where they build): how sdists, project directories and git
- * URLs are built into wheels (plan/build.h does the work).
+ * URLs are built into wheels (source/build.h does the work).
  *
  *   -C, --config-settings KEY=VALUE   passed to the build backend (repeatable)
  *   --build-constraint FILE           constraints for build environments
@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "request/reqfile.h"
-#include "plan/build.h"
+#include "source/build.h"
 
 struct ts_build_cli {
   const char **config_settings;
@@ -50,7 +50,7 @@ int ts_build_cli_parse(struct ts_build_cli *o, const char *command, int argc, ch
  * TTY, the backend's output on stderr with -v.  `entries` is a scratch
  * array the caller frees (the constraint pointers). */
 void ts_build_cli_options(struct ts_build_cli *o, const struct ts_index_options *index,
-                          const char *cache_root, struct ts_plan_build_options *out,
+                          const char *cache_root, struct ts_source_build_options *out,
                           const struct ts_reqfile_entry ***entries);
 /* The runner script installed with torchsolve: $TORCHSOLVE_PEP517_RUNNER,
  * else PREFIX/share/torchsolve/pep517_runner.py beside the binary, else

@@ -314,7 +314,7 @@ static int install_or_download(int argc, char **argv, bool download) {
     return ts_cli_report(&err);
   }
   char *cache = ts_index_cli_cache_root(&ic);
-  struct ts_plan_build_options bo;
+  struct ts_source_build_options bo;
   const struct ts_reqfile_entry **build_cons = NULL;
   ts_build_cli_options(&a.build, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_options po = {

@@ -400,7 +400,7 @@ static int lock_main(int argc, char **argv, const char **room) {
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
-  struct ts_plan_build_options bo;
+  struct ts_source_build_options bo;
   const struct ts_reqfile_entry **build_cons = NULL;
   ts_build_cli_options(&bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_options po = {

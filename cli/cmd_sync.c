@@ -189,7 +189,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
   struct ts_cli_progress bars;
   ts_cli_progress_init(&bars, "wheels");
   char *cache = ts_index_cli_cache_root(&ic);
-  struct ts_plan_build_options bo;
+  struct ts_source_build_options bo;
   const struct ts_reqfile_entry **build_cons = NULL;
   ts_build_cli_options(bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_sync_options so = {

@@ -11,6 +11,7 @@
 #include "cli/gpu_options.h"
 #include "core/fs.h"
 #include "rules/origin.h"
+#include "rules/rules_cache.h"
 
 void ts_gpu_options_init(struct ts_gpu_options *o) {
   memset(o, 0, sizeof *o);
@@ -278,9 +279,9 @@ const char *ts_gpu_bundled_rules_path(void) {
 }
 
 static enum ts_code merge_file(struct ts_rules *base, const char *path,
-                               struct ts_error *err) {
+                               const char *cache_root, struct ts_error *err) {
   struct ts_rules *over = NULL;
-  enum ts_code rc = ts_rules_load_file(path, &over, NULL, err);
+  enum ts_code rc = ts_rules_load_file_cached(path, cache_root, &over, err);
   if (rc != TS_OK)
     return rc;
   rc = ts_rules_merge(base, over, err);
@@ -314,12 +315,13 @@ static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
 
 /* The bundled facts, or the newer ones `rules update` kept (origin.h),
  * with where they came from. */
-static enum ts_code load_in_force(struct ts_rules **out, struct ts_error *err) {
+static enum ts_code load_in_force(struct ts_rules **out, const char *cache_root,
+                                  struct ts_error *err) {
   char *data = ts_rules_data_dir();
   struct ts_rules_provenance prov;
   ts_rules_in_force(ts_gpu_bundled_rules_path(), data, &prov);
   free(data);
-  enum ts_code rc = ts_rules_load_file(prov.path, out, NULL, err);
+  enum ts_code rc = ts_rules_load_file_cached(prov.path, cache_root, out, err);
   if (rc != TS_OK && prov.updated)
     ts_error_wrap(err, "the rules kept by `torchsolve rules update` (%s); run "
                   "`torchsolve rules update --refresh`, or delete that file",
@@ -333,7 +335,7 @@ static enum ts_code load_in_force(struct ts_rules **out, struct ts_error *err) {
 
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
                           struct ts_error *err) {
-  enum ts_code rc = load_in_force(out, err);
+  enum ts_code rc = load_in_force(out, o->rules_cache_root, err);
   if (rc != TS_OK)
     return rc;
   const char *xdg = env("XDG_CONFIG_HOME");
@@ -344,10 +346,10 @@ enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
   else if (home)
     cfg = ts_path_join(home, ".config/torchsolve/rules.yaml");
   if (cfg && readable(cfg))
-    rc = merge_file(*out, cfg, err);
+    rc = merge_file(*out, cfg, o->rules_cache_root, err);
   free(cfg);
   for (size_t i = 0; i < o->nrules_files && rc == TS_OK; i++)
-    rc = merge_file(*out, o->rules_files[i], err);
+    rc = merge_file(*out, o->rules_files[i], o->rules_cache_root, err);
   for (size_t i = 0; i < o->nwithout && rc == TS_OK; i++)
     rc = drop_rules(*out, o->without[i], err);
   if (rc != TS_OK) {

@@ -66,6 +66,11 @@ struct ts_gpu_options {
    * NV_VARIANT_PROVIDER_FORCE_SM_ARCH, AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH,
    * AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION. */
   struct ts_variant_force variant_force;
+  /* The cache root whose rules-v1/ keeps rules files parsed
+   * (rules/rules_cache.h): install and lock (ts_gpu_load_named) set it
+   * from their cache options; NULL (--no-cache, other commands): every
+   * file is parsed. */
+  const char *rules_cache_root;
 };
 
 void ts_gpu_options_init(struct ts_gpu_options *o);

@@ -270,12 +270,12 @@ void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
     o->links[o->opts.nfind_links++] = rf->find_links[i];
 }
 
-char *ts_index_cli_cache_root(const struct ts_index_cli *o) {
-  if (o->opts.cache_mode == TS_CACHE_DISABLED)
+char *ts_index_options_cache_root(const struct ts_index_options *o) {
+  if (o->cache_mode == TS_CACHE_DISABLED)
     return NULL;
-  if (o->opts.cache_dir) {
-    char *d = ts_xstrdup(o->opts.cache_dir);
-    return d;
-  }
-  return ts_cache_root_dir();
+  return o->cache_dir ? ts_xstrdup(o->cache_dir) : ts_cache_root_dir();
+}
+
+char *ts_index_cli_cache_root(const struct ts_index_cli *o) {
+  return ts_index_options_cache_root(&o->opts);
 }

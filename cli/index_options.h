@@ -76,6 +76,8 @@ int ts_index_cli_finish(struct ts_index_cli *o, const char *command);
  * NULL with --no-cache.  Pages, unpacked wheels and interpreter probes all
  * live under it, so --cache-dir moves all of them.  malloc'd. */
 char *ts_index_cli_cache_root(const struct ts_index_cli *o);
+/* The same from the options alone. */
+char *ts_index_options_cache_root(const struct ts_index_options *o);
 
 /* Index lines of requirements files (-i, --extra-index-url, --no-index,
  * -f) fill what the flags did not set, as pip does.  Call before finish;

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/lock_from.h"
+#include "core/heap.h"
 
 struct ts_cli_globals ts_cli;
 
@@ -30,7 +32,7 @@ static const struct ts_cli_command commands[] = {
     {"wheel", ts_cmd_wheel, "install wheel files, uninstall or repair: install|uninstall|repair"},
     {"check", ts_cmd_check, "check an environment: missing/conflicting deps and broken rules"},
     {"export", ts_cmd_export, "export pylock.toml as requirements.txt with --hash lines"},
-    {"lock", ts_cmd_lock, "resolve requirements into a PEP 751 pylock.toml"},
+    {"lock", ts_cli_lock_command, "resolve requirements into a PEP 751 pylock.toml"},
     {"sync", ts_cmd_sync, "make an environment exactly a pylock.toml, verifying hashes"},
     {"mirror", ts_cmd_mirror, "download a lock's files into a static index: LOCKFILE DIR"},
     {"pip", ts_cmd_pip, "pip's commands and options: install, download, uninstall, freeze..."},
@@ -199,6 +201,7 @@ static void catch_interrupts(void) {
 }
 
 int main(int argc, char **argv) {
+  ts_heap_setup();
   ts_cli.argv0 = argv[0];
   catch_interrupts();
   set_color("auto");

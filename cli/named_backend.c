@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/index_options.h"
 #include "core/str.h"
 #include "plan/torch_backend.h"
 
@@ -103,7 +104,12 @@ enum ts_code ts_gpu_load_named(const struct ts_gpu_options *g, struct ts_index_o
                                struct ts_host *h, struct ts_rules **rules,
                                struct ts_named_backends *nb, struct ts_error *err) {
   memset(nb, 0, sizeof *nb);
-  enum ts_code rc = ts_gpu_load(g, h, rules, err);
+  /* The rules files are kept parsed in the cache these options name. */
+  struct ts_gpu_options cached = *g;
+  char *cache_root = ts_index_options_cache_root(io);
+  cached.rules_cache_root = cache_root;
+  enum ts_code rc = ts_gpu_load(&cached, h, rules, err);
+  free(cache_root);
   if (rc == TS_OK && (rc = ts_named_backends(g, io, *rules, h, nb, err)) != TS_OK) {
     ts_named_backends_clear(nb);
     ts_rules_free(*rules);

@@ -25,7 +25,7 @@ void ts_buf_reset(struct ts_buf *b) {
     b->data[0] = '\0';
 }
 
-static enum ts_code buf_reserve(struct ts_buf *b, size_t extra) {
+enum ts_code ts_buf_reserve(struct ts_buf *b, size_t extra) {
   if (extra > (size_t)-1 - b->len - 1)
     return TS_E_TOO_BIG;
   size_t need = b->len + extra + 1;
@@ -45,7 +45,7 @@ static enum ts_code buf_reserve(struct ts_buf *b, size_t extra) {
 }
 
 enum ts_code ts_buf_append(struct ts_buf *b, const void *data, size_t len) {
-  enum ts_code rc = buf_reserve(b, len);
+  enum ts_code rc = ts_buf_reserve(b, len);
   if (rc != TS_OK)
     return rc;
   if (len)
@@ -63,7 +63,7 @@ static enum ts_code buf_vprintf(struct ts_buf *b, const char *fmt, va_list ap) {
   va_list again;
   va_copy(again, ap);
   int n = vsnprintf(NULL, 0, fmt, ap);
-  enum ts_code rc = n < 0 ? TS_E_INVALID : buf_reserve(b, (size_t)n);
+  enum ts_code rc = n < 0 ? TS_E_INVALID : ts_buf_reserve(b, (size_t)n);
   if (rc == TS_OK) {
     vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
     b->len += (size_t)n;

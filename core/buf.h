@@ -37,6 +37,11 @@ void ts_buf_reset(struct ts_buf *b); /* len = 0, keeps storage */
 
 enum ts_code ts_buf_append(struct ts_buf *b, const void *data, size_t len)
     __attribute__((warn_unused_result));
+/* Room for `extra` more bytes (and the NUL) without another allocation, so
+ * a reader of known size can write into data + len directly; TS_E_TOO_BIG
+ * past the cap, the buffer unchanged. */
+enum ts_code ts_buf_reserve(struct ts_buf *b, size_t extra)
+    __attribute__((warn_unused_result));
 enum ts_code ts_buf_append_str(struct ts_buf *b, const char *s)
     __attribute__((warn_unused_result));
 enum ts_code ts_buf_printf(struct ts_buf *b, const char *fmt, ...)

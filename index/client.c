@@ -257,14 +257,35 @@ static void refresh_page(struct ts_cache *c, const char *key, const char *name,
   ts_cache_put_page(c, key, name, cached, NULL);
 }
 
+/* What a page body is, whatever page type its Content-Type says: '{'
+ * starts a PEP 691 JSON page, '<' an HTML one (after white space and a
+ * UTF-8 BOM); 0 when it is neither.  Mirrors label pages wrongly (an HTML
+ * page sent as the JSON type that was asked for, a JSON file served as
+ * text/html or application/json by a plain web server), so the body
+ * decides between the two; a type that is no page type (a file's
+ * application/octet-stream) is still refused. */
+static char page_kind(const char *body, size_t len) {
+  size_t i = 0;
+  if (len >= 3 && memcmp(body, "\xef\xbb\xbf", 3) == 0)
+    i = 3;
+  while (i < len && (body[i] == ' ' || body[i] == '\t' || body[i] == '\r' || body[i] == '\n'))
+    i++;
+  return i < len && (body[i] == '{' || body[i] == '<') ? body[i] : 0;
+}
+
 static enum ts_code parse_page(const char *body, size_t len, const char *ctype,
                                const char *url, const char *name,
                                struct ts_index_project *out, struct ts_error *err) {
-  if (ctype_is(ctype, "application/vnd.pypi.simple.v1+json") ||
-      ctype_is(ctype, "application/vnd.pypi.simple.latest+json"))
+  bool json = ctype_is(ctype, "application/vnd.pypi.simple.v1+json") ||
+              ctype_is(ctype, "application/vnd.pypi.simple.latest+json") ||
+              ctype_is(ctype, "application/json");
+  bool html = ctype_is(ctype, "text/html") ||
+              ctype_is(ctype, "application/vnd.pypi.simple.v1+html") ||
+              ctype_is(ctype, "application/vnd.pypi.simple.latest+html");
+  char kind = json || html ? page_kind(body, len) : 0;
+  if (kind == '{' || (!kind && json))
     return ts_index_parse_json(body, len, url, name, out, err);
-  if (ctype_is(ctype, "text/html") || ctype_is(ctype, "application/vnd.pypi.simple.v1+html") ||
-      ctype_is(ctype, "application/vnd.pypi.simple.latest+html"))
+  if (kind == '<' || (!kind && html))
     return ts_index_parse_html(body, len, url, name, out, err);
   char r[200];
   ts_url_redact_buf(url, r, sizeof r);
@@ -766,6 +787,34 @@ struct proj_state {
   bool remembered; /* some index's 404 came from the cache */
 };
 
+/* A page refused for want of credentials (401, 403): a company mirror's
+ * way of saying it does not carry a project, or that we may not see it. */
+static bool refused(const struct page_job *j) {
+  return j->code == TS_E_HTTP && j->use_http && (j->req.status == 401 || j->req.status == 403);
+}
+
+/* One of the --extra-index-url indexes (not the primary, not a torch
+ * variant index a project is routed to). */
+static bool is_extra_index(const struct ts_index *idx, const char *url) {
+  for (size_t i = 1; url && i < idx->ngeneral; i++)
+    if (strcmp(idx->general[i], url) == 0)
+      return idx->ngeneral && strcmp(idx->general[0], url) != 0;
+  return false;
+}
+
+static void warn_refused(struct ts_index *idx, const struct page_job *j) {
+  char u[200];
+  ts_url_redact_buf(j->index_url, u, sizeof u);
+  char *key = ts_xasprintf("refused %s", j->index_url);
+  char *line = ts_xasprintf("the extra index %s answers HTTP %ld for '%s': taken as not "
+                            "having it (check the credentials in the URL or ~/.netrc if "
+                            "it should)",
+                            u, j->req.status, j->name);
+  ts_index_warn_once(idx, key, line);
+  free(key);
+  free(line);
+}
+
 static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, size_t n,
                                    struct ts_index_result *out, bool with_links,
                                    struct ts_error *err) {
@@ -816,6 +865,16 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
             p->done = true; /* first index wins: later ones are never asked */
         } else if (jobs[j].code == TS_E_NOT_FOUND) {
           p->remembered |= jobs[j].remembered;
+        } else if (refused(&jobs[j]) && is_extra_index(idx, jobs[j].index_url)) {
+          warn_refused(idx, &jobs[j]); /* as if it had no such project */
+        } else if (refused(&jobs[j])) {
+          char u[200];
+          ts_url_redact_buf(jobs[j].index_url, u, sizeof u);
+          r->code = ts_error_set(&r->err, TS_E_HTTP,
+                                 "the index %s answers HTTP %ld for '%s'; check the "
+                                 "credentials in the URL or ~/.netrc",
+                                 u, jobs[j].req.status, jobs[j].name);
+          p->done = true;
         } else {
           r->code = jobs[j].code;
           r->err = jobs[j].err;

@@ -174,9 +174,9 @@ static char *last_component(const char *loc) {
  * version, sha256, url} per package, sorted by name (the fingerprint sync
  * rebuilds exactly: build.h's locked_env; none without isolation), and
  * config-settings, the -C KEY=VALUE settings its backend gets, in
- * ts_plan_config_settings_sorted's order (none without). */
+ * ts_source_config_settings_sorted's order (none without). */
 static void add_build_fingerprint(struct ts_pylock_package *p, const char *build_env,
-                                  const struct ts_plan_build_options *bo) {
+                                  const struct ts_source_build_options *bo) {
   static const char *const keys[] = {"name", "version", "sha256", "url"};
   struct ts_toml_value *ours = ts_toml_new_table();
   if (!ours)
@@ -209,7 +209,7 @@ static void add_build_fingerprint(struct ts_pylock_package *p, const char *build
     abort();
   size_t ncs = bo ? bo->nconfig_settings : 0;
   if (ncs) {
-    const char **cs = ts_plan_config_settings_sorted(bo->config_settings, ncs);
+    const char **cs = ts_source_config_settings_sorted(bo->config_settings, ncs);
     struct ts_toml_value *settings = ts_toml_new_array();
     for (size_t i = 0; settings && i < ncs; i++)
       if (ts_toml_array_push(settings, ts_toml_new_string(cs[i], strlen(cs[i]))) != TS_OK)
@@ -234,13 +234,13 @@ static void add_build_fingerprint(struct ts_pylock_package *p, const char *build
  * like an sdist), a directory or a git checkout (no version: the tree
  * says it), plus its build fingerprint. */
 static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item *pi,
-                              const struct ts_plan_build_options *bo, const char *output,
+                              const struct ts_source_build_options *bo, const char *output,
                               struct ts_error *err) {
-  const struct ts_plan_built *b = pi->built;
+  const struct ts_source_built *b = pi->built;
   const struct ts_resolved *r = pi->r;
   const char *loc = pi->direct_url;
-  bool tree = b->kind == TS_PLAN_SOURCE_DIR || b->kind == TS_PLAN_SOURCE_VCS;
-  if (b->kind == TS_PLAN_SOURCE_DIR && strstr(b->direct_url, "\"editable\": true"))
+  bool tree = b->kind == TS_SOURCE_DIR || b->kind == TS_SOURCE_VCS;
+  if (b->kind == TS_SOURCE_DIR && strstr(b->direct_url, "\"editable\": true"))
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "%s: an editable install cannot be locked; lock the directory "
                         "without -e", r->name);
@@ -250,11 +250,11 @@ static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item 
   if (!p)
     abort();
   enum ts_code rc = TS_OK;
-  if (b->kind == TS_PLAN_SOURCE_DIR) {
+  if (b->kind == TS_SOURCE_DIR) {
     p->directory = ts_xcalloc(1, sizeof *p->directory);
     p->directory->path = directory_path(loc, output);
     p->directory->editable = 0;
-  } else if (b->kind == TS_PLAN_SOURCE_VCS) {
+  } else if (b->kind == TS_SOURCE_VCS) {
     struct ts_vcs_ref ref;
     if ((rc = ts_vcs_parse(loc, &ref, err)) != TS_OK)
       return rc;
@@ -273,7 +273,7 @@ static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item 
                     strcmp(sd->normalized_name, r->name) == 0;
     ts_sdist_filename_free(sd);
     char *url = NULL, *path = NULL;
-    if (b->kind == TS_PLAN_SOURCE_URL && strncmp(loc, "file://", 7) != 0) {
+    if (b->kind == TS_SOURCE_URL && strncmp(loc, "file://", 7) != 0) {
       url = ts_url_without_userinfo(loc);
       url[strcspn(url, "#")] = '\0';
     } else {
@@ -296,7 +296,7 @@ static enum ts_code add_built(struct ts_pylock *lock, const struct ts_plan_item 
  * the wheel cache (where a sync --offline finds it) to make that
  * environment.  bo: the resolution's build options. */
 static enum ts_code add_index_sdist(struct ts_plan_result *res, const struct ts_plan_item *pi,
-                                    const struct ts_plan_build_options *bo, const char *output,
+                                    const struct ts_source_build_options *bo, const char *output,
                                     struct ts_pylock_package *p, struct ts_error *err) {
   const struct ts_resolved *r = pi->r;
   enum ts_code rc = ts_plan_lock_file(res, pi, r->file, output, p, err);
@@ -308,10 +308,10 @@ static enum ts_code add_index_sdist(struct ts_plan_result *res, const struct ts_
     p->sdist->size = (long long)st.st_size; /* the index did not say */
   if (rc == TS_OK) {
     char *label = ts_xasprintf("%s %s", r->name, r->version);
-    struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_ARCHIVE, .location = path,
+    struct ts_source_spec src = {.kind = TS_SOURCE_ARCHIVE, .location = path,
                                  .sha256 = ts_pylock_file_sha256(p->sdist), .name = r->name,
                                  .label = label};
-    rc = ts_plan_build_env(bo, res->target, res->idx, &src, &env, &log, err);
+    rc = ts_source_build_env(bo, res->target, res->idx, &src, &env, &log, err);
     free(label);
   }
   if (rc == TS_OK)
@@ -391,7 +391,7 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
   lock->nenvironments = 1;
   lock->requires_python = ts_xasprintf("==%d.%d.*", t->python_major, t->python_minor);
   enum ts_code rc = TS_OK;
-  const struct ts_plan_build_options *bo = ts_plan_result_build(res);
+  const struct ts_source_build_options *bo = ts_plan_result_build(res);
   for (size_t i = 0; i < res->res->nitems && rc == TS_OK; i++) {
     const struct ts_resolved *r = &res->res->items[i];
     const struct ts_plan_item *pi = &res->items[i];

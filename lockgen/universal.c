@@ -1149,7 +1149,7 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
    * needs PEP 658 METADATA) */
   struct ts_target *host = NULL;
   struct ts_error ignore = {0};
-  struct ts_plan_build_options bo = *o->base->build;
+  struct ts_source_build_options bo = *o->base->build;
   if (ts_target_open(o->base->python, NULL, o->base->probe_cache_dir, &host, &ignore) ==
       TS_OK)
     bo.metadata_python = host->python;

@@ -50,7 +50,7 @@ struct direct {
   bool is_path;
   struct ts_index_file file;
   struct page page;
-  struct ts_plan_built built; /* built from source when built.wheel */
+  struct ts_source_built built; /* built from source when built.wheel */
   struct meta prepared; /* --dry-run: a source's METADATA, not built */
 };
 
@@ -75,7 +75,7 @@ struct runtime_answer {
  * --no-build-isolation build's target is given). */
 struct runtime_torch {
   const struct ts_plan_options *o;
-  struct ts_plan_build_kept *kept; /* the plan's, shared with its builds */
+  struct ts_source_build_kept *kept; /* the plan's, shared with its builds */
   struct runtime_answer with_torch, as_named;
 };
 
@@ -112,7 +112,7 @@ struct priv {
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
   bool builds; /* sources can be built: with build */
-  struct ts_plan_build_options build; /* the caller's (its pointers
+  struct ts_source_build_options build; /* the caller's (its pointers
                                          borrowed), with the torch match */
   struct ts_plan_options opts; /* the caller's, for the runtime (its
                                   pointers borrowed; entries, upgrade
@@ -124,7 +124,7 @@ struct priv {
   int env_lock_fd;   /* the environment's lock (ts_plan_options.lock_env), or -1 */
   bool env_lock_borrowed; /* the plan that made this one holds it (the
                              first phase of a two-phase install) */
-  struct ts_plan_build_kept *own_kept; /* build.kept when made here */
+  struct ts_source_build_kept *own_kept; /* build.kept when made here */
   /* ts_plan_unmet_requirements' lines, worked out once: the warning and
    * the report both ask, and each asking parsed every METADATA and
    * Requires-Dist of the environment again (a tenth of a warm resolve) */
@@ -483,12 +483,12 @@ static enum ts_code sdist_metadata(struct priv *p, struct ts_resolver_meta *rq,
   if (p->metadata_target)
     builder = p->metadata_target;
   char *label = ts_xasprintf("%s %s", rq->name, rq->version);
-  struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_URL, .location = rq->file->url,
+  struct ts_source_spec src = {.kind = TS_SOURCE_URL, .location = rq->file->url,
                                .sha256 = rq->file->sha256, .label = label,
                                .name = rq->name};
   char *log = NULL;
   if (rc == TS_OK)
-    rc = ts_plan_build_metadata(&p->build, builder, p->idx, &src, &data, &len, &log, err);
+    rc = ts_source_build_metadata(&p->build, builder, p->idx, &src, &data, &len, &log, err);
   free(label);
   if (rc != TS_OK) {
     free(p->owner->build_log);
@@ -592,7 +592,7 @@ static const char *basename_of(const char *s) {
  * (`prepared`, taken) on a page with an sdist-like file NAME-VERSION.tar.gz,
  * so the plan says it would be built. */
 static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
-                               struct ts_plan_built *built, struct meta *prepared,
+                               struct ts_source_built *built, struct meta *prepared,
                                struct ts_error *err) {
   const char *name = NULL, *loc = NULL;
   bool is_path = false;
@@ -1027,7 +1027,7 @@ static enum ts_code runtime_resolve(struct runtime_torch *rt, bool add_torch,
   struct ts_error pe = {0};
   if (add_torch && !named && ts_reqfile_parse_requirement("torch", 5, NULL, &torch, &pe) == TS_OK)
     ents[n++] = &torch;
-  struct ts_plan_build_options bo = *o->build;
+  struct ts_source_build_options bo = *o->build;
   bo.runtime_torch = no_runtime_torch;
   bo.target_torch = NULL;
   bo.no_isolation = false;
@@ -1310,7 +1310,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     p->build.host = o->host;
     p->build.ignore_host = o->ignore_host;
     if (!p->build.kept)
-      p->build.kept = p->own_kept = ts_plan_build_kept_new();
+      p->build.kept = p->own_kept = ts_source_build_kept_new();
     if (!p->build.runtime_torch)
       p->build.runtime_torch = plan_runtime_torch;
     if (!o->build->runtime_torch)
@@ -1353,9 +1353,9 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     const struct ts_reqfile_entry *e = o->entries[i];
     if (e->is_constraint || (e->kind == TS_REQFILE_NAMED && !e->req->url))
       continue;
-    struct ts_plan_source src;
-    struct ts_plan_built built = {0};
-    bool source = ts_plan_source_of(e, &src);
+    struct ts_source_spec src;
+    struct ts_source_built built = {0};
+    bool source = ts_source_of(e, &src);
     if (source && !o->build) {
       rc = ts_error_set(err, TS_E_UNSUPPORTED, "'%s' must be built from source, "
                         "which is not done here", src.location);
@@ -1370,17 +1370,17 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     struct meta prepared = {0};
     if (source && o->dry_run) {
       src.sha256 = entry_only_sha256(e);
-      rc = ts_plan_build_metadata(&p->build, r->target, r->idx, &src, &prepared.data,
+      rc = ts_source_build_metadata(&p->build, r->target, r->idx, &src, &prepared.data,
                                   &prepared.len, &r->build_log, err);
       if (rc != TS_OK)
         break;
     } else if (source) {
       src.sha256 = entry_only_sha256(e);
-      rc = ts_plan_build(&p->build, r->target, r->idx, &src, &built, err);
+      rc = ts_source_build(&p->build, r->target, r->idx, &src, &built, err);
       if (rc != TS_OK) {
         r->build_log = built.log;
         built.log = NULL;
-        ts_plan_built_clear(&built);
+        ts_source_built_clear(&built);
         break;
       }
       if (built.torch)
@@ -1389,7 +1389,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     rc = add_direct(p, e, source && !o->dry_run ? &built : NULL,
                     prepared.data ? &prepared : NULL, err);
     free(prepared.data);
-    ts_plan_built_clear(&built);
+    ts_source_built_clear(&built);
   }
   if (rc != TS_OK)
     return rc;
@@ -1524,7 +1524,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   return set && !o->ignore_host ? ts_plan_check_custom_builds(r, set, err) : TS_OK;
 }
 
-const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
+const struct ts_source_build_options *ts_plan_result_build(const struct ts_plan_result *r) {
   const struct priv *p = r->priv;
   return p && p->builds ? &p->build : NULL;
 }
@@ -1559,7 +1559,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(d->file.sha256);
       free(d->page.res.project.name);
       free(d->page.res.project.index_url);
-      ts_plan_built_clear(&d->built);
+      ts_source_built_clear(&d->built);
       free(d->prepared.data);
     }
     free(p->directs);
@@ -1598,7 +1598,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
       free(p->not_found[i]);
     free(p->not_found);
     ts_plan_variants_free(p->variants);
-    ts_plan_build_kept_free(p->own_kept);
+    ts_source_build_kept_free(p->own_kept);
     runtime_answer_clear(&p->rt.with_torch);
     runtime_answer_clear(&p->rt.as_named);
     ts_wheel_unlock_env(p->env_lock_fd);
@@ -1793,16 +1793,16 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
 
   /* sdists from an index are built (or found in the build cache) before
    * the environment is touched: a failing build changes nothing */
-  struct ts_plan_built *builds = ts_xcalloc(n, sizeof *builds);
+  struct ts_source_built *builds = ts_xcalloc(n, sizeof *builds);
   struct priv *p = r->priv;
   for (size_t i = 0; i < n && rc == TS_OK && !o->save_dir; i++) {
     if (!todo[i]->r->sdist)
       continue;
     char *label = ts_xasprintf("%s %s", todo[i]->r->name, todo[i]->r->version);
-    struct ts_plan_source src = {.kind = TS_PLAN_SOURCE_ARCHIVE, .location = fx[i].local,
+    struct ts_source_spec src = {.kind = TS_SOURCE_ARCHIVE, .location = fx[i].local,
                                  .sha256 = fx[i].sha256_out[0] ? fx[i].sha256_out : NULL,
                                  .label = label, .name = todo[i]->r->name};
-    rc = p->builds ? ts_plan_build(&p->build, r->target, r->idx, &src, &builds[i], err)
+    rc = p->builds ? ts_source_build(&p->build, r->target, r->idx, &src, &builds[i], err)
                    : ts_error_set(err, TS_E_INTERNAL, "%s must be built", label);
     if (rc != TS_OK) {
       free(r->build_log);
@@ -1878,7 +1878,7 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
   free(dig);
   free(w);
   for (size_t i = 0; i < n; i++)
-    ts_plan_built_clear(&builds[i]);
+    ts_source_built_clear(&builds[i]);
   free(builds);
   ts_plan_fetch_clear(fx, n);
   free(fx);

@@ -28,7 +28,7 @@
 #include "lock/pylock.h"
 #include "request/reqfile.h"
 #include "lock/syncplan.h"
-#include "plan/build.h"
+#include "source/build.h"
 #include "resolver/resolver.h"
 #include "rules/constraint.h"
 #include "rules/rules.h"
@@ -120,23 +120,23 @@ struct ts_plan_options {
   const char *debug_solver_dir;
   const char *probe_cache_dir; /* target probe cache, NULL: none */
   /* How to build a requirement that names a project directory, an sdist
-   * or a git URL (plan/build.h): its wheel is built (or found in the
+   * or a git URL (source/build.h): its wheel is built (or found in the
    * build cache) before resolving and stands for it.  It also makes
    * sdists from the indexes candidates (a version without a usable
    * wheel): their METADATA comes from PEP 658, else from the backend
-   * (ts_plan_build_metadata), and ts_plan_install builds them.  NULL:
+   * (ts_source_build_metadata), and ts_plan_install builds them.  NULL:
    * such requirements are refused and sdists are no candidates (build
    * environments resolve wheels only).  Borrowed until
    * ts_plan_result_free. */
-  const struct ts_plan_build_options *build;
+  const struct ts_source_build_options *build;
   /* How a --no-build-isolation build that needs torch gets the plan's
    * torch into the target before it compiles (the first of two phases;
-   * plan/build.h): torch and its dependencies installed with these
+   * source/build.h): torch and its dependencies installed with these
    * options.  NULL (lock, --dry-run, a --target tree): refused with the
    * fix.  Borrowed until ts_plan_result_free. */
   const struct ts_plan_install_options *runtime_install;
   /* --dry-run: no backend builds a wheel.  A source requirement is
-   * represented by its prepared METADATA (ts_plan_build_metadata) as an
+   * represented by its prepared METADATA (ts_source_build_metadata) as an
    * sdist item, and ts_plan_install refuses the result. */
   bool dry_run;
 };
@@ -157,7 +157,7 @@ struct ts_plan_item {
   bool is_path;                /* direct_url is a local path */
   const char *index;           /* the index it came from (for a routed
                                   project, the variant's), or NULL */
-  const struct ts_plan_built *built; /* built from source (direct_url is
+  const struct ts_source_built *built; /* built from source (direct_url is
                                   then the source as given), or NULL */
   /* A PEP 825 variant wheel: its label ("cuda12.8") and why it was
    * chosen, rejected variants included (one line, "torch 2.10.0
@@ -261,7 +261,7 @@ size_t ts_plan_version_files(const struct ts_plan_result *r, const char *name,
 /* The options the resolution builds its sources with (its runtime torch
  * included), for the lock's build fingerprints; NULL when it builds
  * nothing (resolved without ts_plan_options.build). */
-const struct ts_plan_build_options *ts_plan_result_build(const struct ts_plan_result *r);
+const struct ts_source_build_options *ts_plan_result_build(const struct ts_plan_result *r);
 /* The rules the plan was made with (the caller's), or NULL. */
 const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
 
@@ -285,7 +285,7 @@ struct ts_plan_sync_options {
    * exactly its locked build environment ([packages.tool.torchsolve]
    * build-env; build.h's locked_env), the cache reused for the same
    * inputs.  NULL: such a lock is refused. */
-  const struct ts_plan_build_options *build;
+  const struct ts_source_build_options *build;
   const char *python;           /* ts_target_locate rules */
   const char *probe_cache_dir;  /* NULL: none */
   const struct ts_index_options *index;

@@ -82,7 +82,7 @@ static enum ts_code pick_profile(const struct ts_plan_sync_options *o, struct ts
 /* The config settings a lock gives a package's build: when it has a
  * [packages.tool.torchsolve] table (torchsolve locked it), its
  * config-settings (none when absent: it was built with none), in
- * ts_plan_config_settings_sorted's order.  Returns false (*out NULL,
+ * ts_source_config_settings_sorted's order.  Returns false (*out NULL,
  * *n = 0) for a lock another tool wrote, which says nothing about them.
  * *out (malloc'd) points into the lock. */
 static bool locked_config_settings(const struct ts_pylock_package *pkg, const char ***out,
@@ -98,7 +98,7 @@ static bool locked_config_settings(const struct ts_pylock_package *pkg, const ch
   for (size_t i = 0; i < have; i++)
     if (cs->items[i]->type == TS_TOML_STRING)
       text[(*n)++] = cs->items[i]->str;
-  *out = ts_plan_config_settings_sorted(text, *n);
+  *out = ts_source_config_settings_sorted(text, *n);
   free(text);
   return true;
 }
@@ -125,7 +125,7 @@ static enum ts_code check_config_settings(const struct ts_plan_sync_options *o,
   size_t ngiven = o->build ? o->build->nconfig_settings : 0;
   if (!ngiven)
     return TS_OK;
-  const char **given = ts_plan_config_settings_sorted(o->build->config_settings, ngiven);
+  const char **given = ts_source_config_settings_sorted(o->build->config_settings, ngiven);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < plan->n && rc == TS_OK; i++) {
     const struct ts_sync_item *it = &plan->items[i];
@@ -223,7 +223,7 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
 /* ---- locked sources ----------------------------------------------------- */
 
 /* The build fingerprint a lock carries for a package
- * ([packages.tool.torchsolve] build-env) as plan/build.h's locked_env
+ * ([packages.tool.torchsolve] build-env) as source/build.h's locked_env
  * text; NULL when there is none (a lock another tool wrote). */
 static char *locked_build_env(const struct ts_pylock_package *pkg) {
   const struct ts_toml_value *env =
@@ -279,33 +279,33 @@ static enum ts_code fetch_sdist(const struct ts_plan_sync_options *o, struct ts_
   return rc;
 }
 
-/* Builds a locked source (plan/build.h) in exactly its locked build
+/* Builds a locked source (source/build.h) in exactly its locked build
  * environment with its locked config settings: the sdist or archive
  * checked against the lock's sha256, the git checkout at the locked
  * commit.  An sdist from an index installs without direct_url.json, as
  * install's do. */
 static enum ts_code build_locked(const struct ts_plan_sync_options *o,
                                  const struct ts_plan_sync *s, struct ts_index *idx,
-                                 const struct ts_sync_item *it, struct ts_plan_built *out,
+                                 const struct ts_sync_item *it, struct ts_source_built *out,
                                  struct ts_error *err) {
   const struct ts_pylock_package *pkg = it->pkg;
   if (!o->build)
     return ts_error_set(err, TS_E_UNSUPPORTED, "%s is locked as a source; this sync "
                         "builds nothing", pkg->name);
-  struct ts_plan_source src = {.name = pkg->name};
+  struct ts_source_spec src = {.name = pkg->name};
   char *loc = NULL, *run_dir = NULL, *label = NULL;
   enum ts_code rc = TS_OK;
   bool from_index = pkg->sdist && pkg->sdist->url && pkg->index;
   if (from_index) {
-    src.kind = TS_PLAN_SOURCE_ARCHIVE;
+    src.kind = TS_SOURCE_ARCHIVE;
     src.sha256 = ts_pylock_file_sha256(pkg->sdist);
     src.label = label = ts_xasprintf("%s %s", pkg->name, pkg->version ? pkg->version : "");
     rc = fetch_sdist(o, idx, pkg, &run_dir, &loc, err);
   } else if (pkg->directory) {
-    src.kind = TS_PLAN_SOURCE_DIR;
+    src.kind = TS_SOURCE_DIR;
     loc = lock_path(o, pkg->directory->path);
   } else if (pkg->vcs) {
-    src.kind = TS_PLAN_SOURCE_VCS;
+    src.kind = TS_SOURCE_VCS;
     char *path = pkg->vcs->url ? NULL : lock_path(o, pkg->vcs->path);
     char *repo = path ? ts_xasprintf("file://%s", path) : ts_xstrdup(pkg->vcs->url);
     free(path);
@@ -315,13 +315,13 @@ static enum ts_code build_locked(const struct ts_plan_sync_options *o,
     free(repo);
   } else {
     const struct ts_pylock_file *f = pkg->sdist ? pkg->sdist : pkg->archive;
-    src.kind = f->url ? TS_PLAN_SOURCE_URL : TS_PLAN_SOURCE_ARCHIVE;
+    src.kind = f->url ? TS_SOURCE_URL : TS_SOURCE_ARCHIVE;
     loc = f->url ? ts_xstrdup(f->url) : lock_path(o, f->path);
     src.sha256 = ts_pylock_file_sha256(f);
   }
   src.location = loc;
   char *env = locked_build_env(pkg);
-  struct ts_plan_build_options bo = *o->build;
+  struct ts_source_build_options bo = *o->build;
   bo.locked_env = env;
   bo.rules = o->rules;
   bo.host = o->host;
@@ -333,7 +333,7 @@ static enum ts_code build_locked(const struct ts_plan_sync_options *o,
     bo.nconfig_settings = nsettings;
   }
   if (rc == TS_OK)
-    rc = ts_plan_build(&bo, s->target, idx, &src, out, err);
+    rc = ts_source_build(&bo, s->target, idx, &src, out, err);
   if (rc == TS_OK && from_index) {
     free(out->direct_url);
     out->direct_url = NULL;
@@ -351,7 +351,7 @@ static enum ts_code build_locked(const struct ts_plan_sync_options *o,
 }
 
 /* Whether a built wheel is the locked package's. */
-static bool builds_package(const struct ts_plan_built *b, const char *name) {
+static bool builds_package(const struct ts_source_built *b, const char *name) {
   const char *base = strrchr(b->wheel, '/');
   base = base ? base + 1 : b->wheel;
   char *dist = ts_name_normalize(base, strcspn(base, "-"));
@@ -367,7 +367,7 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
   if (n == 0 && plan->nremove == 0)
     return TS_OK;
   struct ts_plan_fetch *fx = ts_xcalloc(n, sizeof *fx);
-  struct ts_plan_built *built = ts_xcalloc(n, sizeof *built);
+  struct ts_source_built *built = ts_xcalloc(n, sizeof *built);
   const char **remove = ts_xcalloc(plan->nremove, sizeof *remove);
   char **names = ts_xcalloc(n, sizeof *names), **paths = ts_xcalloc(n, sizeof *paths);
   char *dir = NULL;
@@ -447,7 +447,7 @@ enum ts_code ts_plan_sync_apply(struct ts_plan_sync *s, const struct ts_plan_syn
   free(rq);
   ts_plan_fetch_clear(fx, nfx);
   for (size_t i = 0; i < nbuilt; i++)
-    ts_plan_built_clear(&built[i]);
+    ts_source_built_clear(&built[i]);
   free(built);
   for (size_t i = 0; i < n; i++) {
     free(names[i]);

@@ -74,8 +74,7 @@ static char *targets_text(char *const *names, size_t n, size_t prefix) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < n; i++)
-    if (ts_buf_printf(&b, "%s%s", i ? ", " : "", names[i] + prefix) != TS_OK)
-      abort();
+    ts_buf_xprintf(&b, "%s%s", i ? ", " : "", names[i] + prefix);
   return ts_buf_take(&b, NULL);
 }
 

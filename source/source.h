@@ -4,9 +4,9 @@
  * hook runner (source/pep517_runner.py, ours, installed beside rules.yaml)
  * run in a subprocess with a timeout and a clean environment, sdist
  * unpacking, the hash of a local tree, git checkouts, and the build log.
- * Preparing the build environment (resolving and installing the build
- * requirements) is plan/'s job (plan/build.h); this module only runs
- * backends in an interpreter it is given.
+ * The builds that use it (the build cache, build environments filled by
+ * a provider plan/ gives, torch-matched builds) are source/build.h; this
+ * module only runs backends in an interpreter it is given.
  *
  * Errors: TS_E_BUILD for a backend that failed (detail: its last error
  * line and the log's path; ts_source_log_tail gives the lines before it),

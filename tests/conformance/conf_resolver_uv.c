@@ -177,7 +177,7 @@ static char *run_scenario(const cJSON *sc, bool verbose) {
       .nno_binary = nnb,
       .only_binary = no_build,
       .nonly_binary = nnbuild,
-      .sdists = true, /* the CLI builds them (plan/build.h) */
+      .sdists = true, /* the CLI builds them (source/build.h) */
       .pre = cJSON_IsTrue(cJSON_GetObjectItem(ro, "prereleases")),
       .prefetch = 2,
       .resolution = !resolution                     ? TS_RESOLUTION_HIGHEST

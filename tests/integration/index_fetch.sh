@@ -160,7 +160,7 @@ set +e
 rc=$?
 set -e
 [ "$rc" = 3 ] || ts_fail "401: exit $rc"
-grep -q "^error: http://\*\*\*@127.0.0.1:$TS_NGINX_PORT/private/simple/alpha/: HTTP 401; check the credentials" "$work/401.err" ||
+grep -q "^error: the index http://\*\*\*@127.0.0.1:$TS_NGINX_PORT/private/simple answers HTTP 401 for 'alpha'; check the credentials" "$work/401.err" ||
   { cat "$work/401.err"; ts_fail "401 message"; }
 grep -q wrong-pw "$work/401.err" && ts_fail "password printed"
 

@@ -1,5 +1,5 @@
 /* Wheels from source: see build.h. */
-#include "plan/build.h"
+#include "source/build.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,9 +20,8 @@
 #include "index/url.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
-#include "plan/build_torch.h"
-#include "plan/plan.h"
-#include "plan/plan_internal.h"
+#include "resolver/resolver.h"
+#include "source/build_torch.h"
 #include "source/source.h"
 #include "target/site.h"
 #include "wheel/venv.h"
@@ -48,7 +47,7 @@ static bool is_sdist_name(const char *s) {
   return yes;
 }
 
-bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *out) {
+bool ts_source_of(const struct ts_reqfile_entry *e, struct ts_source_spec *out) {
   memset(out, 0, sizeof *out);
   const char *loc = e->kind == TS_REQFILE_NAMED ? e->req->url
                     : e->kind == TS_REQFILE_URL ? e->url
@@ -59,7 +58,7 @@ bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *
   out->editable = e->editable;
   out->name = e->kind == TS_REQFILE_NAMED ? e->req->name : e->name;
   if (strncmp(loc, "git+", 4) == 0) {
-    out->kind = TS_PLAN_SOURCE_VCS;
+    out->kind = TS_SOURCE_VCS;
     return true;
   }
   char *path = strncmp(loc, "file://", 7) == 0 ? ts_url_file_path(loc) : NULL;
@@ -67,18 +66,18 @@ bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *
   struct stat st;
   bool yes = false;
   if (local && stat(local, &st) == 0 && S_ISDIR(st.st_mode)) {
-    out->kind = TS_PLAN_SOURCE_DIR;
+    out->kind = TS_SOURCE_DIR;
     yes = true;
   } else if (is_sdist_name(loc)) {
-    out->kind = local && e->kind == TS_REQFILE_PATH ? TS_PLAN_SOURCE_ARCHIVE
-                                                     : TS_PLAN_SOURCE_URL;
+    out->kind = local && e->kind == TS_REQFILE_PATH ? TS_SOURCE_ARCHIVE
+                                                     : TS_SOURCE_URL;
     yes = true;
   }
   free(path);
   return yes;
 }
 
-void ts_plan_built_clear(struct ts_plan_built *b) {
+void ts_source_built_clear(struct ts_source_built *b) {
   if (b->workdir) {
     struct ts_error ignore = {0};
     ts_fs_remove_tree(b->workdir, &ignore);
@@ -133,7 +132,7 @@ static char *file_url(const char *abs) {
 /* ---- the build environment -------------------------------------------- */
 
 /* A build environment's set: "name==version sha256 url" lines, one per
- * name (ts_plan_built.build_env once sorted). */
+ * name (ts_source_built.build_env once sorted). */
 struct envset {
   char **lines;
   size_t n;
@@ -209,17 +208,29 @@ static void explain_env(const char *what, const struct ts_explanation *why,
   ts_buf_clear(&b);
 }
 
+/* A build environment's resolution, from the provider. */
+struct env_res {
+  void *env; /* NULL when there was nothing to resolve */
+  const struct ts_resolution *res;
+};
+
+static void env_res_release(const struct ts_source_build_options *o, struct env_res *r) {
+  if (r->env)
+    o->env->release(r->env);
+  *r = (struct env_res){0};
+}
+
 /* Resolves `reqs` (plus the build constraints) for the interpreter
  * `python`; read_installed: against what its environment has.  `fp` (may
  * be NULL) gets one "env name==version sha256" line per package of the
  * resolved set.  A torch-matched build resolves with the rules' routes, so
  * that torch and its companions come from the PyTorch server as the
- * runtime's do.  *out is NULL when there is nothing to resolve. */
-static enum ts_code resolve_env(const struct ts_plan_build_options *o, const char *python,
+ * runtime's do.  out->env is NULL when there is nothing to resolve. */
+static enum ts_code resolve_env(const struct ts_source_build_options *o, const char *python,
                                 bool read_installed, char *const *reqs, size_t n,
                                 const char *what, bool torch_matched, struct text *fp,
-                                struct ts_plan_result **out, struct ts_error *err) {
-  *out = NULL;
+                                struct env_res *out, struct ts_error *err) {
+  *out = (struct env_res){0};
   size_t total = n + o->nbuild_constraints;
   struct ts_reqfile_entry *own = ts_xcalloc(n, sizeof *own);
   const struct ts_reqfile_entry **ents = ts_xcalloc(total, sizeof *ents);
@@ -237,35 +248,24 @@ static enum ts_code resolve_env(const struct ts_plan_build_options *o, const cha
   }
   for (size_t i = 0; i < o->nbuild_constraints; i++)
     ents[n + i] = o->build_constraints[i];
-  struct ts_plan_result *res = NULL;
+  if (rc == TS_OK && n > 0 && !o->env)
+    rc = ts_error_set(err, TS_E_INTERNAL, "%s: no provider of build environments", what);
   if (rc == TS_OK && n > 0) {
-    /* sdists are candidates too: one is built for this environment (a
-     * build nested in this one, see run()) */
-    struct ts_plan_options po = {.python = python, .index = o->index, .entries = ents,
-                                 .nentries = total, .read_installed = read_installed,
-                                 .probe_cache_dir = o->probe_cache_dir, .build = o};
-    if (torch_matched) {
-      /* the routes, not the host: the runtime's torch was judged already */
-      po.host = o->host;
-      po.rules = o->rules;
-      po.ignore_host = true;
-    }
-    rc = ts_plan_resolve(&po, &res, err);
-    if (rc == TS_E_RESOLVE && res && res->res && res->res->why.nlines)
-      explain_env(what, &res->res->why, err);
+    rc = o->env->resolve(o, python, read_installed, ents, total, torch_matched, &out->env,
+                         &out->res, err);
+    if (rc == TS_E_RESOLVE && out->res && out->res->why.nlines)
+      explain_env(what, &out->res->why, err);
     else if (rc != TS_OK)
       ts_error_wrap(err, "%s: the build requirements", what);
   }
-  for (size_t i = 0; rc == TS_OK && res && fp && i < res->res->nitems; i++) {
-    const struct ts_resolved *x = &res->res->items[i];
+  for (size_t i = 0; rc == TS_OK && out->res && fp && i < out->res->nitems; i++) {
+    const struct ts_resolved *x = &out->res->items[i];
     char *sha = resolved_sha256(x);
     put(fp, "env %s==%s %s\n", x->name, x->version, sha ? sha : "-");
     free(sha);
   }
-  if (rc == TS_OK)
-    *out = res;
-  else
-    ts_plan_result_free(res);
+  if (rc != TS_OK)
+    env_res_release(o, out);
   for (size_t i = 0; i < parsed; i++)
     ts_reqfile_entry_clear(&own[i]);
   free(own);
@@ -276,20 +276,16 @@ static enum ts_code resolve_env(const struct ts_plan_build_options *o, const cha
 /* Resolves `reqs` for the build environment at `envdir` and installs what
  * it lacks (hardlinks from the wheel cache); `set` gets a line per package
  * installed; the rest as resolve_env. */
-static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *envdir,
+static enum ts_code fill_env(const struct ts_source_build_options *o, const char *envdir,
                              char *const *reqs, size_t n, const char *what,
                              bool torch_matched, struct text *fp, struct envset *set,
                              struct ts_error *err) {
-  struct ts_plan_result *res = NULL;
-  enum ts_code rc = resolve_env(o, envdir, true, reqs, n, what, torch_matched, fp, &res, err);
-  if (rc == TS_OK && res) {
-    struct ts_plan_install_options io = {.link_mode = TS_WHEEL_LINK_HARDLINK,
-                                         .break_system_packages = true,
-                                         .cancel = o->cancel};
-    rc = ts_plan_install(res, &io, NULL, err);
-  }
-  for (size_t i = 0; rc == TS_OK && res && i < res->res->nitems; i++) {
-    const struct ts_resolved *x = &res->res->items[i];
+  struct env_res r;
+  enum ts_code rc = resolve_env(o, envdir, true, reqs, n, what, torch_matched, fp, &r, err);
+  if (rc == TS_OK && r.env)
+    rc = o->env->install(r.env, o->cancel, err);
+  for (size_t i = 0; rc == TS_OK && r.res && i < r.res->nitems; i++) {
+    const struct ts_resolved *x = &r.res->items[i];
     if (!x->file)
       continue; /* kept: its line is there from the first fill */
     char *sha = resolved_sha256(x);
@@ -298,7 +294,7 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
     free(url);
     free(sha);
   }
-  ts_plan_result_free(res);
+  env_res_release(o, &r);
   return rc;
 }
 
@@ -307,16 +303,17 @@ static enum ts_code fill_env(const struct ts_plan_build_options *o, const char *
  * its sha256 (the wheel cache serves it under --offline; a file:// one is
  * read where it is), all installed as one transaction; nothing is
  * resolved.  `fp` gets the key's "env" lines. */
-static enum ts_code fill_locked(const struct ts_plan_build_options *o, struct ts_index *idx,
+static enum ts_code fill_locked(const struct ts_source_build_options *o, struct ts_index *idx,
                                 const char *envdir, struct text *fp, struct envset *set,
                                 struct ts_error *err) {
   size_t cap = 1;
   for (const char *c = o->locked_env; *c; c++)
     cap += *c == '\n';
-  struct ts_plan_fetch *fx = ts_xcalloc(cap, sizeof *fx);
+  struct ts_source_env_file *files = ts_xcalloc(cap, sizeof *files);
   char **own = ts_xcalloc(4 * cap, sizeof *own);
   size_t n = 0;
-  enum ts_code rc = idx ? TS_OK : ts_error_set(err, TS_E_INTERNAL, "no index client");
+  enum ts_code rc = idx && o->env ? TS_OK
+                                  : ts_error_set(err, TS_E_INTERNAL, "no index client");
   for (const char *l = o->locked_env; *l && rc == TS_OK;) {
     size_t len = strcspn(l, "\n");
     char *line = ts_xstrndup(l, len);
@@ -339,47 +336,17 @@ static enum ts_code fill_locked(const struct ts_plan_build_options *o, struct ts
     o4[3] = ts_xstrdup(sp2 + 1);
     *sp1 = *sp2 = ' ';
     envset_put(set, line);
-    fx[n++] = (struct ts_plan_fetch){.project = o4[0], .filename = o4[1], .url = o4[3],
-                                     .sha256 = o4[2],
-                                     .sha256_from = "the locked build environment",
-                                     .cache_key = o4[2], .size = -1};
+    files[n++] = (struct ts_source_env_file){.project = o4[0], .filename = o4[1],
+                                             .url = o4[3], .sha256 = o4[2]};
   }
-  char *dir = NULL, *python = ts_path_join(envdir, "bin/python");
-  struct ts_target *t = NULL;
+  char *python = ts_path_join(envdir, "bin/python");
   if (rc == TS_OK)
-    rc = ts_plan_fetch_run_dir(idx, NULL, &dir, err);
-  struct ts_plan_fetch_options fopt = {.run_dir = dir};
-  struct ts_plan_fetch_totals totals = {0};
-  if (rc == TS_OK)
-    rc = ts_plan_fetch_files(idx, fx, n, &fopt, &totals, err);
-  if (rc == TS_OK)
-    rc = ts_target_open(python, NULL, o->probe_cache_dir, &t, err);
-  struct ts_wheel_request *rq = ts_xcalloc(cap, sizeof *rq);
-  uint8_t (*dig)[TS_SHA256_LEN] = ts_xcalloc(cap, sizeof *dig);
-  for (size_t i = 0; i < n && rc == TS_OK; i++) {
-    if (ts_sha256_from_hex(fx[i].sha256_out, TS_SHA256_HEX_LEN, dig[i]) != TS_OK)
-      rc = ts_error_set(err, TS_E_INTERNAL, "%s: no digest", fx[i].filename);
-    rq[i] = (struct ts_wheel_request){.path = fx[i].local, .sha256 = dig[i]};
-  }
-  if (rc == TS_OK) {
-    struct ts_plan_txn txn = {.target = t, .idx = idx, .rq = rq, .n = n,
-                              .link_mode = TS_WHEEL_LINK_HARDLINK, .cancel = o->cancel};
-    rc = ts_plan_run_transaction(&txn, NULL, err);
-  }
-  if (dir) {
-    struct ts_error ignore = {0};
-    ts_fs_remove_tree(dir, &ignore);
-    free(dir);
-  }
-  free(rq);
-  free(dig);
-  ts_target_free(t);
+    rc = o->env->install_files(idx, python, o->probe_cache_dir, files, n, o->cancel, err);
   free(python);
-  ts_plan_fetch_clear(fx, n);
   for (size_t i = 0; i < 4 * n; i++)
     free(own[i]);
   free(own);
-  free(fx);
+  free(files);
   return rc;
 }
 
@@ -405,7 +372,7 @@ static int setting_key_cmp(const char *a, const char *b) {
   return c ? c : (la > lb) - (la < lb);
 }
 
-const char **ts_plan_config_settings_sorted(const char *const *cs, size_t n) {
+const char **ts_source_config_settings_sorted(const char *const *cs, size_t n) {
   const char **out = ts_xcalloc(n + 1, sizeof *out);
   for (size_t i = 0; i < n; i++) { /* insertion: stable, and n is small */
     size_t j = i;
@@ -419,7 +386,7 @@ const char **ts_plan_config_settings_sorted(const char *const *cs, size_t n) {
 /* What decides what one source gives for one target, whatever its build
  * environment and variables: the source, the interpreter and platform,
  * the config settings. */
-static void source_inputs(struct text *k, const struct ts_plan_build_options *o,
+static void source_inputs(struct text *k, const struct ts_source_build_options *o,
                           const struct ts_target *t, const char *source_hash) {
   put(k, "torchsolve-build-v1\nsource %s\n", source_hash);
   put(k, "python %s %d.%d.%d %s\n", t->implementation ? t->implementation : "cp",
@@ -427,7 +394,7 @@ static void source_inputs(struct text *k, const struct ts_plan_build_options *o,
                 t->abi_flags ? t->abi_flags : "");
   put(k, "platform %s %d.%d %s\n", t->markers.sys_platform ? t->markers.sys_platform : "",
                 t->libc_major, t->libc_minor, t->tag_arch ? t->tag_arch : "");
-  const char **cs = ts_plan_config_settings_sorted(o->config_settings, o->nconfig_settings);
+  const char **cs = ts_source_config_settings_sorted(o->config_settings, o->nconfig_settings);
   for (size_t i = 0; i < o->nconfig_settings; i++)
     put(k, "config %s\n", cs[i]);
   free(cs);
@@ -435,7 +402,7 @@ static void source_inputs(struct text *k, const struct ts_plan_build_options *o,
 
 /* The wheel's: the source's inputs and the variables the backend gets
  * (the build environment's lines follow). */
-static void key_inputs(struct text *k, const struct ts_plan_build_options *o,
+static void key_inputs(struct text *k, const struct ts_source_build_options *o,
                        const struct ts_hook_env *he, const struct ts_target *t,
                        const char *source_hash) {
   source_inputs(k, o, t, source_hash);
@@ -469,7 +436,7 @@ static const char *url_basename(const char *url, char *out, size_t cap) {
 
 /* Whether the source builds in a build environment of its own: not with
  * --no-build-isolation, nor when --no-build-isolation-package names it. */
-static bool isolated(const struct ts_plan_build_options *o, const struct ts_plan_source *src) {
+static bool isolated(const struct ts_source_build_options *o, const struct ts_source_spec *src) {
   if (o->no_isolation)
     return false;
   for (size_t i = 0; src->name && i < o->nno_isolation_packages; i++)
@@ -494,7 +461,7 @@ static void located_clear(struct located *l) {
   memset(l, 0, sizeof *l);
 }
 
-static enum ts_code download(struct ts_index *idx, const struct ts_plan_source *src,
+static enum ts_code download(struct ts_index *idx, const struct ts_source_spec *src,
                              const char *workdir, char **archive, struct ts_error *err) {
   if (!idx)
     return ts_error_set(err, TS_E_INTERNAL, "no index client to download '%s'",
@@ -517,16 +484,16 @@ static enum ts_code download(struct ts_index *idx, const struct ts_plan_source *
 
 /* Locates the source, sets out->source_hash and out->direct_url; a git
  * URL is checked out into workdir/src here (its commit is its hash). */
-static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_index *idx,
-                           const struct ts_plan_source *src, bool may_defer,
-                           struct ts_plan_built *out, struct located *l,
+static enum ts_code locate(const struct ts_source_build_options *o, struct ts_index *idx,
+                           const struct ts_source_spec *src, bool may_defer,
+                           struct ts_source_built *out, struct located *l,
                            struct ts_error *err) {
   char hex[65] = "";
   enum ts_code rc = TS_OK;
   struct text du = {0};
   ts_buf_init(&du.b, 1u << 20);
   put(&du, "%s", "{\"url\": ");
-  if (src->kind == TS_PLAN_SOURCE_DIR) {
+  if (src->kind == TS_SOURCE_DIR) {
     char *path = strncmp(src->location, "file://", 7) == 0 ? ts_url_file_path(src->location)
                                                            : ts_xstrdup(src->location);
     l->tree = realpath(path, NULL);
@@ -542,9 +509,9 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
       free(u);
       put(&du, ", \"dir_info\": {%s}}", src->editable ? "\"editable\": true" : "");
     }
-  } else if (src->kind == TS_PLAN_SOURCE_ARCHIVE || src->kind == TS_PLAN_SOURCE_URL) {
-    bool remote = src->kind == TS_PLAN_SOURCE_URL && strncmp(src->location, "file://", 7);
-    if (src->kind == TS_PLAN_SOURCE_ARCHIVE) {
+  } else if (src->kind == TS_SOURCE_ARCHIVE || src->kind == TS_SOURCE_URL) {
+    bool remote = src->kind == TS_SOURCE_URL && strncmp(src->location, "file://", 7);
+    if (src->kind == TS_SOURCE_ARCHIVE) {
       l->archive = realpath(src->location, NULL);
       if (!l->archive)
         rc = ts_error_set(err, TS_E_NOT_FOUND, "no such file: '%s'", src->location);
@@ -621,7 +588,7 @@ static enum ts_code locate(const struct ts_plan_build_options *o, struct ts_inde
 /* The tree to build, a project (setup.py or pyproject.toml): an sdist is
  * downloaded (when deferred) and unpacked into workdir/src; a local folder
  * (but an editable one) is copied there, never written to. */
-static enum ts_code unpack(struct ts_index *idx, const struct ts_plan_source *src, struct ts_plan_built *out,
+static enum ts_code unpack(struct ts_index *idx, const struct ts_source_spec *src, struct ts_source_built *out,
                            const struct ts_hook_env *he, struct located *l,
                            struct ts_error *err) {
   enum ts_code rc = l->tree ? ts_source_check_project(l->tree, src->location, err) : TS_OK;
@@ -653,7 +620,7 @@ static enum ts_code unpack(struct ts_index *idx, const struct ts_plan_source *sr
 
 /* The project's name for the rules: the requirement's, [project].name,
  * else an sdist's PKG-INFO; NULL when none says (a setup.py-only tree). */
-static char *project_name(const struct ts_plan_source *src, const struct ts_build_system *bs,
+static char *project_name(const struct ts_source_spec *src, const struct ts_build_system *bs,
                           const char *tree) {
   if (src->name)
     return ts_xstrdup(src->name);
@@ -700,8 +667,8 @@ static void torch_match_clear(struct torch_match *m) {
 /* Sets *m for a build that needs torch: an isolated one gets the runtime
  * torch (or the locked one) pinned in its environment, one in the target
  * (!in_env) the target's torch, made the plan's first (target_torch). */
-static enum ts_code match_torch(const struct ts_plan_build_options *o,
-                                const struct ts_plan_source *src,
+static enum ts_code match_torch(const struct ts_source_build_options *o,
+                                const struct ts_source_spec *src,
                                 const struct ts_build_system *bs, const char *tree,
                                 bool in_env, struct torch_match *m, struct ts_error *err) {
   char *project = project_name(src, bs, tree);
@@ -740,7 +707,7 @@ static enum ts_code match_torch(const struct ts_plan_build_options *o,
  * target's (its variant's CUDA when unreadable). */
 static enum ts_code check_nvcc(const struct torch_match *m, const struct ts_target *t,
                                const char *envdir, bool ignore_host,
-                               const struct ts_plan_build_callbacks *cb,
+                               const struct ts_source_build_callbacks *cb,
                                struct ts_error *err) {
   if (!m->backend || m->backend->kind != TS_BACKEND_CUDA || ignore_host)
     return TS_OK;
@@ -834,21 +801,21 @@ static void remember_inputs(const char *k0, const struct ts_build_system *bs,
 }
 
 /* K2 for the build environment resolved from `reqs`, without making it. */
-static char *wheel_entry_for(const struct ts_plan_build_options *o, const struct ts_target *t,
+static char *wheel_entry_for(const struct ts_source_build_options *o, const struct ts_target *t,
                              const struct ts_hook_env *he, const char *source_hash,
                              char *const *reqs, size_t n, bool torch_matched,
                              const char *what) {
   struct text key = {0};
   ts_buf_init(&key.b, 1u << 20);
   key_inputs(&key, o, he, t, source_hash);
-  struct ts_plan_result *res = NULL;
+  struct env_res r;
   struct ts_error ignore = {0};
   char *entry = NULL;
-  if (resolve_env(o, t->python, false, reqs, n, what, torch_matched, &key, &res, &ignore) ==
+  if (resolve_env(o, t->python, false, reqs, n, what, torch_matched, &key, &r, &ignore) ==
           TS_OK &&
       !key.full)
     entry = entry_path(o->cache_root, &key);
-  ts_plan_result_free(res);
+  env_res_release(o, &r);
   ts_buf_clear(&key.b);
   return entry;
 }
@@ -889,16 +856,16 @@ struct kept_env {
   long long source_size;
 };
 
-struct ts_plan_build_kept {
+struct ts_source_build_kept {
   struct kept_env *v;
   size_t n;
 };
 
-struct ts_plan_build_kept *ts_plan_build_kept_new(void) {
-  return ts_xcalloc(1, sizeof(struct ts_plan_build_kept));
+struct ts_source_build_kept *ts_source_build_kept_new(void) {
+  return ts_xcalloc(1, sizeof(struct ts_source_build_kept));
 }
 
-void ts_plan_build_kept_free(struct ts_plan_build_kept *k) {
+void ts_source_build_kept_free(struct ts_source_build_kept *k) {
   for (size_t i = 0; k && i < k->n; i++) {
     struct kept_env *e = &k->v[i];
     struct ts_error ignore = {0};
@@ -916,7 +883,7 @@ void ts_plan_build_kept_free(struct ts_plan_build_kept *k) {
   free(k);
 }
 
-static struct kept_env *kept_find(const struct ts_plan_build_kept *k, const char *k0) {
+static struct kept_env *kept_find(const struct ts_source_build_kept *k, const char *k0) {
   for (size_t i = 0; k && k0 && i < k->n; i++)
     if (strcmp(k->v[i].k0, k0) == 0)
       return &k->v[i];
@@ -929,8 +896,8 @@ static bool same_str(const char *a, const char *b) {
 
 /* The environment of a metadata build, for the wheel's (out->workdir moves
  * to the list). */
-static void kept_put(struct ts_plan_build_kept *k, const char *k0, const char *torch,
-                     struct ts_plan_built *out, const char *tree, const char *envdir,
+static void kept_put(struct ts_source_build_kept *k, const char *k0, const char *torch,
+                     struct ts_source_built *out, const char *tree, const char *envdir,
                      char *env_lines, const struct text *key) {
   if (kept_find(k, k0) || key->full) {
     free(env_lines);
@@ -1017,9 +984,9 @@ static char **build_requires(const struct ts_build_system *bs, const struct torc
 /* The cache asked before anything is unpacked or made: the wheel's entry
  * from the remembered inputs (NULL when there are none); *tm is the torch
  * match it was made with. */
-static enum ts_code recalled_entry(const struct ts_plan_build_options *o,
+static enum ts_code recalled_entry(const struct ts_source_build_options *o,
                                    const struct ts_target *target,
-                                   const struct ts_plan_source *src, const char *k0,
+                                   const struct ts_source_spec *src, const char *k0,
                                    struct ts_hook_env *he, const char *source_hash,
                                    const char *what, struct torch_match *tm, char **entry,
                                    struct ts_error *err) {
@@ -1054,7 +1021,7 @@ static char *cached_build_env(const char *entry, struct envset *env) {
  * pythonX.Y on PATH, of the target's implementation and this host's
  * platform, as uv builds with another installed interpreter of the
  * target's version.  TS_E_UNSUPPORTED with the fix when there is none. */
-static enum ts_code builder_for(const struct ts_plan_build_options *o,
+static enum ts_code builder_for(const struct ts_source_build_options *o,
                                 const struct ts_target *t, const char *location,
                                 struct ts_target **out, struct ts_error *err) {
   char name[32];
@@ -1081,10 +1048,10 @@ static enum ts_code builder_for(const struct ts_plan_build_options *o,
   return TS_OK;
 }
 
-static enum ts_code run_with(const struct ts_plan_build_options *o,
+static enum ts_code run_with(const struct ts_source_build_options *o,
                              const struct ts_target *target, struct ts_index *idx,
-                             const struct ts_plan_source *src, enum goal goal,
-                             struct ts_plan_built *out, char **meta, size_t *meta_len,
+                             const struct ts_source_spec *src, enum goal goal,
+                             struct ts_source_built *out, char **meta, size_t *meta_len,
                              struct ts_error *err);
 
 /* One build: from the cache, or the backend run in its environment, with
@@ -1093,24 +1060,24 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
  * wheel only when the backend lacks that hook) and sets *meta; GOAL_ENV
  * stops once the build environment is complete (get_requires_for_build_wheel
  * answered) and sets out->build_env. */
-static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_target *target,
-                        struct ts_index *idx, const struct ts_plan_source *src, enum goal goal,
-                        struct ts_plan_built *out, char **meta, size_t *meta_len,
+static enum ts_code run(const struct ts_source_build_options *o, const struct ts_target *target,
+                        struct ts_index *idx, const struct ts_source_spec *src, enum goal goal,
+                        struct ts_source_built *out, char **meta, size_t *meta_len,
                         struct ts_error *err) {
   memset(out, 0, sizeof *out);
   size_t depth = 0;
-  for (const struct ts_plan_build_link *l = o->building; l; l = l->outer, depth++)
+  for (const struct ts_source_build_link *l = o->building; l; l = l->outer, depth++)
     if (src->name && l->name && ts_name_eq(src->name, strlen(src->name), l->name,
                                            strlen(l->name)))
       return ts_error_set(err, TS_E_BUILD, "%s is already being built: %s from %s",
                           l->location, src->name, l->location);
-  if (depth >= TS_PLAN_BUILD_MAX_NESTING)
+  if (depth >= TS_SOURCE_BUILD_MAX_NESTING)
     return ts_error_set(err, TS_E_BUILD, "%s: its build requirements nest sdist builds "
                         "deeper than %d; install a wheel of one of them",
-                        src->label ? src->label : src->location, TS_PLAN_BUILD_MAX_NESTING);
+                        src->label ? src->label : src->location, TS_SOURCE_BUILD_MAX_NESTING);
   /* the builds its environment needs are nested in this one */
-  struct ts_plan_build_link link = {src->name, src->location, o->building};
-  struct ts_plan_build_options nested = *o;
+  struct ts_source_build_link link = {src->name, src->location, o->building};
+  struct ts_source_build_options nested = *o;
   nested.building = &link;
   if (target->python)
     return run_with(&nested, target, idx, src, goal, out, meta, meta_len, err);
@@ -1122,17 +1089,17 @@ static enum ts_code run(const struct ts_plan_build_options *o, const struct ts_t
   return rc;
 }
 
-static enum ts_code run_with(const struct ts_plan_build_options *o,
+static enum ts_code run_with(const struct ts_source_build_options *o,
                              const struct ts_target *target, struct ts_index *idx,
-                             const struct ts_plan_source *src, enum goal goal,
-                             struct ts_plan_built *out, char **meta, size_t *meta_len,
+                             const struct ts_source_spec *src, enum goal goal,
+                             struct ts_source_built *out, char **meta, size_t *meta_len,
                              struct ts_error *err) {
   memset(out, 0, sizeof *out);
   out->kind = src->kind;
   out->source_size = -1;
   if (goal == GOAL_ENV && !isolated(o, src))
     return TS_OK; /* built in the target: no environment of its own */
-  if (src->editable && src->kind != TS_PLAN_SOURCE_DIR)
+  if (src->editable && src->kind != TS_SOURCE_DIR)
     return ts_error_set(err, TS_E_INVALID,
                         "-e '%s': editable installs need a local project directory",
                         src->location);
@@ -1391,18 +1358,18 @@ static enum ts_code run_with(const struct ts_plan_build_options *o,
   return rc;
 }
 
-enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
+enum ts_code ts_source_build(const struct ts_source_build_options *o,
                            const struct ts_target *target, struct ts_index *idx,
-                           const struct ts_plan_source *src, struct ts_plan_built *out,
+                           const struct ts_source_spec *src, struct ts_source_built *out,
                            struct ts_error *err) {
   return run(o, target, idx, src, GOAL_WHEEL, out, NULL, NULL, err);
 }
 
-enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
+enum ts_code ts_source_build_metadata(const struct ts_source_build_options *o,
                                     const struct ts_target *target, struct ts_index *idx,
-                                    const struct ts_plan_source *src, char **data,
+                                    const struct ts_source_spec *src, char **data,
                                     size_t *len, char **log, struct ts_error *err) {
-  struct ts_plan_built b;
+  struct ts_source_built b;
   *data = NULL;
   *len = 0;
   *log = NULL;
@@ -1413,15 +1380,15 @@ enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
     *log = b.log;
     b.log = NULL;
   }
-  ts_plan_built_clear(&b);
+  ts_source_built_clear(&b);
   return rc;
 }
 
-enum ts_code ts_plan_build_env(const struct ts_plan_build_options *o,
+enum ts_code ts_source_build_env(const struct ts_source_build_options *o,
                                const struct ts_target *target, struct ts_index *idx,
-                               const struct ts_plan_source *src, char **build_env, char **log,
+                               const struct ts_source_spec *src, char **build_env, char **log,
                                struct ts_error *err) {
-  struct ts_plan_built b;
+  struct ts_source_built b;
   *build_env = NULL;
   *log = NULL;
   enum ts_code rc = run(o, target, idx, src, GOAL_ENV, &b, NULL, NULL, err);
@@ -1432,6 +1399,6 @@ enum ts_code ts_plan_build_env(const struct ts_plan_build_options *o,
     *log = b.log;
     b.log = NULL;
   }
-  ts_plan_built_clear(&b);
+  ts_source_built_clear(&b);
   return rc;
 }

@@ -1,5 +1,5 @@
 /* Torch-matched builds: see build_torch.h. */
-#include "plan/build_torch.h"
+#include "source/build_torch.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
- * plan/build_torch.h — private to plan/build.c: what a build that needs
- * torch is given (see plan/build.h, "Torch-matched builds"): whether it needs
+ * source/build_torch.h — private to source/build.c: what a build that needs
+ * torch is given (see source/build.h, "Torch-matched builds"): whether it needs
  * torch, the environment variables that steer torch extension builds, and
  * the nvcc check.
  */

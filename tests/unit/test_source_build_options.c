@@ -1,14 +1,14 @@
 /*
- * plan/build.h: the order -C settings take in a build's cache key and a
+ * source/build.h: the order -C settings take in a build's cache key and a
  * lock's config-settings.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "plan/build.h"
+#include "source/build.h"
 
 static void expect(const char *const *given, size_t n, const char *const *want) {
-  const char **got = ts_plan_config_settings_sorted(given, n);
+  const char **got = ts_source_config_settings_sorted(given, n);
   for (size_t i = 0; i < n; i++)
     cr_assert_str_eq(got[i], want[i], "setting %zu", i);
   free(got);
@@ -32,7 +32,7 @@ Test(plan_build, settings_by_key_values_in_given_order) {
 }
 
 Test(plan_build, no_settings) {
-  const char **got = ts_plan_config_settings_sorted(NULL, 0);
+  const char **got = ts_source_config_settings_sorted(NULL, 0);
   cr_assert_not_null(got);
   free(got);
 }

@@ -1,11 +1,13 @@
 /*
- * plan/build.h — wheels built from source for install and lock: a local
+ * source/build.h — wheels built from source for install and lock: a local
  * project directory (editable or not), an sdist file or URL, a git URL.
  *
  * The build environment is a venv made by wheel/venv.h (milliseconds) and
- * filled by ts_plan_resolve + ts_plan_install from the same indexes, so
- * its packages are hardlinks from the wheel cache; the backend then runs
- * through source/'s hook runner.  Without isolation the target's own
+ * filled from the same indexes by the caller's provider (struct
+ * ts_source_env_provider: plan/'s resolver and installer, which sit above
+ * this room, so no file here calls back up), its packages hardlinks from
+ * the wheel cache; the backend then runs through the hook runner
+ * (source.h).  Without isolation the target's own
  * interpreter builds, with what it has installed.
  *
  * The build cache: <cache>/builds-v1/<key>/<wheel>, where the key hashes
@@ -66,12 +68,12 @@
 #include "target/target.h"
 
 /* Build environments kept for the rest of a run (see "One environment
- * per source" above); ts_plan_build_kept_free removes their directories. */
-struct ts_plan_build_kept;
-struct ts_plan_build_kept *ts_plan_build_kept_new(void);
-void ts_plan_build_kept_free(struct ts_plan_build_kept *k);
+ * per source" above); ts_source_build_kept_free removes their directories. */
+struct ts_source_build_kept;
+struct ts_source_build_kept *ts_source_build_kept_new(void);
+void ts_source_build_kept_free(struct ts_source_build_kept *k);
 
-struct ts_plan_build_callbacks {
+struct ts_source_build_callbacks {
   void *ctx;
   /* A backend is about to run for `what` (a project name or location). */
   void (*build_begin)(void *ctx, const char *what);
@@ -88,16 +90,58 @@ struct ts_plan_build_callbacks {
 /* A build in progress, and the build whose environment needs it: a build
  * requirement that exists only as an sdist is built for another build's
  * environment, and so on, as pip does. */
-struct ts_plan_build_link {
+struct ts_source_build_link {
   const char *name;       /* the project, when known */
   const char *location;   /* what is built */
-  const struct ts_plan_build_link *outer;
+  const struct ts_source_build_link *outer;
+};
+
+struct ts_resolution;
+struct ts_source_build_options;
+
+/* A file of a locked build environment, fetched and checked against its
+ * sha256. */
+struct ts_source_env_file {
+  const char *project; /* normalised */
+  const char *filename;
+  const char *url;
+  const char *sha256;
+};
+
+/* How a build environment is filled: given by plan/ (ts_plan_env_provider),
+ * the way resolver/resolver.h takes its pages from a provider. */
+struct ts_source_env_provider {
+  /* Resolves ents[0..n) (build requirements, then the build constraints)
+   * for the interpreter `python`; read_installed: against what its
+   * environment has; torch_matched: with the rules' routes, not the host
+   * (o->rules, o->host), so that torch and its companions come from the
+   * PyTorch server as the runtime's do.  Sdists among the candidates are
+   * built with o (nested builds).  *env (released with release, also
+   * after an error) holds the resolution *res, which stays set on
+   * TS_E_RESOLVE to explain it. */
+  enum ts_code (*resolve)(const struct ts_source_build_options *o, const char *python,
+                          bool read_installed, const struct ts_reqfile_entry *const *ents,
+                          size_t n, bool torch_matched, void **env,
+                          const struct ts_resolution **res, struct ts_error *err);
+  /* Installs what env resolved that its environment lacks. */
+  enum ts_code (*install)(void *env, const volatile sig_atomic_t *cancel,
+                          struct ts_error *err);
+  void (*release)(void *env);
+  /* Fetches files[0..n) (the wheel cache serves them under --offline),
+   * checks each against its sha256 (TS_E_HASH) and installs them into
+   * the environment of `python` as one transaction. */
+  enum ts_code (*install_files)(struct ts_index *idx, const char *python,
+                                const char *probe_cache_dir,
+                                const struct ts_source_env_file *files, size_t n,
+                                const volatile sig_atomic_t *cancel, struct ts_error *err);
 };
 
 /* How deep build environments may nest sdist builds. */
-#define TS_PLAN_BUILD_MAX_NESTING 16
+#define TS_SOURCE_BUILD_MAX_NESTING 16
 
-struct ts_plan_build_options {
+struct ts_source_build_options {
+  /* fills build environments (plan/build_env.h's ts_plan_env_provider) */
+  const struct ts_source_env_provider *env;
   const struct ts_index_options *index; /* the indexes of the build envs */
   const char *cache_root;     /* NULL: no build cache (--no-cache) */
   const char *probe_cache_dir;
@@ -113,7 +157,7 @@ struct ts_plan_build_options {
   unsigned timeout_s;         /* per backend call, 0: none */
   bool stream;                /* -v: the backend's output on stderr too */
   const volatile sig_atomic_t *cancel;
-  struct ts_plan_build_callbacks cb;
+  struct ts_source_build_callbacks cb;
   /* Torch-matched builds (set by ts_plan_resolve from its own options;
    * all may be NULL: no build is torch-matched).  runtime_torch gives the
    * torch build the runtime resolution chooses ("2.9.1+cu126", malloc'd),
@@ -130,7 +174,7 @@ struct ts_plan_build_options {
                                struct ts_error *err);
   void *runtime_ctx;
   /* sync of a locked build: the build environment is exactly this set
-   * (a lock's build fingerprint, ts_plan_built.build_env's form): each
+   * (a lock's build fingerprint, ts_source_built.build_env's form): each
    * file fetched from its URL (the wheel cache serves it under
    * --offline) and checked against its sha256 (TS_E_HASH), nothing
    * resolved; build-system.requires and the runtime torch are not
@@ -138,7 +182,7 @@ struct ts_plan_build_options {
   const char *locked_env;
   /* Where metadata builds leave their environment for the wheel's build
    * (ts_plan_resolve makes one for its builds when NULL); NULL: none. */
-  struct ts_plan_build_kept *kept;
+  struct ts_source_build_kept *kept;
   /* A resolution whose target environments have no interpreter and may be
    * of any Python and platform (lock --universal): an sdist's METADATA is
    * prepared by this interpreter (a path); NULL: by pythonX.Y from PATH
@@ -148,19 +192,19 @@ struct ts_plan_build_options {
    * for a build the user asked for).  Building a project that is already
    * being built is refused with pip's "X is already being built" (a build
    * that needs itself, a fork bomb), as is nesting deeper than
-   * TS_PLAN_BUILD_MAX_NESTING. */
-  const struct ts_plan_build_link *building;
+   * TS_SOURCE_BUILD_MAX_NESTING. */
+  const struct ts_source_build_link *building;
 };
 
-enum ts_plan_source_kind {
-  TS_PLAN_SOURCE_DIR,     /* a project directory */
-  TS_PLAN_SOURCE_ARCHIVE, /* a local sdist (.tar.gz, .zip, ...) */
-  TS_PLAN_SOURCE_URL,     /* an sdist at http(s):// or file:// */
-  TS_PLAN_SOURCE_VCS,     /* git+...: checked out with the system git */
+enum ts_source_kind {
+  TS_SOURCE_DIR,     /* a project directory */
+  TS_SOURCE_ARCHIVE, /* a local sdist (.tar.gz, .zip, ...) */
+  TS_SOURCE_URL,     /* an sdist at http(s):// or file:// */
+  TS_SOURCE_VCS,     /* git+...: checked out with the system git */
 };
 
-struct ts_plan_source {
-  enum ts_plan_source_kind kind;
+struct ts_source_spec {
+  enum ts_source_kind kind;
   const char *location;   /* path or URL as given */
   const char *sha256;     /* expected sha256 of an archive (--hash), or NULL */
   const char *name;       /* the project's name when known ("x @ url", an
@@ -171,7 +215,7 @@ struct ts_plan_source {
 };
 
 /* What a build produced. */
-struct ts_plan_built {
+struct ts_source_built {
   char *wheel;            /* path of the wheel (cache or work directory) */
   char *direct_url;       /* PEP 610 JSON for direct_url.json */
   char *source_hash;      /* sdist sha256, tree hash, or git commit */
@@ -182,52 +226,52 @@ struct ts_plan_built {
    * per package, sorted (kept beside a cached wheel, so a hit says the
    * same); "" when it needed nothing, NULL without isolation. */
   char *build_env;
-  enum ts_plan_source_kind kind;
+  enum ts_source_kind kind;
   long long source_size;  /* an sdist's size in bytes, -1 otherwise */
-  char *workdir;          /* removed by ts_plan_built_clear */
+  char *workdir;          /* removed by ts_source_built_clear */
 };
 
 /* -C settings in the order that decides a build (the cache key, a lock's
  * config-settings): by key, the values of one key in the order given (a
  * backend sees a repeated key's values as a list, in that order).  A
  * malloc'd array of the n borrowed strings. */
-const char **ts_plan_config_settings_sorted(const char *const *cs, size_t n);
+const char **ts_source_config_settings_sorted(const char *const *cs, size_t n);
 
 /* Classifies a path or URL requirement: a directory, an sdist archive, a
  * git URL.  False for wheels and anything else. */
-bool ts_plan_source_of(const struct ts_reqfile_entry *e, struct ts_plan_source *out);
+bool ts_source_of(const struct ts_reqfile_entry *e, struct ts_source_spec *out);
 
 /* Builds (or finds in the build cache) the wheel of `src` for `target`.
  * A target without an interpreter (--python-version) builds with
  * pythonX.Y from PATH when it is one of the target's version,
  * implementation and platform (TS_E_UNSUPPORTED with the fix otherwise);
- * this and ts_plan_build_metadata alike.
+ * this and ts_source_build_metadata alike.
  * idx downloads sdist URLs.  TS_E_BUILD for a failing backend: out->log
  * names the full log, which stays. */
-enum ts_code ts_plan_build(const struct ts_plan_build_options *o,
+enum ts_code ts_source_build(const struct ts_source_build_options *o,
                            const struct ts_target *target, struct ts_index *idx,
-                           const struct ts_plan_source *src, struct ts_plan_built *out,
+                           const struct ts_source_spec *src, struct ts_source_built *out,
                            struct ts_error *err);
-void ts_plan_built_clear(struct ts_plan_built *b);
+void ts_source_built_clear(struct ts_source_built *b);
 
 /* The METADATA that building `src` would give, for resolving: from the
  * cache, else the backend's prepare_metadata_for_build_wheel in the build
  * environment (a backend without that hook builds the wheel, which is
  * cached for the install).  *data malloc'd.  TS_E_BUILD: *log names the
  * full log (malloc'd), else *log is NULL. */
-enum ts_code ts_plan_build_metadata(const struct ts_plan_build_options *o,
+enum ts_code ts_source_build_metadata(const struct ts_source_build_options *o,
                                     const struct ts_target *target, struct ts_index *idx,
-                                    const struct ts_plan_source *src, char **data,
+                                    const struct ts_source_spec *src, char **data,
                                     size_t *len, char **log, struct ts_error *err);
 
 /* The build environment the wheel of `src` would be built in, in
- * ts_plan_built.build_env's form (a lock's build fingerprint), without
+ * ts_source_built.build_env's form (a lock's build fingerprint), without
  * building it: the cached wheel's when there is one, else the isolated
  * environment made and filled as for the build, get_requires_for_build_wheel
  * answered in it, then the backend is not asked to build (no nvcc check
  * either: nothing compiles).  *build_env (malloc'd) is "" for an empty
  * environment, NULL when `src` builds without isolation.  TS_E_BUILD: *log names the full log. */
-enum ts_code ts_plan_build_env(const struct ts_plan_build_options *o,
+enum ts_code ts_source_build_env(const struct ts_source_build_options *o,
                                const struct ts_target *target, struct ts_index *idx,
-                               const struct ts_plan_source *src, char **build_env, char **log,
+                               const struct ts_source_spec *src, char **build_env, char **log,
                                struct ts_error *err);
