@@ -193,7 +193,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
   const struct ts_reqfile_entry **build_cons = NULL;
   ts_build_cli_options(bc, &ic.opts, cache, &bo, &build_cons);
   struct ts_plan_sync_options so = {
-      .build = &bo,
+      .build = &bo, .variant_force = &g.variant_force,
       .lock = lock, .lock_dir = lock_dir, .python = python, .probe_cache_dir = cache,
       .index = &ic.opts, .host = have_host ? &host : NULL, .rules = rules, .profile = profile,
       .request = &sel->request,

@@ -58,6 +58,7 @@ static void package_clear(struct ts_pylock_package *p) {
     file_clear(&p->wheels[i]);
   free(p->wheels);
   file_free(p->sdist);
+  file_free(p->variants_json);
   file_free(p->archive);
   if (p->vcs) {
     free(p->vcs->type);
@@ -592,7 +593,7 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
       (rc = get_str(r, t, "index", false, &p->index)) != TS_OK)
     return rc;
 
-  const struct ts_toml_value *deps, *vcs, *dir, *arch, *sdist, *wheels, *att,
+  const struct ts_toml_value *deps, *vcs, *dir, *arch, *sdist, *wheels, *att, *vjson,
       *tool;
   if ((rc = sub_array_of_tables(r, t, "dependencies", &deps)) ||
       (rc = sub_table(r, t, "vcs", &vcs)) ||
@@ -600,15 +601,14 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
       (rc = sub_table(r, t, "archive", &arch)) ||
       (rc = sub_table(r, t, "sdist", &sdist)) ||
       (rc = sub_array_of_tables(r, t, "wheels", &wheels)) ||
+      (rc = sub_table(r, t, "variants-json", &vjson)) ||
       (rc = sub_array_of_tables(r, t, "attestation-identities", &att)) ||
       (rc = sub_table(r, t, "tool", &tool)))
     return rc;
 
   if (vcs) {
     size_t old = ctx_push(r, ".vcs");
-    p->vcs = calloc(1, sizeof *p->vcs);
-    if (!p->vcs)
-      return rd_fail(r, vcs, NULL, TS_E_NOMEM, "out of memory");
+    p->vcs = ts_xcalloc(1, sizeof *p->vcs);
     if ((rc = get_str(r, vcs, "type", true, &p->vcs->type)) ||
         (rc = get_str(r, vcs, "url", false, &p->vcs->url)) ||
         (rc = get_str(r, vcs, "path", false, &p->vcs->path)) ||
@@ -623,9 +623,7 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
   }
   if (dir) {
     size_t old = ctx_push(r, ".directory");
-    p->directory = calloc(1, sizeof *p->directory);
-    if (!p->directory)
-      return rd_fail(r, dir, NULL, TS_E_NOMEM, "out of memory");
+    p->directory = ts_xcalloc(1, sizeof *p->directory);
     p->directory->editable = -1;
     if ((rc = get_str(r, dir, "path", true, &p->directory->path)) ||
         (rc = get_str(r, dir, "subdirectory", false,
@@ -641,19 +639,22 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
   }
   if (arch) {
     size_t old = ctx_push(r, ".archive");
-    p->archive = calloc(1, sizeof *p->archive);
-    if (!p->archive)
-      return rd_fail(r, arch, NULL, TS_E_NOMEM, "out of memory");
+    p->archive = ts_xcalloc(1, sizeof *p->archive);
     if ((rc = read_file_entry(r, arch, p->archive, false, true)) != TS_OK)
       return rc;
     ctx_pop(r, old);
   }
   if (sdist) {
     size_t old = ctx_push(r, ".sdist");
-    p->sdist = calloc(1, sizeof *p->sdist);
-    if (!p->sdist)
-      return rd_fail(r, sdist, NULL, TS_E_NOMEM, "out of memory");
+    p->sdist = ts_xcalloc(1, sizeof *p->sdist);
     if ((rc = read_sdist(r, sdist, p->sdist)) != TS_OK)
+      return rc;
+    ctx_pop(r, old);
+  }
+  if (vjson) { /* PEP 825; plan/ checks its name where it reads it */
+    size_t old = ctx_push(r, ".variants-json");
+    p->variants_json = ts_xcalloc(1, sizeof *p->variants_json);
+    if ((rc = read_file_entry(r, vjson, p->variants_json, true, false)) != TS_OK)
       return rc;
     ctx_pop(r, old);
   }
@@ -661,9 +662,7 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
     if (wheels->nitems > TS_PYLOCK_MAX_WHEELS)
       return rd_fail(r, wheels, "wheels", TS_E_TOO_BIG,
                      "more than %d wheels", TS_PYLOCK_MAX_WHEELS);
-    p->wheels = calloc(wheels->nitems, sizeof *p->wheels);
-    if (!p->wheels)
-      return rd_fail(r, wheels, "wheels", TS_E_NOMEM, "out of memory");
+    p->wheels = ts_xcalloc(wheels->nitems, sizeof *p->wheels);
     for (size_t i = 0; i < wheels->nitems; i++) {
       size_t old = ctx_push(r, ".wheels[%zu]", i);
       p->nwheels = i + 1;
@@ -745,11 +744,7 @@ static enum ts_code read_profiles(struct rd *r, const struct ts_toml_value *t,
     free(dflt);
     return TS_OK;
   }
-  lock->profiles = calloc(profiles->nkvs, sizeof *lock->profiles);
-  if (!lock->profiles) {
-    free(dflt);
-    return rd_fail(r, profiles, "profiles", TS_E_NOMEM, "out of memory");
-  }
+  lock->profiles = ts_xcalloc(profiles->nkvs, sizeof *lock->profiles);
   size_t first = profiles->nkvs;
   for (size_t i = 0; i < profiles->nkvs && rc == TS_OK; i++) {
     const struct ts_toml_value *v = profiles->kvs[i].value;
@@ -1376,6 +1371,7 @@ void ts_pylock_sort(struct ts_pylock *lock) {
       qsort(p->wheels, p->nwheels, sizeof *p->wheels, qs_file);
     sort_file(p->sdist);
     sort_file(p->archive);
+    sort_file(p->variants_json);
   }
   if (lock->npackages > 1)
     qsort(lock->packages, lock->npackages, sizeof *lock->packages, qs_package);
@@ -1594,6 +1590,9 @@ static struct ts_toml_value *package_table(const struct ts_pylock_package *p,
     ts_toml_free(a);
     free(idx);
   }
+  if (!bad && p->variants_json)
+    bad |= ts_toml_table_set(t, "variants-json",
+                             file_table(p->variants_json, true, false, err)) != TS_OK;
   if (!bad)
     bad |= put_dup(t, "attestation-identities", p->attestation_identities);
   if (!bad)

@@ -78,6 +78,10 @@ struct ts_pylock_package {
   size_t nwheels;
   struct ts_pylock_file *sdist;
   struct ts_pylock_file *archive;
+  /* PEP 825's [packages.variants-json]: the release's
+   * `{name}-{version}-variants.json` (name, url, hashes) when the lock
+   * lists its variant wheels; NULL otherwise.  Set through the struct. */
+  struct ts_pylock_file *variants_json;
   struct ts_pylock_vcs *vcs;
   struct ts_pylock_directory *directory;
   /* Kept as TOML: arrays of tables, and the package's [tool] table. */

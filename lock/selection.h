@@ -42,6 +42,12 @@ struct ts_lock_selection {
   size_t nextras;
   char **groups; /* normalised, sorted, unique; the default groups included */
   size_t ngroups;
+  /* PEP 825: the place of a locked variant wheel's label among the
+   * variants of pkg (which has a variants_json) this host may install
+   * (0 = best), -1 when it may not; NULL (ts_lock_select leaves it so):
+   * a lock listing several variants of one version is refused. */
+  long (*variant_rank)(void *ctx, const struct ts_pylock_package *pkg, const char *label);
+  void *variant_ctx;
 };
 
 /* The selection rq (NULL: nothing asked for) makes of lock, plus the

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/specifier.h"
@@ -80,86 +81,93 @@ static struct ts_sync_item *push(struct ts_sync_plan *p) {
   return &n[p->n++];
 }
 
+/* A locked wheel's place for the target: its tag priority (-1: its tags
+ * do not fit) and, for a PEP 825 variant wheel, its label's rank among
+ * those the host may install (-1: none; sel->variant_rank decides). */
+struct wheel_fit {
+  long tags;
+  bool variant;
+  long rank;
+};
+
+/* Whether a is better than b: a variant wheel (the best ranked) before a
+ * wheel without a label, then the better tags. */
+static bool fit_better(const struct wheel_fit *a, const char *aname, const struct wheel_fit *b,
+                       const char *bname) {
+  if (a->variant != b->variant)
+    return a->variant;
+  if (a->rank != b->rank)
+    return a->rank < b->rank;
+  if (a->tags != b->tags)
+    return a->tags < b->tags;
+  return strcmp(aname, bname) < 0;
+}
+
 /* The best wheel of pkg for the target, and its version text (malloc'd).
- * A PEP 825 variant wheel (the one a lock made on this kind of host
- * records) comes before a wheel without a label; choosing among several
- * variants needs their variants.json, which a lock does not carry yet:
- * TS_E_UNSUPPORTED. */
+ * Among a lock's PEP 825 variant wheels sel->variant_rank chooses (the
+ * host's providers, from the lock's variants-json); without either a lock
+ * listing several variants of one version is TS_E_UNSUPPORTED. */
 static enum ts_code pick_wheel(const struct ts_pylock_package *pkg,
+                               const struct ts_lock_selection *sel,
                                const struct ts_tagset *tags,
                                const struct ts_pylock_file **best,
                                char **version, struct ts_error *err) {
-  long best_pri = -1;
-  char *best_name = NULL, *label = NULL, *best_label = NULL;
+  struct wheel_fit best_fit = {0};
+  char *best_name = NULL, *best_label = NULL;
   *best = NULL;
   *version = NULL;
-  enum ts_code rc_variants = TS_OK;
-  for (size_t i = 0; i < pkg->nwheels; i++) {
-    char *name = ts_pylock_file_decoded_name(&pkg->wheels[i]);
-    if (!name)
-      continue;
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; i < pkg->nwheels && rc == TS_OK; i++) {
+    char *name = ts_pylock_file_decoded_name(&pkg->wheels[i]), *label = NULL;
     struct ts_wheel_filename *wf = NULL;
-    struct ts_error e = {0};
-    if (ts_variant_wheel_filename_parse(name, strlen(name), &wf, &label, &e) != TS_OK) {
+    if (!name || ts_variant_wheel_filename_parse(name, strlen(name), &wf, &label, NULL) != TS_OK) {
       free(name);
       continue;
     }
-    long pri = ts_tagset_best_priority(tags, wf->tags, wf->ntags);
-    if (pri >= 0 && label && best_label && strcmp(label, best_label) != 0) {
-      rc_variants = ts_error_set(err, TS_E_UNSUPPORTED,
-                                 "%s %s: the lock lists the variants %s and %s; choosing "
-                                 "among a lock's variants is not supported yet (lock on "
-                                 "this host instead)",
-                                 pkg->name, pkg->version ? pkg->version : "", best_label,
-                                 label);
-      free(label);
-      free(name);
-      ts_wheel_filename_free(wf);
-      break;
-    }
-    bool better = pri >= 0 && (best_pri < 0 || (label != NULL) > (best_label != NULL) ||
-                               ((label != NULL) == (best_label != NULL) &&
-                                (pri < best_pri ||
-                                 (pri == best_pri && strcmp(name, best_name) < 0))));
+    struct wheel_fit fit = {ts_tagset_best_priority(tags, wf->tags, wf->ntags), label != NULL, 0};
+    if (fit.tags >= 0 && label && sel->variant_rank && pkg->variants_json)
+      fit.rank = sel->variant_rank(sel->variant_ctx, pkg, label);
+    else if (fit.tags >= 0 && label && best_label && strcmp(label, best_label) != 0)
+      rc = ts_error_set(err, TS_E_UNSUPPORTED,
+                        "%s %s: the lock lists the variants %s and %s and carries no "
+                        "variants.json to choose between them (lock again with this "
+                        "torchsolve, or on this host)",
+                        pkg->name, pkg->version ? pkg->version : "", best_label, label);
+    bool better = rc == TS_OK && fit.tags >= 0 && fit.rank >= 0 &&
+                  (!*best || fit_better(&fit, name, &best_fit, best_name));
     if (better) {
-      free(best_label);
-      best_label = label;
-    } else {
-      free(label);
-    }
-    label = NULL;
-    if (!better)
-      free(name);
-    if (better) {
-      best_pri = pri;
+      best_fit = fit;
       free(best_name);
+      free(best_label);
       best_name = name;
+      best_label = label;
       *best = &pkg->wheels[i];
       free(*version);
-      *version = strdup(ts_version_str(wf->version));
-      if (!*version) {
-        ts_wheel_filename_free(wf);
-        free(best_name);
-        return ts_error_set(err, TS_E_NOMEM, "out of memory");
-      }
+      *version = ts_xstrdup(ts_version_str(wf->version));
+    } else {
+      free(name);
+      free(label);
     }
     ts_wheel_filename_free(wf);
   }
   free(best_name);
   free(best_label);
-  if (rc_variants != TS_OK) {
+  if (rc != TS_OK) {
     free(*version);
     *version = NULL;
     *best = NULL;
-    return rc_variants;
+    return rc;
   }
   if (!*best)
     return ts_error_set(err, TS_E_PYTHON,
                         "%s%s%s: none of its %zu wheel%s fits the target "
-                        "(Python, ABI or platform tags)",
+                        "(Python, ABI or platform tags%s)",
                         pkg->name, pkg->version ? " " : "",
                         pkg->version ? pkg->version : "", pkg->nwheels,
-                        pkg->nwheels == 1 ? "" : "s");
+                        pkg->nwheels == 1 ? "" : "s",
+                        pkg->variants_json && sel->variant_rank
+                            ? ", or a variant this host may install"
+                            : "");
   return TS_OK;
 }
 
@@ -240,7 +248,7 @@ enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
     }
     const struct ts_pylock_file *w = NULL;
     char *version = NULL;
-    if ((rc = pick_wheel(pkg, tags, &w, &version, err)) != TS_OK)
+    if ((rc = pick_wheel(pkg, sel, tags, &w, &version, err)) != TS_OK)
       break;
     const char *sha = ts_pylock_file_sha256(w);
     if (!sha) {

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/filehash.h"
 #include "core/fs.h"
@@ -16,6 +17,7 @@
 #include "pep/requirement.h"
 #include "plan/plan.h"
 #include "source/source.h"
+#include "variant/label.h"
 #include "lockgen/lock.h"
 
 /* "sys_platform == "linux" and platform_machine == "x86_64" and ..." */
@@ -346,6 +348,45 @@ enum ts_code ts_plan_lock_file(struct ts_plan_result *res, const struct ts_plan_
   return TS_OK;
 }
 
+/* The plain wheel name f stands for (variant/label.h), or NULL. */
+static char *plain_name(const struct ts_index_file *f) {
+  char *plain = NULL, *label = NULL;
+  if (ts_variant_split_filename(f->filename, strlen(f->filename), &plain, &label, NULL) != TS_OK)
+    return NULL;
+  free(label);
+  return plain;
+}
+
+/* PEP 825: a release with variant wheels is locked with every variant
+ * wheel of the chosen wheel's tags, installable on this host or not, and
+ * its variants.json ([packages.variants-json]), so that sync chooses the
+ * variant for the host it runs on. */
+static enum ts_code add_variant_wheels(struct ts_plan_result *res, const struct ts_plan_item *pi,
+                                       const struct ts_index_file *chosen, const char *output,
+                                       struct ts_pylock_package *p, struct ts_error *err) {
+  const struct ts_index_file *json = NULL, *wheels = NULL;
+  size_t n = ts_plan_variant_release(res, pi->r->name, pi->r->version, &json, &wheels);
+  char *want = n ? plain_name(chosen) : NULL;
+  enum ts_code rc = TS_OK;
+  for (size_t i = 0; want && rc == TS_OK && i < n; i++) {
+    char *plain = strcmp(wheels[i].filename, chosen->filename) != 0 ? plain_name(&wheels[i])
+                                                                     : NULL;
+    if (plain && strcmp(plain, want) == 0)
+      rc = ts_plan_lock_file(res, pi, &wheels[i], output, p, err);
+    free(plain);
+  }
+  char sha[TS_SHA256_HEX_LEN + 1];
+  if (want && rc == TS_OK && (rc = file_sha256(res, pi, json, sha, err)) == TS_OK) {
+    struct ts_pylock_file *f = p->variants_json = ts_xcalloc(1, sizeof *f);
+    *f = (struct ts_pylock_file){.name = ts_xstrdup(json->filename), .size = -1,
+                                 .url = ts_url_without_userinfo(json->url),
+                                 .hashes = ts_xcalloc(1, sizeof *f->hashes), .nhashes = 1};
+    f->hashes[0] = (struct ts_pylock_hash){ts_xstrdup("sha256"), ts_xstrdup(sha)};
+  }
+  free(want);
+  return rc;
+}
+
 void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *pi) {
   const char *index = pi->index ? pi->index : pi->r->index_url;
   if (index && !pi->is_path && strncmp(index, "file:", 5) != 0 && index[0] != '/')
@@ -429,6 +470,8 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
     ts_plan_lock_index(p, pi);
     rc = sdist ? add_index_sdist(res, pi, bo, output, p, err)
                : ts_plan_lock_file(res, pi, f, output, p, err);
+    if (rc == TS_OK && !sdist && !pi->is_path)
+      rc = add_variant_wheels(res, pi, f, output, p, err);
   }
   if (rc != TS_OK) {
     ts_pylock_free(lock);

@@ -107,7 +107,6 @@ struct priv {
   size_t ngeneral;
   const struct ts_reqfile_entry *const *entries; /* borrowed from the options */
   size_t nentries;
-  struct ts_plan_variants *variants; /* PEP 825 variant wheels judged */
   char **not_found; /* the index client's words for names no index has */
   size_t nnot_found;
   bool first_index;  /* the strategy: later general indexes are not asked */
@@ -189,7 +188,7 @@ static struct direct *find_direct(struct priv *p, const char *name) {
 static struct page *keep_page(struct priv *p, const struct ts_index_result *r) {
   struct page *pg = ts_xcalloc(1, sizeof *pg);
   pg->res = *r;
-  ts_plan_variants_apply(p->variants, p->idx, &pg->res.project, &p->owner->notes,
+  ts_plan_variants_apply(p->owner->variants, p->idx, &pg->res.project, &p->owner->notes,
                          &p->owner->nnotes);
   pg->self[0] = &pg->res.project;
   p->pages = ts_xreallocarray(p->pages, p->npages + 1, sizeof *p->pages);
@@ -274,7 +273,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
 
 static const struct ts_marker_env *variant_env(void *ctx, const char *name,
                                               const struct ts_index_file *f) {
-  return ts_plan_variants_env(((struct priv *)ctx)->variants, name, f);
+  return ts_plan_variants_env(((struct priv *)ctx)->owner->variants, name, f);
 }
 
 /* For an explanation: the project's pages on the general indexes after the
@@ -1252,7 +1251,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
   p->set = set;
   p->entries = o->entries;
   if ((rc = ts_plan_variants_new(o->ignore_host ? NULL : o->host, o->variant_force, set,
-                                 &r->target->markers, &p->variants, err)) != TS_OK)
+                                 &r->target->markers, &r->variants, err)) != TS_OK)
     return rc;
   p->builds = o->build != NULL;
   if (o->build)
@@ -1431,7 +1430,7 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       }
     }
     it->index = x->index_url;
-    ts_plan_variants_describe(p->variants, x->name, x->file, &it->variant_label, &it->variant_why);
+    ts_plan_variants_describe(p->owner->variants, x->name, x->file, &it->variant_label, &it->variant_why);
     for (size_t k = 0; x->file && k < p->nroutes; k++) {
       size_t rl = strlen(p->routes[k]);
       if (strncmp(x->file->url, p->routes[k], rl) == 0 && x->file->url[rl] == '/')
@@ -1534,7 +1533,7 @@ void ts_plan_result_free(struct ts_plan_result *r) {
     for (size_t i = 0; i < p->nnot_found; i++)
       free(p->not_found[i]);
     free(p->not_found);
-    ts_plan_variants_free(p->variants);
+    ts_plan_variants_free(r->variants);
     ts_source_build_kept_free(p->own_kept);
     runtime_answer_clear(&p->rt.with_torch);
     runtime_answer_clear(&p->rt.as_named);

@@ -185,8 +185,18 @@ struct ts_plan_result {
   char **orphans;
   char **orphan_versions;         /* norphans: their installed versions */
   size_t norphans;
+  /* PEP 825 variant wheels judged (plan_internal.h), or NULL */
+  struct ts_plan_variants *variants;
   void *priv;                     /* provider storage */
 };
+
+/* PEP 825: what a lock records of a release whose variant wheels the
+ * resolution judged: its `{name}-{version}-variants.json` and every
+ * variant wheel its page listed, installable here or not (the count; 0
+ * and NULLs for a release without variants). */
+size_t ts_plan_variant_release(const struct ts_plan_result *res, const char *name,
+                               const char *version, const struct ts_index_file **json,
+                               const struct ts_index_file **wheels);
 
 /* Locates or builds the target, compiles the rules, reads the installed
  * set and resolves.  TS_E_RESOLVE leaves *out with res->why set for the
@@ -293,6 +303,9 @@ struct ts_plan_sync_options {
    * no check. */
   const struct ts_host *host;
   const struct ts_rules *rules;
+  /* The variant providers' own variables (variant/provider.h), for the
+   * lock's PEP 825 variant wheels; NULL: none. */
+  const struct ts_variant_force *variant_force;
   /* A fleet lock's profile to sync (--profile, any spelling of its name;
    * lockgen/profiles.h); NULL: the best one this host runs (the default one
    * without a host).  A lock without profiles refuses a name. */

@@ -168,6 +168,21 @@ void ts_plan_variants_free(struct ts_plan_variants *v);
 void ts_plan_variants_apply(struct ts_plan_variants *v, struct ts_index *idx,
                             struct ts_index_project *pr, char ***notes, size_t *nnotes);
 
+/* What a lock records of a judged release: its variants.json and every
+ * variant wheel its page listed (the count; 0 and NULLs when the release
+ * was not judged or had no variants.json). */
+size_t ts_plan_variants_release(const struct ts_plan_variants *v, const char *name,
+                                const char *version, const struct ts_index_file **json,
+                                const struct ts_index_file **wheels);
+/* The rank of a locked variant label for this host (0 = best, -1: not
+ * installable here), the release judged once from the lock's
+ * variants.json (`json`: its file name, URL and sha256, fetched and
+ * hash-checked through idx; a problem is a note in *notes and -1). */
+long ts_plan_variants_rank_locked(struct ts_plan_variants *v, struct ts_index *idx,
+                                  const char *name, const char *version,
+                                  const struct ts_index_file *json, const char *label,
+                                  char ***notes, size_t *nnotes);
+
 /* For a chosen variant wheel: its label and the one line of why ("torch
  * 2.10.0 [cuda12.8]: nvidia::sm_arch 89_real, ...; cuda13.0 rejected:
  * ..."), owned by v; both NULL for another file. */

@@ -37,6 +37,58 @@ static enum ts_code host_gate(const struct ts_plan_sync_options *o, struct ts_pl
   return rc;
 }
 
+/* PEP 825 variant wheels of the lock, chosen for this host as install
+ * chooses them (plan_variants.c): the lock's variants-json is fetched
+ * (hash-checked, cached) and judged with the host's providers and the
+ * rules' policy. */
+struct variant_ranker {
+  struct ts_plan_variants *v;
+  struct ts_index *idx;
+  struct ts_constraint_set set;
+  bool have_set;
+  char **notes;
+  size_t nnotes;
+};
+
+static long rank_variant(void *ctx, const struct ts_pylock_package *pkg, const char *label) {
+  struct variant_ranker *k = ctx;
+  const struct ts_pylock_file *j = pkg->variants_json;
+  struct ts_index_file f = {.filename = ts_pylock_file_decoded_name(j), .url = j->url,
+                            .sha256 = (char *)ts_pylock_file_sha256(j), .size = j->size,
+                            .variant_rank = -1};
+  long rank = f.filename && f.url && pkg->version
+                  ? ts_plan_variants_rank_locked(k->v, k->idx, pkg->name, pkg->version, &f,
+                                                 label, &k->notes, &k->nnotes)
+                  : -1;
+  free(f.filename);
+  return rank;
+}
+
+static enum ts_code ranker_init(const struct ts_plan_sync_options *o, const struct ts_plan_sync *s,
+                                struct variant_ranker *k, struct ts_error *err) {
+  struct ts_rules_options ro = {.ignore_host = false};
+  enum ts_code rc = TS_OK;
+  if (o->rules && o->host && (rc = ts_rules_compile(o->rules, o->host, &ro, &k->set, err)) == TS_OK)
+    k->have_set = true;
+  if (rc == TS_OK)
+    rc = ts_plan_variants_new(o->host, o->variant_force, k->have_set ? &k->set : NULL,
+                              &s->target->markers, &k->v, err);
+  if (rc == TS_OK && !(k->idx = ts_index_new(o->index, err)))
+    rc = err->code;
+  return rc;
+}
+
+static void ranker_clear(struct variant_ranker *k) {
+  ts_plan_variants_free(k->v);
+  if (k->idx)
+    ts_index_free(k->idx);
+  if (k->have_set)
+    ts_constraint_set_clear(&k->set);
+  for (size_t i = 0; i < k->nnotes; i++)
+    free(k->notes[i]);
+  free(k->notes);
+}
+
 /* Which of a fleet lock's profiles to sync (see plan.h). */
 static enum ts_code pick_profile(const struct ts_plan_sync_options *o, struct ts_plan_sync *s,
                                  struct ts_error *err) {
@@ -187,9 +239,12 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
   if (rc == TS_OK)
     rc = pick_profile(o, s, err);
   struct ts_lock_selection sel = {0};
+  struct variant_ranker ranker = {0};
   if (rc == TS_OK)
     rc = ts_lock_select(o->lock, o->request, s->profile ? s->profile->name : NULL, &sel, err);
-  if (rc == TS_OK) {
+  if (rc == TS_OK && (rc = ranker_init(o, s, &ranker, err)) == TS_OK) {
+    sel.variant_rank = rank_variant;
+    sel.variant_ctx = &ranker;
     struct ts_sync_installed *si = ts_xcalloc(site.n, sizeof *si);
     for (size_t i = 0; i < site.n; i++)
       si[i] = (struct ts_sync_installed){site.dists[i].name,
@@ -198,6 +253,9 @@ enum ts_code ts_plan_sync_prepare(const struct ts_plan_sync_options *o,
                                     site.n, &s->plan, err);
     free(si);
   }
+  if (rc != TS_OK && ranker.nnotes) /* the lock's variants.json could not be had */
+    rc = ts_error_set(err, rc, "%s", ranker.notes[0]);
+  ranker_clear(&ranker);
   ts_lock_selection_clear(&sel);
   /* exact means the same bytes too: a kept distribution that another
    * installer wrote, from another wheel, without REQUESTED, or whose files

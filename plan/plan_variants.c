@@ -35,6 +35,11 @@ struct release {
   char ***props;
   size_t *nprops;
   struct ts_marker_env *envs;
+  /* what a lock records of the release: its variants.json and every
+   * variant wheel of the page, installable here or not (copies) */
+  struct ts_index_file json;
+  struct ts_index_file *wheels;
+  size_t nwheels;
 };
 
 struct ts_plan_variants {
@@ -149,6 +154,10 @@ void ts_plan_variants_free(struct ts_plan_variants *v)
     free(r->nprops);
     free(r->envs);
     ts_variant_selection_clear(&r->sel);
+    ts_index_file_clear(&r->json);
+    for (size_t k = 0; k < r->nwheels; k++)
+      ts_index_file_clear(&r->wheels[k]);
+    free(r->wheels);
     free(r->name);
     free(r->version);
   }
@@ -240,6 +249,18 @@ static void marker_env(const struct ts_plan_variants *v, struct release *r, size
   r->envs[k].nvariant_properties = r->nprops[k];
 }
 
+/* The fields of f a lock records. */
+static struct ts_index_file file_copy(const struct ts_index_file *f)
+{
+  return (struct ts_index_file){.filename = ts_xstrdup(f->filename),
+                                .url = ts_xstrdup(f->url),
+                                .sha256 = ts_xstrdup(f->sha256),
+                                .size = f->size,
+                                .upload_time = ts_xstrdup(f->upload_time),
+                                .index_url = ts_xstrdup(f->index_url),
+                                .variant_rank = -1};
+}
+
 /* Judges one release; a release whose metadata is missing or unreadable
  * (noted) gets a record with no compatible variant. */
 static struct release *judge_release(struct ts_plan_variants *v, struct ts_index *idx,
@@ -262,6 +283,7 @@ static struct release *judge_release(struct ts_plan_variants *v, struct ts_index
                       pr->name, version, pr->name, version));
     return r;
   }
+  r->json = file_copy(json);
   struct ts_variant_metadata m;
   if (read_metadata(idx, json, &m, notes, nnotes)) {
     struct policy_ctx pc = {v->set, ts_plan_is_routed(v->set, pr->name)};
@@ -326,6 +348,8 @@ void ts_plan_variants_apply(struct ts_plan_variants *v, struct ts_index *idx,
         r = judge_release(v, idx, pr, version, notes, nnotes);
       f->variant_rank = ts_variant_selection_rank(&r->sel, label);
       keep[i] = f->variant_rank >= 0;
+      r->wheels = ts_xreallocarray(r->wheels, r->nwheels + 1, sizeof *r->wheels);
+      r->wheels[r->nwheels++] = file_copy(f);
       free(label);
       free(version);
     }
@@ -386,4 +410,36 @@ const struct ts_marker_env *ts_plan_variants_env(const struct ts_plan_variants *
     if (r->lines[k] == line)
       return &r->envs[k];
   return NULL;
+}
+
+size_t ts_plan_variants_release(const struct ts_plan_variants *v, const char *name,
+                                const char *version, const struct ts_index_file **json,
+                                const struct ts_index_file **wheels)
+{
+  const struct release *r = v ? find_release(v, name, version) : NULL;
+  *json = r && r->json.filename ? &r->json : NULL;
+  *wheels = r ? r->wheels : NULL;
+  return *json ? r->nwheels : 0;
+}
+
+long ts_plan_variants_rank_locked(struct ts_plan_variants *v, struct ts_index *idx,
+                                  const char *name, const char *version,
+                                  const struct ts_index_file *json, const char *label,
+                                  char ***notes, size_t *nnotes)
+{
+  struct release *r = find_release(v, name, version);
+  if (!r) {
+    struct ts_index_project page = {.name = (char *)name,
+                                    .files = (struct ts_index_file *)json,
+                                    .nfiles = 1};
+    r = judge_release(v, idx, &page, version, notes, nnotes);
+  }
+  return ts_variant_selection_rank(&r->sel, label);
+}
+
+size_t ts_plan_variant_release(const struct ts_plan_result *res, const char *name,
+                               const char *version, const struct ts_index_file **json,
+                               const struct ts_index_file **wheels)
+{
+  return ts_plan_variants_release(res ? res->variants : NULL, name, version, json, wheels);
 }

@@ -96,23 +96,42 @@ grep -Eq '^torch +2\.10\.0 +cuda12\.8$' "$work/out" || { cat "$work/out"; ts_fai
   ts_fail "list --format json: no variant"
 "$T" freeze --python "$work/venv" | grep -qx 'torch==2.10.0  # variant cuda12.8' || ts_fail "freeze: no label"
 "$T" show --python "$work/venv" torch | grep -qx 'Variant: cuda12.8' || ts_fail "show: no label"
-# a lock made on this host records its variant wheel; sync installs it
+# a lock lists every variant wheel of torch with its variants.json (PEP
+# 825's [packages.variants-json]); sync chooses per host, as install does
 "$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
-  --cuda-driver 580.65.06 --compute-capability 9.0 -o "$work/lock.toml" torch 2>"$work/err" ||
+  --cuda-driver 570.86.10 --compute-capability 8.9 -o "$work/lock.toml" torch 2>"$work/err" ||
   { cat "$work/err"; ts_fail "lock"; }
-grep -q 'torch-2.10.0-.*-cuda13.0.whl' "$work/lock.toml" || { cat "$work/lock.toml"; ts_fail "lock: no cuda13.0 wheel"; }
-"$T" sync --python "$work/venv" --cuda-driver 580.65.06 --compute-capability 9.0 "$work/lock.toml" \
-  >"$work/out" 2>"$work/err" || { cat "$work/err"; ts_fail "sync"; }
-[ "$(cat "$site/torch/build.txt")" = cuda13.0 ] || ts_fail "synced torch is $(cat "$site/torch/build.txt")"
-# a lock listing two variants of one version: refused until locks carry variants.json
+python3 - "$work/lock.toml" <<'PY' || { cat "$work/lock.toml"; ts_fail "lock: not every variant, or no variants-json"; }
+import re, sys, tomllib
+torch = [p for p in tomllib.load(open(sys.argv[1], "rb"))["packages"] if p["name"] == "torch"][0]
+labels = sorted(re.sub(r".*-(.*)\.whl$", r"\1", w["name"]) for w in torch["wheels"])
+assert labels == ["cuda12.6", "cuda12.8", "cuda13.0", "null", "rocm7.0", "rocm7.1"], labels
+vj = torch["variants-json"]
+assert vj["name"] == "torch-2.10.0-variants.json" and vj["url"].endswith("/torch-2.10.0-variants.json"), vj
+assert re.fullmatch("[0-9a-f]{64}", vj["hashes"]["sha256"]), vj
+PY
+sync_label() { # WHAT LABEL ARGS...: sync the lock, then torch's installed build
+  local what=$1 want=$2
+  shift 2
+  "$T" sync --python "$work/venv" "$@" "$work/lock.toml" >"$work/out" 2>"$work/err" ||
+    { cat "$work/err"; ts_fail "sync on $what"; }
+  [ "$(cat "$site/torch/build.txt")" = "$want" ] ||
+    ts_fail "sync on $what: torch is $(cat "$site/torch/build.txt"), wanted $want"
+}
+sync_label "the RTX 4090 host it was made on" cuda12.8 --cuda-driver 570.86.10 --compute-capability 8.9
+sync_label "H100, driver 580" cuda13.0 --cuda-driver 580.65.06 --compute-capability 9.0
+sync_label "no GPU" null
+# offline: the variants.json comes from the cache, as the wheels do
+sync_label "H100 offline" cuda13.0 --offline --cuda-driver 580.65.06 --compute-capability 9.0
+# a lock listing several variants without their variants.json: refused, clearly
 python3 - "$work/lock.toml" "$work/two.toml" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
-block = re.search(r"\[\[packages\.wheels\]\]\n(?:[^\[].*\n)*?name = \"torch-[^\"]*-cuda13\.0\.whl\"(?:\n[^\[\n].*)*\n", text).group(0)
-open(sys.argv[2], "w").write(text.replace(block, block + block.replace("cuda13.0", "cuda12.8")))
+open(sys.argv[2], "w").write(re.sub(r"\[packages\.variants-json\]\n(?:[^\[\n].*\n)*", "", text))
 PY
+grep -q 'variants-json' "$work/two.toml" && ts_fail "the test did not drop variants-json"
 "$T" sync --python "$work/venv" --dry-run "$work/two.toml" >"$work/out" 2>"$work/err" &&
-  ts_fail "a lock with two variants of torch was synced"
-grep -q 'the lock lists the variants cuda1[23].[08] and cuda1[23].[08]' "$work/err" ||
-  { cat "$work/err"; ts_fail "two variants: no clear refusal"; }
+  ts_fail "a lock with several variants of torch and no variants.json was synced"
+grep -q 'the lock lists the variants .* and .* and carries no variants.json' "$work/err" ||
+  { cat "$work/err"; ts_fail "several variants without variants.json: no clear refusal"; }
 echo "ok"
