@@ -471,3 +471,34 @@ Test(pylock, relative_path_from_the_lock_directory) {
   cr_assert_null(ts_pylock_relative_path("/a", "x.whl"));
   cr_assert_null(ts_pylock_relative_path(NULL, "/x.whl"));
 }
+
+/* PEP 825's [packages.variants-json]: read, kept and written back. */
+Test(pylock, variants_json_roundtrip) {
+  static const char h[] = "0000000000000000000000000000000000000000000000000000000000000001";
+  char text[1024];
+  cr_assert(snprintf(text, sizeof text,
+                     "lock-version = '1.0'\ncreated-by = 't'\n[[packages]]\nname = 'torch'\n"
+                     "version = '2.10.0'\n[[packages.wheels]]\n"
+                     "url = 'https://x/torch-2.10.0-py3-none-any-cuda12.8.whl'\n"
+                     "hashes = {sha256 = '%s'}\n[packages.variants-json]\n"
+                     "url = 'https://x/torch-2.10.0-variants.json'\nhashes = {sha256 = '%s'}\n",
+                     h, h) < (int)sizeof text);
+  struct ts_pylock *l = parse_ok(text);
+  const struct ts_pylock_file *vj = l->packages[0].variants_json;
+  cr_assert_not_null(vj);
+  cr_assert_str_eq(vj->url, "https://x/torch-2.10.0-variants.json");
+  cr_assert_str_eq(ts_pylock_file_sha256(vj), h);
+  char *w = write_lock(l);
+  cr_assert(strstr(w, "[packages.variants-json]\n"), "%s", w);
+  struct ts_pylock *back = parse_ok(w);
+  cr_assert_str_eq(back->packages[0].variants_json->url, vj->url);
+  free(w);
+  ts_pylock_free(l);
+  ts_pylock_free(back);
+  parse_bad("lock-version = '1.0'\ncreated-by = 't'\n[[packages]]\nname = 'torch'\n"
+            "[[packages.wheels]]\nurl = 'https://x/torch-2.10.0-py3-none-any.whl'\n"
+            "hashes = {sha256 = '0000000000000000000000000000000000000000000000000000000000000001'}\n"
+            "[packages.variants-json]\nhashes = {sha256 = "
+            "'0000000000000000000000000000000000000000000000000000000000000001'}\n",
+            TS_E_PARSE, "variants-json");
+}
