@@ -348,8 +348,13 @@ void ts_plan_variants_apply(struct ts_plan_variants *v, struct ts_index *idx,
         r = judge_release(v, idx, pr, version, notes, nnotes);
       f->variant_rank = ts_variant_selection_rank(&r->sel, label);
       keep[i] = f->variant_rank >= 0;
-      r->wheels = ts_xreallocarray(r->wheels, r->nwheels + 1, sizeof *r->wheels);
-      r->wheels[r->nwheels++] = file_copy(f);
+      bool seen = false; /* a page read again (another index) adds nothing */
+      for (size_t k = 0; k < r->nwheels && !seen; k++)
+        seen = strcmp(r->wheels[k].filename, f->filename) == 0;
+      if (!seen) {
+        r->wheels = ts_xreallocarray(r->wheels, r->nwheels + 1, sizeof *r->wheels);
+        r->wheels[r->nwheels++] = file_copy(f);
+      }
       free(label);
       free(version);
     }
