@@ -352,6 +352,8 @@ static int lock_main(int argc, char **argv, const char **room) {
     return status;
   }
   ts_index_cli_apply_reqfile(&ic, &reqs.rf);
+  if (from_project && project.index_url && !ic.opts.index_url)
+    ic.opts.index_url = project.index_url; /* the flags and files win */
   if (from_project && project.torch_index_url && !ic.opts.torch_index_url)
     ic.opts.torch_index_url = project.torch_index_url; /* the flag wins */
   pre = pre || reqs.rf.pre;

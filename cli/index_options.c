@@ -258,7 +258,7 @@ int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
 
 void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
                                 const struct ts_reqfile *rf) {
-  if (!o->opts.index_url && rf->index_url)
+  if (rf->index_url)
     o->opts.index_url = rf->index_url;
   if (rf->no_index)
     o->opts.no_index = true;
