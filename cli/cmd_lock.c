@@ -400,6 +400,15 @@ static int lock_main(int argc, char **argv, const char **room) {
     envs = (const char **)previous->environments;
     nenvs = previous->nenvironments;
   }
+  /* ... and of a fleet lock: the profiles it records, without --profile */
+  size_t nrecalled = 0;
+  char **recalled = check && !nprofile_args && previous
+                        ? ts_profile_args_of_lock(previous, &nrecalled) : NULL;
+  if (recalled) {
+    profile_args = (const char **)recalled;
+    nprofile_args = nrecalled;
+    profiles_from = "the lock's profiles";
+  }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
   struct ts_source_build_options bo;
@@ -433,6 +442,7 @@ static int lock_main(int argc, char **argv, const char **room) {
   else if (!status)
     status = lock_one(&po, &out);
   free_profiles(profiles, nprofile_args);
+  ts_strv_free(recalled, nrecalled);
   free(build_cons);
   ts_relock_clear(&relock);
   ts_project_clear(&project);
