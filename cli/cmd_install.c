@@ -286,7 +286,7 @@ static int install_or_download(int argc, char **argv, bool download) {
   }
   ts_plan_request_settle(&q);
   /* A file's -i replaces the flag's; its other index lines add (pip). */
-  ts_index_cli_apply_reqfile(&ic, &a.reqs.rf);
+  ts_index_cli_apply_reqfile(&ic, &a.reqs.rf, NULL);
   q.pre |= a.reqs.rf.pre;
   q.require_hashes |= a.reqs.rf.require_hashes;
   q.prefer_binary |= a.reqs.rf.prefer_binary;

@@ -351,20 +351,12 @@ static int lock_main(int argc, char **argv, const char **room) {
     ts_build_cli_free(&bc);
     return status;
   }
-  ts_index_cli_apply_reqfile(&ic, &reqs.rf);
-  if (from_project && project.index_url && !ic.opts.index_url)
-    ic.opts.index_url = project.index_url; /* the flags and files win */
+  ts_index_cli_apply_reqfile(&ic, &reqs.rf, from_project ? project.index_url : NULL);
   if (from_project && project.torch_index_url && !ic.opts.torch_index_url)
     ic.opts.torch_index_url = project.torch_index_url; /* the flag wins */
   pre = pre || reqs.rf.pre;
-  if (ts_index_cli_finish(&ic, "lock") < 0) {
-    ts_project_clear(&project);
-    ts_cli_reqs_free(&reqs);
-    ts_build_cli_free(&bc);
-    return 2;
-  }
-
-  if ((status = ts_cli_reqs_collect(&reqs, "lock", "lock")) != 0) {
+  status = ts_index_cli_finish(&ic, "lock") < 0 ? 2 : ts_cli_reqs_collect(&reqs, "lock", "lock");
+  if (status) {
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
@@ -400,14 +392,9 @@ static int lock_main(int argc, char **argv, const char **room) {
     envs = (const char **)previous->environments;
     nenvs = previous->nenvironments;
   }
-  /* ... and of a fleet lock: the profiles it records, without --profile */
-  size_t nrecalled = 0;
-  char **recalled = check && !nprofile_args && previous
-                        ? ts_profile_args_of_lock(previous, &nrecalled) : NULL;
-  if (recalled) {
-    profile_args = (const char **)recalled;
-    nprofile_args = nrecalled;
-    profiles_from = "the lock's profiles";
+  if (check && !nprofile_args && relock.nprofile_args) { /* and a fleet lock's profiles */
+    profile_args = (const char **)relock.profile_args;
+    nprofile_args = relock.nprofile_args;
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);
@@ -442,7 +429,6 @@ static int lock_main(int argc, char **argv, const char **room) {
   else if (!status)
     status = lock_one(&po, &out);
   free_profiles(profiles, nprofile_args);
-  ts_strv_free(recalled, nrecalled);
   free(build_cons);
   ts_relock_clear(&relock);
   ts_project_clear(&project);
