@@ -148,12 +148,6 @@ int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
   return status ? status : 1;
 }
 
-double ts_cli_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 const char *ts_cli_data_file(const char *name, const char *env_var, const char *installed,
                              const char *source, char *buf, size_t cap) {
   const char *v = getenv(env_var);
@@ -198,4 +192,53 @@ int ts_cli_uv_platform(const char *uv, char *out, size_t cap) {
   else
     return -1;
   return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+int ts_cli_set_color(const char *mode) {
+  if (strcmp(mode, "always") == 0)
+    ts_cli.color = true;
+  else if (strcmp(mode, "never") == 0)
+    ts_cli.color = false;
+  else if (strcmp(mode, "auto") == 0) {
+    /* no-color.org: NO_COLOR set to a non-empty value disables colour. */
+    const char *nc = getenv("NO_COLOR");
+    ts_cli.color = isatty(STDERR_FILENO) && !(nc && nc[0]);
+  } else
+    return -1;
+  return 0;
+}
+
+/* "-v", "-vv", "-vvv"... (or "-q", "-qq"): the letter repeated; returns
+ * the count, 0 when a is not such a flag. */
+static int repeated(const char *a, char letter) {
+  if (a[0] != '-' || a[1] != letter)
+    return 0;
+  int n = 0;
+  for (a++; *a == letter; a++)
+    n++;
+  return *a ? 0 : n;
+}
+
+int ts_cli_parse_global(const char *command, int argc, char **argv, int *i) {
+  const char *a = argv[*i];
+  if (repeated(a, 'q') || strcmp(a, "--quiet") == 0) {
+    ts_cli.verbosity = -1;
+    return 1;
+  }
+  int v = repeated(a, 'v');
+  if (v || strcmp(a, "--verbose") == 0) {
+    ts_cli.verbosity += v ? v : 1;
+    return 1;
+  }
+  const char *mode = NULL;
+  if (ts_cli_flag_value("--color", argc, argv, i, &mode) == 0)
+    return 0;
+  if (!mode)
+    return ts_cli_usage_error(command, "--color needs a value: auto, always or never"),
+           -1;
+  if (ts_cli_set_color(mode) != 0)
+    return ts_cli_usage_error(command, "--color must be auto, always or never, not '%s'",
+                              mode),
+           -1;
+  return 1;
 }

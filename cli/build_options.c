@@ -102,7 +102,7 @@ static void *tick(void *arg) {
   pthread_mutex_lock(&o->tick_mu);
   while (!o->tick_stop) {
     fprintf(stderr, "\r\033[KBuilding %s (%.0fs)", o->building,
-            (ts_cli_now_ms() - o->started) / 1000.0);
+            (ts_now_ms() - o->started) / 1000.0);
     fflush(stderr);
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
@@ -117,7 +117,7 @@ static void *tick(void *arg) {
 
 static void on_build_begin(void *ctx, const char *what) {
   struct ts_build_cli *o = ctx;
-  o->started = ts_cli_now_ms();
+  o->started = ts_now_ms();
   if (ts_cli.verbosity > 0) {
     fprintf(stderr, "Building %s\n", what);
   } else if (o->tty && ts_cli.verbosity == 0) {

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "core/clock.h" /* ts_now_ms, for the "in 31ms" summaries */
 #include "core/error.h"
 #include "wheel/wheel.h"
 
@@ -58,6 +59,9 @@ void ts_cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * not a global, -1 after printing a usage error for `command` (NULL: the
  * top level) about a missing or bad --color value: return 2 then. */
 int ts_cli_parse_global(const char *command, int argc, char **argv, int *i);
+/* --color's mode: always, never or auto (a terminal and no NO_COLOR);
+ * -1 for another word. */
+int ts_cli_set_color(const char *mode);
 
 /* Matches argv[*i] against "--name VALUE" or "--name=VALUE" (or "-x VALUE"):
  * returns 1 and sets *v (advancing *i past a separate value), 0 when it is
@@ -106,9 +110,6 @@ int ts_cli_open_env(const char *command, const struct ts_cli_env_choice *c,
  * linux...) as a platform tag (manylinux_2_28_x86_64) in out; -1 when it
  * names no Linux platform torchsolve knows. */
 int ts_cli_uv_platform(const char *uv, char *out, size_t cap);
-
-/* CLOCK_MONOTONIC in milliseconds, for the "in 31ms" summaries. */
-double ts_cli_now_ms(void);
 
 /* A data file installed with torchsolve (rules.yaml, pep517_runner.py):
  * $env_var when set, else PREFIX/share/torchsolve/NAME beside the running

@@ -182,7 +182,7 @@ static int after_resolve(struct ts_plan_request *q, struct ts_plan_result *res,
   ts_cli_progress_init(&bars, "files");
   struct ts_plan_callbacks cb = ts_cli_progress_callbacks(&bars);
   struct ts_plan_outcome done;
-  double t0 = ts_cli_now_ms();
+  double t0 = ts_now_ms();
   enum ts_code rc = ts_plan_request_carry_out(q, res, &cb, &ts_cli.interrupted, &done, &err);
   for (size_t k = 0; k < done.kept.n; k++)
     ts_cli_warn("%s", done.kept.lines[k]);
@@ -194,12 +194,12 @@ static int after_resolve(struct ts_plan_request *q, struct ts_plan_result *res,
   }
   if (q->download)
     ts_cli_info("Saved %zu file%s to %s in %s", done.changed, ts_cli_plural(done.changed),
-                q->dest, ts_cli_elapsed(ts_cli_now_ms() - t0, el));
+                q->dest, ts_cli_elapsed(ts_now_ms() - t0, el));
   else if (done.changed == 0)
     ts_cli_info("Nothing to install: every requirement is satisfied");
   else {
     ts_cli_info("Installed %zu package%s in %s", done.changed, ts_cli_plural(done.changed),
-                ts_cli_elapsed(ts_cli_now_ms() - t0, el));
+                ts_cli_elapsed(ts_now_ms() - t0, el));
     print_installed(res);
   }
   ts_plan_outcome_clear(&done);

@@ -164,7 +164,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
       ts_index_cli_finish(&ic, "sync") < 0)
     return 2;
 
-  double t0 = ts_cli_now_ms();
+  double t0 = ts_now_ms();
   struct ts_error err = {0};
   struct ts_pylock *lock = NULL;
   if (ts_pylock_read_file(lockfile, &lock, &err) != TS_OK)
@@ -232,7 +232,7 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
     ts_cli_info("Synced %zu package%s in %s: %zu installed, %zu changed, "
                 "%zu removed, %zu unchanged",
                 plan->n - plan->nremove, ts_cli_plural(plan->n - plan->nremove),
-                ts_cli_elapsed(ts_cli_now_ms() - t0, el), plan->ninstall, plan->nchange,
+                ts_cli_elapsed(ts_now_ms() - t0, el), plan->ninstall, plan->nchange,
                 plan->nremove, plan->nkeep);
   }
   ts_plan_sync_free(sync);

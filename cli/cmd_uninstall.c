@@ -120,7 +120,7 @@ int ts_cmd_uninstall(int argc, char **argv) {
       .cb = ts_cli_env_callbacks()};
   struct ts_wheel_result res = {0};
   struct ts_plan_notes missing = {0};
-  double t0 = ts_cli_now_ms();
+  double t0 = ts_now_ms();
   enum ts_code rc = ts_plan_uninstall(&env, &o, &res, &missing, &err);
   for (size_t k = 0; k < missing.n; k++)
     ts_cli_warn("Skipping %s as it is not installed.", missing.lines[k]);
@@ -131,7 +131,7 @@ int ts_cmd_uninstall(int argc, char **argv) {
   } else if (res.count) {
     char el[32];
     ts_cli_info("Uninstalled %zu package%s in %s", res.count, ts_cli_plural(res.count),
-                ts_cli_elapsed(ts_cli_now_ms() - t0, el));
+                ts_cli_elapsed(ts_now_ms() - t0, el));
     for (size_t k = 0; k < res.count; k++)
       ts_cli_info(" - %s==%s", res.changes[k].name, res.changes[k].old_version);
   }

@@ -121,7 +121,7 @@ int ts_cmd_venv(int argc, char **argv) {
   }
   if (!dir)
     dir = ".venv";
-  double t0 = ts_cli_now_ms();
+  double t0 = ts_now_ms();
   struct ts_error err = {0};
   struct ts_venv_base base;
   if (probe_base(python ? python : "python3", &base, &err) != TS_OK)
@@ -145,7 +145,7 @@ int ts_cmd_venv(int argc, char **argv) {
   if (rc == 0)
     ts_cli_info("Created %s (Python %s) in %.0fms; activate with: "
                 "source %s/bin/activate",
-                dir, base.version, ts_cli_now_ms() - t0, dir);
+                dir, base.version, ts_now_ms() - t0, dir);
   ts_venv_base_clear(&base);
   return rc;
 }

@@ -259,7 +259,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     return ts_cli_report(&err);
   }
   struct ts_wheel_result res = {0};
-  double t0 = ts_cli_now_ms();
+  double t0 = ts_now_ms();
   enum ts_code code;
   if (repair) {
     bool repaired = false;
@@ -276,7 +276,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     if (code == TS_OK) {
       char el[32];
       ts_cli_info("Installed %zu package%s in %s", res.count, ts_cli_plural(res.count),
-                  ts_cli_elapsed(ts_cli_now_ms() - t0, el));
+                  ts_cli_elapsed(ts_now_ms() - t0, el));
       print_changes(&res);
     }
   } else {
@@ -284,7 +284,7 @@ int ts_cmd_wheel(int argc, char **argv) {
     if (code == TS_OK) {
       char el[32];
       ts_cli_info("Uninstalled %zu package%s in %s", res.count, ts_cli_plural(res.count),
-                  ts_cli_elapsed(ts_cli_now_ms() - t0, el));
+                  ts_cli_elapsed(ts_now_ms() - t0, el));
       print_changes(&res);
     }
   }

@@ -2,7 +2,6 @@
  * torchsolve — entry point: global flags, then dispatch by command name.
  * Each command lives in cli/cmd_<verb>.c; logic lives in the libraries.
  */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -10,8 +9,6 @@
 #include "cli/cli.h"
 #include "cli/lock_from.h"
 #include "core/heap.h"
-
-struct ts_cli_globals ts_cli;
 
 static int cmd_help(int argc, char **argv);
 
@@ -70,119 +67,6 @@ static int cmd_help(int argc, char **argv) {
   return c->run(2, sub);
 }
 
-int ts_cli_report(const struct ts_error *err) {
-  return ts_cli_report_explained(err, NULL, 0);
-}
-
-/* Error text can quote what a server or a file said: control characters
- * are shown as '?' so that none reaches the terminal as an escape. */
-static void put_safe(const char *s) {
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    fputc(c < 0x20 || c == 0x7f ? '?' : c, stderr);
-  }
-}
-
-int ts_cli_report_explained(const struct ts_error *err, char *const *lines, size_t n) {
-  const char *red = ts_cli.color ? "\033[1;31m" : "";
-  const char *reset = ts_cli.color ? "\033[0m" : "";
-  fprintf(stderr, "%serror%s: ", red, reset);
-  put_safe(err->detail[0] ? err->detail : ts_code_name(err->code));
-  fputc('\n', stderr);
-  for (size_t i = 0; i < n; i++) {
-    fputs("  ", stderr);
-    put_safe(lines[i]);
-    fputc('\n', stderr);
-  }
-  const char *hint = ts_code_hint(err->code);
-  if (hint[0])
-    fprintf(stderr, "  hint: %s\n", hint);
-  return ts_code_exit_status(err->code);
-}
-
-int ts_cli_usage_error(const char *command, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "error: ");
-  vfprintf(stderr, fmt, ap);
-  if (command)
-    fprintf(stderr, "\n  see 'torchsolve %s --help'\n", command);
-  else
-    fprintf(stderr, "\n  see 'torchsolve --help'\n");
-  va_end(ap);
-  return 2;
-}
-
-void ts_cli_info(const char *fmt, ...) {
-  if (ts_cli.verbosity < 0)
-    return;
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-void ts_cli_warn(const char *fmt, ...) {
-  const char *yellow = ts_cli.color ? "\033[1;33m" : "";
-  const char *reset = ts_cli.color ? "\033[0m" : "";
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "%swarning%s: ", yellow, reset);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-}
-
-static int set_color(const char *mode) {
-  if (strcmp(mode, "always") == 0)
-    ts_cli.color = true;
-  else if (strcmp(mode, "never") == 0)
-    ts_cli.color = false;
-  else if (strcmp(mode, "auto") == 0) {
-    /* no-color.org: NO_COLOR set to a non-empty value disables colour. */
-    const char *nc = getenv("NO_COLOR");
-    ts_cli.color = isatty(STDERR_FILENO) && !(nc && nc[0]);
-  } else
-    return -1;
-  return 0;
-}
-
-/* "-v", "-vv", "-vvv"... (or "-q", "-qq"): the letter repeated; returns
- * the count, 0 when a is not such a flag. */
-static int repeated(const char *a, char letter) {
-  if (a[0] != '-' || a[1] != letter)
-    return 0;
-  int n = 0;
-  for (a++; *a == letter; a++)
-    n++;
-  return *a ? 0 : n;
-}
-
-int ts_cli_parse_global(const char *command, int argc, char **argv, int *i) {
-  const char *a = argv[*i];
-  if (repeated(a, 'q') || strcmp(a, "--quiet") == 0) {
-    ts_cli.verbosity = -1;
-    return 1;
-  }
-  int v = repeated(a, 'v');
-  if (v || strcmp(a, "--verbose") == 0) {
-    ts_cli.verbosity += v ? v : 1;
-    return 1;
-  }
-  const char *mode = NULL;
-  if (ts_cli_flag_value("--color", argc, argv, i, &mode) == 0)
-    return 0;
-  if (!mode)
-    return ts_cli_usage_error(command, "--color needs a value: auto, always or never"),
-           -1;
-  if (set_color(mode) != 0)
-    return ts_cli_usage_error(command, "--color must be auto, always or never, not '%s'",
-                              mode),
-           -1;
-  return 1;
-}
-
 static void on_interrupt(int sig) {
   (void)sig;
   ts_cli.interrupted = 1;
@@ -204,7 +88,7 @@ int main(int argc, char **argv) {
   ts_heap_setup();
   ts_cli.argv0 = argv[0];
   catch_interrupts();
-  set_color("auto");
+  ts_cli_set_color("auto");
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0)

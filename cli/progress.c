@@ -32,7 +32,7 @@ static void bar_line(const char *label, uint64_t done, uint64_t total) {
 }
 
 static void bars_draw(struct ts_cli_progress *b, bool force) {
-  double t = ts_cli_now_ms();
+  double t = ts_now_ms();
   if (!force && t - b->last < 80)
     return;
   b->last = t;

@@ -84,10 +84,6 @@ static struct ts_target_spec point_spec(const struct grid *g, const struct point
       .sys_platform = os < NOS ? NULL : g->systems[os]};
 }
 
-static int cstr_cmp(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The system dimension: linux, darwin, win32, then the other sys_platform
  * values the root requirements compare with, sorted (never their order). */
 static void systems_of(struct grid *g, const struct ts_plan_options *base) {
@@ -110,7 +106,7 @@ static void systems_of(struct grid *g, const struct ts_plan_options *base) {
     }
   }
   if (nextra > 1)
-    qsort(extra, nextra, sizeof *extra, cstr_cmp);
+    qsort(extra, nextra, sizeof *extra, ts_strv_cmp);
   for (size_t i = 0; i < nextra; i++)
     g->systems[g->nsystems++] = extra[i];
 }

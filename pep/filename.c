@@ -330,6 +330,20 @@ enum ts_dist_kind ts_dist_kind_of(const char *s, size_t len)
   return TS_DIST_UNKNOWN;
 }
 
+enum ts_dist_kind ts_archive_kind_of(const char *s, size_t len)
+{
+  static const char *const sdist[] = {".zip", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tlz",
+                                      ".tar.lz", ".tar.lzma", ".tar.gz", ".tgz", ".tar"};
+  if (len >= 4 && strncasecmp(s + len - 4, ".whl", 4) == 0)
+    return TS_DIST_WHEEL;
+  for (size_t i = 0; i < sizeof sdist / sizeof sdist[0]; i++) {
+    size_t n = strlen(sdist[i]);
+    if (len >= n && strncasecmp(s + len - n, sdist[i], n) == 0)
+      return TS_DIST_SDIST;
+  }
+  return TS_DIST_UNKNOWN;
+}
+
 void ts_sdist_filename_free(struct ts_sdist_filename *sd)
 {
   if (!sd)

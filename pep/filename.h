@@ -87,3 +87,9 @@ enum ts_dist_kind {
 };
 /* Classifies a file name by extension only (".whl"; ".tar.gz"/".zip"). */
 enum ts_dist_kind ts_dist_kind_of(const char *s, size_t len);
+/* The same for a path or URL a user names (query and fragment already
+ * cut), by pip's ARCHIVE_EXTENSIONS, case-insensitive: ".whl" a wheel;
+ * ".zip", ".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz", ".txz",
+ * ".tlz", ".tar.lz", ".tar.lzma" and ".tar" a source archive (what
+ * Python's tarfile and zipfile open). */
+enum ts_dist_kind ts_archive_kind_of(const char *s, size_t len);

@@ -133,76 +133,7 @@ struct priv {
   bool unmet_known;
 };
 
-/* ---- --hash options ----------------------------------------------------
- * A requirement may list several --hash values (pip-compile writes one per
- * file of the pinned version); the chosen file must match any one of them. */
-
-static size_t entry_nsha256(const struct ts_reqfile_entry *e) {
-  size_t n = 0;
-  for (size_t i = 0; e && i < e->nhashes; i++)
-    n += strncmp(e->hashes[i], "sha256:", 7) == 0;
-  return n;
-}
-
-/* The only sha256 a requirement allows, or NULL when it gives none or several. */
-static const char *entry_only_sha256(const struct ts_reqfile_entry *e) {
-  if (entry_nsha256(e) != 1)
-    return NULL;
-  for (size_t i = 0;; i++)
-    if (strncmp(e->hashes[i], "sha256:", 7) == 0)
-      return e->hashes[i] + 7;
-}
-
-static bool entry_allows(const struct ts_reqfile_entry *e, const char *hex) {
-  for (size_t i = 0; hex && i < e->nhashes; i++)
-    if (strncmp(e->hashes[i], "sha256:", 7) == 0 && strcasecmp(e->hashes[i] + 7, hex) == 0)
-      return true;
-  return false;
-}
-
-static const char *entry_name(const struct ts_reqfile_entry *e) {
-  return e->kind == TS_REQFILE_NAMED ? e->req->normalized_name : e->name;
-}
-
-/* The requirement whose --hash values project `name` (normalised) must match. */
-static const struct ts_reqfile_entry *hash_entry(const struct ts_reqfile_entry *const *es,
-                                                 size_t n, const char *name) {
-  for (size_t i = 0; i < n; i++) {
-    const char *en = entry_name(es[i]);
-    if (!es[i]->is_constraint && entry_nsha256(es[i]) && en) {
-      char *norm = ts_name_normalize(en, strlen(en));
-      bool same = norm && strcmp(norm, name) == 0;
-      free(norm);
-      if (same)
-        return es[i];
-    }
-  }
-  return NULL;
-}
-
-/* Whether the file's version is one the requirement accepts (pip filters
- * hashes among the candidates its specifier already let through).  A name
- * that does not parse counts as accepted: the resolver judges it. */
-static bool entry_accepts_file(const struct ts_reqfile_entry *e,
-                               const struct ts_index_file *f) {
-  if (e->kind != TS_REQFILE_NAMED || ts_specset_count(e->req->specifier) == 0)
-    return true;
-  struct ts_error ignore = {0};
-  struct ts_wheel_filename *w = NULL;
-  struct ts_sdist_filename *sd = NULL;
-  const struct ts_version *v = NULL;
-  size_t n = strlen(f->filename);
-  if (ts_wheel_filename_parse(f->filename, n, &w, &ignore) == TS_OK)
-    v = w->version;
-  else if (ts_sdist_filename_parse(f->filename, n, &sd, &ignore) == TS_OK)
-    v = sd->version;
-  bool ok = !v || ts_specset_contains(e->req->specifier, v, TS_PRE_INCLUDE);
-  if (w)
-    ts_wheel_filename_free(w);
-  if (sd)
-    ts_sdist_filename_free(sd);
-  return ok;
-}
+/* ---- --hash options (plan_hashes.c) ---------------------------------- */
 
 /* Compacting a page's files in place: file i moves to slot *k when kept,
  * else it is cleared. */
@@ -224,13 +155,13 @@ static void keep_file(struct ts_index_project *pr, size_t i, size_t *k, bool kee
 static void filter_hashes(struct ts_index_project *pr, const struct ts_reqfile_entry *e) {
   bool any = false;
   for (size_t i = 0; i < pr->nfiles && !any; i++)
-    any = entry_allows(e, pr->files[i].sha256) && entry_accepts_file(e, &pr->files[i]);
+    any = ts_plan_entry_allows(e, pr->files[i].sha256) && ts_plan_entry_accepts_file(e, &pr->files[i]);
   if (!any)
     return;
   size_t k = 0;
   for (size_t i = 0; i < pr->nfiles; i++)
-    keep_file(pr, i, &k, !(pr->files[i].sha256 && !entry_allows(e, pr->files[i].sha256) &&
-                           entry_accepts_file(e, &pr->files[i])));
+    keep_file(pr, i, &k, !(pr->files[i].sha256 && !ts_plan_entry_allows(e, pr->files[i].sha256) &&
+                           ts_plan_entry_accepts_file(e, &pr->files[i])));
   pr->nfiles = k;
 }
 
@@ -293,7 +224,7 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
     for (size_t j = 0; j < nwant; j++) {
       if (rc == TS_OK && res[j].code == TS_OK) {
         const struct ts_reqfile_entry *he =
-            hash_entry(p->entries, p->nentries, res[j].project.name);
+            ts_plan_hash_entry(p->entries, p->nentries, res[j].project.name);
         if (he)
           filter_hashes(&res[j].project, he);
         ts_plan_drop_routed_find_links(p->set, &res[j].project, &p->owner->notes,
@@ -687,7 +618,7 @@ static enum ts_code add_direct(struct priv *p, const struct ts_reqfile_entry *e,
   free(stand_in);
   d->file.url = is_path && strncmp(loc, "file://", 7) != 0 ? file_url_for(loc) : ts_xstrdup(loc);
   /* a --hash of a source is its archive's, checked before the build */
-  const char *h = d->built.wheel ? NULL : entry_only_sha256(e);
+  const char *h = d->built.wheel ? NULL : ts_plan_entry_only_sha256(e);
   d->file.sha256 = h ? ts_xstrdup(h) : NULL;
   d->file.size = -1;
   d->page.res.project.name = ts_xstrdup(d->name);
@@ -1275,6 +1206,26 @@ static void collect_named(struct priv *p, const struct ts_plan_options *o) {
   }
 }
 
+/* The caller's build options, for the sources this resolution builds:
+ * with its rules and host, an environment kept per source for the run,
+ * and the torch the runtime resolution chooses. */
+static void adopt_build_options(struct priv *p, const struct ts_plan_options *o) {
+  p->build = *o->build;
+  p->build.rules = o->rules;
+  p->build.host = o->host;
+  p->build.ignore_host = o->ignore_host;
+  if (!p->build.kept)
+    p->build.kept = p->own_kept = ts_source_build_kept_new();
+  if (!p->build.runtime_torch)
+    p->build.runtime_torch = plan_runtime_torch;
+  if (!o->build->runtime_torch)
+    p->build.target_torch = plan_target_torch;
+  p->build.runtime_ctx = p;
+  p->opts = *o;
+  p->rt.o = &p->opts;
+  p->rt.kept = p->build.kept;
+}
+
 enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                              struct ts_plan_result **out, struct ts_error *err) {
   struct ts_plan_result *r = ts_xcalloc(1, sizeof *r);
@@ -1304,22 +1255,8 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
                                  &r->target->markers, &p->variants, err)) != TS_OK)
     return rc;
   p->builds = o->build != NULL;
-  if (o->build) {
-    p->build = *o->build;
-    p->build.rules = o->rules;
-    p->build.host = o->host;
-    p->build.ignore_host = o->ignore_host;
-    if (!p->build.kept)
-      p->build.kept = p->own_kept = ts_source_build_kept_new();
-    if (!p->build.runtime_torch)
-      p->build.runtime_torch = plan_runtime_torch;
-    if (!o->build->runtime_torch)
-      p->build.target_torch = plan_target_torch;
-    p->build.runtime_ctx = p;
-    p->opts = *o;
-    p->rt.o = &p->opts;
-    p->rt.kept = p->build.kept;
-  }
+  if (o->build)
+    adopt_build_options(p, o);
   p->dry_run = o->dry_run;
   p->rules = o->rules;
   struct ts_index_options io = *o->index;
@@ -1369,13 +1306,13 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
     }
     struct meta prepared = {0};
     if (source && o->dry_run) {
-      src.sha256 = entry_only_sha256(e);
+      src.sha256 = ts_plan_entry_only_sha256(e);
       rc = ts_source_build_metadata(&p->build, r->target, r->idx, &src, &prepared.data,
                                   &prepared.len, &r->build_log, err);
       if (rc != TS_OK)
         break;
     } else if (source) {
-      src.sha256 = entry_only_sha256(e);
+      src.sha256 = ts_plan_entry_only_sha256(e);
       rc = ts_source_build(&p->build, r->target, r->idx, &src, &built, err);
       if (rc != TS_OK) {
         r->build_log = built.log;
@@ -1505,16 +1442,16 @@ enum ts_code ts_plan_resolve(const struct ts_plan_options *o,
       it->direct_url = d->location;
       it->is_path = d->is_path;
       it->built = d->built.wheel ? &d->built : NULL;
-      it->hashed_by = entry_nsha256(d->e) && !it->built ? d->e : NULL;
+      it->hashed_by = ts_plan_entry_nsha256(d->e) && !it->built ? d->e : NULL;
     } else {
-      it->hashed_by = hash_entry(o->entries, o->nentries, x->name);
+      it->hashed_by = ts_plan_hash_entry(o->entries, o->nentries, x->name);
     }
     if (it->hashed_by && x->file) {
       const struct ts_index_file *f = x->file;
-      if (f->sha256 && entry_allows(it->hashed_by, f->sha256))
+      if (f->sha256 && ts_plan_entry_allows(it->hashed_by, f->sha256))
         it->user_sha256 = f->sha256;
       else if (!f->sha256)
-        it->user_sha256 = entry_only_sha256(it->hashed_by);
+        it->user_sha256 = ts_plan_entry_only_sha256(it->hashed_by);
     }
   }
   if (set && !o->ignore_host)
@@ -1616,96 +1553,9 @@ void ts_plan_result_free(struct ts_plan_result *r) {
 
 /* ---- install ----------------------------------------------------------- */
 
-static bool changes(enum ts_resolved_action a) {
+bool ts_plan_action_changes(enum ts_resolved_action a) {
   return a == TS_ACTION_INSTALL || a == TS_ACTION_UPGRADE ||
          a == TS_ACTION_DOWNGRADE || a == TS_ACTION_REINSTALL;
-}
-
-/* A named requirement pinned to one version: == without a wildcard, or ===. */
-static bool pinned(const struct ts_requirement *r) {
-  if (ts_specset_count(r->specifier) != 1)
-    return false;
-  enum ts_spec_op op = ts_specset_op_at(r->specifier, 0);
-  const char *v = ts_specset_version_at(r->specifier, 0);
-  size_t n = strlen(v);
-  return op == TS_OP_ARBITRARY || (op == TS_OP_EQ && !(n >= 2 && !strcmp(v + n - 2, ".*")));
-}
-
-/* " (FILE:LINE)" for a requirements-file entry, "" for the command line. */
-struct where {
-  char s[600];
-};
-static struct where where(const struct ts_reqfile_entry *e) {
-  struct where w = {""};
-  if (e->file)
-    snprintf(w.s, sizeof w.s, " (%s:%u)", e->file, (unsigned)e->line);
-  return w;
-}
-
-enum ts_code ts_plan_check_requirement_hashes(const struct ts_reqfile_entry *const *es,
-                                              size_t n, bool *require_hashes,
-                                              struct ts_error *err) {
-  /* pip turns hash-checking on when any requirement carries a --hash: one
-   * hashed line must not let its unhashed neighbours through. */
-  bool asked = *require_hashes;
-  for (size_t i = 0; i < n && !*require_hashes; i++)
-    *require_hashes = es[i]->nhashes > 0;
-  if (!*require_hashes)
-    return TS_OK;
-  const char *off = asked ? "drop --require-hashes"
-                          : "drop every --hash (one turns hash-checking on, as in pip)";
-  for (size_t i = 0; i < n; i++) {
-    const struct ts_reqfile_entry *e = es[i];
-    if (e->is_constraint || e->nhashes)
-      continue;
-    if (e->file)
-      return ts_error_set(err, TS_E_HASH_MISSING,
-                          "--require-hashes: '%s' (%s line %u) has no --hash; add "
-                          "--hash=sha256:... to it, or %s",
-                          e->text, e->file, e->line, off);
-    return ts_error_set(err, TS_E_HASH_MISSING,
-                        "--require-hashes: '%s' has no --hash; name it in a "
-                        "requirements file with --hash=sha256:..., or %s",
-                        e->text, off);
-  }
-  return TS_OK;
-}
-
-bool ts_plan_item_hash_allowed(const struct ts_plan_item *it, const char *sha256_hex) {
-  return !it->hashed_by || entry_allows(it->hashed_by, sha256_hex);
-}
-
-enum ts_code ts_plan_check_hashes(const struct ts_plan_result *r,
-                                  bool require_hashes, struct ts_error *err) {
-  for (size_t i = 0; r->res && i < r->res->nitems; i++) {
-    const struct ts_plan_item *it = &r->items[i];
-    const struct ts_index_file *f = it->r->file;
-    if (!changes(it->r->action) || !f)
-      continue;
-    /* A missing hash is a gap in the requirements, not a mismatch: exit 1
-     * (pip's status), with the fix in the message. */
-    if (require_hashes && !it->hashed_by)
-      return ts_error_set(err, TS_E_HASH_MISSING,
-                          "--require-hashes: %s %s%s has no --hash; pin every "
-                          "package, dependencies included, with ==VERSION "
-                          "--hash=sha256:... ('torchsolve lock' then 'torchsolve "
-                          "export' writes such a file)",
-                          it->r->name, it->r->version,
-                          it->r->requested ? "" : " (a dependency)");
-    const struct ts_reqfile_entry *e = it->hashed_by;
-    if (require_hashes && e && e->kind == TS_REQFILE_NAMED && !e->req->url &&
-        !pinned(e->req))
-      return ts_error_set(err, TS_E_HASH_MISSING,
-                          "--require-hashes: '%s'%s is not pinned: write %s==%s "
-                          "(pip demands == with hashes)",
-                          e->text, where(e).s, it->r->name, it->r->version);
-    if (e && f->sha256 && !entry_allows(e, f->sha256))
-      return ts_error_set(err, TS_E_HASH,
-                          "%s: the index's sha256 %s matches no --hash of '%s'%s "
-                          "(%zu given)",
-                          f->filename, f->sha256, e->text, where(e).s, entry_nsha256(e));
-  }
-  return TS_OK;
 }
 
 enum ts_code ts_plan_install(struct ts_plan_result *r,
@@ -1724,14 +1574,14 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
                         r->target->python ? r->target->python : "python");
   size_t n = 0;
   for (size_t i = 0; i < r->res->nitems; i++)
-    if (changes(r->res->items[i].action) && r->res->items[i].file)
+    if (ts_plan_action_changes(r->res->items[i].action) && r->res->items[i].file)
       n++;
   if (n == 0)
     return TS_OK;
   struct ts_plan_item **todo = ts_xcalloc(n, sizeof *todo);
   size_t k = 0;
   for (size_t i = 0; i < r->res->nitems; i++)
-    if (changes(r->res->items[i].action) && r->res->items[i].file)
+    if (ts_plan_action_changes(r->res->items[i].action) && r->res->items[i].file)
       todo[k++] = &r->items[i];
   enum ts_code hrc = o->break_system_packages || o->paths || o->save_dir
                          ? TS_OK
@@ -1775,8 +1625,8 @@ enum ts_code ts_plan_install(struct ts_plan_result *r,
       const struct ts_reqfile_entry *e = todo[i]->hashed_by;
       rc = ts_error_set(err, TS_E_HASH,
                         "%s: its sha256 %s matches no --hash of '%s'%s (%zu given)",
-                        fx[i].filename, fx[i].sha256_out, e->text, where(e).s,
-                        entry_nsha256(e));
+                        fx[i].filename, fx[i].sha256_out, e->text, ts_plan_entry_where(e).s,
+                        ts_plan_entry_nsha256(e));
     }
   }
 

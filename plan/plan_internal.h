@@ -188,3 +188,29 @@ const struct ts_marker_env *ts_plan_variants_env(const struct ts_plan_variants *
 enum ts_code ts_plan_check_custom_builds(const struct ts_plan_result *r,
                                          const struct ts_constraint_set *set,
                                          struct ts_error *err);
+
+/* ---- --hash options (plan_hashes.c) ---------------------------------- */
+
+/* How many sha256 values e's --hash options give (e may be NULL). */
+size_t ts_plan_entry_nsha256(const struct ts_reqfile_entry *e);
+/* The only sha256 e allows, or NULL when it gives none or several. */
+const char *ts_plan_entry_only_sha256(const struct ts_reqfile_entry *e);
+/* Whether hex (NULL: no) is one of e's sha256 values, case-insensitive. */
+bool ts_plan_entry_allows(const struct ts_reqfile_entry *e, const char *hex);
+/* The requirement whose --hash values project `name` (normalised) must
+ * match, or NULL. */
+const struct ts_reqfile_entry *ts_plan_hash_entry(const struct ts_reqfile_entry *const *es,
+                                                  size_t n, const char *name);
+/* Whether f's version is one e accepts (pip filters hashes among the
+ * candidates its specifier let through); a name that does not parse
+ * counts as accepted. */
+bool ts_plan_entry_accepts_file(const struct ts_reqfile_entry *e,
+                                const struct ts_index_file *f);
+/* Whether an action installs a file (install, upgrade, downgrade,
+ * reinstall). */
+bool ts_plan_action_changes(enum ts_resolved_action a);
+/* " (FILE:LINE)" for a requirements-file entry, "" for the command line. */
+struct ts_plan_where {
+  char s[600];
+};
+struct ts_plan_where ts_plan_entry_where(const struct ts_reqfile_entry *e);

@@ -89,13 +89,7 @@ static bool looks_like_path(const char *s, size_t len) {
 
 /* pip's ARCHIVE_EXTENSIONS, with its splitext that keeps ".tar.*". */
 static bool is_archive(const char *s, size_t len) {
-  static const char *const ext[] = {
-      ".zip", ".whl", ".tar.bz2", ".tbz", ".tar.xz", ".txz", ".tlz",
-      ".tar.lz", ".tar.lzma", ".tar.gz", ".tgz", ".tar"};
-  for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
-    if (has_suffix_ci(s, len, ext[i]))
-      return true;
-  return false;
+  return ts_archive_kind_of(s, len) != TS_DIST_UNKNOWN;
 }
 
 /* Last path component of a URL's path (query and fragment removed). */

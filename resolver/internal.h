@@ -47,3 +47,10 @@ struct ts_rs_meta {
 enum ts_code ts_rs_meta_parse(const char *data, size_t len,
                               struct ts_rs_meta *out, struct ts_error *err);
 void ts_rs_meta_clear(struct ts_rs_meta *m);
+
+/* --debug-solver: writes the solve to dir as a libsolv testcase
+ * (testcase.c; libsolvext opened only then).  TS_E_UNSUPPORTED without
+ * libsolvext, TS_E_IO when it cannot be written. */
+struct s_Solver;
+enum ts_code ts_rs_write_testcase(struct s_Solver *solv, const char *dir,
+                                  struct ts_error *err);

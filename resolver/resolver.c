@@ -7,7 +7,6 @@
 #include "core/str.h"
 #include "resolver/resolver.h"
 
-#include <dlfcn.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -20,7 +19,6 @@
 #include <solv/repo.h>
 #include <solv/rules.h>
 #include <solv/solver.h>
-#include <solv/testcase.h>
 
 #include "pep/name.h"
 #include "resolver/internal.h"
@@ -481,10 +479,6 @@ static const struct ts_requirement **sorted_reqs(
   }
   free(keys);
   return out;
-}
-
-static int cstr_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static bool python_ok(struct rs *rs, const char *requires_python) {
@@ -1364,7 +1358,7 @@ static enum ts_code load_wanted(struct rs *rs, struct ts_error *err) {
     size_t n = rs->nwant;
     char **names = rs->want;
     /* projects enter the pool in name order, not discovery order */
-    qsort(names, n, sizeof *names, cstr_cmp);
+    qsort(names, n, sizeof *names, ts_strv_cmp);
     rs->want = NULL;
     rs->nwant = 0;
     rs->want_cap = 0;
@@ -1701,10 +1695,6 @@ static int item_cmp(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-static int str_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void collect_result(struct rs *rs, const Queue *cl,
                            struct ts_resolution *res) {
   size_t cap = 0;
@@ -1748,7 +1738,7 @@ static void collect_result(struct rs *rs, const Queue *cl,
       }
     }
     if (it->nextras)
-      qsort(it->extras, it->nextras, sizeof *it->extras, str_cmp);
+      qsort(it->extras, it->nextras, sizeof *it->extras, ts_strv_cmp);
   }
   if (res->nitems)
     qsort(res->items, res->nitems, sizeof *res->items, item_cmp);
@@ -1831,36 +1821,6 @@ int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs) {
   return nprob;
 }
 
-/* --debug-solver: the solve as a libsolv testcase (testsolv replays it).
- * testcase_write lives in libsolvext, which pulls in librpm, Lua, SQLite
- * and eight more libraries: linked, their loading and relocation was 7%
- * of every warm 25 ms run, so it is opened only when asked for. */
-static enum ts_code write_testcase(Solver *solv, const char *dir,
-                                   struct ts_error *err) {
-  void *ext = dlopen("libsolvext.so.1", RTLD_NOW | RTLD_LOCAL);
-  int (*write)(Solver *, const char *, int, const char *, const char *) =
-      NULL;
-  if (ext)
-    *(void **)&write = dlsym(ext, "testcase_write");
-  if (!write) {
-    enum ts_code c = ts_error_set(err, TS_E_UNSUPPORTED,
-                                  "--debug-solver needs libsolvext.so.1 "
-                                  "(libsolv's tools library): %s",
-                                  dlerror());
-    if (ext)
-      dlclose(ext);
-    return c;
-  }
-  int ok = write(solv, dir,
-                 TESTCASE_RESULT_TRANSACTION | TESTCASE_RESULT_PROBLEMS, NULL,
-                 NULL);
-  dlclose(ext);
-  return ok ? TS_OK
-            : ts_error_set(err, TS_E_IO,
-                           "--debug-solver: cannot write a testcase to %s",
-                           dir);
-}
-
 static void add_root_jobs(struct rs *rs) {
   for (size_t tier = 0; tier <= rs->req->npriority; tier++) {
     for (size_t i = 0; i < rs->req->nrequirements; i++) {
@@ -1912,7 +1872,7 @@ static void add_root_jobs(struct rs *rs) {
     up[i] = ts_name_normalize(rs->req->upgrade_packages[i],
                               strlen(rs->req->upgrade_packages[i]));
   if (nup > 1)
-    qsort(up, nup, sizeof *up, cstr_cmp);
+    qsort(up, nup, sizeof *up, ts_strv_cmp);
   for (size_t i = 0; i < nup; i++) {
     /* the project may only show up later, as a dependency: the job names
      * it, so it applies whenever it does */
@@ -2119,7 +2079,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     if (nprob) {
       ts_rs_explain(&rs, solv, &res->why);
       c = req->debug_solver_dir
-              ? write_testcase(solv, req->debug_solver_dir, err)
+              ? ts_rs_write_testcase(solv, req->debug_solver_dir, err)
               : TS_OK;
       solver_free(solv);
       if (c == TS_OK)
@@ -2141,7 +2101,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
     if (!pending.count) {
       collect_result(&rs, &cl, res);
       c = req->debug_solver_dir
-              ? write_testcase(solv, req->debug_solver_dir, err)
+              ? ts_rs_write_testcase(solv, req->debug_solver_dir, err)
               : TS_OK;
       solver_free(solv);
       /* after the answer's solver is gone: it makes solvers of its own */

@@ -18,6 +18,7 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/url.h"
+#include "pep/filename.h"
 #include "pep/metadata.h"
 #include "pep/name.h"
 #include "resolver/resolver.h"
@@ -31,20 +32,9 @@ static bool has_suffix_ci(const char *s, const char *suf) {
   return n >= m && strcasecmp(s + n - m, suf) == 0;
 }
 
-/* pip's source archive extensions (ARCHIVE_EXTENSIONS but .whl): what
- * Python's tarfile and zipfile open, .tar.lzma and .tlz as xz's legacy
- * format. */
+/* pip's source archive extensions (a URL's query and fragment cut). */
 static bool is_sdist_name(const char *s) {
-  static const char *const ext[] = {".tar.gz", ".tgz", ".tar.bz2", ".tbz", ".tar.xz",
-                                    ".txz", ".tlz", ".tar.lz", ".tar.lzma", ".tar",
-                                    ".zip"};
-  size_t end = strcspn(s, "?#");
-  char *p = ts_xstrndup(s, end);
-  bool yes = false;
-  for (size_t i = 0; i < sizeof ext / sizeof ext[0] && !yes; i++)
-    yes = has_suffix_ci(p, ext[i]);
-  free(p);
-  return yes;
+  return ts_archive_kind_of(s, strcspn(s, "?#")) == TS_DIST_SDIST;
 }
 
 bool ts_source_of(const struct ts_reqfile_entry *e, struct ts_source_spec *out) {

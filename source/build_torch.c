@@ -125,16 +125,7 @@ static char *find_nvcc(void) {
       free(p);
     }
   }
-  const char *path = getenv("PATH");
-  for (const char *d = path; d && *d;) {
-    size_t len = strcspn(d, ":");
-    char *p = ts_xasprintf("%.*s/nvcc", (int)len, d);
-    if (len && access(p, X_OK) == 0)
-      return p;
-    free(p);
-    d += len + (d[len] == ':');
-  }
-  return NULL;
+  return ts_proc_find_program("nvcc");
 }
 
 /* "12.6" from nvcc --version's "Cuda compilation tools, release 12.6, ...". */

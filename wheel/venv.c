@@ -65,23 +65,12 @@ static char *absolute(const char *p) {
 static char *find_in_path(const char *name) {
   if (strchr(name, '/'))
     return absolute(name);
-  const char *path = getenv("PATH");
-  if (!path)
-    path = "/usr/local/bin:/usr/bin:/bin";
-  while (*path) {
-    size_t n = strcspn(path, ":");
-    char *c = ts_xasprintf("%.*s/%s", (int)n, path, name);
-    if (access(c, X_OK) == 0) {
-      char *r = absolute(c);
-      free(c);
-      return r;
-    }
-    free(c);
-    path += n;
-    if (*path)
-      path++;
-  }
-  return ts_xasprintf("%s", name);
+  char *found = ts_proc_find_program(name);
+  if (!found)
+    return ts_xstrdup(name);
+  char *r = absolute(found);
+  free(found);
+  return r;
 }
 
 enum ts_code ts_venv_probe_base(const char *python, struct ts_venv_base *out,

@@ -230,3 +230,15 @@ Test(dist, kind)
   cr_assert_eq(ts_dist_kind_of("a-1.tar.bz2", 11), TS_DIST_UNKNOWN);
   cr_assert_eq(ts_dist_kind_of("", 0), TS_DIST_UNKNOWN);
 }
+
+Test(dist, archive_kind)
+{
+  cr_assert_eq(ts_archive_kind_of("a-1-py3-none-any.WHL", 20), TS_DIST_WHEEL);
+  cr_assert_eq(ts_archive_kind_of("a-1.tar.bz2", 11), TS_DIST_SDIST);
+  cr_assert_eq(ts_archive_kind_of("A-1.TGZ", 7), TS_DIST_SDIST);
+  cr_assert_eq(ts_archive_kind_of("a-1.tar.lzma", 12), TS_DIST_SDIST);
+  cr_assert_eq(ts_archive_kind_of("a-1.tar", 7), TS_DIST_SDIST);
+  cr_assert_eq(ts_archive_kind_of("a-1.tar.gz.sig", 14), TS_DIST_UNKNOWN);
+  cr_assert_eq(ts_archive_kind_of("src", 3), TS_DIST_UNKNOWN);
+  cr_assert_eq(ts_archive_kind_of("", 0), TS_DIST_UNKNOWN);
+}
