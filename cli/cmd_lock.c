@@ -408,7 +408,7 @@ static int lock_main(int argc, char **argv, const char **room) {
       .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
       /* a --universal grid lies inside requires-python by construction */
       .project_requires_python = from_project && !universal ? project.requires_python : NULL,
-      .ignore_host = g.ignore_host, .index = &ic.opts, .entries = reqs.all,
+      .ignore_host = g.ignore_host, .variant_force = &g.variant_force, .index = &ic.opts, .entries = reqs.all,
       .nentries = reqs.nall, .resolution = mode, .pre = pre,
       .no_binary = (const char *const *)reqs.binary.no_binary,
       .nno_binary = reqs.binary.nno_binary,

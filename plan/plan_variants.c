@@ -295,6 +295,11 @@ static bool variant_of(const char *filename, char **label, char **version)
 {
   struct ts_wheel_filename *w = NULL;
   *label = *version = NULL;
+  size_t dashes = 0; /* a label makes six parts at least: most names stop here */
+  for (const char *s = filename; *s; s++)
+    dashes += *s == '-';
+  if (dashes < 5)
+    return false;
   if (ts_variant_wheel_filename_parse(filename, strlen(filename), &w, label, NULL) != TS_OK ||
       !*label) {
     ts_wheel_filename_free(w);

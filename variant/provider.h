@@ -63,7 +63,9 @@ void ts_variant_supported_clear(struct ts_variant_supported *s);
 const struct ts_variant_feature *ts_variant_supported_find(const struct ts_variant_supported *s,
                                                            const char *ns,
                                                            const char *feature);
-/* The words of a namespace's facts, or NULL. */
+/* The words of a namespace's facts ("driver CUDA 12.8 (--cuda-driver),
+ * newest GPU sm_arch 89_real"), which explanations quote; NULL when the
+ * host has nothing of that namespace. */
 const char *ts_variant_supported_basis(const struct ts_variant_supported *s, const char *ns);
 
 /* The x86-64 micro-architecture level (1-4) a CPU with these

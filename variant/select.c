@@ -121,7 +121,9 @@ static long value_priority(const struct judge_ctx *c, const struct ts_variant_fe
 }
 
 /* "cuda_version_lower_bound 12.0 ≤ driver 12.8" for the nvidia bounds,
- * "sm_arch 89_real" otherwise. */
+ * "sm_arch 89_real" otherwise; a value not supported says what the host
+ * has ("sm_arch 75_real (this host: driver CUDA 12.8, newest GPU sm_arch
+ * 61_real)"). */
 static char *words(const struct judge_ctx *c, const char *ns, const char *feature,
                    const char *value, bool ok)
 {
@@ -132,7 +134,9 @@ static char *words(const struct judge_ctx *c, const char *ns, const char *featur
     return ts_xasprintf("%s::%s %s %s driver %s", ns, feature, value, ok ? "≤" : ">", drv);
   if (strcmp(ns, "nvidia") == 0 && drv && strcmp(feature, "cuda_version_upper_bound") == 0)
     return ts_xasprintf("%s::%s %s %s driver %s", ns, feature, value, ok ? ">" : "≤", drv);
-  return ts_xasprintf("%s::%s %s", ns, feature, value);
+  const char *basis = ok ? NULL : ts_variant_supported_basis(c->host, ns);
+  return ts_xasprintf("%s::%s %s%s%s%s", ns, feature, value, basis ? " (this host: " : "",
+                      basis ? basis : "", basis ? ")" : "");
 }
 
 /* Appends ", owned" (or owned) to the list *s; takes owned. */
