@@ -11,43 +11,23 @@
 #include "cli/index_options.h"
 #include "cli/usage.h"
 #include "core/alloc.h"
-#include "core/clock.h"
-#include "core/fs.h"
-#include "index/simple.h"
 #include "index/client.h"
+#include "index/page_file.h"
+#include "index/project_json.h"
+#include "index/torch_route.h"
 #include "index/url.h"
-
-#define MAX_LIST 64
 
 struct index_args {
   struct ts_index_cli cli;
-  const char *variants[MAX_LIST];
+  const char *variants[TS_INDEX_TORCH_ROUTE_MAX];
   size_t nvariants;
-  const char *tprojects[MAX_LIST];
-  size_t ntprojects;
-  char *variant_urls[MAX_LIST];
+  struct ts_index_torch_route route;
   struct ts_index *idx;
   bool json, stats;
   const char *sha256, *metadata_sha256, *output;
   bool metadata_flag, progress;
   long repeat;
 };
-
-static const char *const default_torch_projects[] = {
-    "torch", "torchvision", "torchaudio", "triton", "pytorch-triton-rocm", "pytorch-triton-xpu"};
-
-static size_t route_cb(void *ctx, const char *name, const char **urls, size_t max) {
-  struct index_args *a = ctx;
-  bool routed = false;
-  for (size_t i = 0; i < a->ntprojects && !routed; i++)
-    routed = strcmp(a->tprojects[i], name) == 0;
-  if (!routed)
-    return 0;
-  size_t n = 0;
-  for (size_t i = 0; i < a->nvariants && n < max; i++)
-    urls[n++] = a->variant_urls[i];
-  return n;
-}
 
 /* Parses options into a; positional arguments are collected in pos. */
 static int parse_args(int argc, char **argv, struct index_args *a, const char **pos,
@@ -69,13 +49,13 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
       ts_cli_index_help(stdout);
       return 1;
     } else if (TAKE("--torch-variant")) {
-      if (a->nvariants == MAX_LIST)
+      if (a->nvariants == TS_INDEX_TORCH_ROUTE_MAX)
         return ts_cli_usage_error("index", "too many --torch-variant");
       a->variants[a->nvariants++] = v;
     } else if (TAKE("--torch-project")) {
-      if (a->ntprojects == MAX_LIST)
+      if (a->route.nprojects == TS_INDEX_TORCH_ROUTE_MAX)
         return ts_cli_usage_error("index", "too many --torch-project");
-      a->tprojects[a->ntprojects++] = v;
+      a->route.projects[a->route.nprojects++] = v;
     } else if (TAKE("-o") || TAKE("--output")) {
       a->output = v;
     } else if (TAKE("--repeat")) {
@@ -107,13 +87,10 @@ static int parse_args(int argc, char **argv, struct index_args *a, const char **
   }
   if (ts_index_cli_finish(&a->cli, "index") < 0)
     return 2;
-  if (!a->ntprojects) {
-    for (size_t i = 0; i < sizeof default_torch_projects / sizeof default_torch_projects[0]; i++)
-      a->tprojects[a->ntprojects++] = default_torch_projects[i];
-  }
+  ts_index_torch_route_default_projects(&a->route);
   if (a->nvariants) {
-    a->cli.opts.route = route_cb;
-    a->cli.opts.route_ctx = a;
+    a->cli.opts.route = ts_index_torch_route;
+    a->cli.opts.route_ctx = &a->route;
   }
   return 0;
 }
@@ -125,37 +102,6 @@ static void print_stats(const struct index_args *a) {
   fprintf(stderr, "stats: %llu requests, %llu bytes, %llu retries, %llu not modified\n",
           (unsigned long long)s.requests, (unsigned long long)s.bytes,
           (unsigned long long)s.retries, (unsigned long long)s.not_modified);
-}
-
-static cJSON *file_json(const struct ts_index_file *f) {
-  cJSON *o = cJSON_CreateObject();
-  char *u = ts_url_redact(f->url);
-  cJSON_AddStringToObject(o, "filename", f->filename);
-  cJSON_AddStringToObject(o, "url", u);
-  free(u);
-  if (f->sha256)
-    cJSON_AddStringToObject(o, "sha256", f->sha256);
-  else
-    cJSON_AddNullToObject(o, "sha256");
-  if (f->requires_python)
-    cJSON_AddStringToObject(o, "requires_python", f->requires_python);
-  else
-    cJSON_AddNullToObject(o, "requires_python");
-  /* PEP 691: the reason, or true; never "" (falsy for most readers) */
-  if (f->yanked && f->yanked_reason && f->yanked_reason[0])
-    cJSON_AddStringToObject(o, "yanked", f->yanked_reason);
-  else if (f->yanked)
-    cJSON_AddTrueToObject(o, "yanked");
-  else
-    cJSON_AddFalseToObject(o, "yanked");
-  cJSON_AddBoolToObject(o, "has_metadata", f->has_metadata);
-  if (f->metadata_sha256)
-    cJSON_AddStringToObject(o, "metadata_sha256", f->metadata_sha256);
-  if (f->size >= 0)
-    cJSON_AddNumberToObject(o, "size", (double)f->size);
-  if (f->upload_time)
-    cJSON_AddStringToObject(o, "upload_time", f->upload_time);
-  return o;
 }
 
 static int cmd_fetch(struct index_args *a, const char **names, size_t n) {
@@ -177,31 +123,25 @@ static int cmd_fetch(struct index_args *a, const char **names, size_t n) {
           status = s;
         continue;
       }
-      char *iu = ts_url_redact(r->project.index_url);
       if (arr) {
-        cJSON *p = cJSON_CreateObject();
-        cJSON_AddStringToObject(p, "name", r->project.name);
-        cJSON_AddStringToObject(p, "index", iu);
-        cJSON *fs = cJSON_AddArrayToObject(p, "files");
-        for (size_t k = 0; k < r->project.nfiles; k++)
-          cJSON_AddItemToArray(fs, file_json(&r->project.files[k]));
-        cJSON_AddItemToArray(arr, p);
-      } else {
-        printf("%s: %zu files from %s\n", r->project.name, r->project.nfiles, iu);
-        for (size_t k = 0; k < r->project.nfiles; k++) {
-          const struct ts_index_file *f = &r->project.files[k];
-          printf("  %s sha256=%s metadata=%s", f->filename, f->sha256 ? f->sha256 : "-",
-                 f->has_metadata ? (f->metadata_sha256 ? "pep658+hash" : "pep658") : "no");
-          if (f->requires_python)
-            printf(" requires-python=%s", f->requires_python);
-          /* the reason is free text from the publisher: quoted, so that it
-           * cannot be read as another field */
-          if (f->yanked && f->yanked_reason && f->yanked_reason[0])
-            printf(" yanked=\"%s\"", f->yanked_reason);
-          else if (f->yanked)
-            printf(" yanked");
-          putchar('\n');
-        }
+        cJSON_AddItemToArray(arr, ts_index_project_json(&r->project));
+        continue;
+      }
+      char *iu = ts_url_redact(r->project.index_url);
+      printf("%s: %zu files from %s\n", r->project.name, r->project.nfiles, iu);
+      for (size_t k = 0; k < r->project.nfiles; k++) {
+        const struct ts_index_file *f = &r->project.files[k];
+        printf("  %s sha256=%s metadata=%s", f->filename, f->sha256 ? f->sha256 : "-",
+               f->has_metadata ? (f->metadata_sha256 ? "pep658+hash" : "pep658") : "no");
+        if (f->requires_python)
+          printf(" requires-python=%s", f->requires_python);
+        /* the reason is free text from the publisher: quoted, so that it
+         * cannot be read as another field */
+        if (f->yanked && f->yanked_reason && f->yanked_reason[0])
+          printf(" yanked=\"%s\"", f->yanked_reason);
+        else if (f->yanked)
+          printf(" yanked");
+        putchar('\n');
       }
       free(iu);
     }
@@ -258,41 +198,19 @@ static int cmd_metadata(struct index_args *a, const char **pos, size_t n) {
 static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
   if (!n)
     return ts_cli_usage_error("index", "parse wants page files");
-  uint64_t bytes = 0, files = 0;
-  double t = 0;
+  struct ts_index_page_parse acc = {0};
   for (size_t i = 0; i < n; i++) {
-    struct ts_buf b;
-    ts_buf_init(&b, TS_CAP_INDEX_PAGE);
     struct ts_error err = {0};
-    if (ts_fs_read_file(pos[i], &b, &err)) {
-      ts_buf_clear(&b);
+    if (ts_index_parse_page_file(pos[i], a->cli.opts.index_url, a->repeat, &acc, &err))
       return ts_cli_report(&err);
-    }
-    size_t l = strlen(pos[i]);
-    bool json = l > 5 && strcmp(pos[i] + l - 5, ".json") == 0;
-    const char *url = a->cli.opts.index_url ? a->cli.opts.index_url : "https://example.invalid/simple/p/";
-    for (long r = 0; r < a->repeat; r++) {
-      struct ts_index_project p;
-      double t0 = ts_now_ms();
-      enum ts_code c = json ? ts_index_parse_json(b.data, b.len, url, "p", &p, &err)
-                            : ts_index_parse_html(b.data, b.len, url, "p", &p, &err);
-      t += (ts_now_ms() - t0) / 1e3;
-      if (c) {
-        ts_buf_clear(&b);
-        return ts_cli_report(&err);
-      }
-      bytes += b.len;
-      files += p.nfiles;
-      if (r == 0 && !a->stats)
-        printf("%s: %zu files\n", pos[i], p.nfiles);
-      ts_index_project_clear(&p);
-    }
-    ts_buf_clear(&b);
+    if (!a->stats)
+      printf("%s: %zu files\n", pos[i], acc.nfiles);
   }
+  double t = acc.seconds;
   if (a->stats)
     fprintf(stderr, "parse: %llu bytes, %llu files in %.3f s: %.1f MB/s, %.0f files/s\n",
-            (unsigned long long)bytes, (unsigned long long)files, t,
-            t > 0 ? (double)bytes / t / 1e6 : 0.0, t > 0 ? (double)files / t : 0.0);
+            (unsigned long long)acc.bytes, (unsigned long long)acc.files, t,
+            t > 0 ? (double)acc.bytes / t / 1e6 : 0.0, t > 0 ? (double)acc.files / t : 0.0);
   return 0;
 }
 
@@ -350,8 +268,8 @@ int ts_cmd_index(int argc, char **argv) {
     return ts_cli_usage_error("index", "unknown subcommand '%s'", argv[1]);
   }
   a->idx = ts_index_new(&a->cli.opts, &err);
-  for (size_t i = 0; a->idx && i < a->nvariants; i++)
-    a->variant_urls[i] = ts_index_torch_url(a->idx, a->variants[i]);
+  if (a->idx)
+    ts_index_torch_route_set_variants(&a->route, a->idx, a->variants, a->nvariants);
   if (!a->idx)
     status = ts_cli_report(&err);
   else if (strcmp(argv[1], "fetch") == 0)
@@ -363,8 +281,7 @@ int ts_cmd_index(int argc, char **argv) {
   else
     status = cmd_download(a, pos, npos);
   print_stats(a);
-  for (size_t i = 0; i < a->nvariants; i++)
-    free(a->variant_urls[i]);
+  ts_index_torch_route_clear(&a->route);
   ts_index_free(a->idx);
   free(a);
   free(pos);

@@ -285,8 +285,8 @@ static int install_or_download(int argc, char **argv, bool download) {
     return status;
   }
   ts_plan_request_settle(&q);
-  /* Index settings from requirements files fill what flags did not set. */
-  ts_index_cli_apply_reqfile(&ic, &a.reqs.rf);
+  /* A file's -i replaces the flag's; its other index lines add (pip). */
+  ts_index_cli_apply_reqfile(&ic, &a.reqs.rf, NULL);
   q.pre |= a.reqs.rf.pre;
   q.require_hashes |= a.reqs.rf.require_hashes;
   q.prefer_binary |= a.reqs.rf.prefer_binary;

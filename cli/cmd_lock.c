@@ -351,18 +351,12 @@ static int lock_main(int argc, char **argv, const char **room) {
     ts_build_cli_free(&bc);
     return status;
   }
-  ts_index_cli_apply_reqfile(&ic, &reqs.rf);
+  ts_index_cli_apply_reqfile(&ic, &reqs.rf, from_project ? project.index_url : NULL);
   if (from_project && project.torch_index_url && !ic.opts.torch_index_url)
     ic.opts.torch_index_url = project.torch_index_url; /* the flag wins */
   pre = pre || reqs.rf.pre;
-  if (ts_index_cli_finish(&ic, "lock") < 0) {
-    ts_project_clear(&project);
-    ts_cli_reqs_free(&reqs);
-    ts_build_cli_free(&bc);
-    return 2;
-  }
-
-  if ((status = ts_cli_reqs_collect(&reqs, "lock", "lock")) != 0) {
+  status = ts_index_cli_finish(&ic, "lock") < 0 ? 2 : ts_cli_reqs_collect(&reqs, "lock", "lock");
+  if (status) {
     ts_project_clear(&project);
     ts_cli_reqs_free(&reqs);
     ts_build_cli_free(&bc);
@@ -397,6 +391,10 @@ static int lock_main(int argc, char **argv, const char **room) {
     requires_python = requires_python ? requires_python : previous->requires_python;
     envs = (const char **)previous->environments;
     nenvs = previous->nenvironments;
+  }
+  if (check && !nprofile_args && relock.nprofile_args) { /* and a fleet lock's profiles */
+    profile_args = (const char **)relock.profile_args;
+    nprofile_args = relock.nprofile_args;
   }
   struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
   char *cache = ts_index_cli_cache_root(&ic);

@@ -24,6 +24,8 @@ static void usage(FILE *out) {
           "  DIR/whl/VARIANT/NAME/                   PyTorch builds (cu126, rocm6.4,\n"
           "                                          cpu...) for --torch-index-url\n"
           "  DIR/files/WHEEL.metadata                each wheel's METADATA (PEP 658)\n"
+          "  DIR/files/NAME-VER-variants.json        PEP 825 variant metadata of a\n"
+          "                                          release with variant wheels\n"
           "  DIR/pylock.toml                         the lock, its files in DIR/files\n"
           "  DIR/README.md                           how to serve and use it\n"
           "A file already in DIR with the lock's hash is not fetched again, and an\n"

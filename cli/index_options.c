@@ -256,10 +256,12 @@ int ts_index_cli_finish(struct ts_index_cli *o, const char *command) {
   return 0;
 }
 
-void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
-                                const struct ts_reqfile *rf) {
-  if (!o->opts.index_url && rf->index_url)
+void ts_index_cli_apply_reqfile(struct ts_index_cli *o, const struct ts_reqfile *rf,
+                                const char *default_index_url) {
+  if (rf->index_url)
     o->opts.index_url = rf->index_url;
+  else if (!o->opts.index_url)
+    o->opts.index_url = default_index_url;
   if (rf->no_index)
     o->opts.no_index = true;
   for (size_t i = 0; i < rf->nextra_index_urls &&

@@ -79,9 +79,13 @@ char *ts_index_cli_cache_root(const struct ts_index_cli *o);
 /* The same from the options alone. */
 char *ts_index_options_cache_root(const struct ts_index_options *o);
 
-/* Index lines of requirements files (-i, --extra-index-url, --no-index,
- * -f) fill what the flags did not set, as pip does.  Call before finish;
- * the strings stay owned by rf, which must outlive o. */
+/* Index lines of requirements files, as pip reads them: a file's -i
+ * replaces the flags' index URL (so PyTorch's own install line,
+ * --index-url .../whl/cu126, names its build and server), and
+ * --extra-index-url, --no-index and -f add to the flags'; without
+ * either, default_index_url (a project's [tool.torchsolve] index-url; may be
+ * NULL).  Call before finish; the strings stay owned by rf and the caller,
+ * who must let them outlive o. */
 struct ts_reqfile;
-void ts_index_cli_apply_reqfile(struct ts_index_cli *o,
-                                const struct ts_reqfile *rf);
+void ts_index_cli_apply_reqfile(struct ts_index_cli *o, const struct ts_reqfile *rf,
+                                const char *default_index_url);

@@ -46,8 +46,6 @@ int ts_cli_reqs_add_project(struct ts_cli_reqs *r, const char *command,
     for (size_t i = 0; i < set->nrequires && !status; i++)
       status = add_arg(r, command, set->requires[i], false);
   }
-  if (p->index_url && !r->rf.index_url)
-    r->rf.index_url = ts_xstrdup(p->index_url);
   for (size_t i = 0; i < p->nextra_index_urls; i++) {
     r->rf.extra_index_urls = ts_xreallocarray(r->rf.extra_index_urls,
                                               r->rf.nextra_index_urls + 1,

@@ -29,9 +29,10 @@ int ts_cli_reqs_add_arg(struct ts_cli_reqs *r, const char *command, const char *
  * error's exit status. */
 int ts_cli_reqs_add_editable(struct ts_cli_reqs *r, const char *command, const char *dir);
 /* A project's requirements (request/pyproject.h): its dependencies, then each
- * extra's and group's, as REQ arguments; its [tool.torchsolve] index-url
- * and extra-index-url as a requirements file's lines.  0, or the usage
- * error's exit status. */
+ * extra's and group's, as REQ arguments; its [tool.torchsolve]
+ * extra-index-url as a requirements file's lines (its index-url is a
+ * default below the flags and the files, which the caller applies).  0, or
+ * the usage error's exit status. */
 int ts_cli_reqs_add_project(struct ts_cli_reqs *r, const char *command,
                             const struct ts_project *p);
 /* -r FILE (constraint false) or -c FILE: 0, or the error's exit status. */

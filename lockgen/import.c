@@ -133,6 +133,30 @@ static char *marker_of(struct uv_pkg *p) {
   return ts_buf_take(&b, NULL);
 }
 
+/* The marker of p's entry: where it is reached, within the forks uv
+ * locked it for (its `resolution-markers`, or-ed), so that a name locked
+ * at two versions keeps each under its own fork even where uv left the
+ * fork implied on an edge.  NULL: everywhere. */
+static char *entry_marker(struct uv_pkg *p) {
+  char *reached = marker_of(p);
+  const struct ts_toml_value *forks = ts_toml_get(p->t, "resolution-markers");
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  for (size_t i = 0; forks && forks->type == TS_TOML_ARRAY && i < forks->nitems; i++)
+    if (forks->items[i]->type == TS_TOML_STRING) {
+      bool paren = forks->nitems > 1 && strstr(forks->items[i]->str, " or ");
+      ts_buf_xprintf(&b, "%s%s%s%s", b.len ? " or " : "", paren ? "(" : "",
+                     forks->items[i]->str, paren ? ")" : "");
+    }
+  char *fork = ts_buf_take(&b, NULL);
+  char *out = !fork[0] || (reached && strstr(reached, fork)) ? reached
+                                                              : ts_fleet_marker_and(reached, fork);
+  if (out != reached)
+    free(reached);
+  free(fork);
+  return out;
+}
+
 /* "sha256:HEX" -> HEX; NULL for another algorithm. */
 static const char *sha256_of(const struct ts_toml_value *f) {
   const char *h = str_of(f, "hash");
@@ -182,7 +206,7 @@ static enum ts_code add_entry(struct ts_pylock *lock, struct uv_pkg *p,
   if (!e)
     return ts_error_set(err, TS_E_PARSE, "%s: package '%s' is no valid entry", w->path,
                         p->name);
-  e->marker = marker_of(p);
+  e->marker = entry_marker(p);
   const struct ts_toml_value *src = ts_toml_get(p->t, "source");
   const char *registry = str_of(src, "registry"), *git = str_of(src, "git");
   const char *dir = str_of(src, "directory") ? str_of(src, "directory") : str_of(src, "editable");

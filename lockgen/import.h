@@ -10,7 +10,9 @@
  *     workspace's projects (source virtual or editable) becomes an entry
  *     with the marker under which it is reached: the or, over the paths
  *     from a project, of the and of the dependency markers along each
- *     ("sys_platform == 'linux'"); a project's optional dependencies add
+ *     ("sys_platform == 'linux'"), and-ed with the package's own
+ *     `resolution-markers` (or-ed) when uv forked, so that a name locked
+ *     at two versions keeps each under its fork; a project's optional dependencies add
  *     "'EXTRA' in extras", its dev dependencies "'GROUP' in
  *     dependency_groups" (uv's `dev` group the default one), as PEP 751
  *     writes them.  A registry package keeps its index, wheels and sdist

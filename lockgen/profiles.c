@@ -216,6 +216,43 @@ static char *simplify_condition(const bool *members, size_t n, void *ctx) {
   return ts_buf_take(&b, NULL);
 }
 
+/* ":cc=8.9,9.0" or ":gfx=gfx942" from a recorded profile's GPU-target
+ * facts ("__cc_8.9"; "__gfx942"): those starting with prefix, skip bytes
+ * of it dropped; nothing when it has none. */
+static void put_targets(struct ts_buf *b, const struct ts_pylock_profile *p, const char *key,
+                        const char *prefix, size_t skip) {
+  size_t k = 0;
+  for (size_t i = 0; i < p->nhost_facts; i++)
+    if (strncmp(p->host_facts[i].key, prefix, strlen(prefix)) == 0)
+      ts_buf_xprintf(b, "%s%s", k++ ? "," : key, p->host_facts[i].key + skip);
+}
+
+char **ts_profile_args_of_lock(const struct ts_pylock *lock, size_t *n) {
+  *n = 0;
+  for (size_t i = 0; i < lock->nprofiles; i++)
+    if (!lock->profiles[i].backend)
+      return NULL;
+  if (!lock->nprofiles)
+    return NULL;
+  char **args = ts_xcalloc(lock->nprofiles, sizeof *args);
+  for (size_t i = 0; i < lock->nprofiles; i++) {
+    const struct ts_pylock_profile *p = &lock->profiles[i];
+    char *own = ts_name_normalize(p->backend, strlen(p->backend));
+    struct ts_buf b;
+    ts_buf_init(&b, 0);
+    if (strcmp(own, p->name) != 0)
+      ts_buf_xprintf(&b, "%s=", p->name);
+    ts_buf_xprintf(&b, "%s", p->backend);
+    free(own);
+    static const struct { const char *key, *prefix; size_t skip; } targets[] = {
+        {":cc=", "__cc_", 5}, {":gfx=", "__gfx", 2}};
+    for (size_t t = 0; t < 2; t++)
+      put_targets(&b, p, targets[t].key, targets[t].prefix, targets[t].skip);
+    args[(*n)++] = ts_buf_take(&b, NULL);
+  }
+  return args;
+}
+
 /* The lock's own facts of one profile's lock become the profile's. */
 static enum ts_code add_profile(struct ts_pylock *fleet, const struct ts_profile *p,
                                 const struct ts_pylock *one, struct ts_error *err) {

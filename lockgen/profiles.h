@@ -66,6 +66,13 @@ enum ts_code ts_profile_parse(const char *text, const struct ts_rules *rules,
                               struct ts_profile *out, struct ts_error *err);
 void ts_profile_clear(struct ts_profile *p);
 
+/* The --profile texts that lock again the profiles `lock` records (its
+ * default first): "[LABEL=]BACKEND[:cc=...][:gfx=...]" from each profile's
+ * backend and its recorded GPU targets, so that `lock --check` of a fleet
+ * lock needs no --profile repeated.  *n of them, malloc'd (ts_strv_free);
+ * NULL when the lock has no profiles or one without a backend. */
+char **ts_profile_args_of_lock(const struct ts_pylock *lock, size_t *n);
+
 /* The machine a profile stands for: base's machine, OS and glibc (the
  * lock's target; base may be NULL) with the profile's GPU facts.  The
  * caller clears *out with ts_host_clear. */

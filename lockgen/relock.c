@@ -8,6 +8,8 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/str.h"
+#include "lockgen/profiles.h"
 #include "pep/name.h"
 
 static bool named(const char *name, const char *const *list, size_t n) {
@@ -36,12 +38,14 @@ enum ts_code ts_relock_read(const char *path, const char *const *upgrade, size_t
     if (p->version && !named(p->name, upgrade, nupgrade))
       out->prefs[out->nprefs++] = (struct ts_resolver_preference){p->name, p->version};
   }
+  out->profile_args = ts_profile_args_of_lock(l, &out->nprofile_args);
   return TS_OK;
 }
 
 void ts_relock_clear(struct ts_relock *r) {
   ts_pylock_free(r->previous);
   free(r->prefs);
+  ts_strv_free(r->profile_args, r->nprofile_args);
   memset(r, 0, sizeof *r);
 }
 

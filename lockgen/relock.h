@@ -22,6 +22,9 @@ struct ts_relock {
   struct ts_pylock *previous;               /* NULL: no lock there yet */
   struct ts_resolver_preference *prefs;     /* strings into previous */
   size_t nprefs;
+  char **profile_args; /* previous's profiles as --profile texts
+                          (ts_profile_args_of_lock), NULL when none */
+  size_t nprofile_args;
 };
 
 /* Reads the lock at path when the file exists (none is no error) and

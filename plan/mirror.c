@@ -15,11 +15,14 @@
 #include "core/sha256.h"
 #include "core/str.h"
 #include "index/url.h"
+#include "pep/filename.h"
+#include "pep/name.h"
+#include "variant/label.h"
 
 struct mfile {
   char *name;       /* the file name */
   char *source;     /* its URL (a path of the lock made file://) */
-  const char *sha256;
+  char *sha256;
   const char *requires_python;
   const char *project;
   char *variant;    /* "cu126" when it came from a PyTorch-style variant
@@ -75,11 +78,88 @@ static void add_file(struct mirror *m, const struct ts_pylock_package *pkg,
                                : ts_xasprintf("file://%s/%s", lock_dir, f->path);
   m->v = ts_xreallocarray(m->v, m->n + 1, sizeof *m->v);
   m->v[m->n++] = (struct mfile){.name = name, .source = source,
-                                .sha256 = ts_pylock_file_sha256(f),
+                                .sha256 = ts_pylock_file_sha256(f) ? ts_xstrdup(ts_pylock_file_sha256(f)) : NULL,
                                 .requires_python = pkg->requires_python,
                                 .project = pkg->name, .variant = variant_of(pkg->index),
                                 .wheel = ends_with(name, ".whl"),
                                 .size = f->size};
+}
+
+/* True when the package locks a PEP 825 variant wheel (a label after the
+ * platform tag). */
+static bool locks_variant_wheel(const struct ts_pylock_package *pkg) {
+  bool any = false;
+  for (size_t k = 0; k < pkg->nwheels && !any; k++) {
+    char *name = ts_pylock_file_decoded_name(&pkg->wheels[k]);
+    struct ts_wheel_filename *w = NULL;
+    char *label = NULL;
+    any = name && ts_variant_wheel_filename_parse(name, strlen(name), &w, &label, NULL) == TS_OK &&
+          label;
+    ts_wheel_filename_free(w);
+    free(label);
+    free(name);
+  }
+  return any;
+}
+
+/* "NAME-VERSION-variants.json" of this package (the name compared as PEP 503). */
+static bool is_variants_json(const char *filename, const char *name, const char *version) {
+  static const char suffix[] = "-variants.json";
+  size_t n = strlen(filename), sl = sizeof suffix - 1, vl = strlen(version);
+  if (n <= sl + vl + 1 || strcmp(filename + n - sl, suffix) != 0)
+    return false;
+  const char *ver = filename + n - sl - vl;
+  if (strncmp(ver, version, vl) != 0 || ver[-1] != '-')
+    return false;
+  char *got = ts_name_normalize(filename, (size_t)(ver - 1 - filename));
+  char *want = ts_name_normalize(name, strlen(name));
+  bool ok = got && want && strcmp(got, want) == 0;
+  free(got);
+  free(want);
+  return ok;
+}
+
+/* A package with variant wheels: its release's variants.json, which PEP 825
+ * puts on the same index page (the lock does not carry it), joins the
+ * mirror's files, so that an install against the mirror chooses among the
+ * variants as against the origin. */
+static enum ts_code add_variants_json(struct mirror *m, struct ts_index *idx,
+                                      const struct ts_pylock_package *pkg, struct ts_error *err) {
+  if (!pkg->nwheels || !locks_variant_wheel(pkg))
+    return TS_OK;
+  if (!pkg->index || !pkg->version)
+    return ts_error_set(err, TS_E_INVALID,
+                        "%s: the lock has variant wheels but no index (or version) to read "
+                        "their variants.json from; lock it again with this torchsolve",
+                        pkg->name);
+  const char *urls[] = {pkg->index};
+  struct ts_index_result res = {0};
+  enum ts_code rc = ts_index_fetch_project_from(idx, pkg->name, urls, 1, &res, err);
+  if (rc == TS_OK && res.code != TS_OK) {
+    *err = res.err;
+    rc = res.code;
+  }
+  const struct ts_index_file *json = NULL;
+  for (size_t i = 0; rc == TS_OK && i < res.project.nfiles && !json; i++)
+    if (is_variants_json(res.project.files[i].filename, pkg->name, pkg->version))
+      json = &res.project.files[i];
+  if (rc == TS_OK && (!json || !json->sha256))
+    rc = ts_error_set(err, TS_E_NOT_FOUND,
+                      "%s %s has variant wheels but %s/%s/ lists no %s-%s-variants.json%s",
+                      pkg->name, pkg->version, pkg->index, pkg->name, pkg->name, pkg->version,
+                      json ? " with a sha256" : "");
+  bool seen = false;
+  for (size_t i = 0; rc == TS_OK && i < m->n && !seen; i++)
+    seen = strcmp(m->v[i].name, json->filename) == 0;
+  if (rc == TS_OK && !seen) {
+    m->v = ts_xreallocarray(m->v, m->n + 1, sizeof *m->v);
+    m->v[m->n++] = (struct mfile){.name = ts_xstrdup(json->filename),
+                                  .source = ts_xstrdup(json->url),
+                                  .sha256 = ts_xstrdup(json->sha256), .project = pkg->name,
+                                  .variant = variant_of(pkg->index), .size = json->size};
+  }
+  ts_index_project_clear(&res.project);
+  return rc;
 }
 
 static bool has_sha256(const char *path, const char *want) {
@@ -385,7 +465,8 @@ static const char readme[] =
     "Written by `torchsolve mirror LOCK DIR`: every file the lock references (all\n"
     "its GPU profiles and environments), checked against the lock's sha256, and a\n"
     "static index of exactly those files.\n\n"
-    "- `files/`: the wheels and sdists, each wheel's METADATA beside it (PEP 658)\n"
+    "- `files/`: the wheels and sdists, each wheel's METADATA beside it (PEP 658),\n"
+    "  and the `NAME-VERSION-variants.json` of releases with variant wheels (PEP 825)\n"
     "- `simple/`: the index, PEP 503 HTML (`index.html`) and PEP 691 JSON\n"
     "  (`index.json`) for the root and each project\n"
     "- `whl/VARIANT/`: the PyTorch server's builds (cu126, rocm6.4, cpu...) where\n"
@@ -421,8 +502,11 @@ enum ts_code ts_plan_mirror(const char *lock_path, const char *dir, struct ts_in
       add_file(&m, p, p->sdist, abs ? abs : ".");
     out->nskipped += !p->nwheels && !p->sdist;
   }
+  for (size_t i = 0; i < lock->npackages && rc == TS_OK; i++)
+    rc = add_variants_json(&m, idx, &lock->packages[i], err);
   out->nfiles = m.n;
-  rc = ts_fs_mkdirs(m.files_dir, err);
+  if (rc == TS_OK)
+    rc = ts_fs_mkdirs(m.files_dir, err);
   if (rc == TS_OK)
     rc = fetch_all(&m, idx, out, err);
   if (rc == TS_OK)
@@ -440,6 +524,7 @@ enum ts_code ts_plan_mirror(const char *lock_path, const char *dir, struct ts_in
   for (size_t i = 0; i < m.n; i++) {
     free(m.v[i].name);
     free(m.v[i].source);
+    free(m.v[i].sha256);
     free(m.v[i].variant);
   }
   free(m.v);

@@ -8,6 +8,10 @@
  * with that hash is not fetched again, and an interrupted download keeps
  * its .part, resumed by the next run.  Beside them:
  *   DIR/files/WHEEL.metadata       PEP 658, each wheel's METADATA
+ *   DIR/files/NAME-VERSION-variants.json  PEP 825, for a package with
+ *                                  variant wheels: read from the page of
+ *                                  its index (the lock does not carry it)
+ *                                  and linked from the mirror's pages
  *   DIR/simple/index.html|.json    the root page (PEP 503 HTML, PEP 691 JSON)
  *   DIR/simple/NAME/index.html|.json  each project's files, relative links
  *   DIR/pylock.toml                the lock, its files as paths into files/

@@ -97,6 +97,15 @@ expect "install -i .../whl/cpu" 2.13.0+cpu
 printf -- '--extra-index-url %s/cu126\ntorch\n' "$W" >"$work/req.txt"
 run -r "$work/req.txt" || { cat "$work/err"; ts_fail "-r with --extra-index-url .../whl/cu126"; }
 expect "requirements file --extra-index-url .../whl/cu126" 2.13.0+cu126
+# pip: a file's --index-url replaces the command line's -i (PyTorch's own
+# install line in a requirements file names the build and the server)
+printf -- '--index-url %s/cu126\ntorch\n' "$W" >"$work/req-i.txt"
+run -r "$work/req-i.txt" || { cat "$work/err"; ts_fail "-i simple -r (--index-url .../whl/cu126)"; }
+expect "-i simple, requirements file --index-url .../whl/cu126" 2.13.0+cu126
+grep -q "$W/cu126\$" "$work/out" || { cat "$work/out"; ts_fail "-r --index-url whl/cu126: another server"; }
+"$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" -r "$work/req-i.txt" -o "$work/lock.toml" \
+  2>"$work/err" || { cat "$work/err"; ts_fail "lock -i simple -r (--index-url whl/cu126)"; }
+grep -q '^version = "2.13.0+cu126"' "$work/lock.toml" || ts_fail "lock -i simple -r (--index-url whl/cu126)"
 "$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" -r "$work/req.txt" -o "$work/lock.toml" \
   2>"$work/err" || { cat "$work/err"; ts_fail "lock -r (whl/cu126)"; }
 grep -q '^version = "2.13.0+cu126"' "$work/lock.toml" || ts_fail "lock -r (whl/cu126)"
