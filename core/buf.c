@@ -59,6 +59,9 @@ enum ts_code ts_buf_append_str(struct ts_buf *b, const char *s) {
   return ts_buf_append(b, s, strlen(s));
 }
 
+/* The format attribute lets the compiler check vsnprintf's format here as
+ * it checks every caller's (clang's -Wformat-nonliteral otherwise fails). */
+__attribute__((format(printf, 2, 0)))
 static enum ts_code buf_vprintf(struct ts_buf *b, const char *fmt, va_list ap) {
   va_list again;
   va_copy(again, ap);
