@@ -102,23 +102,6 @@ static bool locks_variant_wheel(const struct ts_pylock_package *pkg) {
   return any;
 }
 
-/* "NAME-VERSION-variants.json" of this package (the name compared as PEP 503). */
-static bool is_variants_json(const char *filename, const char *name, const char *version) {
-  static const char suffix[] = "-variants.json";
-  size_t n = strlen(filename), sl = sizeof suffix - 1, vl = strlen(version);
-  if (n <= sl + vl + 1 || strcmp(filename + n - sl, suffix) != 0)
-    return false;
-  const char *ver = filename + n - sl - vl;
-  if (strncmp(ver, version, vl) != 0 || ver[-1] != '-')
-    return false;
-  char *got = ts_name_normalize(filename, (size_t)(ver - 1 - filename));
-  char *want = ts_name_normalize(name, strlen(name));
-  bool ok = got && want && strcmp(got, want) == 0;
-  free(got);
-  free(want);
-  return ok;
-}
-
 /* A package with variant wheels: its release's variants.json, which PEP 825
  * puts on the same index page (the lock does not carry it), joins the
  * mirror's files, so that an install against the mirror chooses among the
@@ -141,7 +124,7 @@ static enum ts_code add_variants_json(struct mirror *m, struct ts_index *idx,
   }
   const struct ts_index_file *json = NULL;
   for (size_t i = 0; rc == TS_OK && i < res.project.nfiles && !json; i++)
-    if (is_variants_json(res.project.files[i].filename, pkg->name, pkg->version))
+    if (ts_variant_is_metadata_file(res.project.files[i].filename, pkg->name, pkg->version))
       json = &res.project.files[i];
   if (rc == TS_OK && (!json || !json->sha256))
     rc = ts_error_set(err, TS_E_NOT_FOUND,

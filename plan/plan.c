@@ -865,8 +865,8 @@ static void build_routes_and_prefs(struct priv *p, struct ts_index *idx,
                                    const struct variants *v, bool variant_index) {
   p->routes = ts_xcalloc(v->n + 1, sizeof *p->routes);
   /* PEP 825 wheels of every build (<torch-index-url>/variant/), unless the
-   * user named one build */
-  if (variant_index)
+   * user named one build or no build goes to the torch index at all */
+  if (variant_index && v->n)
     p->routes[p->nroutes++] = ts_index_torch_url(idx, "variant");
   p->patterns = ts_xcalloc(v->n, sizeof *p->patterns);
   size_t k = 0, cpu = 0;

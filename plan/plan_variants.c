@@ -166,22 +166,6 @@ void ts_plan_variants_free(struct ts_plan_variants *v)
   free(v);
 }
 
-/* "name-version-variants.json" of this project and version. */
-static bool is_variants_json(const char *filename, const char *name, const char *version)
-{
-  static const char suffix[] = "-variants.json";
-  size_t n = strlen(filename), sl = sizeof suffix - 1, vl = strlen(version);
-  if (n <= sl + vl + 1 || strcmp(filename + n - sl, suffix) != 0)
-    return false;
-  const char *ver = filename + n - sl - vl;
-  if (strncmp(ver, version, vl) != 0 || ver[-1] != '-')
-    return false;
-  char *norm = ts_name_normalize(filename, (size_t)(ver - 1 - filename));
-  bool ok = norm && strcmp(norm, name) == 0;
-  free(norm);
-  return ok;
-}
-
 static bool any_json(const char *filename)
 {
   size_t n = strlen(filename);
@@ -274,7 +258,7 @@ static struct release *judge_release(struct ts_plan_variants *v, struct ts_index
   r->version = ts_xstrdup(version);
   const struct ts_index_file *json = NULL;
   for (size_t i = 0; i < pr->nfiles && !json; i++)
-    if (is_variants_json(pr->files[i].filename, pr->name, version))
+    if (ts_variant_is_metadata_file(pr->files[i].filename, pr->name, version))
       json = &pr->files[i];
   if (!json) {
     note(notes, nnotes,

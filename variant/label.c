@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "pep/filename.h"
+#include "pep/name.h"
 
 bool ts_variant_label_valid(const char *s, size_t len)
 {
@@ -98,4 +99,21 @@ char *ts_variant_torch_twin(const char *label)
   if (strcmp(label, TS_VARIANT_NULL_LABEL) == 0)
     return ts_xstrdup("cpu");
   return NULL;
+}
+
+bool ts_variant_is_metadata_file(const char *filename, const char *name,
+                                 const char *version) {
+  static const char suffix[] = "-variants.json";
+  size_t n = strlen(filename), sl = sizeof suffix - 1, vl = strlen(version);
+  if (n <= sl + vl + 1 || strcmp(filename + n - sl, suffix) != 0)
+    return false;
+  const char *ver = filename + n - sl - vl;
+  if (strncmp(ver, version, vl) != 0 || ver[-1] != '-')
+    return false;
+  char *got = ts_name_normalize(filename, (size_t)(ver - 1 - filename));
+  char *want = ts_name_normalize(name, strlen(name));
+  bool ok = got && want && strcmp(got, want) == 0;
+  free(got);
+  free(want);
+  return ok;
 }

@@ -43,3 +43,9 @@ enum ts_code ts_variant_wheel_filename_parse(const char *s, size_t len,
  * "rocm7.1", "xpu" → "xpu", "cpu" and the null variant → "cpu"; NULL for
  * any other label.  malloc'd. */
 char *ts_variant_torch_twin(const char *label);
+
+/* Whether `filename` is "NAME-VERSION-variants.json", the release's
+ * variant metadata on an index page (PEP 825), for this project (names
+ * compared as PEP 503 normalizes them) and exactly this version. */
+bool ts_variant_is_metadata_file(const char *filename, const char *name,
+                                 const char *version);

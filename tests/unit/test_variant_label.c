@@ -56,3 +56,16 @@ Test(variant_label, refusals)
   cr_assert_not(ts_variant_label_valid("", 0));
   cr_assert_not(ts_variant_label_valid("Cu", 2));
 }
+
+Test(variant_label, metadata_file_of_a_release)
+{
+  cr_assert(ts_variant_is_metadata_file("torch-2.10.0-variants.json", "torch", "2.10.0"));
+  /* the project's name compared as PEP 503 normalizes it, both sides */
+  cr_assert(ts_variant_is_metadata_file("My_Pkg-1.0-variants.json", "my-pkg", "1.0"));
+  cr_assert(ts_variant_is_metadata_file("my-pkg-1.0-variants.json", "My.Pkg", "1.0"));
+  cr_assert_not(ts_variant_is_metadata_file("torch-2.10.0-variants.json", "torch", "2.10"));
+  cr_assert_not(ts_variant_is_metadata_file("torch-2.1.0-variants.json", "torch", "1.0"));
+  cr_assert_not(ts_variant_is_metadata_file("torchvision-2.10.0-variants.json", "torch", "2.10.0"));
+  cr_assert_not(ts_variant_is_metadata_file("torch-2.10.0-variants.jsonx", "torch", "2.10.0"));
+  cr_assert_not(ts_variant_is_metadata_file("2.10.0-variants.json", "torch", "2.10.0"));
+}
