@@ -40,11 +40,7 @@ enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err) {
   size_t len = strlen(path);
   while (len > 1 && path[len - 1] == '/')
     len--;
-  char *tmp = malloc(len + 1);
-  if (!tmp)
-    return ts_error_set(err, TS_E_NOMEM, "mkdir %s: out of memory", path);
-  memcpy(tmp, path, len);
-  tmp[len] = '\0';
+  char *tmp = ts_xstrndup(path, len);
   if (mkdirs_from_leaf(tmp, len) != 0) {
     int e = errno;
     free(tmp);
@@ -167,9 +163,7 @@ enum ts_code ts_fs_write_atomic_mode(const char *path, const void *data, size_t 
                                      unsigned mode, struct ts_error *err) {
   static atomic_uint counter;
   size_t plen = strlen(path) + 64;
-  char *tmp = malloc(plen);
-  if (!tmp)
-    return ts_error_set(err, TS_E_NOMEM, "writing %s: out of memory", path);
+  char *tmp = ts_xmalloc(plen);
   snprintf(tmp, plen, "%s.tmp.%ld.%u", path, (long)getpid(),
            atomic_fetch_add(&counter, 1));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
@@ -280,9 +274,8 @@ char *ts_path_join(const char *a, const char *b) {
     b++;
     lb--;
   }
-  char *out = malloc(la + lb + 2);
-  if (!out)
-    abort();
+  char *out = ts_xmalloc(la + lb + 2);
+
   memcpy(out, a, la);
   out[la] = '/';
   memcpy(out + la + 1, b, lb);

@@ -104,16 +104,13 @@ static enum ts_code walk(struct ts_sha256 *h, const char *dir, const char *rel,
     free(path);
     free(r);
   }
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  ts_strv_free(names, n);
   return rc;
 }
 
 enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error *err) {
   struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    abort();
+
   size_t nfiles = 0;
   enum ts_code rc = walk(h, dir, "", 0, &nfiles, err);
   uint8_t dig[TS_SHA256_LEN];
