@@ -63,9 +63,7 @@ static int set_cmp(const void *a, const void *b) {
 
 static void set_clear(struct ts_project_set *s) {
   free(s->name);
-  for (size_t i = 0; i < s->nrequires; i++)
-    free(s->requires[i]);
-  free(s->requires);
+  ts_strv_free(s->requires, s->nrequires);
 }
 
 static enum ts_code extras_of(const char *path, const struct ts_toml_value *t,
@@ -244,9 +242,7 @@ enum ts_code ts_project_read(const char *path, struct ts_project *out, struct ts
 }
 
 void ts_project_clear(struct ts_project *p) {
-  for (size_t i = 0; i < p->nrequires; i++)
-    free(p->requires[i]);
-  free(p->requires);
+  ts_strv_free(p->requires, p->nrequires);
   for (size_t i = 0; i < p->nextras; i++)
     set_clear(&p->extras[i]);
   free(p->extras);
@@ -254,16 +250,10 @@ void ts_project_clear(struct ts_project *p) {
     set_clear(&p->groups[i]);
   free(p->groups);
   free(p->requires_python);
-  for (size_t i = 0; i < p->nenvironments; i++)
-    free(p->environments[i]);
-  free(p->environments);
+  ts_strv_free(p->environments, p->nenvironments);
   free(p->index_url);
   free(p->torch_index_url);
-  for (size_t i = 0; i < p->nextra_index_urls; i++)
-    free(p->extra_index_urls[i]);
-  free(p->extra_index_urls);
-  for (size_t i = 0; i < p->nprofiles; i++)
-    free(p->profiles[i]);
-  free(p->profiles);
+  ts_strv_free(p->extra_index_urls, p->nextra_index_urls);
+  ts_strv_free(p->profiles, p->nprofiles);
   memset(p, 0, sizeof *p);
 }
