@@ -227,9 +227,7 @@ static void prefs_add(struct prefs *ps, const char *name, const char *version) {
 }
 
 static void prefs_clear(struct prefs *ps) {
-  for (size_t i = 0; i < ps->nowned; i++)
-    free(ps->owned[i]);
-  free(ps->owned);
+  ts_strv_free(ps->owned, ps->nowned);
   free(ps->v);
 }
 
@@ -807,8 +805,6 @@ static enum ts_code merge(const struct ts_universal_options *o, const struct gri
   struct entry *e = NULL;
   size_t ne = collect_entries(g, &e);
   struct ts_pylock *entries = ts_pylock_new();
-  if (!entries)
-    abort();
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < ne && rc == TS_OK; i++)
     rc = lock_entry(g, &e[i], o->output, entries, err);
@@ -818,8 +814,6 @@ static enum ts_code merge(const struct ts_universal_options *o, const struct gri
   enum cover *cv = ts_xcalloc(g->n, sizeof *cv);
   for (size_t a = 0; a < nan; a++) {
     an[a].lock = ts_pylock_new();
-    if (!an[a].lock)
-      abort();
     for (size_t k = 0; k < ne; k++)
       if (an[a].entries[k] && !ts_pylock_copy_package(an[a].lock, &entries->packages[k]))
         abort(); /* entries read back: lock_entry built them */
@@ -1160,12 +1154,8 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
 
 void ts_universal_result_clear(struct ts_universal_result *r) {
   ts_pylock_free(r->lock);
-  for (size_t i = 0; i < r->nnotes; i++)
-    free(r->notes[i]);
-  free(r->notes);
-  for (size_t i = 0; i < r->nwhy; i++)
-    free(r->why[i]);
-  free(r->why);
+  ts_strv_free(r->notes, r->nnotes);
+  ts_strv_free(r->why, r->nwhy);
   free(r->failed_env);
   memset(r, 0, sizeof *r);
 }
