@@ -39,8 +39,7 @@ void ts_cache_entry_clear(struct ts_cache_entry *e) {
 
 static void url_key(const char *a, const char *b, char hex[TS_SHA256_HEX_LEN + 1]) {
   struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    abort();
+
   ts_sha256_update(h, a, strlen(a));
   if (b) {
     ts_sha256_update(h, "\n", 1);
@@ -317,7 +316,8 @@ char *ts_cache_wheel_path(const char *root, const char *project, const char *key
 
 static char *jstr(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+  return cJSON_IsString(v) ? ts_xstrdup(v->valuestring) : NULL;
+
 }
 
 /* Reads the decimal number at *p (up to `end`), moving *p past it; false

@@ -56,15 +56,12 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts_now_ms();
 }
 
-struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error *err) {
+struct ts_http *ts_http_new(const struct ts_http_options *opts) {
+
   static const struct ts_http_options defaults = {0};
   if (!opts)
     opts = &defaults;
-  struct ts_http *h = calloc(1, sizeof *h);
-  if (!h) {
-    ts_error_set(err, TS_E_NOMEM, "out of memory");
-    return NULL;
-  }
+  struct ts_http *h = ts_xcalloc(1, sizeof *h);
   h->o = *opts;
   if (h->o.concurrency <= 0)
     h->o.concurrency = 16;
@@ -106,9 +103,7 @@ void ts_http_free(struct ts_http *h) {
   free(h->netrc);
   free(h->client_cert);
   free(h->proxy);
-  for (size_t i = 0; i < h->ntrusted; i++)
-    free(h->trusted[i]);
-  free(h->trusted);
+  ts_strv_free(h->trusted, h->ntrusted);
   free(h);
 }
 
@@ -609,9 +604,8 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
   enum ts_code started = start_client(h, err);
   if (started != TS_OK)
     return started;
-  struct xfer *xs = calloc(n, sizeof *xs);
-  if (!xs)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct xfer *xs = ts_xcalloc(n, sizeof *xs);
+
   for (size_t i = 0; i < n; i++) {
     xs[i].r = reqs[i];
     xs[i].h = h;

@@ -94,9 +94,10 @@ struct ts_http_stats {
 
 struct ts_http; /* opaque: options + a curl multi handle kept across calls */
 
-/* NULL on OOM or when libcurl cannot start.  Options are copied (strings
- * too).  Free with ts_http_free. */
-struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error *err);
+/* Never NULL (libcurl starts at the first transfer).  Options are copied
+ * (strings too).  Free with ts_http_free. */
+struct ts_http *ts_http_new(const struct ts_http_options *opts);
+
 void ts_http_free(struct ts_http *h);
 
 /* Runs all n requests, up to `concurrency` at once, retrying as described

@@ -379,11 +379,10 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
     return c;
   }
   free(r);
-  *out = strdup(res);
+  *out = ts_xstrdup(res);
   curl->free(res);
-  if (!*out)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
   return TS_OK;
+
 }
 
 char *ts_url_basename(const char *url) {
