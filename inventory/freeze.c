@@ -23,9 +23,7 @@ void ts_plan_notes_add(struct ts_plan_notes *n, char *line) {
 }
 
 void ts_plan_notes_clear(struct ts_plan_notes *n) {
-  for (size_t i = 0; i < n->n; i++)
-    free(n->lines[i]);
-  free(n->lines);
+  ts_strv_free(n->lines, n->n);
   n->lines = NULL;
   n->n = 0;
 }
@@ -273,9 +271,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
     free(seen[i].files);
   }
   free(seen);
-  for (size_t k = 0; k < noptions; k++)
-    free(options[k]);
-  free(options);
+  ts_strv_free(options, noptions);
   if (rc == TS_OK) {
     static const char added[] = "## The following requirements were added by pip freeze:";
     put_line(out, added, sizeof added - 1);
