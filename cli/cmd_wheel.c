@@ -186,10 +186,9 @@ int ts_cmd_wheel(int argc, char **argv) {
   bool break_system = false;
   struct ts_wheel_options o = {.cancel = &ts_cli.interrupted};
   o.cb = ts_cli_env_callbacks();
-  char **args = calloc((size_t)argc, sizeof *args);
+  char **args = ts_xcalloc((size_t)argc, sizeof *args);
   size_t nargs = 0;
-  if (!args)
-    return 1;
+
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
