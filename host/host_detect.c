@@ -415,10 +415,6 @@ static void parse_smi(struct ts_host *h, const char *text, bool want_driver,
     ts_host_add_source(h, "cuda.gpus", source);
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted entry names of a directory under the root (caller frees). */
 static char **list_dir(const struct ctx *c, const char *path, size_t *n) {
   *n = 0;
@@ -437,14 +433,12 @@ static char **list_dir(const struct ctx *c, const char *path, size_t *n) {
   }
   closedir(d);
   if (*n)
-    qsort(names, *n, sizeof *names, cmp_names);
+    qsort(names, *n, sizeof *names, ts_strv_cmp);
   return names;
 }
 
 static void free_names(char **names, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  ts_strv_free(names, n);
 }
 
 struct pci_dev {

@@ -201,9 +201,7 @@ static enum ts_code fetch_all(struct mirror *m, struct ts_index *idx,
     }
     out->nfetched++;
   }
-  for (size_t k = 0; k < nd; k++)
-    free(dest[k]);
-  free(dest);
+  ts_strv_free(dest, nd);
   free(which);
   free(d);
   return rc;

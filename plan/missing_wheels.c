@@ -28,9 +28,7 @@ struct ts_missing_wheels *ts_missing_wheels_new(void) {
 }
 
 static void words_clear(struct words *w) {
-  for (size_t i = 0; i < w->n; i++)
-    free(w->v[i]);
-  free(w->v);
+  ts_strv_free(w->v, w->n);
 }
 
 void ts_missing_wheels_free(struct ts_missing_wheels *m) {

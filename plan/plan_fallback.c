@@ -112,9 +112,7 @@ static enum ts_code fall_back(struct ts_plan_result *r, struct ts_plan_item *it,
         *err = e;
     }
   }
-  for (size_t k = 0; k < ntried; k++)
-    free(tried[k]);
-  free(tried);
+  ts_strv_free(tried, ntried);
   return rc;
 }
 

@@ -61,10 +61,6 @@ static void deps_of(const char *md, size_t len, const struct ts_marker_env *env,
   ts_metadata_free(m);
 }
 
-static int name_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static const struct ts_resolved *answer_item(const struct ts_plan_result *r, const char *name) {
   for (size_t i = 0; r->res && i < r->res->nitems; i++)
     if (strcmp(r->res->items[i].name, name) == 0)
@@ -130,11 +126,9 @@ void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
       if (d)
         deps_of(d->metadata, d->metadata_len, env, &keep);
     }
-  for (size_t i = 0; i < keep.n; i++)
-    free(keep.v[i]);
-  free(keep.v);
+  ts_strv_free(keep.v, keep.n);
   if (cand.n > 1)
-    qsort(cand.v, cand.n, sizeof *cand.v, name_cmp);
+    qsort(cand.v, cand.n, sizeof *cand.v, ts_strv_cmp);
   r->orphans = cand.v;
   r->norphans = cand.n;
   r->orphan_versions = ts_xcalloc(cand.n + 1, sizeof *r->orphan_versions);

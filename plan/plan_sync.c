@@ -84,9 +84,7 @@ static void ranker_clear(struct variant_ranker *k) {
     ts_index_free(k->idx);
   if (k->have_set)
     ts_constraint_set_clear(&k->set);
-  for (size_t i = 0; i < k->nnotes; i++)
-    free(k->notes[i]);
-  free(k->notes);
+  ts_strv_free(k->notes, k->nnotes);
 }
 
 /* Which of a fleet lock's profiles to sync (see plan.h). */

@@ -26,9 +26,7 @@ static const char *const hook_names[] = {
 };
 
 void ts_hook_result_clear(struct ts_hook_result *r) {
-  for (size_t i = 0; i < r->nrequires; i++)
-    free(r->requires[i]);
-  free(r->requires);
+  ts_strv_free(r->requires, r->nrequires);
   free(r->basename);
   memset(r, 0, sizeof *r);
 }

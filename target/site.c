@@ -146,9 +146,7 @@ void ts_site_clear(struct ts_site *s) {
     free(d->problem);
   }
   free(s->dists);
-  for (size_t i = 0; i < s->ndirs; i++)
-    free(s->dirs[i]);
-  free(s->dirs);
+  ts_strv_free(s->dirs, s->ndirs);
   memset(s, 0, sizeof *s);
 }
 
