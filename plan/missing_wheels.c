@@ -80,15 +80,11 @@ static int by_name(const void *a, const void *b) {
   return c ? c : strcmp(x->listed, y->listed);
 }
 
-static int by_string(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The words in sorted order, comma-separated (each run sorts the same,
  * whatever order the points were solved in). */
 static bool put_words(struct ts_buf *b, struct words *w) {
   if (w->n > 1) /* qsort of a NULL array is undefined even for none */
-    qsort(w->v, w->n, sizeof *w->v, by_string);
+    qsort(w->v, w->n, sizeof *w->v, ts_strv_cmp);
   bool ok = true;
   for (size_t i = 0; i < w->n && ok; i++)
     ok = ts_buf_printf(b, "%s%s", i ? ", " : "", w->v[i]) == TS_OK;

@@ -129,8 +129,7 @@ enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *r
   struct dirent *de;
   while ((de = readdir(d)))
     if (is_tree_name(de->d_name)) {
-      names = ts_xrealloc(names, (n + 1) * sizeof *names);
-      names[n++] = ts_xstrdup(de->d_name);
+      ts_strv_push(&names, &n, de->d_name, strlen(de->d_name));
     }
   closedir(d);
   if (n) /* qsort with a NULL array is undefined even for 0 elements */
