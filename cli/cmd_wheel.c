@@ -2,6 +2,7 @@
  * into an environment, remove distributions, or repair an interrupted
  * transaction.  The logic lives in wheel/; this file parses flags, finds
  * the environment and prints the summary. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static bool venv_layout(const char *python, struct env_paths *e) {
   size_t n = strlen(python);
   if (n < 11 || strcmp(python + n - 11, "/bin/python") != 0)
     return false;
-  char dir[4096], path[4200];
+  char dir[PATH_MAX], path[PATH_MAX + 104];
   if (n - 11 >= sizeof dir)
     return false;
   memcpy(dir, python, n - 11);

@@ -1,6 +1,7 @@
 /*
  * cli/gpu_options.c — parsing of the GPU-stack options (see gpu_options.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,7 +274,7 @@ static bool readable(const char *path) {
 }
 
 const char *ts_gpu_bundled_rules_path(void) {
-  static char beside_exe[4096 + 64];
+  static char beside_exe[PATH_MAX + 64];
   return ts_cli_data_file("rules.yaml", "TORCHSOLVE_BUNDLED_RULES", TS_RULES_INSTALLED,
                           TS_RULES_SOURCE, beside_exe, sizeof beside_exe);
 }

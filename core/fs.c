@@ -71,6 +71,9 @@ void ts_fs_spread_subdirs(const char *path) {
   close(fd);
 }
 
+/* How much more room a read of unknown size reserves at a time. */
+#define READ_STEP 65536
+
 /* Reads fd into out: straight into the buffer, sized once from `hint`,
  * not through a bounce buffer and doubling reallocations (a warm run reads
  * ~1 MB of cached pages this way), up to `size` bytes when it is known (a
@@ -87,7 +90,7 @@ static enum ts_code read_fd(int fd, struct ts_buf *out, size_t hint, size_t size
       room = out->alloc - out->len - 1;
     if (out->max && room > out->max - out->len)
       room = out->max - out->len; /* the allocation may round past the cap */
-    hint = 65536;
+    hint = READ_STEP;
     ssize_t n = read(fd, room ? out->data + out->len : chunk, room ? room : sizeof chunk);
     if (n < 0 && errno == EINTR)
       continue;
@@ -120,7 +123,7 @@ enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
   size_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
                     ? (size_t)st.st_size
                     : 0;
-  enum ts_code rc = read_fd(fd, out, size ? size : 65536, size);
+  enum ts_code rc = read_fd(fd, out, size ? size : READ_STEP, size);
   int e = errno;
   close(fd);
   if (rc == TS_E_IO)

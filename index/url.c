@@ -73,9 +73,9 @@ char *ts_url_redact(const char *url) {
 }
 
 void ts_url_for_message(const char *ref, size_t n, char *out, size_t outn) {
-  char clip[101];
-  if (n > 100)
-    n = 100;
+  char clip[TS_URL_MESSAGE_MAX + 1];
+  if (n > TS_URL_MESSAGE_MAX)
+    n = TS_URL_MESSAGE_MAX;
   memcpy(clip, ref, n);
   clip[n] = '\0';
   for (unsigned char *p = (unsigned char *)clip; *p; p++) {

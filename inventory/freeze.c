@@ -259,7 +259,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
       if (seen[i].nfiles > 1)
         qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, ts_strv_cmp);
       struct ts_buf l;
-      ts_buf_init(&l, 1u << 20);
+      ts_buf_init(&l, TS_CAP_TEXT);
       for (size_t k = 0; k < seen[i].nfiles; k++)
         if (k == 0 || strcmp(seen[i].files[k], seen[i].files[k - 1]) != 0)
           ts_buf_xprintf(&l, "%s%s", l.len ? ", " : "", seen[i].files[k]);

@@ -162,7 +162,7 @@ enum ts_code ts_export_requirements(const struct ts_pylock *lock,
   if (rc == TS_OK && opts && opts->emit_index_urls)
     rc = put_index_lines(lock, out);
   struct ts_buf line;
-  ts_buf_init(&line, 1u << 20);
+  ts_buf_init(&line, TS_CAP_TEXT);
   for (size_t i = 0; rc == TS_OK && i < lock->npackages; i++) {
     const struct ts_pylock_package *p = &lock->packages[order[i]];
     ts_buf_reset(&line);

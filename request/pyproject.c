@@ -14,6 +14,10 @@
 #include "pep/requirement.h"
 #include "pep/specifier.h"
 
+/* A dependency group including groups that include groups...: deeper than
+ * this is a mistake, reported as a malformed table. */
+#define GROUP_MAX_DEPTH 32
+
 static enum ts_code bad(struct ts_error *err, const char *path, const char *key,
                         const char *what) {
   return ts_error_set(err, TS_E_PARSE, "%s: %s %s", path, key, what);
@@ -104,7 +108,7 @@ static enum ts_code expand_group(const char *path, const struct ts_toml_value *g
     if (strcmp(stack[i], name) == 0)
       return ts_error_set(err, TS_E_PARSE, "%s: dependency-groups: '%s' includes itself",
                           path, name);
-  if (g->type != TS_TOML_ARRAY || depth >= 32)
+  if (g->type != TS_TOML_ARRAY || depth >= GROUP_MAX_DEPTH)
     return bad(err, path, "dependency-groups", "must map names to arrays");
   stack[depth] = name;
   enum ts_code rc = TS_OK;
@@ -137,7 +141,7 @@ static enum ts_code groups_of(const char *path, const struct ts_toml_value *t,
   for (size_t i = 0; i < t->nkvs && rc == TS_OK; i++) {
     struct ts_project_set *s = &p->groups[p->ngroups++];
     s->name = ts_name_normalize(t->kvs[i].key, t->kvs[i].key_len);
-    const char *stack[32];
+    const char *stack[GROUP_MAX_DEPTH];
     rc = expand_group(path, t, s->name, s, stack, 0, err);
   }
   return rc;

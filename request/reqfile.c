@@ -1000,7 +1000,7 @@ static enum ts_code expand_env(struct ctx *c, const char *s, size_t len,
       j++;
     if (j == i + 2 || j >= len || s[j] != '}')
       continue;
-    char name[256];
+    char name[TS_REQFILE_MAX_ENV_NAME + 1];
     size_t nl = j - i - 2;
     if (nl >= sizeof name)
       continue;
@@ -1035,7 +1035,7 @@ static void note_unset_env(struct ctx *c, const char *s, size_t len) {
     while (j < len && ((s[j] >= 'A' && s[j] <= 'Z') ||
                        (s[j] >= '0' && s[j] <= '9') || s[j] == '_'))
       j++;
-    if (j == i + 2 || j >= len || s[j] != '}' || j - i - 2 > 200)
+    if (j == i + 2 || j >= len || s[j] != '}' || j - i - 2 > TS_REQFILE_MAX_ENV_NAME)
       continue;
     size_t used = strlen(c->err->detail);
     snprintf(c->err->detail + used, sizeof c->err->detail - used,

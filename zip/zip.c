@@ -26,8 +26,21 @@
 #define CDH_LEN    46u
 #define LFH_LEN    30u
 
+/* Members larger than the whole-member limit are inflated through two
+ * buffers of this size. */
 #define STREAM_CHUNK (1u << 20)
+/* A member up to this size is read and inflated in one piece (faster;
+ * the extraction scratch may lower it per thread). */
 #define WHOLE_DEFAULT (8u << 20)
+/* The whole-member limit when a member is read into a buffer: a larger
+ * one is inflated through STREAM_CHUNK buffers straight into it. */
+#define WHOLE_READ_MEMBER (1u << 20)
+/* A member name up to this long is read with its local header in one
+ * pread (all names in practice). */
+#define NAME_ONE_READ 512u
+/* The first read from an archive's end: room for the end record behind
+ * the longest comment (65,535 bytes); more is read when the records say so. */
+#define FIRST_TAIL_READ 65536u
 /* Local extra field bytes read with a member's header and data at once
  * (wheels carry none, or a few bytes of extended timestamps). */
 #define LOCAL_EXTRA_ROOM 64u
@@ -474,7 +487,7 @@ enum ts_code ts_zip_open_fd(int fd, struct ts_zip_archive **out,
   if (!S_ISREG(st.st_mode))
     return ts_error_set(err, TS_E_BAD_WHEEL, "zip archive is not a file");
   uint64_t size = (uint64_t)st.st_size;
-  size_t want = size < 65536 ? (size_t)size : 65536;
+  size_t want = size < FIRST_TAIL_READ ? (size_t)size : FIRST_TAIL_READ;
   unsigned char *tail = NULL;
   enum ts_code rc;
   struct ts_zip_location loc;
@@ -573,8 +586,8 @@ static enum ts_code local_data_offset(const struct source *s,
                                       struct ts_error *err) {
   /* One read for the header and the name when the name is short (always,
    * in practice): extraction is syscall-bound on many-file wheels. */
-  unsigned char hb[LFH_LEN + 512];
-  size_t first = LFH_LEN + (e->name_len <= 512 ? e->name_len : 0);
+  unsigned char hb[LFH_LEN + NAME_ONE_READ];
+  size_t first = LFH_LEN + (e->name_len <= NAME_ONE_READ ? e->name_len : 0);
   if (first > e->limit - e->local_offset)
     return ts_error_set(err, TS_E_BAD_WHEEL,
                         "zip entry '%s' overlaps the next entry", e->name);
@@ -819,7 +832,7 @@ static enum ts_code extract_from(const struct source *s,
   uint64_t data_off;
   size_t whole = sc->whole_max ? sc->whole_max : WHOLE_DEFAULT;
   bool in_memory = e->csize <= whole && e->usize <= whole;
-  if (in_memory && s->fd >= 0 && e->name_len <= 512) {
+  if (in_memory && s->fd >= 0 && e->name_len <= NAME_ONE_READ) {
     /* One read for the local header and the data (a 12,000-file wheel
      * made 24,000 reads): the header, the name, room for a local extra
      * field, the data, never past the member's limit.  An extra field
@@ -892,7 +905,7 @@ static enum ts_code read_member(const struct source *s,
     return ts_error_set(err, TS_E_TOO_BIG,
                         "zip member '%s' is %llu bytes (limit %zu)", e->name,
                         (unsigned long long)e->usize, out->max);
-  struct ts_zip_scratch sc = {.whole_max = 1u << 20};
+  struct ts_zip_scratch sc = {.whole_max = WHOLE_READ_MEMBER};
   enum ts_code rc = extract_from(s, e, &sc, buf_sink, out, err);
   ts_zip_scratch_clear(&sc);
   if (rc == TS_OK && !out->data)
