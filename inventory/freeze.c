@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/fs.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
@@ -193,7 +194,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
                                  struct ts_buf *out, struct ts_plan_notes *warnings,
                                  struct ts_error *err) {
   char **options = NULL;
-  size_t noptions = 0;
+  size_t noptions = 0, options_cap = 0;
   struct seen *seen = NULL;
   size_t nseen = 0;
   enum ts_code rc = TS_OK;
@@ -218,7 +219,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
           dup = strcmp(options[k], line) == 0;
         if (!dup) {
           put_line(out, line, rl);
-          options = ts_xrealloc(options, (noptions + 1) * sizeof *options);
+          options = ts_vec_grow(options, &options_cap, noptions + 1, sizeof *options);
           options[noptions++] = line;
         } else {
           free(line);

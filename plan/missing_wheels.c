@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/vec.h"
 
 struct words {
   char **v;
@@ -20,7 +21,7 @@ struct missing {
 
 struct ts_missing_wheels {
   struct missing *v;
-  size_t n;
+  size_t n, cap;
 };
 
 struct ts_missing_wheels *ts_missing_wheels_new(void) {
@@ -49,8 +50,7 @@ static void words_add(struct words *w, const char *s) {
   for (size_t i = 0; i < w->n; i++)
     if (strcmp(w->v[i], s) == 0)
       return;
-  w->v = ts_xreallocarray(w->v, w->n + 1, sizeof *w->v);
-  w->v[w->n++] = ts_xstrdup(s);
+  ts_strv_push(&w->v, &w->n, s, strlen(s));
 }
 
 void ts_missing_wheels_add(struct ts_missing_wheels *m, const char *name, const char *version,
@@ -62,7 +62,7 @@ void ts_missing_wheels_add(struct ts_missing_wheels *m, const char *name, const 
         strcmp(m->v[i].listed, listed) == 0)
       x = &m->v[i];
   if (!x) {
-    m->v = ts_xreallocarray(m->v, m->n + 1, sizeof *m->v);
+    m->v = ts_vec_grow(m->v, &m->cap, m->n + 1, sizeof *m->v);
     x = &m->v[m->n++];
     *x = (struct missing){.name = ts_xstrdup(name), .version = ts_xstrdup(version),
                           .listed = ts_xstrdup(listed)};

@@ -16,6 +16,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "core/text.h"
 #include "pep/filename.h"
 #include "pep/name.h"
@@ -666,7 +667,7 @@ static enum ts_code parse_options(struct ctx *c, const char *file,
   *out = NULL;
   *nout = 0;
   struct optval *v = NULL;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < t->n && rc == TS_OK; i++) {
     const char *tok = t->v[i];
@@ -718,7 +719,7 @@ static enum ts_code parse_options(struct ctx *c, const char *file,
       }
       value = t->v[++i];
     }
-    v = ts_xreallocarray(v, n + 1, sizeof *v);
+    v = ts_vec_grow(v, &cap, n + 1, sizeof *v);
     v[n].opt = o;
     v[n].value = ts_xstrdup(value);
     n++;
