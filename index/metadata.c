@@ -650,6 +650,70 @@ static void pep658_unusable(struct ts_index *idx, const char *md_url, const char
   free(line);
 }
 
+/* A job answered without asking the index for anything: a file:// wheel
+ * read where it lies, metadata or a verified whole wheel in the cache, or
+ * --offline's refusal.  False: it still needs the network. */
+static bool answered_here(struct ts_index *idx, const char *root, enum ts_cache_mode mode,
+                          struct meta_job *j) {
+  struct ts_index_metadata *m = j->m;
+  char *local = ts_url_file_path(j->url);
+  if (local) {
+    int fd = open(local, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      m->code = ts_error_set(&m->err, TS_E_NOT_FOUND, "cannot open '%s': %s", local,
+                             strerror(errno));
+    else
+      m->code = metadata_from_fd(fd, m->file->filename, local, m);
+    if (fd >= 0)
+      close(fd);
+    if (!m->code)
+      m->source = TS_METADATA_LOCAL;
+    free(local);
+    j->pending = false;
+    return true;
+  }
+  struct ts_cache *cache = ts_index_cache(idx);
+  if (root && cache) {
+    ts_cache_file_key(m->file->sha256, j->url, j->cache_key);
+    if (m->member)
+      member_key(j->cache_key, m->member);
+    struct ts_buf b;
+    ts_buf_init(&b, TS_CAP_METADATA);
+    if (ts_cache_get_metadata(cache, j->cache_key, &b, NULL) == TS_OK) {
+      m->data = ts_buf_take(&b, &m->len);
+      m->source = TS_METADATA_CACHE;
+      j->pending = false;
+      ts_buf_clear(&b);
+      return true;
+    }
+    ts_buf_clear(&b);
+    /* A verified whole wheel in the cache answers too. */
+    char *wp = ts_cache_may_hold_wheels(cache)
+                   ? ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url,
+                                         m->file->filename)
+                   : NULL;
+    int fd = wp ? open(wp, O_RDONLY | O_CLOEXEC) : -1;
+    free(wp);
+    if (fd >= 0) {
+      m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
+      close(fd);
+      if (!m->code)
+        m->source = TS_METADATA_WHEEL;
+      j->pending = false;
+      return true;
+    }
+  }
+  if (mode == TS_CACHE_OFFLINE) {
+    char u[200];
+    ts_url_redact_buf(j->url, u, sizeof u);
+    m->code = ts_error_set(&m->err, TS_E_OFFLINE,
+                           "metadata of %s is not in the cache (--offline)", u);
+    j->pending = false;
+    return true;
+  }
+  return false;
+}
+
 enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metadata *reqs,
                                      size_t n, struct ts_error *err) {
   struct meta_job *jobs = ts_xcalloc(n ? n : 1, sizeof *jobs);
@@ -668,61 +732,8 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     j->proj = project_of(m->file->filename);
     j->pending = true;
     j->req.fd = -1;
-    char *local = ts_url_file_path(j->url);
-    if (local) {
-      int fd = open(local, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-        m->code = ts_error_set(&m->err, TS_E_NOT_FOUND, "cannot open '%s': %s", local,
-                               strerror(errno));
-      else
-        m->code = metadata_from_fd(fd, m->file->filename, local, m);
-      if (fd >= 0)
-        close(fd);
-      if (!m->code)
-        m->source = TS_METADATA_LOCAL;
-      free(local);
-      j->pending = false;
+    if (answered_here(idx, root, mode, j))
       continue;
-    }
-    struct ts_cache *cache = ts_index_cache(idx);
-    if (root && cache) {
-      ts_cache_file_key(m->file->sha256, j->url, j->cache_key);
-      if (m->member)
-        member_key(j->cache_key, m->member);
-      struct ts_buf b;
-      ts_buf_init(&b, TS_CAP_METADATA);
-      if (ts_cache_get_metadata(cache, j->cache_key, &b, NULL) == TS_OK) {
-        m->data = ts_buf_take(&b, &m->len);
-        m->source = TS_METADATA_CACHE;
-        j->pending = false;
-        ts_buf_clear(&b);
-        continue;
-      }
-      ts_buf_clear(&b);
-      /* A verified whole wheel in the cache answers too. */
-      char *wp = ts_cache_may_hold_wheels(cache)
-                     ? ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url,
-                                           m->file->filename)
-                     : NULL;
-      int fd = wp ? open(wp, O_RDONLY | O_CLOEXEC) : -1;
-      free(wp);
-      if (fd >= 0) {
-        m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
-        close(fd);
-        if (!m->code)
-          m->source = TS_METADATA_WHEEL;
-        j->pending = false;
-        continue;
-      }
-    }
-    if (mode == TS_CACHE_OFFLINE) {
-      char u[200];
-      ts_url_redact_buf(j->url, u, sizeof u);
-      m->code = ts_error_set(&m->err, TS_E_OFFLINE,
-                             "metadata of %s is not in the cache (--offline)", u);
-      j->pending = false;
-      continue;
-    }
     if (m->file->has_metadata && !m->member) {
       if (asprintf(&mdurls[i], "%s.metadata", j->url) < 0)
         abort();
