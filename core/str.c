@@ -20,14 +20,18 @@ char *ts_xstrndup(const char *s, size_t n) {
   return p;
 }
 
+char *ts_xvasprintf(const char *fmt, va_list ap) {
+  char *s = NULL;
+  if (vasprintf(&s, fmt, ap) < 0)
+    abort();
+  return s;
+}
+
 char *ts_xasprintf(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *s = NULL;
-  int n = vasprintf(&s, fmt, ap);
+  char *s = ts_xvasprintf(fmt, ap);
   va_end(ap);
-  if (n < 0)
-    abort();
   return s;
 }
 

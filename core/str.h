@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #include "core/alloc.h"
@@ -15,6 +16,8 @@ char *ts_xstrdup(const char *s);
 char *ts_xstrndup(const char *s, size_t n);
 /* asprintf. */
 char *ts_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* vasprintf. */
+char *ts_xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Copies n bytes of s with ASCII A-Z lowered (tags, file-name parts). */
 char *ts_xstrndup_lower(const char *s, size_t n);
 /* Appends a copy of s[0..n) to the string vector *v of *count entries

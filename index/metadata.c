@@ -218,8 +218,7 @@ enum ts_code ts_index_download(struct ts_index *idx, struct ts_index_download *d
       continue;
     }
     free(dir);
-    if (asprintf(&parts[i], "%s.part", d[i].dest) < 0)
-      abort();
+    parts[i] = ts_xasprintf("%s.part", d[i].dest);
     order[nlock++] = i;
   }
   /* Another process may be writing the same file: each .part is locked,
@@ -735,8 +734,7 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     if (answered_here(idx, root, mode, j))
       continue;
     if (m->file->has_metadata && !m->member) {
-      if (asprintf(&mdurls[i], "%s.metadata", j->url) < 0)
-        abort();
+      mdurls[i] = ts_xasprintf("%s.metadata", j->url);
       http_req(&j->req, mdurls[i], NULL, TS_CAP_METADATA);
     }
   }

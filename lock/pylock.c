@@ -364,13 +364,12 @@ enum ts_code ts_pylock_add_dependency(struct ts_pylock_package *pkg,
                                       const char *name) {
   if (!pkg || !name)
     return TS_E_INVALID;
-  if (!pkg->dependencies && !(pkg->dependencies = ts_toml_new_array()))
-    return TS_E_NOMEM;
+  if (!pkg->dependencies)
+    pkg->dependencies = ts_toml_new_array();
   pkg->dependencies->inline_form = true;
   struct ts_toml_value *t = ts_toml_new_table();
-  if (!t)
-    return TS_E_NOMEM;
   t->inline_form = true;
+
   char *n = ts_name_normalize(name, strlen(name));
   enum ts_code rc = ts_toml_table_set_str(t, "name", n);
   free(n);

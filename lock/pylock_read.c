@@ -367,15 +367,6 @@ static enum ts_code sub_array_of_tables(struct rd *r,
   return TS_OK;
 }
 
-static enum ts_code dup_toml(struct rd *r, const struct ts_toml_value *v,
-                             struct ts_toml_value **out) {
-  *out = NULL;
-  if (!v)
-    return TS_OK;
-  *out = ts_toml_dup(v);
-  return *out ? TS_OK : rd_fail(r, v, NULL, TS_E_NOMEM, "out of memory");
-}
-
 static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
                                  struct ts_pylock_package *p) {
   enum ts_code rc;
@@ -495,10 +486,9 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
     return rd_fail(r, t, NULL, TS_E_PARSE,
                    "exactly one of vcs, directory, archive must be set if "
                    "sdist and wheels are not set");
-  if ((rc = dup_toml(r, deps, &p->dependencies)) ||
-      (rc = dup_toml(r, att, &p->attestation_identities)) ||
-      (rc = dup_toml(r, tool, &p->tool)))
-    return rc;
+  p->dependencies = ts_toml_dup(deps);
+  p->attestation_identities = ts_toml_dup(att);
+  p->tool = ts_toml_dup(tool);
   return TS_OK;
 }
 
@@ -712,15 +702,10 @@ enum ts_code ts_pylock_from_toml(const struct ts_toml_value *root,
           goto fail;
         continue;
       }
-      if (!lock->tool && !(lock->tool = ts_toml_new_table())) {
-        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-        goto fail;
-      }
-      if ((rc = ts_toml_table_set(lock->tool, tool->kvs[i].key,
-                                  ts_toml_dup(tool->kvs[i].value)))) {
-        rc = ts_error_set(err, rc, "out of memory");
-        goto fail;
-      }
+      if (!lock->tool)
+        lock->tool = ts_toml_new_table();
+      ts_toml_table_set(lock->tool, tool->kvs[i].key, ts_toml_dup(tool->kvs[i].value));
+
     }
   }
   *out = lock;

@@ -179,8 +179,7 @@ static void add_build_fingerprint(struct ts_pylock_package *p, const char *build
                                   const struct ts_source_build_options *bo) {
   static const char *const keys[] = {"name", "version", "sha256", "url"};
   struct ts_toml_value *ours = ts_toml_new_table();
-  if (!ours)
-    abort();
+
   struct ts_toml_value *arr = build_env ? ts_toml_new_array() : NULL;
   for (const char *l = build_env; arr && *l;) {
     size_t len = strcspn(l, "\n");

@@ -93,9 +93,7 @@ struct text {
 __attribute__((format(printf, 2, 3))) static void put(struct text *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  char *s = NULL;
-  if (vasprintf(&s, fmt, ap) < 0)
-    abort();
+  char *s = ts_xvasprintf(fmt, ap);
   va_end(ap);
   if (ts_buf_append_str(&t->b, s) != TS_OK)
     t->full = true;
@@ -148,17 +146,13 @@ static void envset_put(struct envset *e, char *line) {
   e->lines[e->n++] = line;
 }
 
-static int by_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The lines sorted, each ending in '\n'; NULL when empty. */
 static char *envset_text(struct envset *e) {
   if (e->n == 0)
     return NULL;
-  qsort(e->lines, e->n, sizeof *e->lines, by_str);
+  qsort(e->lines, e->n, sizeof *e->lines, ts_strv_cmp);
   struct text t = {0};
-  ts_buf_init(&t.b, 1u << 20);
+  ts_buf_init(&t.b, TS_CAP_TEXT);
   for (size_t i = 0; i < e->n; i++)
     put(&t, "%s\n", e->lines[i]);
   return ts_buf_take(&t.b, NULL);
@@ -481,7 +475,7 @@ static enum ts_code locate(const struct ts_source_build_options *o, struct ts_in
   char hex[65] = "";
   enum ts_code rc = TS_OK;
   struct text du = {0};
-  ts_buf_init(&du.b, 1u << 20);
+  ts_buf_init(&du.b, TS_CAP_TEXT);
   put(&du, "%s", "{\"url\": ");
   if (src->kind == TS_SOURCE_DIR) {
     char *path = strncmp(src->location, "file://", 7) == 0 ? ts_url_file_path(src->location)
@@ -779,7 +773,7 @@ static bool recall_inputs(const char *k0, struct ts_build_system *bs) {
 static void remember_inputs(const char *k0, const struct ts_build_system *bs,
                             const char *project) {
   struct text t = {0};
-  ts_buf_init(&t.b, 1u << 20);
+  ts_buf_init(&t.b, TS_CAP_TEXT);
   put(&t, "%s", "torchsolve-build-inputs-v1\n");
   if (project)
     put(&t, "project %s\n", project);
@@ -796,7 +790,7 @@ static char *wheel_entry_for(const struct ts_source_build_options *o, const stru
                              char *const *reqs, size_t n, bool torch_matched,
                              const char *what) {
   struct text key = {0};
-  ts_buf_init(&key.b, 1u << 20);
+  ts_buf_init(&key.b, TS_CAP_TEXT);
   key_inputs(&key, o, he, t, source_hash);
   struct env_res r;
   struct ts_error ignore = {0};
@@ -910,7 +904,7 @@ static void kept_adopt(const struct kept_env *e, struct envset *set, struct text
     l += len + (l[len] == '\n');
   }
   ts_buf_clear(&key->b);
-  ts_buf_init(&key->b, 1u << 20);
+  ts_buf_init(&key->b, TS_CAP_TEXT);
   key->full = false;
   put(key, "%s", e->key);
 }
@@ -1415,8 +1409,8 @@ static enum ts_code run_with(const struct ts_source_build_options *o,
                               .nconfig_settings = o->nconfig_settings,
                               .timeout_s = o->timeout_s, .stream = o->stream,
                               .cancel = o->cancel};
-  ts_buf_init(&r.k0key.b, 1u << 20);
-  ts_buf_init(&r.key.b, 1u << 20);
+  ts_buf_init(&r.k0key.b, TS_CAP_TEXT);
+  ts_buf_init(&r.key.b, TS_CAP_TEXT);
   r.cacheable = o->cache_root && !src->editable && isolated(o, src);
   r.what = src->label ? src->label : src->location;
   r.label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", r.what)

@@ -7,6 +7,7 @@
  */
 #include "core/text.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "toml/chars.h"
 #include "toml/toml.h"
 
@@ -29,9 +30,8 @@ enum {
 /* nodes                                                                */
 
 static struct ts_toml_value *node_new(enum ts_toml_type type) {
-  struct ts_toml_value *v = calloc(1, sizeof *v);
-  if (v)
-    v->type = type;
+  struct ts_toml_value *v = ts_xcalloc(1, sizeof *v);
+  v->type = type;
   return v;
 }
 
@@ -71,15 +71,13 @@ static void index_insert(struct ts_toml_value *t, size_t i) {
   t->index[h] = i;
 }
 
-static enum ts_code index_grow(struct ts_toml_value *t) {
+static void index_grow(struct ts_toml_value *t) {
   size_t cap = t->index_cap ? t->index_cap : 32;
   while (cap < 2 * (t->nkvs + 1))
     cap *= 2;
   if (cap == t->index_cap)
-    return TS_OK;
-  size_t *idx = malloc(cap * sizeof *idx);
-  if (!idx)
-    return TS_E_NOMEM;
+    return;
+  size_t *idx = ts_xreallocarray(NULL, cap, sizeof *idx);
   for (size_t i = 0; i < cap; i++)
     idx[i] = INDEX_EMPTY;
   free(t->index);
@@ -87,7 +85,6 @@ static enum ts_code index_grow(struct ts_toml_value *t) {
   t->index_cap = cap;
   for (size_t i = 0; i < t->nkvs; i++)
     index_insert(t, i);
-  return TS_OK;
 }
 
 static ssize_t table_find(const struct ts_toml_value *t, const char *key,
@@ -109,48 +106,24 @@ static ssize_t table_find(const struct ts_toml_value *t, const char *key,
   return -1;
 }
 
-/* Appends key -> value (key must be absent).  Takes value on success only. */
-static enum ts_code table_add(struct ts_toml_value *t, const char *key,
-                              size_t len, struct ts_toml_value *value) {
-  if (t->nkvs == t->kvs_cap) {
-    size_t cap = t->kvs_cap ? t->kvs_cap * 2 : 4;
-    struct ts_toml_kv *kvs = realloc(t->kvs, cap * sizeof *kvs);
-    if (!kvs)
-      return TS_E_NOMEM;
-    t->kvs = kvs;
-    t->kvs_cap = cap;
-  }
-  char *k = malloc(len + 1);
-  if (!k)
-    return TS_E_NOMEM;
-  memcpy(k, key, len);
-  k[len] = '\0';
-  if (t->nkvs + 1 > INDEX_MIN_KEYS && 2 * (t->nkvs + 1) > t->index_cap) {
-    if (index_grow(t) != TS_OK) {
-      free(k);
-      return TS_E_NOMEM;
-    }
-  }
+/* Appends key -> value (key must be absent) and takes value. */
+static void table_add(struct ts_toml_value *t, const char *key, size_t len,
+                      struct ts_toml_value *value) {
+  t->kvs = ts_vec_grow(t->kvs, &t->kvs_cap, t->nkvs + 1, sizeof *t->kvs);
+  char *k = ts_xstrndup(key, len);
+  if (t->nkvs + 1 > INDEX_MIN_KEYS && 2 * (t->nkvs + 1) > t->index_cap)
+    index_grow(t);
   t->kvs[t->nkvs].key = k;
   t->kvs[t->nkvs].key_len = len;
   t->kvs[t->nkvs].value = value;
   t->nkvs++;
   if (t->index)
     index_insert(t, t->nkvs - 1);
-  return TS_OK;
 }
 
-static enum ts_code array_add(struct ts_toml_value *a, struct ts_toml_value *v) {
-  if (a->nitems == a->items_cap) {
-    size_t cap = a->items_cap ? a->items_cap * 2 : 4;
-    struct ts_toml_value **items = realloc(a->items, cap * sizeof *items);
-    if (!items)
-      return TS_E_NOMEM;
-    a->items = items;
-    a->items_cap = cap;
-  }
+static void array_add(struct ts_toml_value *a, struct ts_toml_value *v) {
+  a->items = ts_vec_grow(a->items, &a->items_cap, a->nitems + 1, sizeof *a->items);
   a->items[a->nitems++] = v;
-  return TS_OK;
 }
 
 const struct ts_toml_value *ts_toml_get(const struct ts_toml_value *t,
@@ -220,10 +193,8 @@ enum ts_code ts_toml_table_set(struct ts_toml_value *t, const char *key,
     t->kvs[i].value = value;
     return TS_OK;
   }
-  enum ts_code rc = table_add(t, key, len, value);
-  if (rc != TS_OK)
-    ts_toml_free(value);
-  return rc;
+  table_add(t, key, len, value);
+  return TS_OK;
 }
 
 enum ts_code ts_toml_table_set_str(struct ts_toml_value *t, const char *key,
@@ -241,18 +212,14 @@ enum ts_code ts_toml_array_push(struct ts_toml_value *a,
     ts_toml_free(value);
     return TS_E_INVALID;
   }
-  enum ts_code rc = array_add(a, value);
-  if (rc != TS_OK)
-    ts_toml_free(value);
-  return rc;
+  array_add(a, value);
+  return TS_OK;
 }
 
 struct ts_toml_value *ts_toml_dup(const struct ts_toml_value *v) {
   if (!v)
     return NULL;
   struct ts_toml_value *c = node_new(v->type);
-  if (!c)
-    return NULL;
   c->line = v->line;
   c->col = v->col;
   c->integer = v->integer;
@@ -263,23 +230,13 @@ struct ts_toml_value *ts_toml_dup(const struct ts_toml_value *v) {
   if (v->str) {
     c->str = ts_xstrndup(v->str, v->len);
     c->len = v->len;
-    if (!c->str)
-      goto oom;
   }
   for (size_t i = 0; i < v->nitems; i++)
-    if (ts_toml_array_push(c, ts_toml_dup(v->items[i])) != TS_OK)
-      goto oom;
-  for (size_t i = 0; i < v->nkvs; i++) {
-    struct ts_toml_value *d = ts_toml_dup(v->kvs[i].value);
-    if (!d || table_add(c, v->kvs[i].key, v->kvs[i].key_len, d) != TS_OK) {
-      ts_toml_free(d);
-      goto oom;
-    }
-  }
+    array_add(c, ts_toml_dup(v->items[i]));
+  for (size_t i = 0; i < v->nkvs; i++)
+    table_add(c, v->kvs[i].key, v->kvs[i].key_len, ts_toml_dup(v->kvs[i].value));
   return c;
-oom:
-  ts_toml_free(c);
-  return NULL;
+
 }
 
 bool ts_toml_equal(const struct ts_toml_value *a,
@@ -797,14 +754,11 @@ static enum ts_code parse_value(struct parser *p, struct ts_toml_value **out,
                                 unsigned depth);
 
 /* A new, empty table under t named by key part kp, its position
- * recorded; NULL (nothing added) when out of memory. */
+ * recorded. */
 static struct ts_toml_value *add_subtable(struct parser *p, struct ts_toml_value *t,
                                           const struct key_part *kp) {
   struct ts_toml_value *nt = node_new(TS_TOML_TABLE);
-  if (!nt || table_add(t, kp->s, kp->len, nt) != TS_OK) {
-    free(nt);
-    return NULL;
-  }
+  table_add(t, kp->s, kp->len, nt);
   linecol(p, kp->pos, &nt->line, &nt->col);
   return nt;
 }
@@ -818,10 +772,6 @@ static enum ts_code assign(struct parser *p, struct ts_toml_value *t,
     ssize_t j = table_find(t, kp->s, kp->len);
     if (j < 0) {
       struct ts_toml_value *nt = add_subtable(p, t, kp);
-      if (!nt) {
-        ts_toml_free(value);
-        return fail_at(p, kp->pos, TS_E_NOMEM, "out of memory");
-      }
       nt->flags = F_DOTTED;
       nt->section = p->section;
       t = nt;
@@ -842,10 +792,7 @@ static enum ts_code assign(struct parser *p, struct ts_toml_value *t,
     ts_toml_free(value);
     return fail_at(p, last->pos, TS_E_PARSE, "duplicate key '%s'", last->s);
   }
-  if (table_add(t, last->s, last->len, value) != TS_OK) {
-    ts_toml_free(value);
-    return fail_at(p, last->pos, TS_E_NOMEM, "out of memory");
-  }
+  table_add(t, last->s, last->len, value);
   return TS_OK;
 }
 
@@ -947,11 +894,7 @@ static enum ts_code parse_array(struct parser *p, struct ts_toml_value **out,
     struct ts_toml_value *v = NULL;
     if (parse_value(p, &v, depth + 1) != TS_OK)
       goto fail;
-    if (array_add(a, v) != TS_OK) {
-      ts_toml_free(v);
-      FAIL(p, "out of memory");
-      goto fail;
-    }
+    array_add(a, v);
     if (skip_ws_nl(p) != TS_OK)
       goto fail;
     if (peek(p) == ',') {
@@ -1186,10 +1129,8 @@ static enum ts_code walk_header(struct parser *p, struct ts_toml_value *root,
     struct key_part *kp = &k->parts[i];
     ssize_t j = table_find(t, kp->s, kp->len);
     if (j < 0) {
-      struct ts_toml_value *nt = add_subtable(p, t, kp);
-      if (!nt)
-        return fail_at(p, kp->pos, TS_E_NOMEM, "out of memory");
-      t = nt;
+      t = add_subtable(p, t, kp);
+
       continue;
     }
     struct ts_toml_value *x = t->kvs[j].value;
@@ -1237,11 +1178,7 @@ static enum ts_code parse_header(struct parser *p, struct ts_toml_value *root,
     struct ts_toml_value *arr;
     if (j < 0) {
       arr = node_new(TS_TOML_ARRAY);
-      if (!arr || table_add(parent, last->s, last->len, arr) != TS_OK) {
-        free(arr);
-        rc = fail_at(p, st, TS_E_NOMEM, "out of memory");
-        goto out;
-      }
+      table_add(parent, last->s, last->len, arr);
       arr->flags = F_AOT;
       linecol(p, st, &arr->line, &arr->col);
     } else {
@@ -1254,11 +1191,8 @@ static enum ts_code parse_header(struct parser *p, struct ts_toml_value *root,
       }
     }
     struct ts_toml_value *t = node_new(TS_TOML_TABLE);
-    if (!t || array_add(arr, t) != TS_OK) {
-      free(t);
-      rc = fail_at(p, st, TS_E_NOMEM, "out of memory");
-      goto out;
-    }
+    array_add(arr, t);
+
     t->flags = F_EXPLICIT;
     linecol(p, st, &t->line, &t->col);
     *current = t;
@@ -1266,11 +1200,7 @@ static enum ts_code parse_header(struct parser *p, struct ts_toml_value *root,
     struct ts_toml_value *t;
     if (j < 0) {
       t = node_new(TS_TOML_TABLE);
-      if (!t || table_add(parent, last->s, last->len, t) != TS_OK) {
-        free(t);
-        rc = fail_at(p, st, TS_E_NOMEM, "out of memory");
-        goto out;
-      }
+      table_add(parent, last->s, last->len, t);
     } else {
       t = parent->kvs[j].value;
       if (t->type != TS_TOML_TABLE || (t->flags & (F_EXPLICIT | F_DOTTED |

@@ -90,7 +90,7 @@ enum ts_code ts_toml_parse(const char *data, size_t len,
                            struct ts_toml_value **root, struct ts_error *err);
 
 void ts_toml_free(struct ts_toml_value *v);
-/* Deep copy (positions kept).  NULL on OOM. */
+/* Deep copy (positions kept).  NULL for NULL. */
 struct ts_toml_value *ts_toml_dup(const struct ts_toml_value *v);
 /* Structural equality: same types, same keys in any order, same array
  * order, same scalar values and texts. */
@@ -100,9 +100,9 @@ bool ts_toml_equal(const struct ts_toml_value *a, const struct ts_toml_value *b)
 const struct ts_toml_value *ts_toml_get(const struct ts_toml_value *t,
                                         const char *key);
 
-/* Builders.  Every function returning a node returns NULL on OOM or on an
- * invalid argument; the caller owns the node until it hands it to a table
- * or an array. */
+/* Builders.  Every function returning a node returns NULL only on an
+ * invalid argument (out of memory aborts, core/alloc.h); the caller owns
+ * the node until it hands it to a table or an array. */
 struct ts_toml_value *ts_toml_new_table(void);
 struct ts_toml_value *ts_toml_new_array(void);
 struct ts_toml_value *ts_toml_new_string(const char *s, size_t len);
@@ -111,7 +111,8 @@ struct ts_toml_value *ts_toml_new_bool(bool v);
 /* text must be a valid TOML date/time (checked); NULL otherwise. */
 struct ts_toml_value *ts_toml_new_datetime(const char *text, size_t len);
 /* Takes ownership of value in every case (frees it on failure).  Replaces
- * an existing key's value.  TS_E_NOMEM or TS_E_INVALID (not a table). */
+ * an existing key's value.  TS_E_NOMEM for a NULL value (a builder's
+ * failure passed on), TS_E_INVALID when t is not a table. */
 enum ts_code ts_toml_table_set(struct ts_toml_value *t, const char *key,
                                struct ts_toml_value *value);
 /* Convenience: sets a string value (skips when s is NULL). */
