@@ -12,6 +12,7 @@
 #include "pep/version.h"
 #include "plan/plan_internal.h"
 #include "plan/plan_state.h"
+#include "rules/series.h"
 
 size_t ts_plan_route_project(void *ctx, const char *name, const char **urls, size_t max) {
   struct ts_plan_state *p = ctx;
@@ -58,6 +59,14 @@ static void collect_usable(struct ts_plan_variant_list *v, const struct ts_const
       variants_add(v, s->backends[i].name, strcmp(s->backends[i].kind, "cpu") == 0);
 }
 
+/* rules/series.h's walk: every series' usable backends, none stopping it. */
+static bool collect_series(void *ctx, const struct ts_rules_release *rel,
+                           struct ts_constraint_set *backends) {
+  (void)rel;
+  collect_usable(ctx, backends);
+  return false;
+}
+
 enum ts_code ts_plan_compile_rules(const struct ts_plan_options *o, struct ts_constraint_set *out,
                                    struct ts_plan_variant_list *v, struct ts_error *err) {
   struct ts_rules_options ro = {.ignore_host = o->ignore_host};
@@ -68,15 +77,9 @@ enum ts_code ts_plan_compile_rules(const struct ts_plan_options *o, struct ts_co
     const struct ts_rules_backend *b = ts_rules_find_backend(o->rules, o->torch_backends[i]);
     variants_add(v, o->torch_backends[i], b && b->kind == TS_BACKEND_CPU);
   }
-  if (!o->ntorch_backends)
+  if (!o->ntorch_backends) {
     collect_usable(v, out);
-  for (size_t i = o->rules->nreleases; i-- > 0 && !o->ntorch_backends;) {
-    struct ts_constraint_set s = {0};
-    ro.release = o->rules->releases[i].series;
-    struct ts_error e2 = {0};
-    if (ts_rules_release_backends(o->rules, o->host, &ro, out, &s, &e2) == TS_OK)
-      collect_usable(v, &s);
-    ts_constraint_set_clear(&s);
+    ts_rules_each_series(o->rules, o->host, o->ignore_host, out, collect_series, v);
   }
   /* The labels were gathered newest series first, so a variant only an
    * older series has (cu129 of 2.8, cu124 of 2.5) landed behind the newest
