@@ -228,7 +228,8 @@ static int lock_run(struct lock_cmd *c) {
   if (ts_gpu_load_named(&l->g, &l->ic.opts, &c->host, &c->rules, &c->nb, &err) != TS_OK)
     return ts_cli_report(&err);
   c->have_host = true;
-  if (ts_relock_read(l->output, l->upgrade_pkgs, l->nupgrade, l->upgrade, &c->relock, &err) != TS_OK)
+  if (ts_relock_read(l->output, l->upgrade_pkgs, l->nupgrade, l->upgrade, &c->relock, &err) !=
+      TS_OK)
     return ts_cli_report(&err);
   ts_lock_ask_from_previous(&l->ask, &c->relock);
   struct ts_target_spec spec = {.python_version = l->pyver, .platform = l->platform};

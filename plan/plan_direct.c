@@ -133,7 +133,8 @@ static enum ts_code add_direct(struct ts_plan_state *p, const struct ts_reqfile_
     if (stat(loc, &st) != 0)
       return ts_error_set(err, TS_E_NOT_FOUND, "no such file: '%s'", loc);
   }
-  p->fetched.directs = ts_xrealloc(p->fetched.directs, (p->fetched.ndirects + 1) * sizeof *p->fetched.directs);
+  struct ts_plan_fetched *fe = &p->fetched;
+  fe->directs = ts_xrealloc(fe->directs, (fe->ndirects + 1) * sizeof *fe->directs);
   struct ts_plan_direct *d = &p->fetched.directs[p->fetched.ndirects++];
   memset(d, 0, sizeof *d);
   d->name = ts_name_normalize(name, strlen(name));

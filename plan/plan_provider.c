@@ -40,7 +40,8 @@ static void keep_file(struct ts_index_project *pr, size_t i, size_t *k, bool kee
 static void filter_hashes(struct ts_index_project *pr, const struct ts_reqfile_entry *e) {
   bool any = false;
   for (size_t i = 0; i < pr->nfiles && !any; i++)
-    any = ts_plan_entry_allows(e, pr->files[i].sha256) && ts_plan_entry_accepts_file(e, &pr->files[i]);
+    any = ts_plan_entry_allows(e, pr->files[i].sha256) &&
+          ts_plan_entry_accepts_file(e, &pr->files[i]);
   if (!any)
     return;
   size_t k = 0;
@@ -58,8 +59,9 @@ static struct ts_plan_page *keep_page(struct ts_plan_state *p, const struct ts_i
   ts_plan_variants_apply(p->in.owner->variants, p->in.idx, &pg->res.project, &p->in.owner->notes,
                          &p->in.owner->nnotes);
   pg->self[0] = &pg->res.project;
-  p->fetched.pages = ts_xreallocarray(p->fetched.pages, p->fetched.npages + 1, sizeof *p->fetched.pages);
-  p->fetched.pages[p->fetched.npages++] = pg;
+  struct ts_plan_fetched *fe = &p->fetched;
+  fe->pages = ts_xreallocarray(fe->pages, fe->npages + 1, sizeof *fe->pages);
+  fe->pages[fe->npages++] = pg;
   return pg;
 }
 
@@ -125,7 +127,8 @@ static enum ts_code get_pages(void *ctx, const char *const *names, size_t n,
         *err = res[j].err;
         rc = res[j].code;
       } else if (rc == TS_OK && res[j].err.detail[0]) {
-        p->fetched.not_found = ts_xrealloc(p->fetched.not_found, (p->fetched.nnot_found + 1) * sizeof *p->fetched.not_found);
+        p->fetched.not_found = ts_xreallocarray(p->fetched.not_found, p->fetched.nnot_found + 1,
+                                                sizeof *p->fetched.not_found);
         p->fetched.not_found[p->fetched.nnot_found] = ts_xstrdup(res[j].err.detail);
         out[slot[j]].not_found = p->fetched.not_found[p->fetched.nnot_found++];
       }
@@ -184,11 +187,12 @@ const struct ts_plan_meta *ts_plan_find_meta(const struct ts_plan_state *p,
   return NULL;
 }
 
-static struct ts_plan_meta *keep_meta(struct ts_plan_state *p, const struct ts_index_file *f, char *data,
-                              size_t len) {
-  p->fetched.metas = ts_xrealloc(p->fetched.metas, (p->fetched.nmetas + 1) * sizeof *p->fetched.metas);
-  p->fetched.metas[p->fetched.nmetas] = (struct ts_plan_meta){f, data, len};
-  return &p->fetched.metas[p->fetched.nmetas++];
+static struct ts_plan_meta *keep_meta(struct ts_plan_state *p, const struct ts_index_file *f,
+                                      char *data, size_t len) {
+  struct ts_plan_fetched *fe = &p->fetched;
+  fe->metas = ts_xreallocarray(fe->metas, fe->nmetas + 1, sizeof *fe->metas);
+  fe->metas[fe->nmetas] = (struct ts_plan_meta){f, data, len};
+  return &fe->metas[fe->nmetas++];
 }
 
 /* The PEP 658 file beside a local sdist, checked against the index's

@@ -43,7 +43,8 @@ static enum ts_code no_runtime_torch(void *ctx, char **version, struct ts_error 
  * sdist it chooses is built (its metadata) normally.  The torch it
  * chooses is what the builds are made against. */
 static enum ts_code runtime_resolve(struct ts_plan_builds *rt, bool add_torch,
-                                    const struct ts_plan_runtime_answer **out, struct ts_error *err) {
+                                    const struct ts_plan_runtime_answer **out,
+                                    struct ts_error *err) {
   struct ts_plan_runtime_answer *a = add_torch ? &rt->with_torch : &rt->as_named;
   *out = a;
   if (a->resolved)
@@ -132,7 +133,8 @@ static char *installed_torch(const struct ts_target *t) {
 /* The first phase of a two-phase install: torch==want, its dependencies at
  * the versions `pins` chose, installed into the target before a
  * --no-build-isolation build compiles against it. */
-static enum ts_code install_torch_first(struct ts_plan_state *p, const char *want, char *const *pins,
+static enum ts_code install_torch_first(struct ts_plan_state *p, const char *want,
+                                        char *const *pins,
                                         size_t npins, const char *project,
                                         struct ts_error *err) {
   const struct ts_plan_options *o = p->builds.o;
@@ -173,7 +175,7 @@ static enum ts_code install_torch_first(struct ts_plan_state *p, const char *wan
   if (rc == TS_OK) {
     struct ts_plan_install_options io = *o->runtime_install;
     io.cancel = p->in.build.cancel;
-    ((struct ts_plan_state *)first->priv)->env.lock_borrowed = p->env.lock_fd >= 0 || p->env.lock_borrowed;
+    ts_plan_state_of(first)->env.lock_borrowed = p->env.lock_fd >= 0 || p->env.lock_borrowed;
     double t0 = ts_now_ms();
     rc = ts_plan_install(first, &io, NULL, err);
     if (rc == TS_OK && p->in.build.cb.installed_first)
