@@ -89,6 +89,30 @@ static bool fact_term_holds(struct rs *rs, const struct ts_term *t) {
   return f && term_matches_version(t, f->v);
 }
 
+bool ts_rs_kernel_gate(const struct ts_constraint *con) {
+  return strncmp(con->id, "cuda-arch-", 10) == 0 || strncmp(con->id, "rocm-gfx-", 9) == 0 ||
+         strncmp(con->id, "pypi-arch-", 10) == 0;
+}
+
+bool ts_rs_lacks_kernels(struct rs *rs, const char *name, const struct rs_ver *v) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  for (size_t c = 0; set && c < set->nconstraints; c++) {
+    const struct ts_constraint *con = &set->constraints[c];
+    if (!ts_rs_kernel_gate(con) || con->nwhen || strcmp(con->subject.name, name) != 0 ||
+        (rs->req->ignore_host && constraint_uses_host(con)) ||
+        !term_matches_version(&con->subject, v->twin ? v->twin : v->v))
+      continue;
+    bool holds = false;
+    for (size_t t = 0; t < con->nterms; t++)
+      holds |= fact_term_holds(rs, &con->terms[t]);
+    /* requires: one of the GPUs it has kernels for; conflicts: a GPU it
+     * has none for */
+    if (con->kind == TS_CONSTRAINT_CONFLICTS ? holds : !holds)
+      return true;
+  }
+  return false;
+}
+
 /* Dep for a rules term: a host fact or a (loaded) project. */
 static Id term_dep(struct rs *rs, const struct ts_term *t) {
   Pool *pool = rs->pool;

@@ -250,6 +250,13 @@ void ts_rs_apply_rules(struct rs *rs);
  * later (solvable p). */
 void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
                                   const char *name);
+/* A kernel gate: a rule saying which GPU targets a build carries kernels
+ * for (cuda-arch-*, pypi-arch-*, rocm-gfx-*, from rules/rules_compile.c). */
+bool ts_rs_kernel_gate(const struct ts_constraint *con);
+/* Version v of project `name` has no kernels for this host's GPU: a
+ * kernel gate on it fails on the host's facts alone (no driver or ROCm
+ * upgrade changes that). */
+bool ts_rs_lacks_kernels(struct rs *rs, const char *name, const struct rs_ver *v);
 /* The -c constraints on a project just added. */
 void ts_rs_apply_user_constraints(struct rs *rs, int pidx);
 
