@@ -1,6 +1,7 @@
 /*
  * cli/gpu_options.c — parsing of the GPU-stack options (see gpu_options.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -265,7 +266,7 @@ enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
 }
 
 const char *ts_gpu_bundled_rules_path(void) {
-  static char beside_exe[4096 + 64];
+  static char beside_exe[PATH_MAX + 64];
   return ts_cli_data_file("rules.yaml", "TORCHSOLVE_BUNDLED_RULES", TS_RULES_INSTALLED,
                           TS_RULES_SOURCE, beside_exe, sizeof beside_exe);
 }
