@@ -14,6 +14,10 @@
 #include "plan/plan_state.h"
 #include "rules/series.h"
 
+/* A build's local version label ("cu130", "rocm6.2.4") is short; a longer
+ * "+..." is not a build name. */
+#define LOCAL_LABEL_MAX 64
+
 size_t ts_plan_route_project(void *ctx, const char *name, const char **urls, size_t max) {
   struct ts_plan_state *p = ctx;
   if (!ts_plan_is_routed(p->in.set, name))
@@ -117,9 +121,9 @@ static void pinned_labels(struct ts_plan_variant_list *v, const struct ts_constr
     size_t n = 0;
     while (plus[1 + n] && (isalnum((unsigned char)plus[1 + n]) || plus[1 + n] == '.'))
       n++;
-    if (n == 0 || n > 64)
+    if (n == 0 || n > LOCAL_LABEL_MAX)
       continue;
-    char label[80];
+    char label[LOCAL_LABEL_MAX + 1];
     snprintf(label, sizeof label, "%.*s", (int)n, plus + 1);
     variants_add(v, label, strcmp(label, "cpu") == 0);
   }
@@ -190,10 +194,6 @@ static void explaining_variants(struct ts_plan_variant_list *v, const struct ts_
   }
 }
 
-static int cstr_ptr_cmp(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void build_routes_and_prefs(struct ts_plan_routing *rt, struct ts_index *idx,
                                    const struct ts_constraint_set *set, bool variant_index) {
   const struct ts_plan_variant_list *v = &rt->vars;
@@ -224,7 +224,7 @@ static void build_routes_and_prefs(struct ts_plan_routing *rt, struct ts_index *
     if (strcmp(set->routed[i], "torch") != 0)
       rt->priority[rt->npriority++] = set->routed[i];
   if (rt->npriority > 2)
-    qsort(rt->priority + 1, rt->npriority - 1, sizeof *rt->priority, cstr_ptr_cmp);
+    qsort(rt->priority + 1, rt->npriority - 1, sizeof *rt->priority, ts_strv_cmp);
   rt->prefs = ts_xcalloc(set->nrouted, sizeof *rt->prefs);
   for (size_t i = 0; i < set->nrouted; i++)
     rt->prefs[rt->nprefs++] = (struct ts_resolver_variant_pref){

@@ -215,10 +215,6 @@ static void elsewhere_hint(struct rs *rs, const struct rs_proj *pj,
   }
 }
 
-static int cmp_strp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The tags of version v's wheels on pj's pages ("py3-none-win_amd64,
  * cp311-cp311-macosx_11_0_arm64"), sorted, each once, at most 6 and "…";
  * malloc'd. */
@@ -253,7 +249,7 @@ static char *wheel_tags_text(const struct rs_proj *pj, const struct rs_ver *v) {
       }
       tags[n++] = tag;
     }
-  qsort(tags, n, sizeof *tags, cmp_strp);
+  qsort(tags, n, sizeof *tags, ts_strv_cmp);
   struct ts_buf b;
   ts_buf_init(&b, 0);
   for (size_t i = 0; i < n; i++) {
