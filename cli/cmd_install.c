@@ -20,7 +20,7 @@
 
 static int write_report(const char *dest, const struct ts_plan_result *r) {
   struct ts_buf b;
-  ts_buf_init(&b, 256u << 20);
+  ts_buf_init(&b, TS_PLAN_REPORT_CAP);
   struct ts_error err = {0};
   int status = ts_plan_report(r, &b, &err) == TS_OK ? ts_cli_write_output(dest, b.data, b.len)
                                                     : ts_cli_report(&err);

@@ -19,6 +19,9 @@
 #include "pep/name.h"
 
 #define TS_RANGE_TAIL (64u * 1024) /* first window: most wheels' CD fits */
+/* Times a download waits for another process's .part of the same file
+ * before taking the one it holds. */
+#define PART_LOCK_TRIES 100
 
 /* client.c keeps its struct private; we only need these accessors. */
 static const char *cache_root(struct ts_index *idx) { return ts_index_cache_dir(idx); }
@@ -182,7 +185,7 @@ static enum ts_code lock_part(const char *part, struct ts_index_download *d, int
         return TS_OK;
       }
     }
-    if (current || tries >= 100) {
+    if (current || tries >= PART_LOCK_TRIES) {
       *fd = f;
       return TS_OK;
     }

@@ -289,7 +289,9 @@ const struct ts_rules *ts_plan_result_rules(const struct ts_plan_result *r);
  * gives it, download_info with the URL without credentials and its sha256
  * (a local file the index gave none for, a path or a --find-links folder's,
  * is hashed here, as pip does), requested and its extras; the target's marker environment.  Appended to
- * out (the caller sizes its cap). */
+ * out (the caller sizes its cap: TS_PLAN_REPORT_CAP holds every METADATA
+ * of a large environment in full). */
+#define TS_PLAN_REPORT_CAP (256u * 1024 * 1024)
 enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
                             struct ts_error *err);
 

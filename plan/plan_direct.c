@@ -16,6 +16,10 @@
 #include "plan/plan_internal.h"
 #include "plan/plan_state.h"
 
+/* The requirement text built for a direct file ("name[extras]===version;
+ * marker"): a longer one is refused. */
+#define DIRECT_NAME_MAX 4096
+
 struct ts_plan_direct *ts_plan_find_direct(const struct ts_plan_state *p, const char *name) {
   for (size_t i = 0; i < p->fetched.ndirects; i++)
     if (strcmp(p->fetched.directs[i].name, name) == 0)
@@ -164,7 +168,7 @@ static enum ts_code add_direct(struct ts_plan_state *p, const struct ts_reqfile_
   d->page.res.project.nfiles = 1;
   /* self is set once the array stops moving (fix_directs) */
   struct ts_buf b;
-  ts_buf_init(&b, 4096);
+  ts_buf_init(&b, DIRECT_NAME_MAX);
   bool ok = ts_buf_append_str(&b, d->name) == TS_OK;
   for (size_t i = 0; i < nextras; i++)
     ok = ok && ts_buf_printf(&b, "%s%s", i ? "," : "[", extras[i]) == TS_OK;

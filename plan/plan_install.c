@@ -147,7 +147,7 @@ static enum ts_code build_sdists(struct ts_plan_result *r, struct install_run *r
 /* PEP 610's direct_url.json of a wheel given by URL, or NULL. */
 static char *url_direct_url(const char *url, const char *sha256_hex) {
   struct ts_buf b;
-  ts_buf_init(&b, 1u << 20);
+  ts_buf_init(&b, TS_CAP_TEXT);
   bool ok = ts_buf_printf(&b, "{\"url\": \"") == TS_OK;
   for (const char *c = url; *c && ok; c++)
     if (*c == '"' || *c == '\\')

@@ -20,6 +20,9 @@
 
 #include <solv/solver.h>
 
+/* A rule id is compared (for once-only notes) on its first this many bytes. */
+#define RULE_ID_SHOWN 120
+
 /* The fact jobs of rs->jobs, the only jobs a "runs here" solve keeps. */
 static void fact_jobs(const struct rs *rs, Queue *out) {
   queue_empty(out);
@@ -69,8 +72,8 @@ static void squeeze_rules(char *s) {
     size_t idlen = strcspn(id, ":)");
     if (id[idlen] != ':')
       continue;
-    char key[130];
-    snprintf(key, sizeof key, "|%.*s|", (int)(idlen < 120 ? idlen : 120), id);
+    char key[RULE_ID_SHOWN + 10];
+    snprintf(key, sizeof key, "|%.*s|", (int)(idlen < RULE_ID_SHOWN ? idlen : RULE_ID_SHOWN), id);
     if (!strstr(seen, key)) {
       size_t kl = strlen(key);
       if (seen_len + kl < sizeof seen) {

@@ -35,6 +35,11 @@
 
 #define MAX_ROOTS 16
 #define TS_CAP_SCRIPT (64u * 1024 * 1024)
+/* pip's launchers (distlib) wrap a longer interpreter path in /bin/sh:
+ * 127 bytes was the kernel's #! line limit. */
+#define SHEBANG_MAX 127
+/* What the byte-compiling interpreter may print (one line per file). */
+#define COMPILE_OUTPUT_CAP (256u << 20)
 
 static bool has_prefix_dir(const char *path, const char *dir) {
   size_t n = strlen(dir);
@@ -311,7 +316,7 @@ static enum ts_code write_launcher(void *ctx, const char *name, const char *mod,
   struct installer *in = t->in;
   size_t head = strcspn(attr, ".");
   const char *py = in->p.python;
-  char *shebang = strlen(py) > 127 || strpbrk(py, " \t")
+  char *shebang = strlen(py) > SHEBANG_MAX || strpbrk(py, " \t")
                       ? ts_xasprintf("#!/bin/sh\n'''exec' \"%s\" \"$0\" \"$@\"\n' '''", py)
                       : ts_xasprintf("#!%s", py);
   char *text = ts_xasprintf("%s\n"
@@ -676,6 +681,10 @@ static int cached_dir(struct dir_cache *c, const char *file, const char **base) 
 }
 
 #define PLACE_CHUNK 32
+/* Files are placed by at most PLACE_THREADS threads, and by one when there
+ * are fewer than PLACE_THREADED_FROM (starting threads costs more). */
+#define PLACE_THREADS 8
+#define PLACE_THREADED_FROM 256
 
 static void *place_worker(void *arg) {
   struct place_job *j = arg;
@@ -755,11 +764,11 @@ static enum ts_code place_all(struct installer *in, struct ts_error *err) {
   pthread_mutex_init(&j.mu, NULL);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   unsigned nt = in->o->threads ? in->o->threads : (unsigned)(cpus > 0 ? cpus : 1);
-  if (nt > 8)
-    nt = 8;
-  if (in->nfiles < 256)
+  if (nt > PLACE_THREADS)
+    nt = PLACE_THREADS;
+  if (in->nfiles < PLACE_THREADED_FROM)
     nt = 1;
-  pthread_t th[8];
+  pthread_t th[PLACE_THREADS];
   unsigned started = 0;
   for (unsigned t = 1; t < nt; t++)
     if (pthread_create(&th[started], NULL, place_worker, &j) == 0)
@@ -810,7 +819,7 @@ static enum ts_code compile_all(struct installer *in, struct ts_error *err) {
   char *argv[] = {(char *)in->p.python, (char *)"-E", (char *)"-s",
                   (char *)"-c", (char *)compile_script, lp, NULL};
   struct ts_proc_options po = {.stderr_mode = TS_PROC_STDERR_INHERIT,
-                               .stdout_cap = 256u << 20};
+                               .stdout_cap = COMPILE_OUTPUT_CAP};
   struct ts_proc_result pr;
   rc = ts_proc_run(argv, &po, &pr, err);
   free(lp);

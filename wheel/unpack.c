@@ -34,6 +34,13 @@
 #define DEFAULT_RATIO_MIN (1ull << 20)
 #define SYMLINK_MAX 4096u
 #define MAX_THREADS 16u
+/* Members up to whole_max bytes are inflated in one piece per thread: the
+ * threads share WHOLE_BUDGET, each getting between WHOLE_MIN and WHOLE_MAX. */
+#define WHOLE_BUDGET (64u << 20)
+#define WHOLE_MAX (32u << 20)
+#define WHOLE_MIN (4u << 20)
+/* A .tmp- directory untouched this long is a killed run's leftover. */
+#define STALE_TMP_S 3600
 
 /* ---- names ---------------------------------------------------------- */
 
@@ -830,11 +837,11 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
   atomic_init(&j.failed, false);
   pthread_mutex_init(&j.mu, NULL);
   unsigned nt = worker_count(o, plan->n);
-  j.whole_max = (64u << 20) / nt;
-  if (j.whole_max > (32u << 20))
-    j.whole_max = 32u << 20;
-  if (j.whole_max < (4u << 20))
-    j.whole_max = 4u << 20;
+  j.whole_max = WHOLE_BUDGET / nt;
+  if (j.whole_max > WHOLE_MAX)
+    j.whole_max = WHOLE_MAX;
+  if (j.whole_max < WHOLE_MIN)
+    j.whole_max = WHOLE_MIN;
   pthread_t th[MAX_THREADS];
   unsigned started = 0;
   for (unsigned t = 1; t < nt; t++)
@@ -873,7 +880,7 @@ static void sweep_stale(const char *root) {
       continue;
     char *p = ts_path_join(root, de->d_name);
     struct stat st;
-    if (lstat(p, &st) == 0 && now - st.st_mtime > 3600)
+    if (lstat(p, &st) == 0 && now - st.st_mtime > STALE_TMP_S)
       ts_fs_remove_tree(p, NULL);
     free(p);
   }
