@@ -101,21 +101,26 @@ static void topic_variants(void) {
   printf(
       "PEP 825 wheel variants (torch-2.10.0-...-cuda12.8.whl):\n"
       "  A page with variant wheels lists NAME-VERSION-variants.json (PEP 825\n"
-      "  v0.1 or variantlib v0.0.3), fetched hash-checked and cached. torchsolve\n"
+      "  v0.1 or variantlib v0.0.3), fetched hash-checked and cached; without it\n"
+      "  each wheel's dist-info/variant.json is read by range requests. torchsolve\n"
       "  computes what the providers would report from its own host facts (no\n"
       "  plugin is run): nvidia cuda_version_lower_bound/upper_bound from the\n"
       "  driver's CUDA and sm_arch of every GPU, amd gfx_arch and rocm_version,\n"
-      "  x86_64 level from the CPU flags, static-properties from the file.\n"
+      "  x86_64 level from the CPU flags, aarch64 version and features from the\n"
+      "  cpuinfo Features line, static-properties from the file.\n"
       "  A variant is a candidate when each of its features has a supported\n"
       "  value and rules.yaml accepts its PyTorch twin (cuda12.8 = cu128, null =\n"
       "  cpu); the best by PEP 825's priorities wins, then the null variant, then\n"
       "  a wheel without a label; ties go to the newest CUDA that runs here.\n"
       "  --torch-index-url BASE also reads BASE/variant/. install --dry-run shows\n"
       "  '[label]' and why; detect --json lists variant_properties; list, freeze\n"
-      "  and show name an installed variant's label. NV_VARIANT_PROVIDER_FORCE_\n"
-      "  CUDA_DRIVER_VERSION, NV_VARIANT_PROVIDER_FORCE_SM_ARCH, AMD_VARIANT_\n"
-      "  PROVIDER_FORCE_GFX_ARCH and AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION\n"
-      "  replace detected facts, as in the providers. See doc/variants.md.\n");
+      "  and show name an installed variant's label. lock (--universal, --profile\n"
+      "  too) lists every variant wheel and the variants.json; sync chooses per\n"
+      "  host, sync --profile NAME for that profile's machine.\n"
+      "  NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION,\n"
+      "  NV_VARIANT_PROVIDER_FORCE_SM_ARCH, AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH and\n"
+      "  AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION replace detected facts, as in the\n"
+      "  providers. See doc/variants.md.\n");
 }
 
 static const struct {

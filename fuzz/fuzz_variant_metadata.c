@@ -1,5 +1,6 @@
 /* libFuzzer target: variant metadata JSON (both schemas), the label
- * splitter on the same bytes, and selection against a fixed host. */
+ * splitter on the same bytes, selection against a fixed host, and the
+ * merge of per-wheel variant.json files. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,6 +41,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         abort();
     ts_variant_selection_clear(&sel);
     ts_variant_supported_clear(&sup);
+    /* the same file as two wheels' variant.json, each narrowed to one
+     * label, gathered into one release (plan/variant_wheels.h) */
+    struct ts_variant_metadata one = {0};
+    if (m.nvariants && ts_variant_metadata_parse((const char *)data, size, "fuzz", &one, &err) == TS_OK) {
+      char *last = strdup(m.variants[m.nvariants - 1].label);
+      size_t want = m.nvariants > 1 ? 2 : 1;
+      if (!last || !ts_variant_metadata_keep_only(&one, last) ||
+          !ts_variant_metadata_keep_only(&m, m.variants[0].label))
+        abort();
+      ts_variant_metadata_adopt(&m, &one);
+      if (m.nvariants != want || !ts_variant_metadata_find(&m, last))
+        abort();
+      free(last);
+    }
+    ts_variant_metadata_clear(&one);
   }
   ts_variant_metadata_clear(&m);
   return 0;

@@ -83,8 +83,10 @@ struct ts_host {
    * not run on it. */
   char *jetson;
   bool force_cpu;     /* --cpu: every GPU backend is switched off */
-  /* The first CPU's feature flags from /proc/cpuinfo ("fpu vme ... avx2"),
-   * space-separated, or NULL: what the x86_64 variant provider reads. */
+  /* The first CPU's feature flags from /proc/cpuinfo, space-separated:
+   * x86's "flags" ("fpu vme ... avx2") or aarch64's "Features" (HWCAPs:
+   * "fp asimd ... sve2"); NULL when absent.  What the x86_64 and aarch64
+   * variant providers read. */
   char *cpu_flags;
 
   struct ts_host_source *sources;

@@ -787,7 +787,8 @@ static void detect_jetson(struct ctx *c) {
   free(full);
 }
 
-/* The "flags" line of the first processor in /proc/cpuinfo (x86). */
+/* The first processor's feature flags in /proc/cpuinfo: its "flags" line
+ * on x86, its "Features" line (the kernel's HWCAP names) on aarch64. */
 static void detect_cpu_flags(struct ctx *c) {
   char *text = read_text(c, "/proc/cpuinfo", HOST_CAP_CPUINFO);
   if (!text)
@@ -796,7 +797,8 @@ static void detect_cpu_flags(struct ctx *c) {
     char *nl = strchr(line, '\n');
     if (nl)
       *nl = '\0';
-    if (strncmp(line, "flags", 5) == 0 && strchr(line, ':')) {
+    if ((strncmp(line, "flags", 5) == 0 || strncmp(line, "Features", 8) == 0) &&
+        strchr(line, ':')) {
       char *v = strchr(line, ':') + 1;
       v += strspn(v, " \t");
       ts_host_set_string(&c->h->cpu_flags, v);

@@ -96,10 +96,9 @@ static const char *src_or(const char *s, const char *dflt) {
   return s && *s ? s : dflt;
 }
 
-enum ts_code ts_host_apply_overrides(struct ts_host *h,
-                                     const struct ts_host_overrides *ov,
-                                     struct ts_error *err) {
-  /* Validate everything first so that a bad value changes nothing. */
+/* Every override well-formed (a version, capabilities, gfx targets), so
+ * that a bad value changes nothing. */
+static enum ts_code check_overrides(const struct ts_host_overrides *ov, struct ts_error *err) {
   if (ov->cuda == TS_HOST_SET && !dotted(ov->cuda_version, 1, 1))
     return ts_error_set(err, TS_E_INVALID,
                         "%s '%s' is not a CUDA version like 12.4 (or auto, none)",
@@ -150,7 +149,14 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
       p = e ? e + 1 : NULL;
     } while (p);
   }
+  return TS_OK;
+}
 
+/* --cuda-driver, --cuda and --compute-capability; TS_E_REFUSED when
+ * --cuda asks for more than the host's driver runs (without
+ * --ignore-host). */
+static enum ts_code apply_cuda(struct ts_host *h, const struct ts_host_overrides *ov,
+                               struct ts_error *err) {
   /* The driver a --cuda-driver names, or the one detected. */
   if (ov->cuda_driver) {
     ts_host_set_string(&h->cuda_driver, ov->cuda_driver);
@@ -224,7 +230,11 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
                 src_or(ov->compute_capabilities_source, "--compute-capability"));
     h->has_cuda = true;
   }
+  return TS_OK;
+}
 
+/* --rocm and --gfx. */
+static void apply_rocm(struct ts_host *h, const struct ts_host_overrides *ov) {
   if (ov->rocm == TS_HOST_NONE) {
     ts_host_set_string(&h->rocm_version, NULL);
     ts_host_set_string(&h->amdgpu_version, NULL);
@@ -256,6 +266,17 @@ enum ts_code ts_host_apply_overrides(struct ts_host *h,
     ts_host_add_source(h, "rocm.gpus", src_or(ov->gfx_source, "--gfx"));
     h->has_rocm = true;
   }
+}
+
+enum ts_code ts_host_apply_overrides(struct ts_host *h,
+                                     const struct ts_host_overrides *ov,
+                                     struct ts_error *err) {
+  enum ts_code rc = check_overrides(ov, err);
+  if (rc == TS_OK)
+    rc = apply_cuda(h, ov, err);
+  if (rc != TS_OK)
+    return rc;
+  apply_rocm(h, ov);
   if (ov->platform)
     apply_platform(h, ov->platform);
   if (ov->xpu) {

@@ -118,7 +118,11 @@ const char *ts_index_metadata_source_name(enum ts_index_metadata_source s);
 
 struct ts_index_metadata {
   const struct ts_index_file *file; /* in: borrowed */
-  char *data;                       /* out: METADATA bytes (NUL-terminated) */
+  /* in: the dist-info member to read ("variant.json": PEP 825's per-wheel
+   * variant metadata), read as METADATA is but never from a PEP 658 file,
+   * cached under its own key; NULL: METADATA */
+  const char *member;
+  char *data;                       /* out: the member's bytes (NUL-terminated) */
   size_t len;
   enum ts_index_metadata_source source;
   enum ts_code code;

@@ -57,14 +57,20 @@ static bool hex_equal(const uint8_t d[TS_SHA256_LEN], const char *hex) {
   return hex && strcasecmp(h, hex) == 0;
 }
 
-/* The top-level "<x>.dist-info/METADATA" of project `proj`. */
-static const struct ts_zip_entry *find_metadata(const struct ts_zip_archive *a, const char *proj) {
+/* The member a request reads from the wheel's dist-info. */
+static const char *member_of(const struct ts_index_metadata *m) {
+  return m->member ? m->member : "METADATA";
+}
+
+/* The top-level "<x>.dist-info/<member>" of project `proj`. */
+static const struct ts_zip_entry *find_metadata(const struct ts_zip_archive *a, const char *proj,
+                                                const char *member) {
   const struct ts_zip_entry *only = NULL;
   size_t count = 0;
   for (size_t i = 0; i < a->count; i++) {
     const struct ts_zip_entry *e = &a->entries[i];
     const char *slash = memchr(e->name, '/', e->name_len);
-    if (!slash || strcmp(slash, "/METADATA") != 0)
+    if (!slash || slash[1] == '\0' || strcmp(slash + 1, member) != 0)
       continue;
     size_t dl = (size_t)(slash - e->name);
     if (dl < 11 || memcmp(slash - 10, ".dist-info", 10) != 0)
@@ -90,11 +96,12 @@ static enum ts_code metadata_from_fd(int fd, const char *filename, const char *w
   if (c)
     return ts_error_wrap(&m->err, "%s", what);
   char *proj = project_of(filename);
-  const struct ts_zip_entry *e = find_metadata(a, proj);
+  const struct ts_zip_entry *e = find_metadata(a, proj, member_of(m));
   free(proj);
   if (!e) {
     ts_zip_close(a);
-    return ts_error_set(&m->err, TS_E_BAD_WHEEL, "%s: no .dist-info/METADATA in the wheel", what);
+    return ts_error_set(&m->err, TS_E_BAD_WHEEL, "%s: no .dist-info/%s in the wheel", what,
+                        member_of(m));
   }
   struct ts_buf b;
   ts_buf_init(&b, TS_CAP_METADATA);
@@ -464,6 +471,16 @@ static void range_tail_done(struct meta_job *j) {
   j->tail_start = start;
 }
 
+/* Another member's key in the metadata cache: the wheel's key and the
+ * member's name hashed together, so it never meets the METADATA's. */
+static void member_key(char key[TS_SHA256_HEX_LEN + 1], const char *member) {
+  char *both = ts_xasprintf("%s/%s", key, member);
+  uint8_t dg[TS_SHA256_LEN];
+  ts_sha256(both, strlen(both), dg);
+  ts_sha256_hex(dg, key);
+  free(both);
+}
+
 /* Keeps verified METADATA for later runs and --offline. */
 static void cache_metadata(struct ts_index *idx, const struct meta_job *j) {
   if (j->cache_key[0] && ts_index_cache_mode(idx) != TS_CACHE_DISABLED)
@@ -542,10 +559,10 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
     struct meta_job *j = &jobs[i];
     if (!j->pending || j->want_wheel || !j->zip)
       continue;
-    j->entry = find_metadata(j->zip, j->proj);
+    j->entry = find_metadata(j->zip, j->proj, member_of(j->m));
     if (!j->entry) {
-      j->m->code = ts_error_set(&j->m->err, TS_E_BAD_WHEEL, "%s: no .dist-info/METADATA in %s",
-                                j->m->file->filename, "the central directory");
+      j->m->code = ts_error_set(&j->m->err, TS_E_BAD_WHEEL, "%s: no .dist-info/%s in %s",
+                                j->m->file->filename, member_of(j->m), "the central directory");
       j->pending = false;
       continue;
     }
@@ -568,8 +585,8 @@ static enum ts_code range_metadata(struct ts_index *idx, struct meta_job *jobs, 
       continue;
     }
     if (e - s > TS_CAP_METADATA + 65536) {
-      j->m->code = ts_error_set(&j->m->err, TS_E_TOO_BIG, "%s: METADATA member too large",
-                                j->m->file->filename);
+      j->m->code = ts_error_set(&j->m->err, TS_E_TOO_BIG, "%s: %s member too large",
+                                j->m->file->filename, member_of(j->m));
       j->pending = false;
       continue;
     }
@@ -633,11 +650,73 @@ static void pep658_unusable(struct ts_index *idx, const char *md_url, const char
   free(line);
 }
 
+/* A job answered without asking the index for anything: a file:// wheel
+ * read where it lies, metadata or a verified whole wheel in the cache, or
+ * --offline's refusal.  False: it still needs the network. */
+static bool answered_here(struct ts_index *idx, const char *root, enum ts_cache_mode mode,
+                          struct meta_job *j) {
+  struct ts_index_metadata *m = j->m;
+  char *local = ts_url_file_path(j->url);
+  if (local) {
+    int fd = open(local, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      m->code = ts_error_set(&m->err, TS_E_NOT_FOUND, "cannot open '%s': %s", local,
+                             strerror(errno));
+    else
+      m->code = metadata_from_fd(fd, m->file->filename, local, m);
+    if (fd >= 0)
+      close(fd);
+    if (!m->code)
+      m->source = TS_METADATA_LOCAL;
+    free(local);
+    j->pending = false;
+    return true;
+  }
+  struct ts_cache *cache = ts_index_cache(idx);
+  if (root && cache) {
+    ts_cache_file_key(m->file->sha256, j->url, j->cache_key);
+    if (m->member)
+      member_key(j->cache_key, m->member);
+    struct ts_buf b;
+    ts_buf_init(&b, TS_CAP_METADATA);
+    if (ts_cache_get_metadata(cache, j->cache_key, &b, NULL) == TS_OK) {
+      m->data = ts_buf_take(&b, &m->len);
+      m->source = TS_METADATA_CACHE;
+      j->pending = false;
+      ts_buf_clear(&b);
+      return true;
+    }
+    ts_buf_clear(&b);
+    /* A verified whole wheel in the cache answers too. */
+    char *wp = ts_cache_may_hold_wheels(cache)
+                   ? ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url,
+                                         m->file->filename)
+                   : NULL;
+    int fd = wp ? open(wp, O_RDONLY | O_CLOEXEC) : -1;
+    free(wp);
+    if (fd >= 0) {
+      m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
+      close(fd);
+      if (!m->code)
+        m->source = TS_METADATA_WHEEL;
+      j->pending = false;
+      return true;
+    }
+  }
+  if (mode == TS_CACHE_OFFLINE) {
+    char u[200];
+    ts_url_redact_buf(j->url, u, sizeof u);
+    m->code = ts_error_set(&m->err, TS_E_OFFLINE,
+                           "metadata of %s is not in the cache (--offline)", u);
+    j->pending = false;
+    return true;
+  }
+  return false;
+}
+
 enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metadata *reqs,
                                      size_t n, struct ts_error *err) {
-  struct meta_job *jobs = calloc(n ? n : 1, sizeof *jobs);
-  if (!jobs)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct meta_job *jobs = ts_xcalloc(n ? n : 1, sizeof *jobs);
   const char *root = cache_root(idx);
   enum ts_cache_mode mode = ts_index_cache_mode(idx);
   char **mdurls = ts_xcalloc(n ? n : 1, sizeof *mdurls);
@@ -653,60 +732,9 @@ enum ts_code ts_index_fetch_metadata(struct ts_index *idx, struct ts_index_metad
     j->proj = project_of(m->file->filename);
     j->pending = true;
     j->req.fd = -1;
-    char *local = ts_url_file_path(j->url);
-    if (local) {
-      int fd = open(local, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-        m->code = ts_error_set(&m->err, TS_E_NOT_FOUND, "cannot open '%s': %s", local,
-                               strerror(errno));
-      else
-        m->code = metadata_from_fd(fd, m->file->filename, local, m);
-      if (fd >= 0)
-        close(fd);
-      if (!m->code)
-        m->source = TS_METADATA_LOCAL;
-      free(local);
-      j->pending = false;
+    if (answered_here(idx, root, mode, j))
       continue;
-    }
-    struct ts_cache *cache = ts_index_cache(idx);
-    if (root && cache) {
-      ts_cache_file_key(m->file->sha256, j->url, j->cache_key);
-      struct ts_buf b;
-      ts_buf_init(&b, TS_CAP_METADATA);
-      if (ts_cache_get_metadata(cache, j->cache_key, &b, NULL) == TS_OK) {
-        m->data = ts_buf_take(&b, &m->len);
-        m->source = TS_METADATA_CACHE;
-        j->pending = false;
-        ts_buf_clear(&b);
-        continue;
-      }
-      ts_buf_clear(&b);
-      /* A verified whole wheel in the cache answers too. */
-      char *wp = ts_cache_may_hold_wheels(cache)
-                     ? ts_cache_wheel_path(root, j->proj, m->file->sha256, j->url,
-                                           m->file->filename)
-                     : NULL;
-      int fd = wp ? open(wp, O_RDONLY | O_CLOEXEC) : -1;
-      free(wp);
-      if (fd >= 0) {
-        m->code = metadata_from_fd(fd, m->file->filename, m->file->filename, m);
-        close(fd);
-        if (!m->code)
-          m->source = TS_METADATA_WHEEL;
-        j->pending = false;
-        continue;
-      }
-    }
-    if (mode == TS_CACHE_OFFLINE) {
-      char u[200];
-      ts_url_redact_buf(j->url, u, sizeof u);
-      m->code = ts_error_set(&m->err, TS_E_OFFLINE,
-                             "metadata of %s is not in the cache (--offline)", u);
-      j->pending = false;
-      continue;
-    }
-    if (m->file->has_metadata) {
+    if (m->file->has_metadata && !m->member) {
       if (asprintf(&mdurls[i], "%s.metadata", j->url) < 0)
         abort();
       http_req(&j->req, mdurls[i], NULL, TS_CAP_METADATA);

@@ -357,26 +357,33 @@ static char *plain_name(const struct ts_index_file *f) {
   return plain;
 }
 
-/* PEP 825: a release with variant wheels is locked with every variant
- * wheel of the chosen wheel's tags, installable on this host or not, and
- * its variants.json ([packages.variants-json]), so that sync chooses the
- * variant for the host it runs on. */
-static enum ts_code add_variant_wheels(struct ts_plan_result *res, const struct ts_plan_item *pi,
-                                       const struct ts_index_file *chosen, const char *output,
-                                       struct ts_pylock_package *p, struct ts_error *err) {
+static bool has_wheel(const struct ts_pylock_package *p, const char *filename) {
+  for (size_t i = 0; i < p->nwheels; i++)
+    if (p->wheels[i].name && strcmp(p->wheels[i].name, filename) == 0)
+      return true;
+  return false;
+}
+
+enum ts_code ts_plan_lock_variant_wheels(struct ts_plan_result *res,
+                                         const struct ts_plan_item *pi,
+                                         const struct ts_index_file *chosen, const char *output,
+                                         struct ts_pylock_package *p, struct ts_error *err) {
   const struct ts_index_file *json = NULL, *wheels = NULL;
   size_t n = ts_plan_variant_release(res, pi->r->name, pi->r->version, &json, &wheels);
   char *want = n ? plain_name(chosen) : NULL;
   enum ts_code rc = TS_OK;
   for (size_t i = 0; want && rc == TS_OK && i < n; i++) {
-    char *plain = strcmp(wheels[i].filename, chosen->filename) != 0 ? plain_name(&wheels[i])
-                                                                     : NULL;
+    char *plain = strcmp(wheels[i].filename, chosen->filename) != 0 &&
+                          !has_wheel(p, wheels[i].filename)
+                      ? plain_name(&wheels[i])
+                      : NULL;
     if (plain && strcmp(plain, want) == 0)
       rc = ts_plan_lock_file(res, pi, &wheels[i], output, p, err);
     free(plain);
   }
   char sha[TS_SHA256_HEX_LEN + 1];
-  if (want && rc == TS_OK && (rc = file_sha256(res, pi, json, sha, err)) == TS_OK) {
+  if (want && !p->variants_json && rc == TS_OK &&
+      (rc = file_sha256(res, pi, json, sha, err)) == TS_OK) {
     struct ts_pylock_file *f = p->variants_json = ts_xcalloc(1, sizeof *f);
     *f = (struct ts_pylock_file){.name = ts_xstrdup(json->filename), .size = -1,
                                  .url = ts_url_without_userinfo(json->url),
@@ -471,7 +478,7 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
     rc = sdist ? add_index_sdist(res, pi, bo, output, p, err)
                : ts_plan_lock_file(res, pi, f, output, p, err);
     if (rc == TS_OK && !sdist && !pi->is_path)
-      rc = add_variant_wheels(res, pi, f, output, p, err);
+      rc = ts_plan_lock_variant_wheels(res, pi, f, output, p, err);
   }
   if (rc != TS_OK) {
     ts_pylock_free(lock);

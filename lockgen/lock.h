@@ -38,6 +38,15 @@ void ts_plan_lock_dependencies(struct ts_pylock_package *p, char **names, size_t
 enum ts_code ts_plan_lock_file(struct ts_plan_result *res, const struct ts_plan_item *pi,
                                const struct ts_index_file *f, const char *output,
                                struct ts_pylock_package *p, struct ts_error *err);
+/* PEP 825: a release with variant wheels is locked with every variant
+ * wheel of the chosen wheel's tags, installable on this host or not (those
+ * p does not list yet), and its variants.json ([packages.variants-json],
+ * unless p has one), so that sync chooses the variant for the host it
+ * runs on.  Nothing for a release without variant wheels. */
+enum ts_code ts_plan_lock_variant_wheels(struct ts_plan_result *res,
+                                         const struct ts_plan_item *pi,
+                                         const struct ts_index_file *chosen, const char *output,
+                                         struct ts_pylock_package *p, struct ts_error *err);
 /* p's `index`: the item's index without credentials (none for files). */
 void ts_plan_lock_index(struct ts_pylock_package *p, const struct ts_plan_item *pi);
 /* The host facts and the ids of the rules on the resolved packages. */

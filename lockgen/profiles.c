@@ -141,6 +141,7 @@ enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *
     out->machine = ts_xstrdup(base->machine);
     out->os = ts_xstrdup(base->os);
     out->glibc = ts_xstrdup(base->glibc);
+    out->cpu_flags = ts_xstrdup(base->cpu_flags); /* the CPU's variant properties */
   }
   char *source = ts_xasprintf("--profile %s", p->backend);
   enum ts_code rc = ts_torch_backend_host(b, p->cc, p->gfx, source, out, err);

@@ -73,8 +73,9 @@ void ts_profile_clear(struct ts_profile *p);
  * NULL when the lock has no profiles or one without a backend. */
 char **ts_profile_args_of_lock(const struct ts_pylock *lock, size_t *n);
 
-/* The machine a profile stands for: base's machine, OS and glibc (the
- * lock's target; base may be NULL) with the profile's GPU facts.  The
+/* The machine a profile stands for: base's machine, OS, glibc and CPU
+ * flags (the lock's target; base may be NULL) with the profile's GPU
+ * facts.  The
  * caller clears *out with ts_host_clear. */
 enum ts_code ts_profile_host(const struct ts_profile *p, const struct ts_rules *rules,
                              const struct ts_host *base, struct ts_host *out,

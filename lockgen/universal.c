@@ -722,7 +722,15 @@ static enum ts_code lock_entry(const struct grid *g, const struct entry *e, cons
     }
   ts_plan_lock_dependencies(pkg, deps, ndeps);
   ts_plan_lock_index(pkg, pi);
-  return lock_files(g, e, output, pkg, err);
+  enum ts_code rc = lock_files(g, e, output, pkg, err);
+  /* PEP 825: every variant of the wheels the environments chose, with the
+   * variants.json, so that sync chooses per host as for a plain lock */
+  for (size_t i = 0; i < g->n && rc == TS_OK; i++) {
+    const struct ts_plan_item *own = e->covers[i] ? item_of(&g->pts[i], e->name) : NULL;
+    if (own && own->r->file && !own->is_path)
+      rc = ts_plan_lock_variant_wheels(g->pts[i].res, own, own->r->file, output, pkg, err);
+  }
+  return rc;
 }
 
 /* Environments with the same answer (the same entries) form one input of

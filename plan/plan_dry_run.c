@@ -7,6 +7,7 @@
 #include "core/str.h"
 #include "index/url.h"
 #include "pep/version.h"
+#include "variant/label.h"
 
 char *ts_plan_dry_run_line(const char *action, const char *name, const char *version,
                            const char *index, const char *was) {
@@ -68,6 +69,29 @@ static const char *change_name(const struct ts_sync_item *it) {
   return what;
 }
 
+/* The PEP 825 label of a locked wheel (malloc'd), or NULL. */
+static char *locked_label(const struct ts_pylock_file *wheel) {
+  char *name = wheel ? ts_pylock_file_decoded_name(wheel) : NULL;
+  char *plain = NULL, *label = NULL;
+  if (name && ts_variant_split_filename(name, strlen(name), &plain, &label, NULL) != TS_OK)
+    label = NULL;
+  free(plain);
+  free(name);
+  return label;
+}
+
+/* "install nvlib 1.0 - URL" → "install nvlib 1.0 [cu13] URL": the column
+ * after the version holds the label. */
+static char *with_label(char *line, const char *action, const char *name, const char *version,
+                        const char *label) {
+  size_t head = strlen(action) + strlen(name) + strlen(version) + 2;
+  if (strlen(line) < head + 3 || strncmp(line + head, " - ", 3) != 0)
+    return line;
+  char *labelled = ts_xasprintf("%.*s [%s]%s", (int)head, line, label, line + head + 2);
+  free(line);
+  return labelled;
+}
+
 void ts_plan_sync_dry_run_lines(const struct ts_sync_plan *plan, struct ts_plan_notes *out) {
   for (size_t i = 0; i < plan->n; i++) {
     const struct ts_sync_item *it = &plan->items[i];
@@ -78,8 +102,12 @@ void ts_plan_sync_dry_run_lines(const struct ts_sync_plan *plan, struct ts_plan_
                          : it->action == TS_SYNC_KEEP   ? "keep"
                          : it->action == TS_SYNC_REMOVE ? "remove"
                                                         : change_name(it);
-    ts_plan_notes_add(out, ts_plan_dry_run_line(action, it->name, version,
-                                        it->pkg ? it->pkg->index : NULL,
-                                        it->action == TS_SYNC_CHANGE ? it->old_version : NULL));
+    char *line = ts_plan_dry_run_line(action, it->name, version, it->pkg ? it->pkg->index : NULL,
+                                      it->action == TS_SYNC_CHANGE ? it->old_version : NULL);
+    char *label = it->action != TS_SYNC_REMOVE ? locked_label(it->wheel) : NULL;
+    if (label) /* the variant the lock's wheel is, in the variant column as install shows it */
+      line = with_label(line, action, it->name, version, label);
+    free(label);
+    ts_plan_notes_add(out, line);
   }
 }

@@ -46,6 +46,8 @@ struct variant_ranker {
   struct ts_index *idx;
   struct ts_constraint_set set;
   bool have_set;
+  struct ts_host profile_host;
+  bool have_profile_host;
   char **notes;
   size_t nnotes;
 };
@@ -64,15 +66,26 @@ static long rank_variant(void *ctx, const struct ts_pylock_package *pkg, const c
   return rank;
 }
 
+/* sync --profile NAME chooses variants for the machine the profile was
+ * locked for (its backend and GPU targets), not for this host's GPUs,
+ * and without the providers' variables, which describe this host. */
 static enum ts_code ranker_init(const struct ts_plan_sync_options *o, const struct ts_plan_sync *s,
                                 struct variant_ranker *k, struct ts_error *err) {
   struct ts_rules_options ro = {.ignore_host = false};
   enum ts_code rc = TS_OK;
-  if (o->rules && o->host && (rc = ts_rules_compile(o->rules, o->host, &ro, &k->set, err)) == TS_OK)
+  const struct ts_host *host = o->host;
+  bool for_profile = o->profile && s->profile && o->rules;
+  if (for_profile) {
+    if ((rc = ts_profile_locked_host(s->profile, o->rules, o->host, &k->profile_host, err)))
+      return rc;
+    k->have_profile_host = true;
+    host = &k->profile_host;
+  }
+  if (o->rules && host && (rc = ts_rules_compile(o->rules, host, &ro, &k->set, err)) == TS_OK)
     k->have_set = true;
   if (rc == TS_OK)
-    rc = ts_plan_variants_new(o->host, o->variant_force, k->have_set ? &k->set : NULL,
-                              &s->target->markers, &k->v, err);
+    rc = ts_plan_variants_new(host, for_profile ? NULL : o->variant_force,
+                              k->have_set ? &k->set : NULL, &s->target->markers, &k->v, err);
   if (rc == TS_OK && !(k->idx = ts_index_new(o->index, err)))
     rc = err->code;
   return rc;
@@ -84,6 +97,8 @@ static void ranker_clear(struct variant_ranker *k) {
     ts_index_free(k->idx);
   if (k->have_set)
     ts_constraint_set_clear(&k->set);
+  if (k->have_profile_host)
+    ts_host_clear(&k->profile_host);
   for (size_t i = 0; i < k->nnotes; i++)
     free(k->notes[i]);
   free(k->notes);

@@ -5,6 +5,7 @@
  * properties and the rules, before the resolver reads the page.
  */
 #include "plan/plan_internal.h"
+#include "plan/variant_wheels.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -186,6 +187,7 @@ static bool read_metadata(struct ts_index *idx, const struct ts_index_file *f,
   char *path = NULL;
   struct ts_error err = {0};
   struct ts_buf b;
+  memset(m, 0, sizeof *m); /* cleared by the caller whatever happens */
   ts_buf_init(&b, VARIANTS_JSON_CAP);
   enum ts_code rc = ts_index_fetch_wheel(idx, f, &path, &err);
   if (rc == TS_OK)
@@ -260,16 +262,12 @@ static struct release *judge_release(struct ts_plan_variants *v, struct ts_index
   for (size_t i = 0; i < pr->nfiles && !json; i++)
     if (ts_variant_is_metadata_file(pr->files[i].filename, pr->name, version))
       json = &pr->files[i];
-  if (!json) {
-    note(notes, nnotes,
-         ts_xasprintf("%s %s has variant wheels but its page lists no %s-%s-variants.json; "
-                      "they are skipped",
-                      pr->name, version, pr->name, version));
-    return r;
-  }
-  r->json = file_copy(json);
+  if (json)
+    r->json = file_copy(json);
+  /* no variants.json on the page: each wheel's own variant.json */
   struct ts_variant_metadata m;
-  if (read_metadata(idx, json, &m, notes, nnotes)) {
+  if (json ? read_metadata(idx, json, &m, notes, nnotes)
+           : ts_plan_variant_wheels_metadata(idx, pr, version, &m, notes, nnotes)) {
     struct policy_ctx pc = {v->set, ts_plan_is_routed(v->set, pr->name)};
     struct ts_variant_policy pol = {&pc, rules_tiebreak, rules_allow};
     ts_variant_select(&m, &v->host, &pol, &r->sel);

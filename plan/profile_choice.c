@@ -19,6 +19,16 @@ const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
   return p;
 }
 
+/* A profile is judged by the versions it locks: any of a version's PEP 825
+ * variant wheels stands for it here (sync chooses among them later, with
+ * the lock's variants.json). */
+static long any_variant(void *ctx, const struct ts_pylock_package *pkg, const char *label) {
+  (void)ctx;
+  (void)pkg;
+  (void)label;
+  return 0;
+}
+
 /* The profile's entries for the target against the host's rules. */
 static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constraint_set *set,
                           const struct ts_marker_env *env, const struct ts_tagset *tags,
@@ -27,6 +37,7 @@ static enum ts_code judge(const struct ts_pylock *lock, const struct ts_constrai
   struct ts_error why = {0};
   struct ts_lock_selection sel; /* the lock's defaults and the profile */
   enum ts_code made = ts_lock_select(lock, NULL, v->profile->name, &sel, &why);
+  sel.variant_rank = any_variant;
   if (made == TS_OK)
     made = ts_sync_plan_make_selected(lock, env, &sel, tags, NULL, 0, &plan, &why);
   ts_lock_selection_clear(&sel);

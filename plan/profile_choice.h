@@ -60,3 +60,14 @@ void ts_profile_choice_clear(struct ts_profile_choice *c);
  * finds rocm6-4); NULL when none is. */
 const struct ts_pylock_profile *ts_profile_find(const struct ts_pylock *lock,
                                                 const char *name);
+
+/* The machine a recorded profile stands for, as lock --profile described
+ * it (ts_torch_backend_host with the profile's backend and the GPU
+ * targets of its __cc_* or __gfx* facts), with base's machine, OS, glibc
+ * and CPU flags (base may be NULL): the host sync --profile NAME chooses
+ * PEP 825 variant wheels for.  TS_E_INVALID for a profile whose backend
+ * rules.yaml does not have.  The caller clears *out with ts_host_clear
+ * (on success). */
+enum ts_code ts_profile_locked_host(const struct ts_pylock_profile *p,
+                                    const struct ts_rules *rules, const struct ts_host *base,
+                                    struct ts_host *out, struct ts_error *err);

@@ -1079,20 +1079,10 @@ static enum ts_code run(const struct ts_source_build_options *o, const struct ts
   return rc;
 }
 
-static enum ts_code run_with(const struct ts_source_build_options *o,
-                             const struct ts_target *target, struct ts_index *idx,
-                             const struct ts_source_spec *src, enum goal goal,
-                             struct ts_source_built *out, char **meta, size_t *meta_len,
-                             struct ts_error *err) {
-  memset(out, 0, sizeof *out);
-  out->kind = src->kind;
-  out->source_size = -1;
-  if (goal == GOAL_ENV && !isolated(o, src))
-    return TS_OK; /* built in the target: no environment of its own */
-  if (src->editable && src->kind != TS_SOURCE_DIR)
-    return ts_error_set(err, TS_E_INVALID,
-                        "-e '%s': editable installs need a local project directory",
-                        src->location);
+/* The work directory of one build (out->workdir) and its log's path
+ * (out->log): under the cache root, else the temporary folder. */
+static enum ts_code make_workdir(const struct ts_source_build_options *o,
+                                 struct ts_source_built *out, struct ts_error *err) {
   char *scratch = o->cache_root ? ts_path_join(o->cache_root, "builds-v1/work")
                                 : ts_xstrdup(ts_fs_temp_dir());
   char *logs = o->cache_root ? ts_path_join(o->cache_root, "build-logs-v1")
@@ -1113,209 +1103,259 @@ static enum ts_code run_with(const struct ts_source_build_options *o,
   }
   free(scratch);
   free(logs);
-  if (rc != TS_OK)
+  return rc;
+}
+
+/* One build's state, from run_with's start to build_run_clear. */
+struct build_run {
+  const struct ts_source_build_options *o;
+  const struct ts_target *target;
+  struct ts_index *idx;
+  const struct ts_source_spec *src;
+  enum goal goal;
+  struct ts_source_built *out;
+  char **meta;
+  size_t *meta_len;
+  const char *what;        /* the source, for messages */
+  char *label;             /* what the build callbacks are told */
+  const char *source_hash; /* out's, or "-" */
+  struct ts_hook_env he;
+  struct located l;
+  struct ts_build_system bs;
+  struct ts_hook_result hr, built;
+  struct torch_match tm;
+  char **reqs;             /* the static build requirements (tm's pin added) */
+  size_t nreqs;
+  char *envdir, *env_python, *bindir; /* the build environment, or NULL */
+  struct envset env;       /* what it holds */
+  struct text k0key, key;  /* the source's inputs; the wheel's (environment too) */
+  char *k0, *entry;        /* their entries under builds-v1, or NULL */
+  const struct kept_env *kept; /* this run's environment for the source, or NULL */
+  bool cacheable, done, reused, kept_tree, began;
+};
+
+/* The source located, and the cache asked first: a hit makes no build
+ * environment and unpacks nothing (r->done). */
+static enum ts_code recall_cached(struct build_run *r, struct ts_error *err) {
+  const struct ts_source_build_options *o = r->o;
+  enum ts_code rc = locate(o, r->idx, r->src, r->cacheable, r->out, &r->l, err);
+  r->source_hash = r->out->source_hash ? r->out->source_hash : "-";
+  if (rc == TS_OK && r->cacheable) {
+    source_inputs(&r->k0key, o, r->target, r->source_hash);
+    r->cacheable = !r->k0key.full;
+  }
+  if (rc != TS_OK || !r->cacheable)
     return rc;
+  r->k0 = entry_path(o->cache_root, &r->k0key);
+  if (r->goal == GOAL_METADATA && read_small(r->k0, "METADATA", r->meta, r->meta_len))
+    r->done = true;
+  if (!r->done && !o->locked_env)
+    rc = recalled_entry(o, r->target, r->src, r->k0, &r->he, r->source_hash, r->what, &r->tm,
+                        &r->entry, err);
+  char *hit = r->entry ? wheel_in(r->entry) : NULL;
+  if (hit) {
+    r->out->wheel = hit;
+    r->out->cached = r->done = true;
+    size_t ignore = 0;
+    read_small(r->entry, "BUILD-ENV", &r->out->build_env, &ignore);
+    if (r->goal == GOAL_METADATA)
+      rc = wheel_metadata(r->idx, hit, r->meta, r->meta_len, err);
+  } else {
+    torch_match_clear(&r->tm); /* made again below, with the tree */
+    r->he.extra_env = NULL;
+    r->he.nextra_env = 0;
+  }
+  return rc;
+}
 
-  struct ts_hook_env he = {.python = target->python, .runner = o->runner,
-                           .log_path = out->log, .config_settings = o->config_settings,
-                           .nconfig_settings = o->nconfig_settings,
-                           .timeout_s = o->timeout_s, .stream = o->stream,
-                           .cancel = o->cancel};
-  struct located l = {0};
-  char *envdir = NULL, *env_python = NULL, *bindir = NULL, *k0 = NULL, *entry = NULL;
-  struct ts_build_system bs = {0};
-  struct ts_hook_result hr = {0}, built = {0};
-  struct text k0key = {0}, key = {0};
-  ts_buf_init(&k0key.b, 1u << 20);
-  ts_buf_init(&key.b, 1u << 20);
-  struct torch_match tm = {0};
-  char **reqs = NULL;
-  size_t nreqs = 0;
-  struct envset env = {0};
-  bool cacheable = o->cache_root && !src->editable && isolated(o, src);
-  const char *what = src->label ? src->label : src->location;
-  char *label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", what)
-                 : goal == GOAL_ENV    ? ts_xasprintf("build environment of %s", what)
-                                       : ts_xstrdup(what);
-  double t0 = ts_now_ms();
-  bool began = false, done = false;
+/* The tree and environment its metadata was prepared in, this run. */
+static void find_kept(struct build_run *r) {
+  r->kept = !r->done && r->cacheable && !r->o->locked_env ? kept_find(r->o->kept, r->k0)
+                                                          : NULL;
+  if (r->kept && !r->l.tree) {
+    r->l.tree = ts_xstrdup(r->kept->tree);
+    r->kept_tree = true;
+    if (r->out->source_size < 0)
+      r->out->source_size = r->kept->source_size;
+  }
+}
 
-  rc = locate(o, idx, src, cacheable, out, &l, err);
-  const char *source_hash = out->source_hash ? out->source_hash : "-";
-  if (rc == TS_OK && cacheable) {
-    source_inputs(&k0key, o, target, source_hash);
-    cacheable = !k0key.full;
-  }
-  /* the cache first: a hit makes no build environment and unpacks nothing */
-  if (rc == TS_OK && cacheable) {
-    k0 = entry_path(o->cache_root, &k0key);
-    if (goal == GOAL_METADATA && read_small(k0, "METADATA", meta, meta_len))
-      done = true;
-    if (!done && !o->locked_env)
-      rc = recalled_entry(o, target, src, k0, &he, source_hash, what, &tm, &entry, err);
-    char *hit = entry ? wheel_in(entry) : NULL;
-    if (hit) {
-      out->wheel = hit;
-      out->cached = done = true;
-      size_t ignore = 0;
-      read_small(entry, "BUILD-ENV", &out->build_env, &ignore);
-      if (goal == GOAL_METADATA)
-        rc = wheel_metadata(idx, hit, meta, meta_len, err);
-    } else {
-      torch_match_clear(&tm); /* made again below, with the tree */
-      he.extra_env = NULL;
-      he.nextra_env = 0;
-    }
-  }
-  /* the tree and environment its metadata was prepared in, this run */
-  const struct kept_env *kept = !done && cacheable && !o->locked_env
-                                    ? kept_find(o->kept, k0) : NULL;
-  bool reused = false, kept_tree = false;
-  if (kept && !l.tree) {
-    l.tree = ts_xstrdup(kept->tree);
-    kept_tree = true;
-    if (out->source_size < 0)
-      out->source_size = kept->source_size;
-  }
-  if (rc == TS_OK && !done)
-    rc = unpack(idx, src, out, &he, &l, err);
-  if (rc == TS_OK && !done)
-    rc = ts_build_system_read(l.tree, &bs, err);
-  if (rc == TS_OK && !done)
-    rc = match_torch(o, src, &bs, l.tree, isolated(o, src), &tm, err);
-  if (rc == TS_OK && kept && !same_str(kept->torch, tm.version)) {
+/* The source tree unpacked, its [build-system] read, the torch build it
+ * is built against matched, and its static build requirements. */
+static enum ts_code prepare_tree(struct build_run *r, struct ts_error *err) {
+  enum ts_code rc = unpack(r->idx, r->src, r->out, &r->he, &r->l, err);
+  if (rc == TS_OK)
+    rc = ts_build_system_read(r->l.tree, &r->bs, err);
+  if (rc == TS_OK)
+    rc = match_torch(r->o, r->src, &r->bs, r->l.tree, isolated(r->o, r->src), &r->tm, err);
+  if (rc == TS_OK && r->kept && !same_str(r->kept->torch, r->tm.version)) {
     /* made against another torch build: a tree and an environment of its own */
-    kept = NULL;
-    if (kept_tree) {
-      free(l.tree);
-      l.tree = NULL;
-      rc = unpack(idx, src, out, &he, &l, err);
+    r->kept = NULL;
+    if (r->kept_tree) {
+      free(r->l.tree);
+      r->l.tree = NULL;
+      rc = unpack(r->idx, r->src, r->out, &r->he, &r->l, err);
     }
   }
-  if (rc == TS_OK && !done) {
-    reqs = build_requires(&bs, &tm, &nreqs);
-    he.extra_env = (const char *const *)tm.env;
-    he.nextra_env = tm.nenv;
+  if (rc == TS_OK) {
+    r->reqs = build_requires(&r->bs, &r->tm, &r->nreqs);
+    r->he.extra_env = (const char *const *)r->tm.env;
+    r->he.nextra_env = r->tm.nenv;
   }
-  if (rc == TS_OK && !done && kept) {
-    envdir = ts_xstrdup(kept->envdir);
-    env_python = ts_path_join(envdir, "bin/python");
-    bindir = ts_path_join(envdir, "bin");
-    kept_adopt(kept, &env, &key);
-    reused = true;
-  } else if (rc == TS_OK && !done && isolated(o, src)) {
-    envdir = ts_path_join(out->workdir, "env");
+  return rc;
+}
+
+/* The build environment: the kept one, or a new venv filled with the
+ * build requirements (or the lock's); then the cache asked again, now
+ * that the wheel's key (environment included) is known. */
+static enum ts_code make_env(struct build_run *r, struct ts_error *err) {
+  const struct ts_source_build_options *o = r->o;
+  enum ts_code rc = TS_OK;
+  if (r->kept) {
+    r->envdir = ts_xstrdup(r->kept->envdir);
+    r->env_python = ts_path_join(r->envdir, "bin/python");
+    r->bindir = ts_path_join(r->envdir, "bin");
+    kept_adopt(r->kept, &r->env, &r->key);
+    r->reused = true;
+  } else if (isolated(o, r->src)) {
+    r->envdir = ts_path_join(r->out->workdir, "env");
     struct ts_venv_base base = {0};
-    rc = ts_venv_probe_base(target->python, &base, err);
+    rc = ts_venv_probe_base(r->target->python, &base, err);
     if (rc == TS_OK)
-      rc = ts_venv_create(envdir, &base, "torchsolve build environment", err);
+      rc = ts_venv_create(r->envdir, &base, "torchsolve build environment", err);
     ts_venv_base_clear(&base);
-    env_python = ts_path_join(envdir, "bin/python");
-    bindir = ts_path_join(envdir, "bin");
-    if (rc == TS_OK && cacheable)
-      key_inputs(&key, o, &he, target, source_hash);
+    r->env_python = ts_path_join(r->envdir, "bin/python");
+    r->bindir = ts_path_join(r->envdir, "bin");
+    struct text *key = r->cacheable ? &r->key : NULL;
+    if (rc == TS_OK && key)
+      key_inputs(key, o, &r->he, r->target, r->source_hash);
     if (rc == TS_OK)
-      rc = o->locked_env ? fill_locked(o, idx, envdir, cacheable ? &key : NULL, &env, err)
-                         : fill_env(o, envdir, reqs, nreqs, what, tm.version != NULL,
-                                    cacheable ? &key : NULL, &env, err);
+      rc = o->locked_env ? fill_locked(o, r->idx, r->envdir, key, &r->env, err)
+                         : fill_env(o, r->envdir, r->reqs, r->nreqs, r->what,
+                                    r->tm.version != NULL, key, &r->env, err);
   }
-  if (rc == TS_OK && !done && cacheable) {
-    remember_inputs(k0, &bs, tm.project);
-    free(entry);
-    entry = key.full ? NULL : entry_path(o->cache_root, &key);
-    char *hit = entry ? wheel_in(entry) : NULL;
-    if (hit) {
-      out->wheel = hit;
-      out->cached = done = true;
-      out->build_env = cached_build_env(entry, &env);
-      if (goal == GOAL_METADATA)
-        rc = wheel_metadata(idx, hit, meta, meta_len, err);
-    }
+  if (rc != TS_OK || !r->cacheable)
+    return rc;
+  remember_inputs(r->k0, &r->bs, r->tm.project);
+  free(r->entry);
+  r->entry = r->key.full ? NULL : entry_path(o->cache_root, &r->key);
+  char *hit = r->entry ? wheel_in(r->entry) : NULL;
+  if (hit) {
+    r->out->wheel = hit;
+    r->out->cached = r->done = true;
+    r->out->build_env = cached_build_env(r->entry, &r->env);
+    if (r->goal == GOAL_METADATA)
+      rc = wheel_metadata(r->idx, hit, r->meta, r->meta_len, err);
   }
-  if (rc == TS_OK && !done && goal != GOAL_ENV)
-    rc = check_nvcc(&tm, target, envdir, o->ignore_host, &o->cb, err);
-  if (rc == TS_OK && !done) {
-    he.python = env_python ? env_python : target->python;
-    he.path_prepend = bindir;
-    he.source_dir = l.tree;
-    if (o->cb.build_begin)
-      o->cb.build_begin(o->cb.ctx, label);
-    began = true;
-    /* a kept environment has what the backend asked for already */
-    rc = reused ? TS_OK
-                : ts_hook_call(&he, &bs,
-                               src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE
-                                             : TS_HOOK_GET_REQUIRES_WHEEL,
-                               NULL, NULL, &hr, err);
-    if (rc == TS_OK && hr.nrequires && envdir && !o->locked_env) {
-      /* the static and the dynamic requirements, resolved together */
-      char **all = ts_xcalloc(nreqs + hr.nrequires, sizeof *all);
-      memcpy(all, reqs, nreqs * sizeof *all);
-      memcpy(all + nreqs, hr.requires, hr.nrequires * sizeof *all);
-      rc = fill_env(o, envdir, all, nreqs + hr.nrequires, what, tm.version != NULL, NULL,
-                    &env, err);
-      free(all);
-    }
-    if (rc == TS_OK && goal == GOAL_ENV) {
-      out->build_env = envset_text(&env);
-      done = true;
-    }
-    if (rc == TS_OK && goal == GOAL_METADATA) {
-      struct ts_hook_result pm = {0};
-      char *mdir = ts_path_join(out->workdir, "metadata");
-      rc = ts_fs_mkdirs(mdir, err);
-      if (rc == TS_OK)
-        rc = ts_hook_call(&he, &bs, TS_HOOK_PREPARE_METADATA_WHEEL, mdir, NULL, &pm, err);
-      if (rc == TS_OK && !pm.unsupported) {
-        char *distinfo = ts_path_join(mdir, pm.basename);
-        if (!read_small(distinfo, "METADATA", meta, meta_len))
-          rc = ts_error_set(err, TS_E_BUILD, "%s: prepare_metadata_for_build_wheel wrote "
-                            "no %s/METADATA; full log: %s", what, pm.basename, out->log);
-        free(distinfo);
-        done = true;
-      }
-      ts_hook_result_clear(&pm);
-      free(mdir);
-    }
-    char *outdir = ts_path_join(out->workdir, "wheel");
-    if (rc == TS_OK && !done)
-      rc = ts_fs_mkdirs(outdir, err);
-    if (rc == TS_OK && !done)
-      rc = ts_hook_call(&he, &bs, src->editable ? TS_HOOK_BUILD_EDITABLE : TS_HOOK_BUILD_WHEEL,
-                        outdir, NULL, &built, err);
-    if (rc == TS_OK && !done) {
-      out->wheel = ts_path_join(outdir, built.basename);
-      if (access(out->wheel, R_OK) != 0)
-        rc = ts_error_set(err, TS_E_BUILD, "%s: the backend named '%s', which it did not "
-                          "write; full log: %s", what, built.basename, out->log);
-      else if (!has_suffix_ci(built.basename, ".whl"))
-        rc = ts_error_set(err, TS_E_BUILD, "%s: the backend built '%s', not a wheel",
-                          what, built.basename);
-      if (rc == TS_OK && envdir)
-        out->build_env = envset_text(&env);
-      if (rc == TS_OK && entry)
-        store(entry, outdir, built.basename, out->build_env, &out->wheel);
-      if (rc == TS_OK && goal == GOAL_METADATA)
-        rc = wheel_metadata(idx, out->wheel, meta, meta_len, err);
-    }
-    free(outdir);
+  return rc;
+}
+
+/* GOAL_METADATA: prepare_metadata_for_build_wheel, when the backend has
+ * it (r->done then). */
+static enum ts_code prepare_metadata(struct build_run *r, struct ts_error *err) {
+  struct ts_hook_result pm = {0};
+  char *mdir = ts_path_join(r->out->workdir, "metadata");
+  enum ts_code rc = ts_fs_mkdirs(mdir, err);
+  if (rc == TS_OK)
+    rc = ts_hook_call(&r->he, &r->bs, TS_HOOK_PREPARE_METADATA_WHEEL, mdir, NULL, &pm, err);
+  if (rc == TS_OK && !pm.unsupported) {
+    char *distinfo = ts_path_join(mdir, pm.basename);
+    if (!read_small(distinfo, "METADATA", r->meta, r->meta_len))
+      rc = ts_error_set(err, TS_E_BUILD, "%s: prepare_metadata_for_build_wheel wrote "
+                        "no %s/METADATA; full log: %s", r->what, pm.basename, r->out->log);
+    free(distinfo);
+    r->done = true;
   }
-  if (began && o->cb.build_end)
-    o->cb.build_end(o->cb.ctx, label, ts_now_ms() - t0, rc == TS_OK);
-  /* what one source declares, kept for the next run's resolution */
-  if (rc == TS_OK && k0 && goal == GOAL_METADATA && !out->cached)
-    write_small(k0, "METADATA", *meta, *meta_len);
-  if (rc == TS_OK && k0 && goal == GOAL_WHEEL && !out->cached) {
+  ts_hook_result_clear(&pm);
+  free(mdir);
+  return rc;
+}
+
+/* build_wheel (build_editable): the wheel checked, stored in the cache
+ * entry, and its metadata read for GOAL_METADATA. */
+static enum ts_code build_wheel(struct build_run *r, struct ts_error *err) {
+  struct ts_source_built *out = r->out;
+  char *outdir = ts_path_join(out->workdir, "wheel");
+  enum ts_code rc = ts_fs_mkdirs(outdir, err);
+  if (rc == TS_OK)
+    rc = ts_hook_call(&r->he, &r->bs,
+                      r->src->editable ? TS_HOOK_BUILD_EDITABLE : TS_HOOK_BUILD_WHEEL,
+                      outdir, NULL, &r->built, err);
+  if (rc == TS_OK) {
+    out->wheel = ts_path_join(outdir, r->built.basename);
+    if (access(out->wheel, R_OK) != 0)
+      rc = ts_error_set(err, TS_E_BUILD, "%s: the backend named '%s', which it did not "
+                        "write; full log: %s", r->what, r->built.basename, out->log);
+    else if (!has_suffix_ci(r->built.basename, ".whl"))
+      rc = ts_error_set(err, TS_E_BUILD, "%s: the backend built '%s', not a wheel",
+                        r->what, r->built.basename);
+    if (rc == TS_OK && r->envdir)
+      out->build_env = envset_text(&r->env);
+    if (rc == TS_OK && r->entry)
+      store(r->entry, outdir, r->built.basename, out->build_env, &out->wheel);
+    if (rc == TS_OK && r->goal == GOAL_METADATA)
+      rc = wheel_metadata(r->idx, out->wheel, r->meta, r->meta_len, err);
+  }
+  free(outdir);
+  return rc;
+}
+
+/* The backend in its environment: the dynamic build requirements
+ * installed, then metadata or the wheel, as far as the goal asks. */
+static enum ts_code run_backend(struct build_run *r, struct ts_error *err) {
+  const struct ts_source_build_options *o = r->o;
+  r->he.python = r->env_python ? r->env_python : r->target->python;
+  r->he.path_prepend = r->bindir;
+  r->he.source_dir = r->l.tree;
+  if (o->cb.build_begin)
+    o->cb.build_begin(o->cb.ctx, r->label);
+  r->began = true;
+  /* a kept environment has what the backend asked for already */
+  enum ts_code rc = r->reused ? TS_OK
+                              : ts_hook_call(&r->he, &r->bs,
+                                             r->src->editable ? TS_HOOK_GET_REQUIRES_EDITABLE
+                                                              : TS_HOOK_GET_REQUIRES_WHEEL,
+                                             NULL, NULL, &r->hr, err);
+  if (rc == TS_OK && r->hr.nrequires && r->envdir && !o->locked_env) {
+    /* the static and the dynamic requirements, resolved together */
+    char **all = ts_xcalloc(r->nreqs + r->hr.nrequires, sizeof *all);
+    memcpy(all, r->reqs, r->nreqs * sizeof *all);
+    memcpy(all + r->nreqs, r->hr.requires, r->hr.nrequires * sizeof *all);
+    rc = fill_env(o, r->envdir, all, r->nreqs + r->hr.nrequires, r->what,
+                  r->tm.version != NULL, NULL, &r->env, err);
+    free(all);
+  }
+  if (rc == TS_OK && r->goal == GOAL_ENV) {
+    r->out->build_env = envset_text(&r->env);
+    r->done = true;
+  }
+  if (rc == TS_OK && r->goal == GOAL_METADATA)
+    rc = prepare_metadata(r, err);
+  if (rc == TS_OK && !r->done)
+    rc = build_wheel(r, err);
+  return rc;
+}
+
+/* After the build (rc its outcome): what one source declares kept for the
+ * next run's resolution, the environment kept for the wheel build, the
+ * log removed unless the build failed, out's torch and build_env. */
+static void finish_build(struct build_run *r, enum ts_code rc) {
+  const struct ts_source_build_options *o = r->o;
+  struct ts_source_built *out = r->out;
+  if (rc == TS_OK && r->k0 && r->goal == GOAL_METADATA && !out->cached)
+    write_small(r->k0, "METADATA", *r->meta, *r->meta_len);
+  if (rc == TS_OK && r->k0 && r->goal == GOAL_WHEEL && !out->cached) {
     char *m = NULL;
     size_t ml = 0;
     struct ts_error ignore = {0};
-    if (wheel_metadata(idx, out->wheel, &m, &ml, &ignore) == TS_OK)
-      write_small(k0, "METADATA", m, ml);
+    if (wheel_metadata(r->idx, out->wheel, &m, &ml, &ignore) == TS_OK)
+      write_small(r->k0, "METADATA", m, ml);
     free(m);
   }
-  if (rc == TS_OK && goal == GOAL_METADATA && cacheable && envdir && !reused && k0 &&
-      o->kept && !out->cached)
-    kept_put(o->kept, k0, tm.version, out, l.tree, envdir, envset_text(&env), &key);
+  if (rc == TS_OK && r->goal == GOAL_METADATA && r->cacheable && r->envdir && !r->reused &&
+      r->k0 && o->kept && !out->cached)
+    kept_put(o->kept, r->k0, r->tm.version, out, r->l.tree, r->envdir, envset_text(&r->env),
+             &r->key);
   if (rc == TS_E_BUILD || rc == TS_E_TIMEOUT) {
     /* the work directory goes, the log stays for the user */
   } else if (out->log) {
@@ -1323,28 +1363,81 @@ static enum ts_code run_with(const struct ts_source_build_options *o,
     free(out->log);
     out->log = NULL;
   }
-  if (rc == TS_OK && tm.version) {
-    out->torch = tm.version;
-    tm.version = NULL;
+  if (rc == TS_OK && r->tm.version) {
+    out->torch = r->tm.version;
+    r->tm.version = NULL;
   }
   /* an isolated build with nothing to install still has its (empty) set */
-  if (rc == TS_OK && !out->build_env && isolated(o, src))
+  if (rc == TS_OK && !out->build_env && isolated(o, r->src))
     out->build_env = ts_xstrdup("");
-  torch_match_clear(&tm);
-  envset_clear(&env);
-  free(reqs);
-  ts_hook_result_clear(&hr);
-  ts_hook_result_clear(&built);
-  ts_build_system_clear(&bs);
-  ts_buf_clear(&k0key.b);
-  ts_buf_clear(&key.b);
-  located_clear(&l);
-  free(label);
-  free(envdir);
-  free(env_python);
-  free(bindir);
-  free(k0);
-  free(entry);
+}
+
+static void build_run_clear(struct build_run *r) {
+  torch_match_clear(&r->tm);
+  envset_clear(&r->env);
+  free(r->reqs);
+  ts_hook_result_clear(&r->hr);
+  ts_hook_result_clear(&r->built);
+  ts_build_system_clear(&r->bs);
+  ts_buf_clear(&r->k0key.b);
+  ts_buf_clear(&r->key.b);
+  located_clear(&r->l);
+  free(r->label);
+  free(r->envdir);
+  free(r->env_python);
+  free(r->bindir);
+  free(r->k0);
+  free(r->entry);
+}
+
+static enum ts_code run_with(const struct ts_source_build_options *o,
+                             const struct ts_target *target, struct ts_index *idx,
+                             const struct ts_source_spec *src, enum goal goal,
+                             struct ts_source_built *out, char **meta, size_t *meta_len,
+                             struct ts_error *err) {
+  memset(out, 0, sizeof *out);
+  out->kind = src->kind;
+  out->source_size = -1;
+  if (goal == GOAL_ENV && !isolated(o, src))
+    return TS_OK; /* built in the target: no environment of its own */
+  if (src->editable && src->kind != TS_SOURCE_DIR)
+    return ts_error_set(err, TS_E_INVALID,
+                        "-e '%s': editable installs need a local project directory",
+                        src->location);
+  enum ts_code rc = make_workdir(o, out, err);
+  if (rc != TS_OK)
+    return rc;
+
+  struct build_run r = {.o = o, .target = target, .idx = idx, .src = src, .goal = goal,
+                        .out = out, .meta = meta, .meta_len = meta_len};
+  r.he = (struct ts_hook_env){.python = target->python, .runner = o->runner,
+                              .log_path = out->log, .config_settings = o->config_settings,
+                              .nconfig_settings = o->nconfig_settings,
+                              .timeout_s = o->timeout_s, .stream = o->stream,
+                              .cancel = o->cancel};
+  ts_buf_init(&r.k0key.b, 1u << 20);
+  ts_buf_init(&r.key.b, 1u << 20);
+  r.cacheable = o->cache_root && !src->editable && isolated(o, src);
+  r.what = src->label ? src->label : src->location;
+  r.label = goal == GOAL_METADATA ? ts_xasprintf("metadata of %s", r.what)
+            : goal == GOAL_ENV    ? ts_xasprintf("build environment of %s", r.what)
+                                  : ts_xstrdup(r.what);
+  double t0 = ts_now_ms();
+
+  rc = recall_cached(&r, err);
+  find_kept(&r);
+  if (rc == TS_OK && !r.done)
+    rc = prepare_tree(&r, err);
+  if (rc == TS_OK && !r.done)
+    rc = make_env(&r, err);
+  if (rc == TS_OK && !r.done && goal != GOAL_ENV)
+    rc = check_nvcc(&r.tm, target, r.envdir, o->ignore_host, &o->cb, err);
+  if (rc == TS_OK && !r.done)
+    rc = run_backend(&r, err);
+  if (r.began && o->cb.build_end)
+    o->cb.build_end(o->cb.ctx, r.label, ts_now_ms() - t0, rc == TS_OK);
+  finish_build(&r, rc);
+  build_run_clear(&r);
   return rc;
 }
 

@@ -1,12 +1,13 @@
 /*
- * toml/toml.c — strict TOML 1.0 reader (tree of ts_toml_value) and a
- * deterministic writer.  The definition rules follow the TOML 1.0 text and
+ * toml/toml.c — strict TOML 1.0 reader (tree of ts_toml_value) and the
+ * tree's builders; the writer is write.c.  The definition rules follow the TOML 1.0 text and
  * CPython's tomllib: a [header] may define a table once; tables made by
  * dotted keys are closed to headers and, once their section ends, to other
  * dotted keys; inline tables and value arrays are frozen.
  */
 #include "core/text.h"
 #include "core/str.h"
+#include "toml/chars.h"
 #include "toml/toml.h"
 
 #include <limits.h>
@@ -552,26 +553,53 @@ static enum ts_code expect_eol(struct parser *p) {
               peek(p) >= 0x20 && peek(p) < 0x7F ? peek(p) : '?');
 }
 
-/* TOML's short escapes, one table for the reader and the writer: the
- * letter after the backslash and the byte it stands for. */
-static const char short_escapes[][2] = {
-    {'b', '\b'}, {'t', '\t'}, {'n', '\n'}, {'f', '\f'}, {'r', '\r'}, {'"', '"'}, {'\\', '\\'},
-};
-
-/* The byte "\\<letter>" stands for, 0 when it is no short escape. */
-static char unescaped(int letter) {
-  for (size_t i = 0; i < sizeof short_escapes / sizeof short_escapes[0]; i++)
-    if (short_escapes[i][0] == letter)
-      return short_escapes[i][1];
-  return 0;
+/* \uXXXX or \UXXXXXXXX at p->pos (the letter e; the backslash at esc):
+ * false when malformed (*rc: the parse error), else the scalar value is
+ * appended to b as UTF-8 (*rc: the append's code, which the caller meets
+ * again where the string stops). */
+static bool unicode_escape(struct parser *p, size_t esc, int e, struct ts_buf *b,
+                           enum ts_code *rc) {
+  size_t n = e == 'u' ? 4 : 8;
+  uint32_t cp = 0;
+  if (p->len - p->pos - 1 < n) {
+    *rc = fail_at(p, esc, TS_E_PARSE, "truncated \\%c escape", e);
+    return false;
+  }
+  for (size_t k = 0; k < n; k++) {
+    int v = ts_hex_digit(p->s[p->pos + 1 + k]);
+    if (v < 0) {
+      *rc = fail_at(p, esc, TS_E_PARSE, "invalid hex digit in \\%c escape", e);
+      return false;
+    }
+    cp = cp * 16 + (uint32_t)v;
+  }
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    *rc = fail_at(p, esc, TS_E_PARSE, "\\%c escape is not a Unicode scalar value", e);
+    return false;
+  }
+  char u[4];
+  size_t ul = ts_utf8_put(u, cp);
+  *rc = ts_buf_append(b, u, ul);
+  p->pos += 1 + n;
+  return true;
 }
 
-/* The letter that escapes byte c, 0 when it has no short escape. */
-static char escape_letter(char c) {
-  for (size_t i = 0; i < sizeof short_escapes / sizeof short_escapes[0]; i++)
-    if (short_escapes[i][1] == c)
-      return short_escapes[i][0];
-  return 0;
+/* A line-ending backslash in a multi-line basic string (at esc): only
+ * whitespace may follow it on the line; it eats that newline and every
+ * blank line and indentation after it. */
+static enum ts_code line_ending_backslash(struct parser *p, size_t esc) {
+  size_t q2 = p->pos;
+  while (q2 < p->len && (p->s[q2] == ' ' || p->s[q2] == '\t'))
+    q2++;
+  p->pos = q2;
+  if (!eat_newline(p))
+    return fail_at(p, esc, TS_E_PARSE, "invalid escape '\\ '");
+  for (;;) {
+    skip_ws(p);
+    if (!eat_newline(p))
+      break;
+  }
+  return TS_OK;
 }
 
 /* Parses a string of any of the four kinds at p->pos into a new buffer. */
@@ -653,7 +681,7 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
     size_t esc = p->pos;
     p->pos++;
     int e = peek(p);
-    char ch = unescaped(e);
+    char ch = ts_toml_unescaped(e);
     if (ch) {
       p->pos++;
       if ((rc = ts_buf_append(&b, &ch, 1)) != TS_OK)
@@ -662,51 +690,15 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
     }
     switch (e) {
     case 'u':
-    case 'U': {
-      size_t n = e == 'u' ? 4 : 8;
-      uint32_t cp = 0;
-      if (p->len - p->pos - 1 < n) {
-        rc = fail_at(p, esc, TS_E_PARSE, "truncated \\%c escape", e);
+    case 'U':
+      if (!unicode_escape(p, esc, e, &b, &rc))
         break;
-      }
-      for (size_t k = 0; k < n; k++) {
-        int v = ts_hex_digit(p->s[p->pos + 1 + k]);
-        if (v < 0) {
-          rc = fail_at(p, esc, TS_E_PARSE, "invalid hex digit in \\%c escape",
-                       e);
-          break;
-        }
-        cp = cp * 16 + (uint32_t)v;
-      }
-      if (rc != TS_OK)
-        break;
-      if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        rc = fail_at(p, esc, TS_E_PARSE,
-                     "\\%c escape is not a Unicode scalar value", e);
-        break;
-      }
-      char u[4];
-      size_t ul = ts_utf8_put(u, cp);
-      rc = ts_buf_append(&b, u, ul);
-      p->pos += 1 + n;
       continue;
-    }
     default:
       if (multi && (e == ' ' || e == '\t' || e == '\n' || e == '\r')) {
-        /* line-ending backslash: only whitespace may follow it on the line */
-        size_t q2 = p->pos;
-        while (q2 < p->len && (p->s[q2] == ' ' || p->s[q2] == '\t'))
-          q2++;
-        p->pos = q2;
-        if (!eat_newline(p)) {
-          rc = fail_at(p, esc, TS_E_PARSE, "invalid escape '\\ '");
+        rc = line_ending_backslash(p, esc);
+        if (rc != TS_OK)
           break;
-        }
-        for (;;) {
-          skip_ws(p);
-          if (!eat_newline(p))
-            break;
-        }
         continue;
       }
       if (e >= 0x20 && e < 0x7F)
@@ -731,11 +723,6 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
     return fail_at(p, start, TS_E_NOMEM, "out of memory");
   *out = ts_buf_take(&b, out_len);
   return TS_OK;
-}
-
-static bool is_bare(int c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
 struct key_part {
@@ -774,9 +761,9 @@ static enum ts_code parse_key(struct parser *p, struct key *k) {
       k->n++;
       if (memchr(part->s, '\0', part->len))
         return fail_at(p, part->pos, TS_E_PARSE, "a key cannot hold U+0000");
-    } else if (is_bare(c)) {
+    } else if (ts_toml_is_bare(c)) {
       size_t st = p->pos;
-      while (is_bare(peek(p)))
+      while (ts_toml_is_bare(peek(p)))
         p->pos++;
       part->s = ts_xstrndup(p->s + st, p->pos - st);
       if (!part->s)
@@ -1362,228 +1349,5 @@ enum ts_code ts_toml_parse(const char *data, size_t len,
     return p.rc;
   }
   *root = top;
-  return TS_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* writer                                                               */
-
-enum ts_code ts_toml_write_key(struct ts_buf *out, const char *key,
-                               size_t len) {
-  bool bare = len > 0;
-  for (size_t i = 0; i < len && bare; i++)
-    bare = is_bare((unsigned char)key[i]);
-  if (bare)
-    return ts_buf_append(out, key, len);
-  return ts_toml_write_string(out, key, len);
-}
-
-enum ts_code ts_toml_write_string(struct ts_buf *out, const char *s,
-                                  size_t len) {
-  if (ts_utf8_check(s, len) != len)
-    return TS_E_INVALID;
-  enum ts_code rc = ts_buf_append(out, "\"", 1);
-  size_t run = 0;
-  for (size_t i = 0; i < len && rc == TS_OK; i++) {
-    unsigned char c = (unsigned char)s[i];
-    const char *esc = NULL;
-    char ubuf[8];
-    char letter = escape_letter((char)c);
-    if (letter) {
-      snprintf(ubuf, sizeof ubuf, "\\%c", letter);
-      esc = ubuf;
-    } else if (c < 0x20 || c == 0x7F) {
-      snprintf(ubuf, sizeof ubuf, "\\u%04X", c);
-      esc = ubuf;
-    }
-    if (!esc)
-      continue;
-    rc = ts_buf_append(out, s + run, i - run);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(out, esc);
-    run = i + 1;
-  }
-  if (rc == TS_OK)
-    rc = ts_buf_append(out, s + run, len - run);
-  if (rc == TS_OK)
-    rc = ts_buf_append(out, "\"", 1);
-  return rc;
-}
-
-/* A value written after `key = ` (as opposed to under a [header]). */
-static bool written_inline(const struct ts_toml_value *v) {
-  if (v->type == TS_TOML_TABLE)
-    return v->inline_form;
-  if (v->type == TS_TOML_ARRAY) {
-    if (v->inline_form || v->nitems == 0)
-      return true;
-    for (size_t i = 0; i < v->nitems; i++)
-      if (v->items[i]->type != TS_TOML_TABLE)
-        return true;
-    return false;
-  }
-  return true;
-}
-
-static enum ts_code write_value(struct ts_buf *out,
-                                const struct ts_toml_value *v, bool nested,
-                                unsigned depth);
-
-static enum ts_code write_inline_table(struct ts_buf *out,
-                                       const struct ts_toml_value *t,
-                                       unsigned depth) {
-  if (t->nkvs == 0)
-    return ts_buf_append_str(out, "{}");
-  enum ts_code rc = ts_buf_append_str(out, "{ ");
-  for (size_t i = 0; i < t->nkvs && rc == TS_OK; i++) {
-    if (i)
-      rc = ts_buf_append_str(out, ", ");
-    if (rc == TS_OK)
-      rc = ts_toml_write_key(out, t->kvs[i].key, t->kvs[i].key_len);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(out, " = ");
-    if (rc == TS_OK)
-      rc = write_value(out, t->kvs[i].value, true, depth + 1);
-  }
-  if (rc == TS_OK)
-    rc = ts_buf_append_str(out, " }");
-  return rc;
-}
-
-static enum ts_code write_value(struct ts_buf *out,
-                                const struct ts_toml_value *v, bool nested,
-                                unsigned depth) {
-  if (depth > 2 * TS_TOML_MAX_DEPTH + 4)
-    return TS_E_TOO_BIG;
-  switch (v->type) {
-  case TS_TOML_STRING:
-    return ts_toml_write_string(out, v->str, v->len);
-  case TS_TOML_INTEGER:
-    return ts_buf_printf(out, "%lld", v->integer);
-  case TS_TOML_BOOL:
-    return ts_buf_append_str(out, v->boolean ? "true" : "false");
-  case TS_TOML_FLOAT:
-  case TS_TOML_DATETIME:
-    return ts_buf_append(out, v->str, v->len);
-  case TS_TOML_TABLE:
-    return write_inline_table(out, v, depth);
-  case TS_TOML_ARRAY: {
-    /* Arrays of tables or arrays go one item per line at the top of a
-     * key/value; inside inline tables TOML 1.0 forbids newlines. */
-    bool multiline = false;
-    for (size_t i = 0; i < v->nitems && !nested; i++)
-      if (v->items[i]->type == TS_TOML_TABLE || v->items[i]->type == TS_TOML_ARRAY)
-        multiline = true;
-    enum ts_code rc = ts_buf_append_str(out, multiline ? "[\n" : "[");
-    for (size_t i = 0; i < v->nitems && rc == TS_OK; i++) {
-      if (multiline)
-        rc = ts_buf_append_str(out, "    ");
-      else if (i)
-        rc = ts_buf_append_str(out, ", ");
-      if (rc == TS_OK)
-        rc = write_value(out, v->items[i], true, depth + 1);
-      if (rc == TS_OK && multiline)
-        rc = ts_buf_append_str(out, ",\n");
-    }
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(out, "]");
-    return rc;
-  }
-  }
-  return TS_E_INVALID;
-}
-
-struct path {
-  const struct ts_toml_kv *parts[TS_TOML_MAX_DEPTH + 2];
-  size_t n;
-};
-
-static enum ts_code write_header(struct ts_buf *out, const struct path *path,
-                                 bool aot) {
-  enum ts_code rc = TS_OK;
-  if (out->len)
-    rc = ts_buf_append_str(out, "\n");
-  if (rc == TS_OK)
-    rc = ts_buf_append_str(out, aot ? "[[" : "[");
-  for (size_t i = 0; i < path->n && rc == TS_OK; i++) {
-    if (i)
-      rc = ts_buf_append(out, ".", 1);
-    if (rc == TS_OK)
-      rc = ts_toml_write_key(out, path->parts[i]->key, path->parts[i]->key_len);
-  }
-  if (rc == TS_OK)
-    rc = ts_buf_append_str(out, aot ? "]]\n" : "]\n");
-  return rc;
-}
-
-static enum ts_code write_table_body(struct ts_buf *out,
-                                     const struct ts_toml_value *t,
-                                     struct path *path);
-
-static bool has_leaf(const struct ts_toml_value *t) {
-  for (size_t i = 0; i < t->nkvs; i++)
-    if (written_inline(t->kvs[i].value))
-      return true;
-  return false;
-}
-
-static enum ts_code write_table_body(struct ts_buf *out,
-                                     const struct ts_toml_value *t,
-                                     struct path *path) {
-  enum ts_code rc = TS_OK;
-  for (size_t i = 0; i < t->nkvs && rc == TS_OK; i++) {
-    const struct ts_toml_kv *kv = &t->kvs[i];
-    if (memchr(kv->key, '\0', kv->key_len))
-      return TS_E_INVALID;
-    if (!written_inline(kv->value))
-      continue;
-    rc = ts_toml_write_key(out, kv->key, kv->key_len);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(out, " = ");
-    if (rc == TS_OK)
-      rc = write_value(out, kv->value, false, (unsigned)path->n + 1);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(out, "\n");
-  }
-  for (size_t i = 0; i < t->nkvs && rc == TS_OK; i++) {
-    const struct ts_toml_kv *kv = &t->kvs[i];
-    if (written_inline(kv->value))
-      continue;
-    if (path->n == TS_TOML_MAX_DEPTH + 2)
-      return TS_E_TOO_BIG;
-    path->parts[path->n++] = kv;
-    if (kv->value->type == TS_TOML_TABLE) {
-      /* A table holding only sub-tables needs no header of its own. */
-      bool implicit = kv->value->nkvs > 0 && !has_leaf(kv->value);
-      if (!implicit)
-        rc = write_header(out, path, false);
-      if (rc == TS_OK)
-        rc = write_table_body(out, kv->value, path);
-    } else {
-      for (size_t j = 0; j < kv->value->nitems && rc == TS_OK; j++) {
-        rc = write_header(out, path, true);
-        if (rc == TS_OK)
-          rc = write_table_body(out, kv->value->items[j], path);
-      }
-    }
-    path->n--;
-  }
-  return rc;
-}
-
-enum ts_code ts_toml_write(const struct ts_toml_value *root, struct ts_buf *out,
-                           struct ts_error *err) {
-  if (!root || root->type != TS_TOML_TABLE)
-    return ts_error_set(err, TS_E_INVALID, "a TOML document must be a table");
-  struct path path = {.n = 0};
-  enum ts_code rc = write_table_body(out, root, &path);
-  if (rc == TS_E_INVALID)
-    return ts_error_set(err, rc,
-                        "cannot write TOML: a key holds U+0000 or a string is "
-                        "not UTF-8");
-  if (rc == TS_E_TOO_BIG)
-    return ts_error_set(err, rc, "cannot write TOML: too large or too deep");
-  if (rc != TS_OK)
-    return ts_error_set(err, rc, "cannot write TOML: out of memory");
   return TS_OK;
 }

@@ -317,3 +317,40 @@ ts_variant_metadata_provider(const struct ts_variant_metadata *m, const char *ns
       return &m->providers[i];
   return NULL;
 }
+
+static void entry_clear(struct ts_variant_entry *e)
+{
+  free(e->label);
+  features_free(e->features, e->nfeatures);
+  memset(e, 0, sizeof *e);
+}
+
+bool ts_variant_metadata_keep_only(struct ts_variant_metadata *m, const char *label)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < m->nvariants; i++) {
+    if (strcmp(m->variants[i].label, label) != 0)
+      entry_clear(&m->variants[i]);
+    else
+      m->variants[k++] = m->variants[i];
+  }
+  m->nvariants = k;
+  return k == 1;
+}
+
+void ts_variant_metadata_adopt(struct ts_variant_metadata *into,
+                               struct ts_variant_metadata *from)
+{
+  for (size_t i = 0; i < from->nvariants; i++) {
+    if (ts_variant_metadata_find(into, from->variants[i].label)) {
+      entry_clear(&from->variants[i]);
+      continue;
+    }
+    into->variants = ts_xreallocarray(into->variants, into->nvariants + 1,
+                                      sizeof *into->variants);
+    into->variants[into->nvariants++] = from->variants[i];
+    qsort(into->variants, into->nvariants, sizeof *into->variants, entry_cmp);
+  }
+  from->nvariants = 0;
+  ts_variant_metadata_clear(from);
+}

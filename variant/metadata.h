@@ -84,3 +84,15 @@ const struct ts_variant_entry *ts_variant_metadata_find(const struct ts_variant_
 /* The provider entry of a namespace, or NULL (PEP 825 files have none). */
 const struct ts_variant_provider_info *
 ts_variant_metadata_provider(const struct ts_variant_metadata *m, const char *ns);
+
+/* A release's metadata gathered from its wheels' `*.dist-info/variant.json`
+ * (when the index page has no variants.json): each wheel vouches for its
+ * own label only.  ts_variant_metadata_keep_only drops every other entry
+ * of a wheel's file (false when the file has no entry for the wheel's
+ * label: that wheel's metadata is malformed).  ts_variant_metadata_adopt
+ * moves `from`'s entries into `into` (the first wheel's file, whose
+ * priorities, providers and static properties stand for the release),
+ * leaving out labels `into` has already, and clears `from`. */
+bool ts_variant_metadata_keep_only(struct ts_variant_metadata *m, const char *label);
+void ts_variant_metadata_adopt(struct ts_variant_metadata *into,
+                               struct ts_variant_metadata *from);

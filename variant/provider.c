@@ -1,8 +1,10 @@
 /*
- * variant/provider.c — the nvidia, amd and x86_64 providers from host
- * facts (provider.h).  The value lists follow the providers' plugins
+ * variant/provider.c — the nvidia, amd, x86_64 and aarch64 providers from
+ * host facts (provider.h).  The value lists follow the providers' plugins
  * (wheelnext nvidia-variant-provider, amd-variant-provider,
- * provider-variant-x86-64), except that sm_arch covers every GPU.
+ * provider-variant-x86-64, provider-variant-aarch64), except that sm_arch
+ * covers every GPU and the Arm version comes from HWCAPs, not a CPU model
+ * table.
  */
 #include "variant/provider.h"
 
@@ -238,6 +240,57 @@ static void x86_64(struct ts_variant_supported *s, const struct ts_host *h)
   add_basis(s, "x86_64", ts_xasprintf("CPU level v%d (/proc/cpuinfo flags)", level));
 }
 
+/* The Arm architecture versions, newest first, each with the HWCAPs
+ * (/proc/cpuinfo "Features") it makes mandatory beyond the one below it;
+ * a CPU is the newest version whose HWCAPs it has together with all
+ * older ones'.  9.0a is the newest the aarch64 provider knows. */
+static const struct {
+  const char *version;
+  const char *const hwcaps[6];
+} arm_versions[] = {
+    {"8.1a", {"atomics", "asimdrdm", "crc32", NULL}},
+    {"8.2a", {"fphp", "asimdhp", "dcpop", NULL}},
+    {"8.3a", {"jscvt", "fcma", "lrcpc", "paca", "pacg", NULL}},
+    {"8.4a", {"dit", "uscat", "ilrcpc", "flagm", NULL}},
+    {"8.5a", {"sb", "frint", "flagm2", NULL}},
+    {"9.0a", {"sve2", NULL}},
+};
+#define N_ARM_VERSIONS (sizeof arm_versions / sizeof arm_versions[0])
+
+size_t ts_variant_aarch64_version(const char *hwcaps)
+{
+  size_t n = 0;
+  while (hwcaps && n < N_ARM_VERSIONS && has_all(hwcaps, arm_versions[n].hwcaps))
+    n++;
+  return n;
+}
+
+/* The features the aarch64 provider reports as "on", in its preference
+ * order (newest architecture's first). */
+static const char *const arm_features[] = {
+    "sve2", "flagm2", "frint", "sb", "btiecv", "paca", "pacg", "ssbs", "asimdfhm", "bf16",
+    "dcpodp", "dgh", "dit", "flagm", "i8mm", "ilrcpc", "jscvt", "rng", "sha3", "sha512",
+    "svebf16", "svei8mm", "uscat", "asimddp", "lrcpc", "asimdhp", "dcpop", "fcma", "fphp",
+    "sve", "asimdrdm", "atomics", "aes", "asimd", "cpuid", "crc32", "evtstrm", "fp", "pmull",
+    "sha1", "sha2", NULL};
+
+static void aarch64(struct ts_variant_supported *s, const struct ts_host *h)
+{
+  if (!h->machine || strcmp(h->machine, "aarch64") != 0 || !h->cpu_flags)
+    return;
+  size_t v = ts_variant_aarch64_version(h->cpu_flags);
+  struct ts_variant_feature *f = add_feature(s, "aarch64", "version");
+  for (size_t k = v; k > 0; k--)
+    add_value(f, ts_xstrdup(arm_versions[k - 1].version));
+  add_value(f, ts_xstrdup("8a"));
+  for (const char *const *name = arm_features; *name; name++)
+    if (has_flag(h->cpu_flags, *name))
+      add_value(add_feature(s, "aarch64", *name), ts_xstrdup("on"));
+  add_basis(s, "aarch64",
+            ts_xasprintf("CPU armv%s (/proc/cpuinfo Features)",
+                         v ? arm_versions[v - 1].version : "8a"));
+}
+
 enum ts_code ts_variant_supported_from_host(const struct ts_host *h,
                                             const struct ts_variant_force *force,
                                             struct ts_variant_supported *out,
@@ -247,8 +300,10 @@ enum ts_code ts_variant_supported_from_host(const struct ts_host *h,
   enum ts_code rc = nvidia(out, h, force, err);
   if (rc == TS_OK)
     rc = amd(out, h, force, err);
-  if (rc == TS_OK)
+  if (rc == TS_OK) {
     x86_64(out, h);
+    aarch64(out, h);
+  }
   return rc;
 }
 

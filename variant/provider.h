@@ -11,7 +11,11 @@
  *    then `N0_virtual`;
  *  - amd: `gfx_arch` every GPU target, `rocm_version` the installed ROCm
  *    as "major.minor";
- *  - x86_64: `level` v4 … v1 from the CPU's flags.
+ *  - x86_64: `level` v4 … v1 from the CPU's flags;
+ *  - aarch64: `version` the CPU's Arm architecture version down to "8a"
+ *    ("9.0a", "8.5a", ..., "8.1a", "8a"; 9.0a at most), and each feature
+ *    of the provider's list the CPU has (/proc/cpuinfo "Features":
+ *    `sve2`, `bf16`, `i8mm`, ...) with the value "on".
  *
  * Namespaces without a provider here get their values from a project's
  * `static-properties` (variant/select.h), else they support nothing.  The
@@ -67,6 +71,11 @@ const struct ts_variant_feature *ts_variant_supported_find(const struct ts_varia
  * newest GPU sm_arch 89_real"), which explanations quote; NULL when the
  * host has nothing of that namespace. */
 const char *ts_variant_supported_basis(const struct ts_variant_supported *s, const char *ns);
+
+/* How many Arm versions above 8.0 (0 for 8a, 1 for 8.1a ... 6 for 9.0a)
+ * a CPU with these HWCAPs (/proc/cpuinfo "Features", space-separated)
+ * has every mandatory feature of; 0 when hwcaps is NULL. */
+size_t ts_variant_aarch64_version(const char *hwcaps);
 
 /* The x86-64 micro-architecture level (1-4) a CPU with these
  * /proc/cpuinfo flags (space-separated) reaches; 0 when flags is NULL. */

@@ -26,6 +26,7 @@
 #include "wheel/owners.h"
 #include "wheel/place.h"
 #include "wheel/record.h"
+#include "wheel/scripts.h"
 #include "wheel/strset.h"
 #include "wheel/txn.h"
 #include "wheel/unpack.h"
@@ -296,86 +297,18 @@ static enum ts_code add_generated(struct installer *in, size_t dist,
   return TS_OK;
 }
 
-/* ---- files the environment itself owns ------------------------------ */
-
-bool ts_wheel_protected_script_name(const char *n) {
-  if (strncmp(n, "python", 6) == 0) {
-    const char *r = n + 6;
-    while ((*r >= '0' && *r <= '9') || *r == '.')
-      r++;
-    if (*r == 't' || *r == 'w')
-      r++;
-    return *r == '\0';
-  }
-  return strcmp(n, "activate") == 0 || strncmp(n, "activate.", 9) == 0 ||
-         strcasecmp(n, "Activate.ps1") == 0 || strcmp(n, "activate_this.py") == 0;
-}
-
 /* ---- entry points --------------------------------------------------- */
 
-static bool ident_ok(const char *s, size_t n) {
-  if (n == 0)
-    return false;
-  for (size_t i = 0; i < n; i++) {
-    char c = s[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-          (c >= '0' && c <= '9') || c == '_' || c == '.'))
-      return false;
-  }
-  return s[0] != '.' && s[n - 1] != '.';
-}
+struct launcher_target {
+  struct installer *in;
+  size_t dist;
+};
 
-static char *trim(char *s) {
-  while (*s == ' ' || *s == '\t')
-    s++;
-  size_t n = strlen(s);
-  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
-    s[--n] = '\0';
-  return s;
-}
-
-/* With in == NULL only validates (before the environment is touched). */
-static enum ts_code launcher(struct installer *in, size_t dist,
-                             const char *name, const char *value,
-                             struct ts_error *err) {
-  size_t nl = strlen(name);
-  if (nl == 0 || strchr(name, '/') || name[0] == '.' || strchr(name, '\\'))
-    return ts_error_set(err, TS_E_UNSAFE_PATH,
-                        "entry point name '%s' is not a safe file name", name);
-  for (size_t i = 0; i < nl; i++)
-    if ((unsigned char)name[i] < 0x20 || name[i] == 0x7f)
-      return ts_error_set(err, TS_E_UNSAFE_PATH,
-                          "entry point name has a control character");
-  if (ts_wheel_protected_script_name(name))
-    return ts_error_set(err, TS_E_UNSAFE_PATH,
-                        "entry point '%s' would replace the environment's own "
-                        "interpreter or activate script", name);
-  char *v = ts_xstrdup(value);
-  char *br = strchr(v, '['); /* extras do not change the launcher */
-  if (br)
-    *br = '\0';
-  char *colon = strchr(v, ':');
-  enum ts_code rc = TS_OK;
-  if (!colon) {
-    rc = ts_error_set(err, TS_E_BAD_WHEEL,
-                      "entry point '%s = %s' is not module:attribute", name,
-                      value);
-    free(v);
-    return rc;
-  }
-  *colon = '\0';
-  char *mod = trim(v), *attr = trim(colon + 1);
-  if (!ident_ok(mod, strlen(mod)) || !ident_ok(attr, strlen(attr))) {
-    rc = ts_error_set(err, TS_E_BAD_WHEEL,
-                      "entry point '%s = %s' is not module:attribute", name,
-                      value);
-    free(v);
-    return rc;
-  }
-  if (!in) {
-    free(v);
-    return TS_OK;
-  }
+/* Writes the launcher `name` of an entry point that scripts.c checked. */
+static enum ts_code write_launcher(void *ctx, const char *name, const char *mod,
+                                   const char *attr, struct ts_error *err) {
+  struct launcher_target *t = ctx;
+  struct installer *in = t->in;
   size_t head = strcspn(attr, ".");
   const char *py = in->p.python;
   char *shebang = strlen(py) > 127 || strpbrk(py, " \t")
@@ -392,68 +325,18 @@ static enum ts_code launcher(struct installer *in, size_t dist,
                        "    sys.exit(%s())\n",
                        shebang, mod, (int)head, attr, attr);
   size_t root = root_index(in, in->p.scripts);
-  rc = add_generated(in, dist, root, name, text, strlen(text), 0755, err);
+  enum ts_code rc = add_generated(in, t->dist, root, name, text, strlen(text), 0755, err);
   free(shebang);
   free(text);
-  free(v);
   return rc;
 }
 
-static enum ts_code entry_points(struct installer *in, size_t dist,
-                                 const char *text, size_t len,
-                                 struct ts_error *err) {
-  char *buf = ts_xmalloc(len + 1);
-  memcpy(buf, text, len);
-  buf[len] = '\0';
-  bool on = false;
-  enum ts_code rc = TS_OK;
-  char *save = buf;
-  while (rc == TS_OK && save && *save) {
-    char *line = save;
-    char *nl = strchr(line, '\n');
-    if (nl) {
-      *nl = '\0';
-      save = nl + 1;
-    } else {
-      save = NULL;
-    }
-    char *l = trim(line);
-    if (!*l || *l == '#' || *l == ';')
-      continue;
-    if (*l == '[') {
-      char *end = strchr(l, ']');
-      if (end)
-        *end = '\0';
-      char *sec = trim(l + 1);
-      on = strcmp(sec, "console_scripts") == 0 ||
-           strcmp(sec, "gui_scripts") == 0;
-      continue;
-    }
-    if (!on)
-      continue;
-    char *eq = strchr(l, '=');
-    if (!eq) {
-      rc = ts_error_set(err, TS_E_BAD_WHEEL,
-                        "entry_points.txt line '%.80s' has no '='", l);
-      break;
-    }
-    *eq = '\0';
-    char *names[3];
-    size_t nn = ts_wheel_launcher_names(trim(l), in ? in->p.python_major : 0,
-                                        in ? in->p.python_minor : 0, names);
-    for (size_t k = 0; k < nn; k++) {
-      if (rc == TS_OK)
-        rc = launcher(in, dist, names[k], trim(eq + 1), err);
-      free(names[k]);
-    }
-  }
-  free(buf);
-  return rc;
-}
-
-enum ts_code ts_wheel_check_entry_points(const char *text, size_t len,
-                                         struct ts_error *err) {
-  return entry_points(NULL, 0, text, len, err);
+static enum ts_code write_launchers(struct installer *in, size_t dist,
+                                    const char *text, size_t len,
+                                    struct ts_error *err) {
+  struct launcher_target t = {in, dist};
+  return ts_wheel_entry_points_each(text, len, in->p.python_major, in->p.python_minor,
+                                    write_launcher, &t, err);
 }
 
 /* ---- installed distributions ------------------------------------- */
@@ -715,7 +598,7 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
       in->res->files_linked++;
   }
   if (rc == TS_OK && u->entry_points)
-    rc = entry_points(in, di, u->entry_points, u->entry_points_len, err);
+    rc = write_launchers(in, di, u->entry_points, u->entry_points_len, err);
   char *rel;
   if (rc == TS_OK) {
     rel = ts_xasprintf("%s/INSTALLER", u->distinfo);
@@ -1238,8 +1121,8 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     if (rc == TS_OK)
       rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
     if (rc == TS_OK && dists[k].u.entry_points)
-      rc = entry_points(NULL, k, dists[k].u.entry_points,
-                        dists[k].u.entry_points_len, err);
+      rc = ts_wheel_check_entry_points(dists[k].u.entry_points,
+                                       dists[k].u.entry_points_len, err);
     if (rc != TS_OK)
       ts_error_wrap(err, "%s", wheels[k].path);
     if (rc == TS_OK)

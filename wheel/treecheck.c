@@ -1,7 +1,6 @@
 /* Checking unpacked wheel trees in the cache; see treecheck.h. */
 #include "wheel/treecheck.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,12 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/cacheroot.h"
 #include "core/filehash.h"
 #include "core/fs.h"
 #include "core/str.h"
 #include "wheel/record.h"
-#include "wheel/wheel.h"
 
 void ts_unpacked_tree_stamp(const char *dir) {
   utimensat(AT_FDCWD, dir, NULL, 0); /* best effort: an unstamped tree is
@@ -92,80 +89,5 @@ enum ts_code ts_unpacked_tree_drop(const char *root, const char *dir, struct ts_
     ts_fs_remove_tree(aside, NULL);
   }
   free(aside);
-  return rc;
-}
-
-static bool is_tree_name(const char *n) {
-  size_t i = 0;
-  for (; n[i]; i++)
-    if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
-      return false;
-  return i == 64;
-}
-
-static int cmp_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *report,
-                                   void *ctx, size_t *checked, size_t *dropped,
-                                   struct ts_error *err) {
-  size_t nchecked = 0, ndropped = 0;
-  enum ts_code rc = ts_cache_root_check(cache_root, err);
-  if (rc != TS_OK)
-    return rc;
-  char *root = ts_path_join(cache_root, "wheels-v1");
-  DIR *d = opendir(root);
-  if (!d) {
-    rc = errno == ENOENT ? TS_OK
-                         : ts_error_set(err, TS_E_IO, "cannot open '%s': %s", root,
-                                        strerror(errno));
-    free(root);
-    if (checked)
-      *checked = 0;
-    if (dropped)
-      *dropped = 0;
-    return rc;
-  }
-  /* sorted: the report reads the same on every run */
-  char **names = NULL;
-  size_t n = 0;
-  struct dirent *de;
-  while ((de = readdir(d)))
-    if (is_tree_name(de->d_name)) {
-      names = ts_xrealloc(names, (n + 1) * sizeof *names);
-      names[n++] = ts_xstrdup(de->d_name);
-    }
-  closedir(d);
-  if (n) /* qsort with a NULL array is undefined even for 0 elements */
-    qsort(names, n, sizeof *names, cmp_name);
-  for (size_t i = 0; i < n && rc == TS_OK; i++) {
-    struct ts_unpacked u = {.dir = ts_path_join(root, names[i])};
-    struct ts_error le = {0};
-    char why[TS_ERROR_DETAIL_MAX], dist[300];
-    bool ok = false, loaded = ts_unpacked_load(&u, NULL, NULL, &le) == TS_OK;
-    if (loaded) {
-      snprintf(dist, sizeof dist, "%s %s", u.name, u.version);
-      ok = ts_unpacked_tree_intact(&u, TS_TREE_FULL, why, sizeof why);
-    } else {
-      snprintf(why, sizeof why, "%s", le.detail);
-    }
-    nchecked++;
-    if (!ok) {
-      rc = ts_unpacked_tree_drop(root, u.dir, err);
-      ndropped += rc == TS_OK;
-    }
-    if (report && rc == TS_OK)
-      report(ctx, u.dir, loaded ? dist : NULL, ok ? NULL : why);
-    ts_unpacked_clear(&u);
-  }
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
-  free(root);
-  if (checked)
-    *checked = nchecked;
-  if (dropped)
-    *dropped = ndropped;
   return rc;
 }

@@ -16,8 +16,10 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
-#include "wheel/unpack.h"
+#include "core/error.h"
+#include "wheel/unpacked.h"
 
 /* How much of a tree is checked. */
 enum ts_tree_check {

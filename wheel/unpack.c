@@ -25,6 +25,7 @@
 #include "pep/name.h"
 #include "pep/version.h"
 #include "wheel/record.h"
+#include "wheel/scripts.h"
 #include "wheel/treecheck.h"
 #include "zip/zip.h"
 
@@ -355,11 +356,13 @@ static enum ts_code check_symlink(const char *name, const char *target,
   return TS_OK;
 }
 
-static enum ts_code validate(const struct ts_zip_archive *a,
-                             const struct ts_wheel_options *o,
-                             const char *fname, const char *fver,
-                             struct plan *plan, struct ts_error *err) {
-  memset(plan, 0, sizeof *plan);
+/* The archive as a whole: every member name safe, no member (nor the total)
+ * expanding past the limits, exactly one top-level *.dist-info, whose
+ * name (distinfo, dil bytes, pointing into a) is returned. */
+static enum ts_code scan_members(const struct ts_zip_archive *a,
+                                 const struct ts_wheel_options *o,
+                                 const char **distinfo_out, size_t *dil_out,
+                                 struct ts_error *err) {
   uint64_t max_total = o->limits.max_total ? o->limits.max_total
                                            : DEFAULT_MAX_TOTAL;
   uint64_t max_ratio = o->limits.max_ratio ? o->limits.max_ratio
@@ -405,39 +408,39 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   }
   if (!distinfo)
     return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no .dist-info directory");
-  char *di = ts_xstrndup(distinfo, dil);
-  char *datadir = ts_xstrndup(distinfo, dil - 10 + 5);
-  memcpy(datadir + dil - 10, ".data", 6);
-  enum ts_code rc = TS_OK;
-  struct ts_record rec = {0};
-  struct ts_buf b;
-  ts_buf_init(&b, TS_CAP_RECORD);
+  *distinfo_out = distinfo;
+  *dil_out = dil;
+  return TS_OK;
+}
+
+/* The dist-info di: named for the file name's project and version, with a
+ * RECORD (read into b, parsed into rec; *re its member), a WHEEL and valid
+ * entry points. */
+static enum ts_code check_distinfo(const struct ts_zip_archive *a, const char *di,
+                                   const char *fname, const char *fver, struct ts_buf *b,
+                                   struct ts_record *rec, const struct ts_zip_entry **re,
+                                   struct ts_error *err) {
+  size_t dil = strlen(di);
   const char *dash = memchr(di, '-', dil - 10);
   if (!dash || !ts_name_eq(di, (size_t)(dash - di), fname, strlen(fname)) ||
       !versions_equal(dash + 1, dil - 10 - (size_t)(dash - di) - 1, fver,
-                      strlen(fver))) {
-    rc = ts_error_set(err, TS_E_BAD_WHEEL,
-                      "wheel's '%s' does not match its file name (%s %s)", di,
-                      fname, fver);
-    goto out;
-  }
+                      strlen(fver)))
+    return ts_error_set(err, TS_E_BAD_WHEEL,
+                        "wheel's '%s' does not match its file name (%s %s)", di,
+                        fname, fver);
   char rel[4096];
   snprintf(rel, sizeof rel, "%s/RECORD", di);
-  const struct ts_zip_entry *re = ts_zip_find(a, rel, strlen(rel));
-  if (!re) {
-    rc = ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
-    goto out;
-  }
-  rc = ts_zip_read_member(a, re, &b, err);
+  *re = ts_zip_find(a, rel, strlen(rel));
+  if (!*re)
+    return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
+  enum ts_code rc = ts_zip_read_member(a, *re, b, err);
   if (rc == TS_OK)
-    rc = ts_record_parse(b.data, b.len, &rec, err);
+    rc = ts_record_parse(b->data, b->len, rec, err);
   if (rc != TS_OK)
-    goto out;
+    return rc;
   snprintf(rel, sizeof rel, "%s/WHEEL", di);
-  if (!ts_zip_find(a, rel, strlen(rel))) {
-    rc = ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
-    goto out;
-  }
+  if (!ts_zip_find(a, rel, strlen(rel)))
+    return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel);
   snprintf(rel, sizeof rel, "%s/entry_points.txt", di);
   const struct ts_zip_entry *ep = ts_zip_find(a, rel, strlen(rel));
   if (ep) {
@@ -447,14 +450,16 @@ static enum ts_code validate(const struct ts_zip_archive *a,
     if (rc == TS_OK)
       rc = ts_wheel_check_entry_points(t.data, t.len, err);
     ts_buf_clear(&t);
-    if (rc != TS_OK)
-      goto out;
   }
+  return rc;
+}
 
-  /* Scripts that would replace the environment's own files: .data/scripts/
-   * and .data/data/bin/ (the scripts directory under the data root on
-   * POSIX) with a protected name, and .data/data/pyvenv.cfg.  By name, so
-   * the wheel is refused before anything is unpacked. */
+/* Scripts that would replace the environment's own files: .data/scripts/
+ * and .data/data/bin/ (the scripts directory under the data root on
+ * POSIX) with a protected name, and .data/data/pyvenv.cfg.  By name, so
+ * the wheel is refused before anything is unpacked. */
+static enum ts_code check_protected_scripts(const struct ts_zip_archive *a,
+                                            const char *datadir, struct ts_error *err) {
   size_t ddl0 = strlen(datadir);
   for (size_t i = 0; i < a->count; i++) {
     const char *n = a->entries[i].name;
@@ -467,20 +472,26 @@ static enum ts_code validate(const struct ts_zip_archive *a,
       base = sub + 9;
     bool bad = strcmp(sub, "data/pyvenv.cfg") == 0 ||
                (base && ts_wheel_protected_script_name(base));
-    if (bad) {
-      rc = ts_error_set(err, TS_E_UNSAFE_PATH,
-                        "wheel member '%s' would replace the environment's own "
-                        "interpreter, activate script or pyvenv.cfg", n);
-      goto out;
-    }
+    if (bad)
+      return ts_error_set(err, TS_E_UNSAFE_PATH,
+                          "wheel member '%s' would replace the environment's own "
+                          "interpreter, activate script or pyvenv.cfg", n);
   }
+  return TS_OK;
+}
 
-  /* Members: every file but RECORD and its signatures must be in RECORD,
-   * with a sha256 and the right size; every RECORD row must name a member. */
+/* Members: every file but RECORD and its signatures must be in RECORD,
+ * with a sha256 and the right size; every RECORD row must name a member.
+ * Fills plan->m, RECORD itself (re) last. */
+static enum ts_code plan_members(const struct ts_zip_archive *a, const struct ts_record *rec,
+                                 const struct ts_zip_entry *re, const char *di,
+                                 const char *datadir, struct plan *plan,
+                                 struct ts_error *err) {
+  enum ts_code rc = TS_OK;
   plan->m = ts_xcalloc(a->count, sizeof *plan->m);
   bool *seen = ts_xcalloc(a->count, sizeof *seen);
-  for (size_t i = 0; i < rec.count; i++) {
-    struct ts_record_row *r = &rec.rows[i];
+  for (size_t i = 0; i < rec->count; i++) {
+    struct ts_record_row *r = &rec->rows[i];
     if (is_record_like(r->path, di))
       continue;
     const struct ts_zip_entry *e = ts_zip_find(a, r->path, strlen(r->path));
@@ -535,14 +546,19 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   }
   free(seen);
   if (rc != TS_OK)
-    goto out;
+    return rc;
   /* RECORD itself goes into the cache too (load_tree reads it back). */
   struct member *rm = &plan->m[plan->n++];
   rm->e = re;
   rm->size = re->usize;
+  return TS_OK;
+}
 
-  /* Directories; a file may not also be a directory prefix ("a" and "a/b"),
-   * which is also how a member would be written through a symlink. */
+/* Directories; a file may not also be a directory prefix ("a" and "a/b"),
+ * which is also how a member would be written through a symlink.  Fills
+ * plan->dirs (also on error, for plan_free). */
+static enum ts_code plan_dirs(struct plan *plan, struct ts_error *err) {
+  enum ts_code rc = TS_OK;
   char **files = ts_xreallocarray(NULL, plan->n, sizeof *files);
   size_t ndirs = 0, adirs = 0;
   char **dirs = NULL;
@@ -576,23 +592,23 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   plan->dirs = dirs;
   plan->ndirs = u;
   free(files);
-  if (rc != TS_OK)
-    goto out;
+  return rc;
+}
 
-  /* Symlinks: read their targets now, before anything is written. */
+/* Symlinks: read their targets now, before anything is written. */
+static enum ts_code read_symlinks(const struct ts_zip_archive *a, struct plan *plan,
+                                  const char *datadir, struct ts_error *err) {
   for (size_t i = 0; i < plan->n; i++) {
     struct member *m = &plan->m[i];
     if (!m->symlink)
       continue;
-    if (m->e->usize > SYMLINK_MAX) {
-      rc = ts_error_set(err, TS_E_UNSAFE_PATH,
-                        "wheel symlink '%s' has a %llu-byte target",
-                        m->e->name, (unsigned long long)m->e->usize);
-      goto out;
-    }
+    if (m->e->usize > SYMLINK_MAX)
+      return ts_error_set(err, TS_E_UNSAFE_PATH,
+                          "wheel symlink '%s' has a %llu-byte target",
+                          m->e->name, (unsigned long long)m->e->usize);
     struct ts_buf t;
     ts_buf_init(&t, SYMLINK_MAX);
-    rc = ts_zip_read_member(a, m->e, &t, err);
+    enum ts_code rc = ts_zip_read_member(a, m->e, &t, err);
     if (rc == TS_OK) {
       uint8_t d[32];
       ts_sha256(t.data, t.len, d);
@@ -608,9 +624,40 @@ static enum ts_code validate(const struct ts_zip_archive *a,
     else
       ts_buf_clear(&t);
     if (rc != TS_OK)
-      goto out;
+      return rc;
   }
-out:
+  return TS_OK;
+}
+
+/* Everything about the archive checked before anything is written: its
+ * members and their sizes, the dist-info, RECORD against the members,
+ * scripts, directories and symlink targets; fills plan. */
+static enum ts_code validate(const struct ts_zip_archive *a,
+                             const struct ts_wheel_options *o,
+                             const char *fname, const char *fver,
+                             struct plan *plan, struct ts_error *err) {
+  memset(plan, 0, sizeof *plan);
+  const char *distinfo = NULL;
+  size_t dil = 0;
+  enum ts_code rc = scan_members(a, o, &distinfo, &dil, err);
+  if (rc != TS_OK)
+    return rc;
+  char *di = ts_xstrndup(distinfo, dil);
+  char *datadir = ts_xstrndup(distinfo, dil - 10 + 5);
+  memcpy(datadir + dil - 10, ".data", 6);
+  struct ts_record rec = {0};
+  const struct ts_zip_entry *re = NULL;
+  struct ts_buf b;
+  ts_buf_init(&b, TS_CAP_RECORD);
+  rc = check_distinfo(a, di, fname, fver, &b, &rec, &re, err);
+  if (rc == TS_OK)
+    rc = check_protected_scripts(a, datadir, err);
+  if (rc == TS_OK)
+    rc = plan_members(a, &rec, re, di, datadir, plan, err);
+  if (rc == TS_OK)
+    rc = plan_dirs(plan, err);
+  if (rc == TS_OK)
+    rc = read_symlinks(a, plan, datadir, err);
   ts_buf_clear(&b);
   ts_record_clear(&rec);
   free(di);
@@ -882,6 +929,54 @@ static bool reuse_tree(const struct ts_wheel_options *o, const struct ts_wheel_r
   return false;
 }
 
+/* Hands out the extracted tree *tmp: as it is under --no-cache, else
+ * stamped and renamed to its content's name in the cache (*final, made
+ * when NULL) — or, when the same bytes were unpacked there already (a copy
+ * of the file, or a concurrent run), that tree if it passes its check
+ * (*loaded: out is loaded, ours removed), else ours replaces it. */
+static enum ts_code finish_tree(const struct ts_wheel_options *o,
+                                const struct ts_wheel_request *w, const char *root,
+                                char **tmp, char **final, const char *fname,
+                                const char *fver, struct ts_unpacked *out, bool *loaded,
+                                struct ts_error *err) {
+  if (o->no_cache) {
+    out->dir = *tmp;
+    out->temporary = true;
+    *tmp = NULL;
+    return TS_OK;
+  }
+  if (!*final) {
+    char hex[TS_SHA256_HEX_LEN + 1];
+    ts_sha256_hex(out->sha256, hex);
+    *final = ts_path_join(root, hex);
+  }
+  ts_unpacked_tree_stamp(*tmp);
+  if (rename(*tmp, *final) != 0) {
+    enum ts_code rc = TS_OK;
+    if (errno != EEXIST && errno != ENOTEMPTY) {
+      rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
+                        *tmp, strerror(errno));
+      ts_fs_remove_tree(*tmp, NULL);
+      return rc;
+    }
+    if (reuse_tree(o, w, root, *final, fname, fver, out)) {
+      *final = NULL;
+      ts_fs_remove_tree(*tmp, NULL);
+      *loaded = true;
+      return TS_OK;
+    }
+    if (rename(*tmp, *final) != 0) {
+      rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
+                        *tmp, strerror(errno));
+      ts_fs_remove_tree(*tmp, NULL);
+      return rc;
+    }
+  }
+  out->dir = *final;
+  *final = NULL;
+  return TS_OK;
+}
+
 enum ts_code ts_unpack(const struct ts_wheel_options *o,
                        const struct ts_wheel_request *w,
                        struct ts_unpacked *out, struct ts_error *err) {
@@ -979,43 +1074,12 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     ts_fs_remove_tree(tmp, NULL);
     goto out;
   }
-  if (o->no_cache) {
-    out->dir = tmp;
-    out->temporary = true;
-    tmp = NULL;
-  } else {
-    if (!final) {
-      ts_sha256_hex(out->sha256, hex);
-      final = ts_path_join(root, hex);
-    }
-    ts_unpacked_tree_stamp(tmp);
-    if (rename(tmp, final) != 0) {
-      if (errno != EEXIST && errno != ENOTEMPTY) {
-        rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
-                          tmp, strerror(errno));
-        ts_fs_remove_tree(tmp, NULL);
-        goto out;
-      }
-      /* the same bytes were unpacked already (a copy of the file, or a
-       * concurrent run): keep that tree when it passes the check, else
-       * ours replaces it */
-      if (reuse_tree(o, w, root, final, fname, fver, out)) {
-        final = NULL;
-        ts_fs_remove_tree(tmp, NULL);
-        goto out;
-      }
-      if (rename(tmp, final) != 0) {
-        rc = ts_error_set(err, TS_E_IO, "cannot move '%s' into place: %s",
-                          tmp, strerror(errno));
-        ts_fs_remove_tree(tmp, NULL);
-        goto out;
-      }
-    }
-    out->dir = final;
-    final = NULL;
-    if (keyfile)
-      ts_filehash_memo_write(memo, keyfile, out->sha256);
-  }
+  bool loaded = false;
+  rc = finish_tree(o, w, root, &tmp, &final, fname, fver, out, &loaded, err);
+  if (rc != TS_OK || loaded)
+    goto out;
+  if (keyfile)
+    ts_filehash_memo_write(memo, keyfile, out->sha256);
   rc = ts_unpacked_load(out, fname, fver, err);
   if (rc == TS_OK && o->cb.unpacked)
     o->cb.unpacked(o->cb.ctx, w->path, false);
@@ -1082,43 +1146,4 @@ bool ts_unpacked_is_entry_point_wrapper(const struct ts_unpacked *u, const char 
       return declares_script(u, b, n - t);
   }
   return declares_script(u, b, n);
-}
-
-/* "easy_install-3.11" or "pip3" / "pip3.11" after `stem` (a dash first for
- * easy_install). */
-static bool versioned(const char *name, const char *stem, bool dash, bool minor_optional) {
-  size_t sl = strlen(stem);
-  if (strncmp(name, stem, sl) != 0)
-    return false;
-  const char *p = name + sl;
-  if (dash && *p++ != '-')
-    return false;
-  size_t d = strspn(p, "0123456789");
-  if (!d)
-    return false;
-  p += d;
-  if (!*p)
-    return minor_optional;
-  if (*p++ != '.')
-    return false;
-  d = strspn(p, "0123456789");
-  return d && !p[d];
-}
-
-size_t ts_wheel_launcher_names(const char *name, int major, int minor, char *out[3]) {
-  size_t n = 0;
-  if (major <= 0) {
-    out[n++] = ts_xstrdup(name);
-  } else if (!strcmp(name, "easy_install")) {
-    out[n++] = ts_xstrdup(name);
-    out[n++] = ts_xasprintf("easy_install-%d.%d", major, minor);
-  } else if (!strcmp(name, "pip")) {
-    out[n++] = ts_xstrdup(name);
-    out[n++] = ts_xasprintf("pip%d", major);
-    out[n++] = ts_xasprintf("pip%d.%d", major, minor);
-  } else if (!versioned(name, "easy_install", true, false) &&
-             !versioned(name, "pip", false, true)) {
-    out[n++] = ts_xstrdup(name);
-  }
-  return n;
 }

@@ -18,8 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 ts_debian_build_wheels
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple omegaconf 2.3.0 py3-none-any antlr4-python3-runtime==4.9.*
 simple antlr4-python3-runtime 4.9.3 sdist
 simple antlr4-python3-runtime 4.8 sdist
@@ -31,7 +30,6 @@ simple meta658 1.0 sdist,pyproject,pep658
 simple pep658-marker 1.0 py3-none-any
 simple broken 1.0 sdist,fail
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 ts_clear_pip_env
 IX=(-i "$TS_NGINX_URL/simple" -f "$WHEELS")

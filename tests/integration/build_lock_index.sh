@@ -27,15 +27,13 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 ts_debian_build_wheels
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple omegaconf 2.3.0 py3-none-any antlr4-python3-runtime==4.9.*
 simple antlr4-python3-runtime 4.9.3 sdist
 simple antlr4-python3-runtime 4.8 sdist
 simple cfgpkg 1.0 sdist,intree beta
 simple beta 1.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache TS_TEST_COUNTER=$work/counter
 : >"$TS_TEST_COUNTER"
 ts_clear_pip_env

@@ -19,7 +19,7 @@ S=$TS_SOURCE_DIR/fixtures/sysroot
 work=$(ts_tmpdir)
 cp=$(/usr/bin/python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 tag="$cp-$cp-manylinux_2_28_x86_64"
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<SPEC
+ts_index_from_spec <<SPEC
 whl/cu126 torch 2.9.1+cu126 $tag,cuda=12.6
 whl/cpu torch 2.9.1+cpu $tag
 simple torch 2.10.0 $tag
@@ -45,7 +45,6 @@ sha=$(sha256sum "$work/www/simple/torchext-1.0.tar.gz" | cut -d' ' -f1)
 mkdir -p "$work/www/simple/torchext"
 printf '<a href="../torchext-1.0.tar.gz#sha256=%s">torchext-1.0.tar.gz</a>\n' "$sha" \
   >"$work/www/simple/torchext/index.html"
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 ts_clear_pip_env
 unset TORCH_CUDA_ARCH_LIST FORCE_CUDA MAX_JOBS CUDA_HOME CUDA_PATH PYTORCH_ROCM_ARCH

@@ -29,7 +29,7 @@ S=$TS_SOURCE_DIR/fixtures/sysroot
 work=$(ts_tmpdir)
 cp=$(/usr/bin/python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
 tag="$cp-$cp-manylinux_2_28_x86_64"
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<SPEC
+ts_index_from_spec <<SPEC
 whl/cu126 torch 2.9.1+cu126 $tag,cuda=12.6
 whl/cu128 torch 2.9.1+cu128 $tag,cuda=12.8
 whl/cpu torch 2.9.1+cpu $tag
@@ -37,7 +37,6 @@ simple torch 2.10.0 $tag
 simple beta 1.0 py3-none-any
 simple sdonly 1.0 sdist
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 ts_clear_pip_env
 unset TORCH_CUDA_ARCH_LIST FORCE_CUDA MAX_JOBS CUDA_HOME CUDA_PATH PYTORCH_ROCM_ARCH

@@ -13,7 +13,7 @@ work=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$work/config
 x86=cp312-cp312-manylinux_2_28_x86_64
 arm=cp312-cp312-manylinux_2_28_aarch64
-{
+ts_index_from_spec < <(
   for tag in $x86 $arm; do
     for v in 2.13.0+cpu:cpu 2.13.0+cu126:cu126 2.13.0+cu130:cu130 2.9.1+cpu:cpu; do
       echo "whl/${v#*:} torch ${v%:*} $tag numpy"
@@ -32,8 +32,7 @@ arm=cp312-cp312-manylinux_2_28_aarch64
   echo "whl/rocm7.2 torchvision 0.28.0+rocm7.2 $x86 torch==2.13.0"
   echo "whl/rocm6.4 torchvision 0.24.1+rocm6.4 $x86 torch==2.9.1"
   echo "whl/rocm6.3 torchvision 0.24.1+rocm6.3 $x86 torch==2.9.1"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 IDX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" --python-version 3.12)
 HOSTS="cpu-only:x86_64 h100-cu130:x86_64 aarch64-t4:aarch64 aarch64-gh200:aarch64 mi300x-rocm64:x86_64 rx7900xt-rocm62:x86_64"
 

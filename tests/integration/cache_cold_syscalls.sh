@@ -20,9 +20,8 @@ command -v strace >/dev/null || ts_skip "strace not installed"
 strace -f -qq -e trace=mkdir -o /dev/null true 2>/dev/null || ts_skip "strace cannot trace here"
 work=$(ts_tmpdir)
 n=60
-for i in $(seq -w 1 $n); do echo "simple proj$i 1.0 py3-none-any"; done |
-  python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-TS_NGINX_LOG_EXTRA=' conn=$connection' ts_nginx_start "$work/www"
+TS_NGINX_LOG_EXTRA=' conn=$connection' \
+  ts_index_from_spec < <(for i in $(seq -w 1 $n); do echo "simple proj$i 1.0 py3-none-any"; done)
 U=$TS_NGINX_URL
 ts_make_venv "$work/venv"
 export TORCHSOLVE_CACHE_DIR=$work/cache HOME=$work/home TORCHSOLVE_CONCURRENCY=4

@@ -7,11 +7,9 @@
 # packages" or "in 0.0s").
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple solo 1.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 unset TORCHSOLVE_INDEX_URL TORCHSOLVE_PYTHON VIRTUAL_ENV NO_COLOR
 ts_make_venv "$work/venv"

@@ -13,12 +13,11 @@ python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 has no tomllib (3.11
 ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   for b in cpu cu126; do echo "whl/$b torch 2.9.1+$b $tag filelock"; done
   echo "simple numpy 2.1.0 $tag"
   echo "simple filelock 3.16.1 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 "$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
   --profile cpu --profile cu126 torch numpy -o "$work/pylock.toml" 2>"$work/err" ||
   { cat "$work/err"; ts_fail "lock --profile"; }

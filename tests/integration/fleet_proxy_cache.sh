@@ -8,44 +8,30 @@
 # show each wheel fetched once, the proxy's each wheel asked for twice.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-nginx=${TS_NGINX_BIN:-/usr/sbin/nginx}
-[ -x "$nginx" ] || ts_skip "nginx not installed ($nginx)"
 ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config
-{
+ts_index_from_spec < <(
   echo "simple alpha 1.0 py3-none-any beta;; gamma"
   echo "simple beta 2.0 py3-none-any"
   echo "simple gamma 0.5 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 upstream=$TS_NGINX_URL
 
 # The caching proxy: the README's configuration, on loopback.
 pdir=$work/proxy
-mkdir -p "$pdir/tmp" "$pdir/cache"
-user_line=""
-[ "$(id -u)" != 0 ] || user_line="user $(id -un) $(id -gn);"
-for try in 1 2 3 4 5; do
-  port=$(ts__free_port)
-  cat >"$pdir/nginx.conf" <<CONF
-$user_line
-worker_processes 1;
-daemon on;
-pid $pdir/nginx.pid;
-error_log $pdir/error.log warn;
+mkdir -p "$pdir/cache"
+proxy_conf() {
+  ts_nginx_conf_head "$pdir"
+  cat <<CONF
 events { worker_connections 256; }
 http {
-  client_body_temp_path $pdir/tmp/body;
-  proxy_temp_path $pdir/tmp/proxy;
-  fastcgi_temp_path $pdir/tmp/fastcgi;
-  uwsgi_temp_path $pdir/tmp/uwsgi;
-  scgi_temp_path $pdir/tmp/scgi;
+$(ts_nginx_conf_temp_paths "$pdir")
   log_format ts '\$status "\$request" cache=\$upstream_cache_status';
   access_log $pdir/access.log ts;
   proxy_cache_path $pdir/cache levels=1:2 keys_zone=indexes:10m max_size=1g inactive=30d use_temp_path=off;
   server {
-    listen 127.0.0.1:$port;
+    listen 127.0.0.1:$1;
     location / {
       proxy_pass $upstream;
       proxy_cache indexes;
@@ -59,14 +45,9 @@ http {
   }
 }
 CONF
-  if "$nginx" -p "$pdir" -c "$pdir/nginx.conf" 2>"$pdir/start.err"; then
-    ts_on_exit "kill -QUIT \$(cat '$pdir/nginx.pid' 2>/dev/null) 2>/dev/null || true"
-    break
-  fi
-  grep -q 'Address already in use' "$pdir/start.err" || { cat "$pdir/start.err"; ts_fail "the proxy did not start"; }
-done
-for i in $(seq 50); do [ -s "$pdir/nginx.pid" ] && break; sleep 0.05; done
-proxy=http://127.0.0.1:$port
+}
+ts_nginx_run "$pdir" proxy_conf
+proxy=http://127.0.0.1:$TS__NGINX_STARTED_PORT
 IDX=(-i "$proxy/simple" --torch-index-url "$proxy/whl" --cpu)
 
 # One lock and two syncs, each "machine" with a cache of its own.

@@ -14,15 +14,14 @@
 T=${TORCHSOLVE:?}
 ts_isolate_from_host
 ts_venv_for_wheels
-{
+ts_index_from_spec < <(
   for v in 2.13.0+cpu:cpu 2.13.0+cu126:cu126 2.13.0+cu130:cu130 2.13.0+cu132:cu132 \
            2.13.0+rocm7.1:rocm7.1 2.13.0+rocm7.2:rocm7.2 2.13.0+xpu:xpu \
            2.9.1+rocm6.4:rocm6.4 2.9.1+cpu:cpu; do
     echo "whl/${v#*:} torch ${v%:*} $tag"
   done
   echo "simple numpy 2.1.0 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 export TORCHSOLVE_CACHE_DIR=$work/cache
 # a builder without a GPU; the PyTorch server is only ever named below
 export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only

@@ -12,7 +12,7 @@ S=$TS_SOURCE_DIR/fixtures/sysroot
 ts_isolate_from_host
 work=$(ts_tmpdir)
 tag=cp312-cp312-manylinux_2_28_x86_64
-{
+ts_index_from_spec < <(
   for v in 2.13.0+cpu:cpu 2.14.0+cpu:cpu 2.15.0+cpu:cpu \
            2.13.0+cu126:cu126 2.14.0+cu126:cu126 \
            2.13.0+cu129:cu129 \
@@ -21,8 +21,7 @@ tag=cp312-cp312-manylinux_2_28_x86_64
     echo "whl/${v#*:} torch ${v%:*} $tag"
   done
   echo "simple numpy 2.0.0 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 export TORCHSOLVE_CACHE_DIR=$work/cache XDG_CONFIG_HOME=$work/config
 # The lock of one described machine; stderr on $work/err.
 lock() { # CC DRIVER ARGS...

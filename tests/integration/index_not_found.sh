@@ -8,12 +8,11 @@ T=${TORCHSOLVE:?}
 command -v python3 >/dev/null || ts_skip "no python3"
 work=$(ts_tmpdir)
 export TORCHSOLVE_CACHE_DIR=$work/cache
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple requests 2.0 py3-none-any
 simple numpy 1.0 py3-none-any
 simple gpytorch 1.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
 "$T" venv -q "$work/v"
 install() { "$T" install --dry-run --python "$work/v" -i "$U" "$@"; }

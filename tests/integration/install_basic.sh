@@ -5,15 +5,13 @@
 # pip's JSON; a second run keeps everything; --upgrade moves to the newest.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple alpha 1.0 py3-none-any beta>=1.0
 simple alpha 1.1 py3-none-any beta>=1.0
 simple beta 1.0 py3-none-any
 simple beta 2.0 py3-none-any gamma
 simple gamma 0.5 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
 export TORCHSOLVE_CACHE_DIR=$work/cache
 ts_make_venv "$work/venv"

@@ -8,10 +8,9 @@
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
 command -v python3 >/dev/null || ts_skip "no python3"
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple solo 1.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 ts_isolate_from_host
 U=$TS_NGINX_URL/simple
 n=0

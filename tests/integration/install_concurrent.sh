@@ -15,13 +15,12 @@ T=${TORCHSOLVE:?}
 command -v python3 >/dev/null || ts_skip "no python3"
 command -v flock >/dev/null || ts_skip "no flock(1)"
 work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+# y's wheel (~400 kB) trickles out at 200 kB/s: about a second
+TS_NGINX_EXTRA_CONF='location ~ /y-.*\.whl$ { limit_rate 200k; }' ts_index_from_spec <<'SPEC'
 simple x 1.0 py3-none-any
 simple x 2.0 py3-none-any
 simple y 1.0 py3-none-any,pad=400000 x
 SPEC
-# y's wheel (~400 kB) trickles out at 200 kB/s: about a second
-TS_NGINX_EXTRA_CONF='location ~ /y-.*\.whl$ { limit_rate 200k; }' ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
 
 # The venv's state: each distribution with its version and the hash of

@@ -5,14 +5,12 @@
 # the variable.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple alpha 1.0 py3-none-any beta
 simple beta 1.0 py3-none-any
 extra delta 2.0 py3-none-any
 extra2 epsilon 0.1 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple E=$TS_NGINX_URL/extra
 DEAD=http://127.0.0.1:9/simple
 export TORCHSOLVE_CACHE_DIR=$work/cache

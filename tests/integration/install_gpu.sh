@@ -7,7 +7,7 @@
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
 ts_venv_for_wheels
-{
+ts_index_from_spec < <(
   for v in 2.4.1+rocm6.1:rocm6.1 2.5.1+rocm6.2:rocm6.2 2.6.0+rocm6.2.4:rocm6.2.4 \
            2.7.1+rocm6.3:rocm6.3 2.9.1+rocm6.3:rocm6.3 2.9.1+rocm6.4:rocm6.4 \
            2.2.2+cpu:cpu 2.5.1+cpu:cpu 2.9.1+cpu:cpu 2.10.0+cpu:cpu 2.6.0+cu126:cu126 \
@@ -28,8 +28,7 @@ ts_venv_for_wheels
   echo "simple transformers 4.46.0 py3-none-any"
   # the general index also has torch: routed projects must never come from it
   echo "simple torch 2.10.0 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 export TORCHSOLVE_CACHE_DIR=$work/cache
 run() { # MACHINE ARGS... : dry run; plan on $work/out, stderr on $work/err
   local m=$1; shift

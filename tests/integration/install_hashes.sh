@@ -7,13 +7,11 @@
 # against the set; a mismatch is exit 4 with the venv unchanged.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple alpha 1.0 py3-none-any
 simple alpha 1.0 cp311-cp311-linux_x86_64
 simple alpha 0.9 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
 export TORCHSOLVE_CACHE_DIR=$work/cache
 PYV=$(python3 -c 'import sys; print("%d%d" % sys.version_info[:2])')

@@ -11,7 +11,7 @@
 T=${TORCHSOLVE:?}
 ts_isolate_from_host
 ts_venv_for_wheels
-{
+ts_index_from_spec < <(
   echo "whl/cu130 torch 2.13.0+cu130 $tag nvidia-cublas-cu13;;cuda-toolkit==13.0.2;;numpy"
   echo "whl/cu126 torch 2.13.0+cu126 $tag nvidia-cublas-cu12;;numpy"
   echo "whl/rocm7.2 torch 2.13.0+rocm7.2 $tag numpy"
@@ -21,8 +21,7 @@ ts_venv_for_wheels
   echo "simple cuda-toolkit 13.0.2 py3-none-any nvidia-cuda-runtime-cu13"
   echo "simple nvidia-cublas-cu12 12.6.4 $tag"
   echo "simple numpy 2.1.0 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 export TORCHSOLVE_CACHE_DIR=$work/cache
 export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
 IX=(--python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl")

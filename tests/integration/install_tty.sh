@@ -3,12 +3,10 @@
 # pipe or with -q.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple alpha 1.0 py3-none-any beta
 simple beta 1.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 ts_make_venv "$work/tty"
 ts_make_venv "$work/pipe"

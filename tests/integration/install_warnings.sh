@@ -8,8 +8,7 @@
 # --report records it under "conflicts".
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple delta 0.9 py3-none-any
 simple delta 1.0 py3-none-any,yanked=broken-build
 simple epsilon 1.0 py3-none-any beta; extra == 'fast'
@@ -19,7 +18,6 @@ simple depx 1.0 py3-none-any
 simple depx 2.0 py3-none-any
 simple needsnew 1.0 py3-none-any depx>=2
 SPEC
-ts_nginx_start "$work/www"
 U=$TS_NGINX_URL/simple
 export TORCHSOLVE_CACHE_DIR=$work/cache
 ts_make_venv "$work/v"

@@ -49,6 +49,20 @@
 #                                with which nginx misresolves the index)
 #     Stopped by ts_nginx_stop, and automatically at exit. One server per
 #     script: call ts_nginx_stop before starting another.
+#   ts_index_from_spec [ROOT]  the opening of a test that serves a local
+#                            index: install_mkindex.py's spec lines on stdin
+#                            (a here-document, or `< <(...)`: not a pipe,
+#                            whose last command runs in a subshell), the
+#                            index written to ROOT (default $work/www, work
+#                            made with ts_tmpdir when unset) and served by
+#                            ts_nginx_start
+#   ts_nginx_run DIR CONF_FN the one nginx start-up (ts_nginx_start's, and a
+#                            test's own server such as a caching proxy):
+#                            CONF_FN PORT prints the configuration for a free
+#                            127.0.0.1 port (ts_nginx_conf_head DIR and
+#                            ts_nginx_conf_temp_paths DIR print its common
+#                            lines); sets TS__NGINX_STARTED_PORT; stopped at
+#                            exit
 #   ts_nginx_log_mark        print the current access-log line count
 #   ts_nginx_log_since MARK  print access-log lines written after MARK
 #
@@ -141,9 +155,7 @@ ts_venv_for_wheels() {
 ts_build_test_setup() {
   ts_debian_build_wheels
   work=$(ts_tmpdir)
-  printf 'simple beta 1.0 py3-none-any\n' |
-    python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-  ts_nginx_start "$work/www"
+  ts_index_from_spec <<<'simple beta 1.0 py3-none-any'
   export TORCHSOLVE_CACHE_DIR=$work/cache
   ts_clear_pip_env
   "${TORCHSOLVE:?}" venv -q --python /usr/bin/python3 "$work/venv"
@@ -209,49 +221,82 @@ print(s.getsockname()[1])
 s.close()'
 }
 
-ts_nginx_start() {
-  local root=${1:?usage: ts_nginx_start ROOT_DIR}
+# The one nginx start-up: nginx with DIR/nginx.conf, which CONF_FN PORT
+# prints for a free 127.0.0.1 port (another port is tried while the one
+# picked is taken), its pid file (DIR/nginx.pid) and temporary files under
+# DIR; stopped at exit.  Sets TS__NGINX_STARTED_PORT.
+ts_nginx_run() {
+  local dir=${1:?usage: ts_nginx_run DIR CONF_FN} conf_fn=${2:?usage: ts_nginx_run DIR CONF_FN}
   local nginx=${TS_NGINX_BIN:-/usr/sbin/nginx}
   [ -x "$nginx" ] || ts_skip "nginx not installed ($nginx); run 'make setup'"
   command -v python3 >/dev/null || ts_skip "python3 not found"
-  [ -z "$TS_NGINX_PID_FILE" ] || ts_fail "ts_nginx_start: a server is already running"
-  root=$(cd "$root" && pwd)
-  local dir mime=/etc/nginx/mime.types
-  dir=$(mktemp -d "${TMPDIR:-/tmp}/ts-nginx.XXXXXX")
-  ts_on_exit "rm -rf '$dir'"
   mkdir -p "$dir/tmp"
-  local types_line="include $mime;"
-  [ -r "$mime" ] || types_line="types { text/html html; application/json json; }"
-  local scheme=http listen_extra="" tls_conf=""
-  if [ -n "${TS_NGINX_TLS_CERT:-}" ]; then
-    scheme=https listen_extra=" ssl http2"
-    tls_conf="ssl_certificate ${TS_NGINX_TLS_CERT}; ssl_certificate_key ${TS_NGINX_TLS_KEY:?TS_NGINX_TLS_KEY};"
-  fi
-  local page_cc=""
-  [ -z "${TS_NGINX_PAGE_MAXAGE:-}" ] ||
-    page_cc="add_header Cache-Control \"max-age=${TS_NGINX_PAGE_MAXAGE}\" always;"
-  # As root, workers would run as nobody and could not read private
-  # mktemp directories: keep them as the current user.
-  local user_line=""
-  [ "$(id -u)" != 0 ] || user_line="user $(id -un) $(id -gn);"
-  local try port
+  local try port i
   for try in 1 2 3 4 5; do
     port=$(ts__free_port)
-    cat >"$dir/nginx.conf" <<CONF
-$user_line
+    "$conf_fn" "$port" >"$dir/nginx.conf"
+    if "$nginx" -p "$dir" -c "$dir/nginx.conf" 2>"$dir/start.err"; then
+      ts_on_exit "ts__nginx_quit '$dir/nginx.pid'"
+      # daemon on: the pid file exists once the master is up.
+      for i in $(seq 50); do [ -s "$dir/nginx.pid" ] && break; sleep 0.05; done
+      TS__NGINX_STARTED_PORT=$port
+      return 0
+    fi
+    grep -q 'Address already in use' "$dir/start.err" || break
+  done
+  cat "$dir/start.err" >&2
+  ts_fail "nginx did not start"
+}
+
+# The lines a configuration for ts_nginx_run DIR opens with: the user (as
+# root, workers would run as nobody and could not read private mktemp
+# directories: keep them as the current user), one worker, the pid file
+# and error log in DIR.
+ts_nginx_conf_head() {
+  local dir=$1
+  [ "$(id -u)" != 0 ] || echo "user $(id -un) $(id -gn);"
+  cat <<CONF
 worker_processes 1;
 daemon on;
 pid $dir/nginx.pid;
 error_log $dir/error.log warn;
-events { worker_connections 512; }
-http {
-  $types_line
-  default_type application/octet-stream;
+CONF
+}
+
+# The temporary-file paths of an http block, under DIR/tmp.
+ts_nginx_conf_temp_paths() {
+  local dir=$1
+  cat <<CONF
   client_body_temp_path $dir/tmp/body;
   proxy_temp_path $dir/tmp/proxy;
   fastcgi_temp_path $dir/tmp/fastcgi;
   uwsgi_temp_path $dir/tmp/uwsgi;
   scgi_temp_path $dir/tmp/scgi;
+CONF
+}
+
+# Stops the nginx whose pid file is PIDFILE (QUIT, then KILL after 5 s).
+ts__nginx_quit() {
+  local pid i
+  pid=$(cat "$1" 2>/dev/null || true)
+  [ -n "$pid" ] || return 0
+  kill -QUIT "$pid" 2>/dev/null || true
+  for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  kill -KILL "$pid" 2>/dev/null || true
+  rm -f "$1"
+}
+
+# ts_nginx_start's configuration for PORT (from its locals: dir, root,
+# types_line, listen_extra, tls_conf, page_cc).
+ts__nginx_index_conf() {
+  local port=$1
+  ts_nginx_conf_head "$dir"
+  cat <<CONF
+events { worker_connections 512; }
+http {
+  $types_line
+  default_type application/octet-stream;
+$(ts_nginx_conf_temp_paths "$dir")
   log_format ts '\$status \$body_bytes_sent "\$request" range="\$http_range" accept="\$http_accept"${TS_NGINX_LOG_EXTRA:-}';
   access_log $dir/access.log ts;
   sendfile on;
@@ -287,37 +332,53 @@ http {
   }
 }
 CONF
-    if "$nginx" -p "$dir" -c "$dir/nginx.conf" 2>"$dir/start.err"; then
-      TS_NGINX_PID_FILE=$dir/nginx.pid
-      TS_NGINX_PORT=$port
-      TS_NGINX_URL=$scheme://127.0.0.1:$port
-      TS_NGINX_DIR=$dir
-      TS_NGINX_ACCESS_LOG=$dir/access.log
-      TS_NGINX_ERROR_LOG=$dir/error.log
-      export TS_NGINX_URL TS_NGINX_PORT TS_NGINX_ACCESS_LOG TS_NGINX_ERROR_LOG TS_NGINX_DIR
-      ts_on_exit ts_nginx_stop
-      # daemon on: the pid file exists once the master is up.
-      local i
-      for i in $(seq 50); do [ -s "$TS_NGINX_PID_FILE" ] && break; sleep 0.05; done
-      : >"$TS_NGINX_ACCESS_LOG"
-      return 0
-    fi
-    grep -q 'Address already in use' "$dir/start.err" || break
-  done
-  cat "$dir/start.err" >&2
-  ts_fail "nginx did not start"
+}
+
+ts_nginx_start() {
+  local root=${1:?usage: ts_nginx_start ROOT_DIR}
+  [ -z "$TS_NGINX_PID_FILE" ] || ts_fail "ts_nginx_start: a server is already running"
+  root=$(cd "$root" && pwd)
+  local dir mime=/etc/nginx/mime.types
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/ts-nginx.XXXXXX")
+  ts_on_exit "rm -rf '$dir'"
+  local types_line="include $mime;"
+  [ -r "$mime" ] || types_line="types { text/html html; application/json json; }"
+  local scheme=http listen_extra="" tls_conf=""
+  if [ -n "${TS_NGINX_TLS_CERT:-}" ]; then
+    scheme=https listen_extra=" ssl http2"
+    tls_conf="ssl_certificate ${TS_NGINX_TLS_CERT}; ssl_certificate_key ${TS_NGINX_TLS_KEY:?TS_NGINX_TLS_KEY};"
+  fi
+  local page_cc=""
+  [ -z "${TS_NGINX_PAGE_MAXAGE:-}" ] ||
+    page_cc="add_header Cache-Control \"max-age=${TS_NGINX_PAGE_MAXAGE}\" always;"
+  ts_nginx_run "$dir" ts__nginx_index_conf
+  TS_NGINX_PID_FILE=$dir/nginx.pid
+  TS_NGINX_PORT=$TS__NGINX_STARTED_PORT
+  TS_NGINX_URL=$scheme://127.0.0.1:$TS_NGINX_PORT
+  TS_NGINX_DIR=$dir
+  TS_NGINX_ACCESS_LOG=$dir/access.log
+  TS_NGINX_ERROR_LOG=$dir/error.log
+  export TS_NGINX_URL TS_NGINX_PORT TS_NGINX_ACCESS_LOG TS_NGINX_ERROR_LOG TS_NGINX_DIR
+  : >"$TS_NGINX_ACCESS_LOG"
+}
+
+# The opening of the tests that serve a local index: install_mkindex.py's
+# spec lines on stdin, the index written to ROOT (default $work/www; work
+# made with ts_tmpdir when unset) and served by ts_nginx_start.  Call it in
+# the test's own shell (a here-document, or `< <(...)` for generated
+# lines), not at the end of a pipe, so that TS_NGINX_URL reaches the test.
+ts_index_from_spec() {
+  [ -n "${work:-}" ] || work=$(ts_tmpdir)
+  local root=${1:-$work/www}
+  command -v python3 >/dev/null || ts_skip "python3 not found"
+  python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$root" ||
+    ts_fail "install_mkindex.py could not write the index in $root"
+  ts_nginx_start "$root"
 }
 
 ts_nginx_stop() {
   [ -n "$TS_NGINX_PID_FILE" ] || return 0
-  local pid
-  pid=$(cat "$TS_NGINX_PID_FILE" 2>/dev/null || true)
-  if [ -n "$pid" ]; then
-    kill -QUIT "$pid" 2>/dev/null || true
-    local i
-    for i in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
+  ts__nginx_quit "$TS_NGINX_PID_FILE"
   TS_NGINX_PID_FILE=
 }
 

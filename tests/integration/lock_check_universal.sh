@@ -9,12 +9,11 @@ ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 minor=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-{
+ts_index_from_spec < <(
   for b in cpu cu126; do echo "whl/$b torch 2.9.1+$b $cp-$cp-manylinux_2_28_x86_64 filelock"; done
   echo "simple numpy 2.1.0 $cp-$cp-manylinux_2_28_x86_64"
   echo "simple filelock 3.16.1 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 IDX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl")
 ENV="sys_platform == 'linux' and platform_machine == 'x86_64' and implementation_name == 'cpython'"
 "$T" lock --universal --requires-python "==$minor.*" --environment "$ENV" "${IDX[@]}" \

@@ -11,13 +11,12 @@ python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 lacks tomllib"
 ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   echo "simple numpy 2.1.0 $tag"
   echo "simple filelock 3.16.1 py3-none-any"
   echo "simple colorama 0.4.6 py3-none-any"
   echo "simple pytest 8.3.0 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 # uv.lock as uv 0.9 writes it: the project, numpy always, filelock on
 # Linux only through numpy (a marker on the edge), colorama with the extra
 # `cli`, pytest in the dev group

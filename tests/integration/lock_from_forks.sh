@@ -12,14 +12,13 @@ python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 lacks tomllib"
 ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   echo "simple numpy 1.26.4 py3-none-any"
   echo "simple numpy 2.1.0 py3-none-any"
   echo "simple pandas 2.0.3 py3-none-any"
   echo "simple pandas 2.2.3 py3-none-any"
   echo "simple winhelper 1.0 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 # uv.lock as uv writes a forked resolution: numpy and pandas at two
 # versions, each with its resolution-markers; the project's edges carry
 # the fork markers; pandas and winhelper reach numpy by version alone

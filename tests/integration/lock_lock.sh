@@ -15,7 +15,7 @@ export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 ts_make_venv "$work/venv"
 PY=$work/venv/bin/python
 cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-{
+ts_index_from_spec < <({
   echo "simple alpha 1.0 py3-none-any beta>=1.0"
   echo "simple beta 1.0 py3-none-any"
   echo "simple beta 2.0 py3-none-any gamma"
@@ -25,8 +25,7 @@ cp=$("$PY" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
       echo "whl/${v#*:} torch ${v%:*} $c-$c-manylinux_2_28_x86_64"
     done
   done
-} | sort -u | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+} | sort -u)
 IDX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl")
 
 # 1. A lock for the venv's interpreter; two runs, identical bytes.

@@ -13,7 +13,7 @@ ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 L=manylinux_2_28_x86_64
-{
+ts_index_from_spec < <(
   for v in 2.9.1 2.11.0 2.13.0; do
     for b in cpu cu126; do echo "whl/$b torch $v+$b $cp-$cp-$L"; done
   done
@@ -24,8 +24,7 @@ L=manylinux_2_28_x86_64
   echo "whl/rocm7.1 torch 2.13.0+rocm7.1 $cp-$cp-$L"
   echo "whl/rocm7.2 torch 2.13.0+rocm7.2 $cp-$cp-$L"
   echo "simple numpy 2.1.0 $cp-$cp-$L"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 minor=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 ENV="sys_platform == 'linux' and platform_machine == 'x86_64' and implementation_name == 'cpython'"
 lock() {

@@ -13,11 +13,10 @@ ts_isolate_from_host
 ts_clear_pip_env
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   for b in cpu cu126 rocm6.4; do echo "whl/$b torch 2.9.1+$b $tag"; done
   echo "simple numpy 2.1.0 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 "$T" lock --python "$work/venv" -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
   --profile cpu --profile cu126 --profile mi300x=rocm6.4:gfx=gfx942 \
   --profile radeon=rocm6.4:gfx=gfx1100 torch numpy -o "$work/pylock.toml" 2>"$work/err" ||

@@ -14,7 +14,7 @@ ts_isolate_from_host
 python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 has no tomllib (3.11+)"
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   for v in 2.9.1+cpu:cpu 2.9.1+cu126:cu126 2.9.1+cu130:cu130 2.9.1+rocm6.4:rocm6.4 \
            2.10.0+cpu:cpu 2.10.0+cu126:cu126; do
     echo "whl/${v#*:} torch ${v%:*} $tag filelock"
@@ -24,8 +24,7 @@ export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
   done
   echo "simple numpy 2.1.0 $tag"
   echo "simple filelock 3.16.1 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 IDX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl")
 
 # --- lock: three profiles, cpu the default -------------------------------

@@ -12,14 +12,13 @@ python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 lacks tomllib"
 ts_isolate_from_host
 work=$(ts_tmpdir)
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   echo "simple alpha 1.0 py3-none-any beta"
   echo "simple beta 1.0 py3-none-any"
   echo "simple gamma 1.0 py3-none-any beta"
   echo "simple delta 1.0 py3-none-any"
   echo "simple epsilon 1.0 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 mkdir -p "$work/app"
 cat >"$work/app/pyproject.toml" <<EOF
 [project]

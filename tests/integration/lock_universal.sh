@@ -16,7 +16,7 @@ python3 -c 'import tomllib, pip._vendor.packaging.markers' 2>/dev/null ||
 ts_isolate_from_host
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   echo "simple alpha 1.0 py3-none-any beta;; colorama ; sys_platform == 'win32'"
   echo "simple beta 1.0 py3-none-any"
   echo "simple beta 2.0 py3-none-any"
@@ -26,7 +26,7 @@ export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
     echo "simple gamma 1.0 $t"
   done
   echo "simple delta 1.0 cp312-cp312-manylinux_2_28_x86_64"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
+)
 # delta's sdist, with its METADATA beside it (PEP 658), on delta's page
 python3 - "$work/www/simple" <<'PY'
 import hashlib, io, os, sys, tarfile
@@ -46,7 +46,6 @@ html = open(page).read().replace("</body>",
     f'data-core-metadata="sha256={hashlib.sha256(meta).hexdigest()}">delta-1.0.tar.gz</a><br/>\n</body>')
 open(page, "w").write(html)
 PY
-ts_nginx_start "$work/www"
 IDX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" --cpu)
 REQS=(alpha gamma delta "beta>=2; sys_platform == 'linux'" "beta<2; sys_platform == 'darwin'")
 

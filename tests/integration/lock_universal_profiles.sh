@@ -22,7 +22,7 @@ ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
 minor=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 L=manylinux_2_28_x86_64 A=manylinux_2_28_aarch64 M=macosx_11_0_arm64 W=win_amd64
-{
+ts_index_from_spec < <(
   for p in $L $A $W; do
     for b in cpu cu126; do
       echo "whl/$b torch 2.9.1+$b $cp-$cp-$p filelock"
@@ -39,8 +39,7 @@ L=manylinux_2_28_x86_64 A=manylinux_2_28_aarch64 M=macosx_11_0_arm64 W=win_amd64
     echo "simple numpy 2.1.0 $cp-$cp-$p"
   done
   echo "simple filelock 3.16.1 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 IDX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl")
 # where PyTorch publishes wheels: no PyPy, no macOS x86_64, no Windows on Arm
 ENV="implementation_name == 'cpython' and (sys_platform == 'linux' or platform_machine == 'AMD64' or sys_platform == 'darwin' and platform_machine == 'arm64')"

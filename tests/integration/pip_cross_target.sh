@@ -11,7 +11,7 @@ T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
 command -v python3 >/dev/null || ts_skip "no python3"
 ml=manylinux_2_17_x86_64.manylinux2014_x86_64
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<SPEC
+ts_index_from_spec <<SPEC
 simple requests 2.32.3 py3-none-any charset-normalizer>=3;; urllib3>=2
 simple urllib3 2.2.0 py3-none-any
 simple urllib3 2.3.0 sdist
@@ -20,7 +20,6 @@ simple charset-normalizer 3.4.0 cp39-cp39-$ml
 simple charset-normalizer 3.4.0 cp312-cp312-manylinux_2_28_aarch64
 simple charset-normalizer 3.4.1 sdist
 SPEC
-ts_nginx_start "$work/www"
 ts_clear_pip_env
 ts_isolate_from_host
 export TORCHSOLVE_CACHE_DIR=$work/cache PIP_CONFIG_FILE=/dev/null

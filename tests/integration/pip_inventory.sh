@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 python3 -m pip --version >/dev/null 2>&1 || ts_skip "python3 has no pip"
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple alpha 1.0 py3-none-any beta>=1.0
 simple alpha 1.1 py3-none-any beta>=1.0
 simple beta 1.0 py3-none-any
@@ -17,7 +16,6 @@ simple beta 2.0 py3-none-any
 simple Gamma_Ray 0.5 py3-none-any
 simple delta 3.0 py3-none-any gamma-ray;; beta; python_version < '3'
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 unset TORCHSOLVE_INDEX_URL TORCHSOLVE_PYTHON VIRTUAL_ENV
 ts_make_venv "$work/v"

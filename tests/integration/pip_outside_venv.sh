@@ -11,11 +11,10 @@
 T=${TORCHSOLVE:?}
 work=$(ts_tmpdir)
 command -v python3 >/dev/null || ts_skip "no python3"
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple solo 1.0 py3-none-any
 simple other 2.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 ts_clear_pip_env
 ts_isolate_from_host
 export TORCHSOLVE_CACHE_DIR=$work/cache HOME=$work/home PIP_CONFIG_FILE=/dev/null

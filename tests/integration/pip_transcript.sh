@@ -18,7 +18,7 @@ work=$(ts_tmpdir)
 ts_make_venv "$work/A"
 ts_make_venv "$work/B"
 cp=$("$work/A/bin/python" -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
-{
+ts_index_from_spec < <(
   cat <<'SPEC'
 simple alpha 1.0 py3-none-any beta>=1.0
 simple alpha 1.1 py3-none-any beta>=1.0
@@ -31,8 +31,7 @@ SPEC
   for v in 2.10.0+cpu:cpu 2.10.0+cu126:cu126 2.9.1+cu126:cu126; do
     echo "whl/${v#*:} torch ${v%:*} $cp-$cp-manylinux_2_28_x86_64"
   done
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 U=$TS_NGINX_URL/simple
 export TORCHSOLVE_CACHE_DIR=$work/cache XDG_CONFIG_HOME=$work/xdg XDG_CONFIG_DIRS=$work/xdg-etc
 unset TORCHSOLVE_INDEX_URL TORCHSOLVE_PYTHON VIRTUAL_ENV

@@ -10,15 +10,14 @@
 T=${TORCHSOLVE:?}
 S=$TS_SOURCE_DIR/fixtures/sysroot
 ts_venv_for_wheels
-{
+ts_index_from_spec < <(
   for v in 2.9.1+cpu:cpu 2.10.0+cpu:cpu 2.9.1+cu130:cu130 2.10.0+cu130:cu130; do
     echo "whl/${v#*:} torch ${v%:*} $tag"
   done
   echo "whl/cu130 torchvision 0.24.1+cu130 $tag torch==2.9.1"
   echo "whl/cu130 torchvision 0.25.0+cu130 $tag torch==2.10.0"
   echo "simple pymomentum-gpu 0.1.0 $tag"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 export TORCHSOLVE_CACHE_DIR=$work/cache
 run() { # ARGS... : dry run on the H100 facts; plan on $work/out, stderr on $work/err
   "$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" \

@@ -11,16 +11,15 @@ ts_isolate_from_host
 work=$(ts_tmpdir)
 export TORCHSOLVE_CACHE_DIR=$work/cache XDG_CONFIG_HOME=$work/config
 tag=cp312-cp312-manylinux_2_28_x86_64
-{
+ts_index_from_spec < <(
   for v in 2.4.1+cpu:cpu 2.4.1+rocm6.0:rocm6.0 2.4.1+rocm6.1:rocm6.1 \
            2.9.1+cpu:cpu 2.9.1+rocm6.4:rocm6.4; do
     echo "whl/${v#*:} torch ${v%:*} $tag"
   done
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
+)
 # The primary index is a plain simple index: a ".../whl/cpu" URL given as
 # -i is PyTorch's own install line and names the CPU build on purpose.
 mkdir -p "$work/www/simple"
-ts_nginx_start "$work/www"
 set +e
 "$T" lock -i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl" \
   --python-version 3.12 --platform manylinux_2_28_x86_64 \

@@ -7,10 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
 ts_isolate_from_host
-work=$(ts_tmpdir)
-printf '%s\n' "simple alpha 1.0 py3-none-any" "simple alpha 2.0 py3-none-any" |
-  python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+ts_index_from_spec < <(printf '%s\n' "simple alpha 1.0 py3-none-any" "simple alpha 2.0 py3-none-any")
 ts_make_venv "$work/venv"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 entries=$TORCHSOLVE_CACHE_DIR/rules-v1

@@ -6,13 +6,11 @@
 # (command line and requirements files) is honoured.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-work=$(ts_tmpdir)
-python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www" <<'SPEC'
+ts_index_from_spec <<'SPEC'
 simple numpy 2.1.0 py3-none-any
 simple alpha 1.0 py3-none-any beta
 simple beta 1.0 py3-none-any
 SPEC
-ts_nginx_start "$work/www"
 export TORCHSOLVE_CACHE_DIR=$work/cache
 unset TORCHSOLVE_INDEX_URL TORCHSOLVE_PYTHON VIRTUAL_ENV
 ts_make_venv "$work/venv"

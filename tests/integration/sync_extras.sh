@@ -16,7 +16,7 @@ python3 -c 'import tomllib' 2>/dev/null || ts_skip "python3 has no tomllib (3.11
 python3 -m pip --version >/dev/null 2>&1 || ts_skip "python3 has no pip to list the venvs with"
 ts_venv_for_wheels
 export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
-{
+ts_index_from_spec < <(
   for b in cpu cu126 rocm6.4; do
     echo "whl/$b torch 2.9.1+$b $tag filelock"
   done
@@ -29,8 +29,7 @@ export XDG_CONFIG_HOME=$work/config TORCHSOLVE_CACHE_DIR=$work/cache
   echo "simple iniconfig 2.0.0 py3-none-any"
   echo "simple ruff 0.6.0 py3-none-any"
   echo "simple mkdocs 1.6.0 py3-none-any"
-} | python3 "$TS_SOURCE_DIR/tests/integration/install_mkindex.py" "$work/www"
-ts_nginx_start "$work/www"
+)
 mkdir -p "$work/app"
 cd "$work/app"
 cat >pyproject.toml <<EOF

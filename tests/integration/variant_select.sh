@@ -39,11 +39,31 @@ expect "H100, driver 550" torch "[cuda12.8]" --cuda-driver 550.144.03 --compute-
 expect "H100, driver 580" torch "[cuda13.0]" --cuda-driver 580.65.06 --compute-capability 9.0
 expect "gfx1100, ROCm 7.1" torch "[rocm7.1]" --rocm 7.1 --gfx gfx1100
 expect "no GPU" torch "[null]"
+# --sysroot: a recorded RTX 4090 on driver 550 (CUDA 12.4: 12.x minor-version
+# compatibility keeps cuda12.8); --cpu on it switches the GPU off
+RTX=$TS_SOURCE_DIR/fixtures/sysroot/rtx4090-drv550
+expect "--sysroot rtx4090-drv550" torch "[cuda12.8]" --sysroot "$RTX"
+expect "--sysroot rtx4090-drv550 --cpu" torch "[null]" --sysroot "$RTX" --cpu
 # the providers' own variables win over detection, as in their plugins
 NV_VARIANT_PROVIDER_FORCE_CUDA_DRIVER_VERSION=13.0 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=9.0 \
   expect "NV_VARIANT_PROVIDER_FORCE_*" nvlib "[cu13]"
 NV_VARIANT_PROVIDER_FORCE_SM_ARCH=eight run nvlib && ts_fail "a malformed NV_VARIANT_PROVIDER_FORCE_SM_ARCH was taken"
 grep -q 'NV_VARIANT_PROVIDER_FORCE_SM_ARCH' "$work/err" || { cat "$work/err"; ts_fail "the malformed variable is not named"; }
+
+# AMD's variables, as the amd plugin reads them
+AMD_VARIANT_PROVIDER_FORCE_GFX_ARCH=gfx1100,gfx90a AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION=7.1.0 \
+  "$T" detect --json | python3 -c 'import json, sys
+p = json.load(sys.stdin)["variant_properties"]
+assert p["amd"] == {"gfx_arch": ["gfx1100", "gfx90a"], "rocm_version": ["7.1"]}, p' ||
+  ts_fail "AMD_VARIANT_PROVIDER_FORCE_*: not in detect --json"
+AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION=seven run torch && ts_fail "a malformed AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION was taken"
+grep -q 'AMD_VARIANT_PROVIDER_FORCE_ROCM_VERSION' "$work/err" || { cat "$work/err"; ts_fail "the malformed AMD variable is not named"; }
+# the aarch64 provider, from a sysroot's /proc/cpuinfo Features (Grace)
+"$T" detect --json --sysroot "$TS_SOURCE_DIR/fixtures/sysroot/aarch64-gh200" | python3 -c 'import json, sys
+p = json.load(sys.stdin)["variant_properties"]
+assert p["aarch64"]["version"][0] == "9.0a" and p["aarch64"]["version"][-1] == "8a", p
+assert p["aarch64"]["sve2"] == ["on"] and "x86_64" not in p, p' ||
+  ts_fail "detect --json: no aarch64 properties from the sysroot"
 
 # --report carries the label and why on the item
 run torch --cuda-driver 570.86.10 --compute-capability 8.9 --report "$work/report.json" ||
@@ -51,7 +71,8 @@ run torch --cuda-driver 570.86.10 --compute-capability 8.9 --report "$work/repor
 python3 -c 'import json, sys
 items = json.load(open(sys.argv[1]))["install"]
 ts = [i["torchsolve"] for i in items if i["metadata"]["name"] == "torch"][0]
-assert ts["variant"] == "cuda12.8" and "sm_arch 86_real" in ts["variant_why"], ts' "$work/report.json" ||
+assert ts["variant"] == "cuda12.8" and "sm_arch 86_real" in ts["variant_why"], ts
+assert "cuda13.0 rejected: nvidia::cuda_version_lower_bound 13.0 > driver 12.8" in ts["variant_why"], ts' "$work/report.json" ||
   ts_fail "--report: no variant"
 
 # detect --json lists the supported properties per namespace

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "core/fs.h"
+#include "wheel/scripts.h"
 #include "wheel/txn.h"
-#include "wheel/unpack.h"
 #include "wheel/venv.h"
 #include "wheel/wheel.h"
 

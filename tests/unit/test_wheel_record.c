@@ -7,6 +7,7 @@
 
 #include "core/sha256.h"
 #include "wheel/record.h"
+#include "wheel/scripts.h"
 #include "wheel/unpack.h"
 #include "wheel/wheel.h"
 
