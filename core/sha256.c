@@ -1,5 +1,6 @@
 #include "core/sha256.h"
 
+#include "core/alloc.h"
 #include "core/text.h"
 
 /* SHA-256 (FIPS 180-4) written here rather than taken from libcrypto:
@@ -153,9 +154,8 @@ static void init(struct ts_sha256 *h) {
 }
 
 struct ts_sha256 *ts_sha256_new(void) {
-  struct ts_sha256 *h = malloc(sizeof *h);
-  if (h)
-    init(h);
+  struct ts_sha256 *h = ts_xmalloc(sizeof *h);
+  init(h);
   return h;
 }
 

@@ -17,7 +17,7 @@
 
 struct ts_sha256; /* opaque */
 
-struct ts_sha256 *ts_sha256_new(void);  /* NULL on OOM; free with _free */
+struct ts_sha256 *ts_sha256_new(void);  /* never NULL (core/alloc.h); free with _free */
 void ts_sha256_update(struct ts_sha256 *h, const void *data, size_t len);
 /* Writes the 32-byte digest; the context may then be freed or reused after
  * ts_sha256_reset. */

@@ -3,7 +3,7 @@
  * by our own printer to match Python's json.dump(indent=2,
  * ensure_ascii=False) byte for byte (cJSON's printer uses tabs).
  */
-#include "core/alloc.h"
+#include "core/str.h"
 #include "core/text.h"
 #include "inventory/report.h"
 
@@ -72,8 +72,8 @@ static cJSON *keywords(const char *v) {
       const char *t = end;
       while (t > s && is_ws(t[-1]))
         t--;
-      char *item = strndup(s, (size_t)(t - s));
-      if (!item || !cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
+      char *item = ts_xstrndup(s, (size_t)(t - s));
+      if (!cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
         free(item);
         cJSON_Delete(a);
         return NULL;
@@ -90,8 +90,8 @@ static cJSON *keywords(const char *v) {
       const char *s = p;
       while (*p && !is_ws(*p))
         p++;
-      char *item = strndup(s, (size_t)(p - s));
-      if (!item || !cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
+      char *item = ts_xstrndup(s, (size_t)(p - s));
+      if (!cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
         free(item);
         cJSON_Delete(a);
         return NULL;
@@ -388,9 +388,8 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
     }
     if (it->requested && it->nrequested_extras) {
       /* pip writes sorted(extras) */
-      const char **ex = malloc(it->nrequested_extras * sizeof *ex);
-      ok = ex != NULL;
-      for (size_t k = 0; ok && k < it->nrequested_extras; k++) {
+      const char **ex = ts_xreallocarray(NULL, it->nrequested_extras, sizeof *ex);
+      for (size_t k = 0; k < it->nrequested_extras; k++) {
         size_t j = k;
         while (j > 0 && strcmp(ex[j - 1], it->requested_extras[k]) > 0) {
           ex[j] = ex[j - 1];
@@ -398,8 +397,8 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
         }
         ex[j] = it->requested_extras[k];
       }
-      cJSON *arr = ok ? cJSON_AddArrayToObject(o, "requested_extras") : NULL;
-      ok = ok && arr;
+      cJSON *arr = cJSON_AddArrayToObject(o, "requested_extras");
+      ok = arr != NULL;
       for (size_t k = 0; ok && k < it->nrequested_extras; k++)
         ok = cJSON_AddItemToArray(arr, cJSON_CreateString(ex[k]));
       free(ex);

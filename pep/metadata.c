@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/name.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -33,15 +34,9 @@ void ts_metadata_free(struct ts_metadata *md)
   free(md->license_expression);
   free(md->description_content_type);
   free(md->description);
-  for (size_t i = 0; i < md->nrequires_dist; i++)
-    free(md->requires_dist[i]);
-  free(md->requires_dist);
-  for (size_t i = 0; i < md->nprovides_extra; i++)
-    free(md->provides_extra[i]);
-  free(md->provides_extra);
-  for (size_t i = 0; i < md->ndynamic; i++)
-    free(md->dynamic[i]);
-  free(md->dynamic);
+  ts_strv_free(md->requires_dist, md->nrequires_dist);
+  ts_strv_free(md->provides_extra, md->nprovides_extra);
+  ts_strv_free(md->dynamic, md->ndynamic);
   free(md);
 }
 
@@ -299,10 +294,8 @@ static enum ts_code parse(const char *data, size_t len, bool keep_legacy,
       body = pos;
       break;
     }
-    if (md->nfields == cap_fields) {
-      cap_fields = cap_fields ? cap_fields * 2 : 32;
-      md->fields = ts_xrealloc(md->fields, cap_fields * sizeof *md->fields);
-    }
+    md->fields = ts_vec_grow(md->fields, &cap_fields, md->nfields + 1, sizeof *md->fields);
+
     cur = &md->fields[md->nfields++];
     cur->name = ts_xstrndup(line, (size_t)(colon - line));
     const char *v = colon + 1;
