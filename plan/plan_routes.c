@@ -190,10 +190,6 @@ static void explaining_variants(struct ts_plan_variant_list *v, const struct ts_
   }
 }
 
-static int cstr_ptr_cmp(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void build_routes_and_prefs(struct ts_plan_routing *rt, struct ts_index *idx,
                                    const struct ts_constraint_set *set, bool variant_index) {
   const struct ts_plan_variant_list *v = &rt->vars;
@@ -224,7 +220,7 @@ static void build_routes_and_prefs(struct ts_plan_routing *rt, struct ts_index *
     if (strcmp(set->routed[i], "torch") != 0)
       rt->priority[rt->npriority++] = set->routed[i];
   if (rt->npriority > 2)
-    qsort(rt->priority + 1, rt->npriority - 1, sizeof *rt->priority, cstr_ptr_cmp);
+    qsort(rt->priority + 1, rt->npriority - 1, sizeof *rt->priority, ts_strv_cmp);
   rt->prefs = ts_xcalloc(set->nrouted, sizeof *rt->prefs);
   for (size_t i = 0; i < set->nrouted; i++)
     rt->prefs[rt->nprefs++] = (struct ts_resolver_variant_pref){
