@@ -1,9 +1,8 @@
 /*
- * core/sha256.h — streaming SHA-256 (its own code: the SHA-NI instructions
- * where the CPU has them, ~1.7 GB/s here, else a portable loop;
- * TORCHSOLVE_SHA256_PORTABLE=1 forces the portable one, for tests), plus
- * hex and urlsafe-base64 forms used by index hashes and wheel RECORD files
- * respectively.
+ * core/sha256.h — streaming SHA-256 through OpenSSL's libcrypto (SHA-NI:
+ * ~1.7 GB/s here, 7x coreutils; its low-level functions, which need no
+ * provider set up first: see sha256.c), plus hex and urlsafe-base64 forms
+ * used by index hashes and wheel RECORD files respectively.
  */
 #pragma once
 
