@@ -284,8 +284,6 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
   if (memchr(href->val, '\0', href->vlen))
     return ts_error_set(err, TS_E_PARSE, "invalid link on %s: NUL byte in href", page);
   char *h = ts_index_html_unescape(href->val, href->vlen);
-  if (!h)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
   size_t hl = strlen(h);
   enum ts_code c = ts_url_resolve(base, h, hl, &f->url, err);
   const char *frag;
@@ -297,8 +295,8 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
       ts_url_for_message(h, hl, shown, sizeof shown);
       c = ts_error_set(err, TS_E_PARSE, "invalid sha256 in link '%s' on %s", shown, page);
     }
-    else if (!(f->sha256 = ts_xstrndup_lower(frag + 7, 64)))
-      c = ts_error_set(err, TS_E_NOMEM, "out of memory");
+    else
+      f->sha256 = ts_xstrndup_lower(frag + 7, 64);
   }
   free(h);
   if (c)
@@ -306,8 +304,6 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
   f->filename = ts_url_basename(f->url);
   if (!f->filename) {
     char *t = ts_index_html_unescape(text, tlen);
-    if (!t)
-      return TS_E_NOMEM;
     /* trim */
     char *st = t;
     while (is_space(*st))
@@ -321,22 +317,18 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
       return ts_error_set(err, TS_E_PARSE, "link without a file name on %s", page);
   }
   const struct html_attr *a;
-  if ((a = find_attr(attrs, na, "data-requires-python")) && a->val && a->vlen &&
-      !clean_text(f->requires_python = ts_index_html_unescape(a->val, a->vlen)))
-    return TS_E_NOMEM;
+  if ((a = find_attr(attrs, na, "data-requires-python")) && a->val && a->vlen)
+    f->requires_python = clean_text(ts_index_html_unescape(a->val, a->vlen));
   if ((a = find_attr(attrs, na, "data-yanked"))) {
     f->yanked = true;
-    if (a->val && a->vlen &&
-        !clean_text(f->yanked_reason = ts_index_html_unescape(a->val, a->vlen)))
-      return TS_E_NOMEM;
+    if (a->val && a->vlen)
+      f->yanked_reason = clean_text(ts_index_html_unescape(a->val, a->vlen));
   }
   a = find_attr(attrs, na, "data-core-metadata");
   if (!a)
     a = find_attr(attrs, na, "data-dist-info-metadata");
   if (a) {
     char *v = a->val ? ts_index_html_unescape(a->val, a->vlen) : ts_xstrdup("true");
-    if (!v)
-      return TS_E_NOMEM;
     c = metadata_attr(v[0] ? v : "true", f, page, err);
     free(v);
   }
@@ -353,7 +345,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
   out->name = ts_name_normalize(name, strlen(name));
   out->index_url = ts_xstrdup(page_url);
   char *base = ts_xstrdup(page_url);
-  enum ts_code c = (!out->index_url || !base) ? TS_E_NOMEM : TS_OK;
+  enum ts_code c = TS_OK;
   size_t i = 0;
   while (!c && i < n) {
     const char *lt = memchr(s + i, '<', n - i);
@@ -379,10 +371,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
     if (is_base) {
       char *h = ts_index_html_unescape(href->val, href->vlen);
       char *nb = NULL;
-      if (!h)
-        c = TS_E_NOMEM;
-      else
-        c = ts_url_resolve(base, h, strlen(h), &nb, err);
+      c = ts_url_resolve(base, h, strlen(h), &nb, err);
       free(h);
       if (!c) {
         free(base);
@@ -450,8 +439,7 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
       if (!valid_sha256(h->valuestring, strlen(h->valuestring)))
         return ts_error_set(err, TS_E_PARSE, "invalid metadata sha256 for %s on %s",
                             shown(f->filename, b), page);
-      if (!(f->metadata_sha256 = ts_xstrndup_lower(h->valuestring, 64)))
-        return TS_E_NOMEM;
+      f->metadata_sha256 = ts_xstrndup_lower(h->valuestring, 64);
     }
   } else if (v && !cJSON_IsFalse(v) && !cJSON_IsNull(v)) {
     return ts_error_set(err, TS_E_PARSE, "invalid core-metadata value for %s on %s",
@@ -472,8 +460,7 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
       strchr(fn->valuestring, '/'))
     return ts_error_set(err, TS_E_PARSE,
                         "a files[] entry lacks a valid filename or url on %s", page);
-  if (!(f->filename = ts_xstrdup(fn->valuestring)))
-    return TS_E_NOMEM;
+  f->filename = ts_xstrdup(fn->valuestring);
   enum ts_code c = ts_url_resolve(page_url, url->valuestring,
                                   strlen(url->valuestring), &f->url, err);
   if (c)
@@ -487,20 +474,18 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
     if (!cJSON_IsString(sha) || !valid_sha256(sha->valuestring, strlen(sha->valuestring)))
       return ts_error_set(err, TS_E_PARSE, "invalid sha256 for %s on %s",
                           shown(f->filename, b), page);
-    if (!(f->sha256 = ts_xstrndup_lower(sha->valuestring, 64)))
-      return TS_E_NOMEM;
+    f->sha256 = ts_xstrndup_lower(sha->valuestring, 64);
   }
   const cJSON *rp = cJSON_GetObjectItemCaseSensitive(o, "requires-python");
-  if (cJSON_IsString(rp) && rp->valuestring[0] &&
-      !clean_text(f->requires_python = ts_xstrdup(rp->valuestring)))
-    return TS_E_NOMEM;
+  if (cJSON_IsString(rp) && rp->valuestring[0])
+    f->requires_python = clean_text(ts_xstrdup(rp->valuestring));
   const cJSON *y = cJSON_GetObjectItemCaseSensitive(o, "yanked");
   if (cJSON_IsTrue(y)) {
     f->yanked = true;
   } else if (cJSON_IsString(y)) {
     f->yanked = true;
-    if (y->valuestring[0] && !clean_text(f->yanked_reason = ts_xstrdup(y->valuestring)))
-      return TS_E_NOMEM;
+    if (y->valuestring[0])
+      f->yanked_reason = clean_text(ts_xstrdup(y->valuestring));
   }
   /* PEP 714 key first; older servers only send the PEP 691 spelling. */
   const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "core-metadata");
@@ -514,8 +499,8 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
   if (cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9e15)
     f->size = (int64_t)size->valuedouble;
   const cJSON *ut = cJSON_GetObjectItemCaseSensitive(o, "upload-time");
-  if (cJSON_IsString(ut) && !clean_text(f->upload_time = ts_xstrdup(ut->valuestring)))
-    return TS_E_NOMEM;
+  if (cJSON_IsString(ut))
+    f->upload_time = clean_text(ts_xstrdup(ut->valuestring));
   return TS_OK;
 }
 
@@ -548,8 +533,7 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
   }
   if (!c) {
     out->name = ts_name_normalize(name, strlen(name));
-    if (!(out->index_url = ts_xstrdup(page_url)))
-      c = TS_E_NOMEM;
+    out->index_url = ts_xstrdup(page_url);
   }
   const cJSON *o;
   cJSON_ArrayForEach(o, files) {
