@@ -141,8 +141,6 @@ struct ts_toml_value *ts_toml_new_string(const char *s, size_t len) {
   if (!s && len)
     return NULL;
   struct ts_toml_value *v = node_new(TS_TOML_STRING);
-  if (!v)
-    return NULL;
   v->str = ts_xstrndup(s ? s : "", len);
   if (!v->str) {
     free(v);
@@ -670,14 +668,12 @@ static enum ts_code parse_string(struct parser *p, char **out, size_t *out_len) 
   if (rc == TS_E_TOO_BIG)
     rc = fail_at(p, start, TS_E_TOO_BIG, "string longer than %u bytes",
                  TS_TOML_MAX_STRING);
-  else if (rc == TS_E_NOMEM)
-    rc = fail_at(p, start, TS_E_NOMEM, "out of memory");
   if (rc != TS_OK) {
     ts_buf_clear(&b);
     return rc;
   }
-  if (!b.data && ts_buf_append(&b, "", 0) != TS_OK)
-    return fail_at(p, start, TS_E_NOMEM, "out of memory");
+  if (!b.data)
+    ts_buf_xappend(&b, "", 0);
   *out = ts_buf_take(&b, out_len);
   return TS_OK;
 }
@@ -723,8 +719,6 @@ static enum ts_code parse_key(struct parser *p, struct key *k) {
       while (ts_toml_is_bare(peek(p)))
         p->pos++;
       part->s = ts_xstrndup(p->s + st, p->pos - st);
-      if (!part->s)
-        return fail_at(p, st, TS_E_NOMEM, "out of memory");
       part->len = p->pos - st;
       k->n++;
     } else {
@@ -982,8 +976,6 @@ static enum ts_code parse_number(struct parser *p, struct ts_toml_value **out) {
       v = v * (unsigned)base + d;
     }
     struct ts_toml_value *x = node_new(TS_TOML_INTEGER);
-    if (!x)
-      return fail_at(p, st, TS_E_NOMEM, "out of memory");
     x->integer = (long long)v;
     p->pos = i + 2 + n;
     *out = x;
@@ -1030,8 +1022,6 @@ static enum ts_code parse_number(struct parser *p, struct ts_toml_value **out) {
       v = v * 10 + d;
     }
     struct ts_toml_value *x = node_new(TS_TOML_INTEGER);
-    if (!x)
-      return fail_at(p, st, TS_E_NOMEM, "out of memory");
     x->integer = neg ? (v == (unsigned long long)LLONG_MAX + 1
                             ? LLONG_MIN
                             : -(long long)v)
@@ -1042,8 +1032,6 @@ static enum ts_code parse_number(struct parser *p, struct ts_toml_value **out) {
   }
 float_done:;
   struct ts_toml_value *x = ts_toml_new_string(s + st, i - st);
-  if (!x)
-    return fail_at(p, st, TS_E_NOMEM, "out of memory");
   x->type = TS_TOML_FLOAT;
   p->pos = i;
   *out = x;
@@ -1236,8 +1224,6 @@ enum ts_code ts_toml_parse(const char *data, size_t len,
   if (bad != len)
     return fail_at(&p, bad, TS_E_PARSE, "invalid UTF-8");
   struct ts_toml_value *top = node_new(TS_TOML_TABLE);
-  if (!top)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
   top->line = top->col = 1;
   top->flags = F_EXPLICIT;
   struct ts_toml_value *cur = top;
