@@ -6,13 +6,7 @@
 # mirror selects the same variants as against the origin.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-ts_isolate_from_host
-ts_venv_for_wheels
-python3 "$TS_SOURCE_DIR/tests/integration/variant_mkindex.py" "$work/www" "$tag" ||
-  ts_fail "building the variant index"
-ts_nginx_start "$work/www"
-export TORCHSOLVE_CACHE_DIR=$work/cache
-export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
+ts_variant_index_start
 host=(--cuda-driver 570.86.10 --compute-capability 8.9) # an RTX 4090: cuda12.8, cu12
 labels() { # the variant column of torch and nvlib in $work/out
   awk '$2 == "torch" || $2 == "nvlib" { print $2 $4 }' "$work/out" | sort | tr '\n' ' '

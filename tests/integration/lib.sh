@@ -148,6 +148,21 @@ ts_venv_for_wheels() {
   tag="$cp-$cp-manylinux_2_28_x86_64"
 }
 
+# The opening of the PEP 825 variant tests: ts_venv_for_wheels, then
+# variant_mkindex.py's index of made-up variant wheels in $work/www (a
+# CHECK command, when given, runs on it before nginx serves it), the cache
+# in $work and a CPU-only sysroot that each test fakes GPUs on with flags.
+ts_variant_index_start() {
+  ts_isolate_from_host
+  ts_venv_for_wheels
+  python3 "$TS_SOURCE_DIR/tests/integration/variant_mkindex.py" "$work/www" "$tag" ||
+    ts_fail "building the variant index"
+  [ $# -eq 0 ] || "$@" || ts_fail "the variant index: $*"
+  ts_nginx_start "$work/www"
+  export TORCHSOLVE_CACHE_DIR=$work/cache
+  export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
+}
+
 # The opening of the source-build tests: Debian's build wheels ($WHEELS),
 # a work folder ($work) with an index of beta 1.0 that nginx serves, the
 # build cache in it, pip's variables cleared, a venv of Debian's python3

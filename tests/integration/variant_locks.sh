@@ -6,13 +6,7 @@
 # the label; lock --universal lists the variant wheels and variants-json.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-ts_isolate_from_host
-ts_venv_for_wheels
-python3 "$TS_SOURCE_DIR/tests/integration/variant_mkindex.py" "$work/www" "$tag" ||
-  ts_fail "building the variant index"
-ts_nginx_start "$work/www"
-export TORCHSOLVE_CACHE_DIR=$work/cache
-export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
+ts_variant_index_start
 IX=(-i "$TS_NGINX_URL/simple" --torch-index-url "$TS_NGINX_URL/whl")
 HOST_A=(--cuda-driver 570.86.10 --compute-capability 8.9) # an RTX 4090: nvlib cu12
 site=$("$PY" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')

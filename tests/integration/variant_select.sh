@@ -6,13 +6,7 @@
 # with the providers' own variables.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-ts_isolate_from_host
-ts_venv_for_wheels
-python3 "$TS_SOURCE_DIR/tests/integration/variant_mkindex.py" "$work/www" "$tag" ||
-  ts_fail "building the variant index"
-ts_nginx_start "$work/www"
-export TORCHSOLVE_CACHE_DIR=$work/cache
-export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
+ts_variant_index_start
 run() { # PROJECT ARGS...: install --dry-run; plan on $work/out, stderr on $work/err
   local project=$1
   shift

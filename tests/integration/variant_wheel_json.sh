@@ -6,14 +6,10 @@
 # skip that wheel with a warning naming it.
 . "$(dirname "$0")/lib.sh"
 T=${TORCHSOLVE:?}
-ts_isolate_from_host
-ts_venv_for_wheels
-python3 "$TS_SOURCE_DIR/tests/integration/variant_mkindex.py" "$work/www" "$tag" ||
-  ts_fail "building the variant index"
-grep -q 'variants.json' "$work/www/simple/wvlib/index.html" && ts_fail "wvlib's page lists a variants.json"
-ts_nginx_start "$work/www"
-export TORCHSOLVE_CACHE_DIR=$work/cache
-export TORCHSOLVE_SYSROOT=$TS_SOURCE_DIR/fixtures/sysroot/cpu-only
+no_variants_json() { # wvlib's page must make each wheel's own variant.json the source
+  ! grep -q 'variants.json' "$work/www/simple/wvlib/index.html"
+}
+ts_variant_index_start no_variants_json
 plan() { # ARGS...: install --dry-run wvlib; the variant column of wvlib's line
   "$T" install --python "$work/venv" -i "$TS_NGINX_URL/simple" --dry-run "$@" wvlib \
     >"$work/out" 2>"$work/err" || { cat "$work/err" "$work/out"; ts_fail "install --dry-run $*"; }
