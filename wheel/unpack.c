@@ -882,6 +882,8 @@ static void sweep_stale(const char *root) {
 
 struct hash_job {
   int fd;
+  const unsigned char *map; /* the wheel's bytes when mapped: hashed in place */
+  size_t map_len;
   const char *path;
   uint8_t sha[32];
   enum ts_code rc;
@@ -890,7 +892,19 @@ struct hash_job {
 
 static void *hash_worker(void *arg) {
   struct hash_job *h = arg;
-  h->rc = ts_filehash_fd(h->fd, h->path, h->sha, NULL, &h->err);
+  if (!h->map) {
+    h->rc = ts_filehash_fd(h->fd, h->path, h->sha, NULL, &h->err);
+    return NULL;
+  }
+  struct ts_sha256 *sha = ts_sha256_new();
+  if (!sha) {
+    h->rc = ts_error_set(&h->err, TS_E_NOMEM, "out of memory hashing '%s'", h->path);
+    return NULL;
+  }
+  ts_sha256_update(sha, h->map, h->map_len);
+  ts_sha256_final(sha, h->sha);
+  ts_sha256_free(sha);
+  h->rc = TS_OK;
   return NULL;
 }
 
@@ -1028,9 +1042,13 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
       /* damaged: dropped, unpacked again below */
     }
   }
+  rc = ts_zip_open_fd(fd, &a, err);
+  if (rc != TS_OK)
+    goto out;
   if (!known) { /* hash while validating and extracting: the key is only
                    needed to name the finished directory */
     hj.fd = fd;
+    hj.map = ts_zip_mapping(a, &hj.map_len);
     hj.path = w->path;
     hashing = pthread_create(&hasher, NULL, hash_worker, &hj) == 0;
     if (!hashing) {
@@ -1041,9 +1059,7 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
       }
     }
   }
-  rc = ts_zip_open_fd(fd, &a, err);
-  if (rc == TS_OK)
-    rc = validate(a, o, fname, fver, &plan, err);
+  rc = validate(a, o, fname, fver, &plan, err);
   if (rc == TS_OK && !o->no_cache)
     rc = ts_fs_mkdirs(root, err);
   if (rc != TS_OK)
