@@ -804,12 +804,15 @@ static enum ts_code extract_stream(const struct source *s,
         goto out;
       }
       size_t k = in_left < STREAM_CHUNK ? (size_t)in_left : STREAM_CHUNK;
-      rc = src_read(s, sc->in_, k, off, err);
-      if (rc != TS_OK)
+      const unsigned char *next = sc->in_;
+      if (s->fd < 0 && off >= s->buf_offset && off - s->buf_offset <= s->buf_len &&
+          s->buf_len - (off - s->buf_offset) >= k)
+        next = s->buf + (off - s->buf_offset); /* in memory: read in place */
+      else if ((rc = src_read(s, sc->in_, k, off, err)) != TS_OK)
         goto out;
       off += k;
       in_left -= k;
-      z.next_in = sc->in_;
+      z.next_in = (unsigned char *)next;
       z.avail_in = (uInt)k;
     }
     z.next_out = sc->out_;
