@@ -1,5 +1,6 @@
 /* Argument helpers shared by every command's option loop. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,7 @@ const char *ts_cli_data_file(const char *name, const char *env_var, const char *
     return v;
   /* A relocated install (make install PREFIX=...) finds its data beside
    * the binary: PREFIX/bin/torchsolve -> PREFIX/share/torchsolve. */
-  char exe[4096];
+  char exe[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n > 0) {
     exe[n] = '\0';

@@ -1,6 +1,7 @@
 /* Source-build options: see build_options.h. */
 #include "cli/build_options.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,7 +157,7 @@ static void on_warning(void *ctx, const char *line) {
 }
 
 const char *ts_build_cli_runner_path(void) {
-  static char beside_exe[4096 + 64];
+  static char beside_exe[PATH_MAX + 64];
   return ts_cli_data_file("pep517_runner.py", "TORCHSOLVE_PEP517_RUNNER",
                           TS_RUNNER_INSTALLED, TS_RUNNER_SOURCE, beside_exe,
                           sizeof beside_exe);

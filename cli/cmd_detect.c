@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
 #include "cli/rules_cli.h"
+#include "rules/series.h"
 
 static void usage(FILE *out) {
   fputs("usage: torchsolve detect [--json] [--release X.Y] [GPU options]\n\n"
@@ -25,32 +26,6 @@ static void usage(FILE *out) {
         "                   release's facts, with a warning)\n\n",
         out);
   ts_gpu_options_help(out);
-}
-
-static bool any_gpu_backend(const struct ts_constraint_set *s) {
-  for (size_t i = 0; i < s->nbackends; i++)
-    if (s->backends[i].usable && strcmp(s->backends[i].kind, "cpu") != 0)
-      return true;
-  return false;
-}
-
-/* When the newest torch has no GPU variant for this host but the host has
- * a GPU, the newest older series that has one (what `install` would pick). */
-static enum ts_code gpu_fallback(const struct ts_rules *rules,
-                                 const struct ts_host *h, bool ignore_host,
-                                 struct ts_constraint_set *out,
-                                 struct ts_error *err) {
-  for (size_t i = rules->nreleases; i-- > 0;) {
-    struct ts_rules_options ro = {.ignore_host = ignore_host,
-                                  .release = rules->releases[i].series};
-    enum ts_code rc = ts_rules_compile(rules, h, &ro, out, err);
-    if (rc != TS_OK)
-      return rc;
-    if (any_gpu_backend(out))
-      return TS_OK;
-    ts_constraint_set_clear(out);
-  }
-  return TS_OK;
 }
 
 static cJSON *str_or_null(const char *s) {
@@ -275,13 +250,11 @@ int ts_cmd_detect(int argc, char **argv) {
     status = ts_cli_report(&err);
     goto out;
   }
+  /* a GPU and no GPU build of the newest torch: the newest series with one,
+   * found as install finds the builds it routes (rules/series.h) */
   if ((h.has_cuda || h.has_rocm || h.xpu) && !h.force_cpu && !release &&
-      !any_gpu_backend(&set) &&
-      gpu_fallback(rules, &h, g.ignore_host, &fb, &err) != TS_OK) {
-    ts_constraint_set_clear(&set);
-    status = ts_cli_report(&err);
-    goto out;
-  }
+      !ts_rules_has_gpu_backend(&set))
+    ts_rules_newest_gpu_series(rules, &h, g.ignore_host, &set, &fb);
   if (set.release_assumed)
     ts_cli_warn("%s", set.release_assumed);
   if (json)

@@ -84,7 +84,7 @@ int ts_cmd_freeze(int argc, char **argv) {
     return status;
   }
   struct ts_buf out;
-  ts_buf_init(&out, 1u << 30);
+  ts_buf_init(&out, TS_CAP_OUTPUT);
   struct ts_plan_notes warnings = {0};
   struct ts_error err = {0};
   enum ts_code rc = ts_plan_freeze(&env, &o, &out, &warnings, &err);

@@ -214,10 +214,12 @@ static int cmd_parse(struct index_args *a, const char **pos, size_t n) {
   return 0;
 }
 
+/* One progress line per MiB is plenty for a diagnostic command. */
+#define PROGRESS_STEP (1u << 20)
+
 static void on_progress(void *ctx, uint64_t done, uint64_t total) {
   uint64_t *last = ctx;
-  /* One line per MiB is plenty for a diagnostic command. */
-  if (done - *last < (1u << 20) && done != total)
+  if (done - *last < PROGRESS_STEP && done != total)
     return;
   *last = done;
   fprintf(stderr, "progress: %llu/%llu bytes\n", (unsigned long long)done,

@@ -52,7 +52,7 @@ int ts_cmd_inspect(int argc, char **argv) {
   if (status != 0)
     return status;
   struct ts_buf out;
-  ts_buf_init(&out, 1u << 30);
+  ts_buf_init(&out, TS_CAP_OUTPUT);
   struct ts_error err = {0};
   if (ts_plan_inspect(&env, &out, &err) == TS_OK)
     fwrite(out.data, 1, out.len, stdout);

@@ -17,18 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/build_options.h"
 #include "cli/cli.h"
-#include "cli/gpu_options.h"
-#include "cli/index_options.h"
+#include "cli/lock_args.h"
 #include "cli/named_backend.h"
-#include "cli/reqargs.h"
 #include "cli/resolution_notes.h"
-#include "cli/usage.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
 #include "lock/pylock.h"
+#include "lockgen/ask.h"
 #include "lockgen/lock.h"
 #include "lockgen/profiles.h"
 #include "lockgen/project.h"
@@ -101,29 +98,6 @@ static int lock_one(const struct ts_plan_options *po, const struct lock_out *o) 
   ts_pylock_free(lock);
   ts_plan_result_free(res);
   return status;
-}
-
-/* The --profile values parsed into *out (n of them; freed with
- * free_profiles), or those of `from` ("pyproject.toml: tool.torchsolve.
- * profiles", which then heads their errors); the exit status of a bad one. */
-static int parse_profiles(const struct ts_rules *rules, const char *const *args, size_t n,
-                          const char *from, struct ts_profile **out) {
-  struct ts_error err = {0};
-  *out = ts_xcalloc(n + 1, sizeof **out);
-  enum ts_code rc = TS_OK;
-  for (size_t i = 0; i < n && rc == TS_OK; i++)
-    rc = ts_profile_parse(args[i], rules, &(*out)[i], &err);
-  if (rc == TS_OK)
-    rc = ts_profiles_check_distinct(*out, n, &err);
-  if (rc != TS_OK && from)
-    ts_error_wrap(&err, "%s", from);
-  return rc == TS_OK ? 0 : ts_cli_report(&err);
-}
-
-static void free_profiles(struct ts_profile *profiles, size_t n) {
-  for (size_t i = 0; profiles && i < n; i++)
-    ts_profile_clear(&profiles[i]);
-  free(profiles);
 }
 
 static int lock_profiles(const struct ts_plan_options *po, const struct ts_profile *profiles,
@@ -201,249 +175,120 @@ static int lock_universal(const struct ts_plan_options *po, const char *requires
   return status ? status : rc != TS_OK;
 }
 
-/* room: argc slots each for --profile, --environment and --upgrade-package
- * values */
-static int lock_main(int argc, char **argv, const char **room) {
-  const char **profile_args = room, **envs = room + argc, **upgrade_pkgs = room + 2 * argc;
-  struct ts_gpu_options g;
-  struct ts_index_cli ic;
-  ts_gpu_options_init(&g);
-  ts_index_cli_init(&ic);
-  struct ts_cli_reqs reqs;
-  ts_cli_reqs_init(&reqs, argc);
-  struct ts_build_cli bc; /* sources are built to be locked */
-  ts_build_cli_init(&bc, argc);
-  const char *python = NULL, *pyver = NULL, *platform = NULL, *output = "pylock.toml";
-  bool pre = false, universal = false, check = false, upgrade = false;
-  size_t nprofile_args = 0, nenvs = 0, nupgrade = 0;
-  enum ts_resolution_mode mode = TS_RESOLUTION_HIGHEST;
-  const char *requires_python = NULL;
-  const char *profiles_from = NULL; /* profiles given by the project, not --profile */
-  struct ts_error err = {0};
-  int status = 0;
-  bool opts_done = false;
-  for (int i = 1; i < argc && !status; i++) {
-    const char *s = argv[i], *v = NULL;
-    if (!opts_done && s[0] == '-' && s[1]) {
-      if (!strcmp(s, "--")) {
-        opts_done = true;
-        continue;
-      }
-      if (!strcmp(s, "--help") || !strcmp(s, "-h")) {
-        ts_cli_lock_help(stdout);
-        ts_cli_reqs_free(&reqs);
-        ts_build_cli_free(&bc);
-        return 0;
-      }
-      int used = ts_cli_parse_global("lock", argc, argv, &i);
-      if (used == 0)
-        used = ts_gpu_options_parse(&g, "lock", argc, argv, &i);
-      if (used == 0)
-        used = ts_index_cli_parse(&ic, "lock", argc, argv, &i);
-      if (used == 0)
-        used = ts_build_cli_parse(&bc, "lock", argc, argv, &i);
-      if (used < 0) {
-        status = 2;
-        break;
-      }
-      if (used)
-        continue;
-      const struct {
-        const char *flag;
-        bool *set;
-      } switches[] = {{"--pre", &pre},         {"--universal", &universal},
-                      {"--check", &check},     {"--upgrade", &upgrade},
-                      {"-U", &upgrade}};
-      bool switched = false;
-      for (size_t k = 0; k < sizeof switches / sizeof *switches && !switched; k++)
-        if (!strcmp(s, switches[k].flag))
-          switched = *switches[k].set = true;
-      if (switched)
-        continue;
-      static const char *const valued[] = {"--python", "--python-version", "--platform",
-                                           "--requirement", "-r", "--constraint", "-c",
-                                           "--output", "-o", "--no-binary",
-                                           "--only-binary", "--profile", "--requires-python",
-                                           "--environment", "--resolution",
-                                           "--upgrade-package"};
-      bool matched = false;
-      for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !matched; k++) {
-        int m = ts_cli_flag_value(valued[k], argc, argv, &i, &v);
-        if (m == 0)
-          continue;
-        matched = true;
-        const char *f = valued[k];
-        if (m < 0) {
-          status = ts_cli_usage_error("lock", "%s needs a value", f);
-          break;
-        }
-        if (!strcmp(f, "--python")) python = v;
-        else if (!strcmp(f, "--python-version")) pyver = v;
-        else if (!strcmp(f, "--platform")) platform = v;
-        else if (!strcmp(f, "--output") || !strcmp(f, "-o")) output = v;
-        else if (!strcmp(f, "--profile")) profile_args[nprofile_args++] = v;
-        else if (!strcmp(f, "--requires-python")) requires_python = v;
-        else if (!strcmp(f, "--environment")) envs[nenvs++] = v;
-        else if (!strcmp(f, "--upgrade-package")) upgrade_pkgs[nupgrade++] = v;
-        else if (!strcmp(f, "--resolution")) {
-          if (!strcmp(v, "highest")) mode = TS_RESOLUTION_HIGHEST;
-          else if (!strcmp(v, "lowest")) mode = TS_RESOLUTION_LOWEST;
-          else if (!strcmp(v, "lowest-direct")) mode = TS_RESOLUTION_LOWEST_DIRECT;
-          else status = ts_cli_usage_error("lock", "unknown --resolution '%s'", v);
-        }
-        else if (!strcmp(f, "--no-binary") || !strcmp(f, "--only-binary")) {
-          status = ts_cli_reqs_add_binary(&reqs, "lock", v, !strcmp(f, "--no-binary"));
-        }
-        else {
-          status = ts_cli_reqs_add_file(&reqs, v, f[1] == 'c' || f[2] == 'c');
-        }
-      }
-      if (!matched)
-        status = ts_cli_usage_error("lock", "unknown option '%s'", s);
-      continue;
-    }
-    status = ts_cli_reqs_add_arg(&reqs, "lock", s);
-  }
-  /* no requirement given: the project's, from ./pyproject.toml */
-  struct ts_project project = {0};
-  bool from_project = false;
-  struct stat st;
-  if (!status && reqs.nargs == 0 && reqs.rf.nentries == 0 && stat("pyproject.toml", &st) == 0) {
-    if (ts_project_read("pyproject.toml", &project, &err) != TS_OK)
-      status = ts_cli_report(&err);
-    else
-      status = ts_cli_reqs_add_project(&reqs, "lock", &project);
-    from_project = !status;
-    if (from_project && universal && !requires_python)
-      requires_python = project.requires_python;
-    if (from_project && universal && !nenvs) {
-      envs = (const char **)project.environments;
-      nenvs = project.nenvironments;
-    }
-    if (from_project && !nprofile_args && project.nprofiles) {
-      profile_args = (const char **)project.profiles; /* --profile overrides the file's */
-      nprofile_args = project.nprofiles;
-      profiles_from = "pyproject.toml: tool.torchsolve.profiles";
-    }
-  }
-  if (!status && platform && !pyver)
-    status = ts_cli_usage_error("lock", "--platform needs --python-version");
-  if (!status && !universal && (requires_python || nenvs))
-    status = ts_cli_usage_error("lock", "%s needs --universal",
-                                requires_python ? "--requires-python" : "--environment");
-  if (!status && universal && (pyver || platform))
-    status = ts_cli_usage_error("lock", "--universal covers every platform: drop %s",
-                                pyver ? "--python-version" : "--platform");
-  if (!status && check && strcmp(output, "-") == 0)
-    status = ts_cli_usage_error("lock", "--check compares with a file: give -o FILE");
-  if (!status && nprofile_args &&
-      (g.set_cuda || g.set_rocm || g.set_gfx || g.set_cc || g.set_driver || g.ov.cpu || g.ov.xpu))
-    status = ts_cli_usage_error("lock", "%s name%s each machine's GPU stack; drop "
-                                        "--cuda, --rocm, --gfx, --compute-capability, "
-                                        "--cuda-driver, --cpu, --xpu and --torch-backend",
-                                profiles_from ? profiles_from : "--profile",
-                                profiles_from ? "" : "s");
-  if (!status && ts_gpu_options_env(&g) < 0)
-    status = 2;
-  if (status) {
-    ts_project_clear(&project);
-    ts_cli_reqs_free(&reqs);
-    ts_build_cli_free(&bc);
-    return status;
-  }
-  ts_index_cli_apply_reqfile(&ic, &reqs.rf, from_project ? project.index_url : NULL);
-  if (from_project && project.torch_index_url && !ic.opts.torch_index_url)
-    ic.opts.torch_index_url = project.torch_index_url; /* the flag wins */
-  pre = pre || reqs.rf.pre;
-  status = ts_index_cli_finish(&ic, "lock") < 0 ? 2 : ts_cli_reqs_collect(&reqs, "lock", "lock");
-  if (status) {
-    ts_project_clear(&project);
-    ts_cli_reqs_free(&reqs);
-    ts_build_cli_free(&bc);
-    return status;
-  }
+
+/* Everything one lock command holds, freed once by lock_cmd_clear. */
+struct lock_cmd {
+  struct ts_lock_args args;
+  struct ts_project project;
+  bool from_project, have_host;
   struct ts_host host;
-  struct ts_rules *rules = NULL;
+  struct ts_rules *rules;
   struct ts_named_backends nb;
-  g.ov.platform = platform; /* a lock for another machine records its facts */
-  if (ts_gpu_load_named(&g, &ic.opts, &host, &rules, &nb, &err) != TS_OK) {
-    ts_project_clear(&project);
-    ts_cli_reqs_free(&reqs);
-    ts_build_cli_free(&bc);
-    return ts_cli_report(&err);
-  }
   struct ts_relock relock;
-  if (ts_relock_read(output, upgrade_pkgs, nupgrade, upgrade, &relock, &err) != TS_OK) {
-    ts_relock_clear(&relock);
-    ts_rules_free(rules);
-    ts_host_clear(&host);
-    ts_named_backends_clear(&nb);
-    ts_project_clear(&project);
-    ts_cli_reqs_free(&reqs);
-    ts_build_cli_free(&bc);
+  char *cache;
+  const struct ts_reqfile_entry **build_cons;
+  struct ts_profile *profiles;
+};
+
+static void lock_cmd_clear(struct lock_cmd *c) {
+  ts_lock_ask_profiles_free(c->profiles, c->args.ask.nprofile_args);
+  free(c->build_cons);
+  ts_relock_clear(&c->relock);
+  ts_project_clear(&c->project);
+  free(c->cache);
+  ts_rules_free(c->rules);
+  if (c->have_host)
+    ts_host_clear(&c->host);
+  ts_named_backends_clear(&c->nb);
+  ts_lock_args_free(&c->args);
+}
+
+/* No requirement given: the project's, from ./pyproject.toml. */
+static int lock_read_project(struct lock_cmd *c) {
+  struct stat st;
+  struct ts_error err = {0};
+  struct ts_cli_reqs *reqs = &c->args.reqs;
+  if (reqs->nargs || reqs->rf.nentries || stat("pyproject.toml", &st) != 0)
+    return 0;
+  if (ts_project_read("pyproject.toml", &c->project, &err) != TS_OK)
     return ts_cli_report(&err);
-  }
-  /* lock --check of a universal lock: the grid it records, without
-   * --universal and its options repeated */
-  const struct ts_pylock *previous = relock.previous;
-  if (check && !universal && !pyver && previous && previous->grid && !nenvs) {
-    universal = true;
-    requires_python = requires_python ? requires_python : previous->requires_python;
-    envs = (const char **)previous->environments;
-    nenvs = previous->nenvironments;
-  }
-  if (check && !nprofile_args && relock.nprofile_args) { /* and a fleet lock's profiles */
-    profile_args = (const char **)relock.profile_args;
-    nprofile_args = relock.nprofile_args;
-  }
-  struct ts_target_spec spec = {.python_version = pyver, .platform = platform};
-  char *cache = ts_index_cli_cache_root(&ic);
-  struct ts_source_build_options bo;
-  const struct ts_reqfile_entry **build_cons = NULL;
-  ts_build_cli_options(&bc, &ic.opts, cache, &bo, &build_cons);
-  struct ts_plan_options po = {
-      .build = &bo,
-      .python = python, .spec = pyver ? &spec : NULL, .host = &host, .rules = rules,
-      /* a --universal grid lies inside requires-python by construction */
-      .project_requires_python = from_project && !universal ? project.requires_python : NULL,
-      .ignore_host = g.ignore_host, .variant_force = &g.variant_force, .index = &ic.opts, .entries = reqs.all,
-      .nentries = reqs.nall, .resolution = mode, .pre = pre,
-      .no_binary = (const char *const *)reqs.binary.no_binary,
-      .nno_binary = reqs.binary.nno_binary,
-      .only_binary = (const char *const *)reqs.binary.only_binary,
-      .nonly_binary = reqs.binary.nonly_binary,
-      .read_installed = false, .probe_cache_dir = cache,
-      .preferences = relock.prefs, .npreferences = relock.nprefs,
-      .upgrade_packages = upgrade_pkgs, .nupgrade_packages = nupgrade,
-      /* profiles name each machine's build themselves */
-      .torch_backends = nb.names, .ntorch_backends = nprofile_args ? 0 : nb.n};
-  struct lock_out out = {.output = output, .check = check,
-                         .project = from_project ? &project : NULL};
-  struct ts_profile *profiles = NULL;
-  if (nprofile_args)
-    status = parse_profiles(rules, profile_args, nprofile_args, profiles_from, &profiles);
-  if (!status && universal)
-    status = lock_universal(&po, requires_python, envs, nenvs, profiles, nprofile_args, &out);
-  else if (!status && nprofile_args)
-    status = lock_profiles(&po, profiles, nprofile_args, &out);
-  else if (!status)
-    status = lock_one(&po, &out);
-  free_profiles(profiles, nprofile_args);
-  free(build_cons);
-  ts_relock_clear(&relock);
-  ts_project_clear(&project);
-  free(cache);
-  ts_rules_free(rules);
-  ts_host_clear(&host);
-  ts_named_backends_clear(&nb);
-  ts_cli_reqs_free(&reqs);
-  ts_build_cli_free(&bc);
+  int status = ts_cli_reqs_add_project(reqs, "lock", &c->project);
+  c->from_project = !status;
+  if (c->from_project)
+    ts_lock_ask_from_project(&c->args.ask, &c->project);
   return status;
 }
 
+/* The host, rules, named builds and the lock being replaced, then the
+ * lock made as asked: universal, a fleet of profiles or one resolution. */
+static int lock_run(struct lock_cmd *c) {
+  struct ts_lock_args *l = &c->args;
+  struct ts_error err = {0};
+  l->g.ov.platform = l->platform; /* a lock for another machine records its facts */
+  if (ts_gpu_load_named(&l->g, &l->ic.opts, &c->host, &c->rules, &c->nb, &err) != TS_OK)
+    return ts_cli_report(&err);
+  c->have_host = true;
+  if (ts_relock_read(l->output, l->upgrade_pkgs, l->nupgrade, l->upgrade, &c->relock, &err) !=
+      TS_OK)
+    return ts_cli_report(&err);
+  ts_lock_ask_from_previous(&l->ask, &c->relock);
+  struct ts_target_spec spec = {.python_version = l->pyver, .platform = l->platform};
+  c->cache = ts_index_cli_cache_root(&l->ic);
+  struct ts_source_build_options bo;
+  ts_build_cli_options(&l->bc, &l->ic.opts, c->cache, &bo, &c->build_cons);
+  const struct ts_lock_ask *a = &l->ask;
+  struct ts_plan_options po = {
+      .build = &bo, .python = l->python, .spec = l->pyver ? &spec : NULL, .host = &c->host,
+      .rules = c->rules,
+      /* a --universal grid lies inside requires-python by construction */
+      .project_requires_python = c->from_project && !a->universal ? c->project.requires_python
+                                                                 : NULL,
+      .ignore_host = l->g.ignore_host, .variant_force = &l->g.variant_force,
+      .index = &l->ic.opts, .entries = l->reqs.all, .nentries = l->reqs.nall,
+      .resolution = l->mode, .pre = l->pre,
+      .no_binary = (const char *const *)l->reqs.binary.no_binary,
+      .nno_binary = l->reqs.binary.nno_binary,
+      .only_binary = (const char *const *)l->reqs.binary.only_binary,
+      .nonly_binary = l->reqs.binary.nonly_binary, .probe_cache_dir = c->cache,
+      .preferences = c->relock.prefs, .npreferences = c->relock.nprefs,
+      .upgrade_packages = l->upgrade_pkgs, .nupgrade_packages = l->nupgrade,
+      /* profiles name each machine's build themselves */
+      .torch_backends = c->nb.names, .ntorch_backends = a->nprofile_args ? 0 : c->nb.n};
+  struct lock_out out = {.output = l->output, .check = a->check,
+                         .project = c->from_project ? &c->project : NULL};
+  if (ts_lock_ask_profiles(a, c->rules, &c->profiles, &err) != TS_OK)
+    return ts_cli_report(&err);
+  if (a->universal)
+    return lock_universal(&po, a->requires_python, a->environments, a->nenvironments,
+                          c->profiles, a->nprofile_args, &out);
+  return a->nprofile_args ? lock_profiles(&po, c->profiles, a->nprofile_args, &out)
+                          : lock_one(&po, &out);
+}
+
+static int lock_main(struct lock_cmd *c, int argc, char **argv) {
+  struct ts_lock_args *a = &c->args;
+  int status = ts_lock_args_parse(a, argc, argv);
+  if (a->help)
+    return 0;
+  if (!status)
+    status = lock_read_project(c);
+  if (!status)
+    status = ts_lock_args_check(a);
+  if (status)
+    return status;
+  ts_index_cli_apply_reqfile(&a->ic, &a->reqs.rf, c->from_project ? c->project.index_url : NULL);
+  if (c->from_project && c->project.torch_index_url && !a->ic.opts.torch_index_url)
+    a->ic.opts.torch_index_url = c->project.torch_index_url; /* the flag wins */
+  a->pre = a->pre || a->reqs.rf.pre;
+  status = ts_index_cli_finish(&a->ic, "lock") < 0 ? 2
+                                                  : ts_cli_reqs_collect(&a->reqs, "lock", "lock");
+  return status ? status : lock_run(c);
+}
+
 int ts_cmd_lock(int argc, char **argv) {
-  const char **room = ts_xcalloc(3 * (size_t)argc + 1, sizeof *room);
-  int status = lock_main(argc, argv, room);
-  free(room);
+  struct lock_cmd c = {0};
+  ts_lock_args_init(&c.args, argc);
+  int status = lock_main(&c, argc, argv);
+  lock_cmd_clear(&c);
   return status;
 }

@@ -88,6 +88,34 @@ static void print_profile(const struct ts_plan_sync *s, const char *forced) {
                   c->v[i].targets, c->v[i].host_targets);
 }
 
+/* --dry-run: what would change, nothing done. */
+static void print_dry_run(const struct ts_sync_plan *plan) {
+  struct ts_plan_notes lines = {0};
+  ts_plan_sync_dry_run_lines(plan, &lines);
+  for (size_t i = 0; i < lines.n; i++)
+    puts(lines.lines[i]);
+  fflush(stdout);
+  ts_plan_notes_clear(&lines);
+  ts_cli_info("Would install %zu, change %zu, remove %zu; %zu already in sync",
+              plan->ninstall, plan->nchange, plan->nremove, plan->nkeep);
+}
+
+/* After the transaction: what was downloaded, changed, and the totals. */
+static void print_synced(const struct ts_plan_sync *sync, double t0) {
+  const struct ts_sync_plan *plan = &sync->plan;
+  if (sync->downloaded.files)
+    ts_cli_info("Downloaded %zu wheel%s (%.1f MB) in %.2fs", sync->downloaded.files,
+                ts_cli_plural(sync->downloaded.files),
+                (double)sync->downloaded.bytes / 1e6, sync->downloaded.ms / 1e3);
+  print_changes(plan);
+  char el[32];
+  ts_cli_info("Synced %zu package%s in %s: %zu installed, %zu changed, "
+              "%zu removed, %zu unchanged",
+              plan->n - plan->nremove, ts_cli_plural(plan->n - plan->nremove),
+              ts_cli_elapsed(ts_now_ms() - t0, el), plan->ninstall, plan->nchange,
+              plan->nremove, plan->nkeep);
+}
+
 static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
                      struct ts_select_cli *sel) {
   struct ts_gpu_options g;
@@ -210,30 +238,11 @@ static int sync_main(int argc, char **argv, struct ts_build_cli *bc,
   if (rc != TS_OK) {
     st = ts_cli_report(&err);
   } else if (dry_run) {
-    const struct ts_sync_plan *plan = &sync->plan;
-    struct ts_plan_notes lines = {0};
-    ts_plan_sync_dry_run_lines(plan, &lines);
-    for (size_t i = 0; i < lines.n; i++)
-      puts(lines.lines[i]);
-    fflush(stdout);
-    ts_plan_notes_clear(&lines);
-    ts_cli_info("Would install %zu, change %zu, remove %zu; %zu already in sync",
-                plan->ninstall, plan->nchange, plan->nremove, plan->nkeep);
+    print_dry_run(&sync->plan);
   } else if (ts_plan_sync_apply(sync, &so, &err) != TS_OK) {
     st = ts_cli_report(&err);
   } else {
-    const struct ts_sync_plan *plan = &sync->plan;
-    if (sync->downloaded.files)
-      ts_cli_info("Downloaded %zu wheel%s (%.1f MB) in %.2fs", sync->downloaded.files,
-                  ts_cli_plural(sync->downloaded.files),
-                  (double)sync->downloaded.bytes / 1e6, sync->downloaded.ms / 1e3);
-    print_changes(plan);
-    char el[32];
-    ts_cli_info("Synced %zu package%s in %s: %zu installed, %zu changed, "
-                "%zu removed, %zu unchanged",
-                plan->n - plan->nremove, ts_cli_plural(plan->n - plan->nremove),
-                ts_cli_elapsed(ts_now_ms() - t0, el), plan->ninstall, plan->nchange,
-                plan->nremove, plan->nkeep);
+    print_synced(sync, t0);
   }
   ts_plan_sync_free(sync);
   free(build_cons);

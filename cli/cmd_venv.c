@@ -3,6 +3,7 @@
  * version, then a handful of files and links.  --seed installs pip from the
  * system's wheel (Debian's python3-pip-whl) with our own installer. */
 #include <glob.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +63,7 @@ static enum ts_code probe_base(const char *python, struct ts_venv_base *base,
 
 static int seed(const char *dir, const struct ts_venv_base *base) {
   const char *wdir = getenv("TORCHSOLVE_SEED_WHEELS");
-  char pattern[4096];
+  char pattern[PATH_MAX];
   snprintf(pattern, sizeof pattern, "%s/pip-*.whl",
            wdir && wdir[0] ? wdir : "/usr/share/python-wheels");
   glob_t g;

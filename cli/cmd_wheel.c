@@ -2,6 +2,7 @@
  * into an environment, remove distributions, or repair an interrupted
  * transaction.  The logic lives in wheel/; this file parses flags, finds
  * the environment and prints the summary. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ static bool venv_layout(const char *python, struct env_paths *e) {
   size_t n = strlen(python);
   if (n < 11 || strcmp(python + n - 11, "/bin/python") != 0)
     return false;
-  char dir[4096], path[4200];
+  char dir[PATH_MAX], path[PATH_MAX + 104];
   if (n - 11 >= sizeof dir)
     return false;
   memcpy(dir, python, n - 11);
@@ -186,10 +187,9 @@ int ts_cmd_wheel(int argc, char **argv) {
   bool break_system = false;
   struct ts_wheel_options o = {.cancel = &ts_cli.interrupted};
   o.cb = ts_cli_env_callbacks();
-  char **args = calloc((size_t)argc, sizeof *args);
+  char **args = ts_xcalloc((size_t)argc, sizeof *args);
   size_t nargs = 0;
-  if (!args)
-    return 1;
+
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

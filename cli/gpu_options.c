@@ -1,17 +1,14 @@
 /*
  * cli/gpu_options.c — parsing of the GPU-stack options (see gpu_options.h).
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/gpu_options.h"
-#include "core/fs.h"
-#include "rules/origin.h"
-#include "rules/rules_cache.h"
+#include "rules/layers.h"
 
 void ts_gpu_options_init(struct ts_gpu_options *o) {
   memset(o, 0, sizeof *o);
@@ -268,95 +265,19 @@ enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
   return TS_OK;
 }
 
-static bool readable(const char *path) {
-  return access(path, R_OK) == 0;
-}
-
 const char *ts_gpu_bundled_rules_path(void) {
-  static char beside_exe[4096 + 64];
+  static char beside_exe[PATH_MAX + 64];
   return ts_cli_data_file("rules.yaml", "TORCHSOLVE_BUNDLED_RULES", TS_RULES_INSTALLED,
                           TS_RULES_SOURCE, beside_exe, sizeof beside_exe);
 }
 
-static enum ts_code merge_file(struct ts_rules *base, const char *path,
-                               const char *cache_root, struct ts_error *err) {
-  struct ts_rules *over = NULL;
-  enum ts_code rc = ts_rules_load_file_cached(path, cache_root, &over, err);
-  if (rc != TS_OK)
-    return rc;
-  rc = ts_rules_merge(base, over, err);
-  ts_rules_free(over);
-  if (rc != TS_OK)
-    ts_error_wrap(err, "%s", path);
-  return rc;
-}
-
-/* One --without-rule value, or TORCHSOLVE_WITHOUT_RULES's comma list. */
-static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
-                               struct ts_error *err) {
-  for (const char *p = patterns; p && *p;) {
-    const char *comma = strchr(p, ',');
-    size_t n = comma ? (size_t)(comma - p) : strlen(p);
-    char pat[128];
-    if (n == 0 || n >= sizeof pat)
-      return ts_error_set(err, TS_E_INVALID,
-                          "--without-rule: '%.*s' is not a rule id or pattern",
-                          (int)n, p);
-    memcpy(pat, p, n);
-    pat[n] = '\0';
-    if (ts_rules_drop(r, pat) == 0)
-      return ts_error_set(err, TS_E_INVALID,
-                          "--without-rule %s: no rule has that id; "
-                          "`torchsolve rules list` shows them", pat);
-    p = comma ? comma + 1 : NULL;
-  }
-  return TS_OK;
-}
-
-/* The bundled facts, or the newer ones `rules update` kept (origin.h),
- * with where they came from. */
-static enum ts_code load_in_force(struct ts_rules **out, const char *cache_root,
-                                  struct ts_error *err) {
-  char *data = ts_rules_data_dir();
-  struct ts_rules_provenance prov;
-  ts_rules_in_force(ts_gpu_bundled_rules_path(), data, &prov);
-  free(data);
-  enum ts_code rc = ts_rules_load_file_cached(prov.path, cache_root, out, err);
-  if (rc != TS_OK && prov.updated)
-    ts_error_wrap(err, "the rules kept by `torchsolve rules update` (%s); run "
-                  "`torchsolve rules update --refresh`, or delete that file",
-                  prov.path);
-  if (rc == TS_OK)
-    (*out)->provenance = prov;
-  else
-    ts_rules_provenance_clear(&prov);
-  return rc;
-}
-
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
                           struct ts_error *err) {
-  enum ts_code rc = load_in_force(out, o->rules_cache_root, err);
-  if (rc != TS_OK)
-    return rc;
-  const char *xdg = env("XDG_CONFIG_HOME");
-  const char *home = env("HOME");
-  char *cfg = NULL;
-  if (xdg)
-    cfg = ts_path_join(xdg, "torchsolve/rules.yaml");
-  else if (home)
-    cfg = ts_path_join(home, ".config/torchsolve/rules.yaml");
-  if (cfg && readable(cfg))
-    rc = merge_file(*out, cfg, o->rules_cache_root, err);
-  free(cfg);
-  for (size_t i = 0; i < o->nrules_files && rc == TS_OK; i++)
-    rc = merge_file(*out, o->rules_files[i], o->rules_cache_root, err);
-  for (size_t i = 0; i < o->nwithout && rc == TS_OK; i++)
-    rc = drop_rules(*out, o->without[i], err);
-  if (rc != TS_OK) {
-    ts_rules_free(*out);
-    *out = NULL;
-  }
-  return rc;
+  struct ts_rules_layers layers = {.bundled = ts_gpu_bundled_rules_path(),
+                                   .files = o->rules_files, .nfiles = o->nrules_files,
+                                   .without = o->without, .nwithout = o->nwithout,
+                                   .cache_root = o->rules_cache_root};
+  return ts_rules_load_layers(&layers, out, err);
 }
 
 void ts_gpu_options_help(FILE *out) {

@@ -99,13 +99,9 @@ int ts_gpu_options_env(struct ts_gpu_options *o);
 enum ts_code ts_gpu_host(const struct ts_gpu_options *o, struct ts_host *h,
                          struct ts_error *err);
 
-/* The rules in force (the bundled rules.yaml, installed copy else the
- * source tree's, or the newer file `torchsolve rules update` kept:
- * rules/origin.h; its provenance filled in), then
- * $XDG_CONFIG_HOME/torchsolve/rules.yaml when present, then every --rules
- * file, each merged over the previous; then the --without-rule patterns
- * remove rules by id (TS_E_INVALID when one matches none).  Caller frees
- * with ts_rules_free. */
+/* The rules in force as rules/layers.h layers them, from the bundled
+ * rules.yaml (installed copy, else the source tree's), the --rules files
+ * and the --without-rule patterns.  Caller frees with ts_rules_free. */
 enum ts_code ts_gpu_rules(const struct ts_gpu_options *o,
                           struct ts_rules **out, struct ts_error *err);
 

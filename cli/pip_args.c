@@ -96,9 +96,7 @@ void ts_pip_argv_push(struct ts_pip_argv *a, const char *s) {
 }
 
 void ts_pip_argv_free(struct ts_pip_argv *a) {
-  for (size_t i = 0; i < a->n; i++)
-    free(a->v[i]);
-  free(a->v);
+  ts_strv_free(a->v, a->n);
 }
 
 /* The option argv[i] names (pip accepts "--name=value" for long ones). */

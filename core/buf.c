@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+
 void ts_buf_init(struct ts_buf *b, size_t max) {
   b->data = NULL;
   b->len = 0;
@@ -36,10 +38,8 @@ enum ts_code ts_buf_reserve(struct ts_buf *b, size_t extra) {
   size_t alloc = b->alloc ? b->alloc : 256;
   while (alloc < need)
     alloc = alloc > ((size_t)-1) / 2 ? need : alloc * 2;
-  char *p = realloc(b->data, alloc);
-  if (!p)
-    return TS_E_NOMEM;
-  b->data = p;
+  b->data = ts_xrealloc(b->data, alloc);
+
   b->alloc = alloc;
   return TS_OK;
 }
@@ -106,11 +106,10 @@ char *ts_buf_take(struct ts_buf *b, size_t *len_out) {
   char *p = b->data;
   size_t len = b->len;
   if (!p) {
-    p = malloc(1);
-    if (!p)
-      abort(); /* one byte: nothing sensible to recover */
+    p = ts_xmalloc(1);
     p[0] = '\0';
   }
+
   if (len_out)
     *len_out = len;
   b->data = NULL;

@@ -19,6 +19,12 @@
 #define TS_CAP_RECORD       (64u * 1024 * 1024)  /* a RECORD file (torch: ~1.5 MB) */
 #define TS_CAP_SMALL_FILE   (1u * 1024 * 1024)   /* WHEEL, entry_points.txt, config */
 #define TS_CAP_LOCKFILE     (64u * 1024 * 1024)
+#define TS_CAP_TINY_FILE    4096u                /* a marker or one-line file read back (a commit id) */
+/* Text we assemble ourselves (a line, a key, a list of names): far above
+ * any real one, so reaching it means a loop gone wrong, not a big input. */
+#define TS_CAP_TEXT         (1u * 1024 * 1024)
+/* A command's whole output held before it is written (freeze, inspect). */
+#define TS_CAP_OUTPUT       (1024u * 1024 * 1024)
 
 struct ts_buf {
   char *data;     /* owned; NULL until the first append */

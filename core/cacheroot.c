@@ -33,7 +33,7 @@ static bool is_ours(const char *name) {
 static bool marked(const char *root) {
   char *path = ts_path_join(root, TS_CACHE_MARKER);
   struct ts_buf b;
-  ts_buf_init(&b, 4096);
+  ts_buf_init(&b, TS_CAP_TINY_FILE);
   bool ok = ts_fs_read_file(path, &b, NULL) == TS_OK && b.len &&
             memmem(b.data, b.len, marker_owner, sizeof marker_owner - 1);
   ts_buf_clear(&b);

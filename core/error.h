@@ -54,6 +54,9 @@ enum ts_code {
 };
 
 #define TS_ERROR_DETAIL_MAX 1024
+/* At most this many bytes of an offending input (a file name, a line)
+ * are quoted in a detail, so that what was wrong with it still fits. */
+#define TS_ERROR_QUOTE_MAX 300
 
 /* Detail for the edge.  Plain value type; zero-initialise before use. */
 struct ts_error {

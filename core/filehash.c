@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/fs.h"
 
@@ -19,12 +20,8 @@ char *ts_filehash_memo_dir(const char *cache_root) {
 enum ts_code ts_filehash_fd(int fd, const char *what, uint8_t out[TS_SHA256_LEN],
                             uint64_t *size, struct ts_error *err) {
   struct ts_sha256 *h = ts_sha256_new();
-  unsigned char *buf = malloc(CHUNK);
-  if (!h || !buf) {
-    ts_sha256_free(h);
-    free(buf);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory hashing '%s'", what);
-  }
+  unsigned char *buf = ts_xmalloc(CHUNK);
+
   off_t off = 0;
   for (;;) {
     ssize_t n = pread(fd, buf, CHUNK, off);

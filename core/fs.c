@@ -40,11 +40,7 @@ enum ts_code ts_fs_mkdirs(const char *path, struct ts_error *err) {
   size_t len = strlen(path);
   while (len > 1 && path[len - 1] == '/')
     len--;
-  char *tmp = malloc(len + 1);
-  if (!tmp)
-    return ts_error_set(err, TS_E_NOMEM, "mkdir %s: out of memory", path);
-  memcpy(tmp, path, len);
-  tmp[len] = '\0';
+  char *tmp = ts_xstrndup(path, len);
   if (mkdirs_from_leaf(tmp, len) != 0) {
     int e = errno;
     free(tmp);
@@ -75,6 +71,9 @@ void ts_fs_spread_subdirs(const char *path) {
   close(fd);
 }
 
+/* How much more room a read of unknown size reserves at a time. */
+#define READ_STEP 65536
+
 /* Reads fd into out: straight into the buffer, sized once from `hint`,
  * not through a bounce buffer and doubling reallocations (a warm run reads
  * ~1 MB of cached pages this way), up to `size` bytes when it is known (a
@@ -91,7 +90,7 @@ static enum ts_code read_fd(int fd, struct ts_buf *out, size_t hint, size_t size
       room = out->alloc - out->len - 1;
     if (out->max && room > out->max - out->len)
       room = out->max - out->len; /* the allocation may round past the cap */
-    hint = 65536;
+    hint = READ_STEP;
     ssize_t n = read(fd, room ? out->data + out->len : chunk, room ? room : sizeof chunk);
     if (n < 0 && errno == EINTR)
       continue;
@@ -124,7 +123,7 @@ enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
   size_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0
                     ? (size_t)st.st_size
                     : 0;
-  enum ts_code rc = read_fd(fd, out, size ? size : 65536, size);
+  enum ts_code rc = read_fd(fd, out, size ? size : READ_STEP, size);
   int e = errno;
   close(fd);
   if (rc == TS_E_IO)
@@ -167,9 +166,7 @@ enum ts_code ts_fs_write_atomic_mode(const char *path, const void *data, size_t 
                                      unsigned mode, struct ts_error *err) {
   static atomic_uint counter;
   size_t plen = strlen(path) + 64;
-  char *tmp = malloc(plen);
-  if (!tmp)
-    return ts_error_set(err, TS_E_NOMEM, "writing %s: out of memory", path);
+  char *tmp = ts_xmalloc(plen);
   snprintf(tmp, plen, "%s.tmp.%ld.%u", path, (long)getpid(),
            atomic_fetch_add(&counter, 1));
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
@@ -280,9 +277,8 @@ char *ts_path_join(const char *a, const char *b) {
     b++;
     lb--;
   }
-  char *out = malloc(la + lb + 2);
-  if (!out)
-    abort();
+  char *out = ts_xmalloc(la + lb + 2);
+
   memcpy(out, a, la);
   out[la] = '/';
   memcpy(out + la + 1, b, lb);

@@ -15,6 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* With a cancel flag, a child is waited for in slices this long, so that
+ * an interrupt is acted on within one. */
+#define PROC_CANCEL_POLL_MS 200
+
 extern char **environ;
 
 static long long now_ms(void) {
@@ -157,8 +161,8 @@ enum ts_code ts_proc_run(char *const argv[], const struct ts_proc_options *o,
         r->cancelled = true;
         break;
       }
-      if (wait < 0 || wait > 200)
-        wait = 200; /* the flag is polled */
+      if (wait < 0 || wait > PROC_CANCEL_POLL_MS)
+        wait = PROC_CANCEL_POLL_MS;
     }
     int pr = poll(pf, 2, wait);
     if (pr < 0 && errno == EINTR)

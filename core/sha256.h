@@ -1,8 +1,9 @@
 /*
- * core/sha256.h — streaming SHA-256 through OpenSSL's libcrypto (SHA-NI:
- * ~1.7 GB/s here, 7x coreutils; its low-level functions, which need no
- * provider set up first: see sha256.c), plus hex and urlsafe-base64 forms
- * used by index hashes and wheel RECORD files respectively.
+ * core/sha256.h — streaming SHA-256 (its own code: the SHA-NI instructions
+ * where the CPU has them, ~1.7 GB/s here, else a portable loop;
+ * TORCHSOLVE_SHA256_PORTABLE=1 forces the portable one, for tests), plus
+ * hex and urlsafe-base64 forms used by index hashes and wheel RECORD files
+ * respectively.
  */
 #pragma once
 
@@ -16,7 +17,7 @@
 
 struct ts_sha256; /* opaque */
 
-struct ts_sha256 *ts_sha256_new(void);  /* NULL on OOM; free with _free */
+struct ts_sha256 *ts_sha256_new(void);  /* never NULL (core/alloc.h); free with _free */
 void ts_sha256_update(struct ts_sha256 *h, const void *data, size_t len);
 /* Writes the 32-byte digest; the context may then be freed or reused after
  * ts_sha256_reset. */

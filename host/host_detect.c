@@ -41,6 +41,9 @@
 #define HOST_CAP_CPUINFO (4u * 1024 * 1024)
 #define HOST_CAP_LIBC (16u * 1024 * 1024)
 #define HOST_MAX_GPUS 64
+/* Entries read from one /sys or /dev directory (a PCI bus, a DRM class):
+ * thousands would mean a pseudo-filesystem we misread. */
+#define HOST_MAX_DIR_ENTRIES 4096
 #define HOST_PROGRAM_TIMEOUT_MS 10000
 
 struct ctx {
@@ -415,10 +418,6 @@ static void parse_smi(struct ts_host *h, const char *text, bool want_driver,
     ts_host_add_source(h, "cuda.gpus", source);
 }
 
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Sorted entry names of a directory under the root (caller frees). */
 static char **list_dir(const struct ctx *c, const char *path, size_t *n) {
   *n = 0;
@@ -429,22 +428,15 @@ static char **list_dir(const struct ctx *c, const char *path, size_t *n) {
     return NULL;
   char **names = NULL;
   struct dirent *e;
-  while ((e = readdir(d)) && *n < 4096) {
+  while ((e = readdir(d)) && *n < HOST_MAX_DIR_ENTRIES) {
     if (e->d_name[0] == '.')
       continue;
-    names = ts_xrealloc(names, (*n + 1) * sizeof *names);
-    names[(*n)++] = ts_xstrdup(e->d_name);
+    ts_strv_push(&names, n, e->d_name, strlen(e->d_name));
   }
   closedir(d);
   if (*n)
-    qsort(names, *n, sizeof *names, cmp_names);
+    qsort(names, *n, sizeof *names, ts_strv_cmp);
   return names;
-}
-
-static void free_names(char **names, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
 }
 
 struct pci_dev {
@@ -551,7 +543,7 @@ static void detect_nvidia(struct ctx *c) {
     }
     if (h->ncuda_gpus)
       ts_host_add_source(h, "cuda.gpus", "/proc/driver/nvidia/gpus");
-    free_names(dirs, n);
+    ts_strv_free(dirs, n);
   }
   if (!h->ncuda_gpus && h->cuda_driver) {
     size_t n;
@@ -564,7 +556,7 @@ static void detect_nvidia(struct ctx *c) {
     }
     if (h->ncuda_gpus)
       ts_host_add_source(h, "cuda.gpus", "/sys/bus/pci/devices (vendor 0x10de)");
-    free_names(devs, n);
+    ts_strv_free(devs, n);
   }
   if (h->cuda_driver && !h->cuda_version) {
     /* Under WSL the driver is the Windows one, numbered differently. */
@@ -618,7 +610,7 @@ static enum ts_code detect_amd(struct ctx *c, struct ts_error *err) {
     }
     free(props);
   }
-  free_names(nodes, n);
+  ts_strv_free(nodes, n);
   if (h->nrocm_gpus)
     ts_host_add_source(h, "rocm.gpus", "/sys/class/kfd/kfd/topology/nodes/*/properties");
   else {
@@ -745,7 +737,7 @@ static void detect_intel(struct ctx *c) {
       ts_host_add_source(h, "xpu", src);
     }
   }
-  free_names(devs, n);
+  ts_strv_free(devs, n);
 }
 
 /* "# R36 (release), REVISION: 4.3, ..." -> "L4T R36.4.3". */

@@ -24,6 +24,11 @@
 #define CACHE_MAGIC_V1 "TSCACHE1 "
 #define CACHE_MAGIC_V2 "TSCACHE2 "
 #define CACHE_META_MAX (64u * 1024)
+/* The header line is "TSCACHE2 <metalen> <parsedlen>\n": two numbers. */
+#define CACHE_HEADER_MAX 64
+/* ts_cache_size counts files this many directories deep at most (the
+ * cache's own tree is a few levels; a deeper one is not ours). */
+#define CACHE_WALK_MAX_DEPTH 16
 
 void ts_cache_entry_clear(struct ts_cache_entry *e) {
   free(e->url);
@@ -39,8 +44,7 @@ void ts_cache_entry_clear(struct ts_cache_entry *e) {
 
 static void url_key(const char *a, const char *b, char hex[TS_SHA256_HEX_LEN + 1]) {
   struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    abort();
+
   ts_sha256_update(h, a, strlen(a));
   if (b) {
     ts_sha256_update(h, "\n", 1);
@@ -317,7 +321,8 @@ char *ts_cache_wheel_path(const char *root, const char *project, const char *key
 
 static char *jstr(const cJSON *o, const char *k) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-  return cJSON_IsString(v) ? strdup(v->valuestring) : NULL;
+  return cJSON_IsString(v) ? ts_xstrdup(v->valuestring) : NULL;
+
 }
 
 /* Reads the decimal number at *p (up to `end`), moving *p past it; false
@@ -343,7 +348,7 @@ static bool header_number(const char **p, const char *end, size_t max, size_t *o
 static bool read_header(const struct ts_buf *raw, size_t cap, size_t *hdr, size_t *metalen,
                         size_t *parsedlen) {
   size_t ml = strlen(CACHE_MAGIC_V2);
-  const char *nl = raw->len > ml ? memchr(raw->data, '\n', raw->len < 64 ? raw->len : 64)
+  const char *nl = raw->len > ml ? memchr(raw->data, '\n', raw->len < CACHE_HEADER_MAX ? raw->len : CACHE_HEADER_MAX)
                                  : NULL;
   if (!nl)
     return false;
@@ -521,7 +526,7 @@ void ts_cache_unlock(int fd) {
 }
 
 static enum ts_code walk(const char *dir, uint64_t *bytes, uint64_t *files, int depth) {
-  if (depth > 16)
+  if (depth > CACHE_WALK_MAX_DEPTH)
     return TS_OK;
   DIR *d = opendir(dir);
   if (!d)
@@ -622,7 +627,7 @@ static char *page_project(const char *path) {
   close(fd);
   char *project = NULL;
   size_t ml = strlen(CACHE_MAGIC_V2), metalen = 0;
-  const char *nl = n > (ssize_t)ml ? memchr(head, '\n', n < 64 ? (size_t)n : 64) : NULL;
+  const char *nl = n > (ssize_t)ml ? memchr(head, '\n', n < CACHE_HEADER_MAX ? (size_t)n : CACHE_HEADER_MAX) : NULL;
   const char *q = head + ml;
   if (nl && memcmp(head, CACHE_MAGIC_V2, ml) == 0 &&
       header_number(&q, nl, CACHE_META_MAX, &metalen)) {

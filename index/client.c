@@ -77,11 +77,7 @@ static char *trim_slash(const char *s) {
 }
 
 struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error *err) {
-  struct ts_index *idx = calloc(1, sizeof *idx);
-  if (!idx) {
-    ts_error_set(err, TS_E_NOMEM, "out of memory");
-    return NULL;
-  }
+  struct ts_index *idx = ts_xcalloc(1, sizeof *idx);
   idx->general = ts_xcalloc(o->nextra_index_urls + 1, sizeof *idx->general);
   if (!o->no_index)
     idx->general[idx->ngeneral++] = trim_slash(o->index_url ? o->index_url : TS_INDEX_DEFAULT_URL);
@@ -131,20 +127,15 @@ struct ts_index *ts_index_new(const struct ts_index_options *o, struct ts_error 
     ts_index_free(idx);
     return NULL;
   }
-  idx->http = ts_http_new(&o->http, err);
-  if (!idx->http) {
-    ts_index_free(idx);
-    return NULL;
-  }
+  idx->http = ts_http_new(&o->http);
   return idx;
+
 }
 
 void ts_index_free(struct ts_index *idx) {
   if (!idx)
     return;
-  for (size_t i = 0; i < idx->ngeneral; i++)
-    free(idx->general[i]);
-  free(idx->general);
+  ts_strv_free(idx->general, idx->ngeneral);
   for (size_t i = 0; i < idx->nlinks; i++) {
     free(idx->links[i].loc);
     free(idx->links[i].dir);
@@ -357,9 +348,7 @@ static void read_local_page(struct page_job *j) {
 static enum ts_code run_page_jobs(struct ts_index *idx, struct page_job *jobs, size_t n,
                                   struct ts_error *err) {
   int64_t now = (int64_t)time(NULL);
-  struct ts_http_request **reqs = calloc(n ? n : 1, sizeof *reqs);
-  if (!reqs)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct ts_http_request **reqs = ts_xcalloc(n, sizeof *reqs);
   size_t nreq = 0;
   for (size_t i = 0; i < n; i++) {
     struct page_job *j = &jobs[i];
@@ -574,10 +563,6 @@ static void load_find_links(struct ts_index *idx) {
   free(rs);
 }
 
-static int url_cmp(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 struct src_url {
   const char *url;
   size_t index; /* in the page */
@@ -592,15 +577,15 @@ static int src_url_cmp(const void *a, const void *b) {
 /* Moves src's files into dst, each marked with where it came from when
  * that is not dst's index (src_index: another index; NULL: find-links), so
  * that a merged project still names the right index per file. */
-static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_project *src,
-                                const char *src_index) {
+static void merge_files(struct ts_index_project *dst, struct ts_index_project *src,
+                        const char *src_index) {
   bool other = src_index && dst->index_url && strcmp(src_index, dst->index_url) != 0;
   for (size_t k = 0; k < src->nfiles; k++) {
     struct ts_index_file *f = &src->files[k];
     if (!src_index)
       f->from_find_links = true;
-    else if (other && !f->index_url && !(f->index_url = strdup(src_index)))
-      return TS_E_NOMEM;
+    else if (other && !f->index_url)
+      f->index_url = ts_xstrdup(src_index);
   }
   if (dst->nfiles == 0) { /* the common case: one page, moved whole */
     struct ts_index_file *t = dst->files;
@@ -608,7 +593,7 @@ static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_pr
     dst->nfiles = src->nfiles;
     src->files = t;
     src->nfiles = 0;
-    return TS_OK;
+    return;
   }
   /* a file listed twice is kept once, at its first listing: dst's URLs
    * and src's sorted, src's in page order within one URL (torch merges
@@ -618,7 +603,7 @@ static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_pr
   const char **seen = ts_xcalloc(nseen ? nseen : 1, sizeof *seen);
   for (size_t m = 0; m < nseen; m++)
     seen[m] = dst->files[m].url;
-  qsort(seen, nseen, sizeof *seen, url_cmp);
+  qsort(seen, nseen, sizeof *seen, ts_strv_cmp);
   struct src_url *order = ts_xcalloc(nsrc, sizeof *order);
   bool *keep = ts_xcalloc(nsrc, sizeof *keep);
   for (size_t k = 0; k < nsrc; k++)
@@ -627,16 +612,14 @@ static enum ts_code merge_files(struct ts_index_project *dst, struct ts_index_pr
   for (size_t k = 0; k < nsrc; k++) {
     const char *url = order[k].url;
     keep[order[k].index] = (k == 0 || strcmp(order[k - 1].url, url) != 0) &&
-                           !bsearch(&url, seen, nseen, sizeof *seen, url_cmp);
+                           !bsearch(&url, seen, nseen, sizeof *seen, ts_strv_cmp);
   }
-  enum ts_code c = TS_OK;
-  for (size_t k = 0; k < nsrc && c == TS_OK; k++)
+  for (size_t k = 0; k < nsrc; k++)
     if (keep[k])
-      c = ts_index_project_add_file(dst, &src->files[k]);
+      ts_index_project_add_file(dst, &src->files[k]);
   free(keep);
   free(order);
   free(seen);
-  return c;
 }
 
 static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result *res) {
@@ -663,7 +646,7 @@ static enum ts_code add_find_links(struct ts_index *idx, struct ts_index_result 
     else
       c = ts_index_parse_flat(l->page.data, l->page.len, l->page_url, res->project.name, &p, &e);
     if (!c)
-      c = merge_files(&res->project, &p, NULL);
+      merge_files(&res->project, &p, NULL);
     ts_index_project_clear(&p);
     if (c) {
       res->code = c;
@@ -770,9 +753,7 @@ static char *suggest_project(struct ts_index *idx, const char *name, const char 
       const char *near = ts_name_nearest(name, (const char *const *)names, n);
       hit = near ? ts_xstrdup(near) : NULL;
     }
-    for (size_t i = 0; i < n; i++)
-      free(names[i]);
-    free(names);
+    ts_strv_free(names, n);
     ts_buf_clear(&body);
   }
   return hit;
@@ -858,9 +839,7 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
             r->project.index_url = ts_xstrdup(jobs[j].index_url ? jobs[j].index_url : "");
           }
           p->found = true;
-          if (merge_files(&r->project, &jobs[j].project, jobs[j].index_url)) {
-            r->code = ts_error_set(&r->err, TS_E_NOMEM, "out of memory");
-          }
+          merge_files(&r->project, &jobs[j].project, jobs[j].index_url);
           if (!p->merge)
             p->done = true; /* first index wins: later ones are never asked */
         } else if (jobs[j].code == TS_E_NOT_FOUND) {
@@ -926,9 +905,8 @@ static enum ts_code fetch_projects(struct ts_index *idx, struct proj_state *ps, 
 
 enum ts_code ts_index_fetch_projects(struct ts_index *idx, const char *const *names, size_t n,
                                      struct ts_index_result *out, struct ts_error *err) {
-  struct proj_state *ps = calloc(n ? n : 1, sizeof *ps);
-  if (!ps)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct proj_state *ps = ts_xcalloc(n, sizeof *ps);
+
   for (size_t i = 0; i < n; i++) {
     ps[i].name = ts_name_normalize(names[i], strlen(names[i]));
     size_t nr = idx->route ? idx->route(idx->route_ctx, ps[i].name, ps[i].srcs, TS_INDEX_MAX_ROUTES) : 0;
@@ -970,9 +948,7 @@ enum ts_code ts_index_fetch_project_from(struct ts_index *idx, const char *name,
   ps.merge = idx->strategy == TS_INDEX_UNSAFE_BEST_MATCH;
   /* out->project.index_url is a copy, so trimmed[] may go. */
   enum ts_code rc = fetch_projects(idx, &ps, 1, out, false, err);
-  for (size_t i = 0; i < nurls; i++)
-    free(trimmed[i]);
-  free(trimmed);
+  ts_strv_free(trimmed, nurls);
   free(ps.name);
   return rc;
 }

@@ -19,7 +19,10 @@
 #include "index/url.h"
 
 #define TS_HTTP_HEADER_MAX 8192 /* one header line we keep */
-#define TS_HTTP_BACKOFF_CAP_MS 10000
+#define TS_HTTP_BACKOFF_CAP_MS 10000 /* the longest wait between two attempts */
+/* The loop wakes at least this often, so that an interrupt or a due retry
+ * is seen within it. */
+#define HTTP_POLL_MAX_MS 1000
 
 struct ts_http {
   struct ts_http_options o;
@@ -56,28 +59,25 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts_now_ms();
 }
 
-struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error *err) {
+struct ts_http *ts_http_new(const struct ts_http_options *opts) {
+
   static const struct ts_http_options defaults = {0};
   if (!opts)
     opts = &defaults;
-  struct ts_http *h = calloc(1, sizeof *h);
-  if (!h) {
-    ts_error_set(err, TS_E_NOMEM, "out of memory");
-    return NULL;
-  }
+  struct ts_http *h = ts_xcalloc(1, sizeof *h);
   h->o = *opts;
   if (h->o.concurrency <= 0)
-    h->o.concurrency = 16;
+    h->o.concurrency = TS_HTTP_DEFAULT_CONCURRENCY;
   if (h->o.connect_timeout_s <= 0)
-    h->o.connect_timeout_s = 15;
+    h->o.connect_timeout_s = TS_HTTP_DEFAULT_CONNECT_TIMEOUT_S;
   if (h->o.read_timeout_s <= 0)
-    h->o.read_timeout_s = 30;
+    h->o.read_timeout_s = TS_HTTP_DEFAULT_READ_TIMEOUT_S;
   if (h->o.retries < 0)
-    h->o.retries = 3;
+    h->o.retries = TS_HTTP_DEFAULT_RETRIES;
   if (h->o.max_redirects <= 0)
-    h->o.max_redirects = 10;
+    h->o.max_redirects = TS_HTTP_DEFAULT_MAX_REDIRECTS;
   if (h->o.backoff_ms == 0)
-    h->o.backoff_ms = 250;
+    h->o.backoff_ms = TS_HTTP_DEFAULT_BACKOFF_MS;
   h->ca_file = ts_xstrdup(opts->ca_file);
   h->o.ca_file = h->ca_file;
   h->client_cert = ts_xstrdup(opts->client_cert);
@@ -106,9 +106,7 @@ void ts_http_free(struct ts_http *h) {
   free(h->netrc);
   free(h->client_cert);
   free(h->proxy);
-  for (size_t i = 0; i < h->ntrusted; i++)
-    free(h->trusted[i]);
-  free(h->trusted);
+  ts_strv_free(h->trusted, h->ntrusted);
   free(h);
 }
 
@@ -554,7 +552,7 @@ static uint64_t backoff(struct ts_http *h, struct xfer *x) {
   if (d > TS_HTTP_BACKOFF_CAP_MS)
     d = TS_HTTP_BACKOFF_CAP_MS;
   /* A server's Retry-After is honoured when it is reasonable. */
-  if (x->retry_after_ms > 0 && (uint64_t)x->retry_after_ms <= 30000 &&
+  if (x->retry_after_ms > 0 && (uint64_t)x->retry_after_ms <= TS_HTTP_RETRY_AFTER_MAX_MS &&
       (uint64_t)x->retry_after_ms > d)
     d = (uint64_t)x->retry_after_ms;
   return d;
@@ -609,9 +607,8 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
   enum ts_code started = start_client(h, err);
   if (started != TS_OK)
     return started;
-  struct xfer *xs = calloc(n, sizeof *xs);
-  if (!xs)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct xfer *xs = ts_xcalloc(n, sizeof *xs);
+
   for (size_t i = 0; i < n; i++) {
     xs[i].r = reqs[i];
     xs[i].h = h;
@@ -631,7 +628,7 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
       rc = ts_error_set(err, TS_E_INTERRUPTED, "interrupted during downloads");
       break;
     }
-    uint64_t t = now_ms(), wait = 1000;
+    uint64_t t = now_ms(), wait = HTTP_POLL_MAX_MS;
     /* Start what may start: first new requests in order, then due retries. */
     for (size_t i = 0; i < n && active < h->o.concurrency; i++) {
       struct xfer *x = &xs[i];
@@ -680,8 +677,8 @@ enum ts_code ts_http_perform(struct ts_http *h, struct ts_http_request **reqs, s
     }
     if (done < n && active > 0) {
       int numfds;
-      h->curl->multi_poll(h->multi, NULL, 0, (int)(wait < 1000 ? wait : 1000), &numfds);
-    } else if (done < n && wait > 0 && wait < 1000) {
+      h->curl->multi_poll(h->multi, NULL, 0, (int)(wait < HTTP_POLL_MAX_MS ? wait : HTTP_POLL_MAX_MS), &numfds);
+    } else if (done < n && wait > 0 && wait < HTTP_POLL_MAX_MS) {
       struct timespec ts = {0, (long)wait * 1000000L};
       nanosleep(&ts, NULL);
     }

@@ -23,15 +23,28 @@
 
 struct ts_sha256;
 
+/* The defaults of struct ts_http_options: 16 transfers at once fill a
+ * fast link without tripping an index's rate limit; a transfer silent for
+ * 30 s is a stall, retried. */
+#define TS_HTTP_DEFAULT_CONCURRENCY 16
+#define TS_HTTP_DEFAULT_CONNECT_TIMEOUT_S 15
+#define TS_HTTP_DEFAULT_READ_TIMEOUT_S 30
+#define TS_HTTP_DEFAULT_RETRIES 3
+#define TS_HTTP_DEFAULT_MAX_REDIRECTS 10
+#define TS_HTTP_DEFAULT_BACKOFF_MS 250
+/* A server's Retry-After longer than this is not waited for (the usual
+ * backoff applies): a stalled install is worse than a refused request. */
+#define TS_HTTP_RETRY_AFTER_MAX_MS 30000
+
 struct ts_http_options {
-  int concurrency;            /* transfers at once; 0 → 16 */
-  long connect_timeout_s;     /* 0 → 15 */
+  int concurrency;            /* transfers at once; 0 → TS_HTTP_DEFAULT_CONCURRENCY */
+  long connect_timeout_s;     /* 0 → TS_HTTP_DEFAULT_CONNECT_TIMEOUT_S */
   long read_timeout_s;        /* a transfer receiving nothing this long is a
-                                 stall (then retried); 0 → 30 */
-  int retries;                /* extra attempts; < 0 → 3 */
-  long max_redirects;         /* 0 → 10 */
-  unsigned backoff_ms;        /* first retry delay, doubled each time,
-                                 plus up to as much random jitter; 0 → 250 */
+                                 stall (then retried); 0 → TS_HTTP_DEFAULT_READ_TIMEOUT_S */
+  int retries;                /* extra attempts; < 0 → TS_HTTP_DEFAULT_RETRIES */
+  long max_redirects;         /* 0 → TS_HTTP_DEFAULT_MAX_REDIRECTS */
+  unsigned backoff_ms;        /* first retry delay, doubled each time, plus up
+                                 to as much random jitter; 0 → TS_HTTP_DEFAULT_BACKOFF_MS */
   const char *ca_file;        /* PEM bundle used instead of the system store
                                  (--cert, SSL_CERT_FILE), or NULL */
   const char *client_cert;    /* PEM file holding the client certificate and
@@ -94,9 +107,10 @@ struct ts_http_stats {
 
 struct ts_http; /* opaque: options + a curl multi handle kept across calls */
 
-/* NULL on OOM or when libcurl cannot start.  Options are copied (strings
- * too).  Free with ts_http_free. */
-struct ts_http *ts_http_new(const struct ts_http_options *opts, struct ts_error *err);
+/* Never NULL (libcurl starts at the first transfer).  Options are copied
+ * (strings too).  Free with ts_http_free. */
+struct ts_http *ts_http_new(const struct ts_http_options *opts);
+
 void ts_http_free(struct ts_http *h);
 
 /* Runs all n requests, up to `concurrency` at once, retrying as described

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
 #include "index/simple.h"
 #include "pep/name.h"
 
@@ -123,14 +124,7 @@ static char *get_str(struct reader *r) {
   get_span(r, &s, &n);
   if (!s)
     return NULL;
-  char *d = malloc(n + 1);
-  if (!d) {
-    r->bad = true;
-    return NULL;
-  }
-  memcpy(d, s, n);
-  d[n] = '\0';
-  return d;
+  return ts_xstrndup(s, n);
 }
 
 static bool span_is(const char *s, size_t n, const char *want) {
@@ -158,10 +152,10 @@ enum ts_code ts_parsed_page_decode(const char *data, size_t len, const char *pag
     ts_index_project_clear(out);
     return TS_E_PARSE;
   }
-  out->index_url = strdup(page_url);
+  out->index_url = ts_xstrdup(page_url);
   uint32_t nfiles = get_u32(&r);
   /* every file takes at least 7 lengths, a flag byte and a size */
-  if (!out->index_url || nfiles > r.left / (7 * 4 + 1 + 8))
+  if (nfiles > r.left / (7 * 4 + 1 + 8))
     r.bad = true;
   for (uint32_t i = 0; i < nfiles && !r.bad; i++) {
     struct ts_index_file f = {0};
@@ -182,9 +176,11 @@ enum ts_code ts_parsed_page_decode(const char *data, size_t len, const char *pag
     f.yanked = flags & FLAG_YANKED;
     f.has_metadata = flags & FLAG_HAS_METADATA;
     f.size = get_i64(&r);
-    if (!f.filename || !f.url || flags > (FLAG_YANKED | FLAG_HAS_METADATA) ||
-        (!r.bad && ts_index_project_take_file(out, &f)))
+    if (!f.filename || !f.url || flags > (FLAG_YANKED | FLAG_HAS_METADATA))
       r.bad = true;
+    else if (!r.bad)
+      ts_index_project_take_file(out, &f);
+
     ts_index_file_clear(&f);
   }
   if (r.bad || r.left) {

@@ -10,8 +10,8 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/text.h"
 #include "core/str.h"
+#include "core/text.h"
 #include "index/url.h"
 #include "pep/name.h"
 
@@ -60,30 +60,22 @@ void ts_index_project_clear(struct ts_index_project *p) {
   memset(p, 0, sizeof *p);
 }
 
-static enum ts_code grow(struct ts_index_project *p) {
+static void grow(struct ts_index_project *p) {
   if ((p->nfiles & (p->nfiles - 1)) == 0) { /* grow at powers of two */
     size_t cap = p->nfiles ? p->nfiles * 2 : 8;
-    struct ts_index_file *nf = realloc(p->files, cap * sizeof *nf);
-    if (!nf)
-      return TS_E_NOMEM;
-    p->files = nf;
+    p->files = ts_xreallocarray(p->files, cap, sizeof *p->files);
   }
-  return TS_OK;
 }
 
-enum ts_code ts_index_project_take_file(struct ts_index_project *p, struct ts_index_file *f) {
-  if (grow(p))
-    return TS_E_NOMEM;
+void ts_index_project_take_file(struct ts_index_project *p, struct ts_index_file *f) {
+  grow(p);
   p->files[p->nfiles++] = *f;
   memset(f, 0, sizeof *f);
   f->size = -1;
-  return TS_OK;
 }
 
-enum ts_code ts_index_project_add_file(struct ts_index_project *p,
-                                       const struct ts_index_file *f) {
-  if (grow(p))
-    return TS_E_NOMEM;
+void ts_index_project_add_file(struct ts_index_project *p, const struct ts_index_file *f) {
+  grow(p);
   struct ts_index_file *d = &p->files[p->nfiles];
   memset(d, 0, sizeof *d);
   d->filename = ts_xstrdup(f->filename);
@@ -99,16 +91,7 @@ enum ts_code ts_index_project_add_file(struct ts_index_project *p,
   d->index_url = ts_xstrdup(f->index_url);
   d->from_find_links = f->from_find_links;
   d->variant_rank = f->variant_rank;
-  if (!d->filename || !d->url || (f->sha256 && !d->sha256) ||
-      (f->requires_python && !d->requires_python) ||
-      (f->yanked_reason && !d->yanked_reason) ||
-      (f->metadata_sha256 && !d->metadata_sha256) ||
-      (f->upload_time && !d->upload_time) || (f->index_url && !d->index_url)) {
-    ts_index_file_clear(d);
-    return TS_E_NOMEM;
-  }
   p->nfiles++;
-  return TS_OK;
 }
 
 /* ---- HTML ---------------------------------------------------------- */
@@ -124,9 +107,7 @@ static void put_utf8(char *o, size_t *j, unsigned long cp) {
 char *ts_index_html_unescape(const char *s, size_t n) {
   /* Every reference is at least as long as its UTF-8 encoding
    * ("&#1;" = 4 bytes → ≤ 3), so n + 1 bytes always suffice. */
-  char *o = malloc(n + 4);
-  if (!o)
-    return NULL;
+  char *o = ts_xmalloc(n + 4);
   size_t j = 0;
   static const struct {
     const char *name;
@@ -289,8 +270,7 @@ static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
                           shown(v, b1), shown(f->filename, b2), page);
     }
     f->metadata_sha256 = ts_xstrndup_lower(v + 7, 64);
-    if (!f->metadata_sha256)
-      return ts_error_set(err, TS_E_NOMEM, "out of memory");
+
   }
   return TS_OK;
 }
@@ -429,7 +409,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
     f.size = -1;
     c = html_anchor(attrs, na, s + ts, te - ts, base, page, &f, err);
     if (!c && (!flat || ts_index_filename_matches(f.filename, out->name)))
-      c = ts_index_project_take_file(out, &f);
+      ts_index_project_take_file(out, &f);
     ts_index_file_clear(&f);
     i = te;
   }
@@ -580,7 +560,7 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
     f.size = -1;
     c = json_file(o, page_url, page, &f, err);
     if (!c)
-      c = ts_index_project_take_file(out, &f);
+      ts_index_project_take_file(out, &f);
     ts_index_file_clear(&f);
   }
   cJSON_Delete(root);
@@ -705,10 +685,11 @@ enum ts_code ts_index_scan_dir(const char *dir, const char *name,
       for (const char *p = path; !c && *p; p++)
         c = strchr("%#? +", *p) ? ts_buf_printf(&u, "%%%02X", (unsigned char)*p)
                                 : ts_buf_append(&u, p, 1);
-      if (!c)
+      if (!c) {
         f.url = ts_buf_take(&u, NULL);
-      if (!c)
-        c = ts_index_project_take_file(out, &f);
+        ts_index_project_take_file(out, &f);
+      }
+
       ts_index_file_clear(&f);
     }
     free(path);

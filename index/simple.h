@@ -67,12 +67,10 @@ int ts_index_filename_matches(const char *filename, const char *name);
  * malloc'd result, caller frees. */
 char *ts_index_html_unescape(const char *s, size_t n);
 
-/* Appends a copy of *f (deep) to p->files.  TS_E_NOMEM on failure. */
-enum ts_code ts_index_project_add_file(struct ts_index_project *p,
-                                       const struct ts_index_file *f);
-/* Moves *f into p->files (no copy) and leaves *f empty.  TS_E_NOMEM on
- * failure, when *f is left as it was. */
-enum ts_code ts_index_project_take_file(struct ts_index_project *p,
-                                        struct ts_index_file *f);
+/* Appends a copy of *f (deep) to p->files. */
+void ts_index_project_add_file(struct ts_index_project *p, const struct ts_index_file *f);
+/* Moves *f into p->files (no copy) and leaves *f empty. */
+void ts_index_project_take_file(struct ts_index_project *p, struct ts_index_file *f);
+
 /* Frees the members of one file (not the struct itself). */
 void ts_index_file_clear(struct ts_index_file *f);

@@ -73,9 +73,9 @@ char *ts_url_redact(const char *url) {
 }
 
 void ts_url_for_message(const char *ref, size_t n, char *out, size_t outn) {
-  char clip[101];
-  if (n > 100)
-    n = 100;
+  char clip[TS_URL_MESSAGE_MAX + 1];
+  if (n > TS_URL_MESSAGE_MAX)
+    n = TS_URL_MESSAGE_MAX;
   memcpy(clip, ref, n);
   clip[n] = '\0';
   for (unsigned char *p = (unsigned char *)clip; *p; p++) {
@@ -379,11 +379,10 @@ enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
     return c;
   }
   free(r);
-  *out = strdup(res);
+  *out = ts_xstrdup(res);
   curl->free(res);
-  if (!*out)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory resolving a URL");
   return TS_OK;
+
 }
 
 char *ts_url_basename(const char *url) {

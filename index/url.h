@@ -22,8 +22,9 @@ char *ts_url_redact(const char *url);
  * the URL still works where the credentials come from elsewhere (netrc,
  * keyring), and no placeholder poses as a user name.  malloc'd. */
 char *ts_url_without_userinfo(const char *url);
+#define TS_URL_MESSAGE_MAX 100 /* bytes of a link a message quotes */
 /* A link taken from a page, fit for a one-line message: ref[0..n) clipped
- * to 100 bytes, userinfo redacted, control characters (C0, DEL, C1 in
+ * to TS_URL_MESSAGE_MAX bytes, userinfo redacted, control characters (C0, DEL, C1 in
  * UTF-8) shown as '?', so a hostile page can neither leak the credentials
  * of an absolute link nor send escape sequences to the terminal. */
 void ts_url_for_message(const char *ref, size_t n, char *out, size_t outn);

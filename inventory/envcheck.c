@@ -49,19 +49,9 @@ static int problem_cmp(const void *a, const void *b) {
   return c ? c : strcmp(x->message, y->message);
 }
 
-static enum ts_code add_skipped(struct ts_envcheck_result *r, const char *name,
-                                const char *why) {
-  char **n = realloc(r->skipped, (r->nskipped + 1) * sizeof *n);
-  if (!n)
-    return TS_E_NOMEM;
-  r->skipped = n;
-  size_t len = strlen(name) + strlen(why) + 3;
-  n[r->nskipped] = malloc(len);
-  if (!n[r->nskipped])
-    return TS_E_NOMEM;
-  snprintf(n[r->nskipped], len, "%s: %s", name, why);
-  r->nskipped++;
-  return TS_OK;
+static void add_skipped(struct ts_envcheck_result *r, const char *name, const char *why) {
+  r->skipped = ts_xreallocarray(r->skipped, r->nskipped + 1, sizeof *r->skipped);
+  r->skipped[r->nskipped++] = ts_xasprintf("%s: %s", name, why);
 }
 
 /* Parses one installed distribution: false (with *why) when pip would
@@ -78,11 +68,9 @@ static bool load_dist(const struct ts_site_dist *sd, struct dist *d,
   d->name = ts_xstrdup(md->normalized_name);
   d->v = ts_version_dup(md->version);
   d->version = ts_xstrdup(ts_version_str(md->version));
-  bool ok = d->name && d->v && d->version;
-  if (md->nrequires_dist) {
-    d->reqs = calloc(md->nrequires_dist, sizeof *d->reqs);
-    ok = ok && d->reqs;
-  }
+  bool ok = true;
+  if (md->nrequires_dist)
+    d->reqs = ts_xcalloc(md->nrequires_dist, sizeof *d->reqs);
   for (size_t i = 0; ok && i < md->nrequires_dist; i++) {
     struct ts_requirement *req = NULL;
     const char *s = md->requires_dist[i];
@@ -104,8 +92,6 @@ static bool load_dist(const struct ts_site_dist *sd, struct dist *d,
     else
       ts_requirement_free(req);
   }
-  if (!ok && !why->detail[0])
-    ts_error_set(why, TS_E_NOMEM, "out of memory");
   ts_metadata_free(md);
   return ok;
 }
@@ -134,16 +120,11 @@ static void problem_clear(struct ts_envcheck_problem *p) {
   free(p->message);
 }
 
-static enum ts_code add_problem(struct ts_envcheck_result *r,
-                                enum ts_envcheck_kind kind, const struct dist *d,
-                                const struct ts_requirement *req,
-                                const struct dist *dep) {
-  struct ts_envcheck_problem *p =
-      realloc(r->problems, (r->nproblems + 1) * sizeof *p);
-  if (!p)
-    return TS_E_NOMEM;
-  r->problems = p;
-  p = &p[r->nproblems];
+static void add_problem(struct ts_envcheck_result *r, enum ts_envcheck_kind kind,
+                        const struct dist *d, const struct ts_requirement *req,
+                        const struct dist *dep) {
+  r->problems = ts_xreallocarray(r->problems, r->nproblems + 1, sizeof *r->problems);
+  struct ts_envcheck_problem *p = &r->problems[r->nproblems];
   memset(p, 0, sizeof *p);
   p->kind = kind;
   p->project = ts_xstrdup(d->name);
@@ -151,30 +132,19 @@ static enum ts_code add_problem(struct ts_envcheck_result *r,
   p->requirement = ts_requirement_str(req);
   p->dep_name = ts_xstrdup(req->normalized_name);
   p->dep_version = dep ? ts_xstrdup(dep->version) : NULL;
-  struct ts_buf m;
-  ts_buf_init(&m, 1u << 20);
-  enum ts_code rc;
   if (kind == TS_ENVCHECK_MISSING)
-    rc = ts_buf_printf(&m, "%s %s requires %s, which is not installed.",
-                       p->project, p->version, p->dep_name);
+    p->message = ts_xasprintf("%s %s requires %s, which is not installed.", p->project,
+                              p->version, p->dep_name);
   else
-    rc = ts_buf_printf(&m, "%s %s has requirement %s, but you have %s %s.",
-                       p->project, p->version,
-                       p->requirement ? p->requirement : "", p->dep_name,
-                       p->dep_version ? p->dep_version : "");
-  p->message = rc == TS_OK ? ts_buf_take(&m, NULL) : NULL;
-  ts_buf_clear(&m);
+    p->message = ts_xasprintf("%s %s has requirement %s, but you have %s %s.", p->project,
+                              p->version, p->requirement ? p->requirement : "", p->dep_name,
+                              p->dep_version);
   r->nproblems++;
-  if (!p->project || !p->version || !p->requirement || !p->dep_name ||
-      !p->message || (dep && !p->dep_version))
-    return TS_E_NOMEM;
-  return TS_OK;
 }
 
 /* The distributions of the installed set that pip would read, in ds. */
-static enum ts_code load_site(const struct ts_site *site, const struct ts_marker_env *env,
-                              struct dist **dsp, size_t *np,
-                              struct ts_envcheck_result *out, struct ts_error *err) {
+static void load_site(const struct ts_site *site, const struct ts_marker_env *env,
+                      struct dist **dsp, size_t *np, struct ts_envcheck_result *out) {
   struct dist *ds = ts_xcalloc(site->n, sizeof *ds);
   size_t n = 0;
   for (size_t i = 0; i < site->n; i++) {
@@ -187,10 +157,7 @@ static enum ts_code load_site(const struct ts_site *site, const struct ts_marker
       char name[256];
       snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 10), base);
       dist_free(&d);
-      if (add_skipped(out, name, why.detail[0] ? why.detail : "unreadable") != TS_OK) {
-        free(ds);
-        return ts_error_set(err, TS_E_NOMEM, "out of memory");
-      }
+      add_skipped(out, name, why.detail[0] ? why.detail : "unreadable");
       continue;
     }
     d.order = n;
@@ -198,7 +165,6 @@ static enum ts_code load_site(const struct ts_site *site, const struct ts_marker
   }
   *dsp = ds;
   *np = n;
-  return TS_OK;
 }
 
 enum ts_code ts_envcheck_run(const char *site_dir,
@@ -237,8 +203,9 @@ enum ts_code ts_envcheck_run_site(const struct ts_site *site,
   memset(out, 0, sizeof *out);
   struct dist *ds = NULL;
   size_t n = 0;
-  enum ts_code rc = load_site(site, env, &ds, &n, out, err);
-  if (rc == TS_OK && n) {
+  (void)err; /* nothing here fails: a dist pip would skip is listed in out */
+  load_site(site, env, &ds, &n, out);
+  if (n) {
     qsort(ds, n, sizeof *ds, dist_cmp);
     /* Two copies of one project: pip's dict keeps the last one read. */
     size_t w = 0;
@@ -252,20 +219,18 @@ enum ts_code ts_envcheck_run_site(const struct ts_site *site,
     }
     n = w;
   }
-  for (size_t i = 0; rc == TS_OK && i < n; i++) {
-    for (size_t k = 0; rc == TS_OK && k < ds[i].nreqs; k++) {
+  for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < ds[i].nreqs; k++) {
       const struct ts_requirement *req = ds[i].reqs[k];
       const struct dist *dep = find(ds, n, req->normalized_name);
       if (!dep)
-        rc = add_problem(out, TS_ENVCHECK_MISSING, &ds[i], req, NULL);
+        add_problem(out, TS_ENVCHECK_MISSING, &ds[i], req, NULL);
       else if (!ts_specset_contains(req->specifier, dep->v, TS_PRE_INCLUDE))
-        rc = add_problem(out, TS_ENVCHECK_CONFLICT, &ds[i], req, dep);
-      if (rc != TS_OK)
-        ts_error_set(err, rc, "out of memory");
+        add_problem(out, TS_ENVCHECK_CONFLICT, &ds[i], req, dep);
     }
   }
   /* pip reports each (dependency, requirement) once per project. */
-  if (rc == TS_OK && out->nproblems) {
+  if (out->nproblems) {
     qsort(out->problems, out->nproblems, sizeof *out->problems, problem_cmp);
     size_t w = 0;
     for (size_t i = 0; i < out->nproblems; i++) {
@@ -278,24 +243,17 @@ enum ts_code ts_envcheck_run_site(const struct ts_site *site,
     }
     out->nproblems = w;
   }
-  if (rc == TS_OK && n) {
-    out->dists = calloc(n, sizeof *out->dists);
-    if (!out->dists)
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-  }
+  if (n)
+    out->dists = ts_xcalloc(n, sizeof *out->dists);
   for (size_t i = 0; i < n; i++) {
-    if (rc == TS_OK) {
-      out->dists[i].name = ds[i].name;
-      out->dists[i].version = ds[i].version;
-      ds[i].name = ds[i].version = NULL;
-      out->ndists++;
-    }
+    out->dists[i].name = ds[i].name;
+    out->dists[i].version = ds[i].version;
+    ds[i].name = ds[i].version = NULL;
+    out->ndists++;
     dist_free(&ds[i]);
   }
   free(ds);
-  if (rc != TS_OK)
-    ts_envcheck_result_clear(out);
-  return rc;
+  return TS_OK;
 }
 
 void ts_envcheck_result_clear(struct ts_envcheck_result *r) {
@@ -307,8 +265,6 @@ void ts_envcheck_result_clear(struct ts_envcheck_result *r) {
   for (size_t i = 0; i < r->nproblems; i++)
     problem_clear(&r->problems[i]);
   free(r->problems);
-  for (size_t i = 0; i < r->nskipped; i++)
-    free(r->skipped[i]);
-  free(r->skipped);
+  ts_strv_free(r->skipped, r->nskipped);
   memset(r, 0, sizeof *r);
 }

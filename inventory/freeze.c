@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/fs.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 #include "pep/requirement.h"
@@ -23,9 +24,7 @@ void ts_plan_notes_add(struct ts_plan_notes *n, char *line) {
 }
 
 void ts_plan_notes_clear(struct ts_plan_notes *n) {
-  for (size_t i = 0; i < n->n; i++)
-    free(n->lines[i]);
-  free(n->lines);
+  ts_strv_free(n->lines, n->n);
   n->lines = NULL;
   n->n = 0;
 }
@@ -195,7 +194,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
                                  struct ts_buf *out, struct ts_plan_notes *warnings,
                                  struct ts_error *err) {
   char **options = NULL;
-  size_t noptions = 0;
+  size_t noptions = 0, options_cap = 0;
   struct seen *seen = NULL;
   size_t nseen = 0;
   enum ts_code rc = TS_OK;
@@ -220,7 +219,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
           dup = strcmp(options[k], line) == 0;
         if (!dup) {
           put_line(out, line, rl);
-          options = ts_xrealloc(options, (noptions + 1) * sizeof *options);
+          options = ts_vec_grow(options, &options_cap, noptions + 1, sizeof *options);
           options[noptions++] = line;
         } else {
           free(line);
@@ -261,7 +260,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
       if (seen[i].nfiles > 1)
         qsort(seen[i].files, seen[i].nfiles, sizeof *seen[i].files, ts_strv_cmp);
       struct ts_buf l;
-      ts_buf_init(&l, 1u << 20);
+      ts_buf_init(&l, TS_CAP_TEXT);
       for (size_t k = 0; k < seen[i].nfiles; k++)
         if (k == 0 || strcmp(seen[i].files[k], seen[i].files[k - 1]) != 0)
           ts_buf_xprintf(&l, "%s%s", l.len ? ", " : "", seen[i].files[k]);
@@ -273,9 +272,7 @@ static enum ts_code freeze_files(const struct ts_plan_env *env,
     free(seen[i].files);
   }
   free(seen);
-  for (size_t k = 0; k < noptions; k++)
-    free(options[k]);
-  free(options);
+  ts_strv_free(options, noptions);
   if (rc == TS_OK) {
     static const char added[] = "## The following requirements were added by pip freeze:";
     put_line(out, added, sizeof added - 1);

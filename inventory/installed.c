@@ -35,9 +35,7 @@ void ts_installed_clear(struct ts_installed_set *s) {
   for (size_t i = 0; i < s->ndists; i++)
     dist_clear(&s->dists[i]);
   free(s->dists);
-  for (size_t i = 0; i < s->nskipped; i++)
-    free(s->skipped[i]);
-  free(s->skipped);
+  ts_strv_free(s->skipped, s->nskipped);
   ts_site_clear(&s->site);
   memset(s, 0, sizeof *s);
 }
@@ -193,9 +191,7 @@ enum ts_code ts_installed_files(const struct ts_installed_dist *d, char ***paths
 }
 
 void ts_installed_files_free(char **paths, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    free(paths[i]);
-  free(paths);
+  ts_strv_free(paths, n);
 }
 
 void ts_installed_requires(const struct ts_installed_dist *d,

@@ -3,11 +3,12 @@
  * by our own printer to match Python's json.dump(indent=2,
  * ensure_ascii=False) byte for byte (cJSON's printer uses tabs).
  */
-#include "core/alloc.h"
+#include "core/str.h"
 #include "core/text.h"
 #include "inventory/report.h"
 
 #include <cjson/cJSON.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,8 @@ static cJSON *keywords(const char *v) {
       const char *t = end;
       while (t > s && is_ws(t[-1]))
         t--;
-      char *item = strndup(s, (size_t)(t - s));
-      if (!item || !cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
+      char *item = ts_xstrndup(s, (size_t)(t - s));
+      if (!cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
         free(item);
         cJSON_Delete(a);
         return NULL;
@@ -89,8 +90,8 @@ static cJSON *keywords(const char *v) {
       const char *s = p;
       while (*p && !is_ws(*p))
         p++;
-      char *item = strndup(s, (size_t)(p - s));
-      if (!item || !cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
+      char *item = ts_xstrndup(s, (size_t)(p - s));
+      if (!cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
         free(item);
         cJSON_Delete(a);
         return NULL;
@@ -190,18 +191,44 @@ static cJSON *download_info(const struct ts_report_item *it) {
 /* What json.dump escapes besides the control characters. */
 static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
 
+/* Whether the 8 bytes at p are all printable ASCII other than '"' and
+ * '\\' (a word at a time: a report carries every METADATA description,
+ * megabytes of text that needs neither escaping nor a UTF-8 check). */
+static bool plain8(const unsigned char *p) {
+  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+  uint64_t x;
+  memcpy(&x, p, sizeof x);
+  uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
+  uint64_t special = (x - ones * 0x20) | ((quote - ones) & ~quote) |
+                     ((backslash - ones) & ~backslash) | x;
+  return (special & high) == 0;
+}
+
+/* One pass: runs of plain text appended whole, escapes as json.dump
+ * writes them, other bytes checked as UTF-8 sequences (TS_E_INVALID). */
 static enum ts_code put_string(struct ts_buf *o, const char *s) {
-  size_t len = strlen(s);
-  if (ts_utf8_check(s, len) != len)
-    return TS_E_INVALID;
+  const unsigned char *u = (const unsigned char *)s;
+  size_t len = strlen(s), run = 0, i = 0;
   enum ts_code rc = ts_buf_append(o, "\"", 1);
-  const char *run = s, *end = s + len;
-  for (const char *p = s; p < end && rc == TS_OK; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (!needs_escape(c))
+  while (i < len && rc == TS_OK) {
+    if (len - i >= 8 && plain8(u + i)) {
+      i += 8;
       continue;
+    }
+    unsigned char c = u[i];
+    if (c >= 0x80) {
+      size_t k = ts_utf8_seq_len(u + i, len - i);
+      if (k == 0)
+        return TS_E_INVALID;
+      i += k;
+      continue;
+    }
+    if (!needs_escape(c)) {
+      i++;
+      continue;
+    }
     const char *esc;
-    char u[8];
+    char hex[8];
     switch (c) {
     case '"': esc = "\\\""; break;
     case '\\': esc = "\\\\"; break;
@@ -211,16 +238,16 @@ static enum ts_code put_string(struct ts_buf *o, const char *s) {
     case '\b': esc = "\\b"; break;
     case '\f': esc = "\\f"; break;
     default:
-      snprintf(u, sizeof u, "\\u%04x", c);
-      esc = u;
+      snprintf(hex, sizeof hex, "\\u%04x", c);
+      esc = hex;
     }
-    rc = ts_buf_append(o, run, (size_t)(p - run));
+    rc = ts_buf_append(o, s + run, i - run);
     if (rc == TS_OK)
       rc = ts_buf_append_str(o, esc);
-    run = p + 1;
+    run = ++i;
   }
   if (rc == TS_OK)
-    rc = ts_buf_append(o, run, (size_t)(end - run));
+    rc = ts_buf_append(o, s + run, len - run);
   if (rc == TS_OK)
     rc = ts_buf_append(o, "\"", 1);
   return rc;
@@ -361,9 +388,8 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
     }
     if (it->requested && it->nrequested_extras) {
       /* pip writes sorted(extras) */
-      const char **ex = malloc(it->nrequested_extras * sizeof *ex);
-      ok = ex != NULL;
-      for (size_t k = 0; ok && k < it->nrequested_extras; k++) {
+      const char **ex = ts_xreallocarray(NULL, it->nrequested_extras, sizeof *ex);
+      for (size_t k = 0; k < it->nrequested_extras; k++) {
         size_t j = k;
         while (j > 0 && strcmp(ex[j - 1], it->requested_extras[k]) > 0) {
           ex[j] = ex[j - 1];
@@ -371,8 +397,8 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
         }
         ex[j] = it->requested_extras[k];
       }
-      cJSON *arr = ok ? cJSON_AddArrayToObject(o, "requested_extras") : NULL;
-      ok = ok && arr;
+      cJSON *arr = cJSON_AddArrayToObject(o, "requested_extras");
+      ok = arr != NULL;
       for (size_t k = 0; ok && k < it->nrequested_extras; k++)
         ok = cJSON_AddItemToArray(arr, cJSON_CreateString(ex[k]));
       free(ex);

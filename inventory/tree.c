@@ -143,8 +143,7 @@ static enum ts_code move_entries(struct ts_plan_tree *t, const char *from,
     if (!strcmp(nm, ".") || !strcmp(nm, "..") || (skip && !strcmp(nm, skip)) ||
         !strncmp(nm, ".torchsolve", 11)) /* the install's lock and journal */
       continue;
-    names = ts_xreallocarray(names, n + 1, sizeof *names);
-    names[n++] = ts_xstrdup(nm);
+    ts_strv_push(&names, &n, nm, strlen(nm));
   }
   closedir(d);
   if (n) /* qsort's array may not be NULL, even for no elements */

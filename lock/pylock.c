@@ -146,9 +146,7 @@ char *ts_pylock_relative_path(const char *from_dir, const char *to) {
   while (*rest == '/')
     rest++;
   size_t n = 3 * ups + strlen(rest) + 3;
-  char *out = malloc(n);
-  if (!out)
-    return NULL;
+  char *out = ts_xmalloc(n);
   size_t o = 0;
   if (ups == 0) {
     memcpy(out, "./", 2);
@@ -211,15 +209,9 @@ char *ts_pylock_file_decoded_name(const struct ts_pylock_file *f) {
 /* building                                                             */
 
 struct ts_pylock *ts_pylock_new(void) {
-  struct ts_pylock *lock = calloc(1, sizeof *lock);
-  if (!lock)
-    return NULL;
-  lock->lock_version = strdup(TS_PYLOCK_VERSION);
-  lock->created_by = strdup("torchsolve");
-  if (!lock->lock_version || !lock->created_by) {
-    ts_pylock_free(lock);
-    return NULL;
-  }
+  struct ts_pylock *lock = ts_xcalloc(1, sizeof *lock);
+  lock->lock_version = ts_xstrdup(TS_PYLOCK_VERSION);
+  lock->created_by = ts_xstrdup("torchsolve");
   return lock;
 }
 
@@ -228,26 +220,18 @@ struct ts_pylock_package *ts_pylock_add_package(struct ts_pylock *lock,
                                                 const char *version) {
   if (!lock || !name)
     return NULL;
-  struct ts_pylock_package *pk =
-      realloc(lock->packages, (lock->npackages + 1) * sizeof *pk);
-  if (!pk)
-    return NULL;
-  lock->packages = pk;
-  struct ts_pylock_package *p = &pk[lock->npackages];
+  lock->packages = ts_xreallocarray(lock->packages, lock->npackages + 1,
+                                    sizeof *lock->packages);
+  struct ts_pylock_package *p = &lock->packages[lock->npackages];
   memset(p, 0, sizeof *p);
   p->name = ts_name_normalize(name, strlen(name));
   p->version = ts_xstrdup(version);
-  if (!p->name || (version && !p->version)) {
-    free(p->name);
-    free(p->version);
-    return NULL;
-  }
   lock->npackages++;
   return p;
 }
 
-/* Fills f with one sha256 hash; false on OOM (f cleared). */
-static bool fill_file(struct ts_pylock_file *f, const char *filename, const char *url,
+/* Fills f with one sha256 hash. */
+static void fill_file(struct ts_pylock_file *f, const char *filename, const char *url,
                       const char *path, long long size, const char *upload_time,
                       const char *sha256_hex) {
   memset(f, 0, sizeof *f);
@@ -256,19 +240,10 @@ static bool fill_file(struct ts_pylock_file *f, const char *filename, const char
   f->url = ts_xstrdup(url);
   f->path = ts_xstrdup(path);
   f->upload_time = ts_xstrdup(upload_time);
-  f->hashes = calloc(1, sizeof *f->hashes);
-  if (f->hashes) {
-    f->hashes[0].algo = strdup("sha256");
-    f->hashes[0].value = strdup(sha256_hex);
-    f->nhashes = 1;
-  }
-  if ((filename && !f->name) || (url && !f->url) || (path && !f->path) ||
-      (upload_time && !f->upload_time) || !f->hashes || !f->hashes[0].algo ||
-      !f->hashes[0].value) {
-    file_clear(f);
-    return false;
-  }
-  return true;
+  f->hashes = ts_xcalloc(1, sizeof *f->hashes);
+  f->hashes[0].algo = ts_xstrdup("sha256");
+  f->hashes[0].value = ts_xstrdup(sha256_hex);
+  f->nhashes = 1;
 }
 
 struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
@@ -279,14 +254,9 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
                                            const char *sha256_hex) {
   if (!pkg || (!url && !path) || !sha256_hex)
     return NULL;
-  struct ts_pylock_file *w =
-      realloc(pkg->wheels, (pkg->nwheels + 1) * sizeof *w);
-  if (!w)
-    return NULL;
-  pkg->wheels = w;
-  struct ts_pylock_file *f = &w[pkg->nwheels];
-  if (!fill_file(f, filename, url, path, size, upload_time, sha256_hex))
-    return NULL;
+  pkg->wheels = ts_xreallocarray(pkg->wheels, pkg->nwheels + 1, sizeof *pkg->wheels);
+  struct ts_pylock_file *f = &pkg->wheels[pkg->nwheels];
+  fill_file(f, filename, url, path, size, upload_time, sha256_hex);
   pkg->nwheels++;
   return f;
 }
@@ -298,11 +268,8 @@ struct ts_pylock_file *ts_pylock_set_source_file(struct ts_pylock_package *pkg, 
   if (!pkg || (!url && !path) || !sha256_hex)
     return NULL;
   struct ts_pylock_file **slot = sdist ? &pkg->sdist : &pkg->archive;
-  struct ts_pylock_file *f = calloc(1, sizeof *f);
-  if (!f || !fill_file(f, filename, url, path, size, NULL, sha256_hex)) {
-    free(f);
-    return NULL;
-  }
+  struct ts_pylock_file *f = ts_xcalloc(1, sizeof *f);
+  fill_file(f, filename, url, path, size, NULL, sha256_hex);
   file_free(*slot);
   *slot = f;
   return f;
@@ -313,9 +280,7 @@ static enum ts_code kv_set(struct ts_pylock_kv **facts, size_t *n, const char *k
                            const char *value) {
   if (!key || !value)
     return TS_E_INVALID;
-  char *v = strdup(value);
-  if (!v)
-    return TS_E_NOMEM;
+  char *v = ts_xstrdup(value);
   for (size_t i = 0; i < *n; i++) {
     if (strcmp((*facts)[i].key, key) == 0) {
       free((*facts)[i].value);
@@ -323,18 +288,9 @@ static enum ts_code kv_set(struct ts_pylock_kv **facts, size_t *n, const char *k
       return TS_OK;
     }
   }
-  struct ts_pylock_kv *kv = realloc(*facts, (*n + 1) * sizeof *kv);
-  char *k = strdup(key);
-  if (!kv || !k) {
-    if (kv)
-      *facts = kv;
-    free(k);
-    free(v);
-    return TS_E_NOMEM;
-  }
-  *facts = kv;
-  kv[*n].key = k;
-  kv[*n].value = v;
+  *facts = ts_xreallocarray(*facts, *n + 1, sizeof **facts);
+  (*facts)[*n].key = ts_xstrdup(key);
+  (*facts)[*n].value = v;
   (*n)++;
   return TS_OK;
 }
@@ -346,29 +302,21 @@ enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
   return kv_set(&lock->host_facts, &lock->nhost_facts, key, value);
 }
 
-static enum ts_code strv_push(char ***v, size_t *n, const char *s) {
-  ts_strv_push(v, n, s, strlen(s));
-  return TS_OK;
-}
-
 enum ts_code ts_pylock_add_rule_id(struct ts_pylock *lock, const char *id) {
   if (!lock || !id)
     return TS_E_INVALID;
-  return strv_push(&lock->rule_ids, &lock->nrule_ids, id);
+  ts_strv_push(&lock->rule_ids, &lock->nrule_ids, id, strlen(id));
+  return TS_OK;
 }
 
 struct ts_pylock_profile *ts_pylock_add_profile(struct ts_pylock *lock, const char *name) {
   if (!lock || !name || ts_pylock_find_profile(lock, name))
     return NULL;
-  struct ts_pylock_profile *pr =
-      realloc(lock->profiles, (lock->nprofiles + 1) * sizeof *pr);
-  if (!pr)
-    return NULL;
-  lock->profiles = pr;
-  struct ts_pylock_profile *p = &pr[lock->nprofiles];
+  lock->profiles = ts_xreallocarray(lock->profiles, lock->nprofiles + 1,
+                                    sizeof *lock->profiles);
+  struct ts_pylock_profile *p = &lock->profiles[lock->nprofiles];
   memset(p, 0, sizeof *p);
-  if (!(p->name = strdup(name)))
-    return NULL;
+  p->name = ts_xstrdup(name);
   lock->nprofiles++;
   return p;
 }
@@ -379,7 +327,11 @@ enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char 
 }
 
 enum ts_code ts_pylock_profile_add_rule_id(struct ts_pylock_profile *p, const char *id) {
-  return p && id ? strv_push(&p->rule_ids, &p->nrule_ids, id) : TS_E_INVALID;
+  if (!p || !id)
+    return TS_E_INVALID;
+  ts_strv_push(&p->rule_ids, &p->nrule_ids, id, strlen(id));
+  return TS_OK;
+
 }
 
 static char **strv_copy(char *const *v, size_t n) {

@@ -168,7 +168,7 @@ enum ts_code ts_pylock_from_toml(const struct ts_toml_value *root,
 
 /* An empty lock: lock-version 1.0, created-by "torchsolve" (no version, so
  * that upgrading torchsolve does not change the bytes of a lock).
- * NULL on OOM.  Fill it with the setters below or directly (every string
+ * Never NULL.  Fill it with the setters below or directly (every string
  * is owned by the lock and freed with it). */
 struct ts_pylock *ts_pylock_new(void);
 void ts_pylock_free(struct ts_pylock *lock);
@@ -179,7 +179,7 @@ struct ts_pylock_package *ts_pylock_add_package(struct ts_pylock *lock,
                                                 const char *version);
 /* Appends a wheel with one sha256 hash; url or path may be NULL (not
  * both); upload_time may be NULL; size -1 when unknown.  Returns the wheel
- * or NULL (OOM or invalid argument). */
+ * or NULL on an invalid argument. */
 struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
                                            const char *filename,
                                            const char *url, const char *path,
@@ -187,7 +187,7 @@ struct ts_pylock_file *ts_pylock_add_wheel(struct ts_pylock_package *pkg,
                                            const char *upload_time,
                                            const char *sha256_hex);
 /* Sets (replaces) the package's sdist (`sdist` true) or archive, with
- * one sha256 hash, as ts_pylock_add_wheel; NULL on OOM or an invalid
+ * one sha256 hash, as ts_pylock_add_wheel; NULL on an invalid
  * argument.  A vcs or directory source is set through the struct. */
 struct ts_pylock_file *ts_pylock_set_source_file(struct ts_pylock_package *pkg, bool sdist,
                                                  const char *filename, const char *url,
@@ -198,8 +198,8 @@ struct ts_pylock_file *ts_pylock_set_source_file(struct ts_pylock_package *pkg, 
 enum ts_code ts_pylock_set_host_fact(struct ts_pylock *lock, const char *key,
                                      const char *value);
 enum ts_code ts_pylock_add_rule_id(struct ts_pylock *lock, const char *id);
-/* Appends a profile (the first one added is the default); NULL on OOM
- * or when the name is taken.  Set its backend (owned) directly; its facts
+/* Appends a profile (the first one added is the default); NULL when
+ * the name is taken.  Set its backend (owned) directly; its facts
  * and rule ids as the lock's. */
 struct ts_pylock_profile *ts_pylock_add_profile(struct ts_pylock *lock, const char *name);
 enum ts_code ts_pylock_profile_set_fact(struct ts_pylock_profile *p, const char *key,
@@ -214,8 +214,8 @@ const struct ts_pylock_profile *ts_pylock_find_profile(const struct ts_pylock *l
  * (name, version, marker, sources, hashes, dependencies, tool...). */
 bool ts_pylock_package_equal(const struct ts_pylock_package *a,
                              const struct ts_pylock_package *b);
-/* Appends a deep copy of src to lock and returns it; NULL on OOM or when
- * src would not be read back (the writer's and the reader's checks). */
+/* Appends a deep copy of src to lock and returns it; NULL when src
+ * would not be read back (the writer's and the reader's checks). */
 struct ts_pylock_package *ts_pylock_copy_package(struct ts_pylock *lock,
                                                  const struct ts_pylock_package *src);
 /* Adds a `{name = dep}` entry to a package's dependencies. */
@@ -232,7 +232,7 @@ enum ts_code ts_pylock_validate(const struct ts_pylock *lock,
 void ts_pylock_sort(struct ts_pylock *lock);
 
 /* The writer's package order as a malloc'd array of npackages indexes
- * (caller frees with free); NULL on OOM or when there are no packages. */
+ * (caller frees with free); NULL when there are no packages. */
 size_t *ts_pylock_sorted_order(const struct ts_pylock *lock);
 
 /* Appends the TOML text to out.  Deterministic: identical content gives
@@ -251,7 +251,7 @@ const char *ts_pylock_file_sha256(const struct ts_pylock_file *f);
 /* A file's `path` as PEP 751 wants it, relative to the lock file's
  * directory: `to` and `from_dir` are absolute and normalized (realpath);
  * gives "./x.whl", "sub/../" never, "../../w/x.whl".  malloc'd; NULL when
- * either is not absolute or on OOM. */
+ * either is not absolute. */
 char *ts_pylock_relative_path(const char *from_dir, const char *to);
 /* The file name of a wheel/sdist entry: name, else the last path or URL
  * component.  Owned by f or pointing into its strings; NULL if none. */

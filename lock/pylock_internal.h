@@ -14,13 +14,13 @@ void ts_pylock_package_clear(struct ts_pylock_package *p);
 
 /* pylock_order.c: the writer's order of files (by file name, then URL,
  * then path) and of packages (name, PEP 440 version, marker, index, first
- * wheel, then the written text); qsort comparators of profiles by name,
- * key-value facts by key and strings. */
+ * wheel, then the written text); qsort comparators of profiles by name
+ * and key-value facts by key (strings: core/str.h's ts_strv_cmp). */
+
 int ts_pylock_file_cmp(const struct ts_pylock_file *a, const struct ts_pylock_file *b);
 int ts_pylock_package_cmp(const struct ts_pylock_package *a, const struct ts_pylock_package *b);
 int ts_pylock_cmp_profile(const void *a, const void *b);
 int ts_pylock_cmp_kv(const void *a, const void *b);
-int ts_pylock_cmp_str(const void *a, const void *b);
 
 /* pylock_write.c: a package as its [[packages]] table (NULL on error,
  * with err set when given). */

@@ -6,6 +6,8 @@
  */
 #include "lock/pylock.h"
 
+#include "core/str.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,9 +134,6 @@ int ts_pylock_cmp_kv(const void *a, const void *b) {
   const struct ts_pylock_kv *x = a, *y = b;
   return strcmp(x->key, y->key);
 }
-int ts_pylock_cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 static void sort_file(struct ts_pylock_file *f) {
   if (f && f->nhashes > 1)
@@ -157,7 +156,7 @@ void ts_pylock_sort(struct ts_pylock *lock) {
   if (lock->nhost_facts > 1)
     qsort(lock->host_facts, lock->nhost_facts, sizeof *lock->host_facts, ts_pylock_cmp_kv);
   if (lock->nrule_ids > 1)
-    qsort(lock->rule_ids, lock->nrule_ids, sizeof *lock->rule_ids, ts_pylock_cmp_str);
+    qsort(lock->rule_ids, lock->nrule_ids, sizeof *lock->rule_ids, ts_strv_cmp);
   if (lock->nprofiles > 2)
     qsort(lock->profiles + 1, lock->nprofiles - 1, sizeof *lock->profiles, ts_pylock_cmp_profile);
 }

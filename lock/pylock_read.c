@@ -100,9 +100,7 @@ static enum ts_code get_str(struct rd *r, const struct ts_toml_value *t,
                    tname(v));
   if (memchr(v->str, '\0', v->len))
     return rd_fail(r, v, key, TS_E_PARSE, "string holds U+0000");
-  *out = strdup(v->str);
-  if (!*out)
-    return rd_fail(r, v, key, TS_E_NOMEM, "out of memory");
+  *out = ts_xstrdup(v->str);
   return TS_OK;
 }
 
@@ -118,9 +116,7 @@ static enum ts_code get_strv(struct rd *r, const struct ts_toml_value *t,
                    tname(v));
   if (v->nitems == 0)
     return TS_OK;
-  char **a = calloc(v->nitems, sizeof *a);
-  if (!a)
-    return rd_fail(r, v, key, TS_E_NOMEM, "out of memory");
+  char **a = ts_xcalloc(v->nitems, sizeof *a);
   for (size_t i = 0; i < v->nitems; i++) {
     const struct ts_toml_value *it = v->items[i];
     if (it->type != TS_TOML_STRING || memchr(it->str, '\0', it->len)) {
@@ -128,10 +124,7 @@ static enum ts_code get_strv(struct rd *r, const struct ts_toml_value *t,
       return rd_fail(r, it, key, TS_E_PARSE, "item %zu: expected a string",
                      i);
     }
-    if (!(a[i] = strdup(it->str))) {
-      ts_strv_free(a, i);
-      return rd_fail(r, it, key, TS_E_NOMEM, "out of memory");
-    }
+    a[i] = ts_xstrdup(it->str);
   }
   *out = a;
   *n = v->nitems;
@@ -205,9 +198,7 @@ static enum ts_code read_hashes(struct rd *r, const struct ts_toml_value *t,
   if (h->nkvs == 0)
     return rd_fail(r, h, "hashes", TS_E_PARSE,
                    "at least one hash must be provided");
-  f->hashes = calloc(h->nkvs, sizeof *f->hashes);
-  if (!f->hashes)
-    return rd_fail(r, h, "hashes", TS_E_NOMEM, "out of memory");
+  f->hashes = ts_xcalloc(h->nkvs, sizeof *f->hashes);
   for (size_t i = 0; i < h->nkvs; i++) {
     const struct ts_toml_kv *kv = &h->kvs[i];
     const struct ts_toml_value *v = kv->value;
@@ -219,11 +210,9 @@ static enum ts_code read_hashes(struct rd *r, const struct ts_toml_value *t,
       return rd_fail(r, v, "hashes", TS_E_PARSE,
                      "hash '%s' is not %s%zu hex digits", kv->key,
                      want ? "" : "a string of ", want ? want : v->len);
-    f->hashes[i].algo = strdup(kv->key);
-    f->hashes[i].value = strdup(v->str);
+    f->hashes[i].algo = ts_xstrdup(kv->key);
+    f->hashes[i].value = ts_xstrdup(v->str);
     f->nhashes = i + 1;
-    if (!f->hashes[i].algo || !f->hashes[i].value)
-      return rd_fail(r, v, "hashes", TS_E_NOMEM, "out of memory");
     for (char *c = f->hashes[i].value; *c; c++)
       if (*c >= 'A' && *c <= 'F')
         *c = (char)(*c - 'A' + 'a');
@@ -242,10 +231,8 @@ static enum ts_code read_upload_time(struct rd *r,
        v->datetime_kind != TS_TOML_LOCAL_DATETIME))
     return rd_fail(r, v, "upload-time", TS_E_PARSE,
                    "expected a date-time literal, found a %s", tname(v));
-  f->upload_time = strdup(v->str);
-  return f->upload_time ? TS_OK
-                        : rd_fail(r, v, "upload-time", TS_E_NOMEM,
-                                  "out of memory");
+  f->upload_time = ts_xstrdup(v->str);
+  return TS_OK;
 }
 
 static enum ts_code read_size(struct rd *r, const struct ts_toml_value *t,
@@ -423,9 +410,7 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
 
   if (vcs) {
     size_t old = ctx_push(r, ".vcs");
-    p->vcs = calloc(1, sizeof *p->vcs);
-    if (!p->vcs)
-      return rd_fail(r, vcs, NULL, TS_E_NOMEM, "out of memory");
+    p->vcs = ts_xcalloc(1, sizeof *p->vcs);
     if ((rc = get_str(r, vcs, "type", true, &p->vcs->type)) ||
         (rc = get_str(r, vcs, "url", false, &p->vcs->url)) ||
         (rc = get_str(r, vcs, "path", false, &p->vcs->path)) ||
@@ -440,9 +425,7 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
   }
   if (dir) {
     size_t old = ctx_push(r, ".directory");
-    p->directory = calloc(1, sizeof *p->directory);
-    if (!p->directory)
-      return rd_fail(r, dir, NULL, TS_E_NOMEM, "out of memory");
+    p->directory = ts_xcalloc(1, sizeof *p->directory);
     p->directory->editable = -1;
     if ((rc = get_str(r, dir, "path", true, &p->directory->path)) ||
         (rc = get_str(r, dir, "subdirectory", false,
@@ -458,18 +441,14 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
   }
   if (arch) {
     size_t old = ctx_push(r, ".archive");
-    p->archive = calloc(1, sizeof *p->archive);
-    if (!p->archive)
-      return rd_fail(r, arch, NULL, TS_E_NOMEM, "out of memory");
+    p->archive = ts_xcalloc(1, sizeof *p->archive);
     if ((rc = read_file_entry(r, arch, p->archive, false, true)) != TS_OK)
       return rc;
     ctx_pop(r, old);
   }
   if (sdist) {
     size_t old = ctx_push(r, ".sdist");
-    p->sdist = calloc(1, sizeof *p->sdist);
-    if (!p->sdist)
-      return rd_fail(r, sdist, NULL, TS_E_NOMEM, "out of memory");
+    p->sdist = ts_xcalloc(1, sizeof *p->sdist);
     if ((rc = read_sdist(r, sdist, p->sdist)) != TS_OK)
       return rc;
     ctx_pop(r, old);
@@ -485,9 +464,7 @@ static enum ts_code read_package(struct rd *r, const struct ts_toml_value *t,
     if (wheels->nitems > TS_PYLOCK_MAX_WHEELS)
       return rd_fail(r, wheels, "wheels", TS_E_TOO_BIG,
                      "more than %d wheels", TS_PYLOCK_MAX_WHEELS);
-    p->wheels = calloc(wheels->nitems, sizeof *p->wheels);
-    if (!p->wheels)
-      return rd_fail(r, wheels, "wheels", TS_E_NOMEM, "out of memory");
+    p->wheels = ts_xcalloc(wheels->nitems, sizeof *p->wheels);
     for (size_t i = 0; i < wheels->nitems; i++) {
       size_t old = ctx_push(r, ".wheels[%zu]", i);
       p->nwheels = i + 1;
@@ -535,19 +512,15 @@ static enum ts_code read_facts(struct rd *r, const struct ts_toml_value *t,
   if ((rc = sub_table(r, t, "host", &host)) != TS_OK)
     return rc;
   if (host && host->nkvs) {
-    *facts = calloc(host->nkvs, sizeof **facts);
-    if (!*facts)
-      return rd_fail(r, host, "host", TS_E_NOMEM, "out of memory");
+    *facts = ts_xcalloc(host->nkvs, sizeof **facts);
     for (size_t i = 0; i < host->nkvs; i++) {
       const struct ts_toml_value *v = host->kvs[i].value;
       if (v->type != TS_TOML_STRING || memchr(v->str, '\0', v->len))
         return rd_fail(r, v, "host", TS_E_PARSE,
                        "host fact '%s' must be a string", host->kvs[i].key);
-      (*facts)[i].key = strdup(host->kvs[i].key);
-      (*facts)[i].value = strdup(v->str);
+      (*facts)[i].key = ts_xstrdup(host->kvs[i].key);
+      (*facts)[i].value = ts_xstrdup(v->str);
       *nfacts = i + 1;
-      if (!(*facts)[i].key || !(*facts)[i].value)
-        return rd_fail(r, v, "host", TS_E_NOMEM, "out of memory");
     }
   }
   return get_strv(r, t, "rules", rules, nrules);
@@ -568,25 +541,21 @@ static enum ts_code read_profiles(struct rd *r, const struct ts_toml_value *t,
     free(dflt);
     return TS_OK;
   }
-  lock->profiles = calloc(profiles->nkvs, sizeof *lock->profiles);
-  if (!lock->profiles) {
-    free(dflt);
-    return rd_fail(r, profiles, "profiles", TS_E_NOMEM, "out of memory");
-  }
+  lock->profiles = ts_xcalloc(profiles->nkvs, sizeof *lock->profiles);
   size_t first = profiles->nkvs;
   for (size_t i = 0; i < profiles->nkvs && rc == TS_OK; i++) {
     const struct ts_toml_value *v = profiles->kvs[i].value;
     struct ts_pylock_profile *p = &lock->profiles[i];
     lock->nprofiles = i + 1;
     size_t old = ctx_push(r, "profiles.%s", profiles->kvs[i].key);
+    p->name = ts_xstrdup(profiles->kvs[i].key);
     if (v->type != TS_TOML_TABLE)
       rc = rd_fail(r, v, NULL, TS_E_PARSE, "expected a table");
     else if (!ts_name_is_normalized(profiles->kvs[i].key, strlen(profiles->kvs[i].key)))
       rc = rd_fail(r, v, NULL, TS_E_PARSE, "profile name '%s' is not a normalized extra name",
                    profiles->kvs[i].key);
-    else if (!(p->name = strdup(profiles->kvs[i].key)))
-      rc = rd_fail(r, v, NULL, TS_E_NOMEM, "out of memory");
     else if ((rc = get_str(r, v, "backend", false, &p->backend)) == TS_OK)
+
       rc = read_facts(r, v, &p->host_facts, &p->nhost_facts, &p->rule_ids, &p->nrule_ids);
     if (rc == TS_OK && dflt && strcmp(dflt, p->name) == 0)
       first = i;
@@ -615,9 +584,7 @@ static enum ts_code read_grid(struct rd *r, const struct ts_toml_value *t,
   enum ts_code rc = sub_table(r, t, "universal", &u);
   if (rc != TS_OK || !u)
     return rc;
-  struct ts_pylock_grid *g = lock->grid = calloc(1, sizeof *g);
-  if (!g)
-    return rd_fail(r, u, "universal", TS_E_NOMEM, "out of memory");
+  struct ts_pylock_grid *g = lock->grid = ts_xcalloc(1, sizeof *g);
   size_t old = ctx_push(r, "universal");
   if ((rc = get_strv(r, u, "systems", &g->systems, &g->nsystems)) == TS_OK &&
       (rc = get_strv(r, u, "machines", &g->machines, &g->nmachines)) == TS_OK &&
@@ -651,9 +618,7 @@ enum ts_code ts_pylock_from_toml(const struct ts_toml_value *root,
   struct rd r = {.err = err};
   if (!root || root->type != TS_TOML_TABLE)
     return ts_error_set(err, TS_E_INVALID, "not a TOML table");
-  struct ts_pylock *lock = calloc(1, sizeof *lock);
-  if (!lock)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  struct ts_pylock *lock = ts_xcalloc(1, sizeof *lock);
   enum ts_code rc;
   if ((rc = get_str(&r, root, "lock-version", true, &lock->lock_version)))
     goto fail;
@@ -727,11 +692,7 @@ enum ts_code ts_pylock_from_toml(const struct ts_toml_value *root,
     goto fail;
   }
   if (pkgs->nitems) {
-    lock->packages = calloc(pkgs->nitems, sizeof *lock->packages);
-    if (!lock->packages) {
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-      goto fail;
-    }
+    lock->packages = ts_xcalloc(pkgs->nitems, sizeof *lock->packages);
   }
   for (size_t i = 0; i < pkgs->nitems; i++) {
     ctx_push(&r, "packages[%zu]", i);
@@ -804,14 +765,12 @@ struct ts_pylock_package *ts_pylock_copy_package(struct ts_pylock *lock,
                                                  const struct ts_pylock_package *src) {
   struct ts_error err = {0};
   struct ts_toml_value *t = lock && src ? ts_pylock_package_table(src, &err) : NULL;
-  struct ts_pylock_package *pk =
-      t ? realloc(lock->packages, (lock->npackages + 1) * sizeof *pk) : NULL;
-  if (!pk) {
-    ts_toml_free(t);
+  if (!t)
     return NULL;
-  }
-  lock->packages = pk;
-  struct ts_pylock_package *p = &pk[lock->npackages];
+  lock->packages = ts_xreallocarray(lock->packages, lock->npackages + 1,
+                                    sizeof *lock->packages);
+  struct ts_pylock_package *p = &lock->packages[lock->npackages];
+
   memset(p, 0, sizeof *p);
   struct rd r = {.err = &err};
   enum ts_code rc = read_package(&r, t, p);

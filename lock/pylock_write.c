@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/str.h"
 #include "lock/output.h"
 #include "lock/pylock_internal.h"
 
@@ -47,14 +48,10 @@ static int set_strv(struct ts_toml_value *t, const char *k, char **v,
   if (!a)
     return 1;
   a->inline_form = true;
-  char **c = malloc(n * sizeof *c);
-  if (!c) {
-    ts_toml_free(a);
-    return 1;
-  }
+  char **c = ts_xreallocarray(NULL, n, sizeof *c);
   memcpy(c, v, n * sizeof *c);
   if (sort_unique)
-    qsort(c, n, sizeof *c, ts_pylock_cmp_str);
+    qsort(c, n, sizeof *c, ts_strv_cmp);
   int bad = 0;
   for (size_t i = 0; i < n && !bad; i++) {
     if (sort_unique && i && strcmp(c[i], c[i - 1]) == 0)
@@ -202,9 +199,9 @@ struct ts_toml_value *ts_pylock_package_table(const struct ts_pylock_package *p,
     bad |= ts_toml_table_set(t, "sdist",
                              file_table(p->sdist, true, false, err)) != TS_OK;
   if (!bad && p->nwheels) {
-    size_t *idx = malloc(p->nwheels * sizeof *idx);
+    size_t *idx = ts_xreallocarray(NULL, p->nwheels, sizeof *idx);
     struct ts_toml_value *a = ts_toml_new_array();
-    bad |= !idx || !a;
+    bad |= !a;
     if (!bad) {
       for (size_t i = 0; i < p->nwheels; i++)
         idx[i] = i;
@@ -241,8 +238,8 @@ static int put_facts(struct ts_toml_value *t, const struct ts_pylock_kv *facts, 
   if (bad || !n)
     return bad;
   struct ts_toml_value *h = ts_toml_new_table();
-  struct ts_pylock_kv *kv = malloc(n * sizeof *kv);
-  bad |= !h || !kv;
+  struct ts_pylock_kv *kv = ts_xreallocarray(NULL, n, sizeof *kv);
+  bad |= !h;
   if (!bad) {
     memcpy(kv, facts, n * sizeof *kv);
     qsort(kv, n, sizeof *kv, ts_pylock_cmp_kv);
@@ -265,8 +262,8 @@ static struct ts_toml_value *torchsolve_table(const struct ts_pylock *lock) {
   if (!bad && lock->nprofiles) {
     bad |= set_str(ts, "default-profile", lock->profiles[0].name);
     struct ts_toml_value *all = ts_toml_new_table();
-    struct ts_pylock_profile *order = malloc(lock->nprofiles * sizeof *order);
-    bad |= !all || !order;
+    struct ts_pylock_profile *order = ts_xreallocarray(NULL, lock->nprofiles, sizeof *order);
+    bad |= !all;
     if (!bad) {
       memcpy(order, lock->profiles, lock->nprofiles * sizeof *order);
       if (lock->nprofiles > 2)
@@ -316,14 +313,14 @@ static struct ts_toml_value *tool_table(const struct ts_pylock *lock) {
     return NULL;
   /* Tools in name order, torchsolve among them. */
   size_t n = lock->tool ? lock->tool->nkvs : 0;
-  const char **names = malloc((n + 1) * sizeof *names);
-  int bad = !names;
+  const char **names = ts_xreallocarray(NULL, n + 1, sizeof *names);
+  int bad = 0;
   for (size_t i = 0; i < n && !bad; i++)
     names[i] = lock->tool->kvs[i].key;
   if (!bad && ours)
     names[n++] = "torchsolve";
   if (!bad)
-    qsort(names, n, sizeof *names, ts_pylock_cmp_str);
+    qsort(names, n, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < n && !bad; i++) {
     if (i && strcmp(names[i], names[i - 1]) == 0)
       continue;
@@ -367,13 +364,8 @@ static void msort_pkgs(size_t *idx, size_t *tmp, size_t n,
 size_t *ts_pylock_sorted_order(const struct ts_pylock *lock) {
   if (!lock || !lock->npackages)
     return NULL;
-  size_t *idx = malloc(lock->npackages * sizeof *idx);
-  size_t *tmp = malloc(lock->npackages * sizeof *tmp);
-  if (!idx || !tmp) {
-    free(idx);
-    free(tmp);
-    return NULL;
-  }
+  size_t *idx = ts_xreallocarray(NULL, lock->npackages, sizeof *idx);
+  size_t *tmp = ts_xreallocarray(NULL, lock->npackages, sizeof *tmp);
   for (size_t i = 0; i < lock->npackages; i++)
     idx[i] = i;
   msort_pkgs(idx, tmp, lock->npackages, lock->packages);
@@ -402,9 +394,10 @@ static enum ts_code to_toml(const struct ts_pylock *lock,
                   lock->ndefault_groups, true);
   bad |= set_str(root, "created-by", lock->created_by);
   struct ts_toml_value *pk = ts_toml_new_array();
-  size_t *idx = malloc((lock->npackages + 1) * sizeof *idx);
-  size_t *tmp = malloc((lock->npackages + 1) * sizeof *tmp);
-  bad |= !pk || !idx || !tmp;
+  size_t *idx = ts_xreallocarray(NULL, lock->npackages + 1, sizeof *idx);
+  size_t *tmp = ts_xreallocarray(NULL, lock->npackages + 1, sizeof *tmp);
+  bad |= !pk;
+
   if (!bad) {
     for (size_t i = 0; i < lock->npackages; i++)
       idx[i] = i;

@@ -12,8 +12,6 @@
 
 static char *normalized(const char *s) {
   char *n = ts_name_normalize(s, strlen(s));
-  if (!n) /* out of memory, as ts_xmalloc's callers */
-    abort();
   return n;
 }
 
@@ -132,8 +130,7 @@ enum ts_code ts_lock_selection_apply(struct ts_pylock *lock, const struct ts_loc
                                    .dependency_groups = (const char *const *)sel->groups,
                                    .ngroups = sel->ngroups};
   struct ts_pylock *kept = ts_pylock_new();
-  if (!kept)
-    abort();
+
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < lock->npackages && rc == TS_OK; i++) {
     const struct ts_pylock_package *p = &lock->packages[i];

@@ -73,12 +73,9 @@ static int item_cmp(const void *a, const void *b) {
 }
 
 static struct ts_sync_item *push(struct ts_sync_plan *p) {
-  struct ts_sync_item *n = realloc(p->items, (p->n + 1) * sizeof *n);
-  if (!n)
-    return NULL;
-  p->items = n;
-  memset(&n[p->n], 0, sizeof n[p->n]);
-  return &n[p->n++];
+  p->items = ts_xreallocarray(p->items, p->n + 1, sizeof *p->items);
+  memset(&p->items[p->n], 0, sizeof p->items[p->n]);
+  return &p->items[p->n++];
 }
 
 /* A locked wheel's place for the target: its tag priority (-1: its tags
@@ -236,11 +233,8 @@ enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
     if (!pkg->nwheels) {
       /* a source: built when the sync applies */
       struct ts_sync_item *it = push(out);
-      if (!it || !(it->name = strdup(pkg->name)) ||
-          (pkg->version && !(it->new_version = strdup(pkg->version)))) {
-        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-        break;
-      }
+      it->name = ts_xstrdup(pkg->name);
+      it->new_version = ts_xstrdup(pkg->version);
       it->pkg = pkg;
       it->source = true;
       it->action = TS_SYNC_INSTALL;
@@ -262,11 +256,7 @@ enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
       break;
     }
     struct ts_sync_item *it = push(out);
-    if (!it || !(it->name = strdup(pkg->name))) {
-      free(version);
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-      break;
-    }
+    it->name = ts_xstrdup(pkg->name);
     it->new_version = version;
     it->pkg = pkg;
     it->wheel = w;
@@ -276,10 +266,6 @@ enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
   size_t nselected = out->n;
   for (size_t i = 0; rc == TS_OK && i < ninstalled; i++) {
     char *name = ts_name_normalize(installed[i].name, strlen(installed[i].name));
-    if (!name) {
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-      break;
-    }
     struct ts_sync_item *it = NULL;
     for (size_t k = 0; k < nselected && !it; k++)
       if (strcmp(out->items[k].name, name) == 0)
@@ -288,10 +274,7 @@ enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
       free(name);
       if (it->old_version) /* two installed copies: replace them */
         continue;
-      if (!(it->old_version = strdup(installed[i].version))) {
-        rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-        break;
-      }
+      it->old_version = ts_xstrdup(installed[i].version);
       it->action = !it->source && same_version(installed[i].version, it->new_version)
                        ? TS_SYNC_KEEP : TS_SYNC_CHANGE;
       continue;
@@ -304,15 +287,10 @@ enum ts_code ts_sync_plan_make_selected(const struct ts_pylock *lock,
       continue;
     }
     it = push(out);
-    if (!it) {
-      free(name);
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
-      break;
-    }
     it->action = TS_SYNC_REMOVE;
     it->name = name;
-    if (!(it->old_version = strdup(installed[i].version)))
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
+    it->old_version = ts_xstrdup(installed[i].version);
+
   }
   if (rc != TS_OK)
     return rc;

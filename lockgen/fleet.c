@@ -103,8 +103,7 @@ enum ts_code ts_fleet_merge_simplified(const struct ts_fleet_input *in, size_t n
       g[k].members[i] = true;
     }
   struct ts_pylock *lock = ts_pylock_new();
-  if (!lock)
-    abort();
+
   for (size_t k = 0; k < ngroups && rc == TS_OK; k++) {
     size_t held = 0;
     for (size_t i = 0; i < n; i++)

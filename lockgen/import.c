@@ -76,9 +76,7 @@ static void reach(struct uv_walk *w, struct uv_pkg *p, const char *cond) {
         return;
   }
   if (!cond || p->nconds == TS_IMPORT_MAX_PATHS) {
-    for (size_t i = 0; i < p->nconds; i++)
-      free(p->conds[i]);
-    free(p->conds);
+    ts_strv_free(p->conds, p->nconds);
     p->conds = NULL;
     p->nconds = 0;
     p->everywhere = true;

@@ -72,9 +72,7 @@ void ts_plan_lock_dependencies(struct ts_pylock_package *p, char **names, size_t
   for (size_t i = 0; i < n; i++)
     if (ts_pylock_add_dependency(p, names[i]) != TS_OK)
       abort();
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  ts_strv_free(names, n);
 }
 
 /* realpath() of the directory part of a path ("." when it has none);
@@ -432,8 +430,6 @@ enum ts_code ts_plan_to_pylock(struct ts_plan_result *res, const char *output,
     return ts_error_set(err, TS_E_INTERNAL, "no resolution to lock");
   const struct ts_target *t = res->target;
   struct ts_pylock *lock = ts_pylock_new();
-  if (!lock)
-    abort();
   lock->environments = ts_xcalloc(1, sizeof *lock->environments);
   lock->environments[0] = environment_marker(t);
   lock->nenvironments = 1;

@@ -286,9 +286,7 @@ enum ts_code ts_plan_profiles_merge(const struct ts_profile *p, size_t n,
     in[i] = (struct ts_fleet_input){locks[i], conds[i]};
   }
   enum ts_code rc = ts_fleet_merge_simplified(in, n, simplify_condition, (void *)p, out, err);
-  for (size_t i = 0; i < n; i++)
-    free(conds[i]);
-  free(conds);
+  ts_strv_free(conds, n);
   free(in);
   if (rc != TS_OK)
     return rc;

@@ -9,6 +9,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/filename.h"
 #include "pep/requirement.h"
 #include "pep/specifier.h"
@@ -207,13 +208,13 @@ static size_t solve_order(const struct grid *g, size_t k) {
 
 struct prefs {
   struct ts_resolver_preference *v;
-  size_t n;
+  size_t n, cap;
   char **owned;
-  size_t nowned;
+  size_t nowned, owned_cap;
 };
 
 static const char *prefs_keep(struct prefs *ps, const char *s) {
-  ps->owned = ts_xreallocarray(ps->owned, ps->nowned + 1, sizeof *ps->owned);
+  ps->owned = ts_vec_grow(ps->owned, &ps->owned_cap, ps->nowned + 1, sizeof *ps->owned);
   return ps->owned[ps->nowned++] = ts_xstrdup(s);
 }
 
@@ -221,15 +222,13 @@ static void prefs_add(struct prefs *ps, const char *name, const char *version) {
   for (size_t i = 0; i < ps->n; i++)
     if (strcmp(ps->v[i].name, name) == 0)
       return; /* the first answer for a name is the one kept */
-  ps->v = ts_xreallocarray(ps->v, ps->n + 1, sizeof *ps->v);
+  ps->v = ts_vec_grow(ps->v, &ps->cap, ps->n + 1, sizeof *ps->v);
   ps->v[ps->n].name = prefs_keep(ps, name);
   ps->v[ps->n++].version = prefs_keep(ps, version);
 }
 
 static void prefs_clear(struct prefs *ps) {
-  for (size_t i = 0; i < ps->nowned; i++)
-    free(ps->owned[i]);
-  free(ps->owned);
+  ts_strv_free(ps->owned, ps->nowned);
   free(ps->v);
 }
 
@@ -390,11 +389,11 @@ static bool widen_pays(const struct grid *g, const struct term *t, const struct 
 static size_t cover_terms(const struct grid *g, const enum cover *cv, bool frugal,
                           struct term **out) {
   struct term *t = NULL;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   for (size_t i = 0; i < g->n; i++) {
     if (cv[i] != COVERED)
       continue;
-    t = ts_xreallocarray(t, n + 1, sizeof *t);
+    t = ts_vec_grow(t, &cap, n + 1, sizeof *t);
     for (int d = 0; d < NDIMS; d++)
       t[n].mask[d] = (uint64_t)1 << g->pts[i].v[d];
     n++;
@@ -614,7 +613,7 @@ static int entry_cmp(const void *a, const void *b) {
 
 static size_t collect_entries(const struct grid *g, struct entry **out) {
   struct entry *e = NULL;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   for (size_t i = 0; i < g->n; i++) {
     const struct point *p = &g->pts[i];
     if (!p->res)
@@ -625,7 +624,7 @@ static size_t collect_entries(const struct grid *g, struct entry **out) {
       while (j < n && (strcmp(e[j].name, r->name) != 0 || strcmp(e[j].version, r->version) != 0))
         j++;
       if (j == n) {
-        e = ts_xreallocarray(e, n + 1, sizeof *e);
+        e = ts_vec_grow(e, &cap, n + 1, sizeof *e);
         e[n] = (struct entry){.name = r->name, .version = r->version,
                               .covers = ts_xcalloc(g->n, sizeof(bool)), .first = i, .item = k};
         n++;
@@ -658,7 +657,7 @@ static enum ts_code lock_files(const struct grid *g, const struct entry *e, cons
   bool *take = ts_xcalloc(nfiles + 1, sizeof *take);
   const struct ts_index_file *sdist = NULL;
   const struct ts_index_file **extra = NULL;
-  size_t nextra = 0;
+  size_t nextra = 0, extra_cap = 0;
   for (size_t k = 0; k < nfiles; k++)
     if (ts_dist_kind_of(files[k]->filename, strlen(files[k]->filename)) == TS_DIST_SDIST &&
         (!sdist || strcmp(files[k]->filename, sdist->filename) < 0))
@@ -685,7 +684,7 @@ static enum ts_code lock_files(const struct grid *g, const struct entry *e, cons
     for (size_t k = 0; k < nextra && !have; k++)
       have = strcmp(extra[k]->filename, f->filename) == 0;
     if (!have) {
-      extra = ts_xreallocarray(extra, nextra + 1, sizeof *extra);
+      extra = ts_vec_grow(extra, &extra_cap, nextra + 1, sizeof *extra);
       extra[nextra++] = f;
     }
   }
@@ -752,7 +751,7 @@ static bool same_entries(const bool *a, const bool *b, size_t n) {
 static size_t answers_of(const struct grid *g, const struct entry *e, size_t ne,
                          struct answer **out) {
   struct answer *an = NULL;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   bool *mine = ts_xcalloc(ne + 1, sizeof *mine);
   for (size_t i = 0; i < g->n; i++) {
     if (!g->pts[i].res)
@@ -763,7 +762,7 @@ static size_t answers_of(const struct grid *g, const struct entry *e, size_t ne,
     while (a < n && !same_entries(an[a].entries, mine, ne))
       a++;
     if (a == n) {
-      an = ts_xreallocarray(an, n + 1, sizeof *an);
+      an = ts_vec_grow(an, &cap, n + 1, sizeof *an);
       an[n] = (struct answer){.points = ts_xcalloc(g->n, sizeof(bool)),
                               .entries = ts_xcalloc(ne + 1, sizeof(bool))};
       memcpy(an[n].entries, mine, ne * sizeof *mine);
@@ -815,8 +814,6 @@ static enum ts_code merge(const struct ts_universal_options *o, const struct gri
   struct entry *e = NULL;
   size_t ne = collect_entries(g, &e);
   struct ts_pylock *entries = ts_pylock_new();
-  if (!entries)
-    abort();
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < ne && rc == TS_OK; i++)
     rc = lock_entry(g, &e[i], o->output, entries, err);
@@ -826,8 +823,6 @@ static enum ts_code merge(const struct ts_universal_options *o, const struct gri
   enum cover *cv = ts_xcalloc(g->n, sizeof *cv);
   for (size_t a = 0; a < nan; a++) {
     an[a].lock = ts_pylock_new();
-    if (!an[a].lock)
-      abort();
     for (size_t k = 0; k < ne; k++)
       if (an[a].entries[k] && !ts_pylock_copy_package(an[a].lock, &entries->packages[k]))
         abort(); /* entries read back: lock_entry built them */
@@ -1077,7 +1072,7 @@ static enum ts_code lock_grid(const struct ts_universal_options *o, const struct
     const struct ts_resolver_preference *p = &o->base->preferences[i];
     if (!preference_fits(p->version, pr))
       continue;
-    ps.v = ts_xreallocarray(ps.v, ps.n + 1, sizeof *ps.v);
+    ps.v = ts_vec_grow(ps.v, &ps.cap, ps.n + 1, sizeof *ps.v);
     ps.v[ps.n].name = prefs_keep(&ps, p->name);
     ps.v[ps.n++].version = prefs_keep(&ps, p->version);
   }
@@ -1168,12 +1163,8 @@ enum ts_code ts_plan_universal_lock(const struct ts_universal_options *o,
 
 void ts_universal_result_clear(struct ts_universal_result *r) {
   ts_pylock_free(r->lock);
-  for (size_t i = 0; i < r->nnotes; i++)
-    free(r->notes[i]);
-  free(r->notes);
-  for (size_t i = 0; i < r->nwhy; i++)
-    free(r->why[i]);
-  free(r->why);
+  ts_strv_free(r->notes, r->nnotes);
+  ts_strv_free(r->why, r->nwhy);
   free(r->failed_env);
   memset(r, 0, sizeof *r);
 }

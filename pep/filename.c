@@ -203,7 +203,7 @@ static enum ts_code fail(struct ts_error *err, enum ts_code code,
   if (code == TS_E_PARSE && has_forbidden_byte(s, len))
     return ts_error_set(err, code, "invalid wheel filename: %s", why);
   return ts_error_set(err, code, "invalid wheel filename '%.*s': %s",
-                      (int)(len > 300 ? 300 : len), s, why);
+                      (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, why);
 }
 
 static void parse_build(struct ts_wheel_filename *w, const struct piece *b)
@@ -251,7 +251,7 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "'%.*s' is a PEP 825 variant wheel (label '%.*s'); "
                         "variant wheels are not supported yet",
-                        (int)(len > 300 ? 300 : len), s, (int)label_len,
+                        (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, (int)label_len,
                         s + label_off);
 
   struct piece parts[MAX_PARTS];
@@ -281,7 +281,7 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   struct ts_version *version = NULL;
   if (ts_version_parse(parts[1].s, parts[1].len, &version, &verr) != TS_OK)
     return ts_error_set(err, TS_E_PARSE, "invalid wheel filename '%.*s': %s",
-                        (int)(len > 300 ? 300 : len), s, verr.detail);
+                        (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, verr.detail);
 
   struct ts_wheel_filename *w = ts_xcalloc(1, sizeof *w);
   w->version = version;
@@ -359,7 +359,7 @@ enum ts_code ts_sdist_filename_parse(const char *s, size_t len,
                                      struct ts_error *err)
 {
   *out = NULL;
-  int shown = (int)(len > 300 ? 300 : len);
+  int shown = (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len);
   if (len == 0 || len > TS_FILENAME_MAX)
     return ts_error_set(err, TS_E_PARSE, "invalid sdist filename: %s",
                         len ? "too long" : "empty");

@@ -14,6 +14,11 @@
 #include <string.h>
 
 #include "core/buf.h"
+#include "core/str.h"
+#include "core/vec.h"
+
+
+
 #include "core/text.h"
 #include "pep/name.h"
 #include "pep/pep508_internal.h"
@@ -222,9 +227,7 @@ static bool keyword_at(const struct parser *ps, const char *w) {
  * a NUL, a lone surrogate or both quote characters (which no PEP 508 text
  * could print back). */
 static char *unquote(const char *s, size_t b, size_t e) {
-  char *out = malloc((e - b) * 4 + 1);
-  if (!out)
-    return NULL;
+  char *out = ts_xmalloc((e - b) * 4 + 1);
   size_t o = 0;
   for (size_t i = b; i < e; i++) {
     char c = s[i];
@@ -358,7 +361,7 @@ static bool parse_op(struct parser *ps, enum mop *op) {
 
 /* Normalises literal extra names compared with extra/extras/groups
  * (PEP 685), and pre-parses version comparisons. */
-static bool finish_compare(struct parser *ps, struct mnode *n) {
+static void finish_compare(struct mnode *n) {
   struct mterm *lit = NULL;
   if (n->lhs.is_var && !n->rhs.is_var)
     lit = &n->rhs;
@@ -367,8 +370,6 @@ static bool finish_compare(struct parser *ps, struct mnode *n) {
   enum mvar var = n->lhs.is_var ? n->lhs.var : n->rhs.var;
   if (lit && (var == V_EXTRA || is_set_var(var))) {
     char *norm = ts_name_normalize(lit->value, strlen(lit->value));
-    if (!norm)
-      return fail(ps, TS_E_NOMEM, ps->p, "out of memory");
     free(lit->value);
     lit->value = norm;
   }
@@ -377,9 +378,7 @@ static bool finish_compare(struct parser *ps, struct mnode *n) {
     /* packaging tries Specifier(op + value) on every evaluation; a value
      * that is not a valid specifier falls back to string comparison. */
     size_t ol = strlen(op_names[n->op]), vl = strlen(n->rhs.value);
-    char *t = malloc(ol + vl + 1);
-    if (!t)
-      return fail(ps, TS_E_NOMEM, ps->p, "out of memory");
+    char *t = ts_xmalloc(ol + vl + 1);
     memcpy(t, op_names[n->op], ol);
     memcpy(t + ol, n->rhs.value, vl + 1);
     if (ts_specset_parse(t, ol + vl, &n->spec, NULL) == TS_OK &&
@@ -392,7 +391,6 @@ static bool finish_compare(struct parser *ps, struct mnode *n) {
   if (n->rhs.is_var && !n->lhs.is_var && is_version_var(n->rhs.var))
     (void)ts_version_parse(n->lhs.value, strlen(n->lhs.value), &n->lhs_ver,
                            NULL);
-  return true;
 }
 
 static struct mnode *parse_list(struct parser *ps, int depth);
@@ -422,11 +420,7 @@ static struct mnode *parse_atom(struct parser *ps, int depth) {
     skip_ws(ps);
     return inner;
   }
-  struct mnode *n = calloc(1, sizeof *n);
-  if (!n) {
-    fail(ps, TS_E_NOMEM, ps->p, "out of memory");
-    return NULL;
-  }
+  struct mnode *n = ts_xcalloc(1, sizeof *n);
   skip_ws(ps);
   if (!parse_term(ps, &n->lhs))
     goto bad;
@@ -437,40 +431,24 @@ static struct mnode *parse_atom(struct parser *ps, int depth) {
   if (!parse_term(ps, &n->rhs))
     goto bad;
   skip_ws(ps);
-  if (!finish_compare(ps, n))
-    goto bad;
+  finish_compare(n);
   return n;
+
 bad:
   node_free(n);
   return NULL;
 }
 
 static struct mnode *parse_list(struct parser *ps, int depth) {
-  struct mnode *list = calloc(1, sizeof *list);
-  if (!list) {
-    fail(ps, TS_E_NOMEM, ps->p, "out of memory");
-    return NULL;
-  }
+  struct mnode *list = ts_xcalloc(1, sizeof *list);
   list->is_list = true;
-  size_t cap = 0;
+  size_t items_cap = 0, ors_cap = 0;
   for (;;) {
     struct mnode *atom = parse_atom(ps, depth);
     if (!atom)
       goto bad;
-    if (list->n == cap) {
-      cap = cap ? cap * 2 : 4;
-      struct mnode **items = realloc(list->items, cap * sizeof *items);
-      unsigned char *ors = realloc(list->ors, cap);
-      if (items)
-        list->items = items;
-      if (ors)
-        list->ors = ors;
-      if (!items || !ors) {
-        node_free(atom);
-        fail(ps, TS_E_NOMEM, ps->p, "out of memory");
-        goto bad;
-      }
-    }
+    list->items = ts_vec_grow(list->items, &items_cap, list->n + 1, sizeof *list->items);
+    list->ors = ts_vec_grow(list->ors, &ors_cap, list->n + 1, sizeof *list->ors);
     list->items[list->n] = atom;
     list->ors[list->n] = 0;
     list->n++;
@@ -491,59 +469,56 @@ bad:
 
 /* ---- printing ------------------------------------------------------------ */
 
-static enum ts_code put_term(struct ts_buf *b, const struct mterm *t) {
-  if (t->is_var)
-    return ts_buf_append_str(b, var_names[t->var]);
+static void put_term(struct ts_buf *b, const struct mterm *t) {
+  if (t->is_var) {
+    ts_buf_xappend_str(b, var_names[t->var]);
+    return;
+  }
   /* packaging prints double quotes unless the value holds one. */
   const char *q = strchr(t->value, '"') ? "'" : "\"";
-  enum ts_code rc = ts_buf_append_str(b, q);
+  ts_buf_xappend_str(b, q);
   if (strpbrk(t->value, "\\\n\r")) {
     /* packaging prints the value raw, which does not parse back to the same
      * value once it holds a backslash or a line break: escape those. */
-    for (const char *c = t->value; *c && rc == TS_OK; c++) {
+    for (const char *c = t->value; *c; c++) {
       const char *esc = *c == '\\' ? "\\\\" : *c == '\n' ? "\\n"
                         : *c == '\r' ? "\\r" : NULL;
-      rc = esc ? ts_buf_append_str(b, esc) : ts_buf_append(b, c, 1);
+      if (esc)
+        ts_buf_xappend_str(b, esc);
+      else
+        ts_buf_xappend(b, c, 1);
     }
-  } else if (rc == TS_OK) {
-    rc = ts_buf_append_str(b, t->value);
+  } else {
+    ts_buf_xappend_str(b, t->value);
   }
-  if (rc == TS_OK)
-    rc = ts_buf_append_str(b, q);
-  return rc;
+  ts_buf_xappend_str(b, q);
 }
 
 /* packaging's _format_marker, except that a doubly parenthesised group
  * keeps one pair of parentheses when nested ("a and ((b or c))"):
  * packaging prints it without any, which changes the meaning. */
-static enum ts_code format_node(struct ts_buf *b, const struct mnode *n,
-                                bool first) {
-  enum ts_code rc = TS_OK;
+static void format_node(struct ts_buf *b, const struct mnode *n, bool first) {
   if (!n->is_list) {
-    rc = put_term(b, &n->lhs);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(b, " ");
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(b, op_names[n->op]);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(b, " ");
-    if (rc == TS_OK)
-      rc = put_term(b, &n->rhs);
-    return rc;
+    put_term(b, &n->lhs);
+    ts_buf_xappend_str(b, " ");
+    ts_buf_xappend_str(b, op_names[n->op]);
+    ts_buf_xappend_str(b, " ");
+    put_term(b, &n->rhs);
+    return;
   }
-  if (n->n == 1)
-    return format_node(b, n->items[0], first);
+  if (n->n == 1) {
+    format_node(b, n->items[0], first);
+    return;
+  }
   if (!first)
-    rc = ts_buf_append_str(b, "(");
-  for (size_t i = 0; i < n->n && rc == TS_OK; i++) {
+    ts_buf_xappend_str(b, "(");
+  for (size_t i = 0; i < n->n; i++) {
     if (i)
-      rc = ts_buf_append_str(b, n->ors[i - 1] ? " or " : " and ");
-    if (rc == TS_OK)
-      rc = format_node(b, n->items[i], false);
+      ts_buf_xappend_str(b, n->ors[i - 1] ? " or " : " and ");
+    format_node(b, n->items[i], false);
   }
-  if (!first && rc == TS_OK)
-    rc = ts_buf_append_str(b, ")");
-  return rc;
+  if (!first)
+    ts_buf_xappend_str(b, ")");
 }
 
 static bool node_uses_extra(const struct mnode *n) {
@@ -564,15 +539,10 @@ enum ts_code ts_marker_parse_at(const char *s, size_t len, size_t *pos,
   struct mnode *root = parse_list(&ps, 0);
   if (!root)
     return ps.rc;
-  struct ts_marker *m = calloc(1, sizeof *m);
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  if (!m || format_node(&b, root, true) != TS_OK) {
-    free(m);
-    node_free(root);
-    ts_buf_clear(&b);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory parsing a marker");
-  }
+  format_node(&b, root, true);
+  struct ts_marker *m = ts_xcalloc(1, sizeof *m);
   m->root = root;
   m->str = ts_buf_take(&b, NULL);
   m->uses_extra = node_uses_extra(root);
@@ -696,9 +666,7 @@ static int version_op(const struct mnode *n, const struct ts_specset *spec,
     if (n->op == OP_IN || n->op == OP_NOT_IN || strchr(r, ','))
       return -1;
     size_t ol = strlen(op_names[n->op]), rl = strlen(r);
-    char *t = malloc(ol + rl + 1);
-    if (!t)
-      return -1;
+    char *t = ts_xmalloc(ol + rl + 1);
     memcpy(t, op_names[n->op], ol);
     memcpy(t + ol, r, rl + 1);
     enum ts_code rc = ts_specset_parse(t, ol + rl, &owned, NULL);
@@ -842,8 +810,7 @@ enum ts_code ts_marker_evaluate(const struct ts_marker *m,
   const char *extra = c.opts->extra;
   if (extra && *extra) {
     extra_norm = ts_name_normalize(extra, strlen(extra));
-    if (!extra_norm)
-      return ts_error_set(err, TS_E_NOMEM, "out of memory");
+
     c.extra = extra_norm;
   } else if (extra || c.opts->context == TS_MARKER_METADATA) {
     c.extra = "";
@@ -999,7 +966,8 @@ static enum ts_code decide_node(const struct evalctx *c, const struct mnode *n,
     out->known = true;
     return eval_compare(c, n, &out->value);
   }
-  return format_node(&out->rest, n, true);
+  format_node(&out->rest, n, true);
+  return TS_OK;
 }
 
 enum ts_code ts_marker_decide_sets(const struct ts_marker *m,

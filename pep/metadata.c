@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/name.h"
 
 static bool is_blank(char c) { return c == ' ' || c == '\t'; }
@@ -33,15 +34,9 @@ void ts_metadata_free(struct ts_metadata *md)
   free(md->license_expression);
   free(md->description_content_type);
   free(md->description);
-  for (size_t i = 0; i < md->nrequires_dist; i++)
-    free(md->requires_dist[i]);
-  free(md->requires_dist);
-  for (size_t i = 0; i < md->nprovides_extra; i++)
-    free(md->provides_extra[i]);
-  free(md->provides_extra);
-  for (size_t i = 0; i < md->ndynamic; i++)
-    free(md->dynamic[i]);
-  free(md->dynamic);
+  ts_strv_free(md->requires_dist, md->nrequires_dist);
+  ts_strv_free(md->provides_extra, md->nprovides_extra);
+  ts_strv_free(md->dynamic, md->ndynamic);
   free(md);
 }
 
@@ -152,31 +147,43 @@ static enum ts_code check_metadata_version(const char *v, struct ts_error *err)
   return TS_OK;
 }
 
+/* Whether field f is `name` (case-insensitive), given f's name length:
+ * most fields are Classifier lines, so the length decides nearly every
+ * comparison without a strcasecmp. */
+static bool field_is(const struct ts_metadata_field *f, size_t len, const char *name,
+                     size_t name_len)
+{
+  return len == name_len && strcasecmp(f->name, name) == 0;
+}
+
+#define FIELD_IS(f, len, lit) field_is((f), (len), (lit), sizeof(lit) - 1)
+
 /* Extracts the typed fields from the multi-map and validates them. */
 static enum ts_code extract(struct ts_metadata *md, bool keep_legacy, struct ts_error *err)
 {
   char *desc_header = NULL;
   for (size_t i = 0; i < md->nfields; i++) {
     const struct ts_metadata_field *f = &md->fields[i];
-    if (name_is(f, "Metadata-Version"))
+    size_t len = strlen(f->name);
+    if (FIELD_IS(f, len, "Metadata-Version"))
       set_once(&md->metadata_version, f->value);
-    else if (name_is(f, "Name"))
+    else if (FIELD_IS(f, len, "Name"))
       set_once(&md->name, f->value);
-    else if (name_is(f, "Summary"))
+    else if (FIELD_IS(f, len, "Summary"))
       set_once(&md->summary, f->value);
-    else if (name_is(f, "Requires-Python"))
+    else if (FIELD_IS(f, len, "Requires-Python"))
       set_once(&md->requires_python, f->value);
-    else if (name_is(f, "License-Expression"))
+    else if (FIELD_IS(f, len, "License-Expression"))
       set_once(&md->license_expression, f->value);
-    else if (name_is(f, "Description-Content-Type"))
+    else if (FIELD_IS(f, len, "Description-Content-Type"))
       set_once(&md->description_content_type, f->value);
-    else if (name_is(f, "Description") && !desc_header)
+    else if (FIELD_IS(f, len, "Description") && !desc_header)
       desc_header = unescape_description(f->value);
-    else if (name_is(f, "Requires-Dist"))
+    else if (FIELD_IS(f, len, "Requires-Dist"))
       push_str(&md->requires_dist, &md->nrequires_dist, unfold(f->value));
-    else if (name_is(f, "Provides-Extra"))
+    else if (FIELD_IS(f, len, "Provides-Extra"))
       push_str(&md->provides_extra, &md->nprovides_extra, unfold(f->value));
-    else if (name_is(f, "Dynamic"))
+    else if (FIELD_IS(f, len, "Dynamic"))
       push_str(&md->dynamic, &md->ndynamic, unfold(f->value));
   }
   if (!md->description)
@@ -287,10 +294,8 @@ static enum ts_code parse(const char *data, size_t len, bool keep_legacy,
       body = pos;
       break;
     }
-    if (md->nfields == cap_fields) {
-      cap_fields = cap_fields ? cap_fields * 2 : 32;
-      md->fields = ts_xrealloc(md->fields, cap_fields * sizeof *md->fields);
-    }
+    md->fields = ts_vec_grow(md->fields, &cap_fields, md->nfields + 1, sizeof *md->fields);
+
     cur = &md->fields[md->nfields++];
     cur->name = ts_xstrndup(line, (size_t)(colon - line));
     const char *v = colon + 1;

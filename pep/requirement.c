@@ -7,6 +7,8 @@
 
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/vec.h"
+
 #include "pep/name.h"
 #include "pep/pep508_internal.h"
 #include "pep/requirement.h"
@@ -97,8 +99,7 @@ static enum ts_code version_many(struct rparser *ps, struct ts_buf *spec) {
     size_t e = specifier_at(ps->s, ps->len, ps->p);
     if (e == ps->p)
       return TS_OK;
-    if (ts_buf_append(spec, ps->s + ps->p, e - ps->p) != TS_OK)
-      return ts_error_set(ps->err, TS_E_NOMEM, "out of memory");
+    ts_buf_xappend(spec, ps->s + ps->p, e - ps->p);
     ps->p = e;
     if (e + 1 < ps->len && ps->s[e] == '.' && ps->s[e + 1] == '*') {
       bool eq = !memcmp(ps->s + start, "==", 2) || !memcmp(ps->s + start, "!=", 2);
@@ -113,8 +114,7 @@ static enum ts_code version_many(struct rparser *ps, struct ts_buf *spec) {
     rws(ps);
     if (ps->p >= ps->len || ps->s[ps->p] != ',')
       return TS_OK;
-    if (ts_buf_append(spec, ",", 1) != TS_OK)
-      return ts_error_set(ps->err, TS_E_NOMEM, "out of memory");
+    ts_buf_xappend(spec, ",", 1);
     ps->p++;
     rws(ps);
   }
@@ -140,21 +140,14 @@ void ts_requirement_free(struct ts_requirement *r) {
     return;
   free(r->name);
   free(r->normalized_name);
-  for (size_t i = 0; i < r->nextras; i++)
-    free(r->extras[i]);
-  free(r->extras);
-  for (size_t i = 0; i < r->nextras_written; i++)
-    free(r->extras_written[i]);
-  free(r->extras_written);
+  ts_strv_free(r->extras, r->nextras);
+  ts_strv_free(r->extras_written, r->nextras_written);
   ts_specset_free(r->specifier);
   free(r->url);
   ts_marker_free(r->marker);
   free(r);
 }
 
-static enum ts_code nomem(struct ts_error *err) {
-  return ts_error_set(err, TS_E_NOMEM, "out of memory parsing a requirement");
-}
 
 /* extras = '[' WS? (IDENTIFIER (WS? ',' WS? IDENTIFIER)*)? WS? ']' */
 static enum ts_code parse_extras(struct rparser *ps,
@@ -166,17 +159,9 @@ static enum ts_code parse_extras(struct rparser *ps,
   size_t cap = 0;
   size_t n = identifier_at(ps->s, ps->len, ps->p);
   while (n > 0) {
-    if (r->nextras_written == cap) {
-      cap = cap ? cap * 2 : 4;
-      char **v = realloc(r->extras_written, cap * sizeof *v);
-      if (!v)
-        return nomem(ps->err);
-      r->extras_written = v;
-    }
-    char *e = ts_xstrndup(ps->s + ps->p, n);
-    if (!e)
-      return nomem(ps->err);
-    r->extras_written[r->nextras_written++] = e;
+    r->extras_written = ts_vec_grow(r->extras_written, &cap, r->nextras_written + 1,
+                                    sizeof *r->extras_written);
+    r->extras_written[r->nextras_written++] = ts_xstrndup(ps->s + ps->p, n);
     ps->p += n;
     rws(ps);
     if (identifier_at(ps->s, ps->len, ps->p))
@@ -222,8 +207,6 @@ static enum ts_code parse_details(struct rparser *ps, struct ts_requirement *r,
     if (u == ps->p)
       return rfail(ps, ps->p, "expected URL after @");
     r->url = ts_xstrndup(ps->s + ps->p, u - ps->p);
-    if (!r->url)
-      return nomem(ps->err);
     ps->p = u;
     if (ps->p == ps->len)
       return TS_OK;
@@ -260,22 +243,17 @@ static enum ts_code parse_details(struct rparser *ps, struct ts_requirement *r,
                   "specifier) or end");
 }
 
-static enum ts_code fill_extras(struct ts_requirement *r) {
+static void fill_extras(struct ts_requirement *r) {
   r->nextras_written = sort_unique(r->extras_written, r->nextras_written);
   if (r->nextras_written == 0)
-    return TS_OK;
-  r->extras = calloc(r->nextras_written, sizeof *r->extras);
-  if (!r->extras)
-    return TS_E_NOMEM;
+    return;
+  r->extras = ts_xcalloc(r->nextras_written, sizeof *r->extras);
   for (size_t i = 0; i < r->nextras_written; i++) {
     const char *e = r->extras_written[i];
     r->extras[i] = ts_name_normalize(e, strlen(e));
-    if (!r->extras[i])
-      return TS_E_NOMEM;
     r->nextras++;
   }
   r->nextras = sort_unique(r->extras, r->nextras);
-  return TS_OK;
 }
 
 enum ts_code ts_requirement_parse(const char *s, size_t len,
@@ -292,9 +270,7 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
     return ts_pep508_error(err, TS_E_PARSE, s, len, bad,
                            s[bad] ? "invalid UTF-8" : "NUL byte");
   struct rparser ps = {s, len, 0, err, 0};
-  struct ts_requirement *r = calloc(1, sizeof *r);
-  if (!r)
-    return nomem(err);
+  struct ts_requirement *r = ts_xcalloc(1, sizeof *r);
   struct ts_buf spec;
   ts_buf_init(&spec, 0);
   enum ts_code rc;
@@ -307,11 +283,7 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
     goto out;
   }
   r->name = ts_xstrndup(s + ps.p, n);
-  r->normalized_name = r->name ? ts_name_normalize(r->name, n) : NULL;
-  if (!r->name || !r->normalized_name) {
-    rc = nomem(err);
-    goto out;
-  }
+  r->normalized_name = ts_name_normalize(r->name, n);
   ps.p += n;
   rws(&ps);
   if ((rc = parse_extras(&ps, r)) != TS_OK)
@@ -323,10 +295,7 @@ enum ts_code ts_requirement_parse(const char *s, size_t len,
     rc = rfail(&ps, ps.p, "expected end of dependency specifier");
     goto out;
   }
-  if (fill_extras(r) != TS_OK) {
-    rc = nomem(err);
-    goto out;
-  }
+  fill_extras(r);
   rc = ts_specset_parse(spec.data ? spec.data : "", spec.len, &r->specifier,
                         err);
   if (rc != TS_OK) {
@@ -345,38 +314,30 @@ out:
   return TS_OK;
 }
 
-static char **dup_strv(char *const *v, size_t n, bool *ok) {
+static char **dup_strv(char *const *v, size_t n) {
   if (n == 0)
     return NULL;
-  char **d = calloc(n, sizeof *d);
-  if (!d) {
-    *ok = false;
-    return NULL;
-  }
+  char **d = ts_xcalloc(n, sizeof *d);
   for (size_t i = 0; i < n; i++)
-    if (!(d[i] = ts_xstrndup(v[i], strlen(v[i]))))
-      *ok = false;
+    d[i] = ts_xstrdup(v[i]);
   return d;
 }
 
 struct ts_requirement *ts_requirement_dup(const struct ts_requirement *r) {
   if (!r)
     return NULL;
-  struct ts_requirement *d = calloc(1, sizeof *d);
-  if (!d)
-    return NULL;
-  bool ok = true;
-  d->name = ts_xstrndup(r->name, strlen(r->name));
-  d->normalized_name = ts_xstrndup(r->normalized_name, strlen(r->normalized_name));
-  d->extras = dup_strv(r->extras, r->nextras, &ok);
+  struct ts_requirement *d = ts_xcalloc(1, sizeof *d);
+  d->name = ts_xstrdup(r->name);
+  d->normalized_name = ts_xstrdup(r->normalized_name);
+  d->extras = dup_strv(r->extras, r->nextras);
   d->nextras = d->extras ? r->nextras : 0;
-  d->extras_written = dup_strv(r->extras_written, r->nextras_written, &ok);
+  d->extras_written = dup_strv(r->extras_written, r->nextras_written);
   d->nextras_written = d->extras_written ? r->nextras_written : 0;
   d->specifier = ts_specset_dup(r->specifier);
-  d->url = r->url ? ts_xstrndup(r->url, strlen(r->url)) : NULL;
+  d->url = ts_xstrdup(r->url);
   d->marker = r->marker ? ts_marker_dup(r->marker) : NULL;
-  if (!ok || !d->name || !d->normalized_name || !d->specifier ||
-      (r->url && !d->url) || (r->marker && !d->marker)) {
+  if (!d->specifier || (r->marker && !d->marker)) {
+
     ts_requirement_free(d);
     return NULL;
   }

@@ -60,11 +60,9 @@ static const char *const op_text[] = {
 
 static char *concat2(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b);
-  char *d = malloc(la + lb + 1);
-  if (d) {
-    memcpy(d, a, la);
-    memcpy(d + la, b, lb + 1);
-  }
+  char *d = ts_xmalloc(la + lb + 1);
+  memcpy(d, a, la);
+  memcpy(d + la, b, lb + 1);
   return d;
 }
 
@@ -172,14 +170,12 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
   }
 
   sp->text = ts_xstrndup(s + p, e - p);
-  sp->str = sp->text ? concat2(op_text[sp->op], sp->text) : NULL;
+  sp->str = concat2(op_text[sp->op], sp->text);
   if (sp->op == TS_OP_ARBITRARY || sp->wildcard)
-    sp->canon = sp->text ? ts_xstrndup(sp->text, strlen(sp->text)) : NULL;
+    sp->canon = ts_xstrdup(sp->text);
   else
     sp->canon = ts_version_canonicalize(s + p, e - p,
                                         sp->op != TS_OP_COMPATIBLE);
-  if (!sp->text || !sp->str || !sp->canon)
-    goto nomem;
 
   /* packaging's Specifier.prereleases (autodetection). */
   if (sp->op == TS_OP_NE || sp->wildcard) {
@@ -197,17 +193,14 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
     /* <V excludes V's pre-releases: the bound is V.dev0 (V has no dev and
      * no local here, so appending ".dev0" is V.replace(dev=0)). */
     char *t = concat2(ts_version_str(sp->v), ".dev0");
-    if (!t)
-      goto nomem;
-    enum ts_code rc = ts_version_parse(t, strlen(t), &sp->bound, NULL);
+    enum ts_code rc = ts_version_parse(t, strlen(t), &sp->bound, err);
     free(t);
-    if (rc != TS_OK)
-      goto nomem;
+    if (rc != TS_OK) {
+      spec_clear(sp);
+      return rc;
+    }
   }
   return TS_OK;
-nomem:
-  spec_clear(sp);
-  return ts_error_set(err, TS_E_NOMEM, "out of memory parsing a specifier");
 }
 
 static bool spec_canon_eq(const struct ts_spec *a, const struct ts_spec *b) {
@@ -227,7 +220,7 @@ static int cmp_spec_ptr(const void *x, const void *y) {
 
 /* Computes canon_order and str: specifiers sorted by their text (Python's
  * sorted(key=str), stable), canonical duplicates dropped, comma-joined. */
-static enum ts_code set_finish(struct ts_specset *set) {
+static void set_finish(struct ts_specset *set) {
   set->has_arbitrary = false;
   set->names_pre = false;
   for (size_t i = 0; i < set->n; i++) {
@@ -239,12 +232,8 @@ static enum ts_code set_finish(struct ts_specset *set) {
   set->canon_order = NULL;
   set->str = NULL;
   set->ncanon = 0;
-  struct ts_spec **ptrs = calloc(set->n ? set->n : 1, sizeof *ptrs);
-  set->canon_order = calloc(set->n ? set->n : 1, sizeof *set->canon_order);
-  if (!ptrs || !set->canon_order) {
-    free(ptrs);
-    return TS_E_NOMEM;
-  }
+  struct ts_spec **ptrs = ts_xcalloc(set->n, sizeof *ptrs);
+  set->canon_order = ts_xcalloc(set->n, sizeof *set->canon_order);
   for (size_t i = 0; i < set->n; i++)
     ptrs[i] = &set->specs[i];
   qsort(ptrs, set->n, sizeof *ptrs, cmp_spec_ptr);
@@ -253,11 +242,7 @@ static enum ts_code set_finish(struct ts_specset *set) {
   size_t hsize = 16;
   while (hsize < 2 * set->n)
     hsize *= 2;
-  size_t *table = malloc(hsize * sizeof *table);
-  if (!table) {
-    free(ptrs);
-    return TS_E_NOMEM;
-  }
+  size_t *table = ts_xreallocarray(NULL, hsize, sizeof *table);
   for (size_t i = 0; i < hsize; i++)
     table[i] = SIZE_MAX;
   size_t total = 1;
@@ -282,9 +267,7 @@ static enum ts_code set_finish(struct ts_specset *set) {
   }
   free(table);
   free(ptrs);
-  set->str = malloc(total);
-  if (!set->str)
-    return TS_E_NOMEM;
+  set->str = ts_xmalloc(total);
   size_t o = 0;
   for (size_t j = 0; j < set->ncanon; j++) {
     const char *t = set->specs[set->canon_order[j]].str;
@@ -295,7 +278,6 @@ static enum ts_code set_finish(struct ts_specset *set) {
     o += l;
   }
   set->str[o] = '\0';
-  return TS_OK;
 }
 
 enum ts_code ts_specset_parse(const char *s, size_t len,
@@ -312,11 +294,8 @@ enum ts_code ts_specset_parse(const char *s, size_t len,
   size_t cap = 1;
   for (size_t i = 0; i < len; i++)
     cap += s[i] == ',';
-  struct ts_specset *set = calloc(1, sizeof *set);
-  if (!set || !(set->specs = calloc(cap, sizeof *set->specs))) {
-    free(set);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory parsing specifiers");
-  }
+  struct ts_specset *set = ts_xcalloc(1, sizeof *set);
+  set->specs = ts_xcalloc(cap, sizeof *set->specs);
   set->explicit_pre = TS_PRE_DEFAULT;
   size_t b = 0;
   while (b <= len) {
@@ -335,10 +314,7 @@ enum ts_code ts_specset_parse(const char *s, size_t len,
     }
     b = e + 1;
   }
-  if (set_finish(set) != TS_OK) {
-    ts_specset_free(set);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory parsing specifiers");
-  }
+  set_finish(set);
   *out = set;
   return TS_OK;
 }
@@ -354,43 +330,29 @@ void ts_specset_free(struct ts_specset *set) {
   free(set);
 }
 
-static bool spec_copy(struct ts_spec *d, const struct ts_spec *s) {
+static void spec_copy(struct ts_spec *d, const struct ts_spec *s) {
   *d = *s;
-  d->v = s->v ? ts_version_dup(s->v) : NULL;
-  d->bound = s->bound ? ts_version_dup(s->bound) : NULL;
-  d->text = ts_xstrndup(s->text, strlen(s->text));
-  d->str = ts_xstrndup(s->str, strlen(s->str));
-  d->canon = ts_xstrndup(s->canon, strlen(s->canon));
-  if ((s->v && !d->v) || (s->bound && !d->bound) || !d->text || !d->str ||
-      !d->canon) {
-    spec_clear(d);
-    return false;
-  }
-  return true;
+  d->v = ts_version_dup(s->v);
+  d->bound = ts_version_dup(s->bound);
+  d->text = ts_xstrdup(s->text);
+  d->str = ts_xstrdup(s->str);
+  d->canon = ts_xstrdup(s->canon);
 }
 
 static struct ts_specset *set_concat(const struct ts_specset *a,
                                      const struct ts_specset *b) {
   size_t n = a->n + (b ? b->n : 0);
-  struct ts_specset *set = calloc(1, sizeof *set);
-  if (!set || !(set->specs = calloc(n ? n : 1, sizeof *set->specs))) {
-    free(set);
-    return NULL;
-  }
+  struct ts_specset *set = ts_xcalloc(1, sizeof *set);
+  set->specs = ts_xcalloc(n, sizeof *set->specs);
   set->explicit_pre = a->explicit_pre;
   for (size_t i = 0; i < n; i++) {
     const struct ts_spec *src = i < a->n ? &a->specs[i] : &b->specs[i - a->n];
-    if (!spec_copy(&set->specs[i], src)) {
-      ts_specset_free(set);
-      return NULL;
-    }
+    spec_copy(&set->specs[i], src);
     set->n++;
   }
-  if (set_finish(set) != TS_OK) {
-    ts_specset_free(set);
-    return NULL;
-  }
+  set_finish(set);
   return set;
+
 }
 
 struct ts_specset *ts_specset_dup(const struct ts_specset *set) {

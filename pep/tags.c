@@ -6,7 +6,9 @@
  */
 #include "core/alloc.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/tags.h"
+
 
 #include <stdint.h>
 #include <stdio.h>
@@ -56,10 +58,7 @@ static char *intern(struct ts_tagset *set, const char *s, size_t len)
   for (size_t i = set->nstrs; i-- > 0;)
     if (strlen(set->strs[i]) == len && strncasecmp(set->strs[i], s, len) == 0)
       return set->strs[i];
-  if (set->nstrs == set->astrs) {
-    set->astrs = set->astrs ? set->astrs * 2 : 64;
-    set->strs = ts_xrealloc(set->strs, set->astrs * sizeof *set->strs);
-  }
+  set->strs = ts_vec_grow(set->strs, &set->astrs, set->nstrs + 1, sizeof *set->strs);
   return set->strs[set->nstrs++] = ts_xstrndup_lower(s, len);
 }
 
@@ -107,10 +106,7 @@ static void add_tag(struct ts_tagset *set, const char *py, const char *abi,
 {
   if (lookup(set, py, abi, plat) >= 0)
     return;
-  if (set->n == set->alloc) {
-    set->alloc = set->alloc ? set->alloc * 2 : 256;
-    set->tags = ts_xrealloc(set->tags, set->alloc * sizeof *set->tags);
-  }
+  set->tags = ts_vec_grow(set->tags, &set->alloc, set->n + 1, sizeof *set->tags);
   struct ts_tag *t = &set->tags[set->n];
   t->python = intern(set, py, strlen(py));
   t->abi = intern(set, abi, strlen(abi));
@@ -132,9 +128,7 @@ void ts_tagset_free(struct ts_tagset *set)
 {
   if (!set)
     return;
-  for (size_t i = 0; i < set->nstrs; i++)
-    free(set->strs[i]);
-  free(set->strs);
+  ts_strv_free(set->strs, set->nstrs);
   free(set->tags);
   free(set->slots);
   free(set);
@@ -207,24 +201,17 @@ static bool manylinux_arch(const char *arch)
 }
 
 struct strlist {
-  char **v;
-  size_t n, alloc;
+  TS_VEC_MEMBERS(char *);
 };
 
 static void strlist_push(struct strlist *l, const char *s)
 {
-  if (l->n == l->alloc) {
-    l->alloc = l->alloc ? l->alloc * 2 : 64;
-    l->v = ts_xrealloc(l->v, l->alloc * sizeof *l->v);
-  }
-  l->v[l->n++] = ts_xstrndup_lower(s, strlen(s));
+  ts_vec_push(l, ts_xstrndup_lower(s, strlen(s)));
 }
 
 static void strlist_free(struct strlist *l)
 {
-  for (size_t i = 0; i < l->n; i++)
-    free(l->v[i]);
-  free(l->v);
+  ts_strv_free(l->items, l->n);
 }
 
 static void linux_platforms(const struct ts_tag_target *t, struct strlist *out)
@@ -333,8 +320,8 @@ size_t ts_tags_linux_platforms(const struct ts_tag_target *t, char **out,
   size_t n = l.n;
   for (size_t i = 0; i < l.n; i++) {
     if (i < cap) {
-      out[i] = l.v[i];
-      l.v[i] = NULL;
+      out[i] = l.items[i];
+      l.items[i] = NULL;
     }
   }
   strlist_free(&l);
@@ -347,7 +334,7 @@ static void add_for_platforms(struct ts_tagset *set, const char *py,
                               const char *abi, const struct strlist *plats)
 {
   for (size_t i = 0; i < plats->n; i++)
-    add_tag(set, py, abi, plats->v[i]);
+    add_tag(set, py, abi, plats->items[i]);
 }
 
 /* packaging.tags.cpython_tags */

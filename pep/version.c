@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/str.h"
+
 #include "pep/version_internal.h"
 
 struct ts_vlocal {
@@ -483,9 +485,7 @@ enum ts_code ts_version_parse(const char *s, size_t len,
   size_t text_len = (clen + 1) + (olen + 1) + (pub_len + 1) + (base_len + 1) +
                     (local_len + 1);
   size_t total = text_off + text_len;
-  struct ts_version *v = calloc(1, total);
-  if (!v)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory parsing a version");
+  struct ts_version *v = ts_xcalloc(1, total);
   v->size = (uint32_t)total;
   v->nrel = (uint32_t)pt.nrel;
   v->nlocal = (uint32_t)pt.nlocal;
@@ -532,9 +532,8 @@ void ts_version_free(struct ts_version *v) { free(v); }
 struct ts_version *ts_version_dup(const struct ts_version *v) {
   if (!v)
     return NULL;
-  struct ts_version *d = malloc(v->size);
-  if (d)
-    memcpy(d, v, v->size);
+  struct ts_version *d = ts_xmalloc(v->size);
+  memcpy(d, v, v->size);
   return d;
 }
 
@@ -714,21 +713,11 @@ char *ts_version_canonicalize(const char *s, size_t len,
                               bool strip_trailing_zero) {
   struct ts_version *v;
   if (ts_version_parse(s, len, &v, NULL) != TS_OK) {
-    char *copy = malloc(len + 1);
-    if (copy) {
-      if (len)
-        memcpy(copy, s, len);
-      copy[len] = '\0';
-    }
-    return copy;
+    return ts_xstrndup(s, len);
   }
   const char *str = ts_version_str(v);
   size_t slen = strlen(str);
-  char *res = malloc(slen + 1);
-  if (!res) {
-    ts_version_free(v);
-    return NULL;
-  }
+  char *res = ts_xmalloc(slen + 1);
   if (!strip_trailing_zero || v->nrel_trim == v->nrel) {
     memcpy(res, str, slen + 1);
   } else {

@@ -29,7 +29,7 @@ static void wheel_built_with(const char *path, char **cuda, char **hip) {
     static const char member[] = "torch/version.py";
     const struct ts_zip_entry *e = ts_zip_find(a, member, sizeof member - 1);
     struct ts_buf b;
-    ts_buf_init(&b, 1u << 20);
+    ts_buf_init(&b, TS_CAP_SMALL_FILE);
     if (e && ts_zip_read_member(a, e, &b, &ignore) == TS_OK && b.data) {
       *cuda = ts_site_torch_version_value(b.data, b.len, "cuda");
       *hip = ts_site_torch_version_value(b.data, b.len, "hip");

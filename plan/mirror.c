@@ -14,6 +14,7 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "index/url.h"
 #include "pep/filename.h"
 #include "pep/name.h"
@@ -36,7 +37,7 @@ struct mirror {
   const char *dir;
   char *files_dir;
   struct mfile *v;
-  size_t n;
+  size_t n, cap;
 };
 
 static bool ends_with(const char *s, const char *tail) {
@@ -76,7 +77,7 @@ static void add_file(struct mirror *m, const struct ts_pylock_package *pkg,
   else if (f->path)
     source = f->path[0] == '/' ? ts_xasprintf("file://%s", f->path)
                                : ts_xasprintf("file://%s/%s", lock_dir, f->path);
-  m->v = ts_xreallocarray(m->v, m->n + 1, sizeof *m->v);
+  m->v = ts_vec_grow(m->v, &m->cap, m->n + 1, sizeof *m->v);
   m->v[m->n++] = (struct mfile){.name = name, .source = source,
                                 .sha256 = ts_pylock_file_sha256(f) ? ts_xstrdup(ts_pylock_file_sha256(f)) : NULL,
                                 .requires_python = pkg->requires_python,
@@ -135,7 +136,7 @@ static enum ts_code add_variants_json(struct mirror *m, struct ts_index *idx,
   for (size_t i = 0; rc == TS_OK && i < m->n && !seen; i++)
     seen = strcmp(m->v[i].name, json->filename) == 0;
   if (rc == TS_OK && !seen) {
-    m->v = ts_xreallocarray(m->v, m->n + 1, sizeof *m->v);
+    m->v = ts_vec_grow(m->v, &m->cap, m->n + 1, sizeof *m->v);
     m->v[m->n++] = (struct mfile){.name = ts_xstrdup(json->filename),
                                   .source = ts_xstrdup(json->url),
                                   .sha256 = ts_xstrdup(json->sha256), .project = pkg->name,
@@ -201,9 +202,7 @@ static enum ts_code fetch_all(struct mirror *m, struct ts_index *idx,
     }
     out->nfetched++;
   }
-  for (size_t k = 0; k < nd; k++)
-    free(dest[k]);
-  free(dest);
+  ts_strv_free(dest, nd);
   free(which);
   free(d);
   return rc;

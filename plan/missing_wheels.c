@@ -7,6 +7,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/str.h"
+#include "core/vec.h"
 
 struct words {
   char **v;
@@ -20,7 +21,7 @@ struct missing {
 
 struct ts_missing_wheels {
   struct missing *v;
-  size_t n;
+  size_t n, cap;
 };
 
 struct ts_missing_wheels *ts_missing_wheels_new(void) {
@@ -28,9 +29,7 @@ struct ts_missing_wheels *ts_missing_wheels_new(void) {
 }
 
 static void words_clear(struct words *w) {
-  for (size_t i = 0; i < w->n; i++)
-    free(w->v[i]);
-  free(w->v);
+  ts_strv_free(w->v, w->n);
 }
 
 void ts_missing_wheels_free(struct ts_missing_wheels *m) {
@@ -51,8 +50,7 @@ static void words_add(struct words *w, const char *s) {
   for (size_t i = 0; i < w->n; i++)
     if (strcmp(w->v[i], s) == 0)
       return;
-  w->v = ts_xreallocarray(w->v, w->n + 1, sizeof *w->v);
-  w->v[w->n++] = ts_xstrdup(s);
+  ts_strv_push(&w->v, &w->n, s, strlen(s));
 }
 
 void ts_missing_wheels_add(struct ts_missing_wheels *m, const char *name, const char *version,
@@ -64,7 +62,7 @@ void ts_missing_wheels_add(struct ts_missing_wheels *m, const char *name, const 
         strcmp(m->v[i].listed, listed) == 0)
       x = &m->v[i];
   if (!x) {
-    m->v = ts_xreallocarray(m->v, m->n + 1, sizeof *m->v);
+    m->v = ts_vec_grow(m->v, &m->cap, m->n + 1, sizeof *m->v);
     x = &m->v[m->n++];
     *x = (struct missing){.name = ts_xstrdup(name), .version = ts_xstrdup(version),
                           .listed = ts_xstrdup(listed)};
@@ -82,15 +80,11 @@ static int by_name(const void *a, const void *b) {
   return c ? c : strcmp(x->listed, y->listed);
 }
 
-static int by_string(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The words in sorted order, comma-separated (each run sorts the same,
  * whatever order the points were solved in). */
 static bool put_words(struct ts_buf *b, struct words *w) {
   if (w->n > 1) /* qsort of a NULL array is undefined even for none */
-    qsort(w->v, w->n, sizeof *w->v, by_string);
+    qsort(w->v, w->n, sizeof *w->v, ts_strv_cmp);
   bool ok = true;
   for (size_t i = 0; i < w->n && ok; i++)
     ok = ts_buf_printf(b, "%s%s", i ? ", " : "", w->v[i]) == TS_OK;

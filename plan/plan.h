@@ -67,15 +67,22 @@ struct ts_plan_options {
    * NV_VARIANT_PROVIDER_FORCE_*, AMD_VARIANT_PROVIDER_FORCE_*), read by
    * cli/; NULL: none. */
   const struct ts_variant_force *variant_force;
-  /* Backend ids the user named (plan/torch_backend.h: --torch-backend, a
-   * PyTorch variant index URL): the routed projects come from these
-   * variants alone, best first for the host, and the rules refuse one the
-   * host cannot run; none: every variant the host runs. */
+  /* Two ways of narrowing the builds, which differ on purpose:
+   *
+   * torch_backends: the builds the user named (plan/torch_backend.h:
+   * --torch-backend, a PyTorch variant index URL): the routed projects
+   * come from these variants alone (and a label a requirement pins),
+   * best first for the host, with no CPU fallback unless named; the rules
+   * refuse one the host cannot run, and say why.  None: every variant the
+   * host runs.
+   *
+   * only_backend: a fleet profile's build (lock --profile rocm6.4, per
+   * grid point of lock --universal --profile): of the variants the
+   * profile's machine runs, this backend's builds, else CPU builds where
+   * a release or a platform has none (macOS points).  NULL: every build
+   * the host runs. */
   const char *const *torch_backends;
   size_t ntorch_backends;
-  /* A fleet profile's build (lock --profile rocm6.4): routed projects
-   * come as this backend's builds only, else as CPU builds (a release or
-   * a platform without one).  NULL: every build the host runs. */
   const char *only_backend;
   /* A project's requires-python (pyproject.toml), or NULL: a target
    * interpreter outside it is refused (TS_E_PYTHON) before resolving. */

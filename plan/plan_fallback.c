@@ -76,15 +76,14 @@ static enum ts_code fall_back(struct ts_plan_result *r, struct ts_plan_item *it,
                               const struct ts_plan_fetch_options *fo,
                               const struct ts_error *why, struct ts_error *err) {
   struct ts_resolved *x = (struct ts_resolved *)it->r;
-  char **tried = ts_xcalloc(1, sizeof *tried);
-  size_t ntried = 1;
-  tried[0] = ts_xstrdup(x->file->filename);
+  char **tried = NULL;
+  size_t ntried = 0;
+  ts_strv_push(&tried, &ntried, x->file->filename, strlen(x->file->filename));
   enum ts_code rc = why->code;
   *err = *why;
   const struct ts_index_file *alt;
   while (broken(rc) && (alt = next_candidate(r, x, tried, ntried))) {
-    tried = ts_xrealloc(tried, (ntried + 1) * sizeof *tried);
-    tried[ntried++] = ts_xstrdup(alt->filename);
+    ts_strv_push(&tried, &ntried, alt->filename, strlen(alt->filename));
     struct ts_plan_fetch f = {.project = x->name, .filename = alt->filename,
                               .url = alt->url, .sha256 = alt->sha256,
                               .cache_key = alt->sha256, .size = alt->size};
@@ -112,9 +111,7 @@ static enum ts_code fall_back(struct ts_plan_result *r, struct ts_plan_item *it,
         *err = e;
     }
   }
-  for (size_t k = 0; k < ntried; k++)
-    free(tried[k]);
-  free(tried);
+  ts_strv_free(tried, ntried);
   return rc;
 }
 

@@ -105,7 +105,7 @@ enum ts_code ts_plan_fetch_files(struct ts_index *idx, struct ts_plan_fetch *f, 
   struct ts_plan_fetch **queue = ts_xcalloc(n, sizeof *queue);
   size_t nq = 0, nmissing = 0;
   struct ts_buf missing;
-  ts_buf_init(&missing, 1u << 20);
+  ts_buf_init(&missing, TS_CAP_TEXT);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     struct ts_plan_fetch *x = &f[i];

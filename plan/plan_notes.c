@@ -6,13 +6,7 @@
 #include "core/str.h"
 #include "plan/plan.h"
 #include "plan/plan_internal.h"
-
-static bool any_gpu(const struct ts_constraint_set *s) {
-  for (size_t j = 0; j < s->nbackends; j++)
-    if (s->backends[j].usable && strcmp(s->backends[j].kind, "cpu") != 0)
-      return true;
-  return false;
-}
+#include "rules/series.h"
 
 /* The backend list of a torch series on this host (ts_rules_release_backends
  * over the compiled set); false when the rules do not know the series. */
@@ -60,18 +54,14 @@ bool ts_plan_explain_cpu(const struct ts_plan_result *r, const struct ts_rules *
     if (out->series[0] &&
         series_backends(r, rules, h, ignore_host, out->series, &out->series_backends))
       out->backends = &out->series_backends;
-    if (any_gpu(out->backends)) {
+    if (ts_rules_has_gpu_backend(out->backends)) {
       out->why = TS_PLAN_CPU_RULED_OUT;
       return true;
     }
     /* the newest series that has a GPU build here, as detect says */
-    for (size_t k = rules ? rules->nreleases : 0; k-- > 0 && !out->newest_gpu_series;) {
-      struct ts_constraint_set o;
-      if (series_backends(r, rules, h, ignore_host, rules->releases[k].series, &o) &&
-          any_gpu(&o))
-        out->newest_gpu_series = rules->releases[k].series;
-      ts_constraint_set_clear(&o);
-    }
+    const struct ts_rules_release *newest =
+        ts_rules_newest_gpu_series(rules, h, ignore_host, &r->rules, NULL);
+    out->newest_gpu_series = newest ? newest->series : NULL;
     out->why = out->newest_gpu_series && out->backends == &out->series_backends
                    ? TS_PLAN_CPU_OLDER_SERIES
                    : TS_PLAN_CPU_NO_GPU_BACKEND;

@@ -7,19 +7,19 @@
 
 #include "core/alloc.h"
 #include "core/str.h"
+#include "core/vec.h"
 #include "pep/metadata.h"
 #include "pep/requirement.h"
 #include "plan/plan_internal.h"
 #include "target/site.h"
 
 struct names {
-  char **v;
-  size_t n;
+  TS_VEC_MEMBERS(char *);
 };
 
 static bool has(const struct names *s, const char *name) {
   for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i], name) == 0)
+    if (strcmp(s->items[i], name) == 0)
       return true;
   return false;
 }
@@ -27,15 +27,14 @@ static bool has(const struct names *s, const char *name) {
 static void add(struct names *s, const char *name) {
   if (has(s, name))
     return;
-  s->v = ts_xreallocarray(s->v, s->n + 1, sizeof *s->v);
-  s->v[s->n++] = ts_xstrdup(name);
+  ts_vec_push(s, ts_xstrdup(name));
 }
 
 static bool drop(struct names *s, const char *name) {
   for (size_t i = 0; i < s->n; i++)
-    if (strcmp(s->v[i], name) == 0) {
-      free(s->v[i]);
-      s->v[i] = s->v[--s->n];
+    if (strcmp(s->items[i], name) == 0) {
+      free(s->items[i]);
+      s->items[i] = s->items[--s->n];
       return true;
     }
   return false;
@@ -59,10 +58,6 @@ static void deps_of(const char *md, size_t len, const struct ts_marker_env *env,
     ts_requirement_free(r);
   }
   ts_metadata_free(m);
-}
-
-static int name_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static const struct ts_resolved *answer_item(const struct ts_plan_result *r, const char *name) {
@@ -94,8 +89,8 @@ static void candidates(const struct ts_site *site, const struct ts_plan_result *
       deps_of(d->metadata, d->metadata_len, env, out);
   }
   for (size_t k = 0; k < out->n; k++) { /* out grows while walked */
-    const struct ts_site_dist *d = ts_site_find(site, out->v[k]);
-    if (d && !replaced(answer_item(r, out->v[k])))
+    const struct ts_site_dist *d = ts_site_find(site, out->items[k]);
+    if (d && !replaced(answer_item(r, out->items[k])))
       deps_of(d->metadata, d->metadata_len, env, out);
   }
 }
@@ -106,9 +101,9 @@ void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
   candidates(site, r, env, &cand);
   /* what the user asked for, or the answer holds, stays */
   for (size_t i = 0; i < cand.n;) {
-    const struct ts_site_dist *d = ts_site_find(site, cand.v[i]);
-    if (!d || d->requested || answer_item(r, cand.v[i]))
-      drop(&cand, cand.v[i]);
+    const struct ts_site_dist *d = ts_site_find(site, cand.items[i]);
+    if (!d || d->requested || answer_item(r, cand.items[i]))
+      drop(&cand, cand.items[i]);
     else
       i++;
   }
@@ -125,21 +120,19 @@ void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
       deps_of(d->metadata, d->metadata_len, env, &keep);
   }
   for (size_t k = 0; k < keep.n; k++) /* keep grows while walked */
-    if (drop(&cand, keep.v[k])) {
-      const struct ts_site_dist *d = ts_site_find(site, keep.v[k]);
+    if (drop(&cand, keep.items[k])) {
+      const struct ts_site_dist *d = ts_site_find(site, keep.items[k]);
       if (d)
         deps_of(d->metadata, d->metadata_len, env, &keep);
     }
-  for (size_t i = 0; i < keep.n; i++)
-    free(keep.v[i]);
-  free(keep.v);
+  ts_strv_free(keep.items, keep.n);
   if (cand.n > 1)
-    qsort(cand.v, cand.n, sizeof *cand.v, name_cmp);
-  r->orphans = cand.v;
+    qsort(cand.items, cand.n, sizeof *cand.items, ts_strv_cmp);
+  r->orphans = cand.items;
   r->norphans = cand.n;
   r->orphan_versions = ts_xcalloc(cand.n + 1, sizeof *r->orphan_versions);
   for (size_t i = 0; i < cand.n; i++) {
-    const struct ts_site_dist *d = ts_site_find(site, cand.v[i]);
+    const struct ts_site_dist *d = ts_site_find(site, cand.items[i]);
     r->orphan_versions[i] = ts_xstrdup(d && d->version ? d->version : "-");
   }
 }

@@ -105,18 +105,14 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
                           .notes = notes, .nnotes = note ? 1 : 0,
                           .rules = rules ? &in_force : NULL};
   enum ts_code rc = ts_report_write(&rep, out, err);
-  for (size_t i = 0; i < nconflicts; i++)
-    free(conflicts[i]);
-  free(conflicts);
+  ts_strv_free(conflicts, nconflicts);
   free(note);
   for (size_t i = 0; i < n; i++) {
     ts_metadata_free(k[i].md);
     free(k[i].kv);
   }
   free(k);
-  for (size_t i = 0; i < m; i++)
-    free(urls[i]);
-  free(urls);
+  ts_strv_free(urls, m);
   free(local_hex);
   free(items);
   return rc;

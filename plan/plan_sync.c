@@ -99,9 +99,7 @@ static void ranker_clear(struct variant_ranker *k) {
     ts_constraint_set_clear(&k->set);
   if (k->have_profile_host)
     ts_host_clear(&k->profile_host);
-  for (size_t i = 0; i < k->nnotes; i++)
-    free(k->notes[i]);
-  free(k->notes);
+  ts_strv_free(k->notes, k->nnotes);
 }
 
 /* Which of a fleet lock's profiles to sync (see plan.h). */
@@ -173,7 +171,7 @@ static bool locked_config_settings(const struct ts_pylock_package *pkg, const ch
 /* "a=1 b=2", or "none". */
 static char *settings_text(const char *const *cs, size_t n) {
   struct ts_buf b;
-  ts_buf_init(&b, 1u << 20);
+  ts_buf_init(&b, TS_CAP_TEXT);
   for (size_t i = 0; i < n; i++)
     if (ts_buf_printf(&b, "%s%s", i ? " " : "", cs[i]) != TS_OK)
       break;
@@ -304,7 +302,7 @@ static char *locked_build_env(const struct ts_pylock_package *pkg) {
   if (!env || env->type != TS_TOML_ARRAY)
     return NULL;
   struct ts_buf b;
-  ts_buf_init(&b, 1u << 20);
+  ts_buf_init(&b, TS_CAP_TEXT);
   for (size_t i = 0; i < env->nitems; i++) {
     const struct ts_toml_value *n = ts_toml_get(env->items[i], "name");
     const struct ts_toml_value *v = ts_toml_get(env->items[i], "version");

@@ -118,9 +118,7 @@ static void judge_targets(const struct ts_host *host, struct ts_profile_verdict 
       v->host_targets = targets_text(have, nh, skip);
     }
   }
-  for (size_t i = 0; i < nh; i++)
-    free(have[i]);
-  free(have);
+  ts_strv_free(have, nh);
   free(named);
 }
 

@@ -37,15 +37,11 @@ static struct ts_version *file_version(const char *filename, bool *is_wheel) {
   return v;
 }
 
-static int by_string(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool put_sorted(struct ts_buf *b, char **items, size_t n) {
   char **copy = ts_xcalloc(n + 1, sizeof *copy);
   if (n)
     memcpy(copy, items, n * sizeof *copy);
-  qsort(copy, n, sizeof *copy, by_string);
+  qsort(copy, n, sizeof *copy, ts_strv_cmp);
   bool ok = true;
   for (size_t i = 0; i < n && ok; i++)
     ok = ts_buf_append_str(b, copy[i]) == TS_OK && ts_buf_append_str(b, "\n") == TS_OK;

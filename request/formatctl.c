@@ -25,8 +25,7 @@ static bool set_has(char *const *v, size_t n, const char *s) {
 static void set_add(char ***v, size_t *n, const char *s) {
   if (set_has(*v, *n, s))
     return;
-  *v = ts_xreallocarray(*v, *n + 1, sizeof **v);
-  (*v)[(*n)++] = ts_xstrdup(s);
+  ts_strv_push(v, n, s, strlen(s));
 }
 
 static void set_remove(char **v, size_t *n, const char *s) {

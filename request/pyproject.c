@@ -14,6 +14,10 @@
 #include "pep/requirement.h"
 #include "pep/specifier.h"
 
+/* A dependency group including groups that include groups...: deeper than
+ * this is a mistake, reported as a malformed table. */
+#define GROUP_MAX_DEPTH 32
+
 static enum ts_code bad(struct ts_error *err, const char *path, const char *key,
                         const char *what) {
   return ts_error_set(err, TS_E_PARSE, "%s: %s %s", path, key, what);
@@ -63,9 +67,7 @@ static int set_cmp(const void *a, const void *b) {
 
 static void set_clear(struct ts_project_set *s) {
   free(s->name);
-  for (size_t i = 0; i < s->nrequires; i++)
-    free(s->requires[i]);
-  free(s->requires);
+  ts_strv_free(s->requires, s->nrequires);
 }
 
 static enum ts_code extras_of(const char *path, const struct ts_toml_value *t,
@@ -106,7 +108,7 @@ static enum ts_code expand_group(const char *path, const struct ts_toml_value *g
     if (strcmp(stack[i], name) == 0)
       return ts_error_set(err, TS_E_PARSE, "%s: dependency-groups: '%s' includes itself",
                           path, name);
-  if (g->type != TS_TOML_ARRAY || depth >= 32)
+  if (g->type != TS_TOML_ARRAY || depth >= GROUP_MAX_DEPTH)
     return bad(err, path, "dependency-groups", "must map names to arrays");
   stack[depth] = name;
   enum ts_code rc = TS_OK;
@@ -139,7 +141,7 @@ static enum ts_code groups_of(const char *path, const struct ts_toml_value *t,
   for (size_t i = 0; i < t->nkvs && rc == TS_OK; i++) {
     struct ts_project_set *s = &p->groups[p->ngroups++];
     s->name = ts_name_normalize(t->kvs[i].key, t->kvs[i].key_len);
-    const char *stack[32];
+    const char *stack[GROUP_MAX_DEPTH];
     rc = expand_group(path, t, s->name, s, stack, 0, err);
   }
   return rc;
@@ -244,9 +246,7 @@ enum ts_code ts_project_read(const char *path, struct ts_project *out, struct ts
 }
 
 void ts_project_clear(struct ts_project *p) {
-  for (size_t i = 0; i < p->nrequires; i++)
-    free(p->requires[i]);
-  free(p->requires);
+  ts_strv_free(p->requires, p->nrequires);
   for (size_t i = 0; i < p->nextras; i++)
     set_clear(&p->extras[i]);
   free(p->extras);
@@ -254,16 +254,10 @@ void ts_project_clear(struct ts_project *p) {
     set_clear(&p->groups[i]);
   free(p->groups);
   free(p->requires_python);
-  for (size_t i = 0; i < p->nenvironments; i++)
-    free(p->environments[i]);
-  free(p->environments);
+  ts_strv_free(p->environments, p->nenvironments);
   free(p->index_url);
   free(p->torch_index_url);
-  for (size_t i = 0; i < p->nextra_index_urls; i++)
-    free(p->extra_index_urls[i]);
-  free(p->extra_index_urls);
-  for (size_t i = 0; i < p->nprofiles; i++)
-    free(p->profiles[i]);
-  free(p->profiles);
+  ts_strv_free(p->extra_index_urls, p->nextra_index_urls);
+  ts_strv_free(p->profiles, p->nprofiles);
   memset(p, 0, sizeof *p);
 }

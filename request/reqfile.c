@@ -15,8 +15,9 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/text.h"
 #include "core/str.h"
+#include "core/vec.h"
+#include "core/text.h"
 #include "pep/filename.h"
 #include "pep/name.h"
 
@@ -37,10 +38,6 @@ static void strip(const char **s, size_t *len) {
     (*len)--;
 }
 
-static enum ts_code strv_push(char ***v, size_t *n, const char *s, size_t len) {
-  ts_strv_push(v, n, s, len);
-  return TS_OK;
-}
 
 static bool has_prefix_ci(const char *s, size_t len, const char *p) {
   size_t n = strlen(p);
@@ -145,11 +142,9 @@ static enum ts_code from_wheel_name(struct ts_reqfile_entry *e, const char *fn,
     return ts_error_set(err, rc, "'%.*s' is not a valid wheel file name (%s)",
                         (int)fn_len, fn, why ? why + 3 : we.detail);
   }
-  e->name = strdup(w->normalized_name);
-  e->version = strdup(ts_version_str(w->version));
+  e->name = ts_xstrdup(w->normalized_name);
+  e->version = ts_xstrdup(ts_version_str(w->version));
   ts_wheel_filename_free(w);
-  if (!e->name || !e->version)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
   return TS_OK;
 }
 
@@ -173,10 +168,8 @@ static enum ts_code split_extras(struct ts_reqfile_entry *e, const char *s,
     if (!ts_name_is_valid(a, n))
       return ts_error_set(err, TS_E_PARSE, "invalid extra '%.*s'", (int)n, a);
     char *norm = ts_name_normalize(a, n);
-    enum ts_code rc = strv_push(&e->extras, &e->nextras, norm, strlen(norm));
+    ts_strv_push(&e->extras, &e->nextras, norm, strlen(norm));
     free(norm);
-    if (rc != TS_OK)
-      return ts_error_set(err, rc, "out of memory");
     p = comma ? comma + 1 : end;
   }
   *len = open;
@@ -235,8 +228,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
   if (memchr(s, '\0', len))
     return ts_error_set(err, TS_E_PARSE, "requirement holds a NUL byte");
   enum ts_code rc;
-  if (!(e->text = ts_xstrndup(s, len)))
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  e->text = ts_xstrndup(s, len);
   bool url = is_url(s, len);
   /* pip splits markers off first: at "; " after a URL, else at ";" */
   const char *name = s, *marker = NULL;
@@ -262,8 +254,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
 
   if (url) {
     e->kind = TS_REQFILE_URL;
-    if (!(e->url = ts_xstrndup(name, name_len)))
-      goto oom;
+    e->url = ts_xstrndup(name, name_len);
     const char *fn;
     size_t fn_len;
     url_filename(name, name_len, &fn, &fn_len);
@@ -286,8 +277,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
                               v, e->text);
             goto fail;
           }
-          if (!(e->name = ts_name_normalize(v, n)))
-            goto oom;
+          e->name = ts_name_normalize(v, n);
           break;
         }
       }
@@ -307,8 +297,7 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
       path_like = false;
     if (path_like) {
       e->kind = TS_REQFILE_PATH;
-      if (!(e->path = ts_xstrndup(name, plen)))
-        goto oom;
+      e->path = ts_xstrndup(name, plen);
       const char *slash = plen ? memrchr(name, '/', plen) : NULL;
       const char *fn = slash ? slash + 1 : name;
       size_t fn_len = plen - (size_t)(fn - name);
@@ -348,20 +337,18 @@ enum ts_code ts_reqfile_parse_requirement(const char *s, size_t len,
                             e->text);
           goto fail;
         }
-        if (ts_marker_parse(marker, marker_len, &e->req->marker, NULL) != TS_OK)
-          goto oom;
+        if ((rc = ts_marker_parse(marker, marker_len, &e->req->marker, err)) != TS_OK)
+          goto fail;
         marker = NULL;
       }
-      if (!(e->name = strdup(e->req->normalized_name)))
-        goto oom;
+      e->name = ts_xstrdup(e->req->normalized_name);
     }
   }
-  if (marker && !(e->marker = ts_xstrndup(marker, marker_len)))
-    goto oom;
+  if (marker)
+    e->marker = ts_xstrndup(marker, marker_len);
   return TS_OK;
-oom:
-  rc = ts_error_set(err, TS_E_NOMEM, "out of memory");
 fail:
+
   ts_reqfile_entry_clear(e);
   return rc;
 }
@@ -379,8 +366,8 @@ enum ts_code ts_reqfile_read_real(void *ctx, const char *path, char **data,
     ts_buf_clear(&b);
     return rc;
   }
-  if (!b.data && ts_buf_append(&b, "", 0) != TS_OK)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
+  if (!b.data)
+    ts_buf_xappend(&b, "", 0);
   *data = ts_buf_take(&b, len);
   return TS_OK;
 }
@@ -430,9 +417,7 @@ static enum ts_code at_line(struct ctx *c, const char *file, unsigned line,
  * Leading ".." of a relative path stay. */
 static char *clean_path(const char *p) {
   size_t n = strlen(p);
-  char *out = malloc(n + 2);
-  if (!out)
-    return NULL;
+  char *out = ts_xmalloc(n + 2);
   bool abs = p[0] == '/';
   size_t o = 0;
   if (abs)
@@ -486,9 +471,7 @@ static char *join_include(const char *includer, const char *name) {
     return clean_path(name);
   size_t dl = (size_t)(slash - includer);
   size_t nl = strlen(name);
-  char *j = malloc(dl + 1 + nl + 1);
-  if (!j)
-    return NULL;
+  char *j = ts_xmalloc(dl + 1 + nl + 1);
   memcpy(j, includer, dl);
   j[dl] = '/';
   memcpy(j + dl + 1, name, nl + 1);
@@ -591,7 +574,7 @@ static enum ts_code shlex_split(const char *s, size_t len, struct tokens *out,
     char c = s[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       if (in_tok) {
-        rc = strv_push(&out->v, &out->n, tok.data ? tok.data : "", tok.len);
+        ts_strv_push(&out->v, &out->n, tok.data ? tok.data : "", tok.len);
         ts_buf_reset(&tok);
         in_tok = false;
       }
@@ -642,7 +625,7 @@ static enum ts_code shlex_split(const char *s, size_t len, struct tokens *out,
     }
   }
   if (rc == TS_OK && in_tok)
-    rc = strv_push(&out->v, &out->n, tok.data ? tok.data : "", tok.len);
+    ts_strv_push(&out->v, &out->n, tok.data ? tok.data : "", tok.len);
   ts_buf_clear(&tok);
   if (rc != TS_OK)
     tokens_free(out);
@@ -684,7 +667,7 @@ static enum ts_code parse_options(struct ctx *c, const char *file,
   *out = NULL;
   *nout = 0;
   struct optval *v = NULL;
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < t->n && rc == TS_OK; i++) {
     const char *tok = t->v[i];
@@ -736,17 +719,10 @@ static enum ts_code parse_options(struct ctx *c, const char *file,
       }
       value = t->v[++i];
     }
-    struct optval *nv = realloc(v, (n + 1) * sizeof *nv);
-    if (!nv) {
-      rc = at_line(c, file, line, TS_E_NOMEM, "out of memory");
-      break;
-    }
-    v = nv;
+    v = ts_vec_grow(v, &cap, n + 1, sizeof *v);
     v[n].opt = o;
-    v[n].value = value ? strdup(value) : NULL;
+    v[n].value = ts_xstrdup(value);
     n++;
-    if (value && !v[n - 1].value)
-      rc = at_line(c, file, line, TS_E_NOMEM, "out of memory");
   }
   if (rc != TS_OK) {
     optvals_free(v, n);
@@ -803,8 +779,6 @@ static enum ts_code include(struct ctx *c, const char *file, unsigned line,
   if (!*target)
     return at_line(c, file, line, TS_E_PARSE, "empty file name");
   char *path = join_include(file, target);
-  if (!path)
-    return at_line(c, file, line, TS_E_NOMEM, "out of memory");
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < c->depth; i++) {
     if (strcmp(c->stack[i], path) == 0) {
@@ -861,8 +835,7 @@ static enum ts_code add_entry(struct ctx *c, const char *file, unsigned line,
       for (char *p = strchr(h, ':'); p && *p; p++)
         if (*p >= 'A' && *p <= 'F')
           *p = (char)(*p - 'A' + 'a');
-      if (strv_push(&e.hashes, &e.nhashes, h, strlen(h)) != TS_OK)
-        rc = at_line(c, file, line, TS_E_NOMEM, "out of memory");
+      ts_strv_push(&e.hashes, &e.nhashes, h, strlen(h));
     }
   }
   if (rc == TS_OK && is_constraint) {
@@ -875,18 +848,12 @@ static enum ts_code add_entry(struct ctx *c, const char *file, unsigned line,
   }
   e.is_constraint = is_constraint;
   e.line = line;
-  if (rc == TS_OK && !(e.file = strdup(file)))
-    rc = at_line(c, file, line, TS_E_NOMEM, "out of memory");
   if (rc == TS_OK) {
-    struct ts_reqfile_entry *ne =
-        realloc(c->rf->entries, (c->rf->nentries + 1) * sizeof *ne);
-    if (!ne) {
-      rc = at_line(c, file, line, TS_E_NOMEM, "out of memory");
-    } else {
-      c->rf->entries = ne;
-      ne[c->rf->nentries++] = e;
-      return TS_OK;
-    }
+    e.file = ts_xstrdup(file);
+    c->rf->entries = ts_xreallocarray(c->rf->entries, c->rf->nentries + 1,
+                                      sizeof *c->rf->entries);
+    c->rf->entries[c->rf->nentries++] = e;
+    return TS_OK;
   }
   ts_reqfile_entry_clear(&e);
   return rc;
@@ -969,24 +936,18 @@ static enum ts_code handle_line(struct ctx *c, const char *file, unsigned line,
       rc = include(c, file, line, v, true);
       break;
     case O_INDEX_URL: {
-      char *d = strdup(v);
-      if (!d) {
-        rc = TS_E_NOMEM;
-        break;
-      }
       free(rf->index_url);
-      rf->index_url = d;
+      rf->index_url = ts_xstrdup(v);
       break;
     }
     case O_EXTRA_INDEX_URL:
-      rc = strv_push(&rf->extra_index_urls, &rf->nextra_index_urls, v,
-                     strlen(v));
+      ts_strv_push(&rf->extra_index_urls, &rf->nextra_index_urls, v, strlen(v));
       break;
     case O_NO_INDEX:
       rf->no_index = true;
       break;
     case O_FIND_LINKS:
-      rc = strv_push(&rf->find_links, &rf->nfind_links, v, strlen(v));
+      ts_strv_push(&rf->find_links, &rf->nfind_links, v, strlen(v));
       break;
     case O_PRE:
       rf->pre = true;
@@ -998,13 +959,13 @@ static enum ts_code handle_line(struct ctx *c, const char *file, unsigned line,
       rf->prefer_binary = true;
       break;
     case O_ONLY_BINARY:
-      rc = strv_push(&rf->only_binary, &rf->nonly_binary, v, strlen(v));
+      ts_strv_push(&rf->only_binary, &rf->nonly_binary, v, strlen(v));
       break;
     case O_NO_BINARY:
-      rc = strv_push(&rf->no_binary, &rf->nno_binary, v, strlen(v));
+      ts_strv_push(&rf->no_binary, &rf->nno_binary, v, strlen(v));
       break;
     case O_TRUSTED_HOST:
-      rc = strv_push(&rf->trusted_hosts, &rf->ntrusted_hosts, v, strlen(v));
+      ts_strv_push(&rf->trusted_hosts, &rf->ntrusted_hosts, v, strlen(v));
       break;
     case O_USE_FEATURE:
       break;
@@ -1018,8 +979,7 @@ static enum ts_code handle_line(struct ctx *c, const char *file, unsigned line,
     case O_EDITABLE:
       break;
     }
-    if (rc == TS_E_NOMEM)
-      rc = at_line(c, file, line, rc, "out of memory");
+
   }
 out:
   optvals_free(ov, nov);
@@ -1041,7 +1001,7 @@ static enum ts_code expand_env(struct ctx *c, const char *s, size_t len,
       j++;
     if (j == i + 2 || j >= len || s[j] != '}')
       continue;
-    char name[256];
+    char name[TS_REQFILE_MAX_ENV_NAME + 1];
     size_t nl = j - i - 2;
     if (nl >= sizeof name)
       continue;
@@ -1076,7 +1036,7 @@ static void note_unset_env(struct ctx *c, const char *s, size_t len) {
     while (j < len && ((s[j] >= 'A' && s[j] <= 'Z') ||
                        (s[j] >= '0' && s[j] <= '9') || s[j] == '_'))
       j++;
-    if (j == i + 2 || j >= len || s[j] != '}' || j - i - 2 > 200)
+    if (j == i + 2 || j >= len || s[j] != '}' || j - i - 2 > TS_REQFILE_MAX_ENV_NAME)
       continue;
     size_t used = strlen(c->err->detail);
     snprintf(c->err->detail + used, sizeof c->err->detail - used,
@@ -1111,12 +1071,10 @@ static enum ts_code process_line(struct ctx *c, const char *file,
   if (rc == TS_E_TOO_BIG)
     rc = at_line(c, file, line, rc, "line longer than %u bytes",
                  TS_REQFILE_MAX_LINE);
-  else if (rc != TS_OK)
-    rc = at_line(c, file, line, rc, "out of memory");
   else
     rc = handle_line(c, file, line, x.data ? x.data : "", x.len,
                      is_constraint);
-  if (rc != TS_OK && rc != TS_E_NOMEM)
+  if (rc != TS_OK)
     note_unset_env(c, x.data ? x.data : "", x.len);
   ts_buf_clear(&x);
   return rc;
@@ -1146,10 +1104,8 @@ static enum ts_code parse_file(struct ctx *c, const char *name,
       ln += data[i] == '\n';
     return at_line(c, name, ln, TS_E_PARSE, "not UTF-8 text");
   }
-  char *clean = clean_path(name);
-  if (!clean)
-    return at_line(c, name, 0, TS_E_NOMEM, "out of memory");
-  c->stack[c->depth++] = clean;
+  c->stack[c->depth++] = clean_path(name);
+
 
   /* join_lines: a line ending in '\' continues on the next one, unless it
    * is a comment; the joined pieces lose their leading/trailing '\'. */

@@ -38,6 +38,7 @@
 #define TS_REQFILE_MAX_BYTES (16u * 1024 * 1024) /* one file */
 #define TS_REQFILE_MAX_TOTAL (64u * 1024 * 1024) /* all files together */
 #define TS_REQFILE_MAX_LINE (1u * 1024 * 1024)   /* a line after ${VAR} */
+#define TS_REQFILE_MAX_ENV_NAME 255  /* a longer ${NAME} is left as written */
 
 /* The parser's only windows on the file system.
  * read: reads the file `path` (as given or joined with the including

@@ -525,9 +525,7 @@ static void rule_lines(struct rs *rs, const char *from, int c, bool conflict,
     other = other_gpu;
   char *when = con->nwhen ? join_terms(con->when, con->nwhen, " and ") : NULL;
   char *s;
-  bool kernel_gate = strncmp(con->id, "cuda-arch-", 10) == 0 ||
-                     strncmp(con->id, "rocm-gfx-", 9) == 0 ||
-                     strncmp(con->id, "pypi-arch-", 10) == 0;
+  bool kernel_gate = ts_rs_kernel_gate(con);
   if (kernel_gate && (other_gpu || (!conflict && gpu_terms_text_ok(con))) && !con->nwhen)
     /* the rule's message lists the targets: say them once */
     s = ts_xasprintf("%s has no kernels for this host's GPU (rule %s: %s)", from,

@@ -251,6 +251,42 @@ static char *pins_text(const struct rs *rs, const char *name) {
   return out ? out : ts_xstrdup(name);
 }
 
+/* Every GPU build of the project that the pins admit lacks kernels for
+ * this host's GPU; false when the pins admit none. */
+static bool pins_lack_kernels(struct rs *rs, const struct rs_proj *pj) {
+  const struct ts_resolver_variant_pref *pref = ts_rs_variant_pref(rs, pj->name);
+  bool any = false;
+  for (size_t k = 0; k < pj->nvers; k++) {
+    const struct rs_ver *v = &pj->vers[k];
+    if (!v->usable || ts_rs_variant_tier(pref, v->v) != 2 ||
+        !admitted_by_roots(rs, pj, v, NULL))
+      continue;
+    if (!ts_rs_lacks_kernels(rs, pj->name, v))
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/* The oldest release with a main-tier (GPU) build that runs here: its most
+ * preferred such build, or -1. */
+static int oldest_runnable(struct rs *rs, int pidx) {
+  const struct ts_resolver_variant_pref *pref =
+      ts_rs_variant_pref(rs, rs->projs[pidx].name);
+  int oldest = -1;
+  for (size_t k = 0; k < rs->projs[pidx].nvers; k++) {
+    struct rs_proj *pj = &rs->projs[pidx];
+    if (!pj->vers[k].usable || ts_rs_variant_tier(pref, pj->vers[k].v) != 2 ||
+        (oldest >= 0 && ts_version_cmp(pj->vers[k].pub, pj->vers[oldest].pub) > 0))
+      continue;
+    if (!pj->vers[k].solv)
+      ts_rs_reveal(rs, pidx, k);
+    if (runs_here(rs, rs->projs[pidx].vers[k].solv))
+      oldest = (int)k;
+  }
+  return oldest;
+}
+
 static void why_add(struct ts_explanation *why, size_t *cap, char *line) {
   why->lines = ts_rs_grow(why->lines, cap, why->nlines + 1, sizeof *why->lines);
   why->lines[why->nlines++] = line;
@@ -291,13 +327,25 @@ static enum ts_code refuse_fallback(struct rs *rs, int pidx, int chosen,
     nvidia |= strncmp(rs->facts[i].name, "__cc_", 5) == 0 ||
               strcmp(rs->facts[i].name, "__cuda_driver") == 0;
   }
-  why_add(&res->why, &cap,
-          ts_xasprintf("fix: upgrade %s so that a GPU build of %s runs (see "
-                       "'torchsolve detect')",
-                       amd && !nvidia   ? "ROCm (the amdgpu kernel driver)"
-                       : nvidia && !amd ? "the NVIDIA driver"
-                                        : "the NVIDIA driver or ROCm",
-                       pins));
+  const char *stack = amd && !nvidia   ? "ROCm (the amdgpu kernel driver)"
+                      : nvidia && !amd ? "the NVIDIA driver"
+                                       : "the NVIDIA driver or ROCm";
+  /* a build without kernels for this GPU stays without them whatever
+   * the driver: then the way out is another release */
+  int oldest = pins_lack_kernels(rs, pj) ? oldest_runnable(rs, pidx) : -1;
+  pj = &rs->projs[pidx];
+  if (oldest >= 0)
+    why_add(&res->why, &cap,
+            ts_xasprintf("fix: no upgrade of %s adds kernels for this host's GPU "
+                         "to %s: the oldest %s with a GPU build that runs here is "
+                         "%s (%s)",
+                         stack, pins, pj->name, ts_version_public(pj->vers[oldest].v),
+                         pj->vers[oldest].text));
+  else
+    why_add(&res->why, &cap,
+            ts_xasprintf("fix: upgrade %s so that a GPU build of %s runs (see "
+                         "'torchsolve detect')",
+                         stack, pins));
   why_add(&res->why, &cap,
           ts_xasprintf("fix: pass --cpu to accept %s %s", pj->name,
                        pj->vers[chosen].text));

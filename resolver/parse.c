@@ -70,10 +70,6 @@ void ts_rs_meta_clear(struct ts_rs_meta *m) {
   memset(m, 0, sizeof *m);
 }
 
-static int raw_cmp(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 enum ts_code ts_rs_meta_parse(const char *data, size_t len,
                               struct ts_rs_meta *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
@@ -88,7 +84,7 @@ enum ts_code ts_rs_meta_parse(const char *data, size_t len,
    * solvable's requires in order, so the answer must not depend on it */
   if (md->nrequires_dist > 1)
     qsort(md->requires_dist, md->nrequires_dist, sizeof *md->requires_dist,
-          raw_cmp);
+          ts_strv_cmp);
   for (size_t i = 0; i < md->nrequires_dist; i++) {
     const char *s = md->requires_dist[i];
     c = ts_requirement_parse(s, strlen(s), &out->requires_dist[i], err);

@@ -1,6 +1,21 @@
 /*
- * resolver/state.h — the resolver's working state, shared by resolver.c
- * (encoding, solve loop) and explain.c (problems → sentences).  Internal.
+ * resolver/state.h — the resolver's working state and the functions its
+ * files share (internal).  The files call down this list, never up:
+ *
+ *   resolver.c    entry point: set up, run the loop, explain or check
+ *   held_back.c   after an answer: a torch held back, a pinned fallback
+ *   explain.c     a failed solve's problems as sentences
+ *   solve.c       the solve loop: root jobs, closure, the answer
+ *   metadata.c    METADATA fetched in rounds, Requires-Dist encoded
+ *   versions.c    pages → ranked versions; the batched page fetch
+ *   candidates.c  versions → solvables (windows, one-version chain,
+ *                 extras); deps of requirements
+ *   rules.c       host facts, rules.yaml and -c constraints
+ *   pool.c        solvables, recorded deps, rank-set deps, jobs, solvers
+ *   files.c, parse.c, testcase.c   file names, METADATA, --debug-solver
+ *
+ * explain.c and held_back.c read this state and the solver they are
+ * handed; nothing below them calls them.
  */
 #pragma once
 
@@ -187,23 +202,33 @@ struct rs {
   size_t nignored;
 };
 
+/* ---- pool.c ---------------------------------------------------------------- */
+
 void *ts_rs_grow(void *p, size_t *cap, size_t need, size_t size);
+/* What solvable p stands for (grown on first use). */
+struct rs_sinfo *ts_rs_sinfo(struct rs *rs, Id p);
+struct rs_proj *ts_rs_proj_by_name(struct rs *rs, const char *name);
+/* Text of a requirement as the user wrote it, without marker. */
 char *ts_rs_req_text(const char *name, char *const *extras, size_t nextras,
                      const struct ts_specset *spec);
-char *ts_rs_term_text(const struct ts_term *t);
-struct rs_proj *ts_rs_proj_by_name(struct rs *rs, const char *name);
-struct rs_fact *ts_rs_fact(struct rs *rs, const char *name);
+/* A solvable `name = evr` in repo, recorded as kind/proj/ver/extra. */
+Id ts_rs_new_solvable(struct rs *rs, Repo *repo, Id name, Id evr,
+                      enum rs_kind kind, int proj, int ver, int extra);
+/* Adds dep to p as a requires or conflicts, recorded with the text it
+ * came from (owned); returns the record's index in rs->deps. */
 int ts_rs_add_dep(struct rs *rs, Id p, Id dep, bool conflict, char *text,
                   int proj, const struct ts_specset *spec, int constraint,
                   bool rich);
+/* The dep whose providers are exactly the solvables of `name` at the
+ * ranks where match[] is true (exists[]: ranks that have a solvable). */
 Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
                    const bool *match, const bool *exists);
-bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
-                        const struct ts_specset *spec, bool pre_ok);
-
-/* A solvable for version i of project pidx (with its extras and the rules
- * already applied to the project). */
-void ts_rs_reveal(struct rs *rs, int pidx, size_t i);
+/* Asks for the project's page (read by ts_rs_load_wanted). */
+void ts_rs_want(struct rs *rs, const char *name);
+/* A job pair inserted at pair position `at` / appended, its info zeroed
+ * but for proj, fact and extra = -1. */
+struct rs_job *ts_rs_insert_job(struct rs *rs, int at, Id how, Id what);
+struct rs_job *ts_rs_push_job(struct rs *rs, Id how, Id what);
 /* A solver over the pool as it stands (whatprovides rebuilt), with the
  * flags every solve uses. */
 Solver *ts_rs_solver(struct rs *rs);
@@ -211,15 +236,99 @@ Solver *ts_rs_solver(struct rs *rs);
  * chains marked multiversion (their versions get no pairwise rules);
  * the jobs' indexes are unchanged.  Returns the number of problems. */
 int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs);
+
+/* ---- rules.c --------------------------------------------------------------- */
+
+struct rs_fact *ts_rs_fact(struct rs *rs, const char *name);
+/* A host fact: a solvable of @host held by an install job. */
+void ts_rs_add_fact(struct rs *rs, const char *name, const char *version,
+                    const char *source);
+/* Applies the rules that can be applied now; asks for the pages a
+ * requires-rule needs. */
+void ts_rs_apply_rules(struct rs *rs);
+/* The rules already applied to project `name`, on a version revealed
+ * later (solvable p). */
+void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
+                                  const char *name);
+/* A kernel gate: a rule saying which GPU targets a build carries kernels
+ * for (cuda-arch-*, pypi-arch-*, rocm-gfx-*, from rules/rules_compile.c). */
+bool ts_rs_kernel_gate(const struct ts_constraint *con);
+/* Version v of project `name` has no kernels for this host's GPU: a
+ * kernel gate on it fails on the host's facts alone (no driver or ROCm
+ * upgrade changes that). */
+bool ts_rs_lacks_kernels(struct rs *rs, const char *name, const struct rs_ver *v);
+/* The -c constraints on a project just added. */
+void ts_rs_apply_user_constraints(struct rs *rs, int pidx);
+
+/* ---- candidates.c ---------------------------------------------------------- */
+
+bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
+                        const struct ts_specset *spec, bool pre_ok);
+/* Dep for "project (or its extra) with version in spec"; the best
+ * versions it admits are revealed. */
+Id ts_rs_spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
+                  const struct ts_specset *spec);
+/* A requirement naming a pre-release admits them for the project: deps
+ * and jobs encoded before are re-encoded in place. */
+void ts_rs_note_prerelease(struct rs *rs, struct rs_proj *pj,
+                           const struct ts_specset *spec);
+/* The index of extra on project pidx, added (with its solvables) when
+ * new. */
+int ts_rs_get_extra(struct rs *rs, int pidx, const char *extra);
+/* A solvable for version i of project pidx (with its extras and the rules
+ * already applied to the project). */
+void ts_rs_reveal(struct rs *rs, int pidx, size_t i);
+/* The first window of a project just added. */
+void ts_rs_reveal_first(struct rs *rs, int pidx);
+/* After a failed solve with nprob problems: wider windows; false when
+ * nothing is hidden any more (the problem is unsatisfiable). */
+bool ts_rs_expand_windows(struct rs *rs, Solver *solv, int nprob);
 /* The project whose one-version chain a rule (its source, target and
  * dep, from solver_ruleinfo) belongs to, or -1. */
 int ts_rs_one_version_rule(struct rs *rs, Id source, Id target, Id dep);
+
+/* ---- versions.c ------------------------------------------------------------ */
+
 /* The variant preference of a project, or NULL; the tier of a version
  * under it: 2 main pattern, 1 fallback pattern only (CPU), 0 none. */
 const struct ts_resolver_variant_pref *ts_rs_variant_pref(const struct rs *rs,
                                                           const char *name);
 int ts_rs_variant_tier(const struct ts_resolver_variant_pref *pref,
                        const struct ts_version *v);
+/* name is in list (PEP 503 comparison). */
+bool ts_rs_name_in(const char *name, const char *const *list, size_t n);
+/* The target's Python is admitted by a Requires-Python (NULL: yes). */
+bool ts_rs_python_ok(struct rs *rs, const char *requires_python);
+void ts_rs_ver_free(struct rs_ver *v);
+/* Fetches every page asked for (in batches, name order) and adds the new
+ * projects, their -c constraints and the rules now applicable. */
+enum ts_code ts_rs_load_wanted(struct rs *rs, struct ts_error *err);
+
+/* ---- metadata.c ------------------------------------------------------------ */
+
+/* Fetches METADATA for the versions behind the pending solvables (plus
+ * prefetch), then encodes the deps of every solvable whose METADATA is at
+ * hand. */
+enum ts_code ts_rs_grow_problem(struct rs *rs, const Queue *pending,
+                                struct ts_error *err);
+
+/* ---- solve.c --------------------------------------------------------------- */
+
+/* The root requirements' jobs, in the objective's order. */
+void ts_rs_add_root_jobs(struct rs *rs);
+/* The lazy loop (README.md, "Lazy metadata"): solve, fetch and encode
+ * what the answer's closure lacks, solve again.  TS_OK with *last the
+ * last solver (the caller frees it) and *nprob its problems; with none,
+ * res->items is the answer and cl its closure.  Else a provider's error,
+ * and no solver. */
+enum ts_code ts_rs_run(struct rs *rs, struct ts_resolution *res, Queue *cl,
+                       Solver **last, int *nprob, struct ts_error *err);
+
+/* ---- explain.c, held_back.c: read the state, never called from below ------ */
+
+char *ts_rs_term_text(const struct ts_term *t);
+/* Fills `why` with sentences for the solver's problems. */
+void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);
 /* After the last successful solve (`cl` its closure): res->held_back when
  * req->priority[0] is installed below the best build the host runs; with
  * req->refuse_pinned_fallback, TS_E_RESOLVE and res->why when a pinned
@@ -227,23 +336,21 @@ int ts_rs_variant_tier(const struct ts_resolver_variant_pref *pref,
 enum ts_code ts_rs_held_back(struct rs *rs, const Queue *cl,
                              struct ts_resolution *res, struct ts_error *err);
 
-/* Fills `why` with sentences for the solver's problems. */
-void ts_rs_explain(struct rs *rs, Solver *solv, struct ts_explanation *why);
+/* ---- files.c --------------------------------------------------------------- */
 
-/* files.c: the better of two usable files (a non-yanked one, then the
- * better PEP 825 variant rank, then the better tag priority, then the
- * smaller name), and the better stand-in for a version no wheel of the
- * target fits (a wheel before the sdist, then the smaller name). */
+/* The better of two usable files (a non-yanked one, then the better PEP
+ * 825 variant rank, then the better tag priority, then the smaller name),
+ * and the better stand-in for a version no wheel of the target fits (a
+ * wheel before the sdist, then the smaller name). */
 bool ts_rs_file_better(const struct ts_index_file *f, long vrank, long prio,
                        const struct ts_index_file *g, long gvrank, long gprio);
 bool ts_rs_fallback_better(const struct ts_index_file *f, const struct ts_index_file *g);
-/* files.c: the twins (rs_ver.twin) of a ruled project's versions whose
- * files are variant wheels of PyTorch builds. */
+/* The twins (rs_ver.twin) of a ruled project's versions whose files are
+ * variant wheels of PyTorch builds. */
 void ts_rs_set_twins(struct rs *rs, struct rs_proj *pj);
-/* files.c: whether a root requirement that applies to the target names
- * the project; whether requirement r of a solvable's metadata applies
- * under env (to the base solvable when extra is NULL, else to that
- * extra's). */
+/* Whether a root requirement that applies to the target names the
+ * project; whether requirement r of a solvable's metadata applies under
+ * env (to the base solvable when extra is NULL, else to that extra's). */
 bool ts_rs_named_by_root(struct rs *rs, const char *name);
 bool ts_rs_req_applies(const struct ts_marker_env *env, const struct ts_requirement *r,
                        const char *extra);

@@ -3,6 +3,8 @@
 
 #include "rules/constraint.h"
 
+#include "core/str.h"
+
 static void term_clear(struct ts_term *t) {
   free(t->name);
   ts_specset_free(t->spec);
@@ -43,9 +45,7 @@ void ts_constraint_set_clear(struct ts_constraint_set *set) {
     free(set->backends[i].rule_id);
   }
   free(set->backends);
-  for (size_t i = 0; i < set->nrouted; i++)
-    free(set->routed[i]);
-  free(set->routed);
+  ts_strv_free(set->routed, set->nrouted);
   free(set->index_base);
   for (size_t i = 0; i < set->nassumed; i++) {
     term_clear(&set->assumed[i].subject);

@@ -18,6 +18,9 @@
 #define TS_RULES_SCHEMA 1
 /* A rules file is hand-written; anything larger is a mistake or an attack. */
 #define TS_CAP_RULES_FILE (4u * 1024 * 1024)
+/* A backend or rule id ("cu130") is a short name: it becomes a local
+ * version label and a lock key. */
+#define TS_RULES_ID_MAX 100
 
 enum ts_backend_kind {
   TS_BACKEND_CPU,

@@ -283,8 +283,7 @@ static char *entry_path(const char *cache_root, const struct ts_buf *file) {
   char head[sizeof salt + 32];
   int n = snprintf(head, sizeof head, "%sentry format %u\n", salt, ENTRY_FORMAT);
   struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    return NULL;
+
   ts_sha256_update(h, head, (size_t)n);
   ts_sha256_update(h, file->data, file->len);
   uint8_t key[TS_SHA256_LEN];

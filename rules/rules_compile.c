@@ -881,9 +881,7 @@ static enum ts_code compile_pairings(const struct ts_rules *rules,
         }
       }
     }
-    for (size_t i = 0; i < nseen; i++)
-      free(seen[i]);
-    free(seen);
+    ts_strv_free(seen, nseen);
   }
   return rc;
 }

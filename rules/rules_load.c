@@ -161,7 +161,7 @@ static bool dotted_version(const char *s) {
 }
 
 static bool ident_ok(const char *s, bool allow_upper) {
-  if (!s || !*s || strlen(s) > 100)
+  if (!s || !*s || strlen(s) > TS_RULES_ID_MAX)
     return false;
   for (const char *p = s; *p; p++)
     if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) ||

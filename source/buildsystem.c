@@ -11,12 +11,8 @@
 #include "source/source.h"
 
 void ts_build_system_clear(struct ts_build_system *bs) {
-  for (size_t i = 0; i < bs->nrequires; i++)
-    free(bs->requires[i]);
-  free(bs->requires);
-  for (size_t i = 0; i < bs->nbackend_path; i++)
-    free(bs->backend_path[i]);
-  free(bs->backend_path);
+  ts_strv_free(bs->requires, bs->nrequires);
+  ts_strv_free(bs->backend_path, bs->nbackend_path);
   free(bs->backend);
   free(bs->project_name);
   memset(bs, 0, sizeof *bs);
@@ -119,9 +115,7 @@ enum ts_code ts_build_system_read(const char *dir, struct ts_build_system *out,
       if (rc == TS_OK)
         push(&out->backend_path, &out->nbackend_path, abs);
     }
-    for (size_t i = 0; i < nrel; i++)
-      free(rel[i]);
-    free(rel);
+    ts_strv_free(rel, nrel);
     if (rc != TS_OK && err->detail[0] && !strstr(err->detail, path))
       ts_error_wrap(err, "%s", path);
   }

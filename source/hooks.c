@@ -26,9 +26,7 @@ static const char *const hook_names[] = {
 };
 
 void ts_hook_result_clear(struct ts_hook_result *r) {
-  for (size_t i = 0; i < r->nrequires; i++)
-    free(r->requires[i]);
-  free(r->requires);
+  ts_strv_free(r->requires, r->nrequires);
   free(r->basename);
   memset(r, 0, sizeof *r);
 }
@@ -130,9 +128,8 @@ static enum ts_code read_output(const char *control, const struct ts_hook_env *e
                           hook_names[hook], bs->backend);
         break;
       }
-      char **nv = ts_xrealloc(out->requires, (out->nrequires + 1) * sizeof *nv);
-      out->requires = nv;
-      out->requires[out->nrequires++] = ts_xstrdup(it->valuestring);
+      ts_strv_push(&out->requires, &out->nrequires, it->valuestring,
+                   strlen(it->valuestring));
     }
   } else if (!cJSON_IsString(val) || strchr(val->valuestring, '/') ||
              !val->valuestring[0] || !strcmp(val->valuestring, "..")) {
@@ -250,7 +247,7 @@ char *ts_source_log_tail(const char *log_path, size_t nlines) {
   if (fd < 0)
     return ts_xstrdup("");
   off_t size = lseek(fd, 0, SEEK_END);
-  size_t want = size > 65536 ? 65536 : (size_t)(size > 0 ? size : 0);
+  size_t want = size > TS_SOURCE_LOG_TAIL_MAX ? TS_SOURCE_LOG_TAIL_MAX : (size_t)(size > 0 ? size : 0);
   char *b = ts_xcalloc(want + 1, 1);
   ssize_t r = want ? pread(fd, b, want, size - (off_t)want) : 0;
   close(fd);

@@ -160,5 +160,7 @@ enum ts_code ts_vcs_describe(const char *dir, struct ts_vcs_origin *out,
 void ts_vcs_origin_clear(struct ts_vcs_origin *o);
 
 /* The last `nlines` lines of a log, malloc'd ("" for an empty or missing
- * log); at most 64 KiB are read from its end. */
+ * log); at most TS_SOURCE_LOG_TAIL_MAX bytes are read from its end (a
+ * build log can be gigabytes; the error is in its last lines). */
+#define TS_SOURCE_LOG_TAIL_MAX 65536
 char *ts_source_log_tail(const char *log_path, size_t nlines);

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +33,6 @@ static bool skipped(const char *name, bool dir) {
                    !strcmp(name + n - 2, ".o"));
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 enum { MAX_DEPTH = 64, MAX_FILES = 200000 };
 
 static enum ts_code walk(struct ts_sha256 *h, const char *dir, const char *rel,
@@ -52,12 +49,10 @@ static enum ts_code walk(struct ts_sha256 *h, const char *dir, const char *rel,
   while ((de = readdir(d))) {
     if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
       continue;
-    char **nv = ts_xrealloc(names, (n + 1) * sizeof *nv);
-    names = nv;
-    names[n++] = ts_xstrdup(de->d_name);
+    ts_strv_push(&names, &n, de->d_name, strlen(de->d_name));
   }
   closedir(d);
-  qsort(names, n, sizeof *names, by_name);
+  qsort(names, n, sizeof *names, ts_strv_cmp);
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     char *path = ts_xasprintf("%s/%s", dir, names[i]);
@@ -69,7 +64,7 @@ static enum ts_code walk(struct ts_sha256 *h, const char *dir, const char *rel,
       if (!skipped(names[i], true))
         rc = walk(h, path, r, depth + 1, nfiles, err);
     } else if (S_ISLNK(st.st_mode)) {
-      char target[4096];
+      char target[PATH_MAX];
       ssize_t tl = readlink(path, target, sizeof target);
       ts_sha256_update(h, "L", 1);
       ts_sha256_update(h, r, strlen(r) + 1);
@@ -104,16 +99,13 @@ static enum ts_code walk(struct ts_sha256 *h, const char *dir, const char *rel,
     free(path);
     free(r);
   }
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  ts_strv_free(names, n);
   return rc;
 }
 
 enum ts_code ts_source_tree_hash(const char *dir, char out[65], struct ts_error *err) {
   struct ts_sha256 *h = ts_sha256_new();
-  if (!h)
-    abort();
+
   size_t nfiles = 0;
   enum ts_code rc = walk(h, dir, "", 0, &nfiles, err);
   uint8_t dig[TS_SHA256_LEN];
@@ -180,7 +172,7 @@ static enum ts_code copy_walk(const char *from, const char *to, unsigned depth,
       if (!skipped(de->d_name, true))
         rc = copy_walk(src, dst, depth + 1, nfiles, err);
     } else if (S_ISLNK(st.st_mode)) {
-      char target[4096];
+      char target[PATH_MAX];
       ssize_t tl = readlink(src, target, sizeof target - 1);
       if (tl > 0) {
         target[tl] = '\0';

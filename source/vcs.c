@@ -132,7 +132,7 @@ enum ts_code ts_vcs_checkout(const struct ts_vcs_ref *ref, const char *dest,
     const char *rp[] = {"git", "-C", dest, "rev-parse", "--verify", "HEAD^{commit}", NULL};
     rc = git(rp, out, timeout_s, cancel, "git rev-parse", err);
     struct ts_buf b;
-    ts_buf_init(&b, 4096);
+    ts_buf_init(&b, TS_CAP_TINY_FILE);
     struct ts_error re = {0};
     if (rc == TS_OK && ts_fs_read_file(out, &b, &re) == TS_OK && b.len >= 40 &&
         strspn(b.data, "0123456789abcdef") == 40)
@@ -166,7 +166,7 @@ static enum ts_code git_output(const char *dir, const char *const *argv, int *st
                          .log_path = tmpl, .timeout_s = 60};
   enum ts_code rc = ts_process_run(&p, status, err);
   struct ts_buf b;
-  ts_buf_init(&b, 1u << 20);
+  ts_buf_init(&b, TS_CAP_SMALL_FILE);
   if (rc == TS_OK && ts_fs_read_file(tmpl, &b, err) == TS_OK)
     *out = b.data ? ts_buf_take(&b, NULL) : ts_xstrdup("");
   else if (rc == TS_OK)

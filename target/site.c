@@ -146,9 +146,7 @@ void ts_site_clear(struct ts_site *s) {
     free(d->problem);
   }
   free(s->dists);
-  for (size_t i = 0; i < s->ndirs; i++)
-    free(s->dirs[i]);
-  free(s->dirs);
+  ts_strv_free(s->dirs, s->ndirs);
   memset(s, 0, sizeof *s);
 }
 
@@ -177,7 +175,7 @@ char *ts_site_torch_version_value(const char *text, size_t len, const char *key)
 char *ts_site_torch_built_with(const char *site, const char *key) {
   char *path = ts_path_join(site, "torch/version.py");
   struct ts_buf b;
-  ts_buf_init(&b, 1u << 20);
+  ts_buf_init(&b, TS_CAP_SMALL_FILE);
   char *out = ts_fs_read_file(path, &b, NULL) == TS_OK && b.data
                   ? ts_site_torch_version_value(b.data, b.len, key) : NULL;
   ts_buf_clear(&b);

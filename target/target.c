@@ -405,7 +405,7 @@ static enum ts_code run_python(const char *python, char *const argv[],
     else if (pr.exited)
       rc = ts_error_set(err, TS_E_PYTHON, "%s exited with status %d%s%.*s",
                         python, pr.exit_code, n ? ": " : "",
-                        (int)(n - start > 300 ? 300 : n - start), msg + start);
+                        (int)(n - start > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : n - start), msg + start);
     else
       rc = ts_error_set(err, TS_E_PYTHON, "%s was killed by signal %d",
                         python, pr.signal);

@@ -29,7 +29,7 @@ enum ts_code ts_variant_split_filename(const char *s, size_t len, char **plain,
 {
   *plain = NULL;
   *label = NULL;
-  int shown = len > 300 ? 300 : (int)len;
+  int shown = len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : (int)len;
   if (len < 4 || memcmp(s + len - 4, ".whl", 4) != 0)
     return ts_error_set(err, TS_E_PARSE, "'%.*s' is not a wheel file name", shown, s);
   size_t stem = len - 4, dashes[8], n = 0;

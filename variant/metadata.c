@@ -29,9 +29,7 @@ static void feature_clear(struct ts_variant_feature *f)
 {
   free(f->ns);
   free(f->feature);
-  for (size_t i = 0; i < f->nvalues; i++)
-    free(f->values[i]);
-  free(f->values);
+  ts_strv_free(f->values, f->nvalues);
 }
 
 static void features_free(struct ts_variant_feature *f, size_t n)
@@ -44,9 +42,7 @@ static void features_free(struct ts_variant_feature *f, size_t n)
 void ts_variant_metadata_clear(struct ts_variant_metadata *m)
 {
   free(m->schema_url);
-  for (size_t i = 0; i < m->nnamespaces; i++)
-    free(m->namespaces[i]);
-  free(m->namespaces);
+  ts_strv_free(m->namespaces, m->nnamespaces);
   features_free(m->feature_priority, m->nfeature_priority);
   features_free(m->property_priority, m->nproperty_priority);
   for (size_t i = 0; i < m->nproviders; i++)

@@ -23,10 +23,6 @@ static bool is_tree_name(const char *n) {
   return i == 64;
 }
 
-static int cmp_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *report,
                                    void *ctx, size_t *checked, size_t *dropped,
                                    struct ts_error *err) {
@@ -52,13 +48,11 @@ enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *r
   size_t n = 0;
   struct dirent *de;
   while ((de = readdir(d)))
-    if (is_tree_name(de->d_name)) {
-      names = ts_xrealloc(names, (n + 1) * sizeof *names);
-      names[n++] = ts_xstrdup(de->d_name);
-    }
+    if (is_tree_name(de->d_name))
+      ts_strv_push(&names, &n, de->d_name, strlen(de->d_name));
   closedir(d);
   if (n) /* qsort with a NULL array is undefined even for 0 elements */
-    qsort(names, n, sizeof *names, cmp_name);
+    qsort(names, n, sizeof *names, ts_strv_cmp);
   for (size_t i = 0; i < n && rc == TS_OK; i++) {
     struct ts_unpacked u = {.dir = ts_path_join(root, names[i])};
     struct ts_error le = {0};
@@ -79,9 +73,7 @@ enum ts_code ts_wheel_cache_verify(const char *cache_root, ts_wheel_verify_fn *r
       report(ctx, u.dir, loaded ? dist : NULL, ok ? NULL : why);
     ts_unpacked_clear(&u);
   }
-  for (size_t i = 0; i < n; i++)
-    free(names[i]);
-  free(names);
+  ts_strv_free(names, n);
   free(root);
   if (checked)
     *checked = nchecked;

@@ -21,7 +21,7 @@
 static bool file_is(const char *distinfo, const char *name, const char *want) {
   char *p = ts_path_join(distinfo, name);
   struct ts_buf b;
-  ts_buf_init(&b, 4096);
+  ts_buf_init(&b, TS_CAP_TINY_FILE);
   bool ok = ts_fs_read_file(p, &b, NULL) == TS_OK && b.len == strlen(want) &&
             memcmp(b.data, want, b.len) == 0;
   ts_buf_clear(&b);

@@ -78,8 +78,6 @@ void ts_owners_clear(struct ts_owners *o) {
     free(o->files[i].hash);
   }
   free(o->files);
-  for (size_t i = 0; i < o->ndists; i++)
-    free(o->dists[i]);
-  free(o->dists);
+  ts_strv_free(o->dists, o->ndists);
   memset(o, 0, sizeof *o);
 }

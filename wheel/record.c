@@ -5,6 +5,8 @@
 
 #include "core/fs.h"
 #include "core/str.h"
+#include "core/vec.h"
+
 
 void ts_record_clear(struct ts_record *r) {
   for (size_t i = 0; i < r->count; i++) {
@@ -101,26 +103,14 @@ enum ts_code ts_record_parse(const char *data, size_t len,
                         "RECORD line %zu: expected path,hash,size", line);
       goto out;
     }
-    if (out->count == out->alloc_) {
-      size_t na = out->alloc_ ? out->alloc_ * 2 : 64;
-      struct ts_record_row *r = realloc(out->rows, na * sizeof *r);
-      if (!r) {
-        rc = ts_error_set(err, TS_E_NOMEM, "out of memory reading RECORD");
-        goto out;
-      }
-      out->rows = r;
-      out->alloc_ = na;
-    }
+    out->rows = ts_vec_grow(out->rows, &out->alloc_, out->count + 1, sizeof *out->rows);
     struct ts_record_row *row = &out->rows[out->count];
     row->path = ts_xstrndup(f[0].data, f[0].len);
     row->hash = ts_xstrndup(f[1].data ? f[1].data : "", f[1].len);
     row->size = ts_xstrndup(f[2].data ? f[2].data : "", f[2].len);
     out->count++;
-    if (!row->path || !row->hash || !row->size) {
-      rc = ts_error_set(err, TS_E_NOMEM, "out of memory reading RECORD");
-      goto out;
-    }
   }
+
 out:
   for (int i = 0; i < 3; i++)
     ts_buf_clear(&f[i]);

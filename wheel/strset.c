@@ -1,4 +1,5 @@
 #include "core/alloc.h"
+#include "core/str.h"
 #include "wheel/strset.h"
 
 #include <stdint.h>
@@ -47,8 +48,6 @@ bool ts_strset_add(struct ts_strset *set, const char *s) {
 }
 
 void ts_strset_clear(struct ts_strset *set) {
-  for (size_t i = 0; i < set->cap; i++)
-    free(set->slots[i]);
-  free(set->slots);
+  ts_strv_free(set->slots, set->cap);
   memset(set, 0, sizeof *set);
 }

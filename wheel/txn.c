@@ -14,15 +14,14 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "core/vec.h"
 
 #define JOURNAL_MAGIC "torchsolve-txn 1\n"
 #define TS_CAP_JOURNAL (512u * 1024 * 1024)
 
 void ts_txn_add(struct ts_txn *t, char kind, const char *src, const char *dst) {
-  if (t->nops == t->aops) {
-    t->aops = t->aops ? t->aops * 2 : 256;
-    t->ops = ts_xrealloc(t->ops, t->aops * sizeof *t->ops);
-  }
+  t->ops = ts_vec_grow(t->ops, &t->aops, t->nops + 1, sizeof *t->ops);
+
   t->ops[t->nops++] = (struct ts_txn_op){kind, ts_xstrdup(src),
                                          dst ? ts_xstrdup(dst) : NULL};
 }

@@ -275,12 +275,11 @@ enum ts_code ts_venv_create(const char *dir_in, const struct ts_venv_base *base,
   const char *tpl[3] = {activate_sh, activate_fish, activate_csh};
   const char *files[3] = {"activate", "activate.fish", "activate.csh"};
   for (int i = 0; rc == TS_OK && i < 3; i++) {
-    char *text = NULL;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-    if (asprintf(&text, tpl[i], dir, name) < 0)
-      abort();
+    char *text = ts_xasprintf(tpl[i], dir, name);
 #pragma GCC diagnostic pop
+
     rc = put(bin, files[i], text, err);
     free(text);
   }

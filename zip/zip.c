@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "core/alloc.h"
+
 #ifdef TS_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
@@ -25,8 +27,21 @@
 #define CDH_LEN    46u
 #define LFH_LEN    30u
 
+/* Members larger than the whole-member limit are inflated through two
+ * buffers of this size. */
 #define STREAM_CHUNK (1u << 20)
+/* A member up to this size is read and inflated in one piece (faster;
+ * the extraction scratch may lower it per thread). */
 #define WHOLE_DEFAULT (8u << 20)
+/* The whole-member limit when a member is read into a buffer: a larger
+ * one is inflated through STREAM_CHUNK buffers straight into it. */
+#define WHOLE_READ_MEMBER (1u << 20)
+/* A member name up to this long is read with its local header in one
+ * pread (all names in practice). */
+#define NAME_ONE_READ 512u
+/* The first read from an archive's end: room for the end record behind
+ * the longest comment (65,535 bytes); more is read when the records say so. */
+#define FIRST_TAIL_READ 65536u
 /* Local extra field bytes read with a member's header and data at once
  * (wheels carry none, or a few bytes of extended timestamps). */
 #define LOCAL_EXTRA_ROOM 64u
@@ -290,26 +305,19 @@ static enum ts_code parse_directory(const unsigned char *cd,
                                     uint64_t archive_size,
                                     struct ts_zip_archive **out,
                                     struct ts_error *err) {
-  struct ts_zip_archive *a = calloc(1, sizeof *a);
+  struct ts_zip_archive *a = ts_xcalloc(1, sizeof *a);
   size_t n = (size_t)loc->entries;
-  struct idx_sort *idx = NULL;
-  if (!a)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory reading zip");
   a->fd_ = -1;
   a->archive_size = archive_size;
   a->cd_offset = loc->cd_offset;
   a->cd_size = loc->cd_size;
   a->count = n;
   /* Names total at most cd_size bytes, plus one NUL each. */
-  a->entries = calloc(n ? n : 1, sizeof *a->entries);
-  a->names_ = malloc((size_t)loc->cd_size + n + 1);
-  a->by_name_ = malloc((n ? n : 1) * sizeof *a->by_name_);
-  idx = malloc((n ? n : 1) * sizeof *idx);
+  a->entries = ts_xcalloc(n, sizeof *a->entries);
+  a->names_ = ts_xmalloc((size_t)loc->cd_size + n + 1);
+  a->by_name_ = ts_xreallocarray(NULL, n, sizeof *a->by_name_);
+  struct idx_sort *idx = ts_xreallocarray(NULL, n, sizeof *idx);
   enum ts_code rc = TS_OK;
-  if (!a->entries || !a->names_ || !a->by_name_ || !idx) {
-    rc = ts_error_set(err, TS_E_NOMEM, "out of memory reading zip");
-    goto fail;
-  }
   size_t p = 0, np = 0;
   size_t cd_size = (size_t)loc->cd_size;
   for (size_t k = 0; k < n; k++) {
@@ -501,17 +509,12 @@ enum ts_code ts_zip_open_fd(int fd, struct ts_zip_archive **out,
   if (!S_ISREG(st.st_mode))
     return ts_error_set(err, TS_E_BAD_WHEEL, "zip archive is not a file");
   uint64_t size = (uint64_t)st.st_size;
-  size_t want = size < 65536 ? (size_t)size : 65536;
+  size_t want = size < FIRST_TAIL_READ ? (size_t)size : FIRST_TAIL_READ;
   unsigned char *tail = NULL;
   enum ts_code rc;
   struct ts_zip_location loc;
   for (;;) {
-    unsigned char *t = realloc(tail, want ? want : 1);
-    if (!t) {
-      free(tail);
-      return ts_error_set(err, TS_E_NOMEM, "out of memory reading zip");
-    }
-    tail = t;
+    tail = ts_xrealloc(tail, want);
     rc = pread_all(fd, tail, want, size - want, err);
     if (rc == TS_OK)
       rc = ts_zip_locate(tail, want, size, &loc, err);
@@ -608,8 +611,8 @@ static enum ts_code local_data_offset(const struct source *s,
                                       struct ts_error *err) {
   /* One read for the header and the name when the name is short (always,
    * in practice): extraction is syscall-bound on many-file wheels. */
-  unsigned char hb[LFH_LEN + 512];
-  size_t first = LFH_LEN + (e->name_len <= 512 ? e->name_len : 0);
+  unsigned char hb[LFH_LEN + NAME_ONE_READ];
+  size_t first = LFH_LEN + (e->name_len <= NAME_ONE_READ ? e->name_len : 0);
   if (first > e->limit - e->local_offset)
     return ts_error_set(err, TS_E_BAD_WHEEL,
                         "zip entry '%s' overlaps the next entry", e->name);
@@ -663,17 +666,12 @@ static enum ts_code local_data_offset(const struct source *s,
   return TS_OK;
 }
 
-static enum ts_code grow(unsigned char **p, size_t *alloc, size_t need,
-                         struct ts_error *err) {
+/* Sizes reach here only under the caller's caps (WHOLE_DEFAULT, STREAM_CHUNK). */
+static void grow(unsigned char **p, size_t *alloc, size_t need) {
   if (*alloc >= need && *p)
-    return TS_OK;
-  size_t n = need ? need : 1;
-  unsigned char *q = realloc(*p, n);
-  if (!q)
-    return ts_error_set(err, TS_E_NOMEM, "out of memory inflating zip entry");
-  *p = q;
-  *alloc = n;
-  return TS_OK;
+    return;
+  *p = ts_xrealloc(*p, need);
+  *alloc = need ? need : 1;
 }
 
 static enum ts_code crc_check(const struct ts_zip_entry *e, uint32_t crc,
@@ -697,9 +695,7 @@ static enum ts_code extract_whole(const struct source *s,
   size_t cs = (size_t)e->csize, us = (size_t)e->usize;
   enum ts_code rc = TS_OK;
   if (!input) {
-    rc = grow(&sc->in_, &sc->in_alloc_, cs, err);
-    if (rc != TS_OK)
-      return rc;
+    grow(&sc->in_, &sc->in_alloc_, cs);
     rc = src_read(s, sc->in_, cs, data_off, err);
     if (rc != TS_OK)
       return rc;
@@ -707,9 +703,7 @@ static enum ts_code extract_whole(const struct source *s,
   }
   const unsigned char *data = input;
   if (e->method == TS_ZIP_DEFLATE) {
-    rc = grow(&sc->out_, &sc->out_alloc_, us, err);
-    if (rc != TS_OK)
-      return rc;
+    grow(&sc->out_, &sc->out_alloc_, us);
 #ifdef TS_HAVE_LIBDEFLATE
     if (!sc->inflater_) {
       sc->inflater_ = libdeflate_alloc_decompressor();
@@ -766,11 +760,9 @@ static enum ts_code extract_stream(const struct source *s,
                                    struct ts_zip_scratch *sc,
                                    ts_zip_sink_fn *sink, void *ctx,
                                    struct ts_error *err) {
-  enum ts_code rc = grow(&sc->in_, &sc->in_alloc_, STREAM_CHUNK, err);
-  if (rc == TS_OK)
-    rc = grow(&sc->out_, &sc->out_alloc_, STREAM_CHUNK, err);
-  if (rc != TS_OK)
-    return rc;
+  grow(&sc->in_, &sc->in_alloc_, STREAM_CHUNK);
+  grow(&sc->out_, &sc->out_alloc_, STREAM_CHUNK);
+  enum ts_code rc = TS_OK;
   uint64_t in_left = e->csize, out_total = 0;
   uint32_t crc = 0;
   uint64_t off = data_off;
@@ -881,7 +873,7 @@ static enum ts_code extract_from(const struct source *s,
                          sc, sink, ctx, err);
   }
   bool in_memory = e->csize <= whole && e->usize <= whole;
-  if (in_memory && s->fd >= 0 && e->name_len <= 512) {
+  if (in_memory && s->fd >= 0 && e->name_len <= NAME_ONE_READ) {
     /* One read for the local header and the data (a 12,000-file wheel
      * made 24,000 reads): the header, the name, room for a local extra
      * field, the data, never past the member's limit.  An extra field
@@ -889,9 +881,9 @@ static enum ts_code extract_from(const struct source *s,
     uint64_t span = LFH_LEN + e->name_len + LOCAL_EXTRA_ROOM + e->csize;
     if (span > e->limit - e->local_offset)
       span = e->limit - e->local_offset;
-    enum ts_code rc = grow(&sc->in_, &sc->in_alloc_, (size_t)span, err);
-    if (rc == TS_OK)
-      rc = src_read(s, sc->in_, (size_t)span, e->local_offset, err);
+    grow(&sc->in_, &sc->in_alloc_, (size_t)span);
+    enum ts_code rc = src_read(s, sc->in_, (size_t)span, e->local_offset, err);
+
     if (rc != TS_OK)
       return rc;
     struct source mem = {.fd = -1, .buf = sc->in_, .buf_offset = e->local_offset,
@@ -965,7 +957,7 @@ static enum ts_code read_member(const struct source *s,
     return ts_error_set(err, TS_E_TOO_BIG,
                         "zip member '%s' is %llu bytes (limit %zu)", e->name,
                         (unsigned long long)e->usize, out->max);
-  struct ts_zip_scratch sc = {.whole_max = 1u << 20};
+  struct ts_zip_scratch sc = {.whole_max = WHOLE_READ_MEMBER};
   enum ts_code rc = extract_from(s, e, &sc, buf_sink, out, err);
   ts_zip_scratch_clear(&sc);
   if (rc == TS_OK && !out->data)

@@ -18,108 +18,56 @@ python3 - "$T" "$TS_SOURCE_DIR" "$work" <<'PY'
 import glob, json, os, re, shlex, subprocess, sys, zipfile
 
 T, src, work = sys.argv[1:4]
+FIXTURE_JSON = os.environ["TS_RESOLVER_FIXTURE_JSON"]
 mkindex = os.path.join(src, "tests/integration/install_mkindex.py")
 env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "TORCHSOLVE_"))}
 replayed = skipped = failed = 0
 
-def parse(path):
-    fx = {"packages": [], "python": "3.12", "args": [], "ok": None, "expect": [],
-          "skip": None, "installed": [], "pages": [], "rules": [], "facts": [], "routes": []}
-    pkg = None
-    for raw in open(path):
-        line = raw.split("#", 1)[0].strip() if not raw.lstrip().startswith("~") else raw.strip()
-        if not line:
-            continue
-        if fx["ok"] is not None:
-            fx["expect"].append(line[2:] if line.startswith("~ ") else line)
-            continue
-        if line.startswith("@package "):
-            _, name, version = line.split()
-            pkg = {"name": name, "version": version, "requires": [], "tags": [],
-                   "yanked": False, "sdist": False, "rp": None}
-            fx["packages"].append(pkg)
-        elif line.startswith("requires-python "):
-            pkg["rp"] = line[len("requires-python "):].strip()
-        elif line.startswith("requires "):
-            pkg["requires"].append(line[len("requires "):])
-        elif line.startswith("extra "):
-            x, req = line[len("extra "):].split(":", 1)
-            req, _, marker = req.strip().partition(";")
-            m = f'extra == "{x.strip()}"'
-            pkg["requires"].append(f"{req.strip()}; ({marker.strip()}) and {m}" if marker else f"{req.strip()}; {m}")
-        elif line.startswith("tag "):
-            pkg["tags"].append(line[4:].strip())
-        elif line == "yanked":
-            pkg["yanked"] = True
-        elif line == "sdist-only":
-            pkg["sdist"] = True
-        elif line == "sdist":
-            pkg["sdist_too"] = True
-        elif line.startswith("@link "):
-            _, project, fname = line.split()
-            fx["pages"].append(f"simple {project} - link={fname}")
-        elif line.startswith("@page "):
-            fx["pages"].append(f"simple {line.split()[1]} - none")
-        elif line.startswith("@installed "):
-            fx["installed"].append(tuple(line.split()[1:3]))
-        elif line.startswith("@python "):
-            fx["python"] = line.split()[1]
-        elif line.startswith("@args "):
-            fx["args"] = shlex.split(line[len("@args "):])
-            if "--build" in fx["args"]:
-                fx["skip"] = "--build"  # sources to build: build_index_sdists.sh's
-            if "--ignore-host" in fx["args"]:
-                # the facts reach the binary as override options, which
-                # --ignore-host keeps (gpu_explicit tests that): detected
-                # facts dropped by it are the unit replay's
-                fx["skip"] = "--ignore-host"
-        elif line.startswith("@expect "):
-            fx["ok"] = line.split()[1] == "ok"
-        elif line.split()[0] in ("@prefetch", "@requests", "@solves"):
-            pass  # what the resolver asked its provider: the unit replay's
-        elif line.startswith("@rule "):
-            fx["rules"].append(rule_yaml(line[len("@rule "):]))
-        elif line.startswith("@fact "):
-            flag = fact_flag(line.split()[1:])
-            if flag:
-                fx["facts"].append(flag)
-            else:
-                fx["skip"] = fx["skip"] or line
-        elif line.startswith("@priority "):
-            # the binary decides routed projects first: route them
-            fx["routes"] += line.split()[1:]
-        else:  # @variant
-            fx["skip"] = fx["skip"] or line.split()[0]
-    return fx
+def read(path):
+    """The fixture as tests/support/resolver_fixture.c reads it (the
+    format's one reader, which unit.resolver_fixtures links): JSON from
+    resolver_fixture_json."""
+    r = subprocess.run([FIXTURE_JSON, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"FAIL {os.path.basename(path)}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+def skip_reason(fx):
+    """Why the binary cannot replay the fixture (None: it can)."""
+    if fx["variants"]:
+        return "@variant"
+    if "--build" in fx["args"]:
+        return "--build"  # sources to build: build_index_sdists.sh's
+    if "--ignore-host" in fx["args"]:
+        # the facts reach the binary as override options, which
+        # --ignore-host keeps (gpu_explicit tests that): detected facts
+        # dropped by it are the unit replay's
+        return "--ignore-host"
+    for name, version in fx["facts"]:
+        if not fact_flag(name, version):
+            return f"@fact {name}"
+    return None
 
 def term_yaml(term):
-    """name[SPEC][@LOCALGLOB] as a rules.yaml mapping."""
-    term, _, local = term.partition("@")
-    m = re.match(r"([A-Za-z0-9_.\-]+)(.*)", term)
-    out = [f"name: {json.dumps(m.group(1))}"]
-    if m.group(2):
-        out.append(f"version: {json.dumps(m.group(2))}")
-    if local:
-        out.append(f"local: {json.dumps(local)}")
+    """A rules term as a rules.yaml mapping."""
+    out = [f"name: {json.dumps(term['name'])}"]
+    if term["spec"]:
+        out.append(f"version: {json.dumps(term['spec'])}")
+    if term["local"]:
+        out.append(f"local: {json.dumps(term['local'])}")
     return "{" + ", ".join(out) + "}"
 
-def rule_yaml(text):
-    """@rule KIND ID: SUBJECT -> TERM | TERM [when FACT & FACT] [fix: TEXT]"""
-    text, _, fix = text.partition(" fix: ")
-    kind, rule_id, rest = text.split(None, 2)
-    subject, _, rest = rest.partition(" -> ")
-    terms, _, when = rest.partition(" when ")
-    y = (f"  - id: {rule_id.rstrip(':')}\n    kind: {kind}\n"
-         f"    subject: {term_yaml(subject.strip())}\n"
-         f"    terms: [{', '.join(term_yaml(t) for t in terms.split() if t != '|')}]\n")
-    if when:
-        y += f"    when: [{', '.join(term_yaml(t) for t in when.split() if t != '&')}]\n"
-    return y + (f"    message: fixture rule\n    fix: {json.dumps(fix or 'none')}\n"
+def rule_yaml(rule):
+    y = (f"  - id: {rule['id']}\n    kind: {rule['kind']}\n"
+         f"    subject: {term_yaml(rule['subject'])}\n"
+         f"    terms: [{', '.join(term_yaml(t) for t in rule['terms'])}]\n")
+    if rule["when"]:
+        y += f"    when: [{', '.join(term_yaml(t) for t in rule['when'])}]\n"
+    return y + (f"    message: fixture rule\n    fix: {json.dumps(rule['fix'] or 'none')}\n"
                 f"    source: https://example.org/fixture\n")
 
-def fact_flag(words):
+def fact_flag(name, version):
     """A host fact as the override option that sets it, or None."""
-    name, version = words[0], (words[1] if len(words) > 1 else None)
     if name.startswith("__gfx"):
         return ["--gfx", name[2:]]
     if name.startswith("__cc_"):
@@ -154,20 +102,21 @@ def make_venv(root, installed):
 
 for path in sorted(glob.glob(os.path.join(src, "fixtures/resolver/*.test"))):
     name = os.path.basename(path)
-    fx = parse(path)
-    if fx["skip"]:
+    fx = read(path)
+    if skip_reason(fx):
         skipped += 1
         continue
     root = os.path.join(work, name)
     spec = ""
     for p in fx["packages"]:
-        tags = ["sdist"] if p["sdist"] else p["tags"] or ["py3-none-any"]
-        for tag in tags + (["sdist"] if p.get("sdist_too") else []):
+        tags = ["sdist"] if p["sdist_only"] else p["tags"] or ["py3-none-any"]
+        for tag in tags + (["sdist"] if p["sdist"] else []):
             spec += f"simple {p['name']} {p['version']} {tag}{',yanked=fixture' if p['yanked'] else ''}"
-            spec += f",requires-python={p['rp']}" if p["rp"] else ""
-            spec += (" " + ";;".join(p["requires"])) if p["requires"] else ""
+            spec += f",requires-python={p['requires_python']}" if p["requires_python"] else ""
+            spec += (" " + ";;".join(p["requires_dist"])) if p["requires_dist"] else ""
             spec += "\n"
-    spec += "".join(line + "\n" for line in fx["pages"])
+    spec += "".join(f"simple {project} - link={fname}\n" for project, fname in fx["links"])
+    spec += "".join(f"simple {project} - none\n" for project in fx["pages"])
     subprocess.run([sys.executable, mkindex, root], input=spec.encode(), check=True)
     args, cons = [], []
     it = iter(fx["args"])
@@ -187,13 +136,16 @@ for path in sorted(glob.glob(os.path.join(src, "fixtures/resolver/*.test"))):
     # sysroot: nothing of this machine's GPU stack)
     rules = os.path.join(root, "rules.yaml")
     with open(rules, "w") as f:
-        f.write("schema: 1\n" + ("rules:\n" + "".join(fx["rules"]) if fx["rules"] else ""))
-        if fx["routes"]:
+        f.write("schema: 1\n" + ("rules:\n" + "".join(rule_yaml(r) for r in fx["rules"])
+                                  if fx["rules"] else ""))
+        # the binary decides routed projects first: route the @priority ones
+        if fx["priority"]:
             f.write(f"routes:\n  source: https://example.org/fixture\n"
-                    f"  projects: [{', '.join(fx['routes'])}]\n")
+                    f"  projects: [{', '.join(fx['priority'])}]\n")
     os.makedirs(os.path.join(root, "sysroot"), exist_ok=True)
-    gfx = [f[1] for f in fx["facts"] if f[0] == "--gfx"]
-    facts = [w for f in fx["facts"] if f[0] != "--gfx" for w in f]
+    flags = [fact_flag(name, version) for name, version in fx["facts"]]
+    gfx = [f[1] for f in flags if f[0] == "--gfx"]
+    facts = [w for f in flags if f[0] != "--gfx" for w in f]
     facts += ["--gfx", ",".join(gfx)] if gfx else []
     target += ["--sysroot", os.path.join(root, "sysroot"), *facts]
     env["TORCHSOLVE_BUNDLED_RULES"] = rules
@@ -205,7 +157,7 @@ for path in sorted(glob.glob(os.path.join(src, "fixtures/resolver/*.test"))):
     r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     replayed += 1
     why = None
-    if fx["ok"]:
+    if fx["expect_ok"]:
         got = sorted(f"{w[1]} {w[2]} {w[0]}" for w in (l.split() for l in r.stdout.splitlines()) if len(w) >= 3)
         if r.returncode != 0:
             why = f"exit {r.returncode}: {r.stderr.strip()}"

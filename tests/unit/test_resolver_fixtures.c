@@ -11,25 +11,15 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "tests/conformance/resolver_mem.h"
+#include "tests/support/resolver_fixture.h"
 
 #define MAX_ITEMS 64
 
-struct pkgdef {
-  char name[128], version[64], rp[64];
-  char tags[8][128];
-  size_t ntags;
-  bool sdist_only, sdist, yanked;
-  const char *reqs[MAX_ITEMS];
-  size_t nreqs;
-  const char *xn[MAX_ITEMS], *xr[MAX_ITEMS];
-  size_t nx;
-};
-
 struct fixture {
+  struct rfx_fixture text; /* the parse the fields below point into */
   struct mem_index ix;
   struct ts_constraint_set rules;
   struct ts_resolver_installed inst[MAX_ITEMS];
-  char *inst_meta[MAX_ITEMS];
   size_t ninst;
   struct ts_requirement *roots[MAX_ITEMS], *cons[MAX_ITEMS];
   size_t nroots, ncons;
@@ -43,127 +33,73 @@ struct fixture {
   const char *priority[MAX_ITEMS];
   size_t npriority;
   struct ts_resolver_request req;
-  char python[32];
-  bool expect_ok;
-  long want_meta_requests, want_page_requests, want_solves; /* -1: not checked */
-  char *expect[MAX_ITEMS];
-  size_t nexpect;
-  char *lines[1024]; /* owned copies the structs above point into */
-  size_t nlines;
 };
 
-/* Splits off the next token at `sep` (runs of it skipped); NULL at the
- * end.  Modifies the string. */
-static char *next_tok(char **s, char sep) {
-  char *p = *s;
-  while (p && *p == sep)
-    p++;
-  if (!p || !*p) {
-    *s = p;
-    return NULL;
-  }
-  char *end = strchr(p, sep);
-  if (end) {
-    *end = '\0';
-    *s = end + 1;
-  } else {
-    *s = p + strlen(p);
-  }
-  return p;
-}
-
-static char *keep(struct fixture *fx, const char *s) {
-  char *d = mem_strdup(s);
-  if (fx->nlines < 1024)
-    fx->lines[fx->nlines++] = d;
-  return d;
-}
-
-static void flush_pkg(struct fixture *fx, struct pkgdef *p) {
-  if (!p->name[0])
-    return;
+/* A @package: its files on the in-memory index and its METADATA. */
+static void add_package(struct fixture *fx, const struct rfx_package *p) {
   struct mem_proj *mp = mem_project(&fx->ix, p->name);
   char *dist = mem_dist_name(p->name);
   char fname[512];
   if (p->sdist_only || p->sdist) {
     snprintf(fname, sizeof fname, "%s-%s.tar.gz", dist, p->version);
-    mem_add_file(mp, fname, p->rp[0] ? p->rp : NULL, p->yanked);
+    mem_add_file(mp, fname, p->requires_python, p->yanked);
   }
   if (!p->sdist_only) {
-    if (!p->ntags)
-      snprintf(p->tags[p->ntags++], sizeof p->tags[0], "py3-none-any");
-    for (size_t i = 0; i < p->ntags; i++) {
+    for (size_t i = 0; i < (p->ntags ? p->ntags : 1); i++) {
       snprintf(fname, sizeof fname, "%s-%s-%s.whl", dist, p->version,
-               p->tags[i]);
-      mem_add_file(mp, fname, p->rp[0] ? p->rp : NULL, p->yanked);
+               p->ntags ? p->tags[i] : "py3-none-any");
+      mem_add_file(mp, fname, p->requires_python, p->yanked);
     }
   }
   free(dist);
+  /* the extras' Provides-Extra lines (their requirements are in
+   * requires_dist already) */
+  const char *none[MAX_ITEMS] = {0};
+  cr_assert_lt(p->nprovides_extra, MAX_ITEMS);
   mem_add_meta(mp, p->version,
-               mem_metadata(p->name, p->version, p->rp, p->reqs, p->nreqs,
-                            p->xn, p->xr, p->nx));
-  memset(p, 0, sizeof *p);
+               mem_metadata(p->name, p->version, p->requires_python,
+                            (const char *const *)p->requires_dist, p->nrequires_dist,
+                            (const char *const *)p->provides_extra, none,
+                            p->nprovides_extra));
 }
 
-static struct ts_term parse_term(const char *tok) {
-  struct ts_term t = {0};
-  const char *plus = strchr(tok, '@');
-  size_t len = plus ? (size_t)(plus - tok) : strlen(tok);
-  size_t n = strcspn(tok, "<>=!~");
-  if (n > len)
-    n = len;
-  t.name = strndup(tok, n);
-  if (n < len)
-    cr_assert_eq(ts_specset_parse(tok + n, len - n, &t.spec, NULL), TS_OK,
-                 "bad term '%s'", tok);
-  if (plus)
-    t.local_pattern = strdup(plus + 1);
-  return t;
+static struct ts_term make_term(const struct rfx_term *t) {
+  struct ts_term out = {0};
+  out.name = strdup(t->name);
+  if (t->spec[0])
+    cr_assert_eq(ts_specset_parse(t->spec, strlen(t->spec), &out.spec, NULL), TS_OK,
+                 "bad term '%s%s'", t->name, t->spec);
+  if (t->local)
+    out.local_pattern = strdup(t->local);
+  return out;
 }
 
-/* "@rule requires ID: SUBJECT -> T | T [when F & F] [fix: text]" */
-static void parse_rule(struct fixture *fx, char *s) {
-  struct ts_constraint_set *r = &fx->rules;
-  r->constraints =
-      realloc(r->constraints, (r->nconstraints + 1) * sizeof *r->constraints);
-  struct ts_constraint *c = &r->constraints[r->nconstraints++];
+static void add_rule(struct fixture *fx, const struct rfx_rule *r) {
+  struct ts_constraint_set *set = &fx->rules;
+  set->constraints =
+      realloc(set->constraints, (set->nconstraints + 1) * sizeof *set->constraints);
+  struct ts_constraint *c = &set->constraints[set->nconstraints++];
   memset(c, 0, sizeof *c);
-  char *fix = strstr(s, " fix: ");
-  if (fix) {
-    c->fix = strdup(fix + 6);
-    *fix = '\0';
-  }
-  char *kind = next_tok(&s, ' ');
-  c->kind = strcmp(kind, "conflicts") == 0 ? TS_CONSTRAINT_CONFLICTS
-                                           : TS_CONSTRAINT_REQUIRES;
-  char *id = next_tok(&s, ' ');
-  id[strlen(id) - 1] = '\0'; /* trailing ':' */
-  c->id = strdup(id);
+  c->kind = r->conflicts ? TS_CONSTRAINT_CONFLICTS : TS_CONSTRAINT_REQUIRES;
+  c->id = strdup(r->id);
   c->message = strdup("fixture rule");
-  char *tok;
-  int part = 0; /* 0 subject, 1 terms, 2 when */
-  while ((tok = next_tok(&s, ' '))) {
-    if (!strcmp(tok, "->")) {
-      part = 1;
-    } else if (!strcmp(tok, "when")) {
-      part = 2;
-    } else if (!strcmp(tok, "|") || !strcmp(tok, "&")) {
-      continue;
-    } else if (part == 0) {
-      c->subject = parse_term(tok);
-    } else if (part == 1) {
-      c->terms = realloc(c->terms, (c->nterms + 1) * sizeof *c->terms);
-      c->terms[c->nterms++] = parse_term(tok);
-    } else {
-      c->when = realloc(c->when, (c->nwhen + 1) * sizeof *c->when);
-      c->when[c->nwhen++] = parse_term(tok);
-    }
-  }
+  if (r->fix)
+    c->fix = strdup(r->fix);
+  c->subject = make_term(&r->subject);
+  c->terms = calloc(r->nterms + 1, sizeof *c->terms);
+  for (size_t i = 0; i < r->nterms; i++)
+    c->terms[c->nterms++] = make_term(&r->terms[i]);
+  c->when = calloc(r->nwhen + 1, sizeof *c->when);
+  for (size_t i = 0; i < r->nwhen; i++)
+    c->when[c->nwhen++] = make_term(&r->when[i]);
 }
 
-static void parse_args(struct fixture *fx, char *s) {
-  char *tok;
-  while ((tok = next_tok(&s, ' '))) {
+/* The @args words as a request: options, -c constraints, requirements. */
+static void read_args(struct fixture *fx) {
+  char **args = fx->text.args;
+  size_t n = fx->text.nargs;
+  for (size_t i = 0; i < n; i++) {
+    const char *tok = args[i], *value = i + 1 < n ? args[i + 1] : NULL;
     struct ts_requirement **slot = NULL;
     if (!strcmp(tok, "--pre")) {
       fx->req.pre = true;
@@ -179,20 +115,20 @@ static void parse_args(struct fixture *fx, char *s) {
       fx->req.sdists = true;
     } else if (!strcmp(tok, "--prefer-binary")) {
       fx->req.prefer_binary = true;
-    } else if (!strcmp(tok, "--only-binary")) {
-      fx->only_binary[fx->nonly_binary++] = keep(fx, next_tok(&s, ' '));
-    } else if (!strcmp(tok, "--no-binary")) {
-      fx->no_binary[fx->nno_binary++] = keep(fx, next_tok(&s, ' '));
-    } else if (!strcmp(tok, "--upgrade-package")) {
-      fx->upgrade_pkgs[fx->nupgrade++] = keep(fx, next_tok(&s, ' '));
-    } else if (!strcmp(tok, "--resolution")) {
-      const char *m = next_tok(&s, ' ');
+    } else if (!strcmp(tok, "--only-binary") && value) {
+      fx->only_binary[fx->nonly_binary++] = args[++i];
+    } else if (!strcmp(tok, "--no-binary") && value) {
+      fx->no_binary[fx->nno_binary++] = args[++i];
+    } else if (!strcmp(tok, "--upgrade-package") && value) {
+      fx->upgrade_pkgs[fx->nupgrade++] = args[++i];
+    } else if (!strcmp(tok, "--resolution") && value) {
+      const char *m = args[++i];
       fx->req.resolution = !strcmp(m, "lowest") ? TS_RESOLUTION_LOWEST
                            : !strcmp(m, "lowest-direct")
                                ? TS_RESOLUTION_LOWEST_DIRECT
                                : TS_RESOLUTION_HIGHEST;
-    } else if (!strcmp(tok, "-c")) {
-      tok = next_tok(&s, ' ');
+    } else if (!strcmp(tok, "-c") && value) {
+      tok = args[++i];
       slot = &fx->cons[fx->ncons++];
     } else {
       slot = &fx->roots[fx->nroots++];
@@ -204,116 +140,44 @@ static void parse_args(struct fixture *fx, char *s) {
 }
 
 static void load(struct fixture *fx, const char *path) {
-  struct ts_buf b;
-  ts_buf_init(&b, TS_CAP_SMALL_FILE);
-  struct ts_error err = {0};
-  cr_assert_eq(ts_fs_read_file(path, &b, &err), TS_OK, "%s", err.detail);
-  char *text = ts_buf_take(&b, NULL);
-  snprintf(fx->python, sizeof fx->python, "3.12.3");
-  fx->req.prefetch = 2;
-  fx->want_meta_requests = fx->want_page_requests = fx->want_solves = -1;
-  struct pkgdef pd;
-  memset(&pd, 0, sizeof pd);
-  char *rest = text;
-  bool in_expect = false;
-  for (char *line = next_tok(&rest, '\n'); line;
-       line = next_tok(&rest, '\n')) {
-    while (*line == ' ')
-      line++;
-    if (!*line || *line == '#')
-      continue;
-    char *l = keep(fx, line);
-    if (in_expect) {
-      fx->expect[fx->nexpect++] = l;
-      continue;
-    }
-    if (!strncmp(l, "@package ", 9)) {
-      flush_pkg(fx, &pd);
-      sscanf(l + 9, "%127s %63s", pd.name, pd.version);
-    } else if (!strncmp(l, "requires-python ", 16)) {
-      snprintf(pd.rp, sizeof pd.rp, "%s", l + 16);
-    } else if (!strncmp(l, "requires ", 9)) {
-      pd.reqs[pd.nreqs++] = l + 9;
-    } else if (!strncmp(l, "extra ", 6)) {
-      char *colon = strchr(l, ':');
-      *colon = '\0';
-      pd.xn[pd.nx] = l + 6;
-      pd.xr[pd.nx++] = colon + 2;
-    } else if (!strncmp(l, "tag ", 4)) {
-      snprintf(pd.tags[pd.ntags++], sizeof pd.tags[0], "%s", l + 4);
-    } else if (!strcmp(l, "sdist-only")) {
-      pd.sdist_only = true;
-    } else if (!strcmp(l, "sdist")) {
-      pd.sdist = true;
-    } else if (!strcmp(l, "yanked")) {
-      pd.yanked = true;
-    } else if (!strncmp(l, "@installed ", 11)) {
-      char *cur = l + 11;
-      char *name = next_tok(&cur, ' ');
-      char *ver = next_tok(&cur, ' ');
-      struct ts_resolver_installed *in = &fx->inst[fx->ninst];
-      in->name = name;
-      in->version = ver;
-      fx->ninst++;
-    } else if (!strncmp(l, "@fact ", 6)) {
-      char *cur = l + 6;
-      char *name = next_tok(&cur, ' ');
-      char *ver = next_tok(&cur, ' ');
-      struct ts_constraint_set *r = &fx->rules;
-      r->facts = realloc(r->facts, (r->nfacts + 1) * sizeof *r->facts);
-      r->facts[r->nfacts].name = strdup(name);
-      r->facts[r->nfacts].version = ver ? strdup(ver) : NULL;
-      r->facts[r->nfacts].source = strdup("fixture");
-      r->nfacts++;
-    } else if (!strncmp(l, "@rule ", 6)) {
-      parse_rule(fx, l + 6);
-    } else if (!strncmp(l, "@variant ", 9)) {
-      struct ts_resolver_variant_pref *v = &fx->vp[fx->nvp];
-      char *cur = l + 9;
-      v->name = next_tok(&cur, ' ');
-      char *tok;
-      bool fallback = false;
-      while ((tok = next_tok(&cur, ' '))) {
-        if (!strcmp(tok, "|")) { /* the patterns after it: fallback tier */
-          fallback = true;
-          continue;
-        }
-        fx->vpat[fx->nvp][v->npatterns++] = strcmp(tok, "-") ? tok : "";
-        v->nfallback += fallback;
-      }
-      v->patterns = fx->vpat[fx->nvp];
-      fx->nvp++;
-    } else if (!strncmp(l, "@priority ", 10)) {
-      char *cur = l + 10, *tok;
-      while ((tok = next_tok(&cur, ' ')))
-        fx->priority[fx->npriority++] = tok;
-    } else if (!strncmp(l, "@link ", 6)) {
-      char *cur = l + 6;
-      char *project = next_tok(&cur, ' ');
-      mem_add_file(mem_project(&fx->ix, project), next_tok(&cur, ' '), NULL, false);
-    } else if (!strncmp(l, "@page ", 6)) {
-      mem_project(&fx->ix, l + 6);
-    } else if (!strncmp(l, "@prefetch ", 10)) {
-      fx->req.prefetch = (size_t)atoi(l + 10);
-    } else if (!strncmp(l, "@requests metadata ", 19)) {
-      fx->want_meta_requests = atol(l + 19);
-    } else if (!strncmp(l, "@requests pages ", 16)) {
-      fx->want_page_requests = atol(l + 16);
-    } else if (!strncmp(l, "@solves ", 8)) {
-      fx->want_solves = atol(l + 8);
-    } else if (!strncmp(l, "@python ", 8)) {
-      snprintf(fx->python, sizeof fx->python, "%s", l + 8);
-    } else if (!strncmp(l, "@args ", 6)) {
-      parse_args(fx, l + 6);
-    } else if (!strncmp(l, "@expect ", 8)) {
-      fx->expect_ok = strcmp(l + 8, "ok") == 0;
-      in_expect = true;
-    } else {
-      cr_assert_fail("%s: unknown line '%s'", path, l);
-    }
+  char why[1200];
+  cr_assert(rfx_load(path, &fx->text, why, sizeof why), "%s", why);
+  const struct rfx_fixture *t = &fx->text;
+  fx->req.prefetch = (size_t)t->prefetch;
+  for (size_t i = 0; i < t->npackages; i++)
+    add_package(fx, &t->packages[i]);
+  for (size_t i = 0; i < t->nlinks; i++)
+    mem_add_file(mem_project(&fx->ix, t->links[i].first), t->links[i].second, NULL, false);
+  for (size_t i = 0; i < t->npages; i++)
+    mem_project(&fx->ix, t->pages[i]);
+  cr_assert_lt(t->ninstalled, MAX_ITEMS);
+  for (size_t i = 0; i < t->ninstalled; i++) {
+    fx->inst[fx->ninst].name = t->installed[i].first;
+    fx->inst[fx->ninst++].version = t->installed[i].second;
   }
-  flush_pkg(fx, &pd);
-  free(text);
+  struct ts_constraint_set *r = &fx->rules;
+  r->facts = calloc(t->nfacts + 1, sizeof *r->facts);
+  for (size_t i = 0; i < t->nfacts; i++) {
+    r->facts[r->nfacts].name = strdup(t->facts[i].first);
+    r->facts[r->nfacts].version = t->facts[i].second ? strdup(t->facts[i].second) : NULL;
+    r->facts[r->nfacts++].source = strdup("fixture");
+  }
+  for (size_t i = 0; i < t->nrules; i++)
+    add_rule(fx, &t->rules[i]);
+  cr_assert_leq(t->nvariants, 8);
+  for (size_t i = 0; i < t->nvariants; i++) {
+    struct ts_resolver_variant_pref *v = &fx->vp[fx->nvp];
+    cr_assert_leq(t->variants[i].npatterns, 8);
+    v->name = t->variants[i].name;
+    for (size_t k = 0; k < t->variants[i].npatterns; k++)
+      fx->vpat[fx->nvp][k] = t->variants[i].patterns[k];
+    v->npatterns = t->variants[i].npatterns;
+    v->nfallback = t->variants[i].nfallback;
+    v->patterns = fx->vpat[fx->nvp++];
+  }
+  for (size_t i = 0; i < t->npriority && i < MAX_ITEMS; i++)
+    fx->priority[fx->npriority++] = t->priority[i];
+  read_args(fx);
   /* installed distributions read their METADATA from the index */
   for (size_t i = 0; i < fx->ninst; i++) {
     struct mem_proj *p = mem_find(&fx->ix, fx->inst[i].name);
@@ -332,15 +196,14 @@ static void fixture_free(struct fixture *fx) {
     ts_requirement_free(fx->cons[i]);
   ts_constraint_set_clear(&fx->rules);
   mem_free(&fx->ix);
-  for (size_t i = 0; i < fx->nlines; i++)
-    free(fx->lines[i]);
+  rfx_free(&fx->text);
 }
 
 /* The first expected substring (~ TEXT) the explanation lacks, into buf. */
 static void explanation_lacks(const struct fixture *fx, const struct ts_resolution *res,
                               char *buf, size_t cap) {
-  for (size_t i = 0; i < fx->nexpect && !buf[0]; i++) {
-    const char *needle = fx->expect[i] + (fx->expect[i][0] == '~' ? 2 : 0);
+  for (size_t i = 0; i < fx->text.nexpect && !buf[0]; i++) {
+    const char *needle = fx->text.expect[i];
     bool found = false;
     for (size_t k = 0; k < res->why.nlines; k++)
       found |= strstr(res->why.lines[k], needle) != NULL;
@@ -357,7 +220,7 @@ static char *run_fixture(const char *path, const char *debug_dir) {
   struct fixture *fx = calloc(1, sizeof *fx);
   load(fx, path);
   struct mem_target tg;
-  cr_assert(mem_target_init(&tg, fx->python, 2, 36, "x86_64"));
+  cr_assert(mem_target_init(&tg, fx->text.python, 2, 36, "x86_64"));
   fx->req.requirements = (const struct ts_requirement *const *)fx->roots;
   fx->req.nrequirements = fx->nroots;
   fx->req.constraints = (const struct ts_requirement *const *)fx->cons;
@@ -386,9 +249,9 @@ static char *run_fixture(const char *path, const char *debug_dir) {
   char buf[9000] = "";
   if (c != TS_OK && c != TS_E_RESOLVE) {
     snprintf(buf, sizeof buf, "error: %s", err.detail);
-  } else if (fx->expect_ok != (c == TS_OK)) {
+  } else if (fx->text.expect_ok != (c == TS_OK)) {
     snprintf(buf, sizeof buf, "expected %s, got %s%s%s",
-             fx->expect_ok ? "a resolution" : "a failure",
+             fx->text.expect_ok ? "a resolution" : "a failure",
              c == TS_OK ? "a resolution" : "a failure: ",
              c == TS_OK ? "" : (res->why.nlines ? res->why.lines[0] : ""),
              "");
@@ -403,25 +266,25 @@ static char *run_fixture(const char *path, const char *debug_dir) {
                               ts_resolved_action_name(res->items[i].action));
     char want[4096] = "";
     len = 0;
-    for (size_t i = 0; i < fx->nexpect; i++)
+    for (size_t i = 0; i < fx->text.nexpect; i++)
       len += (size_t)snprintf(want + len, sizeof want - len, "%s%s",
-                              i ? ", " : "", fx->expect[i]);
+                              i ? ", " : "", fx->text.expect[i]);
     if (strcmp(got, want) != 0)
       snprintf(buf, sizeof buf, "expected [%s], got [%s]", want, got);
   } else {
     explanation_lacks(fx, res, buf, sizeof buf);
   }
   /* what the resolution took, where the fixture says */
-  if (!buf[0] && fx->want_meta_requests >= 0 &&
-      fx->ix.meta_requests != (size_t)fx->want_meta_requests)
+  if (!buf[0] && fx->text.requests_metadata >= 0 &&
+      fx->ix.meta_requests != (size_t)fx->text.requests_metadata)
     snprintf(buf, sizeof buf, "expected %ld METADATA requests, got %zu",
-             fx->want_meta_requests, fx->ix.meta_requests);
-  if (!buf[0] && fx->want_page_requests >= 0 &&
-      fx->ix.page_requests != (size_t)fx->want_page_requests)
+             fx->text.requests_metadata, fx->ix.meta_requests);
+  if (!buf[0] && fx->text.requests_pages >= 0 &&
+      fx->ix.page_requests != (size_t)fx->text.requests_pages)
     snprintf(buf, sizeof buf, "expected %ld page requests, got %zu",
-             fx->want_page_requests, fx->ix.page_requests);
-  if (!buf[0] && fx->want_solves >= 0 && res && res->solves != (size_t)fx->want_solves)
-    snprintf(buf, sizeof buf, "expected %ld solves, got %zu", fx->want_solves, res->solves);
+             fx->text.requests_pages, fx->ix.page_requests);
+  if (!buf[0] && fx->text.solves >= 0 && res && res->solves != (size_t)fx->text.solves)
+    snprintf(buf, sizeof buf, "expected %ld solves, got %zu", fx->text.solves, res->solves);
   ts_resolution_free(res);
   mem_target_free(&tg);
   fixture_free(fx);
