@@ -897,10 +897,6 @@ static void *hash_worker(void *arg) {
     return NULL;
   }
   struct ts_sha256 *sha = ts_sha256_new();
-  if (!sha) {
-    h->rc = ts_error_set(&h->err, TS_E_NOMEM, "out of memory hashing '%s'", h->path);
-    return NULL;
-  }
   ts_sha256_update(sha, h->map, h->map_len);
   ts_sha256_final(sha, h->sha);
   ts_sha256_free(sha);
