@@ -90,6 +90,8 @@ struct ts_zip_archive {
   char *names_;
   size_t *by_name_;             /* indexes sorted by name */
   int fd_;                      /* -1 for a tail-opened archive */
+  const unsigned char *map_;    /* the whole file mapped read-only, or NULL */
+  size_t map_len_;
 };
 
 /* Parses the central directory from an archive tail (see ts_zip_locate).
@@ -109,6 +111,11 @@ enum ts_code ts_zip_open_fd(int fd, struct ts_zip_archive **out,
                             struct ts_error *err);
 
 void ts_zip_close(struct ts_zip_archive *a);
+
+/* The whole archive file as mapped by ts_zip_open_fd (*len its size), or
+ * NULL when it is not mapped (then read it through its fd).  Valid until
+ * ts_zip_close. */
+const void *ts_zip_mapping(const struct ts_zip_archive *a, size_t *len);
 
 /* Exact-name lookup (binary search); NULL when absent. */
 const struct ts_zip_entry *ts_zip_find(const struct ts_zip_archive *a,
