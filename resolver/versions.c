@@ -133,18 +133,6 @@ static bool sdists_forbidden(const struct ts_resolver_request *r, const char *na
                                       r->nonly_binary, name, true);
 }
 
-/* Of two allowed sdists of one version (several indexes, .tar.gz and
- * .zip): a non-yanked one, then the smaller name, never the page order. */
-static bool sdist_better(const struct ts_index_file *f, const struct ts_index_file *g) {
-  if (!g)
-    return f != NULL;
-  if (!f)
-    return false;
-  if (f->yanked != g->yanked)
-    return !f->yanked;
-  return strcmp(f->filename, g->filename) < 0;
-}
-
 
 bool ts_rs_python_ok(struct rs *rs, const char *requires_python) {
   if (!requires_python || !rs->pyver)
@@ -258,7 +246,9 @@ static void ver_merge(struct rs_proj *pj) {
       a->prio = b->prio;
       a->vrank = b->vrank;
     }
-    if (sdist_better(b->sdist, a->sdist)) {
+    /* of two allowed sdists of one version (several indexes, .tar.gz and
+     * .zip): the files' one order, sdists having no tag or variant rank */
+    if (ts_rs_file_better(b->sdist, 0, 0, a->sdist, 0, 0)) {
       a->sdist = b->sdist;
       a->sdist_index_url = b->sdist_index_url;
     }
