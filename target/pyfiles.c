@@ -198,13 +198,18 @@ static bool scan_entry(const char *s, size_t n, struct wanted *w, size_t nw, con
     return true; /* 'continuation', */
   const char *key = s + 1;
   size_t kn = k - 1;
-  for (size_t j = 0; j < sizeof scheme_vars / sizeof scheme_vars[0]; j++)
-    if (strlen(scheme_vars[j]) == kn && memcmp(scheme_vars[j], key, kn) == 0) {
-      *why = "install-scheme variable";
-      return false;
-    }
+  /* most of the ~1,000 keys are neither: one look at the first letter */
+  if (key[0] >= 'a' && key[0] <= 'z') {
+    for (size_t j = 0; j < sizeof scheme_vars / sizeof scheme_vars[0]; j++)
+      if (scheme_vars[j][0] == key[0] && strlen(scheme_vars[j]) == kn &&
+          memcmp(scheme_vars[j], key, kn) == 0) {
+        *why = "install-scheme variable";
+        return false;
+      }
+    return true;
+  }
   for (size_t j = 0; j < nw; j++) {
-    if (strlen(w[j].key) != kn || memcmp(w[j].key, key, kn) != 0)
+    if (w[j].key[0] != key[0] || strlen(w[j].key) != kn || memcmp(w[j].key, key, kn) != 0)
       continue;
     if (w[j].seen) {
       *why = "repeated key";
