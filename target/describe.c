@@ -3,11 +3,13 @@
  * (target.h: ts_target_to_json).
  */
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/str.h"
 #include "target/target.h"
+#include "target/venvread.h"
 
 static void add_str(cJSON *o, const char *key, const char *v)
 {
@@ -33,6 +35,14 @@ struct cJSON *ts_target_to_json(const struct ts_target *t)
                        : t->from_cache ? "cache"
                                        : "probe");
   add_str(o, "python", t->python);
+  /* why a run was needed: the first fact the venv's files left uncertain */
+  if (t->python && t->python[0] == '/') {
+    char *json = NULL;
+    struct ts_error why = {0};
+    bool readable = ts_venv_read_probe_json(t->python, &json, &why) == TS_OK;
+    free(json);
+    add_str(o, "files_unusable", readable ? NULL : why.detail);
+  }
   add_str(o, "executable", t->executable);
   char buf[64];
   snprintf(buf, sizeof buf, "%d.%d.%d", t->python_major, t->python_minor, t->python_micro);

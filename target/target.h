@@ -149,7 +149,8 @@ void ts_target_free(struct ts_target *t);
 char *ts_target_environment_json(const struct ts_target *t);
 
 /* The target as a JSON object (cJSON, the caller deletes it): source
- * ("files", "cache", "probe" or "spec"), python, executable, version,
+ * ("files", "cache", "probe" or "spec"), python, files_unusable (why the
+ * venv's files could not answer, null when they could), executable, version,
  * implementation, abiflags, libc ("glibc 2.36" or null), tag_arch, markers,
  * paths, prefix, base_prefix, is_venv and every supported tag in priority
  * order.  What `torchsolve detect --python PATH --json` prints. */

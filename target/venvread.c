@@ -169,8 +169,8 @@ static char *symlink_chain_end(const char *python, struct ts_error *err, enum ts
   return cur;
 }
 
-/* The interpreter is the pythonX.Y its pyvenv.cfg names: a link to that
- * name, or a copy of HOME/pythonX.Y. */
+/* The interpreter is the pythonX.Y its pyvenv.cfg names: a link to
+ * HOME/pythonX.Y (through any links), or a copy of it. */
 static enum ts_code check_identity(struct venv_facts *f, struct ts_error *err)
 {
   char want[32];
@@ -179,10 +179,15 @@ static enum ts_code check_identity(struct venv_facts *f, struct ts_error *err)
   f->real = symlink_chain_end(f->python, err, &rc);
   if (rc != TS_OK)
     return rc;
-  if (f->real)
-    return strcmp(strrchr(f->real, '/') + 1, want) == 0
-               ? TS_OK
-               : no(err, "%s does not link to a file named as its pyvenv.cfg version", f->python);
+  if (f->real) {
+    /* in home: the stdlib found from home (3.11+) is the binary's own */
+    const char *name = strrchr(f->real, '/') + 1;
+    size_t dn = (size_t)(name - 1 - f->real);
+    if (strcmp(name, want) != 0 || strlen(f->cfg.home) != dn ||
+        strncmp(f->real, f->cfg.home, dn) != 0)
+      return no(err, "%s does not link to pyvenv.cfg's home/%s", f->python, want);
+    return TS_OK;
+  }
   char *base_exe = ts_path_join(f->cfg.home, want);
   struct stat a, b;
   bool same = stat(f->python, &a) == 0 && stat(base_exe, &b) == 0 && S_ISREG(b.st_mode) &&

@@ -21,8 +21,8 @@
  *  - NAME is a 64-bit ELF file of this machine's class, endianness and
  *    e_machine whose PT_INTERP is this process's own glibc loader (so its
  *    libc is ours: confstr(_CS_GNU_LIBC_VERSION));
- *  - NAME is a symlink (chain) ending at a file named pythonX.Y, or a copy
- *    (same size) of HOME/pythonX.Y;
+ *  - NAME is a symlink chain ending at HOME/pythonX.Y (textually), or a
+ *    copy (same size) of HOME/pythonX.Y;
  *  - the directory getpath starts from (HOME on 3.11+; the symlink's
  *    target directory on 3.8-3.10, HOME for copies) has no build-tree
  *    marker (pybuilddir.txt, Modules/Setup.local), no ._pth file sits

@@ -76,7 +76,7 @@ print(int(ok), int(os.path.isfile(inc)), "%d.%d.%d" % sys.version_info[:3])')
     src=$(same "$v/bin/python" "$py $copies venv") || exit 1
     # every 3.8-3.13 with its headers must be read without running it
     if [ "$headers" = 1 ] && [ "$src" != files ]; then
-      ts_fail "$py $copies venv: not read from its files (source $src)"
+      ts_fail "$py $copies venv: not read from its files: $(field "$work/a.json" files_unusable)"
     fi
     covered+=("$py ($version${copies:+, $copies}: $src)")
   done
