@@ -149,6 +149,12 @@ struct ts_wheel_request {
                                 NULL; see ts_wheel_direct_url_for_file */
   bool direct_url_from_path; /* with direct_url NULL: write the file:// form
                                 for path, with the wheel's sha256 */
+  /* A wheel file the user named (pip caches none): when the cache holds
+   * no unpacked tree of its bytes, its members are inflated straight into
+   * the environment's stage, each file written once, and no tree is kept
+   * (also for every wheel under no_cache).  Otherwise unpacked once into
+   * the cache, from where later installs hardlink it. */
+  bool stage_directly;
 };
 
 /* What a transaction changed, for the CLI's summary.  Strings are owned by
