@@ -9,7 +9,10 @@
  *     members extracted in parallel, largest first, with the CRC-32, the
  *     SHA-256 and the size of each checked against the archive and RECORD in
  *     the same pass.  A hostile or broken wheel fails here, before the
- *     environment is touched (not even its lock file is created).
+ *     environment is touched (not even its lock file is created).  A
+ *     request with stage_directly (and every one under no_cache) is only
+ *     validated here when the cache has no tree of it: its members are
+ *     inflated in step 3, straight into the stage, with the same checks.
  *  2. The environment is locked (flock on <venv>/.torchsolve.lock, or for
  *     a folder that is no venv a lock file in $TMPDIR, see txn.h); a
  *     transaction left by a killed run is repaired first.
