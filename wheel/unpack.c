@@ -206,12 +206,29 @@ static enum ts_code read_archive_file(const void *archive, const char *rel, size
   return ts_zip_read_member(archive, e, out, err);
 }
 
+/* out's files: RECORD's rows but RECORD itself and its signatures, in
+ * RECORD's order (the rows' strings move into out). */
+static void take_files(struct ts_unpacked *out, struct ts_record *rec) {
+  out->files = ts_xcalloc(rec->count ? rec->count : 1, sizeof *out->files);
+  for (size_t i = 0; i < rec->count; i++) {
+    struct ts_record_row *r = &rec->rows[i];
+    if (is_record_like(r->path, out->distinfo))
+      continue;
+    struct ts_unpacked_file *f = &out->files[out->count++];
+    f->path = r->path;
+    f->hash = r->hash;
+    f->size = strtoull(r->size, NULL, 10);
+    r->path = r->hash = NULL;
+  }
+}
+
 /* Fills out's name, version and data dir from out->distinfo (checked
  * against the file name's fname/fver unless NULL), and its WHEEL, entry
- * points and files from the dist-info's files as `read` finds them. */
+ * points and (when `files`) files from the dist-info's files as `read`
+ * finds them. */
 static enum ts_code load_distinfo(struct ts_unpacked *out, const char *fname,
                                   const char *fver, read_rel_fn *read,
-                                  const void *from, struct ts_error *err) {
+                                  const void *from, bool files, struct ts_error *err) {
   size_t sl = strlen(out->distinfo) - 10;
   const char *dash = memchr(out->distinfo, '-', sl);
   if (!dash)
@@ -251,6 +268,8 @@ static enum ts_code load_distinfo(struct ts_unpacked *out, const char *fname,
     if (rc != TS_E_NOT_FOUND)
       return rc;
   }
+  if (!files)
+    return TS_OK;
   snprintf(rel, sizeof rel, "%s/RECORD", out->distinfo);
   rc = read(from, rel, TS_CAP_RECORD, &b, err);
   if (rc != TS_OK) {
@@ -262,23 +281,10 @@ static enum ts_code load_distinfo(struct ts_unpacked *out, const char *fname,
   struct ts_record rec;
   rc = ts_record_parse(b.data, b.len, &rec, err);
   ts_buf_clear(&b);
-  if (rc != TS_OK) {
-    ts_record_clear(&rec);
-    return rc;
-  }
-  out->files = ts_xcalloc(rec.count ? rec.count : 1, sizeof *out->files);
-  for (size_t i = 0; i < rec.count; i++) {
-    struct ts_record_row *r = &rec.rows[i];
-    if (is_record_like(r->path, out->distinfo))
-      continue;
-    struct ts_unpacked_file *f = &out->files[out->count++];
-    f->path = r->path;
-    f->hash = r->hash;
-    f->size = strtoull(r->size, NULL, 10);
-    r->path = r->hash = NULL;
-  }
+  if (rc == TS_OK)
+    take_files(out, &rec);
   ts_record_clear(&rec);
-  return TS_OK;
+  return rc;
 }
 
 /* Fills out's metadata from an unpacked tree (cache hit or fresh unpack).
@@ -304,7 +310,7 @@ enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
   closedir(d);
   if (!out->distinfo)
     return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no .dist-info directory");
-  return load_distinfo(out, fname, fver, read_tree_file, out->dir, err);
+  return load_distinfo(out, fname, fver, read_tree_file, out->dir, true, err);
 }
 
 static void source_free(struct ts_unpack_source *s);
@@ -345,6 +351,7 @@ struct plan {
   char **dirs;          /* every directory to create, sorted */
   size_t ndirs;
   char *distinfo;       /* "<name>-<version>.dist-info" */
+  struct ts_record rec; /* RECORD as parsed */
 };
 
 static void plan_free(struct plan *p) {
@@ -355,6 +362,7 @@ static void plan_free(struct plan *p) {
     free(p->dirs[i]);
   free(p->dirs);
   free(p->distinfo);
+  ts_record_clear(&p->rec);
   memset(p, 0, sizeof *p);
 }
 
@@ -695,7 +703,7 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   if (rc == TS_OK)
     rc = read_symlinks(a, plan, datadir, err);
   ts_buf_clear(&b);
-  ts_record_clear(&rec);
+  plan->rec = rec;
   plan->distinfo = di;
   free(datadir);
   if (rc != TS_OK)
@@ -1054,14 +1062,10 @@ static enum ts_code load_source(struct ts_unpacked *out, const char *fname, cons
                                 bool *hashing, pthread_t hasher, struct hash_job **hj,
                                 char **memo, char **keyfile, struct ts_error *err) {
   out->distinfo = ts_xstrdup(plan->distinfo);
-  enum ts_code rc = load_distinfo(out, fname, fver, read_archive_file, *a, err);
-  if (rc == TS_OK && out->count + 1 != plan->n)
-    rc = ts_error_set(err, TS_E_INTERNAL, "RECORD read twice gave two answers");
-  for (size_t i = 0; rc == TS_OK && i < out->count; i++)
-    if (strcmp(out->files[i].path, plan->m[i].e->name) != 0)
-      rc = ts_error_set(err, TS_E_INTERNAL, "RECORD read twice gave two answers");
+  enum ts_code rc = load_distinfo(out, fname, fver, read_archive_file, *a, false, err);
   if (rc != TS_OK)
     return rc;
+  take_files(out, &plan->rec);
   struct ts_unpack_source *s = ts_xcalloc(1, sizeof *s);
   s->fd = *fd;
   s->a = *a;
