@@ -948,6 +948,8 @@ struct choice {
   bool usable;
   int rank; /* smaller is better */
   char *reason, *rule_id;
+  char *cand;            /* "2.11.0+cu130": the build judged */
+  struct ts_version *v;  /* cand parsed; NULL when not judged */
 };
 
 static int cmp_choice(const void *a, const void *b) {
@@ -960,6 +962,52 @@ static int cmp_choice(const void *a, const void *b) {
   int v = ts_host_vercmp(y->b->version ? y->b->version : "0",
                          x->b->version ? x->b->version : "0");
   return v ? v : strcmp(x->b->id, y->b->id);
+}
+
+static void choices_free(struct choice *ch, size_t n, bool owned_texts) {
+  for (size_t i = 0; i < n; i++) {
+    free(ch[i].cand);
+    ts_version_free(ch[i].v);
+    if (owned_texts) {
+      free(ch[i].reason);
+      free(ch[i].rule_id);
+    }
+  }
+  free(ch);
+}
+
+/* Marks every choice that a constraint of the set excludes on this host,
+ * naming the first such constraint (in set order) for each.  The walk is
+ * over the constraints, each judged once against the facts and matched
+ * against the candidates it could name: the set has hundreds of
+ * constraints and a list is made for every release series, so matching
+ * each candidate against every constraint was most of a compile. */
+static void exclude_by_gates(const struct ts_constraint_set *s, struct choice *ch,
+                             size_t n) {
+  for (size_t i = 0; i < s->nconstraints; i++) {
+    const struct ts_constraint *con = &s->constraints[i];
+    if (!ts_rules_term_names(&con->subject, "torch"))
+      continue;
+    char *why = NULL;
+    bool judged = false;
+    for (size_t k = 0; k < n; k++) {
+      struct choice *c = &ch[k];
+      if (!c->usable || !c->v || !ts_rules_term_match_version(&con->subject, c->v))
+        continue;
+      if (!judged) {
+        why = ts_rules_fact_violation(con, s);
+        judged = true;
+      }
+      if (!why)
+        break; /* the host meets it: it excludes none of them */
+      c->usable = false;
+      c->reason = ts_xasprintf("%s: %s (rule %s%s%s)", c->cand, why, con->id,
+                               con->confidence ? ", confidence " : "",
+                               con->confidence ? con->confidence : "");
+      c->rule_id = ts_xstrdup(con->id);
+    }
+    free(why);
+  }
 }
 
 static enum ts_code backend_list(const struct ts_rules *rules,
@@ -993,40 +1041,23 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     }
     if (!host_terms)
       continue;
-    char *cand = ts_xasprintf("%s+%s", newest, b->id);
-    struct ts_version *v = NULL;
-    if (ts_version_parse(cand, strlen(cand), &v, err) != TS_OK) {
-      free(cand);
-      for (size_t i = 0; i < n; i++) {
-        free(ch[i].reason);
-        free(ch[i].rule_id);
-      }
-      free(ch);
+    c->cand = ts_xasprintf("%s+%s", newest, b->id);
+    if (ts_version_parse(c->cand, strlen(c->cand), &c->v, err) != TS_OK) {
+      choices_free(ch, n, true);
       return ts_error_wrap(err, "rules: candidate");
     }
-    for (size_t i = 0; i < s->nconstraints && c->usable; i++) {
-      const struct ts_constraint *con = &s->constraints[i];
-      if (!ts_rules_term_match_pkg(&con->subject, "torch", v))
-        continue;
-      char *why = ts_rules_fact_violation(con, s);
-      if (why) {
-        c->usable = false;
-        c->reason = ts_xasprintf("%s: %s (rule %s%s%s)", cand, why, con->id,
-                                  con->confidence ? ", confidence " : "",
-                                  con->confidence ? con->confidence : "");
-        c->rule_id = ts_xstrdup(con->id);
-        free(why);
-      }
-    }
-    ts_version_free(v);
-    if (c->usable && b->kind == TS_BACKEND_CUDA && h->cuda_version &&
-        ts_host_vercmp(b->version, h->cuda_version) > 0) {
+  }
+  if (host_terms)
+    exclude_by_gates(s, ch, n);
+  for (size_t k = 0; k < n; k++) {
+    struct choice *c = &ch[k];
+    if (c->v && c->usable && c->b->kind == TS_BACKEND_CUDA && h->cuda_version &&
+        ts_host_vercmp(c->b->version, h->cuda_version) > 0) {
       c->rank = 1;
       c->reason = ts_xasprintf("relies on CUDA minor-version compatibility: "
                                 "the driver runs CUDA %s natively",
                                 h->cuda_version);
     }
-    free(cand);
   }
   qsort(ch, n, sizeof *ch, cmp_choice);
   s->backends = ts_xcalloc(n, sizeof *s->backends);
@@ -1043,7 +1074,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     o->reason = ch[i].reason;
     o->rule_id = ch[i].rule_id;
   }
-  free(ch);
+  choices_free(ch, n, false);
   return TS_OK;
 }
 
