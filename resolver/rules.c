@@ -151,7 +151,9 @@ static size_t subject_solvables(struct rs *rs, const struct ts_term *t,
   }
   struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
   for (size_t i = 0; pj && i < pj->nvers; i++) {
-    if (!term_matches_version(t, pj->vers[i].twin ? pj->vers[i].twin : pj->vers[i].v))
+    /* a version without a solvable yet gets the rule when revealed */
+    if ((!pj->vers[i].solv && !pj->vers[i].inst_solv) ||
+        !term_matches_version(t, pj->vers[i].twin ? pj->vers[i].twin : pj->vers[i].v))
       continue;
     if (pj->vers[i].solv)
       queue_push(q, pj->vers[i].solv);

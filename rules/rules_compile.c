@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/str.h"
 #include "pep/specifier.h"
@@ -1076,7 +1077,9 @@ static void exclude_by_gates(const struct ts_constraint_set *s, struct choice *c
                              size_t n) {
   for (size_t i = 0; i < s->nconstraints; i++) {
     const struct ts_constraint *con = &s->constraints[i];
-    if (!ts_rules_term_names(&con->subject, "torch"))
+    /* "torch" has no separator to normalise, so the names PEP 503 makes
+     * "torch" are those of its letters in any case */
+    if (strcasecmp(con->subject.name, "torch") != 0)
       continue;
     char *why = NULL;
     bool judged = false;
