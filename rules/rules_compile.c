@@ -517,10 +517,13 @@ struct gate_scope {
   char name[48];     /* "2.13", "after-2.14": in constraint ids */
   char shown[48];    /* "2.13", ">2.14": in messages */
   const char *assumed; /* NULL, or "the kernels of 2.14.0+cu130" */
+  struct spec_memo *memo; /* the compile's: every gate of a scope has `spec` */
 };
 
-static void scope_of_series(struct gate_scope *sc, const char *series) {
+static void scope_of_series(struct gate_scope *sc, const char *series,
+                            struct spec_memo *memo) {
   memset(sc, 0, sizeof *sc);
+  sc->memo = memo;
   snprintf(sc->spec, sizeof sc->spec, "==%s.*", series);
   snprintf(sc->name, sizeof sc->name, "%s", series);
   snprintf(sc->shown, sizeof sc->shown, "%s", series);
@@ -578,7 +581,7 @@ static enum ts_code gate_cuda(const struct gate_scope *sc,
           "use a variant whose kernels cover this GPU (often an older "
           "CUDA such as cu126 for Maxwell/Pascal/Volta), or an older torch",
           src);
-      if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
+      if (!(rc = make_term_with(sc->memo, &c->subject, "torch", series_spec, label, err)))
         rc = add_term(c, fact, NULL, NULL, err);
     } else if (ptx_only && toolkit) {
       struct ts_constraint *c = new_constraint(
@@ -590,8 +593,8 @@ static enum ts_code gate_cuda(const struct gate_scope *sc,
           "upgrade the NVIDIA driver, or use a variant with kernels for "
           "this GPU", src);
       char *spec = ts_xasprintf(">=%s", toolkit);
-      if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
-        rc = add_term(c, "__cuda_driver", spec, NULL, err);
+      if (!(rc = make_term_with(sc->memo, &c->subject, "torch", series_spec, label, err)))
+        rc = add_term_with(sc->memo, c, "__cuda_driver", spec, NULL, err);
       free(spec);
       if (rc == TS_OK)
         rc = add_when(c, fact, NULL, err);
@@ -633,9 +636,9 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   if (sc->assumed)
     c->confidence = ts_xstrdup("low");
   char *spec = ts_xasprintf(">=%s", b->driver_min);
-  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, "", err);
+  enum ts_code rc = make_term_with(sc->memo, &c->subject, "torch", sc->spec, "", err);
   if (rc == TS_OK)
-    rc = add_term(c, "__cuda_driver", spec, NULL, err);
+    rc = add_term_with(sc->memo, c, "__cuda_driver", spec, NULL, err);
   /* Without any NVIDIA driver the CUDA build still runs on the CPU (the
    * user chose PyPI); only a driver too old for it is an error. */
   if (rc == TS_OK)
@@ -666,10 +669,10 @@ static enum ts_code gate_rocm(const struct gate_scope *sc, char *const *gfx,
       "use the cpu variant, or a ROCm variant built for your GPU "
       "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
       src);
-  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, b->id, err);
+  enum ts_code rc = make_term_with(sc->memo, &c->subject, "torch", sc->spec, b->id, err);
   for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
     char fact[48];
-    snprintf(fact, sizeof fact, "__%s", gfx[i]);
+    put_text(fact, sizeof fact, put_text(fact, sizeof fact, 0, "__"), gfx[i]);
     rc = add_term(c, fact, NULL, NULL, err);
   }
   /* Every detected GPU must be covered, not just one of them. */
@@ -688,7 +691,7 @@ static enum ts_code gate_rocm(const struct gate_scope *sc, char *const *gfx,
         ts_xasprintf("%s carries no kernels for %s (only %s)", what,
                       h->rocm_gpus[g].gfx, list),
         "use a ROCm variant built for this GPU, or the cpu variant", src);
-    if (!(rc = make_term(&cc->subject, "torch", sc->spec, b->id, err)))
+    if (!(rc = make_term_with(sc->memo, &cc->subject, "torch", sc->spec, b->id, err)))
       rc = add_term(cc, fact, NULL, NULL, err);
   }
   free(list);
@@ -727,9 +730,9 @@ static enum ts_code gate_release(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
                                  const struct ts_host *h,
                                  struct ts_constraint_set *s, bool host_terms,
-                                 struct ts_error *err) {
+                                 struct spec_memo *memo, struct ts_error *err) {
   struct gate_scope sc;
-  scope_of_series(&sc, r->series);
+  scope_of_series(&sc, r->series, memo);
   enum ts_code rc = TS_OK;
   struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
   for (size_t k = 0; k < t.nvariants && rc == TS_OK && host_terms; k++) {
@@ -743,11 +746,12 @@ static enum ts_code gate_release(const struct ts_rules *rules,
 /* ---- builds no rules file lists ----------------------------------------- */
 
 /* Every release newer than `series`: "2.14" → ">=2.15.dev0". */
-static bool scope_after(struct gate_scope *sc, const char *series) {
+static bool scope_after(struct gate_scope *sc, const char *series, struct spec_memo *memo) {
   unsigned long maj = 0, min = 0;
   if (sscanf(series, "%lu.%lu", &maj, &min) != 2)
     return false;
   memset(sc, 0, sizeof *sc);
+  sc->memo = memo;
   snprintf(sc->spec, sizeof sc->spec, ">=%lu.%lu.dev0", maj, min + 1);
   snprintf(sc->name, sizeof sc->name, "after-%s", series);
   snprintf(sc->shown, sizeof sc->shown, ">%s", series);
@@ -834,8 +838,8 @@ static enum ts_code compile_assumed(const struct ts_rules *rules,
   for (size_t at = 0; newest && at <= rules->nreleases && rc == TS_OK; at++) {
     struct gate_scope sc;
     if (at < rules->nreleases)
-      scope_of_series(&sc, rules->releases[at].series);
-    else if (!scope_after(&sc, newest->series))
+      scope_of_series(&sc, rules->releases[at].series, memo);
+    else if (!scope_after(&sc, newest->series, memo))
       break;
     for (size_t k = 0; k < rules->nbackends && rc == TS_OK; k++) {
       const struct ts_rules_backend *b = &rules->backends[k];
@@ -1272,16 +1276,16 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   for (size_t k = 0; k < rules->nbackends && rc == TS_OK && host_terms; k++)
     if (!backend_gated(out, rules->backends[k].id))
       rc = gate_backend(rules, &rules->backends[k], out, err);
+  struct spec_memo memo = {0};
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
-    rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
+    rc = gate_release(rules, &rules->releases[i], h, out, host_terms, &memo, err);
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
     const struct ts_rules_release *r = &rules->releases[i];
     struct gate_scope sc;
-    scope_of_series(&sc, r->series);
+    scope_of_series(&sc, r->series, &memo);
     rc = gate_pypi_default(rules, &sc, ts_rules_release_variants(r, h->machine),
                            r->pypi_source ? r->pypi_source : r->source, h, out, err);
   }
-  struct spec_memo memo = {0};
   if (rc == TS_OK && host_terms)
     rc = compile_assumed(rules, h, out, &memo, err);
   /* The ROCm-version gate applies only where ROCm is installed: drop the
