@@ -327,8 +327,7 @@ void ts_rs_index_rules(struct rs *rs) {
           cmp_by_subject, (void *)set);
 }
 
-/* Where the constraints about `name` start in rule_by_subject. */
-static size_t first_about(const struct rs *rs, const char *name) {
+const size_t *ts_rs_rules_about(const struct rs *rs, const char *name, size_t *n) {
   const struct ts_constraint_set *set = rs->req->rules;
   size_t lo = 0, hi = set->nconstraints;
   while (lo < hi) {
@@ -338,7 +337,12 @@ static size_t first_about(const struct rs *rs, const char *name) {
     else
       hi = mid;
   }
-  return lo;
+  size_t end = lo;
+  while (end < set->nconstraints &&
+         strcmp(set->constraints[rs->rule_by_subject[end]].subject.name, name) == 0)
+    end++;
+  *n = end - lo;
+  return rs->rule_by_subject + lo;
 }
 
 /* Whether constraint c has a dep to give a version revealed now. */
@@ -360,11 +364,11 @@ void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
   const struct ts_constraint_set *set = rs->req->rules;
   if (!set)
     return;
-  for (size_t k = first_about(rs, name); k < set->nconstraints; k++) {
-    size_t c = rs->rule_by_subject[k];
+  size_t n;
+  const size_t *about = ts_rs_rules_about(rs, name, &n);
+  for (size_t k = 0; k < n; k++) {
+    size_t c = about[k];
     const struct ts_constraint *con = &set->constraints[c];
-    if (strcmp(con->subject.name, name) != 0)
-      break;
     if (!rule_applied(rs, c) ||
         !term_matches_version(&con->subject, v->twin ? v->twin : v->v))
       continue;

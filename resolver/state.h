@@ -253,6 +253,9 @@ void ts_rs_apply_rules(struct rs *rs);
  * later (solvable p). */
 /* Builds rule_by_subject for req->rules (once, when the rules arrive). */
 void ts_rs_index_rules(struct rs *rs);
+/* The indices of the constraints whose subject is `name` (exactly), in set
+ * order: *n of them (0: none). */
+const size_t *ts_rs_rules_about(const struct rs *rs, const char *name, size_t *n);
 void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
                                   const char *name);
 /* A kernel gate: a rule saying which GPU targets a build carries kernels
