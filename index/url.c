@@ -310,6 +310,8 @@ static char *join_relative(const struct ts_url_base *b, const char *ref, size_t 
       break;
     }
   }
+  if (i < n && ref[i] == '/')
+    return NULL; /* ".//x": an empty segment after the climb */
   for (size_t k = i; k < n; k++) {
     char ch = ref[k];
     if (ch == '?' || (ch == '/' && k + 1 < n && ref[k + 1] == '/') ||

@@ -516,7 +516,7 @@ Test(index_url, prepared_base_matches_libcurl) {
   const char *climbs[] = {"", "./", "../", "../../", "../../../", "./../", ".././",
                           "../../../../../"};
   const char *middles[] = {"", "files/", "a/b/", "a//b/", "x/./", "x/../", ".h/", "a%2Fb/",
-                           "n:x/"};
+                           "n:x/", "/", "/x/", "//x/"};
   const char *names[] = {"t.whl", "torch-2.6.0%2Bcu126-cp39-cp39-manylinux_2_28_x86_64.whl",
                          ".", "..", "", "t.whl?x=1", "t.whl#sha256=ab", "t.whl?", "n:x.whl",
                          "t.whl/", ".t.whl", "t..whl"};
