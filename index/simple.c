@@ -258,6 +258,16 @@ static bool valid_sha256(const char *h, size_t n) {
   return true;
 }
 
+/* A digest valid_sha256 accepted (64 bytes), in lower case: every file
+ * on a page has one, often two. */
+static char *lower_sha256(const char *h) {
+  char *d = ts_xmalloc(65);
+  for (size_t i = 0; i < 64; i++)
+    d[i] = (char)(h[i] >= 'A' && h[i] <= 'F' ? h[i] + ('a' - 'A') : h[i]);
+  d[64] = '\0';
+  return d;
+}
+
 /* Value of a PEP 658 attribute ("true" or "<algo>=<hex>"): sets has/sha. */
 static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
                                   const char *page, struct ts_error *err) {
@@ -270,7 +280,7 @@ static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
       return ts_error_set(err, TS_E_PARSE, "invalid metadata hash '%s' for %s on %s",
                           shown(v, b1), shown(f->filename, b2), page);
     }
-    f->metadata_sha256 = ts_xstrndup_lower(v + 7, 64);
+    f->metadata_sha256 = lower_sha256(v + 7);
 
   }
   return TS_OK;
@@ -297,7 +307,7 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
       c = ts_error_set(err, TS_E_PARSE, "invalid sha256 in link '%s' on %s", shown, page);
     }
     else
-      f->sha256 = ts_xstrndup_lower(frag + 7, 64);
+      f->sha256 = lower_sha256(frag + 7);
   }
   free(h);
   if (c)
@@ -443,7 +453,7 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
       if (!valid_sha256(h->valuestring, strlen(h->valuestring)))
         return ts_error_set(err, TS_E_PARSE, "invalid metadata sha256 for %s on %s",
                             shown(f->filename, b), page);
-      f->metadata_sha256 = ts_xstrndup_lower(h->valuestring, 64);
+      f->metadata_sha256 = lower_sha256(h->valuestring);
     }
   } else if (v && !cJSON_IsFalse(v) && !cJSON_IsNull(v)) {
     return ts_error_set(err, TS_E_PARSE, "invalid core-metadata value for %s on %s",
@@ -518,7 +528,7 @@ static enum ts_code json_file(const cJSON *o, const struct ts_url_base *base,
     if (!cJSON_IsString(sha) || !valid_sha256(sha->valuestring, strlen(sha->valuestring)))
       return ts_error_set(err, TS_E_PARSE, "invalid sha256 for %s on %s",
                           shown(f->filename, b), page);
-    f->sha256 = ts_xstrndup_lower(sha->valuestring, 64);
+    f->sha256 = lower_sha256(sha->valuestring);
   }
   const cJSON *rp = k.requires_python;
   if (cJSON_IsString(rp) && rp->valuestring[0])
