@@ -227,7 +227,7 @@ void ts_rs_reveal(struct rs *rs, int pidx, size_t i) {
     ts_rs_sinfo(rs, s->solv)->deps_done = true;
   for (size_t e = 0; e < pj->nextras; e++)
     add_extra_solvable(rs, pidx, (int)e, i);
-  ts_rs_apply_rules_to_version(rs, s->solv, s, pj->name);
+  ts_rs_apply_rules_to_version(rs, s->solv, s, pidx);
 }
 
 /* Reveals usable versions from the top until `window` are; true when any

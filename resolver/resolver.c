@@ -115,6 +115,7 @@ static void rs_free(struct rs *rs) {
   free(rs->rule_rich);
   free(rs->rule_limit);
   free(rs->rule_done);
+  free(rs->rules_by_subject);
   for (size_t i = 0; i < rs->nwant; i++)
     free(rs->want[i]);
   free(rs->want);

@@ -306,16 +306,62 @@ void ts_rs_apply_rules(struct rs *rs) {
   queue_free(&subj);
 }
 
-/* The rules already applied to a project, for a version revealed later. */
-void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
-                                   const char *name) {
+struct by_subject {
+  const char *name;
+  size_t index;
+};
+
+static int by_subject_cmp(const void *a, const void *b) {
+  const struct by_subject *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+/* The range of rs->rules_by_subject (made on first use) whose rules are
+ * about project pj. */
+static void rules_of(struct rs *rs, struct rs_proj *pj) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  size_t n = set->nconstraints;
+  if (!rs->rules_by_subject) {
+    struct by_subject *tmp = ts_xcalloc(n + 1, sizeof *tmp);
+    for (size_t c = 0; c < n; c++)
+      tmp[c] = (struct by_subject){set->constraints[c].subject.name, c};
+    qsort(tmp, n, sizeof *tmp, by_subject_cmp);
+    rs->rules_by_subject = ts_xcalloc(n + 1, sizeof *rs->rules_by_subject);
+    for (size_t c = 0; c < n; c++)
+      rs->rules_by_subject[c] = tmp[c].index;
+    free(tmp);
+  }
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(set->constraints[rs->rules_by_subject[mid]].subject.name, pj->name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < n && strcmp(set->constraints[rs->rules_by_subject[end]].subject.name,
+                           pj->name) == 0)
+    end++;
+  pj->rules_first = lo;
+  pj->rules_n = end - lo;
+  pj->rules_known = true;
+}
+
+/* The rules already applied to a project, for a version revealed later
+ * (in the rules' order). */
+void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v, int pidx) {
   const struct ts_constraint_set *set = rs->req->rules;
   if (!set)
     return;
-  for (size_t c = 0; c < set->nconstraints; c++) {
+  if (!rs->projs[pidx].rules_known)
+    rules_of(rs, &rs->projs[pidx]);
+  size_t first = rs->projs[pidx].rules_first, nrules = rs->projs[pidx].rules_n;
+  for (size_t k = 0; k < nrules; k++) {
+    size_t c = rs->rules_by_subject[first + k];
     const struct ts_constraint *con = &set->constraints[c];
-    if (strcmp(con->subject.name, name) != 0 ||
-        !term_matches_version(&con->subject, v->twin ? v->twin : v->v))
+    if (!term_matches_version(&con->subject, v->twin ? v->twin : v->v))
       continue;
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
       if (rs->rule_done[c] && rs->rule_dep[c])

@@ -140,6 +140,8 @@ struct rs_proj {
   struct ts_version *inst_v; /* installed version under --force-reinstall */
   bool inst_meta_ok;
   struct ts_rs_meta inst_meta;
+  bool rules_known;          /* rules_first/rules_n set */
+  size_t rules_first, rules_n; /* its rules in rs->rules_by_subject */
 };
 
 struct rs_fact {
@@ -193,6 +195,9 @@ struct rs {
   bool *rule_rich;
   bool *rule_limit;          /* rule_dep is a conflict (--no-deps limit) */
   Id **rule_term_dep;        /* conflicts-rule deps per term */
+  /* the rules' indices by subject name, then index: a project's rules are
+   * one range of it (rs_proj.rules_first), found once per project */
+  size_t *rules_by_subject;
   bool reveal_all;           /* root-excluded versions get solvables too */
   char **want;
   size_t nwant, want_cap;
@@ -246,10 +251,9 @@ void ts_rs_add_fact(struct rs *rs, const char *name, const char *version,
 /* Applies the rules that can be applied now; asks for the pages a
  * requires-rule needs. */
 void ts_rs_apply_rules(struct rs *rs);
-/* The rules already applied to project `name`, on a version revealed
+/* The rules already applied to project pidx, on its version v revealed
  * later (solvable p). */
-void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
-                                  const char *name);
+void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v, int pidx);
 /* A kernel gate: a rule saying which GPU targets a build carries kernels
  * for (cuda-arch-*, pypi-arch-*, rocm-gfx-*, from rules/rules_compile.c). */
 bool ts_rs_kernel_gate(const struct ts_constraint *con);
