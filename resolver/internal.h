@@ -28,6 +28,9 @@ struct ts_rs_fname {
  * neither.  Free with ts_rs_fname_clear. */
 bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out);
 void ts_rs_fname_clear(struct ts_rs_fname *f);
+/* f's version, now the caller's (f->version stays readable until
+ * ts_rs_fname_clear). */
+struct ts_version *ts_rs_fname_take_version(struct ts_rs_fname *f);
 
 /* Best tag priority of a wheel, -1 if the target supports none of its
  * tags. */

@@ -55,6 +55,12 @@ void ts_rs_fname_clear(struct ts_rs_fname *f) {
   memset(f, 0, sizeof *f);
 }
 
+struct ts_version *ts_rs_fname_take_version(struct ts_rs_fname *f) {
+  struct ts_version **owner = f->wheel_name ? &f->wheel_name->version : &f->sdist_name->version;
+  *owner = NULL;
+  return (struct ts_version *)f->version;
+}
+
 long ts_rs_wheel_priority(const struct ts_tagset *tags,
                           const struct ts_rs_fname *f) {
   if (!f->wheel || !tags)
