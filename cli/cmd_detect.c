@@ -1,7 +1,8 @@
 /*
- * torchsolve detect [--json] [--release X.Y] [GPU options] — what GPU stack
- * this machine has, each fact with its source, and the torch variants it
- * may use, best first.
+ * torchsolve detect [--json] [--release X.Y] [--python PATH [--probe]]
+ * [GPU options] — what GPU stack this machine has, each fact with its
+ * source, the torch variants it may use, best first, and an interpreter's
+ * target as torchsolve reads it.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -12,9 +13,11 @@
 #include "cli/gpu_options.h"
 #include "cli/rules_cli.h"
 #include "rules/series.h"
+#include "target/target.h"
 
 static void usage(FILE *out) {
-  fputs("usage: torchsolve detect [--json] [--release X.Y] [GPU options]\n\n"
+  fputs("usage: torchsolve detect [--json] [--release X.Y] [--python PATH [--probe]]\n"
+        "                        [GPU options]\n\n"
         "Reports the NVIDIA driver and the CUDA it runs, each GPU's compute\n"
         "capability, AMD gfx targets and the installed ROCm, Intel XPU, glibc\n"
         "and OS, each with where it was read, and the torch variants (best\n"
@@ -23,7 +26,10 @@ static void usage(FILE *out) {
         "                   the PEP 825 properties this host supports)\n"
         "  --release X.Y    list the variants of that torch series instead (one\n"
         "                   newer than the rules is judged on the newest listed\n"
-        "                   release's facts, with a warning)\n\n",
+        "                   release's facts, with a warning)\n"
+        "  --python PATH    also show that interpreter or venv as install sees it\n"
+        "                   (JSON \"python\": tags, paths, source \"files\" or \"probe\")\n"
+        "  --probe          run it even when its venv files answer (to compare)\n\n",
         out);
   ts_gpu_options_help(out);
 }
@@ -41,8 +47,11 @@ static cJSON *usable_names(const struct ts_constraint_set *s) {
 }
 
 static int print_json(const struct ts_host *h, const struct ts_constraint_set *s,
-                      const struct ts_constraint_set *fb, const struct ts_rules *rules) {
+                      const struct ts_constraint_set *fb, const struct ts_rules *rules,
+                      const struct ts_target *t) {
   cJSON *o = cJSON_CreateObject();
+  if (t)
+    cJSON_AddItemToObject(o, "python", ts_target_to_json(t));
   cJSON_AddItemToObject(o, "rules", ts_cli_rules_in_force_json(rules));
   cJSON_AddItemToObject(o, "machine", str_or_null(h->machine));
   cJSON_AddItemToObject(o, "jetson", str_or_null(h->jetson));
@@ -213,8 +222,8 @@ static void print_text(const struct ts_host *h, const struct ts_constraint_set *
 int ts_cmd_detect(int argc, char **argv) {
   struct ts_gpu_options g;
   ts_gpu_options_init(&g);
-  bool json = false;
-  const char *release = NULL;
+  bool json = false, probe = false;
+  const char *release = NULL, *python = NULL;
   for (int i = 1; i < argc; i++) {
     int used = ts_cli_parse_global("detect", argc, argv, &i);
     if (used == 0)
@@ -229,6 +238,12 @@ int ts_cmd_detect(int argc, char **argv) {
     }
     if (strcmp(argv[i], "--json") == 0)
       json = true;
+    else if (strcmp(argv[i], "--probe") == 0)
+      probe = true;
+    else if ((used = ts_cli_flag_value("--python", argc, argv, &i, &python)) != 0) {
+      if (used < 0)
+        return ts_cli_usage_error("detect", "--python needs a value");
+    }
     else if (strcmp(argv[i], "--release") == 0 && i + 1 < argc)
       release = argv[++i];
     else if (strncmp(argv[i], "--release=", 10) == 0)
@@ -238,11 +253,18 @@ int ts_cmd_detect(int argc, char **argv) {
   }
   if (ts_gpu_options_env(&g) < 0)
     return 2;
+  if (probe && !python)
+    return ts_cli_usage_error("detect", "--probe needs --python PATH");
   struct ts_error err = {0};
+  struct ts_target *t = NULL;
+  if (python && ts_target_open_python(python, probe, NULL, &t, &err) != TS_OK)
+    return ts_cli_report(&err);
   struct ts_host h;
   struct ts_rules *rules = NULL;
-  if (ts_gpu_load(&g, &h, &rules, &err) != TS_OK)
+  if (ts_gpu_load(&g, &h, &rules, &err) != TS_OK) {
+    ts_target_free(t);
     return ts_cli_report(&err);
+  }
   struct ts_rules_options ro = {.ignore_host = g.ignore_host, .release = release};
   struct ts_constraint_set set, fb = {0};
   int status = 0;
@@ -257,13 +279,19 @@ int ts_cmd_detect(int argc, char **argv) {
     ts_rules_newest_gpu_series(rules, &h, g.ignore_host, &set, &fb);
   if (set.release_assumed)
     ts_cli_warn("%s", set.release_assumed);
-  if (json)
-    status = print_json(&h, &set, &fb, rules);
-  else
+  if (json) {
+    status = print_json(&h, &set, &fb, rules, t);
+  } else {
+    char *line = t ? ts_target_summary(t) : NULL;
+    if (line)
+      printf("python    %s\n", line);
+    free(line);
     print_text(&h, &set, &fb, rules);
+  }
   ts_constraint_set_clear(&set);
   ts_constraint_set_clear(&fb);
 out:
+  ts_target_free(t);
   ts_rules_free(rules);
   ts_host_clear(&h);
   return status;

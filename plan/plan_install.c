@@ -172,16 +172,18 @@ static void wheel_request(struct install_run *run, size_t i) {
                                           .requested = it->r->requested};
     return;
   }
+  bool named = it->direct_url && it->is_path && !it->built; /* a file the user named */
   if (fx->hash_later) {
     run->w[i] = (struct ts_wheel_request){
         .path = fx->local, .requested = it->r->requested,
         .direct_url = it->built ? it->built->direct_url : NULL,
-        .direct_url_from_path = it->direct_url && it->is_path && !it->built};
+        .direct_url_from_path = named, .stage_directly = named};
     return;
   }
   ts_sha256_from_hex(fx->sha256_out, 64, run->dig[i]);
   run->w[i] = (struct ts_wheel_request){.path = fx->local, .sha256 = run->dig[i],
-                                        .requested = it->r->requested};
+                                        .requested = it->r->requested,
+                                        .stage_directly = named};
   if (it->built) {
     run->durls[i] = ts_xstrdup(it->built->direct_url);
   } else if (it->direct_url && it->is_path) {

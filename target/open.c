@@ -8,11 +8,9 @@
 #include "core/fs.h"
 #include "target/target.h"
 
-enum ts_code ts_target_open(const char *python, const struct ts_target_spec *spec,
-                            const char *probe_cache_dir, struct ts_target **t,
-                            struct ts_error *err) {
-  if (spec)
-    return ts_target_from_spec(spec, t, err);
+enum ts_code ts_target_open_python(const char *python, bool run_python,
+                                   const char *probe_cache_dir, struct ts_target **t,
+                                   struct ts_error *err) {
   char *located = NULL;
   enum ts_code rc = ts_target_locate(python, &located, err);
   if (rc != TS_OK)
@@ -24,7 +22,16 @@ enum ts_code ts_target_open(const char *python, const struct ts_target_spec *spe
     free(located);
     located = abs;
   }
-  rc = ts_target_probe(located, probe_cache_dir, t, err);
+  rc = run_python ? ts_target_probe_python(located, probe_cache_dir, t, err)
+                  : ts_target_probe(located, probe_cache_dir, t, err);
   free(located);
   return rc;
+}
+
+enum ts_code ts_target_open(const char *python, const struct ts_target_spec *spec,
+                            const char *probe_cache_dir, struct ts_target **t,
+                            struct ts_error *err) {
+  if (spec)
+    return ts_target_from_spec(spec, t, err);
+  return ts_target_open_python(python, false, probe_cache_dir, t, err);
 }

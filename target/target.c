@@ -25,6 +25,7 @@
 #include "core/sha256.h"
 #include "core/proc.h"
 #include "core/str.h"
+#include "target/venvread.h"
 
 
 #define PROBE_TIMEOUT_MS 30000
@@ -621,6 +622,20 @@ static bool is_elf(const char *path)
 
 enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
                              struct ts_target **out, struct ts_error *err)
+{
+  char *json = NULL;
+  if (ts_venv_read_probe_json(python_path, &json, NULL) == TS_OK) {
+    enum ts_code rc = ts_target_from_json(json, strlen(json), python_path, out, err);
+    free(json);
+    if (rc == TS_OK)
+      (*out)->from_files = true;
+    return rc;
+  }
+  return ts_target_probe_python(python_path, cache_dir, out, err);
+}
+
+enum ts_code ts_target_probe_python(const char *python_path, const char *cache_dir,
+                                    struct ts_target **out, struct ts_error *err)
 {
   *out = NULL;
   struct stat st;

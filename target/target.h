@@ -2,9 +2,10 @@
  * target/target.h — everything about the environment we install for.
  *
  * A target comes from one of two places:
- *  - ts_target_probe: a real interpreter, run once with a `python -I -c`
- *    script that prints JSON (markers, sysconfig paths, libc, prefixes);
- *    the JSON is cached per interpreter so later runs start no Python;
+ *  - ts_target_probe: a real interpreter.  An ordinary CPython venv is read
+ *    from its files (target/venvread.h); any other is run once with a
+ *    `python -I -c` script that prints JSON (markers, sysconfig paths,
+ *    libc, prefixes), cached per interpreter so later runs start no Python;
  *  - ts_target_from_spec: "--python-version 3.12 --platform
  *    manylinux_2_28_x86_64", for locking on a build machine that has no
  *    such interpreter.  There are no paths then (nothing can be installed).
@@ -51,6 +52,7 @@ struct ts_target {
   bool is_venv;          /* sys.prefix != sys.base_prefix */
   bool from_spec;
   bool from_cache;       /* probe answered from the cache, no Python run */
+  bool from_files;       /* a venv read from its files (venvread.h), no Python run */
   char *owned_markers[11];
 };
 
@@ -64,6 +66,13 @@ struct ts_target {
  * A bare name ("python3.12") is looked up on $PATH. */
 enum ts_code ts_target_locate(const char *explicit_python, char **out,
                               struct ts_error *err);
+
+/* The target of the interpreter at python_path (absolute): read from the
+ * files of an ordinary CPython venv when every fact there is certain
+ * (target/venvread.h: nothing is run or cached then, from_files is set),
+ * otherwise ts_target_probe_python.  Errors as that. */
+enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
+                             struct ts_target **out, struct ts_error *err);
 
 /* Runs `python_path -I -c <probe>` once (30 s limit, output capped) and
  * builds the target.  With cache_dir non-NULL, the JSON is cached in
@@ -79,8 +88,8 @@ enum ts_code ts_target_locate(const char *explicit_python, char **out,
  * not ..."), TS_E_INTERRUPTED (the interpreter died of SIGINT or an
  * unhandled KeyboardInterrupt: Ctrl-C reached the process group),
  * TS_E_NOT_FOUND. */
-enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
-                             struct ts_target **out, struct ts_error *err);
+enum ts_code ts_target_probe_python(const char *python_path, const char *cache_dir,
+                                    struct ts_target **out, struct ts_error *err);
 
 /* Builds a target from the probe's JSON text (what the cache holds).
  * Exposed for tests and for reading a cached probe. */
@@ -126,12 +135,31 @@ enum ts_code ts_target_open(const char *python, const struct ts_target_spec *spe
                             const char *probe_cache_dir, struct ts_target **t,
                             struct ts_error *err);
 
+/* ts_target_open for an interpreter (no spec); run_python asks it even
+ * when its venv's files would answer (ts_target_probe_python). */
+enum ts_code ts_target_open_python(const char *python, bool run_python,
+                                   const char *probe_cache_dir, struct ts_target **t,
+                                   struct ts_error *err);
+
 void ts_target_free(struct ts_target *t);
 
 /* The marker environment as a JSON object, keys in the order of
  * packaging's default_environment() (what pip's --report writes under
  * "environment").  malloc'd, caller frees; aborts on OOM. */
 char *ts_target_environment_json(const struct ts_target *t);
+
+/* The target as a JSON object (cJSON, the caller deletes it): source
+ * ("files", "cache", "probe" or "spec"), python, files_unusable (why the
+ * venv's files could not answer, null when they could), executable, version,
+ * implementation, abiflags, libc ("glibc 2.36" or null), tag_arch, markers,
+ * paths, prefix, base_prefix, is_venv and every supported tag in priority
+ * order.  What `torchsolve detect --python PATH --json` prints. */
+struct cJSON;
+struct cJSON *ts_target_to_json(const struct ts_target *t);
+
+/* One line for people: "cpython 3.12.1 (cp312) at /venv, read from its
+ * files" (or "cached probe", "run").  malloc'd. */
+char *ts_target_summary(const struct ts_target *t);
 
 /* The probe script itself (for `torchsolve debug` and tests). */
 const char *ts_target_probe_script(void);

@@ -113,6 +113,8 @@ static char *relpath(const char *from, const char *to) {
 
 struct newfile {
   char *src;       /* file in the unpacked tree still to be placed, or NULL */
+  bool extract;    /* to be written from its wheel's archive (no tree) */
+  size_t file;     /* then: its index in the wheel's ts_unpacked files */
   char *dest;      /* absolute */
   char *staged;    /* absolute, under txn new/ */
   size_t root;
@@ -151,6 +153,7 @@ struct installer {
   struct ts_strset removing_set;
   struct ts_owners owners;   /* of the distributions that stay */
   const struct dist *dists;  /* the wheels being installed */
+  size_t ndists;
 };
 
 static size_t root_index(struct installer *in, const char *root) {
@@ -247,38 +250,52 @@ static bool ends_with(const char *s, const char *suf) {
   return a >= b && strcmp(s + a - b, suf) == 0;
 }
 
-/* "#!python" / "#!pythonw" first lines become the target interpreter. */
-static enum ts_code rewrite_shebang(struct installer *in, const char *src,
-                                    const char *dst, bool *done,
-                                    struct ts_error *err) {
+/* A script starting "#!python" or "#!pythonw" gets the target interpreter
+ * instead, written to dst (*done); others are left alone. */
+static enum ts_code rewrite_shebang_text(struct installer *in, const char *text, size_t len,
+                                         const char *dst, bool *done, struct ts_error *err) {
   *done = false;
-  int fd = open(src, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
-                        strerror(errno));
-  char head[9] = {0};
-  ssize_t n = read(fd, head, 8);
-  close(fd);
-  if (n != 8 || memcmp(head, "#!python", 8) != 0)
+  if (len < 8 || memcmp(text, "#!python", 8) != 0)
     return TS_OK;
-  struct ts_buf b;
-  ts_buf_init(&b, TS_CAP_SCRIPT);
-  enum ts_code rc = ts_fs_read_file(src, &b, err);
-  if (rc != TS_OK) {
-    ts_buf_clear(&b);
-    return rc;
-  }
-  const char *rest = b.data + 8;
-  if (b.len > 8 && rest[0] == 'w')
+  const char *rest = text + 8;
+  if (len > 8 && rest[0] == 'w')
     rest++;
   struct ts_buf o;
   ts_buf_init(&o, 0);
   ts_buf_xprintf(&o, "#!%s", in->p.python);
-  ts_buf_xappend(&o, rest, b.len - (size_t)(rest - b.data));
-  rc = ts_wheel_write_new_file(dst, o.data, o.len, 0755, err);
-  ts_buf_clear(&b);
+  ts_buf_xappend(&o, rest, len - (size_t)(rest - text));
+  enum ts_code rc = ts_wheel_write_new_file(dst, o.data, o.len, 0755, err);
   ts_buf_clear(&o);
   *done = rc == TS_OK;
+  return rc;
+}
+
+/* The script u->files[i] (in the tree at src, or the archive when src is
+ * NULL) with its shebang rewritten into dst when it needs it (*done). */
+static enum ts_code rewrite_shebang(struct installer *in, const struct ts_unpacked *u,
+                                    size_t i, const char *src, const char *dst, bool *done,
+                                    struct ts_error *err) {
+  *done = false;
+  struct ts_buf b;
+  enum ts_code rc;
+  if (!src) {
+    rc = ts_unpacked_read_file(u, i, TS_CAP_SCRIPT, &b, err);
+  } else {
+    int fd = open(src, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      return ts_error_set(err, TS_E_IO, "cannot read '%s': %s", src,
+                          strerror(errno));
+    char head[9] = {0};
+    ssize_t n = read(fd, head, 8);
+    close(fd);
+    if (n != 8 || memcmp(head, "#!python", 8) != 0)
+      return TS_OK;
+    ts_buf_init(&b, TS_CAP_SCRIPT);
+    rc = ts_fs_read_file(src, &b, err);
+  }
+  if (rc == TS_OK)
+    rc = rewrite_shebang_text(in, b.data ? b.data : "", b.len, dst, done, err);
+  ts_buf_clear(&b);
   return rc;
 }
 
@@ -581,17 +598,19 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
       break;
     if (!f)
       continue;
-    char *src = ts_path_join(u->dir, path);
+    char *src = u->dir ? ts_path_join(u->dir, path) : NULL;
     bool rewritten = false;
     if (script)
-      rc = rewrite_shebang(in, src, f->staged, &rewritten, err);
+      rc = rewrite_shebang(in, u, i, src, f->staged, &rewritten, err);
     if (rc == TS_OK && rewritten) {
       char h[52];
       rc = ts_wheel_hash_path(f->staged, h, &f->size, err);
       f->hash = ts_xstrdup(h);
     } else if (rc == TS_OK) {
-      f->src = src; /* linked by place_all, in parallel */
+      f->src = src; /* linked (or extracted) by place_all, in parallel */
       src = NULL;
+      f->extract = !u->dir;
+      f->file = i;
       f->hash = ts_xstrdup(uf->hash);
       f->size = uf->size;
       f->py = !script && (root == root_index(in, in->p.purelib) ||
@@ -610,6 +629,23 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
     rc = add_generated(in, di, lib, rel, "torchsolve\n", 11, 0644, err);
     free(rel);
   }
+  if (rc == TS_OK && d->req->requested) {
+    rel = ts_xasprintf("%s/REQUESTED", u->distinfo);
+    rc = add_generated(in, di, lib, rel, "", 0, 0644, err);
+    free(rel);
+  }
+  return rc;
+}
+
+/* The dist-info files that name the wheel by its sha256, which a wheel
+ * staged without a tree has only once its files are written (its hash is
+ * computed alongside). */
+static enum ts_code stage_wheel_identity(struct installer *in, size_t di, struct dist *d,
+                                         struct ts_error *err) {
+  struct ts_unpacked *u = &d->u;
+  size_t lib = root_index(in, d->libroot);
+  enum ts_code rc = ts_unpacked_finish(u, err);
+  char *rel;
   if (rc == TS_OK) { /* which wheel this is, for sync's exactness check */
     char hex[TS_SHA256_HEX_LEN + 2];
     ts_sha256_hex(u->sha256, hex);
@@ -617,11 +653,6 @@ static enum ts_code stage_dist(struct installer *in, size_t di,
     hex[TS_SHA256_HEX_LEN + 1] = '\0';
     rel = ts_xasprintf("%s/" TS_WHEEL_SHA256_FILE, u->distinfo);
     rc = add_generated(in, di, lib, rel, hex, TS_SHA256_HEX_LEN + 1, 0644, err);
-    free(rel);
-  }
-  if (rc == TS_OK && d->req->requested) {
-    rel = ts_xasprintf("%s/REQUESTED", u->distinfo);
-    rc = add_generated(in, di, lib, rel, "", 0, 0644, err);
     free(rel);
   }
   if (rc == TS_OK && (d->req->direct_url || d->req->direct_url_from_path)) {
@@ -653,33 +684,6 @@ struct place_job {
   struct ts_error err;
 };
 
-/* The last directory a worker linked from or into, kept open: linkat()
- * relative to it skips walking ~10 path components per file, which is
- * most of a hardlink's cost on a deep tree like torch's. */
-struct dir_cache {
-  char path[4096];
-  size_t len;
-  int fd;
-};
-
-static int cached_dir(struct dir_cache *c, const char *file, const char **base) {
-  const char *slash = strrchr(file, '/');
-  size_t len = (size_t)(slash - file);
-  *base = slash + 1;
-  if (c->fd >= 0 && c->len == len && memcmp(c->path, file, len) == 0)
-    return c->fd;
-  if (c->fd >= 0)
-    close(c->fd);
-  c->fd = -1;
-  if (len >= sizeof c->path)
-    return -1;
-  memcpy(c->path, file, len);
-  c->path[len] = '\0';
-  c->len = len;
-  c->fd = open(c->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  return c->fd;
-}
-
 #define PLACE_CHUNK 32
 /* Files are placed by at most PLACE_THREADS threads, and by one when there
  * are fewer than PLACE_THREADED_FROM (starting threads costs more). */
@@ -689,7 +693,7 @@ static int cached_dir(struct dir_cache *c, const char *file, const char **base) 
 static void *place_worker(void *arg) {
   struct place_job *j = arg;
   struct ts_error err = {0};
-  struct dir_cache src = {.fd = -1}, dst = {.fd = -1};
+  struct ts_wheel_dir_cache src = {.fd = -1}, dst = {.fd = -1};
   bool hard = j->mode == TS_WHEEL_LINK_HARDLINK;
   for (;;) {
     if (atomic_load(&j->failed))
@@ -705,8 +709,8 @@ static void *place_worker(void *arg) {
         continue;
       if (hard) {
         const char *sb, *db;
-        int sfd = cached_dir(&src, f->src, &sb);
-        int dfd = cached_dir(&dst, f->staged, &db);
+        int sfd = ts_wheel_dir_cache_get(&src, f->src, &sb);
+        int dfd = ts_wheel_dir_cache_get(&dst, f->staged, &db);
         if (sfd >= 0 && dfd >= 0 && linkat(sfd, sb, dfd, db, 0) == 0)
           continue;
       }
@@ -722,10 +726,8 @@ static void *place_worker(void *arg) {
       }
     }
   }
-  if (src.fd >= 0)
-    close(src.fd);
-  if (dst.fd >= 0)
-    close(dst.fd);
+  ts_wheel_dir_cache_close(&src);
+  ts_wheel_dir_cache_close(&dst);
   return NULL;
 }
 
@@ -753,6 +755,24 @@ static enum ts_wheel_link_mode resolve_auto(const struct installer *in) {
     close(src);
   free(probe);
   return cloned ? TS_WHEEL_LINK_CLONE : TS_WHEEL_LINK_HARDLINK;
+}
+
+/* The files of wheels that have no unpacked tree, written from their
+ * archives into the stage: each created once, where it is installed. */
+static enum ts_code extract_all(struct installer *in, struct ts_error *err) {
+  struct ts_unpack_dest *d = ts_xreallocarray(NULL, in->nfiles ? in->nfiles : 1, sizeof *d);
+  enum ts_code rc = TS_OK;
+  for (size_t k = 0; rc == TS_OK && k < in->ndists; k++) {
+    if (!in->dists[k].u.source)
+      continue;
+    size_t n = 0;
+    for (size_t i = 0; i < in->nfiles; i++)
+      if (in->files[i].extract && in->files[i].dist == k)
+        d[n++] = (struct ts_unpack_dest){in->files[i].file, in->files[i].staged};
+    rc = ts_unpacked_extract(&in->dists[k].u, d, n, in->o, err);
+  }
+  free(d);
+  return rc;
 }
 
 static enum ts_code place_all(struct installer *in, struct ts_error *err) {
@@ -1128,7 +1148,8 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
     if (rc == TS_OK && o->tags)
       rc = check_tags(o->tags, wheels[k].path, err);
     if (rc == TS_OK)
-      rc = ts_unpack(o, &wheels[k], &dists[k].u, err);
+      rc = ts_unpack(o, &wheels[k], wheels[k].stage_directly || o->no_cache, &dists[k].u,
+                     err);
     if (rc == TS_OK && dists[k].u.entry_points)
       rc = ts_wheel_check_entry_points(dists[k].u.entry_points,
                                        dists[k].u.entry_points_len, err);
@@ -1149,6 +1170,7 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   if (rc == TS_OK)
     rc = ts_txn_open(&in.txn, in.p.purelib, in.p.prefix, locking(o), &o->cb, NULL, err);
   in.dists = dists;
+  in.ndists = n;
   for (size_t k = 0; rc == TS_OK && k < n; k++)
     rc = remove_installed(&in, dists[k].u.name, &dists[k].old_version, err);
   char **removed = ts_xcalloc(o->nremove ? o->nremove : 1, sizeof *removed);
@@ -1170,6 +1192,10 @@ enum ts_code ts_wheel_install(const struct ts_wheel_options *o,
   }
   if (rc == TS_OK)
     rc = check_cancel(o, place_all(&in, err), err);
+  if (rc == TS_OK)
+    rc = check_cancel(o, extract_all(&in, err), err);
+  for (size_t k = 0; rc == TS_OK && k < n; k++)
+    rc = stage_wheel_identity(&in, k, &dists[k], err);
   if (rc == TS_OK && o->compile)
     rc = check_cancel(o, compile_all(&in, err), err);
   if (rc == TS_OK)
@@ -1275,7 +1301,7 @@ enum ts_code ts_wheel_unpack(const struct ts_wheel_options *o,
                              struct ts_error *err) {
   struct ts_unpacked u;
   *dir_out = NULL;
-  enum ts_code rc = ts_unpack(o, w, &u, err);
+  enum ts_code rc = ts_unpack(o, w, false, &u, err);
   if (rc == TS_OK) { /* the caller owns the directory, even a temporary one */
     *dir_out = u.dir;
     u.dir = NULL;

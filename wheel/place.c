@@ -130,3 +130,28 @@ enum ts_code ts_wheel_hash_path(const char *path, char out[52], uint64_t *size,
   ts_buf_clear(&b);
   return rc;
 }
+
+int ts_wheel_dir_cache_get(struct ts_wheel_dir_cache *c, const char *file,
+                           const char **base) {
+  const char *slash = strrchr(file, '/');
+  size_t len = slash ? (size_t)(slash - file) : 0;
+  *base = slash ? slash + 1 : file;
+  if (c->fd >= 0 && c->len == len && memcmp(c->path, file, len) == 0)
+    return c->fd;
+  ts_wheel_dir_cache_close(c);
+  if (!slash || len >= sizeof c->path) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  memcpy(c->path, file, len);
+  c->path[len] = '\0';
+  c->len = len;
+  c->fd = open(c->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return c->fd;
+}
+
+void ts_wheel_dir_cache_close(struct ts_wheel_dir_cache *c) {
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+}

@@ -24,6 +24,7 @@
 #include "variant/label.h"
 #include "pep/name.h"
 #include "pep/version.h"
+#include "wheel/place.h"
 #include "wheel/record.h"
 #include "wheel/scripts.h"
 #include "wheel/treecheck.h"
@@ -186,6 +187,106 @@ static bool is_record_like(const char *path, const char *distinfo) {
          strcmp(b, "RECORD.p7s") == 0;
 }
 
+/* Reads the tree's or the archive's file `rel` (at most cap bytes) into
+ * out; TS_E_NOT_FOUND when there is none. */
+typedef enum ts_code read_rel_fn(const void *from, const char *rel, size_t cap,
+                                 struct ts_buf *out, struct ts_error *err);
+
+static enum ts_code read_tree_file(const void *dir, const char *rel, size_t cap,
+                                   struct ts_buf *out, struct ts_error *err) {
+  return read_small(dir, rel, cap, out, err);
+}
+
+static enum ts_code read_archive_file(const void *archive, const char *rel, size_t cap,
+                                      struct ts_buf *out, struct ts_error *err) {
+  ts_buf_init(out, cap);
+  const struct ts_zip_entry *e = ts_zip_find(archive, rel, strlen(rel));
+  if (!e)
+    return ts_error_set(err, TS_E_NOT_FOUND, "no '%s' in the wheel", rel);
+  return ts_zip_read_member(archive, e, out, err);
+}
+
+/* out's files: RECORD's rows but RECORD itself and its signatures, in
+ * RECORD's order (the rows' strings move into out). */
+static void take_files(struct ts_unpacked *out, struct ts_record *rec) {
+  out->files = ts_xcalloc(rec->count ? rec->count : 1, sizeof *out->files);
+  for (size_t i = 0; i < rec->count; i++) {
+    struct ts_record_row *r = &rec->rows[i];
+    if (is_record_like(r->path, out->distinfo))
+      continue;
+    struct ts_unpacked_file *f = &out->files[out->count++];
+    f->path = r->path;
+    f->hash = r->hash;
+    f->size = strtoull(r->size, NULL, 10);
+    r->path = r->hash = NULL;
+  }
+}
+
+/* Fills out's name, version and data dir from out->distinfo (checked
+ * against the file name's fname/fver unless NULL), and its WHEEL, entry
+ * points and (when `files`) files from the dist-info's files as `read`
+ * finds them. */
+static enum ts_code load_distinfo(struct ts_unpacked *out, const char *fname,
+                                  const char *fver, read_rel_fn *read,
+                                  const void *from, bool files, struct ts_error *err) {
+  size_t sl = strlen(out->distinfo) - 10;
+  const char *dash = memchr(out->distinfo, '-', sl);
+  if (!dash)
+    return ts_error_set(err, TS_E_BAD_WHEEL,
+                        "dist-info directory '%s' is not <name>-<version>",
+                        out->distinfo);
+  size_t nl = (size_t)(dash - out->distinfo);
+  if (fname && (!ts_name_eq(out->distinfo, nl, fname, strlen(fname)) ||
+                !versions_equal(dash + 1, sl - nl - 1, fver, strlen(fver))))
+    return ts_error_set(err, TS_E_BAD_WHEEL,
+                        "wheel's '%s' does not match its file name (%s %s)",
+                        out->distinfo, fname, fver);
+  out->name = ts_xstrndup(out->distinfo, nl);
+  out->version = ts_xstrndup(dash + 1, sl - nl - 1);
+  size_t dl = sl + 5;
+  out->datadir = ts_xmalloc(dl + 1);
+  memcpy(out->datadir, out->distinfo, sl);
+  memcpy(out->datadir + sl, ".data", 6);
+
+  struct ts_buf b;
+  char rel[4096];
+  snprintf(rel, sizeof rel, "%s/WHEEL", out->distinfo);
+  enum ts_code rc = read(from, rel, TS_CAP_SMALL_FILE, &b, err);
+  if (rc == TS_OK)
+    rc = parse_wheel_file(b.data, b.len, &out->root_is_purelib, &out->newer_minor, err);
+  ts_buf_clear(&b);
+  if (rc != TS_OK)
+    return rc == TS_E_NOT_FOUND
+               ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
+               : rc;
+  snprintf(rel, sizeof rel, "%s/entry_points.txt", out->distinfo);
+  rc = read(from, rel, TS_CAP_SMALL_FILE, &b, err);
+  if (rc == TS_OK) {
+    out->entry_points = ts_buf_take(&b, &out->entry_points_len);
+  } else {
+    ts_buf_clear(&b);
+    if (rc != TS_E_NOT_FOUND)
+      return rc;
+  }
+  if (!files)
+    return TS_OK;
+  snprintf(rel, sizeof rel, "%s/RECORD", out->distinfo);
+  rc = read(from, rel, TS_CAP_RECORD, &b, err);
+  if (rc != TS_OK) {
+    ts_buf_clear(&b);
+    return rc == TS_E_NOT_FOUND
+               ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
+               : rc;
+  }
+  struct ts_record rec;
+  rc = ts_record_parse(b.data, b.len, &rec, err);
+  ts_buf_clear(&b);
+  if (rc == TS_OK)
+    take_files(out, &rec);
+  ts_record_clear(&rec);
+  return rc;
+}
+
 /* Fills out's metadata from an unpacked tree (cache hit or fresh unpack).
  * fname/fver: what the wheel's file name says (NULL: not checked). */
 enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
@@ -209,76 +310,13 @@ enum ts_code ts_unpacked_load(struct ts_unpacked *out, const char *fname,
   closedir(d);
   if (!out->distinfo)
     return ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no .dist-info directory");
-  size_t sl = strlen(out->distinfo) - 10;
-  const char *dash = memchr(out->distinfo, '-', sl);
-  if (!dash)
-    return ts_error_set(err, TS_E_BAD_WHEEL,
-                        "dist-info directory '%s' is not <name>-<version>",
-                        out->distinfo);
-  size_t nl = (size_t)(dash - out->distinfo);
-  if (fname && (!ts_name_eq(out->distinfo, nl, fname, strlen(fname)) ||
-                !versions_equal(dash + 1, sl - nl - 1, fver, strlen(fver))))
-    return ts_error_set(err, TS_E_BAD_WHEEL,
-                        "wheel's '%s' does not match its file name (%s %s)",
-                        out->distinfo, fname, fver);
-  out->name = ts_xstrndup(out->distinfo, nl);
-  out->version = ts_xstrndup(dash + 1, sl - nl - 1);
-  size_t dl = sl + 5;
-  out->datadir = ts_xmalloc(dl + 1);
-  memcpy(out->datadir, out->distinfo, sl);
-  memcpy(out->datadir + sl, ".data", 6);
-
-  struct ts_buf b;
-  char rel[4096];
-  snprintf(rel, sizeof rel, "%s/WHEEL", out->distinfo);
-  enum ts_code rc = read_small(out->dir, rel, TS_CAP_SMALL_FILE, &b, err);
-  if (rc == TS_OK)
-    rc = parse_wheel_file(b.data, b.len, &out->root_is_purelib, &out->newer_minor, err);
-  ts_buf_clear(&b);
-  if (rc != TS_OK)
-    return rc == TS_E_NOT_FOUND
-               ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
-               : rc;
-  snprintf(rel, sizeof rel, "%s/entry_points.txt", out->distinfo);
-  rc = read_small(out->dir, rel, TS_CAP_SMALL_FILE, &b, err);
-  if (rc == TS_OK) {
-    out->entry_points = ts_buf_take(&b, &out->entry_points_len);
-  } else {
-    ts_buf_clear(&b);
-    if (rc != TS_E_NOT_FOUND)
-      return rc;
-  }
-  snprintf(rel, sizeof rel, "%s/RECORD", out->distinfo);
-  rc = read_small(out->dir, rel, TS_CAP_RECORD, &b, err);
-  if (rc != TS_OK) {
-    ts_buf_clear(&b);
-    return rc == TS_E_NOT_FOUND
-               ? ts_error_set(err, TS_E_BAD_WHEEL, "wheel has no %s", rel)
-               : rc;
-  }
-  struct ts_record rec;
-  rc = ts_record_parse(b.data, b.len, &rec, err);
-  ts_buf_clear(&b);
-  if (rc != TS_OK) {
-    ts_record_clear(&rec);
-    return rc;
-  }
-  out->files = ts_xcalloc(rec.count ? rec.count : 1, sizeof *out->files);
-  for (size_t i = 0; i < rec.count; i++) {
-    struct ts_record_row *r = &rec.rows[i];
-    if (is_record_like(r->path, out->distinfo))
-      continue;
-    struct ts_unpacked_file *f = &out->files[out->count++];
-    f->path = r->path;
-    f->hash = r->hash;
-    f->size = strtoull(r->size, NULL, 10);
-    r->path = r->hash = NULL;
-  }
-  ts_record_clear(&rec);
-  return TS_OK;
+  return load_distinfo(out, fname, fver, read_tree_file, out->dir, true, err);
 }
 
+static void source_free(struct ts_unpack_source *s);
+
 void ts_unpacked_clear(struct ts_unpacked *u) {
+  source_free(u->source);
   if (u->temporary && u->dir)
     ts_fs_remove_tree(u->dir, NULL);
   for (size_t i = 0; i < u->count; i++) {
@@ -312,6 +350,8 @@ struct plan {
   size_t n;
   char **dirs;          /* every directory to create, sorted */
   size_t ndirs;
+  char *distinfo;       /* "<name>-<version>.dist-info" */
+  struct ts_record rec; /* RECORD as parsed */
 };
 
 static void plan_free(struct plan *p) {
@@ -321,6 +361,8 @@ static void plan_free(struct plan *p) {
   for (size_t i = 0; i < p->ndirs; i++)
     free(p->dirs[i]);
   free(p->dirs);
+  free(p->distinfo);
+  ts_record_clear(&p->rec);
   memset(p, 0, sizeof *p);
 }
 
@@ -661,8 +703,8 @@ static enum ts_code validate(const struct ts_zip_archive *a,
   if (rc == TS_OK)
     rc = read_symlinks(a, plan, datadir, err);
   ts_buf_clear(&b);
-  ts_record_clear(&rec);
-  free(di);
+  plan->rec = rec;
+  plan->distinfo = di;
   free(datadir);
   if (rc != TS_OK)
     plan_free(plan);
@@ -671,14 +713,22 @@ static enum ts_code validate(const struct ts_zip_archive *a,
 
 /* ---- parallel extraction ------------------------------------------- */
 
+/* One file to write: a member of the plan, new at an absolute path whose
+ * directory exists. */
+struct extract_item {
+  const struct member *m;
+  const char *path;
+};
+
 struct extract_job {
   const struct ts_zip_archive *a;
-  struct plan *plan;
-  size_t *order;        /* plan indexes, largest first */
-  size_t n;
+  const struct extract_item *items; /* the large ones first, largest
+                                       first; then the rest in the order
+                                       given (files of one directory
+                                       together) */
+  size_t n, nlarge;
   atomic_size_t next;
   atomic_bool failed;
-  int dirfd;
   const volatile sig_atomic_t *cancel;
   pthread_mutex_t mu;
   enum ts_code rc;
@@ -688,7 +738,6 @@ struct extract_job {
 struct file_sink {
   int fd;
   struct ts_sha256 *sha;
-  uint64_t written;
   const char *name;
 };
 
@@ -702,11 +751,10 @@ static enum ts_code file_sink_write(void *ctx, const void *data, size_t len,
     if (k < 0 && errno == EINTR)
       continue;
     if (k < 0)
-      return ts_error_set(err, TS_E_IO, "cannot write '%s' into the cache: %s",
-                          s->name, strerror(errno));
+      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", s->name,
+                          strerror(errno));
     p += k;
     len -= (size_t)k;
-    s->written += (uint64_t)k;
   }
   return TS_OK;
 }
@@ -729,67 +777,98 @@ static void job_fail(struct extract_job *j, const struct ts_error *e) {
  * 23 MB (9% of the install's CPU in a profile, 40 MB more peak memory) to save
  * less than that in inflate time. */
 #define WHOLE_MEMBER_MAX (4u << 20)
+/* Members this large are handed out one at a time, largest first, so
+ * that no worker is left with a big one at the end; the rest go in runs
+ * of EXTRACT_RUN consecutive files, which share a directory. */
+#define LARGE_MEMBER (256u << 10)
+#define EXTRACT_RUN 16
+
+/* Creates it->path (O_EXCL: never through anything already there) and
+ * fills it from the archive, its sha256 checked against RECORD in the same
+ * pass; a symlink gets its checked target. */
+static enum ts_code write_item(const struct extract_job *j, const struct extract_item *it,
+                               struct ts_wheel_dir_cache *dc, struct ts_zip_scratch *sc,
+                               struct ts_sha256 *sha, struct ts_error *err) {
+  const struct member *m = it->m;
+  const char *base;
+  int dfd = ts_wheel_dir_cache_get(dc, it->path, &base);
+  if (dfd < 0)
+    return ts_error_set(err, TS_E_IO, "cannot open the directory of '%s': %s", it->path,
+                        strerror(errno));
+  if (m->symlink) {
+    if (symlinkat(m->link_target, dfd, base) != 0)
+      return ts_error_set(err, TS_E_IO, "cannot create symlink '%s': %s", it->path,
+                          strerror(errno));
+    return TS_OK;
+  }
+  int fd = openat(dfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  m->exec ? 0755 : 0644);
+  if (fd < 0)
+    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", it->path, strerror(errno));
+  ts_sha256_reset(sha);
+  struct file_sink s = {.fd = fd, .sha = sha, .name = it->path};
+  enum ts_code rc = ts_zip_extract(j->a, m->e, sc, file_sink_write, &s, err);
+  if (close(fd) != 0 && rc == TS_OK)
+    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", it->path, strerror(errno));
+  if (rc == TS_OK && m->verify) {
+    uint8_t d[32];
+    ts_sha256_final(sha, d);
+    if (memcmp(d, m->digest, 32) != 0)
+      rc = ts_error_set(err, TS_E_HASH,
+                        "RECORD hash of '%s' does not match the archive: "
+                        "the wheel was altered",
+                        m->e->name);
+  }
+  return rc;
+}
+
+/* The next items a worker takes: [*k0, *k1); false when none is left. */
+static bool claim_items(struct extract_job *j, size_t *k0, size_t *k1) {
+  size_t k = atomic_load(&j->next);
+  for (;;) {
+    if (k >= j->n)
+      return false;
+    size_t end = k < j->nlarge ? k + 1 : k + EXTRACT_RUN;
+    if (end > j->n)
+      end = j->n;
+    if (atomic_compare_exchange_weak(&j->next, &k, end)) {
+      *k0 = k;
+      *k1 = end;
+      return true;
+    }
+  }
+}
 
 static void *extract_worker(void *arg) {
   struct extract_job *j = arg;
   struct ts_zip_scratch sc = {.whole_max = WHOLE_MEMBER_MAX};
   struct ts_sha256 *sha = ts_sha256_new();
+  struct ts_wheel_dir_cache dc = {.fd = -1};
   struct ts_error err = {0};
-  for (;;) {
-    if (atomic_load(&j->failed))
-      break;
+  size_t k0, k1;
+  while (!atomic_load(&j->failed) && claim_items(j, &k0, &k1)) {
     if (j->cancel && *j->cancel) {
       ts_error_set(&err, TS_E_INTERRUPTED, "interrupted while unpacking");
       job_fail(j, &err);
       break;
     }
-    size_t k = atomic_fetch_add(&j->next, 1);
-    if (k >= j->n)
-      break;
-    struct member *m = &j->plan->m[j->order[k]];
-    if (m->symlink)
-      continue;
-    int fd = openat(j->dirfd, m->e->name,
-                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                    m->exec ? 0755 : 0644);
-    if (fd < 0) {
-      ts_error_set(&err, TS_E_IO, "cannot create '%s' in the cache: %s",
-                   m->e->name, strerror(errno));
-      job_fail(j, &err);
-      break;
-    }
-    ts_sha256_reset(sha);
-    struct file_sink s = {.fd = fd, .sha = sha, .name = m->e->name};
-    enum ts_code rc = ts_zip_extract(j->a, m->e, &sc, file_sink_write, &s, &err);
-    if (close(fd) != 0 && rc == TS_OK)
-      rc = ts_error_set(&err, TS_E_IO, "cannot write '%s' into the cache: %s",
-                        m->e->name, strerror(errno));
-    if (rc == TS_OK && m->verify) {
-      uint8_t d[32];
-      ts_sha256_final(sha, d);
-      if (memcmp(d, m->digest, 32) != 0)
-        rc = ts_error_set(&err, TS_E_HASH,
-                          "RECORD hash of '%s' does not match the archive: "
-                          "the wheel was altered",
-                          m->e->name);
-    }
-    if (rc != TS_OK) {
-      job_fail(j, &err);
-      break;
+    for (size_t k = k0; k < k1; k++) {
+      if (write_item(j, &j->items[k], &dc, &sc, sha, &err) != TS_OK) {
+        job_fail(j, &err);
+        break;
+      }
     }
   }
+  ts_wheel_dir_cache_close(&dc);
   ts_sha256_free(sha);
   ts_zip_scratch_clear(&sc);
   return NULL;
 }
 
-struct size_idx {
-  uint64_t size;
-  size_t i;
-};
-static int cmp_size_idx(const void *x, const void *y) {
-  const struct size_idx *a = x, *b = y;
-  return a->size > b->size ? -1 : a->size < b->size;
+static int cmp_item_size(const void *x, const void *y) {
+  const struct extract_item *a = x, *b = y;
+  uint64_t sa = a->m->e->csize + a->m->e->usize, sb = b->m->e->csize + b->m->e->usize;
+  return sa > sb ? -1 : sa < sb;
 }
 
 static unsigned worker_count(const struct ts_wheel_options *o, size_t n) {
@@ -802,8 +881,44 @@ static unsigned worker_count(const struct ts_wheel_options *o, size_t n) {
   return t;
 }
 
+/* Writes the n items (reordered: the large ones first) with a worker per
+ * core; on error some may have been written. */
+static enum ts_code extract_items(const struct ts_zip_archive *a, struct extract_item *items,
+                                  size_t n, const struct ts_wheel_options *o,
+                                  struct ts_error *err) {
+  struct extract_item *sorted = ts_xreallocarray(NULL, n ? n : 1, sizeof *sorted);
+  size_t nlarge = 0, nsmall = 0;
+  for (size_t i = 0; i < n; i++)
+    if (items[i].m->e->usize >= LARGE_MEMBER)
+      sorted[nlarge++] = items[i];
+  for (size_t i = 0; i < n; i++)
+    if (items[i].m->e->usize < LARGE_MEMBER)
+      sorted[nlarge + nsmall++] = items[i];
+  qsort(sorted, nlarge, sizeof *sorted, cmp_item_size);
+  struct extract_job j = {.a = a, .items = sorted, .n = n, .nlarge = nlarge,
+                          .rc = TS_OK, .cancel = o->cancel};
+  atomic_init(&j.next, 0);
+  atomic_init(&j.failed, false);
+  pthread_mutex_init(&j.mu, NULL);
+  unsigned nt = worker_count(o, n);
+  pthread_t th[MAX_THREADS];
+  unsigned started = 0;
+  for (unsigned t = 1; t < nt; t++)
+    if (pthread_create(&th[started], NULL, extract_worker, &j) == 0)
+      started++;
+  extract_worker(&j);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(th[t], NULL);
+  pthread_mutex_destroy(&j.mu);
+  free(sorted);
+  if (j.rc != TS_OK && err)
+    *err = j.err;
+  return j.rc;
+}
+
+/* The whole plan into the new directory `dir`. */
 static enum ts_code extract_all(const struct ts_zip_archive *a,
-                                struct plan *plan, const char *dir,
+                                const struct plan *plan, const char *dir,
                                 const struct ts_wheel_options *o,
                                 struct ts_error *err) {
   int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -818,64 +933,18 @@ static enum ts_code extract_all(const struct ts_zip_archive *a,
                           plan->dirs[i], strerror(e));
     }
   }
-  struct size_idx *si = ts_xreallocarray(NULL, plan->n, sizeof *si);
-  size_t *order = ts_xreallocarray(NULL, plan->n, sizeof *order);
-  for (size_t i = 0; i < plan->n; i++)
-    si[i] = (struct size_idx){plan->m[i].e->csize + plan->m[i].e->usize, i};
-  qsort(si, plan->n, sizeof *si, cmp_size_idx);
-  for (size_t i = 0; i < plan->n; i++)
-    order[i] = si[i].i;
-  free(si);
-  struct extract_job j = {.a = a, .plan = plan, .order = order, .n = plan->n,
-                          .dirfd = dirfd, .rc = TS_OK, .cancel = o->cancel};
-  atomic_init(&j.next, 0);
-  atomic_init(&j.failed, false);
-  pthread_mutex_init(&j.mu, NULL);
-  unsigned nt = worker_count(o, plan->n);
-  pthread_t th[MAX_THREADS];
-  unsigned started = 0;
-  for (unsigned t = 1; t < nt; t++)
-    if (pthread_create(&th[started], NULL, extract_worker, &j) == 0)
-      started++;
-  extract_worker(&j);
-  for (unsigned t = 0; t < started; t++)
-    pthread_join(th[t], NULL);
-  pthread_mutex_destroy(&j.mu);
-  free(order);
-  enum ts_code rc = j.rc;
-  if (rc != TS_OK && err)
-    *err = j.err;
-  for (size_t i = 0; rc == TS_OK && i < plan->n; i++) {
-    struct member *m = &plan->m[i];
-    if (m->symlink && symlinkat(m->link_target, dirfd, m->e->name) != 0)
-      rc = ts_error_set(err, TS_E_IO, "cannot create symlink '%s': %s",
-                        m->e->name, strerror(errno));
-  }
   close(dirfd);
+  struct extract_item *items = ts_xreallocarray(NULL, plan->n ? plan->n : 1, sizeof *items);
+  for (size_t i = 0; i < plan->n; i++)
+    items[i] = (struct extract_item){&plan->m[i], ts_path_join(dir, plan->m[i].e->name)};
+  enum ts_code rc = extract_items(a, items, plan->n, o, err);
+  for (size_t i = 0; i < plan->n; i++)
+    free((char *)items[i].path);
+  free(items);
   return rc;
 }
 
-/* ---- entry point ---------------------------------------------------- */
-
-/* Unpacks killed midway leave .tmp-* directories; an hour is far longer
- * than any unpack, so older ones are garbage. */
-static void sweep_stale(const char *root) {
-  DIR *d = opendir(root);
-  if (!d)
-    return;
-  struct dirent *de;
-  time_t now = time(NULL);
-  while ((de = readdir(d))) {
-    if (strncmp(de->d_name, ".tmp-", 5) != 0)
-      continue;
-    char *p = ts_path_join(root, de->d_name);
-    struct stat st;
-    if (lstat(p, &st) == 0 && now - st.st_mtime > STALE_TMP_S)
-      ts_fs_remove_tree(p, NULL);
-    free(p);
-  }
-  closedir(d);
-}
+/* ---- the wheel's own sha256 ------------------------------------- */
 
 struct hash_job {
   int fd;
@@ -899,6 +968,143 @@ static void *hash_worker(void *arg) {
   ts_sha256_free(sha);
   h->rc = TS_OK;
   return NULL;
+}
+
+/* The wheel's own sha256 from the hasher started while it was validated,
+ * into out. */
+static enum ts_code join_hasher(pthread_t hasher, struct hash_job *hj,
+                                struct ts_unpacked *out, struct ts_error *err) {
+  pthread_join(hasher, NULL);
+  if (hj->rc != TS_OK) {
+    *err = hj->err;
+    return hj->rc;
+  }
+  memcpy(out->sha256, hj->sha, 32);
+  return TS_OK;
+}
+
+/* ---- a wheel installed without an unpacked tree -------------------- */
+
+struct ts_unpack_source {
+  int fd;
+  struct ts_zip_archive *a;
+  struct plan plan;
+  /* the wheel's hash, still being computed when `hashing` (the installer
+   * needs it only for the files it writes last), and where to remember it */
+  bool hashing;
+  pthread_t hasher;
+  struct hash_job *hj;
+  char *memo, *keyfile;
+};
+
+static void source_free(struct ts_unpack_source *s) {
+  if (!s)
+    return;
+  if (s->hashing)
+    pthread_join(s->hasher, NULL);
+  free(s->hj);
+  free(s->memo);
+  free(s->keyfile);
+  plan_free(&s->plan);
+  ts_zip_close(s->a);
+  if (s->fd >= 0)
+    close(s->fd);
+  free(s);
+}
+
+enum ts_code ts_unpacked_extract(const struct ts_unpacked *u, const struct ts_unpack_dest *d,
+                                 size_t n, const struct ts_wheel_options *o,
+                                 struct ts_error *err) {
+  const struct ts_unpack_source *s = u->source;
+  struct extract_item *items = ts_xreallocarray(NULL, n ? n : 1, sizeof *items);
+  for (size_t i = 0; i < n; i++)
+    items[i] = (struct extract_item){&s->plan.m[d[i].file], d[i].path};
+  enum ts_code rc = extract_items(s->a, items, n, o, err);
+  free(items);
+  return rc;
+}
+
+enum ts_code ts_unpacked_read_file(const struct ts_unpacked *u, size_t file, size_t cap,
+                                   struct ts_buf *out, struct ts_error *err) {
+  const struct member *m = &u->source->plan.m[file];
+  ts_buf_init(out, cap);
+  enum ts_code rc = ts_zip_read_member(u->source->a, m->e, out, err);
+  uint8_t d[32];
+  if (rc == TS_OK)
+    ts_sha256(out->data ? out->data : "", out->len, d);
+  if (rc == TS_OK && memcmp(d, m->digest, 32) != 0)
+    rc = ts_error_set(err, TS_E_HASH,
+                      "RECORD hash of '%s' does not match the archive: "
+                      "the wheel was altered",
+                      m->e->name);
+  if (rc != TS_OK)
+    ts_buf_clear(out);
+  return rc;
+}
+
+enum ts_code ts_unpacked_finish(struct ts_unpacked *u, struct ts_error *err) {
+  struct ts_unpack_source *s = u->source;
+  if (!s || !s->hashing)
+    return TS_OK;
+  s->hashing = false;
+  enum ts_code rc = join_hasher(s->hasher, s->hj, u, err);
+  if (rc == TS_OK && s->keyfile)
+    ts_filehash_memo_write(s->memo, s->keyfile, u->sha256);
+  return rc;
+}
+
+/* out from the validated archive instead of a tree: its files in RECORD's
+ * order are the plan's members (plan_members), which stay with out for
+ * ts_unpacked_extract, as do the hasher (when *hashing) and the memo
+ * entry to write once it is done. */
+static enum ts_code load_source(struct ts_unpacked *out, const char *fname, const char *fver,
+                                int *fd, struct ts_zip_archive **a, struct plan *plan,
+                                bool *hashing, pthread_t hasher, struct hash_job **hj,
+                                char **memo, char **keyfile, struct ts_error *err) {
+  out->distinfo = ts_xstrdup(plan->distinfo);
+  enum ts_code rc = load_distinfo(out, fname, fver, read_archive_file, *a, false, err);
+  if (rc != TS_OK)
+    return rc;
+  take_files(out, &plan->rec);
+  struct ts_unpack_source *s = ts_xcalloc(1, sizeof *s);
+  s->fd = *fd;
+  s->a = *a;
+  s->plan = *plan;
+  s->hashing = *hashing;
+  s->hasher = hasher;
+  s->hj = *hj;
+  *hj = NULL;
+  s->memo = *memo;
+  s->keyfile = *keyfile;
+  *fd = -1;
+  *a = NULL;
+  memset(plan, 0, sizeof *plan);
+  *hashing = false;
+  *memo = *keyfile = NULL;
+  out->source = s;
+  return TS_OK;
+}
+
+/* ---- entry point ---------------------------------------------------- */
+
+/* Unpacks killed midway leave .tmp-* directories; an hour is far longer
+ * than any unpack, so older ones are garbage. */
+static void sweep_stale(const char *root) {
+  DIR *d = opendir(root);
+  if (!d)
+    return;
+  struct dirent *de;
+  time_t now = time(NULL);
+  while ((de = readdir(d))) {
+    if (strncmp(de->d_name, ".tmp-", 5) != 0)
+      continue;
+    char *p = ts_path_join(root, de->d_name);
+    struct stat st;
+    if (lstat(p, &st) == 0 && now - st.st_mtime > STALE_TMP_S)
+      ts_fs_remove_tree(p, NULL);
+    free(p);
+  }
+  closedir(d);
 }
 
 static void notice_newer(const struct ts_wheel_options *o, const struct ts_wheel_request *w,
@@ -985,14 +1191,14 @@ static enum ts_code finish_tree(const struct ts_wheel_options *o,
 }
 
 enum ts_code ts_unpack(const struct ts_wheel_options *o,
-                       const struct ts_wheel_request *w,
+                       const struct ts_wheel_request *w, bool direct,
                        struct ts_unpacked *out, struct ts_error *err) {
   memset(out, 0, sizeof *out);
   char *fname = NULL, *fver = NULL, *cache = NULL, *root = NULL, *tmp = NULL;
   char *final = NULL, *keyfile = NULL, *memo = NULL;
   struct ts_zip_archive *a = NULL;
   struct plan plan = {0};
-  struct hash_job hj = {.fd = -1};
+  struct hash_job *hj = ts_xcalloc(1, sizeof *hj); /* the hasher's, till joined */
   pthread_t hasher;
   bool hashing = false, known = false;
   int fd = -1;
@@ -1040,19 +1246,33 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
     goto out;
   if (!known) { /* hash while validating and extracting: the key is only
                    needed to name the finished directory */
-    hj.fd = fd;
-    hj.map = ts_zip_mapping(a, &hj.map_len);
-    hj.path = w->path;
-    hashing = pthread_create(&hasher, NULL, hash_worker, &hj) == 0;
+    hj->fd = fd;
+    hj->map = ts_zip_mapping(a, &hj->map_len);
+    hj->path = w->path;
+    hashing = pthread_create(&hasher, NULL, hash_worker, hj) == 0;
     if (!hashing) {
-      hash_worker(&hj);
-      if ((rc = hj.rc) != TS_OK) {
-        *err = hj.err;
+      hash_worker(hj);
+      if ((rc = hj->rc) != TS_OK) {
+        *err = hj->err;
         goto out;
       }
+      memcpy(out->sha256, hj->sha, 32);
     }
   }
   rc = validate(a, o, fname, fver, &plan, err);
+  if (rc == TS_OK && direct) { /* no tree: the installer extracts */
+    if (known) { /* nothing to remember */
+      free(keyfile);
+      keyfile = NULL;
+    }
+    rc = load_source(out, fname, fver, &fd, &a, &plan, &hashing, hasher, &hj, &memo,
+                     &keyfile, err);
+    if (rc == TS_OK && o->cb.unpacked)
+      o->cb.unpacked(o->cb.ctx, w->path, false);
+    if (rc == TS_OK)
+      notice_newer(o, w, out);
+    goto out;
+  }
   if (rc == TS_OK && !o->no_cache)
     rc = ts_fs_mkdirs(root, err);
   if (rc != TS_OK)
@@ -1071,13 +1291,13 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   }
   rc = extract_all(a, &plan, tmp, o, err);
   if (hashing) {
-    pthread_join(hasher, NULL);
     hashing = false;
-    if (rc == TS_OK && hj.rc != TS_OK) {
-      rc = hj.rc;
-      *err = hj.err;
+    struct ts_error herr = {0};
+    enum ts_code hrc = join_hasher(hasher, hj, out, &herr);
+    if (rc == TS_OK && hrc != TS_OK) {
+      rc = hrc;
+      *err = herr;
     }
-    memcpy(out->sha256, hj.sha, 32);
   }
   if (rc != TS_OK) {
     ts_fs_remove_tree(tmp, NULL);
@@ -1103,6 +1323,7 @@ out:
   ts_zip_close(a);
   if (fd >= 0)
     close(fd);
+  free(hj);
   free(tmp);
   free(final);
   free(keyfile);

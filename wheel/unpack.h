@@ -8,17 +8,42 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/buf.h"
 #include "core/error.h"
 #include "wheel/unpacked.h"
 #include "wheel/wheel.h"
 
 /* Validates w->path and unpacks it into the cache (or a temporary dir when
- * o->no_cache), or reuses an earlier unpack of the same bytes.  Nothing is
- * left behind on error.  Free *out with ts_unpacked_clear (which also removes
- * a temporary dir). */
+ * o->no_cache), or reuses an earlier unpack of the same bytes.  With
+ * `direct`, a wheel the cache has no tree of is validated but not
+ * unpacked: out->dir is NULL and out->source keeps the archive for
+ * ts_unpacked_extract, so that each file is written once, where it is
+ * installed.  Nothing is left behind on error.  Free *out with
+ * ts_unpacked_clear (which also removes a temporary dir). */
 enum ts_code ts_unpack(const struct ts_wheel_options *o,
-                       const struct ts_wheel_request *w,
+                       const struct ts_wheel_request *w, bool direct,
                        struct ts_unpacked *out, struct ts_error *err);
+
+/* A file of a wheel validated without a tree (u->source): u->files[file]
+ * goes to the absolute `path`, whose directory exists and which does not. */
+struct ts_unpack_dest {
+  size_t file;
+  const char *path;
+};
+/* Writes the n files, inflated in parallel (a worker per core, the large
+ * ones first), each hashed as it is written and checked against RECORD.
+ * On error some may have been written: the caller drops them. */
+enum ts_code ts_unpacked_extract(const struct ts_unpacked *u, const struct ts_unpack_dest *d,
+                                 size_t n, const struct ts_wheel_options *o,
+                                 struct ts_error *err);
+/* Waits for the sha256 of a wheel validated without a tree when it was
+ * still being computed (alongside the extraction): u->sha256 is valid
+ * only after this (at once for a tree). */
+enum ts_code ts_unpacked_finish(struct ts_unpacked *u, struct ts_error *err);
+/* u->files[file]'s bytes (at most cap) checked against RECORD, into *out
+ * (initialised here; u->source only). */
+enum ts_code ts_unpacked_read_file(const struct ts_unpacked *u, size_t file, size_t cap,
+                                   struct ts_buf *out, struct ts_error *err);
 void ts_unpacked_clear(struct ts_unpacked *u);
 
 /* Fills out's metadata from the unpacked tree at out->dir (set by the

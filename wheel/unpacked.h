@@ -15,8 +15,12 @@ struct ts_unpacked_file {
   uint64_t size;
 };
 
+struct ts_unpack_source; /* a validated archive not unpacked (unpack.c) */
+
 struct ts_unpacked {
-  char *dir;             /* absolute path of the unpacked tree */
+  char *dir;             /* absolute path of the unpacked tree; NULL when
+                            `source` holds the archive instead */
+  struct ts_unpack_source *source;
   bool temporary;        /* remove dir when done (no_cache) */
   char *name;            /* distribution name from the dist-info directory */
   char *version;

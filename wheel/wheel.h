@@ -9,7 +9,10 @@
  *     members extracted in parallel, largest first, with the CRC-32, the
  *     SHA-256 and the size of each checked against the archive and RECORD in
  *     the same pass.  A hostile or broken wheel fails here, before the
- *     environment is touched (not even its lock file is created).
+ *     environment is touched (not even its lock file is created).  A
+ *     request with stage_directly (and every one under no_cache) is only
+ *     validated here when the cache has no tree of it: its members are
+ *     inflated in step 3, straight into the stage, with the same checks.
  *  2. The environment is locked (flock on <venv>/.torchsolve.lock, or for
  *     a folder that is no venv a lock file in $TMPDIR, see txn.h); a
  *     transaction left by a killed run is repaired first.
@@ -149,6 +152,12 @@ struct ts_wheel_request {
                                 NULL; see ts_wheel_direct_url_for_file */
   bool direct_url_from_path; /* with direct_url NULL: write the file:// form
                                 for path, with the wheel's sha256 */
+  /* A wheel file the user named (pip caches none): when the cache holds
+   * no unpacked tree of its bytes, its members are inflated straight into
+   * the environment's stage, each file written once, and no tree is kept
+   * (also for every wheel under no_cache).  Otherwise unpacked once into
+   * the cache, from where later installs hardlink it. */
+  bool stage_directly;
 };
 
 /* What a transaction changed, for the CLI's summary.  Strings are owned by

@@ -62,6 +62,17 @@ static struct ts_target *probe(const char *python, const char *cache)
   return t;
 }
 
+/* The interpreter run (or its cached answer), never its venv's files. */
+static struct ts_target *run_probe(const char *python, const char *cache)
+{
+  struct ts_target *t = NULL;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_target_probe_python(python, cache, &t, &err), TS_OK, "%s: %s", python,
+               err.detail);
+  cr_assert_not(t->from_files);
+  return t;
+}
+
 /* Runs python with a script and returns its stdout's first line. */
 static void ask(const char *python, const char *script, char *out, size_t n)
 {
@@ -317,11 +328,11 @@ Test(probe, sibling_venv_from_the_cache)
   char pa[600], pb[600];
   snprintf(pa, sizeof pa, "%s/bin/python", va);
   snprintf(pb, sizeof pb, "%s/bin/python", vb);
-  struct ts_target *a = probe(pa, cache);
+  struct ts_target *a = run_probe(pa, cache);
   cr_assert_not(a->from_cache);
-  struct ts_target *b = probe(pb, cache);
+  struct ts_target *b = run_probe(pb, cache);
   cr_assert(b->from_cache, "the sibling venv was probed again");
-  struct ts_target *want = probe(pb, NULL); /* what Python says */
+  struct ts_target *want = run_probe(pb, NULL); /* what Python says */
   cr_assert_not(want->from_cache);
   cr_expect_str_eq(b->paths.purelib, want->paths.purelib);
   cr_expect_str_eq(b->paths.platlib, want->paths.platlib);
