@@ -16,6 +16,7 @@
 #include <solv/repo.h>
 #include <solv/solver.h>
 
+#include "pep/metadata.h"
 #include "pep/name.h"
 #include "resolver/internal.h"
 #include "resolver/state.h"
@@ -227,6 +228,21 @@ static enum ts_code finish(struct rs *rs, Solver *solv, int nprob, const Queue *
   return ts_rs_held_back(rs, cl, res, err);
 }
 
+/* Each chosen file's METADATA parse moves to its item. */
+static void hand_over_metadata(struct rs *rs, struct ts_resolution *res) {
+  for (size_t i = 0; i < res->nitems; i++) {
+    struct ts_resolved *it = &res->items[i];
+    if (!it->file)
+      continue;
+    struct rs_proj *pj = ts_rs_proj_by_name(rs, it->name);
+    for (size_t k = 0; k < pj->nvers; k++)
+      if (pj->vers[k].file == it->file && pj->vers[k].meta_ok) {
+        ts_rs_meta_hand_over(&pj->vers[k].meta, it);
+        break;
+      }
+  }
+}
+
 enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
                                  const struct ts_resolver_target *target,
                                  const struct ts_resolver_provider *provider,
@@ -252,6 +268,7 @@ enum ts_code ts_resolver_resolve(const struct ts_resolver_request *req,
   if (c == TS_OK)
     c = finish(&rs, solv, nprob, &cl, res, err);
   queue_free(&cl);
+  hand_over_metadata(&rs, res);
   res->pages_fetched = rs.pages_fetched;
   res->metadata_fetched = rs.metadata_fetched;
   res->ignored = rs.ignored;
@@ -277,6 +294,10 @@ void ts_resolution_free(struct ts_resolution *r) {
     for (size_t k = 0; k < it->nextras; k++)
       free(it->extras[k]);
     free(it->extras);
+    ts_metadata_free(it->metadata);
+    for (size_t k = 0; k < it->nrequires_dist; k++)
+      ts_requirement_free(it->requires_dist[k]);
+    free(it->requires_dist);
   }
   free(r->items);
   for (size_t i = 0; i < r->nignored; i++)
