@@ -9,7 +9,7 @@
 #include "cli/cli.h"
 #include "cli/lock_from.h"
 #include "core/heap.h"
-#include "core/json.h"
+#include "core/json_doc.h"
 
 static int cmd_help(int argc, char **argv);
 

@@ -1,47 +1,48 @@
 /*
- * core/json.h — cJSON documents parsed into an arena and dropped in one go.
+ * core/json.h — JSON written as Python's json.dump(indent=2,
+ * ensure_ascii=False) writes it, byte for byte: what pip's reports look
+ * like, so a reader comparing ours with pip's sees the same text.
  *
- * cJSON allocates every node, key and string on its own; freeing a page's
- * tree node by node cost as much again as the allocations (a cold resolve
- * of six projects: 48,000 mallocs and frees, glibc's consolidation on
- * top).  A document parsed here takes its nodes from an arena and is
- * released at once.
- *
- * cJSON's allocator is process-wide (cJSON_InitHooks), hence the contract:
- *  - ts_json_setup() installs the hooks, once, from main (cli/) before any
- *    thread starts, as ts_heap_setup does for the heap.  They allocate
- *    from the calling thread's document while ts_json_doc_parse runs, and
- *    are plain malloc/free at every other moment: every other use of
- *    cJSON (building and printing reports, trees freed with cJSON_Delete)
- *    is unchanged.
- *  - The one piece of process state here is that per-thread pointer,
- *    non-NULL only inside ts_json_doc_parse.
- *  - Without ts_json_setup (unit tests, fuzz targets) a document is an
- *    ordinary malloc'd tree; ts_json_doc_free frees either kind.
- *  - A document's tree is never given to cJSON_Delete, and no node moves
- *    between it and another tree.
+ * A writer appends to one caller-owned buffer as it goes (no tree, no
+ * copies of the strings).  Errors are sticky: the first failure (a string
+ * that is not UTF-8, the buffer's cap) stops every later write, and
+ * ts_json_finish returns it.
  */
 #pragma once
 
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/arena.h"
+#include "core/buf.h"
+#include "core/error.h"
 
-struct ts_json_doc {
-  cJSON *root;         /* NULL when the text did not parse */
-  bool in_arena;       /* root's nodes live in arena */
-  struct ts_arena arena;
+/* Appends s[0..len) as a JSON string, quotes included: '"', '\\' and the
+ * control characters escaped as json.dumps escapes them (\n, \r, \t, \b,
+ * \f, else \u00XX), every other byte as it is.  TS_E_INVALID (out
+ * unchanged) when s is not well-formed UTF-8; TS_E_TOO_BIG past out's cap. */
+enum ts_code ts_json_string_append(struct ts_buf *out, const char *s, size_t len)
+    __attribute__((warn_unused_result));
+
+struct ts_json_writer {
+  struct ts_buf *out;
+  unsigned level;  /* open containers */
+  bool first;      /* nothing written yet in the innermost container */
+  bool after_key;  /* a key was written; its value comes next */
+  enum ts_code rc; /* the first failure */
 };
 
-/* Installs the allocation hooks (see above); main calls it once. */
-void ts_json_setup(void);
-
-/* Parses data[0..len) (need not be NUL-terminated) into doc, which the
- * caller releases with ts_json_doc_free whatever the outcome.  Returns
- * doc->root: NULL on malformed JSON (cJSON_GetErrorPtr tells where). */
-cJSON *ts_json_doc_parse(struct ts_json_doc *doc, const char *data, size_t len);
-
-/* Frees the tree and its arena; doc may be parsed into again. */
-void ts_json_doc_free(struct ts_json_doc *doc);
+void ts_json_writer_init(struct ts_json_writer *w, struct ts_buf *out);
+/* '{' or '[' as the next value; ts_json_close with the matching bracket.
+ * An empty container is written "{}" / "[]". */
+void ts_json_open(struct ts_json_writer *w, char bracket);
+void ts_json_close(struct ts_json_writer *w, char bracket);
+/* The next member's key, in an object; its value follows. */
+void ts_json_key(struct ts_json_writer *w, const char *key);
+/* Values: a member's after ts_json_key, else the next item of an array. */
+void ts_json_str(struct ts_json_writer *w, const char *s);
+void ts_json_str_or_null(struct ts_json_writer *w, const char *s); /* NULL: null */
+void ts_json_bool(struct ts_json_writer *w, bool v);
+void ts_json_null(struct ts_json_writer *w);
+void ts_json_int(struct ts_json_writer *w, long long v);
+/* TS_OK, or the first failure. */
+enum ts_code ts_json_finish(const struct ts_json_writer *w);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json.h"
+#include "core/json_doc.h"
 #include "index/simple.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

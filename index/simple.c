@@ -10,7 +10,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
-#include "core/json.h"
+#include "core/json_doc.h"
 #include "core/str.h"
 #include "core/text.h"
 #include "index/url.h"

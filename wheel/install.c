@@ -219,6 +219,19 @@ static enum ts_code stage_parents(struct installer *in, const char *staged,
   return TS_OK;
 }
 
+/* <new_dir>/<root>/<rel>: what ts_xasprintf would make, without parsing a
+ * format for each of a big wheel's 12,000 files. */
+static char *staged_path(const char *new_dir, size_t root, const char *rel) {
+  char idx[24];
+  size_t il = (size_t)snprintf(idx, sizeof idx, "/%zu/", root);
+  size_t nl = strlen(new_dir), rl = strlen(rel);
+  char *p = ts_xmalloc(nl + il + rl + 1);
+  memcpy(p, new_dir, nl);
+  memcpy(p + nl, idx, il);
+  memcpy(p + nl + il, rel, rl + 1);
+  return p;
+}
+
 /* Registers a new file destined for roots[root]/rel; returns NULL when an
  * earlier wheel of this transaction already provides that path (first one
  * wins, like shared namespace __init__.py files of nvidia-* wheels). */
@@ -238,7 +251,7 @@ static struct newfile *add_file(struct installer *in, size_t dist,
   struct newfile *f = &in->files[in->nfiles++];
   memset(f, 0, sizeof *f);
   f->dest = dest;
-  f->staged = ts_xasprintf("%s/%zu/%s", in->txn.new_dir, root, rel);
+  f->staged = staged_path(in->txn.new_dir, root, rel);
   f->root = root;
   f->dist = dist;
   *rc = stage_parents(in, f->staged, err);

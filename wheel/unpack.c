@@ -348,7 +348,7 @@ struct member {
 struct plan {
   struct member *m;     /* files and symlinks, not directories */
   size_t n;
-  char **dirs;          /* every directory to create, sorted */
+  char **dirs;          /* every directory to create, parents first */
   size_t ndirs;
   char *distinfo;       /* "<name>-<version>.dist-info" */
   struct ts_record rec; /* RECORD as parsed */
@@ -600,41 +600,41 @@ static enum ts_code plan_members(const struct ts_zip_archive *a, const struct ts
 
 /* Directories; a file may not also be a directory prefix ("a" and "a/b"),
  * which is also how a member would be written through a symlink.  Fills
- * plan->dirs (also on error, for plan_free). */
+ * plan->dirs, each once, parents first (also on error, for plan_free).
+ * The names are walked sorted: the names under one directory are then
+ * consecutive, so a name's directories that the previous name does not
+ * share are exactly the ones not seen yet (torch: 639 directories, made
+ * without sorting the 48,000 directory prefixes of its names). */
 static enum ts_code plan_dirs(struct plan *plan, struct ts_error *err) {
   enum ts_code rc = TS_OK;
-  char **files = ts_xreallocarray(NULL, plan->n, sizeof *files);
+  char **files = ts_xreallocarray(NULL, plan->n ? plan->n : 1, sizeof *files);
+  for (size_t i = 0; i < plan->n; i++)
+    files[i] = (char *)plan->m[i].e->name;
+  qsort(files, plan->n, sizeof *files, ts_strv_cmp);
   size_t ndirs = 0, adirs = 0;
   char **dirs = NULL;
+  const char *prev = "";
   for (size_t i = 0; i < plan->n; i++) {
-    const char *name = plan->m[i].e->name;
-    files[i] = (char *)name;
-    for (const char *s = strchr(name, '/'); s; s = strchr(s + 1, '/')) {
+    const char *name = files[i];
+    size_t shared = 0; /* the directories both names are in, with their '/' */
+    for (size_t k = 0; prev[k] && prev[k] == name[k]; k++)
+      if (name[k] == '/')
+        shared = k + 1;
+    for (const char *s = strchr(name + shared, '/'); s; s = strchr(s + 1, '/')) {
       if (ndirs == adirs) {
         adirs = adirs ? adirs * 2 : 64;
         dirs = ts_xrealloc(dirs, adirs * sizeof *dirs);
       }
-      dirs[ndirs++] = ts_xstrndup(name, (size_t)(s - name));
+      dirs[ndirs] = ts_xstrndup(name, (size_t)(s - name));
+      if (rc == TS_OK && bsearch(&dirs[ndirs], files, plan->n, sizeof *files, ts_strv_cmp))
+        rc = ts_error_set(err, TS_E_UNSAFE_PATH,
+                          "wheel member '%s' is both a file and a directory", dirs[ndirs]);
+      ndirs++;
     }
-  }
-  qsort(files, plan->n, sizeof *files, ts_strv_cmp);
-  if (ndirs)
-    qsort(dirs, ndirs, sizeof *dirs, ts_strv_cmp);
-  size_t u = 0;
-  for (size_t i = 0; i < ndirs; i++) {
-    if (u && strcmp(dirs[u - 1], dirs[i]) == 0) {
-      free(dirs[i]);
-      continue;
-    }
-    dirs[u++] = dirs[i];
-    if (bsearch(&dirs[i], files, plan->n, sizeof *files, ts_strv_cmp)) {
-      rc = ts_error_set(err, TS_E_UNSAFE_PATH,
-                        "wheel member '%s' is both a file and a directory",
-                        dirs[i]);
-    }
+    prev = name;
   }
   plan->dirs = dirs;
-  plan->ndirs = u;
+  plan->ndirs = ndirs;
   free(files);
   return rc;
 }

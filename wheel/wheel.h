@@ -170,7 +170,7 @@ struct ts_wheel_change {
 struct ts_wheel_result {
   struct ts_wheel_change *changes;
   size_t count;
-  size_t files_linked;   /* files placed from the cache (incl. pyc) */
+  size_t files_linked;   /* files placed from the cache or the archive (incl. pyc) */
 };
 void ts_wheel_result_clear(struct ts_wheel_result *r);
 

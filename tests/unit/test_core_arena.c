@@ -1,4 +1,4 @@
-/* core/arena.h and core/json.h: the bump allocator and cJSON documents
+/* core/arena.h and core/json_doc.h: the bump allocator and cJSON documents
  * parsed into it. */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/arena.h"
-#include "core/json.h"
+#include "core/json_doc.h"
 
 Test(core_arena, blocks_are_aligned_distinct_and_kept) {
   struct ts_arena a;

@@ -1,9 +1,11 @@
 /* ts_wheel through its library API: install/upgrade/uninstall into a venv
  * made by ts_venv_create, the zip-bomb caps, the cache callbacks, and
  * transaction recovery both ways (a stage without a journal is rolled back,
- * a journal is rolled forward) with hand-made interrupted transactions.
+ * a journal is rolled forward) with hand-made interrupted transactions, and
+ * a wheel staged directly installing what the cache would.
  * Fixture wheels come from tests/support/make_wheels.py (python3). */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/buf.h"
 #include "core/fs.h"
 #include "wheel/scripts.h"
 #include "wheel/txn.h"
@@ -323,4 +326,59 @@ Test(wheel_install, versioned_launchers_follow_the_target) {
   expect_names("pipx", 3, 11, "pipx");
   expect_names("easy_install-2.6", 0, 0, "easy_install-2.6");
   expect_names("t1", 3, 11, "t1");
+}
+
+static char *read_text(const char *dir, const char *rel) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, rel);
+  struct ts_buf b;
+  ts_buf_init(&b, 0);
+  cr_assert_eq(ts_fs_read_file(p, &b, NULL), TS_OK, "%s", p);
+  return ts_buf_take(&b, NULL);
+}
+
+/* A wheel staged directly (no tree in the cache) installs exactly what the
+ * cached path installs: .data schemes, the #!python rewrite, symlinks,
+ * launchers, one RECORD byte for byte. */
+Test(wheel_install, staged_directly_installs_what_the_cache_would) {
+  struct ts_wheel_options o = opts();
+  struct ts_error err = {0};
+  struct ts_wheel_request r = req("feat-1.0-py3-none-any.whl");
+  r.stage_directly = true;
+  unpacked_calls = from_cache_calls = 0;
+  cr_assert_eq(ts_wheel_install(&o, &r, 1, NULL, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(unpacked_calls, 1);
+  cr_assert_eq(from_cache_calls, 0);
+  char wheels[400];
+  snprintf(wheels, sizeof wheels, "%s/wheels-v1", o.cache_dir);
+  DIR *d = opendir(wheels);
+  for (struct dirent *de; d && (de = readdir(d));)
+    cr_assert(strlen(de->d_name) != 64, "a tree was kept: %s", de->d_name);
+  if (d)
+    closedir(d);
+  const char *site = tgt.paths.purelib;
+  cr_assert(exists(site, "feat/old_only.py"));
+  cr_assert(!exists(site, ".torchsolve-txn"));
+  char *direct = read_text(site, "feat-1.0.dist-info/RECORD");
+  char *script = read_text(tgt.paths.scripts, "feat-script");
+
+  char link[64] = {0};
+  snprintf(wheels, sizeof wheels, "%s/feat/link.py", site);
+  cr_assert(readlink(wheels, link, sizeof link - 1) > 0);
+  cr_assert_str_eq(link, "sub/mod.py");
+
+  /* the same wheel again, through the cache */
+  const char *names[] = {"feat"};
+  cr_assert_eq(ts_wheel_uninstall(&o, names, 1, NULL, &err), TS_OK, "%s", err.detail);
+  r.stage_directly = false;
+  cr_assert_eq(ts_wheel_install(&o, &r, 1, NULL, &err), TS_OK, "%s", err.detail);
+  char *cached = read_text(site, "feat-1.0.dist-info/RECORD");
+  cr_assert_str_eq(direct, cached);
+  char *script2 = read_text(tgt.paths.scripts, "feat-script");
+  cr_assert(strncmp(script, "#!", 2) == 0 && strstr(script, "/venv/bin/python"));
+  cr_assert_str_eq(script, script2);
+  free(direct);
+  free(cached);
+  free(script);
+  free(script2);
 }
