@@ -625,11 +625,14 @@ enum ts_code ts_target_probe(const char *python_path, const char *cache_dir,
 {
   char *json = NULL;
   if (ts_venv_read_probe_json(python_path, &json, NULL) == TS_OK) {
-    enum ts_code rc = ts_target_from_json(json, strlen(json), python_path, out, err);
+    enum ts_code rc = ts_target_from_json(json, strlen(json), python_path, out, NULL);
     free(json);
-    if (rc == TS_OK)
+    if (rc == TS_OK) {
       (*out)->from_files = true;
-    return rc;
+      return TS_OK;
+    }
+    /* whatever the files gave that a target cannot be made of, the
+     * interpreter answers (or names) itself */
   }
   return ts_target_probe_python(python_path, cache_dir, out, err);
 }
