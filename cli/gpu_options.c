@@ -276,7 +276,8 @@ enum ts_code ts_gpu_rules(const struct ts_gpu_options *o, struct ts_rules **out,
   struct ts_rules_layers layers = {.bundled = ts_gpu_bundled_rules_path(),
                                    .files = o->rules_files, .nfiles = o->nrules_files,
                                    .without = o->without, .nwithout = o->nwithout,
-                                   .cache_root = o->rules_cache_root};
+                                   .cache_root = o->rules_cache_root,
+                                   .builtin = &ts_rules_bundled};
   return ts_rules_load_layers(&layers, out, err);
 }
 

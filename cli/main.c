@@ -9,6 +9,7 @@
 #include "cli/cli.h"
 #include "cli/lock_from.h"
 #include "core/heap.h"
+#include "core/json_doc.h"
 
 static int cmd_help(int argc, char **argv);
 
@@ -86,6 +87,7 @@ static void catch_interrupts(void) {
 
 int main(int argc, char **argv) {
   ts_heap_setup();
+  ts_json_setup();
   ts_cli.argv0 = argv[0];
   catch_interrupts();
   ts_cli_set_color("auto");

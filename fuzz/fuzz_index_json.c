@@ -4,9 +4,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_doc.h"
 #include "index/simple.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+/* Pages parse into an arena, as in the program (main's ts_json_setup). */
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc;
+  (void)argv;
+  ts_json_setup();
+  return 0;
+}
 
 /* The page URL's password must not appear in a message unless the page
  * itself contained it (messages may quote a bad link). */

@@ -597,6 +597,10 @@ static enum ts_code start_client(struct ts_http *h, struct ts_error *err) {
   c->multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
   c->multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)h->o.concurrency);
   c->multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)h->o.concurrency);
+  /* Idle connections are kept for the next batch: by default libcurl
+   * keeps four per transfer still in the multi handle, so the tail of
+   * each batch closed connections the next batch opened again. */
+  c->multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, (long)h->o.concurrency);
   return TS_OK;
 }
 

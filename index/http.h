@@ -1,7 +1,8 @@
 /*
  * index/http.h — the HTTP client of torchsolve: libcurl's multi interface,
  * many transfers at once (HTTP/2 multiplexing where offered, keep-alive
- * across batches), compressed pages, timeouts, bounded redirects, retries
+ * across batches: up to `concurrency` idle connections are kept for the
+ * next batch), compressed pages, timeouts, bounded redirects, retries
  * with exponential backoff and jitter on connection errors, stalls, 429 and
  * 5xx — never on other 4xx.  Proxies come from the usual environment
  * variables (libcurl reads http_proxy, https_proxy, no_proxy), credentials

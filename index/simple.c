@@ -1,8 +1,8 @@
 /* Simple API parsers (PEP 503 HTML, PEP 691 JSON) and find-links sources. */
 #include "index/simple.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/json_doc.h"
 #include "core/str.h"
 #include "core/text.h"
 #include "index/url.h"
@@ -257,6 +258,16 @@ static bool valid_sha256(const char *h, size_t n) {
   return true;
 }
 
+/* A digest valid_sha256 accepted (64 bytes), in lower case: every file
+ * on a page has one, often two. */
+static char *lower_sha256(const char *h) {
+  char *d = ts_xmalloc(65);
+  for (size_t i = 0; i < 64; i++)
+    d[i] = (char)(h[i] >= 'A' && h[i] <= 'F' ? h[i] + ('a' - 'A') : h[i]);
+  d[64] = '\0';
+  return d;
+}
+
 /* Value of a PEP 658 attribute ("true" or "<algo>=<hex>"): sets has/sha. */
 static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
                                   const char *page, struct ts_error *err) {
@@ -269,7 +280,7 @@ static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
       return ts_error_set(err, TS_E_PARSE, "invalid metadata hash '%s' for %s on %s",
                           shown(v, b1), shown(f->filename, b2), page);
     }
-    f->metadata_sha256 = ts_xstrndup_lower(v + 7, 64);
+    f->metadata_sha256 = lower_sha256(v + 7);
 
   }
   return TS_OK;
@@ -278,14 +289,14 @@ static enum ts_code metadata_attr(const char *v, struct ts_index_file *f,
 /* Fills f from one anchor; the caller clears f. */
 static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
                                 const char *text, size_t tlen,
-                                const char *base, const char *page,
+                                const struct ts_url_base *base, const char *page,
                                 struct ts_index_file *f, struct ts_error *err) {
   const struct html_attr *href = find_attr(attrs, na, "href");
   if (memchr(href->val, '\0', href->vlen))
     return ts_error_set(err, TS_E_PARSE, "invalid link on %s: NUL byte in href", page);
   char *h = ts_index_html_unescape(href->val, href->vlen);
   size_t hl = strlen(h);
-  enum ts_code c = ts_url_resolve(base, h, hl, &f->url, err);
+  enum ts_code c = ts_url_resolve_at(base, h, hl, &f->url, err);
   const char *frag;
   size_t fl;
   if (!c && ts_url_fragment(h, hl, &frag, &fl) && fl > 7 &&
@@ -296,7 +307,7 @@ static enum ts_code html_anchor(const struct html_attr *attrs, size_t na,
       c = ts_error_set(err, TS_E_PARSE, "invalid sha256 in link '%s' on %s", shown, page);
     }
     else
-      f->sha256 = ts_xstrndup_lower(frag + 7, 64);
+      f->sha256 = lower_sha256(frag + 7);
   }
   free(h);
   if (c)
@@ -345,6 +356,8 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
   out->name = ts_name_normalize(name, strlen(name));
   out->index_url = ts_xstrdup(page_url);
   char *base = ts_xstrdup(page_url);
+  struct ts_url_base prepared;
+  ts_url_base_init(&prepared, base);
   enum ts_code c = TS_OK;
   size_t i = 0;
   while (!c && i < n) {
@@ -376,6 +389,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
       if (!c) {
         free(base);
         base = nb;
+        ts_url_base_init(&prepared, base);
       }
       continue;
     }
@@ -396,7 +410,7 @@ static enum ts_code parse_html(const char *s, size_t n, const char *page_url,
     struct ts_index_file f;
     memset(&f, 0, sizeof f);
     f.size = -1;
-    c = html_anchor(attrs, na, s + ts, te - ts, base, page, &f, err);
+    c = html_anchor(attrs, na, s + ts, te - ts, &prepared, page, &f, err);
     if (!c && (!flat || ts_index_filename_matches(f.filename, out->name)))
       ts_index_project_take_file(out, &f);
     ts_index_file_clear(&f);
@@ -439,7 +453,7 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
       if (!valid_sha256(h->valuestring, strlen(h->valuestring)))
         return ts_error_set(err, TS_E_PARSE, "invalid metadata sha256 for %s on %s",
                             shown(f->filename, b), page);
-      f->metadata_sha256 = ts_xstrndup_lower(h->valuestring, 64);
+      f->metadata_sha256 = lower_sha256(h->valuestring);
     }
   } else if (v && !cJSON_IsFalse(v) && !cJSON_IsNull(v)) {
     return ts_error_set(err, TS_E_PARSE, "invalid core-metadata value for %s on %s",
@@ -448,24 +462,64 @@ static enum ts_code json_metadata(const cJSON *v, struct ts_index_file *f,
   return TS_OK;
 }
 
-static enum ts_code json_file(const cJSON *o, const char *page_url,
+/* The members of a files[] entry that are read, found in one pass over
+ * its keys (the first of a repeated key counts, as with
+ * cJSON_GetObjectItemCaseSensitive). */
+struct json_file_keys {
+  const cJSON *filename, *url, *hashes, *requires_python, *yanked, *core_metadata,
+      *dist_info_metadata, *data_dist_info_metadata, *size, *upload_time;
+};
+
+static void json_file_keys(const cJSON *o, struct json_file_keys *k) {
+  memset(k, 0, sizeof *k);
+  static const struct {
+    const char *name;
+    size_t offset;
+  } wanted[] = {
+      {"filename", offsetof(struct json_file_keys, filename)},
+      {"url", offsetof(struct json_file_keys, url)},
+      {"hashes", offsetof(struct json_file_keys, hashes)},
+      {"requires-python", offsetof(struct json_file_keys, requires_python)},
+      {"yanked", offsetof(struct json_file_keys, yanked)},
+      {"core-metadata", offsetof(struct json_file_keys, core_metadata)},
+      {"dist-info-metadata", offsetof(struct json_file_keys, dist_info_metadata)},
+      {"data-dist-info-metadata", offsetof(struct json_file_keys, data_dist_info_metadata)},
+      {"size", offsetof(struct json_file_keys, size)},
+      {"upload-time", offsetof(struct json_file_keys, upload_time)},
+  };
+  for (const cJSON *m = o->child; m; m = m->next) {
+    if (!m->string)
+      continue;
+    for (size_t i = 0; i < sizeof wanted / sizeof wanted[0]; i++) {
+      if (wanted[i].name[0] != m->string[0] || strcmp(wanted[i].name, m->string) != 0)
+        continue;
+      const cJSON **slot = (const cJSON **)((char *)k + wanted[i].offset);
+      if (!*slot)
+        *slot = m;
+      break;
+    }
+  }
+}
+
+static enum ts_code json_file(const cJSON *o, const struct ts_url_base *base,
                               const char *page, struct ts_index_file *f,
                               struct ts_error *err) {
   char b[128];
   if (!cJSON_IsObject(o))
     return ts_error_set(err, TS_E_PARSE, "a files[] entry is not an object on %s", page);
-  const cJSON *fn = cJSON_GetObjectItemCaseSensitive(o, "filename");
-  const cJSON *url = cJSON_GetObjectItemCaseSensitive(o, "url");
+  struct json_file_keys k;
+  json_file_keys(o, &k);
+  const cJSON *fn = k.filename, *url = k.url;
   if (!cJSON_IsString(fn) || !cJSON_IsString(url) || !fn->valuestring[0] ||
       strchr(fn->valuestring, '/'))
     return ts_error_set(err, TS_E_PARSE,
                         "a files[] entry lacks a valid filename or url on %s", page);
   f->filename = ts_xstrdup(fn->valuestring);
-  enum ts_code c = ts_url_resolve(page_url, url->valuestring,
-                                  strlen(url->valuestring), &f->url, err);
+  enum ts_code c = ts_url_resolve_at(base, url->valuestring, strlen(url->valuestring),
+                                     &f->url, err);
   if (c)
     return c;
-  const cJSON *hashes = cJSON_GetObjectItemCaseSensitive(o, "hashes");
+  const cJSON *hashes = k.hashes;
   if (hashes && !cJSON_IsObject(hashes))
     return ts_error_set(err, TS_E_PARSE, "hashes of %s is not an object on %s",
                         shown(f->filename, b), page);
@@ -474,12 +528,12 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
     if (!cJSON_IsString(sha) || !valid_sha256(sha->valuestring, strlen(sha->valuestring)))
       return ts_error_set(err, TS_E_PARSE, "invalid sha256 for %s on %s",
                           shown(f->filename, b), page);
-    f->sha256 = ts_xstrndup_lower(sha->valuestring, 64);
+    f->sha256 = lower_sha256(sha->valuestring);
   }
-  const cJSON *rp = cJSON_GetObjectItemCaseSensitive(o, "requires-python");
+  const cJSON *rp = k.requires_python;
   if (cJSON_IsString(rp) && rp->valuestring[0])
     f->requires_python = clean_text(ts_xstrdup(rp->valuestring));
-  const cJSON *y = cJSON_GetObjectItemCaseSensitive(o, "yanked");
+  const cJSON *y = k.yanked;
   if (cJSON_IsTrue(y)) {
     f->yanked = true;
   } else if (cJSON_IsString(y)) {
@@ -488,17 +542,17 @@ static enum ts_code json_file(const cJSON *o, const char *page_url,
       f->yanked_reason = clean_text(ts_xstrdup(y->valuestring));
   }
   /* PEP 714 key first; older servers only send the PEP 691 spelling. */
-  const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "core-metadata");
+  const cJSON *m = k.core_metadata;
   if (!m || cJSON_IsNull(m))
-    m = cJSON_GetObjectItemCaseSensitive(o, "dist-info-metadata");
+    m = k.dist_info_metadata;
   if (!m || cJSON_IsNull(m))
-    m = cJSON_GetObjectItemCaseSensitive(o, "data-dist-info-metadata");
+    m = k.data_dist_info_metadata;
   if ((c = json_metadata(m, f, page, err)))
     return c;
-  const cJSON *size = cJSON_GetObjectItemCaseSensitive(o, "size");
+  const cJSON *size = k.size;
   if (cJSON_IsNumber(size) && size->valuedouble >= 0 && size->valuedouble < 9e15)
     f->size = (int64_t)size->valuedouble;
-  const cJSON *ut = cJSON_GetObjectItemCaseSensitive(o, "upload-time");
+  const cJSON *ut = k.upload_time;
   if (cJSON_IsString(ut))
     f->upload_time = clean_text(ts_xstrdup(ut->valuestring));
   return TS_OK;
@@ -511,8 +565,10 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
   memset(out, 0, sizeof *out);
   char page[200];
   ts_url_redact_buf(page_url, page, sizeof page);
-  cJSON *root = cJSON_ParseWithLength(data, len);
+  struct ts_json_doc doc;
+  const cJSON *root = ts_json_doc_parse(&doc, data, len);
   if (!root) {
+    ts_json_doc_free(&doc);
     size_t off = 0;
     const char *ep = cJSON_GetErrorPtr();
     if (ep && ep >= data && ep <= data + len)
@@ -535,6 +591,8 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
     out->name = ts_name_normalize(name, strlen(name));
     out->index_url = ts_xstrdup(page_url);
   }
+  struct ts_url_base base;
+  ts_url_base_init(&base, page_url);
   const cJSON *o;
   cJSON_ArrayForEach(o, files) {
     if (c)
@@ -542,12 +600,12 @@ enum ts_code ts_index_parse_json(const char *data, size_t len,
     struct ts_index_file f;
     memset(&f, 0, sizeof f);
     f.size = -1;
-    c = json_file(o, page_url, page, &f, err);
+    c = json_file(o, &base, page, &f, err);
     if (!c)
       ts_index_project_take_file(out, &f);
     ts_index_file_clear(&f);
   }
-  cJSON_Delete(root);
+  ts_json_doc_free(&doc);
   if (c) {
     if (c == TS_E_NOMEM)
       ts_error_set(err, c, "out of memory parsing %s", page);
@@ -574,10 +632,11 @@ enum ts_code ts_index_parse_project_list(const char *data, size_t len, bool json
   *names = NULL;
   *n = 0;
   if (json) {
-    cJSON *root = cJSON_ParseWithLength(data, len);
+    struct ts_json_doc doc;
+    const cJSON *root = ts_json_doc_parse(&doc, data, len);
     const cJSON *projects = cJSON_GetObjectItemCaseSensitive(root, "projects");
     if (!cJSON_IsArray(projects)) {
-      cJSON_Delete(root);
+      ts_json_doc_free(&doc);
       return ts_error_set(err, TS_E_PARSE, "not a PEP 691 project list (no projects[])");
     }
     const cJSON *p;
@@ -586,7 +645,7 @@ enum ts_code ts_index_parse_project_list(const char *data, size_t len, bool json
       if (cJSON_IsString(name))
         add_name(names, n, name->valuestring, strlen(name->valuestring));
     }
-    cJSON_Delete(root);
+    ts_json_doc_free(&doc);
     return TS_OK;
   }
   size_t i = 0;

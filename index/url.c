@@ -1,5 +1,6 @@
 #include "index/url.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,7 +116,17 @@ static bool has_scheme(const char *s, size_t n) {
 /* Characters a URL may carry verbatim; anything else goes to libcurl,
  * which encodes or rejects it. */
 static bool plain_url_char(unsigned char c) {
-  return c > 0x20 && c < 0x7f && !strchr("\"<>\\^`{|} ", c);
+  /* one bit per byte: a table, as every byte of every link on a page
+   * passes here */
+  static const uint32_t plain[8] = {
+      0,
+      0xffffffffu & ~(1u << ('"' - 32)) & ~(1u << ('<' - 32)) & ~(1u << ('>' - 32)) &
+          ~(1u << 0 /* space */),
+      0xffffffffu & ~(1u << ('\\' - 64)) & ~(1u << ('^' - 64)),
+      0x7fffffffu & ~(1u << ('`' - 96)) & ~(1u << ('{' - 96)) & ~(1u << ('|' - 96)) &
+          ~(1u << ('}' - 96)),
+      0, 0, 0, 0};
+  return plain[c >> 5] >> (c & 31) & 1;
 }
 
 /* RFC 3986 5.2.4 on path[0..n) in place; returns the new length. */
@@ -255,12 +266,71 @@ static char *join_clean(const char *prefix, size_t pl, const char *dir, size_t d
   return o;
 }
 
+void ts_url_base_init(struct ts_url_base *b, const char *url) {
+  memset(b, 0, sizeof *b);
+  b->url = url;
+  size_t bl = strlen(url);
+  if (memchr(url, '#', bl) || !simple_absolute(url, bl))
+    return;
+  size_t ae = authority_end(url);
+  b->authority_end = ae;
+  size_t pe = ae + strcspn(url + ae, "?");
+  /* libcurl normalises the base first; keep to bases that are already
+   * normal (no dot segments, no empty segments) */
+  for (size_t i = ae; i < pe; i++)
+    if (url[i] == '/' && i + 1 < pe + 1 &&
+        (url[i + 1] == '/' || (url[i + 1] == '.' && (i + 2 == pe || url[i + 2] == '/' ||
+                                                      (url[i + 2] == '.' &&
+                                                       (i + 3 == pe || url[i + 3] == '/'))))))
+      return;
+  size_t de = ae;
+  for (size_t i = ae; i < pe; i++)
+    if (url[i] == '/')
+      de = i + 1;
+  if (de != ae)
+    b->dir_end = de;
+}
+
+/* The common link shape, "../../files/x.whl" or "x.whl#sha256=...": the
+ * leading "../" and "./" climb the base's folder and the rest is appended
+ * as it is, which is what the general join gives for it.  NULL when the
+ * rest needs that join (a dot segment, "//", a query). */
+static char *join_relative(const struct ts_url_base *b, const char *ref, size_t n) {
+  size_t de = b->dir_end, root = b->authority_end + 1, i = 0;
+  for (;;) {
+    if (n - i >= 3 && ref[i] == '.' && ref[i + 1] == '.' && ref[i + 2] == '/') {
+      if (de > root)
+        do
+          de--;
+        while (b->url[de - 1] != '/');
+      i += 3;
+    } else if (n - i >= 2 && ref[i] == '.' && ref[i + 1] == '/') {
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  if (i < n && ref[i] == '/')
+    return NULL; /* ".//x": an empty segment after the climb */
+  for (size_t k = i; k < n; k++) {
+    char ch = ref[k];
+    if (ch == '?' || (ch == '/' && k + 1 < n && ref[k + 1] == '/') ||
+        (ch == '.' && (k == i || ref[k - 1] == '/')))
+      return NULL;
+  }
+  char *o = ts_xmalloc(de + (n - i) + 1);
+  memcpy(o, b->url, de);
+  memcpy(o + de, ref + i, n - i);
+  o[de + n - i] = '\0';
+  return o;
+}
+
 /* Resolution without libcurl for the shapes index pages use: absolute
  * http(s) URLs, "/abs/path" and "rel/../path" against an http(s) base,
  * all plain ASCII with a lower-case host.  Returns NULL for anything else,
  * which libcurl then resolves (tests/unit and fuzz/fuzz_index_url check
  * that both agree). */
-static char *fast_resolve(const char *base, const char *ref, size_t n) {
+static char *fast_resolve(const struct ts_url_base *b, const char *ref, size_t n) {
   if (!n)
     return NULL;
   for (size_t i = 0; i < n; i++)
@@ -297,37 +367,32 @@ static char *fast_resolve(const char *base, const char *ref, size_t n) {
   for (size_t i = 0; i < n && ref[i] != '/' && ref[i] != '?'; i++)
     if (ref[i] == ':')
       return NULL;
-  size_t bl = strlen(base);
-  if (memchr(base, '#', bl) || !simple_absolute(base, bl))
+  size_t ae = b->authority_end;
+  if (!ae)
     return NULL;
-  size_t ae = authority_end(base);
   if (ref[0] == '/')
-    return join_clean(base, ae, "", 0, ref, n);
-  size_t pe = ae + strcspn(base + ae, "?");
-  /* libcurl normalises the base first; keep to bases that are already
-   * normal (no dot segments, no empty segments) */
-  for (size_t i = ae; i < pe; i++)
-    if (base[i] == '/' && i + 1 < pe + 1 &&
-        (base[i + 1] == '/' || (base[i + 1] == '.' && (i + 2 == pe || base[i + 2] == '/' ||
-                                                        (base[i + 2] == '.' &&
-                                                         (i + 3 == pe || base[i + 3] == '/'))))))
-      return NULL;
-  size_t de = ae;
-  for (size_t i = ae; i < pe; i++)
-    if (base[i] == '/')
-      de = i + 1;
-  if (de == ae)
+    return join_clean(b->url, ae, "", 0, ref, n);
+  if (!b->dir_end)
     return NULL;
-  return join_clean(base, ae, base + ae, de - ae, ref, n);
+  char *quick = join_relative(b, ref, n);
+  return quick ? quick : join_clean(b->url, ae, b->url + ae, b->dir_end - ae, ref, n);
 }
 
 enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
                             char **out, struct ts_error *err) {
+  struct ts_url_base b;
+  ts_url_base_init(&b, base);
+  return ts_url_resolve_at(&b, ref, reflen, out, err);
+}
+
+enum ts_code ts_url_resolve_at(const struct ts_url_base *b, const char *ref, size_t reflen,
+                               char **out, struct ts_error *err) {
+  const char *base = b->url;
   *out = NULL;
   {
     const char *hf = memchr(ref, '#', reflen);
     size_t rn = hf ? (size_t)(hf - ref) : reflen;
-    if ((*out = fast_resolve(base, ref, rn)))
+    if ((*out = fast_resolve(b, ref, rn)))
       return TS_OK;
   }
   const char *h = memchr(ref, '#', reflen);

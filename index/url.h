@@ -36,6 +36,18 @@ void ts_url_for_message(const char *ref, size_t n, char *out, size_t outn);
 enum ts_code ts_url_resolve(const char *base, const char *ref, size_t reflen,
                             char **out, struct ts_error *err);
 
+/* A base URL looked at once for the many links of one page
+ * (ts_url_resolve_at); it borrows url, which must outlive it. */
+struct ts_url_base {
+  const char *url;
+  size_t authority_end; /* where "scheme://host[:port]" ends; 0: no fast path */
+  size_t dir_end;       /* after the path's last '/'; 0: none for relative links */
+};
+void ts_url_base_init(struct ts_url_base *b, const char *url);
+/* ts_url_resolve against a prepared base: the same answers. */
+enum ts_code ts_url_resolve_at(const struct ts_url_base *b, const char *ref, size_t reflen,
+                               char **out, struct ts_error *err);
+
 /* Points *frag and *fraglen at the fragment of ref[0..reflen) (after '#'),
  * or returns false when there is none. */
 bool ts_url_fragment(const char *ref, size_t reflen, const char **frag,

@@ -23,8 +23,10 @@ struct dist {
   char *name;
   char *version;
   struct ts_version *v;
-  struct ts_requirement **reqs;
+  const struct ts_requirement **reqs;
   size_t nreqs;
+  struct ts_requirement **owned; /* parsed here (reqs point into them) */
+  size_t nowned;
   size_t order; /* read order: of two copies, pip keeps the last read */
 };
 
@@ -32,8 +34,9 @@ static void dist_free(struct dist *d) {
   free(d->name);
   free(d->version);
   ts_version_free(d->v);
-  for (size_t i = 0; i < d->nreqs; i++)
-    ts_requirement_free(d->reqs[i]);
+  for (size_t i = 0; i < d->nowned; i++)
+    ts_requirement_free(d->owned[i]);
+  free(d->owned);
   free(d->reqs);
 }
 
@@ -54,6 +57,22 @@ static void add_skipped(struct ts_envcheck_result *r, const char *name, const ch
   r->skipped[r->nskipped++] = ts_xasprintf("%s: %s", name, why);
 }
 
+/* Keeps req in d->reqs (room made by the caller) when it holds for env,
+ * with `extra` bound to "" as pip's iter_dependencies; false (with *why)
+ * when its marker cannot be evaluated. */
+static bool keep_if_applies(struct dist *d, const struct ts_requirement *req,
+                            const struct ts_marker_env *env, struct ts_error *why) {
+  bool holds = true;
+  if (req->marker) {
+    struct ts_marker_eval_opts o = {.context = TS_MARKER_METADATA, .extra = ""};
+    if (ts_marker_evaluate(req->marker, env, &o, &holds, why) != TS_OK)
+      return false;
+  }
+  if (holds)
+    d->reqs[d->nreqs++] = req;
+  return true;
+}
+
 /* Parses one installed distribution: false (with *why) when pip would
  * skip it. */
 static bool load_dist(const struct ts_site_dist *sd, struct dist *d,
@@ -69,31 +88,31 @@ static bool load_dist(const struct ts_site_dist *sd, struct dist *d,
   d->v = ts_version_dup(md->version);
   d->version = ts_xstrdup(ts_version_str(md->version));
   bool ok = true;
-  if (md->nrequires_dist)
+  if (md->nrequires_dist) {
+    d->owned = ts_xcalloc(md->nrequires_dist, sizeof *d->owned);
     d->reqs = ts_xcalloc(md->nrequires_dist, sizeof *d->reqs);
+  }
   for (size_t i = 0; ok && i < md->nrequires_dist; i++) {
-    struct ts_requirement *req = NULL;
     const char *s = md->requires_dist[i];
-    if (ts_requirement_parse(s, strlen(s), &req, why) != TS_OK) {
-      ok = false;
-      break;
-    }
-    bool holds = true;
-    if (req->marker) {
-      struct ts_marker_eval_opts o = {.context = TS_MARKER_METADATA, .extra = ""};
-      if (ts_marker_evaluate(req->marker, env, &o, &holds, why) != TS_OK) {
-        ts_requirement_free(req);
-        ok = false;
-        break;
-      }
-    }
-    if (holds)
-      d->reqs[d->nreqs++] = req;
-    else
-      ts_requirement_free(req);
+    ok = ts_requirement_parse(s, strlen(s), &d->owned[d->nowned], why) == TS_OK &&
+         keep_if_applies(d, d->owned[d->nowned++], env, why);
   }
   ts_metadata_free(md);
   return ok;
+}
+
+/* One distribution parsed by the caller. */
+static bool take_parsed(const struct ts_envcheck_dist_in *in, struct dist *d,
+                        const struct ts_marker_env *env, struct ts_error *why) {
+  d->name = ts_xstrdup(in->name);
+  d->v = ts_version_dup(in->version);
+  d->version = ts_xstrdup(ts_version_str(in->version));
+  if (in->nrequires_dist)
+    d->reqs = ts_xcalloc(in->nrequires_dist, sizeof *d->reqs);
+  for (size_t i = 0; i < in->nrequires_dist; i++)
+    if (!keep_if_applies(d, in->requires_dist[i], env, why))
+      return false;
+  return true;
 }
 
 static const struct dist *find(const struct dist *ds, size_t n, const char *name) {
@@ -142,20 +161,25 @@ static void add_problem(struct ts_envcheck_result *r, enum ts_envcheck_kind kind
   r->nproblems++;
 }
 
-/* The distributions of the installed set that pip would read, in ds. */
-static void load_site(const struct ts_site *site, const struct ts_marker_env *env,
-                      struct dist **dsp, size_t *np, struct ts_envcheck_result *out) {
-  struct dist *ds = ts_xcalloc(site->n, sizeof *ds);
+/* The distributions of the set that pip would read, in ds. */
+static void load_set(const struct ts_envcheck_dist_in *in, size_t nin,
+                     const struct ts_marker_env *env, struct dist **dsp, size_t *np,
+                     struct ts_envcheck_result *out) {
+  struct dist *ds = ts_xcalloc(nin, sizeof *ds);
   size_t n = 0;
-  for (size_t i = 0; i < site->n; i++) {
-    const struct ts_site_dist *sd = &site->dists[i];
+  for (size_t i = 0; i < nin; i++) {
+    const struct ts_site_dist *sd = in[i].site;
     struct dist d = {0};
     struct ts_error why = {0};
-    if (!load_dist(sd, &d, env, &why)) {
-      const char *base = strrchr(sd->dist_info, '/');
-      base = base ? base + 1 : sd->dist_info;
+    if (sd ? !load_dist(sd, &d, env, &why) : !take_parsed(&in[i], &d, env, &why)) {
       char name[256];
-      snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 10), base);
+      if (sd) {
+        const char *base = strrchr(sd->dist_info, '/');
+        base = base ? base + 1 : sd->dist_info;
+        snprintf(name, sizeof name, "%.*s", (int)(strlen(base) - 10), base);
+      } else {
+        snprintf(name, sizeof name, "%s", in[i].name);
+      }
       dist_free(&d);
       add_skipped(out, name, why.detail[0] ? why.detail : "unreadable");
       continue;
@@ -200,11 +224,23 @@ enum ts_code ts_envcheck_run_site(const struct ts_site *site,
                                   const struct ts_marker_env *env,
                                   struct ts_envcheck_result *out,
                                   struct ts_error *err) {
+  struct ts_envcheck_dist_in *in = ts_xcalloc(site->n ? site->n : 1, sizeof *in);
+  for (size_t i = 0; i < site->n; i++)
+    in[i].site = &site->dists[i];
+  enum ts_code rc = ts_envcheck_run_set(in, site->n, env, out, err);
+  free(in);
+  return rc;
+}
+
+enum ts_code ts_envcheck_run_set(const struct ts_envcheck_dist_in *dists, size_t nin,
+                                 const struct ts_marker_env *env,
+                                 struct ts_envcheck_result *out,
+                                 struct ts_error *err) {
   memset(out, 0, sizeof *out);
   struct dist *ds = NULL;
   size_t n = 0;
   (void)err; /* nothing here fails: a dist pip would skip is listed in out */
-  load_site(site, env, &ds, &n, out);
+  load_set(dists, nin, env, &ds, &n, out);
   if (n) {
     qsort(ds, n, sizeof *ds, dist_cmp);
     /* Two copies of one project: pip's dict keeps the last one read. */

@@ -74,4 +74,23 @@ enum ts_code ts_envcheck_run_site(const struct ts_site *site,
                                   const struct ts_marker_env *env,
                                   struct ts_envcheck_result *out,
                                   struct ts_error *err);
+
+/* One distribution of a set to check: an installed one (its METADATA read
+ * here), or one whose METADATA the caller has parsed already (the
+ * resolver's parse of a file it chose): the canonical name and version
+ * that METADATA gives and every Requires-Dist of it, parsed.  Borrowed. */
+struct ts_site_dist;
+struct ts_envcheck_dist_in {
+  const struct ts_site_dist *site; /* NULL: the parsed fields below */
+  const char *name;
+  const struct ts_version *version;
+  const struct ts_requirement *const *requires_dist;
+  size_t nrequires_dist;
+};
+/* The same over such a set, in read order (of two copies of a project,
+ * the last one counts). */
+enum ts_code ts_envcheck_run_set(const struct ts_envcheck_dist_in *dists, size_t n,
+                                 const struct ts_marker_env *env,
+                                 struct ts_envcheck_result *out,
+                                 struct ts_error *err);
 void ts_envcheck_result_clear(struct ts_envcheck_result *r);

@@ -1,43 +1,52 @@
 /*
- * inventory/report.c — pip installation report: built as a cJSON tree, printed
- * by our own printer to match Python's json.dump(indent=2,
- * ensure_ascii=False) byte for byte (cJSON's printer uses tabs).
+ * inventory/report.c — pip installation report, written as it goes by
+ * core/json.h's writer to match Python's json.dump(indent=2,
+ * ensure_ascii=False) byte for byte; cJSON only reads a direct_url.json.
  */
+#include "core/alloc.h"
+#include "core/json.h"
 #include "core/str.h"
-#include "core/text.h"
 #include "inventory/report.h"
 
 #include <cjson/cJSON.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 /* pip's METADATA_FIELDS (src/pip/_internal/metadata/_json.py), in order. */
+#define F(name, multi) {name, sizeof name - 1, multi}
 static const struct {
   const char *field;
+  size_t len;
   bool multi;
 } fields[] = {
-    {"Metadata-Version", false}, {"Name", false},
-    {"Version", false},          {"Dynamic", true},
-    {"Platform", true},          {"Supported-Platform", true},
-    {"Summary", false},          {"Description", false},
-    {"Description-Content-Type", false}, {"Keywords", false},
-    {"Home-page", false},        {"Download-URL", false},
-    {"Author", false},           {"Author-email", false},
-    {"Maintainer", false},       {"Maintainer-email", false},
-    {"License", false},          {"License-Expression", false},
-    {"License-File", true},      {"Classifier", true},
-    {"Requires-Dist", true},     {"Requires-Python", false},
-    {"Requires-External", true}, {"Project-URL", true},
-    {"Provides-Extra", true},    {"Provides-Dist", true},
-    {"Obsoletes-Dist", true},
+    F("Metadata-Version", false), F("Name", false),
+    F("Version", false), F("Dynamic", true),
+    F("Platform", true), F("Supported-Platform", true),
+    F("Summary", false), F("Description", false),
+    F("Description-Content-Type", false), F("Keywords", false),
+    F("Home-page", false), F("Download-URL", false),
+    F("Author", false), F("Author-email", false),
+    F("Maintainer", false), F("Maintainer-email", false),
+    F("License", false), F("License-Expression", false),
+    F("License-File", true), F("Classifier", true),
+    F("Requires-Dist", true), F("Requires-Python", false),
+    F("Requires-External", true), F("Project-URL", true),
+    F("Provides-Extra", true), F("Provides-Dist", true),
+    F("Obsoletes-Dist", true),
 };
+#undef F
 
-static bool field_eq(const char *a, const char *b) {
-  /* the first letters first: each field is looked for in every line */
-  return a && (a[0] | 0x20) == (b[0] | 0x20) && strcasecmp(a, b) == 0;
+/* The index in fields[] of a METADATA key (any case), -1 for one pip
+ * drops. */
+static int field_index(const char *key) {
+  size_t n = strlen(key);
+  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++)
+    if (fields[f].len == n && (key[0] | 0x20) == (fields[f].field[0] | 0x20) &&
+        strcasecmp(key, fields[f].field) == 0)
+      return (int)f;
+  return -1;
 }
 
 static void json_name(const char *field, char *out, size_t cap) {
@@ -54,12 +63,16 @@ static bool is_ws(char c) {
          c == '\v';
 }
 
+static void str_n(struct ts_json_writer *w, const char *s, size_t n) {
+  char *item = ts_xstrndup(s, n);
+  ts_json_str(w, item);
+  free(item);
+}
+
 /* Keywords: split on ',' (items stripped) when there is one, else on
  * whitespace, as pip. */
-static cJSON *keywords(const char *v) {
-  cJSON *a = cJSON_CreateArray();
-  if (!a)
-    return NULL;
+static void keywords(struct ts_json_writer *w, const char *v) {
+  ts_json_open(w, '[');
   bool comma = strchr(v, ',') != NULL;
   const char *p = v;
   for (;;) {
@@ -72,13 +85,7 @@ static cJSON *keywords(const char *v) {
       const char *t = end;
       while (t > s && is_ws(t[-1]))
         t--;
-      char *item = ts_xstrndup(s, (size_t)(t - s));
-      if (!cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
-        free(item);
-        cJSON_Delete(a);
-        return NULL;
-      }
-      free(item);
+      str_n(w, s, (size_t)(t - s));
       if (!e)
         break;
       p = e + 1;
@@ -90,261 +97,229 @@ static cJSON *keywords(const char *v) {
       const char *s = p;
       while (*p && !is_ws(*p))
         p++;
-      char *item = ts_xstrndup(s, (size_t)(p - s));
-      if (!cJSON_AddItemToArray(a, cJSON_CreateString(item))) {
-        free(item);
-        cJSON_Delete(a);
-        return NULL;
-      }
-      free(item);
+      str_n(w, s, (size_t)(p - s));
     }
   }
-  return a;
+  ts_json_close(w, ']');
 }
 
-static cJSON *metadata_json(const struct ts_report_item *it) {
-  cJSON *m = cJSON_CreateObject();
-  if (!m)
-    return NULL;
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+/* The item's "metadata" object: pip's fields in pip's order, a
+ * multiple-use field as the list of its values in file order, a
+ * single-use one as its first value (email's get()). */
+static void metadata_json(struct ts_json_writer *w, const struct ts_report_item *it) {
+  ts_json_open(w, '{');
   if (it->nmetadata == 0) {
-    if (!cJSON_AddStringToObject(m, "name", it->name) ||
-        !cJSON_AddStringToObject(m, "version", it->version ? it->version : "")) {
-      cJSON_Delete(m);
-      return NULL;
-    }
-    return m;
+    ts_json_key(w, "name");
+    ts_json_str(w, it->name);
+    ts_json_key(w, "version");
+    ts_json_str(w, it->version ? it->version : "");
+    ts_json_close(w, '}');
+    return;
   }
-  for (size_t f = 0; f < sizeof fields / sizeof fields[0]; f++) {
+  /* each field's values chained in file order: one pass over the keys */
+  size_t head[NFIELDS], tail[NFIELDS];
+  size_t *next = ts_xreallocarray(NULL, it->nmetadata, sizeof *next);
+  const size_t none = (size_t)-1;
+  for (size_t f = 0; f < NFIELDS; f++)
+    head[f] = tail[f] = none;
+  for (size_t i = 0; i < it->nmetadata; i++) {
+    const struct ts_report_kv *kv = &it->metadata[i];
+    int f = kv->key && kv->value ? field_index(kv->key) : -1;
+    if (f < 0)
+      continue;
+    next[i] = none;
+    if (tail[f] == none)
+      head[f] = i;
+    else
+      next[tail[f]] = i;
+    tail[f] = i;
+  }
+  for (size_t f = 0; f < NFIELDS; f++) {
+    if (head[f] == none)
+      continue;
     char key[64];
     json_name(fields[f].field, key, sizeof key);
-    cJSON *val = NULL;
-    for (size_t i = 0; i < it->nmetadata; i++) {
-      const struct ts_report_kv *kv = &it->metadata[i];
-      if (!field_eq(kv->key, fields[f].field) || !kv->value)
-        continue;
-      if (fields[f].multi) {
-        if (!val && !(val = cJSON_CreateArray()))
-          goto oom;
-        if (!cJSON_AddItemToArray(val, cJSON_CreateString(kv->value)))
-          goto oom_val;
-        continue;
-      }
-      /* a single-use field: the first one counts, as email's get() */
-      val = strcmp(key, "keywords") == 0 ? keywords(kv->value)
-                                         : cJSON_CreateString(kv->value);
-      if (!val)
-        goto oom;
-      break;
+    ts_json_key(w, key);
+    const char *first = it->metadata[head[f]].value;
+    if (fields[f].multi) {
+      ts_json_open(w, '[');
+      for (size_t i = head[f]; i != none; i = next[i])
+        ts_json_str(w, it->metadata[i].value);
+      ts_json_close(w, ']');
+    } else if (strcmp(key, "keywords") == 0) {
+      keywords(w, first);
+    } else {
+      ts_json_str(w, first);
     }
-    if (val && !cJSON_AddItemToObject(m, key, val))
-      goto oom_val;
-    continue;
-  oom_val:
-    cJSON_Delete(val);
-  oom:
-    cJSON_Delete(m);
-    return NULL;
   }
-  return m;
+  free(next);
+  ts_json_close(w, '}');
 }
 
-static cJSON *download_info(const struct ts_report_item *it) {
-  cJSON *d = cJSON_CreateObject();
-  if (!d)
-    return NULL;
-  bool ok = cJSON_AddStringToObject(d, "url", it->url ? it->url : "") != NULL;
-  if (ok && it->subdirectory)
-    ok = cJSON_AddStringToObject(d, "subdirectory", it->subdirectory) != NULL;
-  /* the info object goes in first, so d owns it whatever fails next */
-  const char *which = it->vcs ? "vcs_info" : it->is_dir ? "dir_info"
-                                                       : "archive_info";
-  cJSON *info = ok ? cJSON_AddObjectToObject(d, which) : NULL;
-  ok = ok && info;
-  if (ok && it->vcs) {
-    ok = cJSON_AddStringToObject(info, "vcs", it->vcs) != NULL;
-    if (ok && it->requested_revision)
-      ok = cJSON_AddStringToObject(info, "requested_revision",
-                                   it->requested_revision) != NULL;
-    if (ok)
-      ok = cJSON_AddStringToObject(info, "commit_id",
-                                   it->commit_id ? it->commit_id : "") != NULL;
-  } else if (ok && it->is_dir) {
-    if (it->editable)
-      ok = cJSON_AddBoolToObject(info, "editable", true) != NULL;
-  } else if (ok && it->sha256) {
+static void download_info(struct ts_json_writer *w, const struct ts_report_item *it) {
+  ts_json_open(w, '{');
+  ts_json_key(w, "url");
+  ts_json_str(w, it->url ? it->url : "");
+  if (it->subdirectory) {
+    ts_json_key(w, "subdirectory");
+    ts_json_str(w, it->subdirectory);
+  }
+  ts_json_key(w, it->vcs ? "vcs_info" : it->is_dir ? "dir_info" : "archive_info");
+  ts_json_open(w, '{');
+  if (it->vcs) {
+    ts_json_key(w, "vcs");
+    ts_json_str(w, it->vcs);
+    if (it->requested_revision) {
+      ts_json_key(w, "requested_revision");
+      ts_json_str(w, it->requested_revision);
+    }
+    ts_json_key(w, "commit_id");
+    ts_json_str(w, it->commit_id ? it->commit_id : "");
+  } else if (it->is_dir) {
+    if (it->editable) {
+      ts_json_key(w, "editable");
+      ts_json_bool(w, true);
+    }
+  } else if (it->sha256) {
     char legacy[160];
     snprintf(legacy, sizeof legacy, "sha256=%s", it->sha256);
-    cJSON *hs = NULL;
-    ok = cJSON_AddStringToObject(info, "hash", legacy) != NULL &&
-         (hs = cJSON_AddObjectToObject(info, "hashes")) != NULL &&
-         cJSON_AddStringToObject(hs, "sha256", it->sha256) != NULL;
+    ts_json_key(w, "hash");
+    ts_json_str(w, legacy);
+    ts_json_key(w, "hashes");
+    ts_json_open(w, '{');
+    ts_json_key(w, "sha256");
+    ts_json_str(w, it->sha256);
+    ts_json_close(w, '}');
   }
-  if (!ok) {
-    cJSON_Delete(d);
-    return NULL;
+  ts_json_close(w, '}');
+  ts_json_close(w, '}');
+}
+
+/* A parsed JSON value (a direct_url.json) written as json.dump would. */
+static void cjson_value(struct ts_json_writer *w, const cJSON *v) {
+  if (cJSON_IsTrue(v) || cJSON_IsFalse(v)) {
+    ts_json_bool(w, cJSON_IsTrue(v));
+  } else if (cJSON_IsString(v)) {
+    ts_json_str(w, v->valuestring);
+  } else if (cJSON_IsNumber(v)) {
+    ts_json_int(w, (long long)v->valuedouble);
+  } else if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
+    char open = cJSON_IsObject(v) ? '{' : '[';
+    ts_json_open(w, open);
+    for (const cJSON *c = v->child; c; c = c->next) {
+      if (open == '{')
+        ts_json_key(w, c->string);
+      cjson_value(w, c);
+    }
+    ts_json_close(w, open == '{' ? '}' : ']');
+  } else {
+    ts_json_null(w);
   }
-  return d;
 }
 
-/* ---- printing as Python's json.dump(indent=2, ensure_ascii=False) ---- */
-
-/* What json.dump escapes besides the control characters. */
-static bool needs_escape(unsigned char c) { return c < 0x20 || c == '"' || c == '\\'; }
-
-/* Whether the 8 bytes at p are all printable ASCII other than '"' and
- * '\\' (a word at a time: a report carries every METADATA description,
- * megabytes of text that needs neither escaping nor a UTF-8 check). */
-static bool plain8(const unsigned char *p) {
-  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-  uint64_t x;
-  memcpy(&x, p, sizeof x);
-  uint64_t quote = x ^ (ones * '"'), backslash = x ^ (ones * '\\');
-  uint64_t special = (x - ones * 0x20) | ((quote - ones) & ~quote) |
-                     ((backslash - ones) & ~backslash) | x;
-  return (special & high) == 0;
-}
-
-/* One pass: runs of plain text appended whole, escapes as json.dump
- * writes them, other bytes checked as UTF-8 sequences (TS_E_INVALID). */
-static enum ts_code put_string(struct ts_buf *o, const char *s) {
-  const unsigned char *u = (const unsigned char *)s;
-  size_t len = strlen(s), run = 0, i = 0;
-  enum ts_code rc = ts_buf_append(o, "\"", 1);
-  while (i < len && rc == TS_OK) {
-    if (len - i >= 8 && plain8(u + i)) {
-      i += 8;
-      continue;
-    }
-    unsigned char c = u[i];
-    if (c >= 0x80) {
-      size_t k = ts_utf8_seq_len(u + i, len - i);
-      if (k == 0)
-        return TS_E_INVALID;
-      i += k;
-      continue;
-    }
-    if (!needs_escape(c)) {
-      i++;
-      continue;
-    }
-    const char *esc;
-    char hex[8];
-    switch (c) {
-    case '"': esc = "\\\""; break;
-    case '\\': esc = "\\\\"; break;
-    case '\n': esc = "\\n"; break;
-    case '\r': esc = "\\r"; break;
-    case '\t': esc = "\\t"; break;
-    case '\b': esc = "\\b"; break;
-    case '\f': esc = "\\f"; break;
-    default:
-      snprintf(hex, sizeof hex, "\\u%04x", c);
-      esc = hex;
-    }
-    rc = ts_buf_append(o, s + run, i - run);
-    if (rc == TS_OK)
-      rc = ts_buf_append_str(o, esc);
-    run = ++i;
+static void environment(struct ts_json_writer *w, const struct ts_report_kv *kv, size_t n) {
+  ts_json_key(w, "environment");
+  ts_json_open(w, '{');
+  for (size_t i = 0; i < n; i++) {
+    ts_json_key(w, kv[i].key);
+    ts_json_str(w, kv[i].value ? kv[i].value : "");
   }
-  if (rc == TS_OK)
-    rc = ts_buf_append(o, s + run, len - run);
-  if (rc == TS_OK)
-    rc = ts_buf_append(o, "\"", 1);
-  return rc;
+  ts_json_close(w, '}');
 }
 
-static enum ts_code indent(struct ts_buf *o, unsigned level) {
-  enum ts_code rc = ts_buf_append(o, "\n", 1);
-  for (unsigned i = 0; i < level && rc == TS_OK; i++)
-    rc = ts_buf_append(o, "  ", 2);
-  return rc;
+static void str_list(struct ts_json_writer *w, const char *key, const char *const *v, size_t n) {
+  ts_json_key(w, key);
+  ts_json_open(w, '[');
+  for (size_t i = 0; i < n; i++)
+    ts_json_str(w, v[i]);
+  ts_json_close(w, ']');
 }
 
-static enum ts_code put_json(struct ts_buf *o, const cJSON *v, unsigned level) {
-  if (cJSON_IsTrue(v))
-    return ts_buf_append_str(o, "true");
-  if (cJSON_IsFalse(v))
-    return ts_buf_append_str(o, "false");
-  if (cJSON_IsNull(v))
-    return ts_buf_append_str(o, "null");
-  if (cJSON_IsString(v))
-    return put_string(o, v->valuestring);
-  if (cJSON_IsNumber(v))
-    return ts_buf_printf(o, "%lld", (long long)v->valuedouble);
-  bool obj = cJSON_IsObject(v);
-  if (!v->child)
-    return ts_buf_append_str(o, obj ? "{}" : "[]");
-  enum ts_code rc = ts_buf_append_str(o, obj ? "{" : "[");
-  for (const cJSON *c = v->child; c && rc == TS_OK; c = c->next) {
-    rc = indent(o, level + 1);
-    if (rc == TS_OK && obj) {
-      rc = put_string(o, c->string);
-      if (rc == TS_OK)
-        rc = ts_buf_append_str(o, ": ");
-    }
-    if (rc == TS_OK)
-      rc = put_json(o, c, level + 1);
-    if (rc == TS_OK && c->next)
-      rc = ts_buf_append(o, ",", 1);
-  }
-  if (rc == TS_OK)
-    rc = indent(o, level);
-  if (rc == TS_OK)
-    rc = ts_buf_append_str(o, obj ? "}" : "]");
-  return rc;
-}
-
-static bool add_environment(cJSON *root, const struct ts_report_kv *kv, size_t n) {
-  cJSON *env = cJSON_AddObjectToObject(root, "environment");
-  bool ok = env != NULL;
-  for (size_t i = 0; ok && i < n; i++)
-    ok = cJSON_AddStringToObject(env, kv[i].key, kv[i].value ? kv[i].value : "") != NULL;
-  return ok;
-}
-
-/* Writes root (then frees it) as pip's json.dump(indent=2). */
-static enum ts_code finish(cJSON *root, bool ok, struct ts_buf *out,
-                           struct ts_error *err) {
-  if (!ok) {
-    cJSON_Delete(root);
-    return ts_error_set(err, TS_E_NOMEM, "out of memory");
-  }
-  enum ts_code rc = put_json(out, root, 0);
-  if (rc == TS_OK)
-    rc = ts_buf_append(out, "\n", 1);
-  cJSON_Delete(root);
+/* The document closed, with its newline; out back as it was on failure. */
+static enum ts_code finish(struct ts_json_writer *w, size_t start, struct ts_error *err) {
+  ts_json_close(w, '}');
+  enum ts_code rc = ts_json_finish(w);
+  if (rc == TS_OK && (rc = ts_buf_append(w->out, "\n", 1)) == TS_OK)
+    return TS_OK;
+  w->out->len = start;
+  if (w->out->data)
+    w->out->data[start] = '\0';
   if (rc == TS_E_INVALID)
     return ts_error_set(err, rc, "report holds a string that is not UTF-8");
-  if (rc != TS_OK)
-    return ts_error_set(err, rc, "cannot write the report: out of memory");
-  return TS_OK;
+  return ts_error_set(err, rc, "cannot write the report: out of memory");
 }
 
-static cJSON *str_or_null(const char *s) {
-  return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+static void header(struct ts_json_writer *w, struct ts_buf *out, const char *tool_version) {
+  ts_json_writer_init(w, out);
+  ts_json_open(w, '{');
+  ts_json_key(w, "version");
+  ts_json_str(w, "1");
+  ts_json_key(w, "pip_version");
+  ts_json_str(w, tool_version);
 }
 
-static bool add_rules(cJSON *ts, const struct ts_report_rules *rules) {
-  cJSON *o = cJSON_AddObjectToObject(ts, "rules");
-  return o && cJSON_AddStringToObject(o, "in_force", rules->updated ? "updated" : "bundled") &&
-         cJSON_AddItemToObject(o, "version", str_or_null(rules->version)) &&
-         cJSON_AddItemToObject(o, "path", str_or_null(rules->path)) &&
-         cJSON_AddItemToObject(o, "url", str_or_null(rules->url));
-}
-
-/* A PEP 825 variant item's "torchsolve": {"variant", "variant_why"}. */
-static bool add_variants(cJSON *install, const struct ts_report *r) {
-  for (size_t i = 0; i < r->nitems; i++) {
-    const struct ts_report_item *it = &r->items[i];
-    cJSON *ts = it->variant_label ? cJSON_AddObjectToObject(
-                                        cJSON_GetArrayItem(install, (int)i), "torchsolve")
-                                  : NULL;
-    if (it->variant_label &&
-        !(ts && cJSON_AddStringToObject(ts, "variant", it->variant_label) &&
-          cJSON_AddItemToObject(ts, "variant_why", str_or_null(it->variant_why))))
-      return false;
+static void report_item(struct ts_json_writer *w, const struct ts_report_item *it) {
+  ts_json_open(w, '{');
+  ts_json_key(w, "download_info");
+  download_info(w, it);
+  ts_json_key(w, "is_direct");
+  ts_json_bool(w, it->is_direct);
+  ts_json_key(w, "is_yanked");
+  ts_json_bool(w, it->is_yanked);
+  ts_json_key(w, "requested");
+  ts_json_bool(w, it->requested);
+  ts_json_key(w, "metadata");
+  metadata_json(w, it);
+  if (it->requested && it->nrequested_extras) {
+    /* pip writes sorted(extras) */
+    const char **ex = ts_xreallocarray(NULL, it->nrequested_extras, sizeof *ex);
+    for (size_t k = 0; k < it->nrequested_extras; k++) {
+      size_t j = k;
+      while (j > 0 && strcmp(ex[j - 1], it->requested_extras[k]) > 0) {
+        ex[j] = ex[j - 1];
+        j--;
+      }
+      ex[j] = it->requested_extras[k];
+    }
+    str_list(w, "requested_extras", ex, it->nrequested_extras);
+    free(ex);
   }
-  return true;
+  /* a PEP 825 variant item's "torchsolve": {"variant", "variant_why"} */
+  if (it->variant_label) {
+    ts_json_key(w, "torchsolve");
+    ts_json_open(w, '{');
+    ts_json_key(w, "variant");
+    ts_json_str(w, it->variant_label);
+    ts_json_key(w, "variant_why");
+    ts_json_str_or_null(w, it->variant_why);
+    ts_json_close(w, '}');
+  }
+  ts_json_close(w, '}');
+}
+
+static void torchsolve_section(struct ts_json_writer *w, const struct ts_report *r) {
+  if (!r->nnotes && !r->rules)
+    return;
+  ts_json_key(w, "torchsolve");
+  ts_json_open(w, '{');
+  if (r->nnotes)
+    str_list(w, "notes", r->notes, r->nnotes);
+  if (r->rules) {
+    ts_json_key(w, "rules");
+    ts_json_open(w, '{');
+    ts_json_key(w, "in_force");
+    ts_json_str(w, r->rules->updated ? "updated" : "bundled");
+    ts_json_key(w, "version");
+    ts_json_str_or_null(w, r->rules->version);
+    ts_json_key(w, "path");
+    ts_json_str_or_null(w, r->rules->path);
+    ts_json_key(w, "url");
+    ts_json_str_or_null(w, r->rules->url);
+    ts_json_close(w, '}');
+  }
+  ts_json_close(w, '}');
 }
 
 enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
@@ -356,73 +331,19 @@ enum ts_code ts_report_write(const struct ts_report *r, struct ts_buf *out,
       return ts_error_set(err, TS_E_INVALID,
                           "report item %zu has neither metadata nor a name",
                           i);
-  cJSON *root = cJSON_CreateObject();
-  bool ok = root && cJSON_AddStringToObject(root, "version", "1") &&
-            cJSON_AddStringToObject(root, "pip_version",
-                                    r->tool_version ? r->tool_version
-                                                    : "torchsolve");
-  cJSON *install = ok ? cJSON_AddArrayToObject(root, "install") : NULL;
-  ok = ok && install;
-  for (size_t i = 0; ok && i < r->nitems; i++) {
-    const struct ts_report_item *it = &r->items[i];
-    cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(install, o)) {
-      cJSON_Delete(o);
-      ok = false;
-      break;
-    }
-    cJSON *di = download_info(it);
-    ok = di && cJSON_AddItemToObject(o, "download_info", di);
-    if (!ok) {
-      cJSON_Delete(di);
-      break;
-    }
-    ok = cJSON_AddBoolToObject(o, "is_direct", it->is_direct) &&
-         cJSON_AddBoolToObject(o, "is_yanked", it->is_yanked) &&
-         cJSON_AddBoolToObject(o, "requested", it->requested);
-    cJSON *md = ok ? metadata_json(it) : NULL;
-    ok = ok && md && cJSON_AddItemToObject(o, "metadata", md);
-    if (!ok) {
-      cJSON_Delete(md);
-      break;
-    }
-    if (it->requested && it->nrequested_extras) {
-      /* pip writes sorted(extras) */
-      const char **ex = ts_xreallocarray(NULL, it->nrequested_extras, sizeof *ex);
-      for (size_t k = 0; k < it->nrequested_extras; k++) {
-        size_t j = k;
-        while (j > 0 && strcmp(ex[j - 1], it->requested_extras[k]) > 0) {
-          ex[j] = ex[j - 1];
-          j--;
-        }
-        ex[j] = it->requested_extras[k];
-      }
-      cJSON *arr = cJSON_AddArrayToObject(o, "requested_extras");
-      ok = arr != NULL;
-      for (size_t k = 0; ok && k < it->nrequested_extras; k++)
-        ok = cJSON_AddItemToArray(arr, cJSON_CreateString(ex[k]));
-      free(ex);
-    }
-  }
-  ok = ok && add_variants(install, r);
-  ok = ok && add_environment(root, r->environment, r->nenvironment);
-  if (ok && r->nconflicts) {
-    cJSON *c = cJSON_AddArrayToObject(root, "conflicts");
-    ok = c != NULL;
-    for (size_t i = 0; ok && i < r->nconflicts; i++)
-      ok = cJSON_AddItemToArray(c, cJSON_CreateString(r->conflicts[i]));
-  }
-  cJSON *ts = ok && (r->nnotes || r->rules) ? cJSON_AddObjectToObject(root, "torchsolve") : NULL;
-  ok = ok && (ts || !(r->nnotes || r->rules));
-  if (ok && r->nnotes) {
-    cJSON *notes = cJSON_AddArrayToObject(ts, "notes");
-    ok = notes != NULL;
-    for (size_t i = 0; ok && i < r->nnotes; i++)
-      ok = cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
-  }
-  if (ok && r->rules)
-    ok = add_rules(ts, r->rules);
-  return finish(root, ok, out, err);
+  size_t start = out->len;
+  struct ts_json_writer w;
+  header(&w, out, r->tool_version ? r->tool_version : "torchsolve");
+  ts_json_key(&w, "install");
+  ts_json_open(&w, '[');
+  for (size_t i = 0; i < r->nitems; i++)
+    report_item(&w, &r->items[i]);
+  ts_json_close(&w, ']');
+  environment(&w, r->environment, r->nenvironment);
+  if (r->nconflicts)
+    str_list(&w, "conflicts", r->conflicts, r->nconflicts);
+  torchsolve_section(&w, r);
+  return finish(&w, start, err);
 }
 
 size_t ts_report_env_from_markers(const struct ts_marker_env *env,
@@ -462,40 +383,36 @@ struct ts_report_kv *ts_report_metadata_kvs(const struct ts_metadata *md, size_t
 
 enum ts_code ts_report_write_inspect(const struct ts_inspect *r, struct ts_buf *out,
                                      struct ts_error *err) {
-  cJSON *root = cJSON_CreateObject();
-  bool ok = root && cJSON_AddStringToObject(root, "version", "1") &&
-            cJSON_AddStringToObject(root, "pip_version", r->tool_version);
-  cJSON *arr = ok ? cJSON_AddArrayToObject(root, "installed") : NULL;
-  ok = ok && arr;
-  for (size_t i = 0; ok && i < r->nitems; i++) {
+  size_t start = out->len;
+  struct ts_json_writer w;
+  header(&w, out, r->tool_version);
+  ts_json_key(&w, "installed");
+  ts_json_open(&w, '[');
+  for (size_t i = 0; i < r->nitems; i++) {
     const struct ts_inspect_item *it = &r->items[i];
-    cJSON *o = cJSON_CreateObject();
-    ok = o && cJSON_AddItemToArray(arr, o);
-    if (!ok) {
-      cJSON_Delete(o);
-      break;
-    }
+    ts_json_open(&w, '{');
     struct ts_report_item as_report = {.name = it->name, .version = it->version,
                                        .metadata = it->metadata,
                                        .nmetadata = it->nmetadata};
-    cJSON *md = metadata_json(&as_report);
-    ok = md && cJSON_AddItemToObject(o, "metadata", md);
-    if (!ok) {
-      cJSON_Delete(md);
-      break;
+    ts_json_key(&w, "metadata");
+    metadata_json(&w, &as_report);
+    ts_json_key(&w, "metadata_location");
+    ts_json_str(&w, it->metadata_location);
+    cJSON *du = it->direct_url_json ? cJSON_Parse(it->direct_url_json) : NULL;
+    if (cJSON_IsObject(du)) { /* not JSON: left out */
+      ts_json_key(&w, "direct_url");
+      cjson_value(&w, du);
     }
-    ok = cJSON_AddStringToObject(o, "metadata_location", it->metadata_location) != NULL;
-    if (ok && it->direct_url_json) {
-      cJSON *du = cJSON_Parse(it->direct_url_json);
-      if (cJSON_IsObject(du))
-        ok = cJSON_AddItemToObject(o, "direct_url", du);
-      else
-        cJSON_Delete(du); /* not JSON: left out */
+    cJSON_Delete(du);
+    if (it->installer) {
+      ts_json_key(&w, "installer");
+      ts_json_str(&w, it->installer);
     }
-    if (ok && it->installer)
-      ok = cJSON_AddStringToObject(o, "installer", it->installer) != NULL;
-    ok = ok && cJSON_AddBoolToObject(o, "requested", it->requested);
+    ts_json_key(&w, "requested");
+    ts_json_bool(&w, it->requested);
+    ts_json_close(&w, '}');
   }
-  ok = ok && add_environment(root, r->environment, r->nenvironment);
-  return finish(root, ok, out, err);
+  ts_json_close(&w, ']');
+  environment(&w, r->environment, r->nenvironment);
+  return finish(&w, start, err);
 }

@@ -221,6 +221,8 @@ static void describe_item(struct ts_plan_state *p, const struct ts_plan_options 
       it->metadata_len = d->metadata_len;
     }
   }
+  if (x->metadata && x->metadata_bytes == it->metadata && x->metadata_len == it->metadata_len)
+    it->parsed = x->metadata;
   it->index = x->index_url;
   ts_plan_variants_describe(p->in.owner->variants, x->name, x->file, &it->variant_label,
                             &it->variant_why);

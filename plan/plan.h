@@ -153,6 +153,9 @@ struct ts_plan_item {
   const struct ts_resolved *r; /* into result->res */
   const char *metadata;        /* METADATA bytes or NULL */
   size_t metadata_len;
+  /* metadata parsed, when the resolver read these very bytes (r->metadata,
+   * its Requires-Dist in r->requires_dist); NULL: parse metadata */
+  const struct ts_metadata *parsed;
   const struct ts_reqfile_entry *hashed_by; /* the requirement whose --hash
                                   values the file must match (any one of
                                   them; pip's rule), or NULL */

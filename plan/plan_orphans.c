@@ -60,6 +60,14 @@ static void deps_of(const char *md, size_t len, const struct ts_marker_env *env,
   ts_metadata_free(m);
 }
 
+/* The same from requirements parsed already (the resolver's). */
+static void deps_of_parsed(struct ts_requirement *const *reqs, size_t n,
+                           const struct ts_marker_env *env, struct names *out) {
+  for (size_t i = 0; i < n; i++)
+    if (!reqs[i]->marker || ts_marker_eval(reqs[i]->marker, env, NULL))
+      add(out, reqs[i]->normalized_name);
+}
+
 static const struct ts_resolved *answer_item(const struct ts_plan_result *r, const char *name) {
   for (size_t i = 0; r->res && i < r->res->nitems; i++)
     if (strcmp(r->res->items[i].name, name) == 0)
@@ -109,12 +117,15 @@ void ts_plan_orphans(const struct ts_site *site, struct ts_plan_result *r,
   }
   /* so does whatever stays needs: the answer (its new versions) and every
    * installed distribution outside the candidates, then what each kept
-   * candidate needs in turn */
-  for (size_t i = 0; r->res && i < r->res->nitems; i++) {
+   * candidate needs in turn (nothing to do when nothing is a candidate) */
+  for (size_t i = 0; cand.n && r->res && i < r->res->nitems; i++) {
     const struct ts_plan_item *it = &r->items[i];
-    deps_of(it->metadata, it->metadata_len, env, &keep);
+    if (it->parsed)
+      deps_of_parsed(it->r->requires_dist, it->r->nrequires_dist, env, &keep);
+    else
+      deps_of(it->metadata, it->metadata_len, env, &keep);
   }
-  for (size_t i = 0; i < site->n; i++) {
+  for (size_t i = 0; cand.n && i < site->n; i++) {
     const struct ts_site_dist *d = &site->dists[i];
     if (!has(&cand, d->normalized) && !answer_item(r, d->normalized))
       deps_of(d->metadata, d->metadata_len, env, &keep);

@@ -9,9 +9,11 @@
 #include "core/str.h"
 #include "inventory/envcheck.h"
 #include "pep/filename.h"
+#include "pep/metadata.h"
 #include "pep/name.h"
 #include "pep/version.h"
 #include "plan/plan_state.h"
+#include "target/site.h"
 
 static bool name_in(char *const *names, size_t n, const char *name) {
   for (size_t i = 0; i < n; i++)
@@ -30,27 +32,37 @@ static size_t unmet_requirements(const struct ts_plan_result *r, const struct ts
       const char *nm = r->res->items[i].name;
       changed[nchanged++] = ts_name_normalize(nm, strlen(nm));
     }
-  /* the set the install leaves: what stays, then what it installs */
-  struct ts_site after = {.dists = ts_xcalloc(p->env.site.n + nitems, sizeof *after.dists)};
+  /* the set the install leaves: what stays, then what it installs (as the
+   * resolver parsed it, or read here) */
+  struct ts_site_dist *made = ts_xcalloc(nitems ? nitems : 1, sizeof *made);
+  struct ts_envcheck_dist_in *after = ts_xcalloc(p->env.site.n + nitems + 1, sizeof *after);
+  size_t nafter = 0;
   for (size_t i = 0; i < p->env.site.n; i++)
     if (!name_in(changed, nchanged, p->env.site.dists[i].normalized))
-      after.dists[after.n++] = p->env.site.dists[i];
+      after[nafter++].site = &p->env.site.dists[i];
   for (size_t i = 0, k = 0; i < nitems; i++) {
     const struct ts_resolved *x = &r->res->items[i];
     const struct ts_plan_item *it = &r->items[i];
     if (x->action == TS_ACTION_KEEP)
       continue;
-    if (it->metadata)
-      after.dists[after.n++] = (struct ts_site_dist){
+    if (it->parsed)
+      after[nafter++] = (struct ts_envcheck_dist_in){
+          .name = it->parsed->normalized_name, .version = it->parsed->version,
+          .requires_dist = (const struct ts_requirement *const *)x->requires_dist,
+          .nrequires_dist = x->nrequires_dist};
+    else if (it->metadata) {
+      made[k] = (struct ts_site_dist){
           .dist_info = (char *)"", .name = (char *)x->name, .normalized = changed[k],
           .version = (char *)x->version, .metadata = (char *)it->metadata,
           .metadata_len = it->metadata_len, .metadata_ok = true};
+      after[nafter++].site = &made[k];
+    }
     k++;
   }
   struct ts_envcheck_result chk;
   struct ts_error ignore = {0};
   size_t n = 0;
-  if (ts_envcheck_run_site(&after, &r->target->markers, &chk, &ignore) == TS_OK) {
+  if (ts_envcheck_run_set(after, nafter, &r->target->markers, &chk, &ignore) == TS_OK) {
     *out = ts_xcalloc(chk.nproblems, sizeof **out);
     for (size_t i = 0; i < chk.nproblems; i++) {
       const struct ts_envcheck_problem *q = &chk.problems[i];
@@ -69,7 +81,8 @@ static size_t unmet_requirements(const struct ts_plan_result *r, const struct ts
     }
     ts_envcheck_result_clear(&chk);
   }
-  free(after.dists);
+  free(after);
+  free(made);
   for (size_t i = 0; i < nchanged; i++)
     free(changed[i]);
   free(changed);

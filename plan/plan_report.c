@@ -15,16 +15,17 @@
 /* The report's metadata: every header in file order, then the body as
  * Description (pip's msg_to_json keeps the same order). */
 struct kvs {
-  struct ts_metadata *md;
+  struct ts_metadata *md; /* parsed here: the resolver's parse is not of these bytes */
   struct ts_report_kv *kv;
   size_t n;
 };
 
-static void metadata_kvs(struct kvs *k, const char *data, size_t len) {
+static void metadata_kvs(struct kvs *k, const struct ts_plan_item *it) {
   struct ts_error err = {0};
-  if (ts_metadata_parse(data, len, &k->md, &err) != TS_OK)
+  const struct ts_metadata *md = it->parsed;
+  if (!md && ts_metadata_parse(it->metadata, it->metadata_len, &k->md, &err) != TS_OK)
     return; /* the resolver parsed it already; nothing new to say here */
-  k->kv = ts_report_metadata_kvs(k->md, &k->n);
+  k->kv = ts_report_metadata_kvs(md ? md : k->md, &k->n);
 }
 
 /* A local file the index gave no hash for (a path requirement, a
@@ -68,7 +69,7 @@ enum ts_code ts_plan_report(const struct ts_plan_result *r, struct ts_buf *out,
     if (x->file->url)
       urls[m] = ts_url_without_userinfo(x->file->url);
     if (it->metadata)
-      metadata_kvs(&k[m], it->metadata, it->metadata_len);
+      metadata_kvs(&k[m], it);
     const char *sha256 = x->file->sha256 ? x->file->sha256 : it->user_sha256;
     if (!sha256 && x->file->url && local_sha256(r, x->file->url, local_hex[m]))
       sha256 = local_hex[m];

@@ -151,18 +151,28 @@ int ts_rs_get_extra(struct rs *rs, int pidx, const char *extra) {
  * version, hidden or not, so revealing a version never changes them. */
 #define VERSION_WINDOW 40
 
-/* A version no root requirement on its project admits can never be
- * installed: it is not worth a solvable. */
-static bool root_admits(struct rs *rs, const char *name, const struct rs_ver *v) {
+/* The root requirements on project `name` whose markers hold, into
+ * out[] (room for every root requirement); their number. */
+static size_t roots_on(struct rs *rs, const char *name, const struct ts_requirement **out) {
+  size_t n = 0;
   for (size_t i = 0; i < rs->req->nrequirements; i++) {
     const struct ts_requirement *r = rs->req->requirements[i];
     if (strcmp(r->normalized_name, name) != 0)
       continue;
     if (r->marker && !ts_marker_eval(r->marker, rs->target->markers, NULL))
       continue;
-    if (!ts_specset_contains(r->specifier, v->v, TS_PRE_INCLUDE))
-      return false;
+    out[n++] = r;
   }
+  return n;
+}
+
+/* A version no root requirement on its project admits can never be
+ * installed: it is not worth a solvable. */
+static bool root_admits(const struct ts_requirement *const *roots, size_t nroots,
+                        const struct rs_ver *v) {
+  for (size_t i = 0; i < nroots; i++)
+    if (!ts_specset_contains(roots[i]->specifier, v->v, TS_PRE_INCLUDE))
+      return false;
   return true;
 }
 
@@ -236,9 +246,12 @@ static bool reveal_window(struct rs *rs, int pidx) {
   struct rs_proj *pj = &rs->projs[pidx];
   size_t shown = 0;
   bool any = false;
+  const struct ts_requirement **roots =
+      ts_xcalloc(rs->req->nrequirements + 1, sizeof *roots);
+  size_t nroots = rs->reveal_all ? 0 : roots_on(rs, pj->name, roots);
   for (size_t k = pj->nvers; k-- > 0 && shown < pj->window;) {
-    struct rs_ver *s = &pj->vers[k];
-    if (!s->usable || (!rs->reveal_all && !root_admits(rs, pj->name, s)))
+    struct rs_ver *s = &rs->projs[pidx].vers[k];
+    if (!s->usable || !root_admits(roots, nroots, s))
       continue;
     shown++;
     if (!s->solv) {
@@ -246,6 +259,7 @@ static bool reveal_window(struct rs *rs, int pidx) {
       any = true;
     }
   }
+  free(roots);
   return any;
 }
 

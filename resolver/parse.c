@@ -5,6 +5,7 @@
 #include "core/alloc.h"
 #include "core/str.h"
 #include "resolver/internal.h"
+#include "resolver/resolver.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,12 @@ void ts_rs_fname_clear(struct ts_rs_fname *f) {
   memset(f, 0, sizeof *f);
 }
 
+struct ts_version *ts_rs_fname_take_version(struct ts_rs_fname *f) {
+  struct ts_version **owner = f->wheel_name ? &f->wheel_name->version : &f->sdist_name->version;
+  *owner = NULL;
+  return (struct ts_version *)f->version;
+}
+
 long ts_rs_wheel_priority(const struct ts_tagset *tags,
                           const struct ts_rs_fname *f) {
   if (!f->wheel || !tags)
@@ -67,7 +74,19 @@ void ts_rs_meta_clear(struct ts_rs_meta *m) {
     ts_requirement_free(m->requires_dist[i]);
   free(m->requires_dist);
   free(m->requires_python);
+  ts_metadata_free(m->md);
   memset(m, 0, sizeof *m);
+}
+
+void ts_rs_meta_hand_over(struct ts_rs_meta *m, struct ts_resolved *item) {
+  item->metadata_bytes = m->data;
+  item->metadata_len = m->len;
+  item->metadata = m->md;
+  item->requires_dist = m->requires_dist;
+  item->nrequires_dist = m->nrequires_dist;
+  m->md = NULL;
+  m->requires_dist = NULL;
+  m->nrequires_dist = 0;
 }
 
 enum ts_code ts_rs_meta_parse(const char *data, size_t len,
@@ -77,28 +96,34 @@ enum ts_code ts_rs_meta_parse(const char *data, size_t len,
   enum ts_code c = ts_metadata_parse(data, len, &md, err);
   if (c != TS_OK)
     return c;
+  /* Requires-Dist in text order, not file order: libsolv walks a
+   * solvable's requires in order, so the answer must not depend on it
+   * (sorted as a copy: md stays as the file has it) */
+  char **texts = NULL;
   if (md->nrequires_dist) {
     out->requires_dist = ts_xcalloc(md->nrequires_dist, sizeof *out->requires_dist);
+    texts = ts_xreallocarray(NULL, md->nrequires_dist, sizeof *texts);
+    memcpy(texts, md->requires_dist, md->nrequires_dist * sizeof *texts);
+    qsort(texts, md->nrequires_dist, sizeof *texts, ts_strv_cmp);
   }
-  /* Requires-Dist in text order, not file order: libsolv walks a
-   * solvable's requires in order, so the answer must not depend on it */
-  if (md->nrequires_dist > 1)
-    qsort(md->requires_dist, md->nrequires_dist, sizeof *md->requires_dist,
-          ts_strv_cmp);
   for (size_t i = 0; i < md->nrequires_dist; i++) {
-    const char *s = md->requires_dist[i];
+    const char *s = texts[i];
     c = ts_requirement_parse(s, strlen(s), &out->requires_dist[i], err);
     if (c != TS_OK) {
       ts_error_wrap(err, "Requires-Dist '%s'", s);
+      free(texts);
       ts_rs_meta_clear(out);
       ts_metadata_free(md);
       return c;
     }
     out->nrequires_dist++;
   }
+  free(texts);
   if (md->requires_python) {
     out->requires_python = ts_xstrdup(md->requires_python);
   }
-  ts_metadata_free(md);
+  out->md = md;
+  out->data = data;
+  out->len = len;
   return TS_OK;
 }

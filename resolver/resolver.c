@@ -114,6 +114,7 @@ static void rs_free(struct rs *rs) {
   free(rs->rule_rich);
   free(rs->rule_limit);
   free(rs->rule_done);
+  free(rs->rule_by_subject);
   for (size_t i = 0; i < rs->nwant; i++)
     free(rs->want[i]);
   free(rs->want);
@@ -177,6 +178,7 @@ static void rs_init(struct rs *rs, const struct ts_resolver_request *req,
       rs->rule_term_done[i] = ts_xcalloc(req->rules->constraints[i].nterms + 1, sizeof(bool));
       rs->rule_term_dep[i] = ts_xcalloc(req->rules->constraints[i].nterms + 1, sizeof(Id));
     }
+    ts_rs_index_rules(rs);
   }
   rs->constraints_solv =
       ts_rs_new_solvable(rs, rs->host, pool_str2id(rs->pool, "__constraints", 1),

@@ -25,6 +25,8 @@
 #include "pep/tags.h"
 #include "rules/constraint.h"
 
+struct ts_metadata;
+
 /* ---- provider: where pages and metadata come from -------------------- */
 
 /* One project as seen by every index that has it (several with
@@ -224,6 +226,17 @@ struct ts_resolved {
   size_t nextras;
   enum ts_resolved_action action;
   char *installed_version;           /* NULL when not installed */
+  /* The chosen file's METADATA as the resolver read it, so that what
+   * follows (the report, pip's check of the result) need not parse it
+   * again: the bytes it parsed (the provider's answer to get_metadata;
+   * a caller holding the same pointer holds the same METADATA), their
+   * parse, and its Requires-Dist parsed, in text order.  Owned by the
+   * resolution; NULL / 0 when kept or when it read none. */
+  const char *metadata_bytes;
+  size_t metadata_len;
+  struct ts_metadata *metadata;
+  struct ts_requirement **requires_dist;
+  size_t nrequires_dist;
 };
 
 /* Lines the CLI prints, in order: the chain from the root requirements to

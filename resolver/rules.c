@@ -71,17 +71,20 @@ void ts_rs_add_fact(struct rs *rs, const char *name, const char *version,
   rs->job_info[rs->jobs.count / 2 - 1].proj = -1;
 }
 
+/* A local pattern without fnmatch metacharacters ("cu130") is a plain
+ * string compare; the label is checked before the specifier because it
+ * rules out most of the gates a version meets at that cost. */
 static bool term_matches_version(const struct ts_term *t,
                                  const struct ts_version *v) {
-  if (t->spec && (!v || !ts_specset_contains(t->spec, v, TS_PRE_INCLUDE)))
-    return false;
   if (t->local_pattern && v) {
     const char *local = ts_version_local(v);
-    if (!t->local_pattern[0] ? local != NULL
-                             : (!local || fnmatch(t->local_pattern, local, 0)))
+    const char *pat = t->local_pattern;
+    if (!pat[0] ? local != NULL
+                : !local || (strpbrk(pat, "*?[\\") ? fnmatch(pat, local, 0) != 0
+                                                     : strcmp(pat, local) != 0))
       return false;
   }
-  return true;
+  return !t->spec || (v && ts_specset_contains(t->spec, v, TS_PRE_INCLUDE));
 }
 
 static bool fact_term_holds(struct rs *rs, const struct ts_term *t) {
@@ -148,7 +151,9 @@ static size_t subject_solvables(struct rs *rs, const struct ts_term *t,
   }
   struct rs_proj *pj = ts_rs_proj_by_name(rs, t->name);
   for (size_t i = 0; pj && i < pj->nvers; i++) {
-    if (!term_matches_version(t, pj->vers[i].twin ? pj->vers[i].twin : pj->vers[i].v))
+    /* a version without a solvable yet gets the rule when revealed */
+    if ((!pj->vers[i].solv && !pj->vers[i].inst_solv) ||
+        !term_matches_version(t, pj->vers[i].twin ? pj->vers[i].twin : pj->vers[i].v))
       continue;
     if (pj->vers[i].solv)
       queue_push(q, pj->vers[i].solv);
@@ -306,22 +311,71 @@ void ts_rs_apply_rules(struct rs *rs) {
   queue_free(&subj);
 }
 
-/* The rules already applied to a project, for a version revealed later. */
+static int cmp_by_subject(const void *a, const void *b, void *set_) {
+  const struct ts_constraint_set *set = set_;
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  int c = strcmp(set->constraints[x].subject.name, set->constraints[y].subject.name);
+  return c ? c : (x > y) - (x < y);
+}
+
+void ts_rs_index_rules(struct rs *rs) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  rs->rule_by_subject = ts_xcalloc(set->nconstraints + 1, sizeof *rs->rule_by_subject);
+  for (size_t c = 0; c < set->nconstraints; c++)
+    rs->rule_by_subject[c] = c;
+  qsort_r(rs->rule_by_subject, set->nconstraints, sizeof *rs->rule_by_subject,
+          cmp_by_subject, (void *)set);
+}
+
+const size_t *ts_rs_rules_about(const struct rs *rs, const char *name, size_t *n) {
+  const struct ts_constraint_set *set = rs->req->rules;
+  size_t lo = 0, hi = set->nconstraints;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (strcmp(set->constraints[rs->rule_by_subject[mid]].subject.name, name) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t end = lo;
+  while (end < set->nconstraints &&
+         strcmp(set->constraints[rs->rule_by_subject[end]].subject.name, name) == 0)
+    end++;
+  *n = end - lo;
+  return rs->rule_by_subject + lo;
+}
+
+/* Whether constraint c has a dep to give a version revealed now. */
+static bool rule_applied(const struct rs *rs, size_t c) {
+  const struct ts_constraint *con = &rs->req->rules->constraints[c];
+  if (con->kind == TS_CONSTRAINT_REQUIRES)
+    return rs->rule_done[c] && rs->rule_dep[c];
+  for (size_t t = 0; t < con->nterms; t++)
+    if (rs->rule_term_done[c][t] && rs->rule_term_dep[c][t])
+      return true;
+  return false;
+}
+
+/* The rules already applied to a project, for a version revealed later:
+ * only the constraints about that project (rule_by_subject, in set order),
+ * and of those only the ones applied, are matched against the version. */
 void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
                                    const char *name) {
   const struct ts_constraint_set *set = rs->req->rules;
   if (!set)
     return;
-  for (size_t c = 0; c < set->nconstraints; c++) {
+  size_t n;
+  const size_t *about = ts_rs_rules_about(rs, name, &n);
+  for (size_t k = 0; k < n; k++) {
+    size_t c = about[k];
     const struct ts_constraint *con = &set->constraints[c];
-    if (strcmp(con->subject.name, name) != 0 ||
+    if (!rule_applied(rs, c) ||
         !term_matches_version(&con->subject, v->twin ? v->twin : v->v))
       continue;
     if (con->kind == TS_CONSTRAINT_REQUIRES) {
-      if (rs->rule_done[c] && rs->rule_dep[c])
-        ts_rs_add_dep(rs, p, rs->rule_dep[c], rs->rule_limit[c],
-                      ts_xstrdup(con->id), -1, NULL, (int)c,
-                      rs->rule_rich[c]);
+      ts_rs_add_dep(rs, p, rs->rule_dep[c], rs->rule_limit[c],
+                    ts_xstrdup(con->id), -1, NULL, (int)c,
+                    rs->rule_rich[c]);
       continue;
     }
     for (size_t t = 0; t < con->nterms; t++)

@@ -193,6 +193,9 @@ struct rs {
   bool *rule_rich;
   bool *rule_limit;          /* rule_dep is a conflict (--no-deps limit) */
   Id **rule_term_dep;        /* conflicts-rule deps per term */
+  /* The constraints' indices sorted by subject name, each name's in set
+   * order (ts_rs_index_rules): a revealed version looks up its own. */
+  size_t *rule_by_subject;
   bool reveal_all;           /* root-excluded versions get solvables too */
   char **want;
   size_t nwant, want_cap;
@@ -248,6 +251,11 @@ void ts_rs_add_fact(struct rs *rs, const char *name, const char *version,
 void ts_rs_apply_rules(struct rs *rs);
 /* The rules already applied to project `name`, on a version revealed
  * later (solvable p). */
+/* Builds rule_by_subject for req->rules (once, when the rules arrive). */
+void ts_rs_index_rules(struct rs *rs);
+/* The indices of the constraints whose subject is `name` (exactly), in set
+ * order: *n of them (0: none). */
+const size_t *ts_rs_rules_about(const struct rs *rs, const char *name, size_t *n);
 void ts_rs_apply_rules_to_version(struct rs *rs, Id p, const struct rs_ver *v,
                                   const char *name);
 /* A kernel gate: a rule saying which GPU targets a build carries kernels

@@ -257,8 +257,9 @@ static void ver_merge(struct rs_proj *pj) {
   pj->nvers = out + 1;
   for (size_t i = 0; i < pj->nvers; i++) {
     struct rs_ver *s = &pj->vers[i];
+    /* without a local label the public version orders as the version */
     const char *pub = ts_version_public(s->v);
-    if (ts_version_parse(pub, strlen(pub), &s->pub, NULL) != TS_OK)
+    if (!ts_version_local(s->v) || ts_version_parse(pub, strlen(pub), &s->pub, NULL) != TS_OK)
       s->pub = ts_version_dup(s->v);
   }
 }
@@ -362,7 +363,7 @@ static void read_file(struct rs *rs, struct rs_proj *pj, size_t *cap,
     return;
   }
   const char *vtext = ts_version_original(fn.version);
-  struct rs_ver *s = ver_slot(pj, cap, ts_version_dup(fn.version), vtext);
+  struct rs_ver *s = ver_slot(pj, cap, ts_rs_fname_take_version(&fn), vtext);
   long prio = ts_rs_wheel_priority(rs->target->tags, &fn);
   bool wheel = fn.wheel;
   long vrank = fn.variant_label ? file->variant_rank : LONG_MAX;

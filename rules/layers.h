@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "core/error.h"
+#include "rules/builtin.h"
 #include "rules/rules.h"
 
 struct ts_rules_layers {
@@ -23,6 +24,8 @@ struct ts_rules_layers {
   const char *const *without;
   size_t nwithout;
   const char *cache_root;     /* rules/rules_cache.h; NULL: every file parsed */
+  /* rules/builtin.h: the parse of bytes known at build time; NULL: none */
+  const struct ts_rules_builtin *builtin;
 };
 
 /* The layered rules, with the in-force file's provenance.  The caller

@@ -12,271 +12,12 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
-
-/* Raise with every change to what an entry holds.  Each structure below is
- * walked field by field; a structure that changes size fails these asserts
- * so that its new fields are not left out of the entries. */
-#define ENTRY_FORMAT 1u
-_Static_assert(sizeof(struct ts_rules) == 256, "rules_cache.c: walk the new ts_rules fields");
-_Static_assert(sizeof(struct ts_rules_backend) == 80, "rules_cache.c: ts_rules_backend");
-_Static_assert(sizeof(struct ts_rules_arch) == 16, "rules_cache.c: ts_rules_arch");
-_Static_assert(sizeof(struct ts_rules_variant) == 72, "rules_cache.c: ts_rules_variant");
-_Static_assert(sizeof(struct ts_rules_platform) == 40, "rules_cache.c: ts_rules_platform");
-_Static_assert(sizeof(struct ts_rules_pair) == 24, "rules_cache.c: ts_rules_pair");
-_Static_assert(sizeof(struct ts_rules_release) == 104, "rules_cache.c: ts_rules_release");
-_Static_assert(sizeof(struct ts_rules_term) == 24, "rules_cache.c: ts_rules_term");
-_Static_assert(sizeof(struct ts_rules_rule) == 128, "rules_cache.c: ts_rules_rule");
-_Static_assert(sizeof(struct ts_rules_pairing) == 40, "rules_cache.c: ts_rules_pairing");
-_Static_assert(sizeof(struct ts_rules_amdgpu_map) == 16, "rules_cache.c: ts_rules_amdgpu_map");
-_Static_assert(sizeof(struct ts_rules_kmd_driver) == 40, "rules_cache.c: ts_rules_kmd_driver");
-_Static_assert(sizeof(struct ts_rules_kmd) == 80, "rules_cache.c: ts_rules_kmd");
-_Static_assert(sizeof(struct ts_rules_torch_build) == 32, "rules_cache.c: ts_rules_torch_build");
+#include "rules/builtin.h"
+#include "rules/rules_codec.h"
 
 static const char magic[8] = {'T', 'S', 'R', 'U', 'L', 'E', 'S', '\n'};
 #define HEADER_LEN (sizeof magic + 4 + TS_SHA256_LEN)
-#define NO_STRING UINT32_MAX
-
-/* One walk of a ts_rules serves both directions, so that what is written
- * and what is read cannot drift apart.  Reading checks every length against
- * what is left and stops at the first inconsistency (`bad`). */
-struct codec {
-  bool reading;
-  struct ts_buf *out;             /* writing */
-  const unsigned char *p, *end;   /* reading */
-  bool bad;
-  const char *file;               /* reading: the path rules are read from */
-};
-
-static void c_u32(struct codec *c, uint32_t *v) {
-  if (c->bad)
-    return;
-  if (!c->reading) {
-    unsigned char b[4] = {(unsigned char)*v, (unsigned char)(*v >> 8),
-                          (unsigned char)(*v >> 16), (unsigned char)(*v >> 24)};
-    c->bad = ts_buf_append(c->out, b, 4) != TS_OK;
-    return;
-  }
-  if (c->end - c->p < 4) {
-    c->bad = true;
-    return;
-  }
-  *v = (uint32_t)c->p[0] | (uint32_t)c->p[1] << 8 | (uint32_t)c->p[2] << 16 |
-       (uint32_t)c->p[3] << 24;
-  c->p += 4;
-}
-
-static void c_bool(struct codec *c, bool *b) {
-  uint32_t v = *b;
-  c_u32(c, &v);
-  if (c->reading && !c->bad && v > 1)
-    c->bad = true;
-  *b = v == 1;
-}
-
-static void c_unsigned(struct codec *c, unsigned *u) {
-  uint32_t v = *u;
-  c_u32(c, &v);
-  *u = v;
-}
-
-static void c_int(struct codec *c, int *i) {
-  uint32_t v = (uint32_t)*i;
-  c_u32(c, &v);
-  *i = (int)v;
-}
-
-static void c_str(struct codec *c, char **s) {
-  if (!c->reading) {
-    size_t n = *s ? strlen(*s) : 0;
-    uint32_t len = *s ? (uint32_t)n : NO_STRING;
-    c_u32(c, &len);
-    if (*s && !c->bad)
-      c->bad = ts_buf_append(c->out, *s, n) != TS_OK;
-    return;
-  }
-  *s = NULL;
-  uint32_t len = 0;
-  c_u32(c, &len);
-  if (c->bad || len == NO_STRING)
-    return;
-  if ((size_t)(c->end - c->p) < len || memchr(c->p, '\0', len)) {
-    c->bad = true;
-    return;
-  }
-  *s = ts_xstrndup((const char *)c->p, len);
-  c->p += len;
-}
-
-/* An array's length, and when reading its (zeroed) storage: every element
- * takes at least 4 bytes, so a length beyond what is left is damage. */
-static void c_array(struct codec *c, void **items, size_t *n, size_t size) {
-  uint32_t len = (uint32_t)*n;
-  c_u32(c, &len);
-  if (!c->reading)
-    return;
-  *items = NULL;
-  *n = 0;
-  if (c->bad || len == 0)
-    return;
-  if (len > (size_t)(c->end - c->p) / 4) {
-    c->bad = true;
-    return;
-  }
-  *items = ts_xcalloc(len, size);
-  *n = len;
-}
-
-static void c_strv(struct codec *c, char ***v, size_t *n) {
-  c_array(c, (void **)v, n, sizeof **v);
-  for (size_t i = 0; i < *n && !c->bad; i++)
-    c_str(c, &(*v)[i]);
-}
-
-#define WALK_ARRAY(c, items, n, walk)                        \
-  do {                                                       \
-    c_array((c), (void **)&(items), &(n), sizeof *(items));  \
-    for (size_t i_ = 0; i_ < (n) && !(c)->bad; i_++)         \
-      walk((c), &(items)[i_]);                               \
-  } while (0)
-
-static void walk_backend(struct codec *c, struct ts_rules_backend *b) {
-  uint32_t kind = (uint32_t)b->kind;
-  c_str(c, &b->id);
-  c_u32(c, &kind);
-  if (kind > TS_BACKEND_XPU)
-    c->bad = true;
-  b->kind = (enum ts_backend_kind)kind;
-  c_str(c, &b->version);
-  c_str(c, &b->index);
-  c_str(c, &b->driver_min);
-  c_str(c, &b->driver_toolkit);
-  c_strv(c, &b->gfx, &b->ngfx);
-  c_str(c, &b->source);
-  c_str(c, &b->confidence);
-}
-
-static void walk_arch(struct codec *c, struct ts_rules_arch *a) {
-  c_str(c, &a->cc);
-  c_bool(c, &a->ptx);
-}
-
-static void walk_variant(struct codec *c, struct ts_rules_variant *v) {
-  c_str(c, &v->backend);
-  WALK_ARRAY(c, v->archs, v->narchs, walk_arch);
-  c_strv(c, &v->gfx, &v->ngfx);
-  c_bool(c, &v->has_gfx);
-  c_str(c, &v->driver_toolkit);
-  c_str(c, &v->source);
-  c_str(c, &v->confidence);
-}
-
-static void walk_platform(struct codec *c, struct ts_rules_platform *p) {
-  c_str(c, &p->machine);
-  WALK_ARRAY(c, p->variants, p->nvariants, walk_variant);
-  c_str(c, &p->pypi_default);
-  c_str(c, &p->source);
-}
-
-static void walk_pair(struct codec *c, struct ts_rules_pair *p) {
-  c_str(c, &p->torch);
-  c_str(c, &p->torchvision);
-  c_str(c, &p->torchaudio);
-}
-
-static void walk_release(struct codec *c, struct ts_rules_release *r) {
-  c_str(c, &r->series);
-  c_strv(c, &r->versions, &r->nversions);
-  WALK_ARRAY(c, r->variants, r->nvariants, walk_variant);
-  WALK_ARRAY(c, r->pairs, r->npairs, walk_pair);
-  c_str(c, &r->source);
-  c_str(c, &r->confidence);
-  c_str(c, &r->pypi_default);
-  c_str(c, &r->pypi_source);
-  WALK_ARRAY(c, r->platforms, r->nplatforms, walk_platform);
-}
-
-static void walk_term(struct codec *c, struct ts_rules_term *t) {
-  c_str(c, &t->name);
-  c_str(c, &t->spec);
-  c_str(c, &t->local);
-}
-
-static void walk_rule(struct codec *c, struct ts_rules_rule *r) {
-  uint32_t kind = (uint32_t)r->kind;
-  c_str(c, &r->id);
-  c_u32(c, &kind);
-  if (kind > TS_RULES_CUSTOM_BUILD)
-    c->bad = true;
-  r->kind = (enum ts_rules_kind)kind;
-  c_str(c, &r->subject_name);
-  c_str(c, &r->subject_spec);
-  c_strv(c, &r->subject_locals, &r->nsubject_locals);
-  WALK_ARRAY(c, r->terms, r->nterms, walk_term);
-  WALK_ARRAY(c, r->when, r->nwhen, walk_term);
-  c_str(c, &r->message);
-  c_str(c, &r->fix);
-  c_str(c, &r->source);
-  c_str(c, &r->confidence);
-  c_unsigned(c, &r->line);
-  /* The file a rule came from is the path it is read from now: one entry
-   * serves every copy of the same bytes. */
-  if (c->reading)
-    r->file = ts_xstrdup(c->file);
-}
-
-static void walk_pairing(struct codec *c, struct ts_rules_pairing *p) {
-  c_str(c, &p->id);
-  c_str(c, &p->project);
-  c_str(c, &p->message);
-  c_str(c, &p->fix);
-  c_str(c, &p->source);
-}
-
-static void walk_amdgpu(struct codec *c, struct ts_rules_amdgpu_map *m) {
-  c_str(c, &m->amdgpu);
-  c_str(c, &m->rocm);
-}
-
-static void walk_kmd_driver(struct codec *c, struct ts_rules_kmd_driver *d) {
-  c_str(c, &d->amdgpu);
-  c_str(c, &d->rocm);
-  c_str(c, &d->user_min);
-  c_str(c, &d->user_max);
-  c_str(c, &d->source);
-}
-
-static void walk_kmd(struct codec *c, struct ts_rules_kmd *k) {
-  c_unsigned(c, &k->window);
-  c_strv(c, &k->releases, &k->nreleases);
-  WALK_ARRAY(c, k->amdgpu, k->namdgpu, walk_amdgpu);
-  WALK_ARRAY(c, k->drivers, k->ndrivers, walk_kmd_driver);
-  c_str(c, &k->source);
-  c_str(c, &k->amdgpu_source);
-  c_str(c, &k->amdgpu_confidence);
-}
-
-static void walk_torch_build(struct codec *c, struct ts_rules_torch_build *t) {
-  c_str(c, &t->project);
-  c_bool(c, &t->nvcc);
-  c_str(c, &t->only_from);
-  c_str(c, &t->source);
-}
-
-/* The provenance is not the file's: whoever chose the file sets it. */
-static void walk_rules(struct codec *c, struct ts_rules *r) {
-  c_int(c, &r->schema);
-  c_str(c, &r->version);
-  c_str(c, &r->index_base);
-  WALK_ARRAY(c, r->backends, r->nbackends, walk_backend);
-  WALK_ARRAY(c, r->releases, r->nreleases, walk_release);
-  c_strv(c, &r->routes, &r->nroutes);
-  c_str(c, &r->routes_source);
-  WALK_ARRAY(c, r->pairings, r->npairings, walk_pairing);
-  WALK_ARRAY(c, r->rules, r->nrules, walk_rule);
-  walk_kmd(c, &r->kmd);
-  WALK_ARRAY(c, r->torch_builds, r->ntorch_builds, walk_torch_build);
-  c_strv(c, &r->without_rules, &r->nwithout_rules);
-}
+#define ENTRY_FORMAT TS_RULES_CODEC_FORMAT
 
 static char *entry_path(const char *cache_root, const struct ts_buf *file) {
   static const char salt[] = "torchsolve " TS_VERSION "\n";
@@ -305,42 +46,31 @@ static struct ts_rules *read_entry(const char *path, const char *file) {
   if (ts_fs_read_file(path, &b, NULL) != TS_OK || b.len < HEADER_LEN ||
       memcmp(b.data, magic, sizeof magic) != 0)
     goto done;
+  const unsigned char *head = (const unsigned char *)b.data + sizeof magic;
+  uint32_t format = (uint32_t)head[0] | (uint32_t)head[1] << 8 |
+                    (uint32_t)head[2] << 16 | (uint32_t)head[3] << 24;
+  if (format != ENTRY_FORMAT)
+    goto done;
   const unsigned char *body = (const unsigned char *)b.data + HEADER_LEN;
   size_t body_len = b.len - HEADER_LEN;
   uint8_t sum[TS_SHA256_LEN];
   ts_sha256(body, body_len, sum);
-  if (memcmp(b.data + sizeof magic + 4, sum, sizeof sum) != 0)
+  if (memcmp(head + 4, sum, sizeof sum) != 0)
     goto done;
-  struct codec c = {.reading = true, .p = body, .end = body + body_len, .file = file};
-  uint32_t format = 0;
-  struct codec fmt = {.reading = true, .p = (const unsigned char *)b.data + sizeof magic,
-                      .end = (const unsigned char *)b.data + HEADER_LEN};
-  c_u32(&fmt, &format);
-  if (format != ENTRY_FORMAT)
-    goto done;
-  r = ts_xcalloc(1, sizeof *r);
-  walk_rules(&c, r);
-  if (c.bad || c.p != c.end) {
-    ts_rules_free(r);
-    r = NULL;
-  }
+  r = ts_rules_decode(body, body_len, file);
 done:
   ts_buf_clear(&b);
   return r;
 }
 
-static void write_entry(const char *cache_root, const char *path, struct ts_rules *r) {
+static void write_entry(const char *cache_root, const char *path, const struct ts_rules *r) {
   struct ts_buf b;
   ts_buf_init(&b, 0);
-  uint32_t format = ENTRY_FORMAT;
-  uint8_t zero[TS_SHA256_LEN] = {0};
-  struct codec c = {.out = &b};
-  c.bad = ts_buf_append(&b, magic, sizeof magic) != TS_OK;
-  c_u32(&c, &format);
-  if (!c.bad)
-    c.bad = ts_buf_append(&b, zero, sizeof zero) != TS_OK;
-  walk_rules(&c, r);
-  if (!c.bad) {
+  const unsigned char head[4 + TS_SHA256_LEN] = {ENTRY_FORMAT & 0xff, (ENTRY_FORMAT >> 8) & 0xff,
+                                                 (ENTRY_FORMAT >> 16) & 0xff, ENTRY_FORMAT >> 24};
+  bool ok = ts_buf_append(&b, magic, sizeof magic) == TS_OK &&
+            ts_buf_append(&b, head, sizeof head) == TS_OK && ts_rules_encode(r, &b) == TS_OK;
+  if (ok) {
     ts_sha256(b.data + HEADER_LEN, b.len - HEADER_LEN,
               (uint8_t *)b.data + sizeof magic + 4);
     char *dir = ts_path_join(cache_root, TS_RULES_CACHE_DIR);
@@ -353,8 +83,9 @@ static void write_entry(const char *cache_root, const char *path, struct ts_rule
 }
 
 enum ts_code ts_rules_load_file_cached(const char *path, const char *cache_root,
+                                       const struct ts_rules_builtin *builtin,
                                        struct ts_rules **out, struct ts_error *err) {
-  if (!cache_root)
+  if (!cache_root && !builtin)
     return ts_rules_load_file(path, out, NULL, err);
   *out = NULL;
   struct ts_buf b;
@@ -364,7 +95,11 @@ enum ts_code ts_rules_load_file_cached(const char *path, const char *cache_root,
     ts_buf_clear(&b);
     return rc;
   }
-  char *entry = entry_path(cache_root, &b);
+  if (builtin && (*out = ts_rules_builtin_parse(builtin, b.data, b.len, path)) != NULL) {
+    ts_buf_clear(&b);
+    return TS_OK;
+  }
+  char *entry = cache_root ? entry_path(cache_root, &b) : NULL;
   if (entry && (*out = read_entry(entry, path)) != NULL) {
     free(entry);
     ts_buf_clear(&b);

@@ -19,14 +19,18 @@
 #pragma once
 
 #include "core/error.h"
+#include "rules/builtin.h"
 #include "rules/rules.h"
 
 /* The entries' folder under a cache root. */
 #define TS_RULES_CACHE_DIR "rules-v1"
 
-/* ts_rules_load_file, answered from the parsed entry under cache_root when
+/* ts_rules_load_file, answered from `builtin` (builtin.h) when the file's
+ * bytes are its source, else from the parsed entry under cache_root when
  * there is a good one, else parsed and then stored (best effort: a cache
  * that cannot be written only costs the parse next time).  cache_root NULL:
- * no cache, exactly ts_rules_load_file.  Errors are ts_rules_load_file's. */
+ * no cache; builtin NULL: none compiled in.  Errors are
+ * ts_rules_load_file's. */
 enum ts_code ts_rules_load_file_cached(const char *path, const char *cache_root,
+                                       const struct ts_rules_builtin *builtin,
                                        struct ts_rules **out, struct ts_error *err);

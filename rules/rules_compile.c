@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/str.h"
 #include "pep/specifier.h"
@@ -33,15 +34,71 @@ static void add_fact(struct ts_constraint_set *s, const char *name,
   f->source = ts_xstrdup(source ? source : "detected");
 }
 
-static enum ts_code make_term(struct ts_term *t, const char *name,
-                              const char *spec, const char *local,
-                              struct ts_error *err) {
+/* Specifier texts parsed once per compile, sorted by text: the pairings
+ * and the rules repeat a few dozen texts ("==2.8.0") hundreds of times,
+ * and a copy of a parsed set costs a fraction of a parse. */
+struct spec_memo {
+  char **text;
+  struct ts_specset **set;
+  size_t n;
+};
+
+static void spec_memo_clear(struct spec_memo *m) {
+  for (size_t i = 0; i < m->n; i++)
+    ts_specset_free(m->set[i]);
+  ts_strv_free(m->text, m->n);
+  free(m->set);
+  memset(m, 0, sizeof *m);
+}
+
+/* *out: a set of its own for `spec`, parsed or copied from the memo. */
+static enum ts_code memo_parse(struct spec_memo *m, const char *spec,
+                               struct ts_specset **out, struct ts_error *err) {
+  size_t lo = 0, hi = m->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(m->text[mid], spec);
+    if (c == 0) {
+      *out = ts_specset_dup(m->set[mid]);
+      return TS_OK;
+    }
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  struct ts_specset *set = NULL;
+  enum ts_code rc = ts_specset_parse(spec, strlen(spec), &set, err);
+  if (rc != TS_OK)
+    return rc;
+  m->text = ts_xreallocarray(m->text, m->n + 1, sizeof *m->text);
+  m->set = ts_xreallocarray(m->set, m->n + 1, sizeof *m->set);
+  memmove(m->text + lo + 1, m->text + lo, (m->n - lo) * sizeof *m->text);
+  memmove(m->set + lo + 1, m->set + lo, (m->n - lo) * sizeof *m->set);
+  m->text[lo] = ts_xstrdup(spec);
+  m->set[lo] = set;
+  m->n++;
+  *out = ts_specset_dup(set);
+  return TS_OK;
+}
+
+/* `memo` NULL: the specifier is parsed. */
+static enum ts_code make_term_with(struct spec_memo *memo, struct ts_term *t,
+                                   const char *name, const char *spec,
+                                   const char *local, struct ts_error *err) {
   memset(t, 0, sizeof *t);
   t->name = ts_xstrdup(name ? name : "");
   t->local_pattern = local ? ts_xstrdup(local) : NULL;
-  if (spec && ts_specset_parse(spec, strlen(spec), &t->spec, err) != TS_OK)
+  if (spec && (memo ? memo_parse(memo, spec, &t->spec, err)
+                    : ts_specset_parse(spec, strlen(spec), &t->spec, err)) != TS_OK)
     return ts_error_wrap(err, "rules: term '%s %s'", name, spec);
   return TS_OK;
+}
+
+static enum ts_code make_term(struct ts_term *t, const char *name,
+                              const char *spec, const char *local,
+                              struct ts_error *err) {
+  return make_term_with(NULL, t, name, spec, local, err);
 }
 
 /* The set's constraint and assumed-build arrays grow by doubling: a compile
@@ -73,11 +130,17 @@ static struct ts_constraint *new_constraint(struct ts_constraint_set *s,
   return c;
 }
 
+static enum ts_code add_term_with(struct spec_memo *memo, struct ts_constraint *c,
+                                  const char *name, const char *spec,
+                                  const char *local, struct ts_error *err) {
+  c->terms = ts_xrealloc(c->terms, (c->nterms + 1) * sizeof *c->terms);
+  return make_term_with(memo, &c->terms[c->nterms++], name, spec, local, err);
+}
+
 static enum ts_code add_term(struct ts_constraint *c, const char *name,
                              const char *spec, const char *local,
                              struct ts_error *err) {
-  c->terms = ts_xrealloc(c->terms, (c->nterms + 1) * sizeof *c->terms);
-  return make_term(&c->terms[c->nterms++], name, spec, local, err);
+  return add_term_with(NULL, c, name, spec, local, err);
 }
 
 static enum ts_code add_when(struct ts_constraint *c, const char *name,
@@ -232,22 +295,38 @@ static bool arch_covers(const struct ts_rules_variant *v, const char *cc,
   return sass || ptx;
 }
 
+/* Appends `text` at buf[used] as snprintf(buf + used, cap - used, "%s")
+ * would, cut at the end of buf, and returns the length it would have: the
+ * lists below are built for every variant of every release, and a
+ * formatted print per entry was most of their cost. */
+static size_t put_text(char *buf, size_t cap, size_t used, const char *text) {
+  size_t n = strlen(text);
+  if (used < cap) {
+    size_t k = n < cap - 1 - used ? n : cap - 1 - used;
+    memcpy(buf + used, text, k);
+    buf[used + k] = '\0';
+  }
+  return used + n;
+}
+
 static char *arch_list_text(const struct ts_rules_variant *v) {
   char buf[512] = "";
   size_t used = 0;
-  for (size_t i = 0; i < v->narchs && used < sizeof buf - 32; i++)
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s%s",
-                             i ? " " : "", v->archs[i].cc,
-                             v->archs[i].ptx ? "+PTX" : "");
+  for (size_t i = 0; i < v->narchs && used < sizeof buf - 32; i++) {
+    used = put_text(buf, sizeof buf, used, i ? " " : "");
+    used = put_text(buf, sizeof buf, used, v->archs[i].cc);
+    used = put_text(buf, sizeof buf, used, v->archs[i].ptx ? "+PTX" : "");
+  }
   return ts_xstrdup(buf);
 }
 
 static char *gfx_list_text(char *const *gfx, size_t n) {
   char buf[512] = "";
   size_t used = 0;
-  for (size_t i = 0; i < n && used < sizeof buf - 32; i++)
-    used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s",
-                             i ? " " : "", gfx[i]);
+  for (size_t i = 0; i < n && used < sizeof buf - 32; i++) {
+    used = put_text(buf, sizeof buf, used, i ? " " : "");
+    used = put_text(buf, sizeof buf, used, gfx[i]);
+  }
   return ts_xstrdup(buf);
 }
 
@@ -438,10 +517,13 @@ struct gate_scope {
   char name[48];     /* "2.13", "after-2.14": in constraint ids */
   char shown[48];    /* "2.13", ">2.14": in messages */
   const char *assumed; /* NULL, or "the kernels of 2.14.0+cu130" */
+  struct spec_memo *memo; /* the compile's: every gate of a scope has `spec` */
 };
 
-static void scope_of_series(struct gate_scope *sc, const char *series) {
+static void scope_of_series(struct gate_scope *sc, const char *series,
+                            struct spec_memo *memo) {
   memset(sc, 0, sizeof *sc);
+  sc->memo = memo;
   snprintf(sc->spec, sizeof sc->spec, "==%s.*", series);
   snprintf(sc->name, sizeof sc->name, "%s", series);
   snprintf(sc->shown, sizeof sc->shown, "%s", series);
@@ -499,7 +581,7 @@ static enum ts_code gate_cuda(const struct gate_scope *sc,
           "use a variant whose kernels cover this GPU (often an older "
           "CUDA such as cu126 for Maxwell/Pascal/Volta), or an older torch",
           src);
-      if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
+      if (!(rc = make_term_with(sc->memo, &c->subject, "torch", series_spec, label, err)))
         rc = add_term(c, fact, NULL, NULL, err);
     } else if (ptx_only && toolkit) {
       struct ts_constraint *c = new_constraint(
@@ -511,8 +593,8 @@ static enum ts_code gate_cuda(const struct gate_scope *sc,
           "upgrade the NVIDIA driver, or use a variant with kernels for "
           "this GPU", src);
       char *spec = ts_xasprintf(">=%s", toolkit);
-      if (!(rc = make_term(&c->subject, "torch", series_spec, label, err)))
-        rc = add_term(c, "__cuda_driver", spec, NULL, err);
+      if (!(rc = make_term_with(sc->memo, &c->subject, "torch", series_spec, label, err)))
+        rc = add_term_with(sc->memo, c, "__cuda_driver", spec, NULL, err);
       free(spec);
       if (rc == TS_OK)
         rc = add_when(c, fact, NULL, err);
@@ -554,9 +636,9 @@ static enum ts_code gate_pypi_default(const struct ts_rules *rules,
   if (sc->assumed)
     c->confidence = ts_xstrdup("low");
   char *spec = ts_xasprintf(">=%s", b->driver_min);
-  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, "", err);
+  enum ts_code rc = make_term_with(sc->memo, &c->subject, "torch", sc->spec, "", err);
   if (rc == TS_OK)
-    rc = add_term(c, "__cuda_driver", spec, NULL, err);
+    rc = add_term_with(sc->memo, c, "__cuda_driver", spec, NULL, err);
   /* Without any NVIDIA driver the CUDA build still runs on the CPU (the
    * user chose PyPI); only a driver too old for it is an error. */
   if (rc == TS_OK)
@@ -587,10 +669,10 @@ static enum ts_code gate_rocm(const struct gate_scope *sc, char *const *gfx,
       "use the cpu variant, or a ROCm variant built for your GPU "
       "(HSA_OVERRIDE_GFX_VERSION can map a close target, unsupported)",
       src);
-  enum ts_code rc = make_term(&c->subject, "torch", sc->spec, b->id, err);
+  enum ts_code rc = make_term_with(sc->memo, &c->subject, "torch", sc->spec, b->id, err);
   for (size_t i = 0; i < ngfx && rc == TS_OK; i++) {
     char fact[48];
-    snprintf(fact, sizeof fact, "__%s", gfx[i]);
+    put_text(fact, sizeof fact, put_text(fact, sizeof fact, 0, "__"), gfx[i]);
     rc = add_term(c, fact, NULL, NULL, err);
   }
   /* Every detected GPU must be covered, not just one of them. */
@@ -609,7 +691,7 @@ static enum ts_code gate_rocm(const struct gate_scope *sc, char *const *gfx,
         ts_xasprintf("%s carries no kernels for %s (only %s)", what,
                       h->rocm_gpus[g].gfx, list),
         "use a ROCm variant built for this GPU, or the cpu variant", src);
-    if (!(rc = make_term(&cc->subject, "torch", sc->spec, b->id, err)))
+    if (!(rc = make_term_with(sc->memo, &cc->subject, "torch", sc->spec, b->id, err)))
       rc = add_term(cc, fact, NULL, NULL, err);
   }
   free(list);
@@ -648,9 +730,9 @@ static enum ts_code gate_release(const struct ts_rules *rules,
                                  const struct ts_rules_release *r,
                                  const struct ts_host *h,
                                  struct ts_constraint_set *s, bool host_terms,
-                                 struct ts_error *err) {
+                                 struct spec_memo *memo, struct ts_error *err) {
   struct gate_scope sc;
-  scope_of_series(&sc, r->series);
+  scope_of_series(&sc, r->series, memo);
   enum ts_code rc = TS_OK;
   struct ts_rules_variant_table t = ts_rules_release_variants(r, h->machine);
   for (size_t k = 0; k < t.nvariants && rc == TS_OK && host_terms; k++) {
@@ -664,11 +746,12 @@ static enum ts_code gate_release(const struct ts_rules *rules,
 /* ---- builds no rules file lists ----------------------------------------- */
 
 /* Every release newer than `series`: "2.14" → ">=2.15.dev0". */
-static bool scope_after(struct gate_scope *sc, const char *series) {
+static bool scope_after(struct gate_scope *sc, const char *series, struct spec_memo *memo) {
   unsigned long maj = 0, min = 0;
   if (sscanf(series, "%lu.%lu", &maj, &min) != 2)
     return false;
   memset(sc, 0, sizeof *sc);
+  sc->memo = memo;
   snprintf(sc->spec, sizeof sc->spec, ">=%lu.%lu.dev0", maj, min + 1);
   snprintf(sc->name, sizeof sc->name, "after-%s", series);
   snprintf(sc->shown, sizeof sc->shown, ">%s", series);
@@ -700,21 +783,21 @@ static char *assumed_text(const struct ts_rules_assumption *a,
   return t;
 }
 
-static enum ts_code record_assumed(struct ts_constraint_set *s, const char *spec,
-                                   const char *label, char *why, char *assumed,
-                                   struct ts_error *err) {
+static enum ts_code record_assumed(struct ts_constraint_set *s, struct spec_memo *memo,
+                                   const char *spec, const char *label, char *why,
+                                   char *assumed, struct ts_error *err) {
   s->assumed = room_for_one_more(s->assumed, s->nassumed, sizeof *s->assumed);
   struct ts_assumed_build *x = &s->assumed[s->nassumed++];
   x->why = why;
   x->assumed = assumed;
-  return make_term(&x->subject, "torch", spec, label, err);
+  return make_term_with(memo, &x->subject, "torch", spec, label, err);
 }
 
 static enum ts_code gate_assumed(const struct ts_rules *rules,
                                  const struct gate_scope *scope, size_t at,
                                  const struct ts_rules_backend *b,
                                  const struct ts_host *h,
-                                 struct ts_constraint_set *s,
+                                 struct ts_constraint_set *s, struct spec_memo *memo,
                                  struct ts_error *err) {
   struct ts_rules_assumption a;
   ts_rules_assume(rules, h->machine, at, b, &a);
@@ -733,7 +816,7 @@ static enum ts_code gate_assumed(const struct ts_rules *rules,
                   : ts_xasprintf("is newer than these rules (%s)",
                                  ts_rules_newest(rules)->series);
   if (rc == TS_OK)
-    rc = record_assumed(s, sc.spec, b->id, why, ts_xstrdup(assumed), err);
+    rc = record_assumed(s, memo, sc.spec, b->id, why, ts_xstrdup(assumed), err);
   else
     free(why);
   free(assumed);
@@ -748,20 +831,20 @@ static enum ts_code gate_assumed(const struct ts_rules *rules,
  * release's). */
 static enum ts_code compile_assumed(const struct ts_rules *rules,
                                     const struct ts_host *h,
-                                    struct ts_constraint_set *s,
+                                    struct ts_constraint_set *s, struct spec_memo *memo,
                                     struct ts_error *err) {
   const struct ts_rules_release *newest = ts_rules_newest(rules);
   enum ts_code rc = TS_OK;
   for (size_t at = 0; newest && at <= rules->nreleases && rc == TS_OK; at++) {
     struct gate_scope sc;
     if (at < rules->nreleases)
-      scope_of_series(&sc, rules->releases[at].series);
-    else if (!scope_after(&sc, newest->series))
+      scope_of_series(&sc, rules->releases[at].series, memo);
+    else if (!scope_after(&sc, newest->series, memo))
       break;
     for (size_t k = 0; k < rules->nbackends && rc == TS_OK; k++) {
       const struct ts_rules_backend *b = &rules->backends[k];
       if (b->kind == TS_BACKEND_CUDA || b->kind == TS_BACKEND_ROCM)
-        rc = gate_assumed(rules, &sc, at, b, h, s, err);
+        rc = gate_assumed(rules, &sc, at, b, h, s, memo, err);
     }
     struct ts_rules_variant_table t = ts_rules_release_variants(newest, h->machine);
     if (at < rules->nreleases || rc != TS_OK || !t.pypi_default)
@@ -773,7 +856,7 @@ static enum ts_code compile_assumed(const struct ts_rules *rules,
                            newest->pypi_source ? newest->pypi_source : newest->source,
                            h, s, err);
     if (rc == TS_OK)
-      rc = record_assumed(s, sc.spec, "",
+      rc = record_assumed(s, memo, sc.spec, "",
                           ts_xasprintf("is newer than these rules (%s)", newest->series),
                           ts_xstrdup(assumed), err);
     free(assumed);
@@ -810,7 +893,7 @@ static bool release_has_variant(const struct ts_rules_release *r,
 static enum ts_code pair_one(const struct ts_rules *rules,
                              const struct ts_rules_pairing *p,
                              const char *version, const char *local,
-                             struct ts_constraint_set *s,
+                             struct ts_constraint_set *s, struct spec_memo *memo,
                              struct ts_error *err) {
   struct ts_constraint *c = NULL;
   enum ts_code rc = TS_OK;
@@ -828,31 +911,42 @@ static enum ts_code pair_one(const struct ts_rules *rules,
         c = new_constraint(s, TS_CONSTRAINT_REQUIRES, p->id,
                            ts_xstrdup(p->message ? p->message : ""), p->fix, p->source);
         char *spec = ts_xasprintf("==%s", version);
-        rc = make_term(&c->subject, p->project, spec, local, err);
+        rc = make_term_with(memo, &c->subject, p->project, spec, local, err);
         free(spec);
         if (rc != TS_OK)
           break;
       }
       char *tspec = ts_xasprintf("==%s", r->pairs[j].torch);
-      rc = add_term(c, "torch", tspec, local[0] ? local : NULL, err);
+      rc = add_term_with(memo, c, "torch", tspec, local[0] ? local : NULL, err);
       free(tspec);
     }
   }
   return rc;
 }
 
-static bool seen_str(char ***seen, size_t *n, const char *s) {
-  for (size_t i = 0; i < *n; i++)
-    if (strcmp((*seen)[i], s) == 0)
+/* Whether `key` is in the sorted set; adds it when not. */
+static bool seen_str(char ***seen, size_t *n, const char *key) {
+  size_t lo = 0, hi = *n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp((*seen)[mid], key);
+    if (c == 0)
       return true;
-  *seen = ts_xrealloc(*seen, (*n + 1) * sizeof **seen);
-  (*seen)[(*n)++] = ts_xstrdup(s);
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  *seen = ts_xreallocarray(*seen, *n + 1, sizeof **seen);
+  memmove(*seen + lo + 1, *seen + lo, (*n - lo) * sizeof **seen);
+  (*seen)[lo] = ts_xstrdup(key);
+  (*n)++;
   return false;
 }
 
 static enum ts_code compile_pairings(const struct ts_rules *rules,
                                      struct ts_constraint_set *s,
-                                     struct ts_error *err) {
+                                     struct spec_memo *memo, struct ts_error *err) {
   static const char *const projects[] = {"torchvision", "torchaudio"};
   enum ts_code rc = TS_OK;
   for (size_t pi = 0; pi < 2 && rc == TS_OK; pi++) {
@@ -877,7 +971,7 @@ static enum ts_code compile_pairings(const struct ts_rules *rules,
           char key[128];
           snprintf(key, sizeof key, "%s+%s", cv, local);
           if (!seen_str(&seen, &nseen, key))
-            rc = pair_one(rules, p, cv, local, s, err);
+            rc = pair_one(rules, p, cv, local, s, memo, err);
         }
       }
     }
@@ -899,7 +993,7 @@ static bool rule_uses_facts(const struct ts_rules_rule *r) {
 
 static enum ts_code compile_rule(const struct ts_rules_rule *r,
                                  struct ts_constraint_set *s, bool host_terms,
-                                 struct ts_error *err) {
+                                 struct spec_memo *memo, struct ts_error *err) {
   if (r->kind == TS_RULES_CUSTOM_BUILD)
     return TS_OK;
   if (!host_terms && rule_uses_facts(r))
@@ -913,11 +1007,12 @@ static enum ts_code compile_rule(const struct ts_rules_rule *r,
         r->id, ts_xstrdup(r->message ? r->message : ""), r->fix, r->source);
     if (r->confidence && strcmp(r->confidence, "high") != 0)
       c->confidence = ts_xstrdup(r->confidence);
-    enum ts_code rc = make_term(&c->subject, r->subject_name, r->subject_spec,
-                                r->nsubject_locals ? r->subject_locals[k] : NULL,
-                                err);
+    enum ts_code rc = make_term_with(memo, &c->subject, r->subject_name, r->subject_spec,
+                                     r->nsubject_locals ? r->subject_locals[k] : NULL,
+                                     err);
     for (size_t i = 0; i < r->nterms && rc == TS_OK; i++)
-      rc = add_term(c, r->terms[i].name, r->terms[i].spec, r->terms[i].local, err);
+      rc = add_term_with(memo, c, r->terms[i].name, r->terms[i].spec, r->terms[i].local,
+                         err);
     for (size_t i = 0; i < r->nwhen && rc == TS_OK; i++)
       rc = add_when(c, r->when[i].name, r->when[i].spec, err);
     if (rc != TS_OK)
@@ -948,6 +1043,8 @@ struct choice {
   bool usable;
   int rank; /* smaller is better */
   char *reason, *rule_id;
+  char *cand;            /* "2.11.0+cu130": the build judged */
+  struct ts_version *v;  /* cand parsed; NULL when not judged */
 };
 
 static int cmp_choice(const void *a, const void *b) {
@@ -960,6 +1057,54 @@ static int cmp_choice(const void *a, const void *b) {
   int v = ts_host_vercmp(y->b->version ? y->b->version : "0",
                          x->b->version ? x->b->version : "0");
   return v ? v : strcmp(x->b->id, y->b->id);
+}
+
+static void choices_free(struct choice *ch, size_t n, bool owned_texts) {
+  for (size_t i = 0; i < n; i++) {
+    free(ch[i].cand);
+    ts_version_free(ch[i].v);
+    if (owned_texts) {
+      free(ch[i].reason);
+      free(ch[i].rule_id);
+    }
+  }
+  free(ch);
+}
+
+/* Marks every choice that a constraint of the set excludes on this host,
+ * naming the first such constraint (in set order) for each.  The walk is
+ * over the constraints, each judged once against the facts and matched
+ * against the candidates it could name: the set has hundreds of
+ * constraints and a list is made for every release series, so matching
+ * each candidate against every constraint was most of a compile. */
+static void exclude_by_gates(const struct ts_constraint_set *s, struct choice *ch,
+                             size_t n) {
+  for (size_t i = 0; i < s->nconstraints; i++) {
+    const struct ts_constraint *con = &s->constraints[i];
+    /* "torch" has no separator to normalise, so the names PEP 503 makes
+     * "torch" are those of its letters in any case */
+    if (strcasecmp(con->subject.name, "torch") != 0)
+      continue;
+    char *why = NULL;
+    bool judged = false;
+    for (size_t k = 0; k < n; k++) {
+      struct choice *c = &ch[k];
+      if (!c->usable || !c->v || !ts_rules_term_match_version(&con->subject, c->v))
+        continue;
+      if (!judged) {
+        why = ts_rules_fact_violation(con, s);
+        judged = true;
+      }
+      if (!why)
+        break; /* the host meets it: it excludes none of them */
+      c->usable = false;
+      c->reason = ts_xasprintf("%s: %s (rule %s%s%s)", c->cand, why, con->id,
+                               con->confidence ? ", confidence " : "",
+                               con->confidence ? con->confidence : "");
+      c->rule_id = ts_xstrdup(con->id);
+    }
+    free(why);
+  }
 }
 
 static enum ts_code backend_list(const struct ts_rules *rules,
@@ -993,40 +1138,23 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     }
     if (!host_terms)
       continue;
-    char *cand = ts_xasprintf("%s+%s", newest, b->id);
-    struct ts_version *v = NULL;
-    if (ts_version_parse(cand, strlen(cand), &v, err) != TS_OK) {
-      free(cand);
-      for (size_t i = 0; i < n; i++) {
-        free(ch[i].reason);
-        free(ch[i].rule_id);
-      }
-      free(ch);
+    c->cand = ts_xasprintf("%s+%s", newest, b->id);
+    if (ts_version_parse(c->cand, strlen(c->cand), &c->v, err) != TS_OK) {
+      choices_free(ch, n, true);
       return ts_error_wrap(err, "rules: candidate");
     }
-    for (size_t i = 0; i < s->nconstraints && c->usable; i++) {
-      const struct ts_constraint *con = &s->constraints[i];
-      if (!ts_rules_term_match_pkg(&con->subject, "torch", v))
-        continue;
-      char *why = ts_rules_fact_violation(con, s);
-      if (why) {
-        c->usable = false;
-        c->reason = ts_xasprintf("%s: %s (rule %s%s%s)", cand, why, con->id,
-                                  con->confidence ? ", confidence " : "",
-                                  con->confidence ? con->confidence : "");
-        c->rule_id = ts_xstrdup(con->id);
-        free(why);
-      }
-    }
-    ts_version_free(v);
-    if (c->usable && b->kind == TS_BACKEND_CUDA && h->cuda_version &&
-        ts_host_vercmp(b->version, h->cuda_version) > 0) {
+  }
+  if (host_terms)
+    exclude_by_gates(s, ch, n);
+  for (size_t k = 0; k < n; k++) {
+    struct choice *c = &ch[k];
+    if (c->v && c->usable && c->b->kind == TS_BACKEND_CUDA && h->cuda_version &&
+        ts_host_vercmp(c->b->version, h->cuda_version) > 0) {
       c->rank = 1;
       c->reason = ts_xasprintf("relies on CUDA minor-version compatibility: "
                                 "the driver runs CUDA %s natively",
                                 h->cuda_version);
     }
-    free(cand);
   }
   qsort(ch, n, sizeof *ch, cmp_choice);
   s->backends = ts_xcalloc(n, sizeof *s->backends);
@@ -1043,7 +1171,7 @@ static enum ts_code backend_list(const struct ts_rules *rules,
     o->reason = ch[i].reason;
     o->rule_id = ch[i].rule_id;
   }
-  free(ch);
+  choices_free(ch, n, false);
   return TS_OK;
 }
 
@@ -1148,17 +1276,18 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
   for (size_t k = 0; k < rules->nbackends && rc == TS_OK && host_terms; k++)
     if (!backend_gated(out, rules->backends[k].id))
       rc = gate_backend(rules, &rules->backends[k], out, err);
+  struct spec_memo memo = {0};
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++)
-    rc = gate_release(rules, &rules->releases[i], h, out, host_terms, err);
+    rc = gate_release(rules, &rules->releases[i], h, out, host_terms, &memo, err);
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK && host_terms; i++) {
     const struct ts_rules_release *r = &rules->releases[i];
     struct gate_scope sc;
-    scope_of_series(&sc, r->series);
+    scope_of_series(&sc, r->series, &memo);
     rc = gate_pypi_default(rules, &sc, ts_rules_release_variants(r, h->machine),
                            r->pypi_source ? r->pypi_source : r->source, h, out, err);
   }
   if (rc == TS_OK && host_terms)
-    rc = compile_assumed(rules, h, out, err);
+    rc = compile_assumed(rules, h, out, &memo, err);
   /* The ROCm-version gate applies only where ROCm is installed: drop the
    * gates whose `when` fails, keeping the order of the others. */
   if (rc == TS_OK && host_terms) {
@@ -1179,9 +1308,10 @@ enum ts_code ts_rules_compile(const struct ts_rules *rules,
     ts_constraint_set_clear(&dropped);
   }
   if (rc == TS_OK)
-    rc = compile_pairings(rules, out, err);
+    rc = compile_pairings(rules, out, &memo, err);
   for (size_t i = 0; i < rules->nrules && rc == TS_OK; i++)
-    rc = compile_rule(&rules->rules[i], out, host_terms, err);
+    rc = compile_rule(&rules->rules[i], out, host_terms, &memo, err);
+  spec_memo_clear(&memo);
   if (rc == TS_OK)
     rc = backend_list(rules, rel, version[0] ? version : NULL, h, host_terms,
                       host && host->force_cpu, out, err);

@@ -15,27 +15,40 @@
 #include "rules/rules_eval.h"
 #include "rules/rules_internal.h"
 
+/* fnmatch without metacharacters is string equality, and a label is
+ * matched against many patterns ("cu130", "rocm6.4"): compare those
+ * directly. */
+static bool label_matches(const char *pattern, const char *label) {
+  if (!strpbrk(pattern, "*?[\\"))
+    return strcmp(pattern, label) == 0;
+  return fnmatch(pattern, label, 0) == 0;
+}
+
 static bool local_matches(const char *pattern, const struct ts_version *v) {
   if (!pattern)
     return true;
   const char *local = ts_version_local(v);
   if (!pattern[0])
     return local == NULL || local[0] == '\0';
-  return local && fnmatch(pattern, local, 0) == 0;
+  return local && label_matches(pattern, local);
 }
 
+/* The label first: it rules out most candidates at the cost of a string
+ * compare, before the specifier is evaluated. */
 bool ts_rules_term_match_version(const struct ts_term *t,
                               const struct ts_version *v) {
-  if (t->spec && !ts_specset_contains(t->spec, v, TS_PRE_INCLUDE))
+  if (!local_matches(t->local_pattern, v))
     return false;
-  return local_matches(t->local_pattern, v);
+  return !t->spec || ts_specset_contains(t->spec, v, TS_PRE_INCLUDE);
+}
+
+bool ts_rules_term_names(const struct ts_term *t, const char *name) {
+  return ts_name_eq(t->name, strlen(t->name), name, strlen(name));
 }
 
 bool ts_rules_term_match_pkg(const struct ts_term *t, const char *name,
                           const struct ts_version *v) {
-  if (!ts_name_eq(t->name, strlen(t->name), name, strlen(name)))
-    return false;
-  return ts_rules_term_match_version(t, v);
+  return ts_rules_term_names(t, name) && ts_rules_term_match_version(t, v);
 }
 
 const struct ts_host_fact *ts_rules_find_fact(const struct ts_constraint_set *set,

@@ -11,6 +11,8 @@
 
 bool ts_rules_term_match_version(const struct ts_term *t,
                               const struct ts_version *v);
+/* Whether the term is about project `name` (names compared normalised). */
+bool ts_rules_term_names(const struct ts_term *t, const char *name);
 bool ts_rules_term_match_pkg(const struct ts_term *t, const char *name,
                           const struct ts_version *v);
 bool ts_rules_term_match_facts(const struct ts_term *t,

@@ -15,9 +15,9 @@ static const char *env(const char *name) {
 }
 
 static enum ts_code merge_file(struct ts_rules *base, const char *path,
-                               const char *cache_root, struct ts_error *err) {
+                               const struct ts_rules_layers *l, struct ts_error *err) {
   struct ts_rules *over = NULL;
-  enum ts_code rc = ts_rules_load_file_cached(path, cache_root, &over, err);
+  enum ts_code rc = ts_rules_load_file_cached(path, l->cache_root, l->builtin, &over, err);
   if (rc != TS_OK)
     return rc;
   rc = ts_rules_merge(base, over, err);
@@ -51,13 +51,13 @@ static enum ts_code drop_rules(struct ts_rules *r, const char *patterns,
 
 /* The bundled facts, or the newer ones `rules update` kept (origin.h),
  * with where they came from. */
-static enum ts_code load_in_force(const char *bundled, const char *cache_root,
-                                  struct ts_rules **out, struct ts_error *err) {
+static enum ts_code load_in_force(const struct ts_rules_layers *l, struct ts_rules **out,
+                                  struct ts_error *err) {
   char *data = ts_rules_data_dir();
   struct ts_rules_provenance prov;
-  ts_rules_in_force(bundled, data, &prov);
+  ts_rules_in_force(l->bundled, data, &prov);
   free(data);
-  enum ts_code rc = ts_rules_load_file_cached(prov.path, cache_root, out, err);
+  enum ts_code rc = ts_rules_load_file_cached(prov.path, l->cache_root, l->builtin, out, err);
   if (rc != TS_OK && prov.updated)
     ts_error_wrap(err, "the rules kept by `torchsolve rules update` (%s); run "
                   "`torchsolve rules update --refresh`, or delete that file",
@@ -81,15 +81,15 @@ static char *user_rules_path(void) {
 
 enum ts_code ts_rules_load_layers(const struct ts_rules_layers *l, struct ts_rules **out,
                                   struct ts_error *err) {
-  enum ts_code rc = load_in_force(l->bundled, l->cache_root, out, err);
+  enum ts_code rc = load_in_force(l, out, err);
   if (rc != TS_OK)
     return rc;
   char *cfg = user_rules_path();
   if (cfg && access(cfg, R_OK) == 0)
-    rc = merge_file(*out, cfg, l->cache_root, err);
+    rc = merge_file(*out, cfg, l, err);
   free(cfg);
   for (size_t i = 0; i < l->nfiles && rc == TS_OK; i++)
-    rc = merge_file(*out, l->files[i], l->cache_root, err);
+    rc = merge_file(*out, l->files[i], l, err);
   for (size_t i = 0; i < l->nwithout && rc == TS_OK; i++)
     rc = drop_rules(*out, l->without[i], err);
   if (rc != TS_OK) {

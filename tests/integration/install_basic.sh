@@ -139,9 +139,17 @@ ts_make_venv "$work/v-cd"
 (unset TORCHSOLVE_CACHE_DIR; HOME=$work/home XDG_CACHE_HOME= \
   "$T" install -q --python "$work/v-cd" -i "$U" --cache-dir "$work/cd" alpha) ||
   ts_fail "--cache-dir install failed"
-for d in pages-v2 wheels-v1 python; do
+for d in pages-v2 wheels-v1; do
   [ -d "$work/cd/$d" ] || ts_fail "--cache-dir: no $d under it"
 done
+# the probe's answer too, unless the venv was read from its files (no probe)
+src=$("$T" detect --python "$work/v-cd" --json |
+  python3 -c 'import json, sys; print(json.load(sys.stdin)["python"]["source"])')
+if [ "$src" = files ]; then
+  [ ! -e "$work/cd/python" ] || ts_fail "--cache-dir: a probe was cached for a venv read from its files"
+else
+  [ -d "$work/cd/python" ] || ts_fail "--cache-dir: no python under it"
+fi
 [ ! -e "$work/home/.cache" ] || ts_fail "--cache-dir: something went to ~/.cache: $(find "$work/home" | head -5)"
 ts_make_venv "$work/v-nc"
 mkdir -p "$work/tmp"

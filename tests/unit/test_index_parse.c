@@ -475,6 +475,69 @@ Test(index_url, resolve_matches_libcurl) {
   }
 }
 
+/* ts_url_resolve_at with one prepared base per page: the same answers as
+ * libcurl over the link shapes of real pages and the odd ones around
+ * them (climbing above the root, dot and empty segments, queries,
+ * fragments, a ':' in the first segment, every byte value). */
+static void expect_like_libcurl(const struct ts_curl *curl, const struct ts_url_base *pb,
+                                const char *base, const char *ref) {
+  size_t rl = strlen(ref), nofrag = strcspn(ref, "#");
+  char *bare = strndup(ref, nofrag);
+  CURLU *u = curl->url();
+  char *want = NULL;
+  if (curl->url_set(u, CURLUPART_URL, base, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+      curl->url_set(u, CURLUPART_URL, bare, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK)
+    curl->url_get(u, CURLUPART_URL, &want, 0);
+  curl->url_cleanup(u);
+  char *got = NULL, *got_plain = NULL;
+  struct ts_error err = {0};
+  enum ts_code c = ts_url_resolve_at(pb, ref, rl, &got, &err);
+  enum ts_code c2 = ts_url_resolve(base, ref, rl, &got_plain, &err);
+  cr_expect_eq(c, c2, "%s + %s", base, ref);
+  if (c == TS_OK && c2 == TS_OK)
+    cr_expect_str_eq(got, got_plain, "%s + %s", base, ref);
+  if (c == TS_OK && want)
+    cr_expect_str_eq(got, want, "%s + %s: %s vs %s", base, ref, got, want);
+  if (c == TS_OK)
+    cr_expect_not_null(want, "%s + %s: %s, libcurl refuses", base, ref, got);
+  free(got);
+  free(got_plain);
+  free(bare);
+  curl->free(want);
+}
+
+Test(index_url, prepared_base_matches_libcurl) {
+  struct ts_error lerr = {0};
+  const struct ts_curl *curl = ts_curl_load(&lerr);
+  cr_assert_not_null(curl, "%s", lerr.detail);
+  const char *bases[] = {"http://127.0.0.1:8765/pypi/simple/torch/", "https://h.example/a/",
+                         "https://h.example/", "http://h:80/a/b/c?d", "https://h/a/b",
+                         "https://h/a/./b/", "https://h/a//b/", "file:///srv/simple/pkg/"};
+  const char *climbs[] = {"", "./", "../", "../../", "../../../", "./../", ".././",
+                          "../../../../../"};
+  const char *middles[] = {"", "files/", "a/b/", "a//b/", "x/./", "x/../", ".h/", "a%2Fb/",
+                           "n:x/", "/", "/x/", "//x/"};
+  const char *names[] = {"t.whl", "torch-2.6.0%2Bcu126-cp39-cp39-manylinux_2_28_x86_64.whl",
+                         ".", "..", "", "t.whl?x=1", "t.whl#sha256=ab", "t.whl?", "n:x.whl",
+                         "t.whl/", ".t.whl", "t..whl"};
+  char ref[256];
+  for (size_t b = 0; b < sizeof bases / sizeof bases[0]; b++) {
+    struct ts_url_base pb;
+    ts_url_base_init(&pb, bases[b]);
+    for (size_t c = 0; c < sizeof climbs / sizeof climbs[0]; c++)
+      for (size_t m = 0; m < sizeof middles / sizeof middles[0]; m++)
+        for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+          snprintf(ref, sizeof ref, "%s%s%s", climbs[c], middles[m], names[n]);
+          if (ref[0])
+            expect_like_libcurl(curl, &pb, bases[b], ref);
+        }
+    for (int byte = 1; byte < 256; byte++) {
+      snprintf(ref, sizeof ref, "../../files/a%cb.whl", byte);
+      expect_like_libcurl(curl, &pb, bases[b], ref);
+    }
+  }
+}
+
 static void free_names(char **names, size_t n) {
   for (size_t i = 0; i < n; i++)
     free(names[i]);

@@ -9,6 +9,9 @@
 
 #include "core/fs.h"
 #include "inventory/envcheck.h"
+#include "pep/requirement.h"
+#include "pep/version.h"
+#include "target/site.h"
 
 static const struct ts_marker_env env312 = {
     .implementation_name = "cpython", .implementation_version = "3.12.0",
@@ -93,4 +96,48 @@ Test(envcheck, two_directories_last_copy_wins, .init = setup, .fini = teardown) 
   cr_assert_str_eq(r.dists[1].version, "2.0");
   cr_assert_eq(r.nproblems, 0);
   ts_envcheck_result_clear(&r);
+}
+
+/* The set an install leaves: installed distributions read here beside one
+ * whose requirements the caller parsed (the resolver's), in read order:
+ * the parsed copy of a project read last is the one that counts, and its
+ * requirements are judged with its markers as an installed one's are. */
+Test(envcheck, parsed_distributions_beside_installed_ones) {
+  struct ts_site_dist lib = {
+      .dist_info = (char *)"/x/lib-1.0.dist-info", .name = (char *)"lib",
+      .normalized = (char *)"lib", .version = (char *)"1.0",
+      .metadata = (char *)"Metadata-Version: 2.1\nName: lib\nVersion: 1.0\n",
+      .metadata_ok = true};
+  lib.metadata_len = strlen(lib.metadata);
+  struct ts_site_dist old_app = {
+      .dist_info = (char *)"/x/app-0.1.dist-info", .name = (char *)"app",
+      .normalized = (char *)"app", .version = (char *)"0.1",
+      .metadata = (char *)"Metadata-Version: 2.1\nName: app\nVersion: 0.1\nRequires-Dist: gone\n",
+      .metadata_ok = true};
+  old_app.metadata_len = strlen(old_app.metadata);
+  const char *texts[] = {"lib>=2", "winonly; sys_platform == 'win32'", "other; extra == 'x'"};
+  struct ts_requirement *reqs[3];
+  for (size_t i = 0; i < 3; i++)
+    cr_assert_eq(ts_requirement_parse(texts[i], strlen(texts[i]), &reqs[i], NULL), TS_OK);
+  struct ts_version *v = NULL;
+  cr_assert_eq(ts_version_parse("2.0", 3, &v, NULL), TS_OK);
+  struct ts_envcheck_dist_in in[3] = {
+      {.site = &lib},
+      {.site = &old_app},
+      {.name = "app", .version = v,
+       .requires_dist = (const struct ts_requirement *const *)reqs, .nrequires_dist = 3},
+  };
+  struct ts_envcheck_result r;
+  struct ts_error err = {0};
+  cr_assert_eq(ts_envcheck_run_set(in, 3, &env312, &r, &err), TS_OK);
+  cr_assert_eq(r.ndists, 2);
+  cr_assert_str_eq(r.dists[0].name, "app");
+  cr_assert_str_eq(r.dists[0].version, "2.0");
+  cr_assert_eq(r.nproblems, 1, "%zu", r.nproblems);
+  cr_assert_str_eq(r.problems[0].message,
+                   "app 2.0 has requirement lib>=2, but you have lib 1.0.");
+  ts_envcheck_result_clear(&r);
+  for (size_t i = 0; i < 3; i++)
+    ts_requirement_free(reqs[i]);
+  ts_version_free(v);
 }

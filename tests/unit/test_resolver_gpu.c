@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 #include "host/host.h"
+#include "pep/metadata.h"
 #include "rules/rules.h"
 #include "tests/conformance/resolver_mem.h"
 
@@ -86,6 +87,15 @@ Test(resolver_gpu, seed004_rx7900xt_rocm62) {
   struct ts_resolution *res = NULL;
   cr_assert_eq(resolve(&ix, &set, "torch", &res), TS_OK);
   cr_assert_str_eq(res->items[0].version, "2.4.1+rocm6.1");
+  /* the chosen file's METADATA comes back parsed, with the bytes it was
+   * read from, for the report and pip's check after resolving */
+  const struct ts_resolved *x = &res->items[0];
+  cr_assert(x->metadata && x->metadata_bytes && x->metadata_len);
+  cr_assert_str_eq(x->metadata->normalized_name, "torch");
+  cr_assert_str_eq(ts_version_str(x->metadata->version), "2.4.1+rocm6.1");
+  char *bytes = strndup(x->metadata_bytes, x->metadata_len);
+  cr_assert(strstr(bytes, "Version: 2.4.1+rocm6.1"));
+  free(bytes);
   ts_resolution_free(res);
   res = NULL;
   cr_assert_eq(resolve(&ix, &set, "torch==2.5.1+rocm6.2", &res), TS_E_RESOLVE);
