@@ -1044,13 +1044,33 @@ enum ts_code ts_unpacked_read_file(const struct ts_unpacked *u, size_t file, siz
 
 enum ts_code ts_unpacked_finish(struct ts_unpacked *u, struct ts_error *err) {
   struct ts_unpack_source *s = u->source;
-  if (!s || !s->hashing)
-    return TS_OK;
-  s->hashing = false;
-  enum ts_code rc = join_hasher(s->hasher, s->hj, u, err);
-  if (rc == TS_OK && s->keyfile)
+  enum ts_code rc = TS_OK;
+  if (s && s->hashing) {
+    s->hashing = false;
+    rc = join_hasher(s->hasher, s->hj, u, err);
+  }
+  if (rc == TS_OK && s && s->keyfile) { /* the next install of it makes a tree */
     ts_filehash_memo_write(s->memo, s->keyfile, u->sha256);
+    free(s->keyfile);
+    s->keyfile = NULL;
+  }
   return rc;
+}
+
+/* The stat memo's entry of the wheel at path (*memo, *keyfile: where to
+ * write it): true when some earlier run hashed this very file, whose
+ * sha256 then goes into out unless *known already. */
+static bool read_memo(const char *cache, const char *path, const struct stat *st, char **memo,
+                      char **keyfile, struct ts_unpacked *out, bool *known) {
+  *memo = ts_filehash_memo_dir(cache);
+  *keyfile = ts_filehash_memo_key(*memo, path, st);
+  uint8_t sha[32];
+  if (!ts_filehash_memo_read(*keyfile, sha))
+    return false;
+  if (!*known)
+    memcpy(out->sha256, sha, 32);
+  *known = true;
+  return true;
 }
 
 /* out from the validated archive instead of a tree: its files in RECORD's
@@ -1223,11 +1243,10 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   if (w->sha256) {
     memcpy(out->sha256, w->sha256, 32);
     known = true;
-  } else if (!o->no_cache) {
-    memo = ts_filehash_memo_dir(cache);
-    keyfile = ts_filehash_memo_key(memo, w->path, &st);
-    known = ts_filehash_memo_read(keyfile, out->sha256);
   }
+  if (!o->no_cache && (!known || direct) &&
+      read_memo(cache, w->path, &st, &memo, &keyfile, out, &known))
+    direct = false; /* installed before: from now on worth a tree */
   char hex[TS_SHA256_HEX_LEN + 1];
   if (known && !o->no_cache) {
     ts_sha256_hex(out->sha256, hex);
@@ -1261,10 +1280,6 @@ enum ts_code ts_unpack(const struct ts_wheel_options *o,
   }
   rc = validate(a, o, fname, fver, &plan, err);
   if (rc == TS_OK && direct) { /* no tree: the installer extracts */
-    if (known) { /* nothing to remember */
-      free(keyfile);
-      keyfile = NULL;
-    }
     rc = load_source(out, fname, fver, &fd, &a, &plan, &hashing, hasher, &hj, &memo,
                      &keyfile, err);
     if (rc == TS_OK && o->cb.unpacked)

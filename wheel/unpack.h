@@ -15,7 +15,8 @@
 
 /* Validates w->path and unpacks it into the cache (or a temporary dir when
  * o->no_cache), or reuses an earlier unpack of the same bytes.  With
- * `direct`, a wheel the cache has no tree of is validated but not
+ * `direct`, a wheel the cache has no tree of, and whose file no earlier
+ * run hashed (the stat memo; under o->no_cache: any), is validated but not
  * unpacked: out->dir is NULL and out->source keeps the archive for
  * ts_unpacked_extract, so that each file is written once, where it is
  * installed.  Nothing is left behind on error.  Free *out with
@@ -37,8 +38,8 @@ enum ts_code ts_unpacked_extract(const struct ts_unpacked *u, const struct ts_un
                                  size_t n, const struct ts_wheel_options *o,
                                  struct ts_error *err);
 /* Waits for the sha256 of a wheel validated without a tree when it was
- * still being computed (alongside the extraction): u->sha256 is valid
- * only after this (at once for a tree). */
+ * still being computed (alongside the extraction) and remembers it in
+ * the stat memo: u->sha256 is valid only after this (at once for a tree). */
 enum ts_code ts_unpacked_finish(struct ts_unpacked *u, struct ts_error *err);
 /* u->files[file]'s bytes (at most cap) checked against RECORD, into *out
  * (initialised here; u->source only). */

@@ -155,8 +155,10 @@ struct ts_wheel_request {
   /* A wheel file the user named (pip caches none): when the cache holds
    * no unpacked tree of its bytes, its members are inflated straight into
    * the environment's stage, each file written once, and no tree is kept
-   * (also for every wheel under no_cache).  Otherwise unpacked once into
-   * the cache, from where later installs hardlink it. */
+   * (also for every wheel under no_cache) -- unless the cache's stat memo
+   * shows the same file hashed by an earlier run: installed a second time,
+   * it is unpacked into the cache as any wheel, from where later installs
+   * hardlink it. */
   bool stage_directly;
 };
 

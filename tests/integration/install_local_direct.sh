@@ -4,8 +4,9 @@
 # created once (no unpacked tree in the cache, no hardlink), and checked
 # against RECORD as it is written, so that a member whose bytes do not match
 # half-way through the wheel fails the install and leaves the environment as
-# it was (the stage dropped, the installed version intact).  A tree the
-# cache already holds (from `wheel install` or an index) is still reused.
+# it was (the stage dropped, the installed version intact).  Installed a
+# second time, the same file is unpacked into the cache as any wheel is,
+# and the installs after it hardlink from there.
 # Counted with strace, never timed.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || ts_skip "no python3"
@@ -81,10 +82,12 @@ grep -q "RECORD hash of 'many/p00/f150.py'" <<<"$out" || ts_fail "unexpected mes
 [ "$("$V/bin/python" -c 'import many; print(many.VERSION)')" = "1.0" ] || ts_fail "many 1.0 not intact"
 [ "$(trees)" = 0 ] || ts_fail "the failed install left a tree in the cache"
 
-# a tree the cache holds is reused: hardlinks, no member created
+# installed a second time, the same file is worth a tree: unpacked into the
+# cache, from where the installs after it hardlink (no member created)
 "$T" venv -q "$tmp/v2" || ts_fail "venv 2"
-"$T" wheel install -q --python "$tmp/v2" "$tmp/many-1.0-py3-none-any.whl" || ts_fail "wheel install"
-[ "$(trees)" = 1 ] || ts_fail "wheel install keeps its unpacked tree in the cache"
+"$T" install -q --no-deps --no-index --python "$tmp/v2" "$tmp/many-1.0-py3-none-any.whl" ||
+  ts_fail "second install"
+[ "$(trees)" = 1 ] || ts_fail "the second install of a local wheel kept no unpacked tree"
 "$T" venv -q "$tmp/v3" || ts_fail "venv 3"
 traced "$tmp/warm.trace" install -q --no-deps --no-index --python "$tmp/v3" "$tmp/many-1.0-py3-none-any.whl" ||
   ts_fail "install from the cached tree"
