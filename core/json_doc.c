@@ -1,10 +1,13 @@
 /* cJSON documents in an arena: see json_doc.h. */
 #include "core/json_doc.h"
 
+#include "core/alloc.h"
+#include "core/str.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-/* The document being parsed on this thread (json.h: the one piece of
+/* The document being parsed on this thread (json_doc.h: the one piece of
  * process state, set only inside ts_json_doc_parse). */
 static _Thread_local struct ts_arena *parsing;
 
@@ -40,4 +43,14 @@ void ts_json_doc_free(struct ts_json_doc *doc) {
   ts_arena_clear(&doc->arena);
   doc->root = NULL;
   doc->in_arena = false;
+}
+
+char *ts_json_print_and_delete(cJSON *o) {
+  char *s = cJSON_PrintUnformatted(o);
+  cJSON_Delete(o);
+  if (!s)
+    abort();
+  char *copy = ts_xstrdup(s);
+  cJSON_free(s);
+  return copy;
 }

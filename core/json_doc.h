@@ -45,3 +45,8 @@ cJSON *ts_json_doc_parse(struct ts_json_doc *doc, const char *data, size_t len);
 
 /* Frees the tree and its arena; doc may be parsed into again. */
 void ts_json_doc_free(struct ts_json_doc *doc);
+
+/* Prints o unformatted, deletes it (an ordinary malloc'd tree, never a
+ * document's), and returns the text as a string the caller frees with
+ * free(): cJSON's own buffer may come from its hooks.  Aborts on OOM. */
+char *ts_json_print_and_delete(cJSON *o);

@@ -37,15 +37,24 @@ static bool is_key_char(char c)
 }
 
 /* "X.Y.Z" or "X.Y.Z.<level>.<serial>" (virtualenv's version_info). */
+/* "X.Y.Z" at the start of v, digits and dots only: its length, or 0. */
+static int scan_xyz(const char *v, int *major, int *minor, int *micro)
+{
+  int n = 0;
+  if (sscanf(v, "%3d.%3d.%3d%n", major, minor, micro, &n) != 3 || n == 0)
+    return 0;
+  for (int i = 0; i < n; i++)
+    if (!(v[i] == '.' || (v[i] >= '0' && v[i] <= '9')))
+      return 0;
+  return n;
+}
+
 static bool parse_cfg_version(const char *v, int *major, int *minor, int *micro)
 {
   char tail[64] = "";
-  int n = 0;
-  if (sscanf(v, "%3d.%3d.%3d%n", major, minor, micro, &n) != 3 || n == 0)
+  int n = scan_xyz(v, major, minor, micro);
+  if (n == 0)
     return false;
-  for (int i = 0; i < n; i++)
-    if (!(v[i] == '.' || (v[i] >= '0' && v[i] <= '9')))
-      return false;
   v += n;
   if (!*v)
     return true;
@@ -313,13 +322,11 @@ void ts_sysconfigdata_clear(struct ts_sysconfigdata *d)
 
 static bool release_shaped(const char *v)
 {
-  int a, b, c, serial, n = 0;
+  int a, b, c, serial;
   char level[3] = "";
-  if (sscanf(v, "%3d.%3d.%3d%n", &a, &b, &c, &n) != 3)
+  int n = scan_xyz(v, &a, &b, &c);
+  if (n == 0)
     return false;
-  for (int i = 0; i < n; i++)
-    if (!(v[i] == '.' || (v[i] >= '0' && v[i] <= '9')))
-      return false;
   v += n;
   if (!*v)
     return true;

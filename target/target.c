@@ -22,6 +22,7 @@
 #include "core/buf.h"
 #include "core/cacheroot.h"
 #include "core/fs.h"
+#include "core/json_doc.h"
 #include "core/sha256.h"
 #include "core/proc.h"
 #include "core/str.h"
@@ -898,15 +899,7 @@ char *ts_target_environment_json(const struct ts_target *t)
     if (!cJSON_AddStringToObject(o, marker_names[i], v ? v : ""))
       abort();
   }
-  char *s = cJSON_PrintUnformatted(o);
-  cJSON_Delete(o);
-  if (!s)
-    abort();
-  /* cJSON allocates with malloc unless hooks are installed; copy so the
-   * caller's free() is right whatever cJSON was built with. */
-  char *copy = ts_xstrdup(s);
-  cJSON_free(s);
-  return copy;
+  return ts_json_print_and_delete(o);
 }
 
 /* ---- locating ------------------------------------------------------------ */

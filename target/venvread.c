@@ -23,6 +23,7 @@
 
 #include "core/buf.h"
 #include "core/fs.h"
+#include "core/json_doc.h"
 #include "core/str.h"
 #include "target/pyfiles.h"
 
@@ -497,13 +498,7 @@ static char *probe_json(const struct venv_facts *f, const struct utsname *u, con
   add(o, "prefix", f->venv);
   add(o, "base_prefix", f->base);
   add(o, "executable", f->python);
-  char *s = cJSON_PrintUnformatted(o);
-  cJSON_Delete(o);
-  if (!s)
-    abort();
-  char *copy = ts_xstrdup(s);
-  cJSON_free(s);
-  return copy;
+  return ts_json_print_and_delete(o);
 }
 
 /* This process's machine and glibc (the interpreter's, check_elf made sure). */
