@@ -7,7 +7,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,18 +15,6 @@
 #include <unistd.h>
 
 #include "core/str.h"
-
-static enum ts_code unexpected(struct ts_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static enum ts_code unexpected(struct ts_error *err, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  enum ts_code rc = ts_error_vset(err, TS_E_UNSUPPORTED, fmt, ap);
-  va_end(ap);
-  return rc;
-}
 
 /* ---- pyvenv.cfg ---------------------------------------------------------- */
 
@@ -85,7 +72,7 @@ enum ts_code ts_pyvenv_cfg_parse(const char *text, size_t len, struct ts_pyvenv_
     const char *s = text + pos;
     const char *nl = memchr(s, '\n', len - pos);
     if (!nl) {
-      rc = unexpected(err, "%s: line %d has no end of line", what, line);
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: line %d has no end of line", what, line);
       break;
     }
     size_t n = (size_t)(nl - s);
@@ -100,15 +87,15 @@ enum ts_code ts_pyvenv_cfg_parse(const char *text, size_t len, struct ts_pyvenv_
     if (k == 0 || k + 3 >= n || memcmp(s + k, " = ", 3) != 0 || v[0] == ' ' ||
         v[0] == '\t' || v[vn - 1] == ' ' || v[vn - 1] == '\t' || v[vn - 1] == '\r' ||
         memchr(v, '\0', vn)) {
-      rc = unexpected(err, "%s: line %d is not 'key = value'", what, line);
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: line %d is not 'key = value'", what, line);
       break;
     }
     for (size_t i = 0; i < nseen && rc == TS_OK; i++)
       if (strlen(seen[i]) == k && memcmp(seen[i], s, k) == 0)
-        rc = unexpected(err, "%s: line %d repeats key '%s'", what, line, seen[i]);
+        rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: line %d repeats key '%s'", what, line, seen[i]);
     if (rc != TS_OK || nseen == sizeof seen / sizeof seen[0]) {
       if (rc == TS_OK)
-        rc = unexpected(err, "%s: more than %d keys", what, (int)nseen);
+        rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: more than %d keys", what, (int)nseen);
       break;
     }
     seen[nseen++] = ts_xstrndup(s, k);
@@ -121,12 +108,12 @@ enum ts_code ts_pyvenv_cfg_parse(const char *text, size_t len, struct ts_pyvenv_
       int a, b, c;
       if (!parse_cfg_version(value, &a, &b, &c) ||
           (vmaj >= 0 && (a != vmaj || b != vmin || c != vmic)))
-        rc = unexpected(err, "%s: line %d: version '%s' is not X.Y.Z or disagrees", what, line,
+        rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: line %d: version '%s' is not X.Y.Z or disagrees", what, line,
                         value);
       vmaj = a, vmin = b, vmic = c;
     } else if (strcmp(key, "include-system-site-packages") == 0) {
       if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
-        rc = unexpected(err, "%s: line %d: include-system-site-packages is '%s'", what, line,
+        rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: line %d: include-system-site-packages is '%s'", what, line,
                         value);
       out->system_site = value[0] == 't';
     }

@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +28,6 @@
 
 #define MIN_MINOR 8  /* 3.8: the oldest startup rules checked */
 #define MAX_MINOR 13 /* 3.13: the newest (3.14 moves the stdlib under platlibdir) */
-
-static enum ts_code no(struct ts_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static enum ts_code no(struct ts_error *err, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  enum ts_code rc = ts_error_vset(err, TS_E_UNSUPPORTED, fmt, ap);
-  va_end(ap);
-  return rc;
-}
 
 /* Absolute, no empty, "." or ".." component, no trailing '/', printable
  * ASCII: what Python's abspath/normpath and dirname leave unchanged. */
@@ -90,7 +77,7 @@ static enum ts_code read_small(const char *path, struct ts_buf *b, struct ts_err
 {
   ts_buf_init(b, TS_CAP_SMALL_FILE);
   if (ts_fs_read_file(path, b, NULL) != TS_OK)
-    return no(err, "cannot read %s", path);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "cannot read %s", path);
   return TS_OK;
 }
 
@@ -121,16 +108,16 @@ static enum ts_code check_elf(const char *python, struct ts_error *err)
 {
   struct ts_elf_facts self, py;
   if (ts_elf_read_facts("/proc/self/exe", &self, NULL) != TS_OK || !self.interp[0])
-    return no(err, "%s: this program's own loader is unknown", python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s: this program's own loader is unknown", python);
   if (!strstr(strrchr(self.interp, '/') ? strrchr(self.interp, '/') : self.interp, "ld-linux"))
-    return no(err, "%s: this program does not run on glibc", python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s: this program does not run on glibc", python);
   enum ts_code rc = ts_elf_read_facts(python, &py, err);
   if (rc != TS_OK)
-    return rc == TS_E_UNSUPPORTED ? rc : no(err, "cannot read %s", python);
+    return rc == TS_E_UNSUPPORTED ? rc : ts_error_set(err, TS_E_UNSUPPORTED, "cannot read %s", python);
   if (py.machine != self.machine)
-    return no(err, "%s is built for another machine", python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s is built for another machine", python);
   if (strcmp(py.interp, self.interp) != 0)
-    return no(err, "%s does not use this machine's glibc loader", python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s does not use this machine's glibc loader", python);
   return TS_OK;
 }
 
@@ -162,7 +149,7 @@ static char *symlink_chain_end(const char *python, struct ts_error *err, enum ts
     free(cur);
     cur = next;
     if (hops == 40 || !clean_path(cur)) {
-      *rc = no(err, "%s: a symlink chain this reader does not follow", python);
+      *rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s: a symlink chain this reader does not follow", python);
       free(cur);
       return NULL;
     }
@@ -186,7 +173,7 @@ static enum ts_code check_identity(struct venv_facts *f, struct ts_error *err)
     size_t dn = (size_t)(name - 1 - f->real);
     if (strcmp(name, want) != 0 || strlen(f->cfg.home) != dn ||
         strncmp(f->real, f->cfg.home, dn) != 0)
-      return no(err, "%s does not link to pyvenv.cfg's home/%s", f->python, want);
+      return ts_error_set(err, TS_E_UNSUPPORTED, "%s does not link to pyvenv.cfg's home/%s", f->python, want);
     return TS_OK;
   }
   char *base_exe = ts_path_join(f->cfg.home, want);
@@ -194,7 +181,7 @@ static enum ts_code check_identity(struct venv_facts *f, struct ts_error *err)
   bool same = stat(f->python, &a) == 0 && stat(base_exe, &b) == 0 && S_ISREG(b.st_mode) &&
               a.st_size == b.st_size;
   free(base_exe);
-  return same ? TS_OK : no(err, "%s is not a copy of its home's interpreter", f->python);
+  return same ? TS_OK : ts_error_set(err, TS_E_UNSUPPORTED, "%s is not a copy of its home's interpreter", f->python);
 }
 
 /* getpath's starting directory and what must not be beside it. */
@@ -209,10 +196,10 @@ static enum ts_code find_start(struct venv_facts *f, struct ts_error *err)
     bool cfg = exists(f->start, "pyvenv.cfg") || exists(up, "pyvenv.cfg");
     free(up);
     if (cfg)
-      return no(err, "%s: the base interpreter's directory has a pyvenv.cfg", f->python);
+      return ts_error_set(err, TS_E_UNSUPPORTED, "%s: the base interpreter's directory has a pyvenv.cfg", f->python);
   }
   if (exists(f->start, "pybuilddir.txt") || exists(f->start, "Modules/Setup.local"))
-    return no(err, "%s runs from a CPython build tree", f->start);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s runs from a CPython build tree", f->start);
   /* ._pth beside the venv's, the resolved and the home interpreter */
   const char *bins[] = {f->python, f->real, NULL, NULL, NULL};
   char name[32];
@@ -228,7 +215,7 @@ static enum ts_code find_start(struct venv_facts *f, struct ts_error *err)
     char *pth = ts_xasprintf("%s._pth", bins[i]);
     struct stat st;
     if (lstat(pth, &st) == 0 || errno != ENOENT)
-      rc = no(err, "%s exists: its sys.path is its own", pth);
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s exists: its sys.path is its own", pth);
     free(pth);
   }
   free(h1);
@@ -249,7 +236,7 @@ static enum ts_code find_base_prefix(struct venv_facts *f, struct ts_error *err)
   char *d = ts_xstrdup(f->start);
   for (;;) {
     if (exists(d, zip)) {
-      enum ts_code rc = no(err, "%s has a zipped standard library", d);
+      enum ts_code rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s has a zipped standard library", d);
       free(d);
       return rc;
     }
@@ -257,7 +244,7 @@ static enum ts_code find_base_prefix(struct venv_facts *f, struct ts_error *err)
       break;
     if (strcmp(d, "/") == 0) {
       free(d);
-      return no(err, "no standard library above %s", f->start);
+      return ts_error_set(err, TS_E_UNSUPPORTED, "no standard library above %s", f->start);
     }
     char *up = dir_of(d);
     free(d);
@@ -265,7 +252,7 @@ static enum ts_code find_base_prefix(struct venv_facts *f, struct ts_error *err)
   }
   if (strcmp(d, "/") == 0) {
     free(d);
-    return no(err, "%s: the base prefix would be /", f->python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s: the base prefix would be /", f->python);
   }
   f->base = d;
   return TS_OK;
@@ -278,7 +265,7 @@ static enum ts_code find_sysconfigdata(const char *stdlib, char **path, struct t
   *path = NULL;
   DIR *dir = opendir(stdlib);
   if (!dir)
-    return no(err, "cannot list %s", stdlib);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "cannot list %s", stdlib);
   struct stat first = {0};
   enum ts_code rc = TS_OK;
   struct dirent *e;
@@ -291,7 +278,7 @@ static enum ts_code find_sysconfigdata(const char *stdlib, char **path, struct t
     struct stat st;
     if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) ||
         (*path && (st.st_dev != first.st_dev || st.st_ino != first.st_ino))) {
-      rc = no(err, "%s holds more than one _sysconfigdata", stdlib);
+      rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s holds more than one _sysconfigdata", stdlib);
       free(p);
     } else if (*path) {
       /* the names are links to one file: keep the lexically first */
@@ -308,7 +295,7 @@ static enum ts_code find_sysconfigdata(const char *stdlib, char **path, struct t
   }
   closedir(dir);
   if (rc == TS_OK && !*path)
-    rc = no(err, "%s has no _sysconfigdata", stdlib);
+    rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s has no _sysconfigdata", stdlib);
   if (rc != TS_OK) {
     free(*path);
     *path = NULL;
@@ -362,7 +349,7 @@ static enum ts_code read_build(const struct venv_facts *f, char abi[16], struct 
   free(path);
   ts_sysconfigdata_clear(&d);
   if (why) {
-    rc = no(err, "%s", why);
+    rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s", why);
     free(why);
   }
   return rc;
@@ -383,7 +370,7 @@ static enum ts_code read_patchlevel(struct venv_facts *f, struct ts_error *err)
   size_t n = strlen(want);
   if (rc == TS_OK && (strncmp(f->full_version, want, n) != 0 ||
                       (f->full_version[n] >= '0' && f->full_version[n] <= '9')))
-    rc = no(err, "%s disagrees with pyvenv.cfg's version", path);
+    rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s disagrees with pyvenv.cfg's version", path);
   free(path);
   return rc;
 }
@@ -392,7 +379,7 @@ static enum ts_code read_patchlevel(struct venv_facts *f, struct ts_error *err)
 static enum ts_code read_venv(struct venv_facts *f, struct ts_error *err)
 {
   if (!clean_path(f->python))
-    return no(err, "'%s' is not a clean absolute path", f->python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "'%s' is not a clean absolute path", f->python);
   char *bin = dir_of(f->python);
   bool in_bin = strcmp(bin, "/bin") != 0 && strlen(bin) > 4 &&
                 strcmp(bin + strlen(bin) - 4, "/bin") == 0;
@@ -400,7 +387,7 @@ static enum ts_code read_venv(struct venv_facts *f, struct ts_error *err)
   bool stray = in_bin && exists(bin, "pyvenv.cfg");
   free(bin);
   if (!in_bin || stray)
-    return no(err, "%s is not VENV/bin/NAME of a venv", f->python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s is not VENV/bin/NAME of a venv", f->python);
   char *cfg_path = ts_path_join(f->venv, "pyvenv.cfg");
   struct ts_buf text;
   enum ts_code rc = read_small(cfg_path, &text, err);
@@ -411,9 +398,9 @@ static enum ts_code read_venv(struct venv_facts *f, struct ts_error *err)
   if (rc != TS_OK)
     return rc;
   if (f->cfg.major != 3 || f->cfg.minor < MIN_MINOR || f->cfg.minor > MAX_MINOR)
-    return no(err, "%s: a Python version whose startup this reader does not know", f->python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s: a Python version whose startup this reader does not know", f->python);
   if (!clean_path(f->cfg.home))
-    return no(err, "%s: pyvenv.cfg's home is not a clean absolute path", f->python);
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s: pyvenv.cfg's home is not a clean absolute path", f->python);
   snprintf(f->lib, sizeof f->lib, "lib/python%d.%d", f->cfg.major, f->cfg.minor);
   rc = check_elf(f->python, err);
   if (rc == TS_OK)
@@ -508,12 +495,12 @@ static enum ts_code host_facts(struct utsname *u, char libc[32], struct ts_error
                                     "_PYTHON_PROJECT_BASE"};
   for (size_t i = 0; i < 3; i++)
     if (getenv(env[i]))
-      return no(err, "%s is set", env[i]);
+      return ts_error_set(err, TS_E_UNSUPPORTED, "%s is set", env[i]);
   char buf[24];
   size_t n = confstr(_CS_GNU_LIBC_VERSION, buf, sizeof buf);
   if (uname(u) != 0 || strcmp(u->sysname, "Linux") != 0 || n == 0 || n > sizeof buf ||
       strncmp(buf, "glibc ", 6) != 0 || strchr(buf + 6, ' '))
-    return no(err, "%s", "this system is not Linux with glibc");
+    return ts_error_set(err, TS_E_UNSUPPORTED, "%s", "this system is not Linux with glibc");
   snprintf(libc, 32, "%s", buf + 6);
   return TS_OK;
 }
@@ -533,7 +520,7 @@ enum ts_code ts_venv_read_probe_json(const char *python_path, char **json,
   if (rc == TS_OK)
     rc = find_base_prefix(&f, err);
   if (rc == TS_OK && f.cfg.minor == 13 && exists(f.base, "lib/python3.13t"))
-    rc = no(err, "%s also holds a free-threaded 3.13t", f.base);
+    rc = ts_error_set(err, TS_E_UNSUPPORTED, "%s also holds a free-threaded 3.13t", f.base);
   if (rc == TS_OK)
     rc = read_build(&f, abi, err);
   if (rc == TS_OK)
