@@ -318,10 +318,30 @@ static void writer_note(struct writer *w, unsigned kind, const uint8_t *key, uin
   w->end += len;
 }
 
+/* One writev for an entry's pieces (a page's header, metadata, parse and
+ * body), retried past short writes. */
 static bool writev_all(int fd, const struct iovec *iov, int niov) {
-  for (int i = 0; i < niov; i++)
-    if (!write_all(fd, iov[i].iov_base, iov[i].iov_len))
+  struct iovec v[8];
+  if (niov > 8)
+    return false;
+  memcpy(v, iov, (size_t)niov * sizeof *v);
+  for (int first = 0; first < niov;) {
+    if (!v[first].iov_len) {
+      first++;
+      continue;
+    }
+    ssize_t n = writev(fd, v + first, niov - first);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
       return false;
+    for (size_t left = (size_t)n; left && first < niov; first += !v[first].iov_len) {
+      size_t take = left < v[first].iov_len ? left : v[first].iov_len;
+      v[first].iov_base = (char *)v[first].iov_base + take;
+      v[first].iov_len -= take;
+      left -= take;
+    }
+  }
   return true;
 }
 

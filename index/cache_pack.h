@@ -46,8 +46,9 @@ void ts_packs_close(struct ts_packs *p);
  * back whole.  key: 64 hex digits. */
 enum ts_code ts_packs_get(struct ts_packs *p, unsigned kind, const char *key,
                           struct ts_buf *out, struct ts_error *err);
-/* Stores the pieces as entry (kind, key) in the run's pack; `secret`
- * makes the pack readable by its owner only. */
+/* Stores the pieces (at most 8, written with one writev) as entry (kind,
+ * key) in the run's pack; `secret` makes the pack readable by its owner
+ * only. */
 enum ts_code ts_packs_put(struct ts_packs *p, unsigned kind, const char *key,
                           const struct iovec *iov, int niov, bool secret,
                           struct ts_error *err);
