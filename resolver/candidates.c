@@ -202,9 +202,9 @@ static void chain_version(struct rs *rs, int pidx, size_t i, Id x) {
   if (pj->one_last) {
     Solvable *prev = pool_id2solvable(rs->pool, pj->one_last);
     prev->requires = repo_addid_dep(rs->repo, prev->requires, link_name, 0);
-    prev->conflicts = repo_addid_dep(
-        rs->repo, prev->conflicts,
-        pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1), 0);
+    Id version = pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1);
+    prev->conflicts = repo_addid_dep(rs->repo, prev->conflicts, version, 0);
+    ts_rs_note_rank_dep(rs, version);
   }
   pj->one_last = link;
 }

@@ -124,6 +124,9 @@ static void rs_free(struct rs *rs) {
   free(rs->roots);
   free(rs->constraints);
   queue_free(&rs->jobs);
+  queue_free(&rs->rank_deps);
+  free(rs->rank_dep_seen);
+  free(rs->evr_rank);
   ts_version_free(rs->pyver);
   pool_free(rs->pool);
 }
@@ -153,7 +156,9 @@ static void rs_init(struct rs *rs, const struct ts_resolver_request *req,
   if (req->ninstalled)
     pool_set_installed(rs->pool, rs->sys);
   rs->none_evr = pool_str2id(rs->pool, "~none", 1);
+  ts_rs_note_rank(rs, rs->none_evr, -1);
   queue_init(&rs->jobs);
+  queue_init(&rs->rank_deps);
   if (target->python_full_version)
     ts_version_parse(target->python_full_version,
                      strlen(target->python_full_version), &rs->pyver, NULL);

@@ -172,6 +172,13 @@ struct rs {
   int whatprovides_nsolvables;
   Repo *repo, *sys, *host;   /* index versions, installed, host facts */
   Id none_evr;
+  /* providers.c: EVR id → rank + 2 (1: none_evr, 0: not a rank), and the
+   * deps whose rank relations get their providers from us (each once) */
+  int *evr_rank;
+  size_t evr_rank_cap;
+  Queue rank_deps;
+  bool *rank_dep_seen;       /* per rel id: in rank_deps already */
+  size_t rank_dep_seen_cap;
   Id constraints_solv;
   struct ts_version *pyver;
   struct rs_proj *projs;
@@ -239,6 +246,18 @@ Solver *ts_rs_solver(struct rs *rs);
  * chains marked multiversion (their versions get no pairwise rules);
  * the jobs' indexes are unchanged.  Returns the number of problems. */
 int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs);
+
+/* ---- providers.c ----------------------------------------------------------- */
+
+/* evr is the EVR of rank `rank` (-1: none_evr, below every rank). */
+void ts_rs_note_rank(struct rs *rs, Id evr, int rank);
+/* dep (a requires, conflicts or job) may hold relations over ranks whose
+ * providers ts_rs_give_providers should list for libsolv. */
+void ts_rs_note_rank_dep(struct rs *rs, Id dep);
+/* After pool_createwhatprovides: the providers of every relation over
+ * ranks under the noted deps that libsolv has not listed yet, exactly as
+ * it would list them, without its EVR string compares. */
+void ts_rs_give_providers(struct rs *rs);
 
 /* ---- rules.c --------------------------------------------------------------- */
 

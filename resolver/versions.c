@@ -463,6 +463,7 @@ static void number_versions(struct rs *rs, int pidx) {
     char evr[24];
     snprintf(evr, sizeof evr, "%04zu", i);
     pj->evrs[i] = pool_str2id(rs->pool, evr, 1);
+    ts_rs_note_rank(rs, pj->evrs[i], (int)i);
     struct rs_ver *s = &pj->vers[i];
     if (s->installed) {
       pj->inst_ver = (int)i;
