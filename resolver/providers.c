@@ -63,41 +63,63 @@ static bool rank_matches(int have, int flags, int want) {
   return (flags & REL_EQ) != 0;
 }
 
-/* The providers of the simple relation rd into q, in libsolv's order;
- * false when it is not a relation over ranks of a name whose every
- * provide is "name = rank". */
-static bool rank_providers(struct rs *rs, const Reldep *rd, Queue *q) {
+/* Where the providers of `name` (in index order) and their ranks start
+ * in rs->name_ranks, worked out once a pass; -1 when a provider has
+ * another provide of the name than one "name = rank". */
+static int providers_ranked(struct rs *rs, Id name) {
   Pool *pool = rs->pool;
-  Id name = rd->name;
-  int want = rank_of(rs, rd->evr);
-  if (ISRELDEP(name) || want == RANK_UNKNOWN)
-    return false;
-  queue_empty(q);
+  size_t cap = rs->name_cap;
+  rs->name_pass = ts_rs_grow(rs->name_pass, &cap, (size_t)name + 1,
+                             sizeof *rs->name_pass);
+  rs->name_first = ts_rs_grow(rs->name_first, &rs->name_cap, (size_t)name + 1,
+                              sizeof *rs->name_first);
+  if (rs->name_pass[name] == rs->pass)
+    return rs->name_first[name];
+  rs->name_pass[name] = rs->pass;
+  Queue *q = &rs->name_ranks;
+  int first = q->count;
+  rs->name_first[name] = -1;
   for (Id *pp = pool_whatprovides_ptr(pool, name); *pp; pp++) {
     const Solvable *s = pool->solvables + *pp;
     if (!s->provides || s->arch == ARCH_SRC || s->arch == ARCH_NOSRC)
-      return false;
-    bool match = false;
+      return -1;
+    int rank = RANK_UNKNOWN;
     for (const Id *pid = s->repo->idarraydata + s->provides; *pid; pid++) {
       if (!ISRELDEP(*pid)) {
         if (*pid == name)
-          return false;
+          return -1;
         continue;
       }
       const Reldep *prd = GETRELDEP(pool, *pid);
       if (prd->name != name)
         continue;
       int have = rank_of(rs, prd->evr);
-      if (prd->flags != REL_EQ || have == RANK_UNKNOWN || have == RANK_NONE)
-        return false;
-      if (rank_matches(have, rd->flags, want)) {
-        match = true;
-        break;
-      }
+      if (prd->flags != REL_EQ || have == RANK_UNKNOWN || have == RANK_NONE ||
+          rank != RANK_UNKNOWN)
+        return -1;
+      rank = have;
     }
-    if (match)
-      queue_push(q, *pp);
+    queue_push2(q, *pp, rank);
   }
+  queue_push2(q, 0, 0);
+  rs->name_first[name] = first;
+  return first;
+}
+
+/* The providers of the simple relation rd into q, in libsolv's order;
+ * false when it is not a relation over ranks of a name whose every
+ * provide is "name = rank". */
+static bool rank_providers(struct rs *rs, const Reldep *rd, Queue *q) {
+  int want = rank_of(rs, rd->evr);
+  if (ISRELDEP(rd->name) || want == RANK_UNKNOWN)
+    return false;
+  int first = providers_ranked(rs, rd->name);
+  if (first < 0)
+    return false;
+  queue_empty(q);
+  for (const Id *pr = rs->name_ranks.elements + first; pr[0]; pr += 2)
+    if (rank_matches(pr[1], rd->flags, want))
+      queue_push(q, pr[0]);
   return true;
 }
 
@@ -134,6 +156,8 @@ void ts_rs_give_providers(struct rs *rs) {
     return;
   Queue q;
   queue_init(&q);
+  rs->pass++;
+  queue_empty(&rs->name_ranks);
   for (int i = 0; i < rs->rank_deps.count; i++)
     give_providers(rs, rs->rank_deps.elements[i], &q);
   queue_free(&q);

@@ -127,6 +127,9 @@ static void rs_free(struct rs *rs) {
   queue_free(&rs->rank_deps);
   free(rs->rank_dep_seen);
   free(rs->evr_rank);
+  free(rs->name_pass);
+  free(rs->name_first);
+  queue_free(&rs->name_ranks);
   ts_version_free(rs->pyver);
   pool_free(rs->pool);
 }
@@ -159,6 +162,7 @@ static void rs_init(struct rs *rs, const struct ts_resolver_request *req,
   ts_rs_note_rank(rs, rs->none_evr, -1);
   queue_init(&rs->jobs);
   queue_init(&rs->rank_deps);
+  queue_init(&rs->name_ranks);
   if (target->python_full_version)
     ts_version_parse(target->python_full_version,
                      strlen(target->python_full_version), &rs->pyver, NULL);

@@ -179,6 +179,14 @@ struct rs {
   Queue rank_deps;
   bool *rank_dep_seen;       /* per rel id: in rank_deps already */
   size_t rank_dep_seen_cap;
+  /* per name Id, for one ts_rs_give_providers pass (name_pass == pass):
+   * where its providers and their ranks start in name_ranks (pairs ending
+   * in 0), -1 when a provide of it is not "name = rank" */
+  unsigned *name_pass;
+  int *name_first;
+  size_t name_cap;
+  unsigned pass;
+  Queue name_ranks;
   Id constraints_solv;
   struct ts_version *pyver;
   struct rs_proj *projs;

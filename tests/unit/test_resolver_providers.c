@@ -28,6 +28,7 @@ static void world_init(struct world *w) {
   pool_set_installed(rs->pool, rs->sys);
   queue_init(&rs->jobs);
   queue_init(&rs->rank_deps);
+  queue_init(&rs->name_ranks);
   rs->none_evr = pool_str2id(rs->pool, "~none", 1);
   ts_rs_note_rank(rs, rs->none_evr, -1);
   w->name = pool_str2id(rs->pool, "alpha", 1);
@@ -48,6 +49,9 @@ static void world_free(struct world *w) {
   free(rs->si);
   free(rs->evr_rank);
   free(rs->rank_dep_seen);
+  free(rs->name_pass);
+  free(rs->name_first);
+  queue_free(&rs->name_ranks);
   queue_free(&rs->rank_deps);
   queue_free(&rs->jobs);
   pool_free(rs->pool);
