@@ -469,6 +469,7 @@ static void number_versions(struct rs *rs, int pidx) {
       pj->inst_ver = (int)i;
       s->inst_solv = ts_rs_new_solvable(rs, rs->sys, pj->nameid, pj->evrs[i],
                                         RS_INST, pidx, (int)i, -1);
+      pool_set_installed(rs->pool, rs->sys);
       pj->inst_solv = s->inst_solv;
       if (rs->req->no_deps || !pj->inst->metadata)
         ts_rs_sinfo(rs, s->inst_solv)->deps_done = true;
