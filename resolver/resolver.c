@@ -81,6 +81,9 @@ static void rs_free(struct rs *rs) {
     ts_rs_meta_clear(&pj->inst_meta);
     ts_version_free(pj->inst_v);
     free(pj->extras);
+    for (size_t k = 0; k < pj->nmemo; k++)
+      free(pj->memo[k].spec);
+    free(pj->memo);
     free(pj->vers);
     free(pj->evrs);
     free(pj->not_found);

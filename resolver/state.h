@@ -105,6 +105,18 @@ struct rs_extra {
   Id *solv;                  /* per rank; 0 where none */
 };
 
+/* A dep ts_rs_spec_dep made, for the next requirement on the project
+ * with the same specifier (pyrax's versions repeat theirs by the
+ * hundred): the dep depends only on the key, the versions it reveals on
+ * the window too. */
+struct rs_spec_memo {
+  char *spec;                /* ts_specset_str, NULL for no specifier */
+  int extra;
+  bool names_pre, pre_named; /* of the specifier, of the project then */
+  size_t window;             /* pj->window when its versions were revealed */
+  Id dep;
+};
+
 struct rs_proj {
   char *name;
   Id nameid;
@@ -131,6 +143,8 @@ struct rs_proj {
   struct rs_extra *extras;
   size_t nextras, extras_cap;
   size_t window;             /* usable versions revealed, from the top */
+  struct rs_spec_memo *memo;
+  size_t nmemo, memo_cap;
   /* The end of the one-version chain (see ts_rs_reveal), 0 while none;
    * projects with an installed version keep libsolv's same-name rules. */
   Id one_last;
