@@ -250,7 +250,6 @@ enum ts_code ts_txn_open(struct ts_txn *t, const char *purelib, const char *env,
     drop_stale_lock(purelib);
   }
   t->dir = ts_path_join(purelib, ".torchsolve-txn");
-  t->new_dir = ts_path_join(t->dir, "new");
   t->old_dir = ts_path_join(t->dir, "old");
   enum ts_code rc = recover(t, cb, repaired, err);
   if (rc != TS_OK) {
@@ -264,12 +263,18 @@ enum ts_code ts_txn_begin(struct ts_txn *t, struct ts_error *err) {
   if (mkdir(t->dir, 0755) != 0)
     return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", t->dir,
                         strerror(errno));
-  if (mkdir(t->new_dir, 0755) != 0 || mkdir(t->old_dir, 0755) != 0)
-    return ts_error_set(err, TS_E_IO, "cannot create '%s': %s", t->new_dir,
+  /* The staged trees are renamed into site-packages and keep their block
+   * groups: spread them for the same reason as the wheel cache.  The
+   * stage's name is random because the Orlov allocator breaks ties
+   * between equally empty groups by a hash of the name: under a fixed
+   * name, an install made seconds after the last one was deleted landed
+   * in that one's groups, and each file create scanned its freed inodes
+   * (a torch install: 2.3-4.2 s of kernel time, against 0.3-0.4 s). */
+  ts_fs_spread_subdirs(t->dir);
+  t->new_dir = ts_path_join(t->dir, "new-XXXXXX");
+  if (!mkdtemp(t->new_dir) || mkdir(t->old_dir, 0755) != 0)
+    return ts_error_set(err, TS_E_IO, "cannot create a stage in '%s': %s", t->dir,
                         strerror(errno));
-  /* the staged trees are renamed into site-packages and keep their block
-   * groups: spread them for the same reason as the wheel cache */
-  ts_fs_spread_subdirs(t->new_dir);
   return TS_OK;
 }
 

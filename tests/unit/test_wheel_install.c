@@ -166,15 +166,25 @@ Test(wheel_install, cache_and_stage_roots_spread_their_trees) {
   int f = dir_flags(wroot);
   cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", wroot, (unsigned)f);
 
-  /* the transaction's staging root too: its trees are renamed into place */
-  struct ts_txn t;
-  cr_assert_eq(ts_txn_open(&t, tgt.paths.purelib, NULL, TS_TXN_LOCK_WAIT, NULL, NULL, &err), TS_OK, "%s", err.detail);
-  cr_assert_eq(ts_txn_begin(&t, &err), TS_OK, "%s", err.detail);
-  f = dir_flags(t.new_dir);
-  cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", t.new_dir, (unsigned)f);
-  cr_assert_eq(ts_txn_commit(&t, &err), TS_OK, "%s", err.detail);
-  ts_txn_end(&t);
-  cr_assert(!exists(tgt.paths.purelib, ".torchsolve-txn"));
+  /* the transaction's directory too, whose stage's trees are renamed into
+   * place; the stage has a new name each time (the allocator's tie-break) */
+  char *stages[2];
+  for (int k = 0; k < 2; k++) {
+    struct ts_txn t;
+    cr_assert_eq(ts_txn_open(&t, tgt.paths.purelib, NULL, TS_TXN_LOCK_WAIT, NULL, NULL, &err),
+                 TS_OK, "%s", err.detail);
+    cr_assert_eq(ts_txn_begin(&t, &err), TS_OK, "%s", err.detail);
+    f = dir_flags(t.dir);
+    cr_assert(f >= 0 && (f & FS_TOPDIR_FL), "flags of %s: %#x", t.dir, (unsigned)f);
+    stages[k] = strdup(strrchr(t.new_dir, '/') + 1);
+    cr_assert_eq(strncmp(stages[k], "new-", 4), 0, "%s", stages[k]);
+    cr_assert_eq(ts_txn_commit(&t, &err), TS_OK, "%s", err.detail);
+    ts_txn_end(&t);
+    cr_assert(!exists(tgt.paths.purelib, ".torchsolve-txn"));
+  }
+  cr_assert_str_neq(stages[0], stages[1]);
+  free(stages[0]);
+  free(stages[1]);
 }
 
 Test(wheel_install, caps_refuse_before_touching_the_env) {
