@@ -174,8 +174,7 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
   if (sp->op == TS_OP_ARBITRARY || sp->wildcard)
     sp->canon = ts_xstrdup(sp->text);
   else
-    sp->canon = ts_version_canonicalize(s + p, e - p,
-                                        sp->op != TS_OP_COMPATIBLE);
+    sp->canon = ts_version_canonical(sp->v, sp->op != TS_OP_COMPATIBLE);
 
   /* packaging's Specifier.prereleases (autodetection). */
   if (sp->op == TS_OP_NE || sp->wildcard) {
