@@ -231,17 +231,24 @@ static void set_finish(struct ts_specset *set) {
   set->canon_order = NULL;
   set->str = NULL;
   set->ncanon = 0;
-  struct ts_spec **ptrs = ts_xcalloc(set->n, sizeof *ptrs);
+  /* the usual set has a specifier or two: its scratch lives on the stack */
+  enum { SMALL = 8, SMALL_TABLE = 16 };
+  struct ts_spec *ptrs_small[SMALL];
+  size_t table_small[SMALL_TABLE];
+  struct ts_spec **ptrs =
+      set->n <= SMALL ? ptrs_small : ts_xcalloc(set->n, sizeof *ptrs);
   set->canon_order = ts_xcalloc(set->n, sizeof *set->canon_order);
   for (size_t i = 0; i < set->n; i++)
     ptrs[i] = &set->specs[i];
-  qsort(ptrs, set->n, sizeof *ptrs, cmp_spec_ptr);
+  if (set->n > 1)
+    qsort(ptrs, set->n, sizeof *ptrs, cmp_spec_ptr);
   /* Open-addressing hash of (operator, canonical text) drops duplicates in
    * O(n): hostile metadata may carry thousands of specifiers. */
-  size_t hsize = 16;
+  size_t hsize = SMALL_TABLE;
   while (hsize < 2 * set->n)
     hsize *= 2;
-  size_t *table = ts_xreallocarray(NULL, hsize, sizeof *table);
+  size_t *table = hsize == SMALL_TABLE ? table_small
+                                       : ts_xreallocarray(NULL, hsize, sizeof *table);
   for (size_t i = 0; i < hsize; i++)
     table[i] = SIZE_MAX;
   size_t total = 1;
@@ -264,8 +271,10 @@ static void set_finish(struct ts_specset *set) {
     set->canon_order[set->ncanon++] = (size_t)(ptrs[i] - set->specs);
     total += strlen(ptrs[i]->str) + 1;
   }
-  free(table);
-  free(ptrs);
+  if (table != table_small)
+    free(table);
+  if (ptrs != ptrs_small)
+    free(ptrs);
   set->str = ts_xmalloc(total);
   size_t o = 0;
   for (size_t j = 0; j < set->ncanon; j++) {
