@@ -205,8 +205,11 @@ static enum ts_code fail(struct ts_error *err, enum ts_code code,
 static char *place(char **at, const char *s, size_t len, bool lower)
 {
   char *out = *at;
-  for (size_t i = 0; i < len; i++)
-    out[i] = lower && s[i] >= 'A' && s[i] <= 'Z' ? (char)(s[i] - 'A' + 'a') : s[i];
+  memcpy(out, s, len);
+  if (lower)
+    for (size_t i = 0; i < len; i++)
+      if (out[i] >= 'A' && out[i] <= 'Z')
+        out[i] = (char)(out[i] - 'A' + 'a');
   out[len] = '\0';
   *at += len + 1;
   return out;
@@ -298,11 +301,14 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   if (npy * nabi * nplat > TAG_PRODUCT_MAX)
     return fail(err, TS_E_TOO_BIG, s, len, "too many tags");
 
-  struct ts_error verr = {0};
   struct ts_version *version = NULL;
-  if (ts_version_parse(parts[1].s, parts[1].len, &version, &verr) != TS_OK)
+  if (ts_version_parse(parts[1].s, parts[1].len, &version, NULL) != TS_OK) {
+    /* the error's words only on this path: a ts_error is large to clear */
+    struct ts_error verr = {0};
+    ts_version_parse(parts[1].s, parts[1].len, &version, &verr);
     return ts_error_set(err, TS_E_PARSE, "invalid wheel filename '%.*s': %s",
                         (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, verr.detail);
+  }
 
   /* one allocation: the struct, its tags, then every string (the tags
    * share the lowercased pieces of the sets) */
