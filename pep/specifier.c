@@ -122,7 +122,6 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
   size_t w;
   while (p < e && (w = ts_pep_ws_at(s, e, p)) > 0)
     p += w;
-  struct ts_error verr = {0};
 
   if (sp->op == TS_OP_ARBITRARY) {
     /* packaging: `===\s*[^\s;)]*` -- anything but whitespace, ';' and ')'. */
@@ -138,7 +137,7 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
                         "'.*' is only allowed with == and !=");
     size_t pe = e - 2;
     if (pe == p || s[pe - 1] < '0' || s[pe - 1] > '9' || has_ws(s, p, pe) ||
-        ts_version_parse(s + p, pe - p, &sp->v, &verr) != TS_OK)
+        ts_version_parse(s + p, pe - p, &sp->v, NULL) != TS_OK)
       return spec_error(err, s, slen, p, "expected a release before '.*'");
     if (ts_version_is_prerelease(sp->v) || ts_version_is_postrelease(sp->v) ||
         ts_version_has_local(sp->v)) {
@@ -150,7 +149,7 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
     sp->prefix_k = ts_version_release_count(sp->v);
   } else {
     if (has_ws(s, p, e) ||
-        ts_version_parse(s + p, e - p, &sp->v, &verr) != TS_OK)
+        ts_version_parse(s + p, e - p, &sp->v, NULL) != TS_OK)
       return spec_error(err, s, slen, p, "expected a PEP 440 version");
     sp->has_local = ts_version_has_local(sp->v);
     if (sp->has_local && sp->op != TS_OP_EQ && sp->op != TS_OP_NE) {
