@@ -11,7 +11,7 @@
 #include "core/fs.h"
 
 const char *const ts_cache_root_entries[] = {
-    "pages-v2", "metadata-v2", "wheels-v1", "downloads-v1", "python", "rules-v1",
+    "packs-v1", "pages-v2", "metadata-v2", "wheels-v1", "downloads-v1", "python", "rules-v1",
     "pages-v1", "metadata-v1", /* an earlier layout's: not read, cleaned */
     NULL};
 

@@ -18,6 +18,7 @@
 #include "core/fs.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "index/cache_pack.h"
 #include "index/url.h"
 #include "pep/name.h"
 
@@ -80,66 +81,14 @@ enum kind { KIND_PAGES, KIND_METADATA, KIND_COUNT };
 static const char *const kind_dirs[KIND_COUNT] = {PAGES_DIR, METADATA_DIR};
 static const char *const kind_suffix[KIND_COUNT] = {"", METADATA_SUFFIX};
 
-/* Keys this run wrote, by their first 64 bits (open addressing; 0 marks a
- * free slot, so a key whose prefix is 0 is stored as 1: a false "written"
- * only costs a lookup). */
-struct written {
-  uint64_t *slots;
-  size_t cap, n;
-};
-
 struct ts_cache {
   char *root;
-  bool absent[KIND_COUNT]; /* the kind's folder did not exist at open */
-  bool made[KIND_COUNT];   /* ...and this run has made it and its shards */
+  /* the kind's flat folder (an earlier version's layout, read only) did
+   * not exist at open: nothing is looked for there */
+  bool absent[KIND_COUNT];
   bool wheels_absent;      /* neither did wheels-v1/, nor a download since */
-  struct written written[KIND_COUNT];
-  long pid;     /* temporary names: "<entry>.tmp.<pid>.<seq>" */
-  unsigned seq;
+  struct ts_packs *packs;  /* where entries are read first and written */
 };
-
-static uint64_t key_prefix(const char *key) {
-  uint64_t v = 0;
-  for (int i = 0; i < 16 && key[i]; i++) {
-    char ch = key[i];
-    v = v << 4 | (uint64_t)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
-  }
-  return v ? v : 1;
-}
-
-static void written_add(struct written *w, uint64_t k) {
-  if (2 * (w->n + 1) > w->cap) {
-    size_t ncap = w->cap ? 2 * w->cap : 64;
-    uint64_t *ns = ts_xcalloc(ncap, sizeof *ns);
-    for (size_t i = 0; i < w->cap; i++) {
-      if (!w->slots[i])
-        continue;
-      size_t j = (size_t)(w->slots[i] % ncap);
-      while (ns[j])
-        j = (j + 1) % ncap;
-      ns[j] = w->slots[i];
-    }
-    free(w->slots);
-    w->slots = ns;
-    w->cap = ncap;
-  }
-  size_t j = (size_t)(k % w->cap);
-  while (w->slots[j] && w->slots[j] != k)
-    j = (j + 1) % w->cap;
-  if (!w->slots[j]) {
-    w->slots[j] = k;
-    w->n++;
-  }
-}
-
-static bool written_has(const struct written *w, uint64_t k) {
-  if (!w->cap)
-    return false;
-  for (size_t j = (size_t)(k % w->cap); w->slots[j]; j = (j + 1) % w->cap)
-    if (w->slots[j] == k)
-      return true;
-  return false;
-}
 
 static bool dir_missing(const char *root, const char *name) {
   char *p = ts_path_join(root, name);
@@ -152,7 +101,7 @@ static bool dir_missing(const char *root, const char *name) {
 struct ts_cache *ts_cache_open(const char *root) {
   struct ts_cache *c = ts_xcalloc(1, sizeof *c);
   c->root = ts_xstrdup(root);
-  c->pid = (long)getpid();
+  c->packs = ts_packs_open(root);
   for (int k = 0; k < KIND_COUNT; k++)
     c->absent[k] = dir_missing(root, kind_dirs[k]);
   c->wheels_absent = dir_missing(root, "wheels-v1");
@@ -162,8 +111,7 @@ struct ts_cache *ts_cache_open(const char *root) {
 void ts_cache_close(struct ts_cache *c) {
   if (!c)
     return;
-  for (int k = 0; k < KIND_COUNT; k++)
-    free(c->written[k].slots);
+  ts_packs_close(c->packs);
   free(c->root);
   free(c);
 }
@@ -204,101 +152,6 @@ char *ts_cache_page_path(const struct ts_cache *c, const char *key) {
 
 char *ts_cache_metadata_path(const struct ts_cache *c, const char *key) {
   return entry_path(c, KIND_METADATA, key);
-}
-
-/* Known absent: the kind had no folder when the run began, and this run
- * did not write the entry. */
-static bool known_absent(const struct ts_cache *c, enum kind k, const char *key) {
-  return c->absent[k] && !written_has(&c->written[k], key_prefix(key));
-}
-
-/* Makes the kind's folder (marked to spread its shards) and the shard. */
-static void make_shard(const struct ts_cache *c, enum kind k, char shard) {
-  char *kd = ts_path_join(c->root, kind_dirs[k]);
-  char *sd = ts_xasprintf("%s/%c", kd, shard);
-  if (mkdir(sd, 0755) != 0 && errno == ENOENT) {
-    if (mkdir(kd, 0755) == 0)
-      ts_fs_spread_subdirs(kd);
-    else if (errno == ENOENT && ts_fs_mkdirs(c->root, NULL) == TS_OK && mkdir(kd, 0755) == 0)
-      ts_fs_spread_subdirs(kd);
-    (void)mkdir(sd, 0755);
-  }
-  free(sd);
-  free(kd);
-}
-
-/* Makes the kind's folder and its 16 shards, for a run that found the
- * kind absent: its first write then finds its shard, as every later one. */
-static void make_kind(struct ts_cache *c, enum kind k) {
-  char *kd = ts_path_join(c->root, kind_dirs[k]);
-  if (mkdir(kd, 0755) == 0 ||
-      (errno == ENOENT && ts_fs_mkdirs(c->root, NULL) == TS_OK && mkdir(kd, 0755) == 0))
-    ts_fs_spread_subdirs(kd);
-  for (int s = 0; s < 16; s++) {
-    char *sd = ts_xasprintf("%s/%x", kd, s);
-    (void)mkdir(sd, 0755);
-    free(sd);
-  }
-  free(kd);
-  c->made[k] = true;
-}
-
-/* Writes the pieces as one entry: a temporary in the shard (the shards
- * made first when the kind was absent, else on an ENOENT: a concurrent
- * `cache clean`), one writev, one rename. */
-static enum ts_code put_entry(struct ts_cache *c, enum kind k, const char *key,
-                              const struct iovec *iov, int niov, unsigned mode,
-                              struct ts_error *err) {
-  if (!is_hex_key(key) || niov > 4)
-    return ts_error_set(err, TS_E_INVALID, "cache key '%.70s' is not a sha256", key);
-  char *path = entry_path(c, k, key);
-  char *tmp = ts_xasprintf("%s.tmp.%ld.%u", path, c->pid, c->seq++);
-  if (c->absent[k] && !c->made[k])
-    make_kind(c, k);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
-  if (fd < 0 && errno == ENOENT) {
-    make_shard(c, k, key[0]);
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)mode);
-  }
-  enum ts_code rc = TS_OK;
-  if (fd < 0)
-    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
-  size_t total = 0;
-  for (int i = 0; i < niov; i++)
-    total += iov[i].iov_len;
-  struct iovec v[4];
-  int nv = niov;
-  memcpy(v, iov, (size_t)nv * sizeof *v);
-  for (int first = 0; rc == TS_OK && total;) {
-    ssize_t n = writev(fd, v + first, nv - first);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path,
-                        n < 0 ? strerror(errno) : "no progress");
-      break;
-    }
-    total -= (size_t)n;
-    for (size_t left = (size_t)n; left && first < nv;) {
-      size_t take = left < v[first].iov_len ? left : v[first].iov_len;
-      v[first].iov_base = (char *)v[first].iov_base + take;
-      v[first].iov_len -= take;
-      left -= take;
-      if (!v[first].iov_len)
-        first++;
-    }
-  }
-  if (fd >= 0 && close(fd) != 0 && rc == TS_OK)
-    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
-  if (rc == TS_OK && rename(tmp, path) != 0)
-    rc = ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));
-  if (rc != TS_OK && fd >= 0)
-    unlink(tmp);
-  if (rc == TS_OK)
-    written_add(&c->written[k], key_prefix(key));
-  free(tmp);
-  free(path);
-  return rc;
 }
 
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
@@ -365,16 +218,11 @@ static bool read_header(const struct ts_buf *raw, size_t cap, size_t *hdr, size_
   return p == nl && *metalen + *parsedlen <= raw->len - *hdr;
 }
 
-enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
-                           struct ts_error *err) {
-  memset(e, 0, sizeof *e);
-  struct ts_buf raw;
-  ts_buf_init(&raw, 2 * cap + CACHE_META_MAX);
-  enum ts_code c = ts_fs_read_file(path, &raw, err);
-  if (c) {
-    ts_buf_clear(&raw);
-    return c;
-  }
+/* Reads the entry held in raw (which it takes over) into e; `where`
+ * names it in errors. */
+static enum ts_code parse_entry(struct ts_buf raw, size_t cap, const char *where,
+                                struct ts_cache_entry *e, struct ts_error *err) {
+  enum ts_code c;
   size_t hdr = 0, metalen = 0, parsedlen = 0;
   bool ok = read_header(&raw, cap, &hdr, &metalen, &parsedlen);
   cJSON *meta = ok ? cJSON_ParseWithLength(raw.data + hdr, metalen) : NULL;
@@ -382,7 +230,7 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   if (!meta || raw.len - body_off > cap) {
     cJSON_Delete(meta);
     ts_buf_clear(&raw);
-    return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
+    return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", where);
   }
   e->url = jstr(meta, "url");
   e->final_url = jstr(meta, "final_url");
@@ -408,17 +256,40 @@ enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *
   e->body = raw;
   if (c || !e->url || !e->final_url) {
     ts_cache_entry_clear(e);
-    return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", path);
+    return ts_error_set(err, TS_E_PARSE, "corrupt cache entry '%s'", where);
   }
   return TS_OK;
 }
 
+enum ts_code ts_cache_read(const char *path, size_t cap, struct ts_cache_entry *e,
+                           struct ts_error *err) {
+  memset(e, 0, sizeof *e);
+  struct ts_buf raw;
+  ts_buf_init(&raw, 2 * cap + CACHE_META_MAX);
+  enum ts_code c = ts_fs_read_file(path, &raw, err);
+  if (c) {
+    ts_buf_clear(&raw);
+    return c;
+  }
+  return parse_entry(raw, cap, path, e, err);
+}
+
 enum ts_code ts_cache_get_page(struct ts_cache *c, const char *key, size_t cap,
                                struct ts_cache_entry *e, struct ts_error *err) {
-  if (known_absent(c, KIND_PAGES, key)) {
-    memset(e, 0, sizeof *e);
-    return ts_error_set(err, TS_E_NOT_FOUND, "no cached page %s", key);
+  memset(e, 0, sizeof *e);
+  struct ts_buf raw;
+  ts_buf_init(&raw, 2 * cap + CACHE_META_MAX);
+  enum ts_code pc = ts_packs_get(c->packs, KIND_PAGES, key, &raw, err);
+  if (pc != TS_E_NOT_FOUND) {
+    if (pc == TS_OK)
+      return parse_entry(raw, cap, key, e, err);
+    ts_buf_clear(&raw);
+    return pc == TS_E_TOO_BIG ? ts_error_set(err, TS_E_PARSE, "cache entry %s is too big", key)
+                              : pc;
   }
+  ts_buf_clear(&raw);
+  if (c->absent[KIND_PAGES])
+    return ts_error_set(err, TS_E_NOT_FOUND, "no cached page %s", key);
   char *path = entry_path(c, KIND_PAGES, key);
   enum ts_code rc = ts_cache_read(path, cap, e, err);
   free(path);
@@ -427,6 +298,8 @@ enum ts_code ts_cache_get_page(struct ts_cache *c, const char *key, size_t cap,
 
 enum ts_code ts_cache_put_page(struct ts_cache *c, const char *key, const char *project,
                                const struct ts_cache_entry *e, struct ts_error *err) {
+  if (!is_hex_key(key))
+    return ts_error_set(err, TS_E_INVALID, "cache key '%.70s' is not a sha256", key);
   cJSON *m = cJSON_CreateObject();
   if (!m)
     return ts_error_set(err, TS_E_NOMEM, "out of memory");
@@ -461,7 +334,7 @@ enum ts_code ts_cache_put_page(struct ts_cache *c, const char *key, const char *
    * entry. */
   bool secret = ts_url_has_userinfo(e->url) ||
                 (e->final_url && ts_url_has_userinfo(e->final_url));
-  enum ts_code rc = put_entry(c, KIND_PAGES, key, iov, 4, secret ? 0600 : 0644, err);
+  enum ts_code rc = ts_packs_put(c->packs, KIND_PAGES, key, iov, 4, secret, err);
   free(head);
   free(js);
   return rc;
@@ -469,7 +342,10 @@ enum ts_code ts_cache_put_page(struct ts_cache *c, const char *key, const char *
 
 enum ts_code ts_cache_get_metadata(struct ts_cache *c, const char *key, struct ts_buf *out,
                                    struct ts_error *err) {
-  if (known_absent(c, KIND_METADATA, key))
+  enum ts_code pc = ts_packs_get(c->packs, KIND_METADATA, key, out, err);
+  if (pc != TS_E_NOT_FOUND)
+    return pc;
+  if (c->absent[KIND_METADATA])
     return ts_error_set(err, TS_E_NOT_FOUND, "no cached METADATA %s", key);
   char *path = entry_path(c, KIND_METADATA, key);
   enum ts_code rc = ts_fs_read_file(path, out, err);
@@ -480,7 +356,9 @@ enum ts_code ts_cache_get_metadata(struct ts_cache *c, const char *key, struct t
 enum ts_code ts_cache_put_metadata(struct ts_cache *c, const char *key, const void *data,
                                    size_t len, struct ts_error *err) {
   struct iovec iov[1] = {{(void *)data, len}};
-  return put_entry(c, KIND_METADATA, key, iov, 1, 0644, err);
+  if (!is_hex_key(key))
+    return ts_error_set(err, TS_E_INVALID, "cache key '%.70s' is not a sha256", key);
+  return ts_packs_put(c->packs, KIND_METADATA, key, iov, 1, false, err);
 }
 
 bool ts_cache_fresh(const struct ts_cache_entry *e, int64_t now) {
@@ -616,8 +494,24 @@ static enum ts_code clean_unpacked(const char *root, const char *project,
   return rc;
 }
 
-/* The project a page entry records, malloc'd; NULL when it records none
- * or does not read (only its header is read). */
+/* The project the page entry in head (its first n bytes) records,
+ * malloc'd; NULL when it records none or does not read. */
+static char *page_project_of(const char *head, size_t n) {
+  char *project = NULL;
+  size_t ml = strlen(CACHE_MAGIC_V2), metalen = 0;
+  const char *nl = n > ml ? memchr(head, '\n', n < CACHE_HEADER_MAX ? n : CACHE_HEADER_MAX) : NULL;
+  const char *q = head + ml;
+  if (nl && memcmp(head, CACHE_MAGIC_V2, ml) == 0 &&
+      header_number(&q, nl, CACHE_META_MAX, &metalen)) {
+    size_t hdr = (size_t)(nl - head) + 1;
+    cJSON *meta = hdr + metalen <= n ? cJSON_ParseWithLength(head + hdr, metalen) : NULL;
+    project = meta ? jstr(meta, "project") : NULL;
+    cJSON_Delete(meta);
+  }
+  return project;
+}
+
+/* The project a flat page entry records (only its header is read). */
 static char *page_project(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -625,48 +519,47 @@ static char *page_project(const char *path) {
   char *head = ts_xmalloc(CACHE_META_MAX + 64);
   ssize_t n = pread(fd, head, CACHE_META_MAX + 64, 0);
   close(fd);
-  char *project = NULL;
-  size_t ml = strlen(CACHE_MAGIC_V2), metalen = 0;
-  const char *nl = n > (ssize_t)ml ? memchr(head, '\n', n < CACHE_HEADER_MAX ? (size_t)n : CACHE_HEADER_MAX) : NULL;
-  const char *q = head + ml;
-  if (nl && memcmp(head, CACHE_MAGIC_V2, ml) == 0 &&
-      header_number(&q, nl, CACHE_META_MAX, &metalen)) {
-    size_t hdr = (size_t)(nl - head) + 1;
-    cJSON *meta = hdr + metalen <= (size_t)n ? cJSON_ParseWithLength(head + hdr, metalen)
-                                             : NULL;
-    project = meta ? jstr(meta, "project") : NULL;
-    cJSON_Delete(meta);
-  }
+  char *project = n > 0 ? page_project_of(head, (size_t)n) : NULL;
   free(head);
   return project;
 }
 
-/* The normalised Name of a METADATA file, malloc'd, or NULL. */
+/* The normalised Name of the METADATA text in data, malloc'd, or NULL. */
+static char *metadata_name(const char *data, size_t n) {
+  for (const char *line = data, *end = data + n; line < end && *line != '\n';) {
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    size_t len = nl ? (size_t)(nl - line) : (size_t)(end - line);
+    if (len > 5 && strncasecmp(line, "Name:", 5) == 0) {
+      const char *v = line + 5;
+      size_t vl = len - 5;
+      while (vl && (*v == ' ' || *v == '\t')) {
+        v++;
+        vl--;
+      }
+      while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\r'))
+        vl--;
+      return ts_name_normalize(v, vl);
+    }
+    line = nl ? nl + 1 : end;
+  }
+  return NULL;
+}
+
+/* The normalised Name of a flat METADATA file, malloc'd, or NULL. */
 static char *metadata_project(const char *path) {
   struct ts_buf b;
   ts_buf_init(&b, TS_CAP_METADATA);
-  char *name = NULL;
-  if (ts_fs_read_file(path, &b, NULL) == TS_OK) {
-    for (const char *line = b.data; line && *line && *line != '\n';) {
-      const char *end = strchr(line, '\n');
-      size_t len = end ? (size_t)(end - line) : strlen(line);
-      if (len > 5 && strncasecmp(line, "Name:", 5) == 0) {
-        const char *v = line + 5;
-        size_t vl = len - 5;
-        while (vl && (*v == ' ' || *v == '\t')) {
-          v++;
-          vl--;
-        }
-        while (vl && (v[vl - 1] == ' ' || v[vl - 1] == '\r'))
-          vl--;
-        name = ts_name_normalize(v, vl);
-        break;
-      }
-      line = end ? end + 1 : NULL;
-    }
-  }
+  char *name = ts_fs_read_file(path, &b, NULL) == TS_OK ? metadata_name(b.data, b.len) : NULL;
   ts_buf_clear(&b);
   return name;
+}
+
+/* Whether a pack's entry belongs to the project ctx names. */
+static bool entry_of_project(unsigned kind, const char *data, size_t len, void *ctx) {
+  char *owner = kind == KIND_PAGES ? page_project_of(data, len) : metadata_name(data, len);
+  bool mine = owner && strcmp(owner, ctx) == 0;
+  free(owner);
+  return mine;
 }
 
 /* Removes the entries of one kind's shards that belong to `project`. */
@@ -722,6 +615,8 @@ enum ts_code ts_cache_clean(const char *root, const char *project, size_t *remov
     char *norm = ts_name_normalize(project, strlen(project));
     for (int k = 0; rc == TS_OK && k < KIND_COUNT; k++)
       rc = clean_flat(root, (enum kind)k, norm, &count, err);
+    if (rc == TS_OK)
+      rc = ts_packs_clean(root, entry_of_project, norm, &count, err);
     if (rc == TS_OK)
       rc = clean_unpacked(root, norm, &count, err);
     free(norm);

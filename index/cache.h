@@ -3,42 +3,48 @@
  *
  * Layout under the root (core/fs.h's ts_cache_root_dir), which carries the
  * marker of core/cacheroot.h:
- *   pages-v2/<s>/<key>                HTTP page entries (header, the page
- *                                     parsed (parsed_page.h), body); key =
- *                                     sha256(url "\n" accept), <s> its first
- *                                     hex digit
- *   metadata-v2/<s>/<key>.metadata    verified METADATA files: PEP 658 files
- *                                     checked against the index's hash, or
- *                                     read by range from a wheel the index
- *                                     gave a sha256 for (zip CRC-32 and size
- *                                     checked); key = that sha256
+ *   packs-v1/<time>-<pid>-<n>.pack    page and METADATA entries, many to a
+ *                                     file (index/cache_pack.h): a page
+ *                                     entry is a header, the page parsed
+ *                                     (parsed_page.h) and the body, keyed by
+ *                                     sha256(url "\n" accept); a METADATA
+ *                                     entry the verified file's bytes (PEP
+ *                                     658 files checked against the index's
+ *                                     hash, or read by range from a wheel
+ *                                     the index gave a sha256 for, zip
+ *                                     CRC-32 and size checked), keyed by
+ *                                     that sha256
  *   wheels-v1/<project>/<key>/<filename>   verified whole wheels
  *   wheels-v1/by-stat/<key>           sha256 of local wheels by stat
  *                                     identity (core/filehash.h)
  * Keys are the file's sha256 when the index gives one, else sha256(url).
  *
- * Why flat: a first run stores one page and one METADATA per project (400
- * entries for 200 projects).  A folder per project cost two mkdir calls per
- * entry plus a walk up the path for each write; now the 16 shard folders
- * of a kind are made at most once per run (on the first write that finds
- * one missing), each entry is one open, one write, one rename.  The kind's
- * folder is marked as the top of independent trees (core/fs.h's
- * ts_fs_spread_subdirs) so that ext4 spreads the shards over block groups.
- * The pages-v1/ and metadata-v1/ folders of earlier versions (a folder per
- * project) are not read: their entries are fetched again once, and
- * `cache clean` removes them.
+ * Why packs: a first run stores one page and one METADATA per project
+ * (566 entries for pyrax), and on ext4 every new inode in a block group
+ * that holds recently deleted ones (the previous cache, removed with
+ * rm -rf) scans them all: a file per entry was half of a first run's
+ * system time.  A run now appends its entries to one temporary pack and
+ * publishes it on ts_cache_close with one rename: one new file per run.
+ * A warm run reads each pack's index once and each entry with one pread,
+ * with no open per entry.  A run that finds TS_PACKS_MERGE_AT packs merges
+ * their live entries into its own, so a warm run opens a few files.
  *
- * A run opens the cache once (ts_cache_open), which notes which kinds have
- * no folder yet: an entry of such a kind that this run did not write
- * itself is known to be absent and is not looked for (a first run makes no
- * failing open per project).  Another process writing meanwhile only
- * costs a hit.
+ * The flat entries of the previous layout (pages-v2/<s>/<key>,
+ * metadata-v2/<s>/<key>.metadata, <s> the key's first hex digit) are still
+ * read when no pack holds the entry, and never written; a run that found
+ * such a folder missing at open does not look there.  The pages-v1/ and
+ * metadata-v1/ folders of older versions (a folder per project) are not
+ * read: their entries are fetched again once, and `cache clean` removes
+ * them.
  *
  * Every file is written to a temporary name in its folder and renamed,
- * so concurrent torchsolve processes never see half a file; downloads of
- * the same wheel are serialised with flock(2) on "<path>.lock".  Nothing is
- * written before it has been verified (parsed, or hash checked); an entry
- * that does not read back whole is ignored (fetched again, then replaced).
+ * so concurrent torchsolve processes never see half a file (each writes a
+ * pack of its own); downloads of the same wheel are serialised with
+ * flock(2) on "<path>.lock".  Nothing is written before it has been
+ * verified (parsed, or hash checked); an entry that does not read back
+ * whole, or a pack whose index does not check out, is ignored (fetched
+ * again, then stored anew).  An entry stored by a run is seen by the runs
+ * that open the cache after it ends.
  */
 #pragma once
 
@@ -89,7 +95,7 @@ void ts_cache_entry_clear(struct ts_cache_entry *e);
 struct ts_cache;
 
 /* Opens root (which need not exist yet; nothing is created here).  Never
- * NULL. */
+ * NULL.  ts_cache_close publishes what the run stored. */
 struct ts_cache *ts_cache_open(const char *root);
 void ts_cache_close(struct ts_cache *c);
 const char *ts_cache_root(const struct ts_cache *c);
@@ -102,17 +108,17 @@ void ts_cache_page_key(const char *url, const char *accept,
 void ts_cache_file_key(const char *sha256, const char *url,
                        char key[TS_SHA256_HEX_LEN + 1]);
 
-/* Path of a page entry / of a METADATA file; malloc'd (for tests and
- * diagnostics: entries are read and written through the calls below). */
+/* Path of a page entry / of a METADATA file in the flat layout of the
+ * previous version (read, never written); malloc'd, for tests. */
 char *ts_cache_page_path(const struct ts_cache *c, const char *key);
 char *ts_cache_metadata_path(const struct ts_cache *c, const char *key);
 
 /* Reads the page entry `key`; body and parsed form each capped at `cap`.
- * TS_E_NOT_FOUND when absent (without a system call when this run knows
- * it is), TS_E_PARSE when damaged (callers treat it as absent). */
+ * TS_E_NOT_FOUND when absent (from memory once the packs' indexes are
+ * read), TS_E_PARSE when damaged (callers treat it as absent). */
 enum ts_code ts_cache_get_page(struct ts_cache *c, const char *key, size_t cap,
                                struct ts_cache_entry *e, struct ts_error *err);
-/* Stores the page entry `key` atomically; `project` (normalised, or a
+/* Stores the page entry `key` in the run's pack; `project` (normalised, or a
  * pseudo-name such as "find-links") is recorded for `cache clean NAME`. */
 enum ts_code ts_cache_put_page(struct ts_cache *c, const char *key, const char *project,
                                const struct ts_cache_entry *e, struct ts_error *err);
@@ -136,7 +142,7 @@ void ts_cache_note_download(struct ts_cache *c);
 char *ts_cache_wheel_path(const char *root, const char *project, const char *key,
                           const char *url, const char *filename);
 
-/* Reads an entry file; body and parsed form each capped at `cap`.
+/* Reads a flat entry file; body and parsed form each capped at `cap`.
  * TS_E_NOT_FOUND when absent, TS_E_PARSE when corrupt.  File format:
  * "TSCACHE2 <metalen> <parsedlen>\n", the metadata as JSON (url,
  * final_url, project, content_type, etag, last_modified, stored_at,

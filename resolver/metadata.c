@@ -159,9 +159,13 @@ static void plan_requests(struct rs *rs, const Queue *pending, struct batch *b) 
     /* prefetch only once the solver has moved away from a version of this
      * project: the first choice usually stands, and a cold run should ask
      * for one METADATA per chosen version.  Each further round that finds
-     * the project moving again doubles its prefetch, so a project the
-     * solver walks down (oslo-utils under pyrax: 73 versions) costs a
-     * few rounds, not one per version. */
+     * the project moving again prefetches `prefetch` more versions than
+     * the last (16, 32, 48...), so a project the solver walks down
+     * (oslo-utils under pyrax: 73 versions) costs a few rounds, not one
+     * per version.  Not a doubling: the last prefetch of a walk is mostly
+     * guessed past the version that stands, and doubling made it as long
+     * as the whole walk (pyrax: 515 METADATA files, now 483, the same 14
+     * solves; the solves are cheaper too, with fewer versions encoded). */
     if (pj->move_round != rs->round) {
       bool moved = pj->moves > 0;
       for (size_t i = 0; i < pj->nvers && !moved; i++)
@@ -172,7 +176,7 @@ static void plan_requests(struct rs *rs, const Queue *pending, struct batch *b) 
         pj->move_round = rs->round;
       }
     }
-    size_t prefetch = pj->moves ? rs->req->prefetch << (pj->moves - 1) : 0;
+    size_t prefetch = rs->req->prefetch * pj->moves;
     size_t added = 0;
     for (int i = si->ver; i >= 0 && added <= prefetch; i--) {
       struct rs_ver *v = &pj->vers[i];

@@ -196,8 +196,8 @@ struct ts_resolver_request {
    * (torch==2.5.1+cpu) asks for that build and is not refused. */
   bool refuse_pinned_fallback;
   /* more versions fetched with a chosen one once the solver has moved away
-   * from a version of that project, doubled each further round in which it
-   * moves again; their deps are encoded at once, so the solver backtracks
+   * from a version of that project, this many more each further round in
+   * which it moves again (16, 32, 48 with 16); their deps are encoded at once, so the solver backtracks
    * through them within one solve (the plan uses 16: pyrax) */
   size_t prefetch;
   const char *debug_solver_dir; /* testcase_write of the last solve (libsolvext,

@@ -126,7 +126,7 @@ struct rs_proj {
   bool priority_job;         /* has an install job from add_priority_jobs */
   bool pre_named;            /* some requirement on it names a pre-release */
   unsigned moves;            /* rounds in which the solver was seen to have
-                                left a version of it: prefetch doubles */
+                                left a version of it: prefetch grows */
   size_t move_round;         /* the round moves was last counted in */
   /* files its pages list that are no version of it, for the hint when
    * none is: one example (provider-owned) of another project's file and

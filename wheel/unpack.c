@@ -791,6 +791,19 @@ static void job_fail(struct extract_job *j, const struct ts_error *e) {
  * all samples were that spinning (rwsem_spin_on_owner under openat). */
 #define LARGE_MEMBER (256u << 10)
 
+/* The directory of `path` (made, with its parents, when the caller left
+ * that to the worker), as ts_wheel_dir_cache_get gives it. */
+static int item_dir(struct ts_wheel_dir_cache *dc, const char *path, const char **base) {
+  int dfd = ts_wheel_dir_cache_get(dc, path, base);
+  if (dfd >= 0 || errno != ENOENT)
+    return dfd;
+  char *dir = ts_xstrndup(path, (size_t)(*base - 1 - path));
+  struct ts_error ignored = {0};
+  enum ts_code rc = ts_fs_mkdirs(dir, &ignored);
+  free(dir);
+  return rc == TS_OK ? ts_wheel_dir_cache_get(dc, path, base) : -1;
+}
+
 /* Creates it->path (O_EXCL: never through anything already there) and
  * fills it from the archive, its sha256 checked against RECORD in the same
  * pass; a symlink gets its checked target. */
@@ -799,7 +812,7 @@ static enum ts_code write_item(const struct extract_job *j, const struct extract
                                struct ts_sha256 *sha, struct ts_error *err) {
   const struct member *m = it->m;
   const char *base;
-  int dfd = ts_wheel_dir_cache_get(dc, it->path, &base);
+  int dfd = item_dir(dc, it->path, &base);
   if (dfd < 0)
     return ts_error_set(err, TS_E_IO, "cannot open the directory of '%s': %s", it->path,
                         strerror(errno));

@@ -2,14 +2,17 @@
 # What a first run (empty cache) costs the kernel and the server, counted,
 # never timed (index/cache.h, index/http.h):
 # - the cache's folders are made once per run: a cold resolve of 60
-#   projects makes at most 40 mkdir calls under the cache (the root, two
-#   kinds, their 16 shards each, the interpreter probes' folder: 36, and
-#   a little room), not two per project (183 before); a warm run makes
-#   none below the root;
+#   projects makes at most 6 mkdir calls under the cache (the root,
+#   packs-v1/, the interpreter probes' folder, and a little room), not
+#   two per project (183 before) nor 16 shards per kind (36 before); a
+#   warm run makes none below the root;
 # - no entry a first run cannot have is looked for: no failing open under
-#   pages-v2/, metadata-v2/ or wheels-v1/, and ~/.netrc is looked for once,
-#   not once per request;
-# - one entry, one rename;
+#   packs-v1/, pages-v2/, metadata-v2/ or wheels-v1/, and ~/.netrc is
+#   looked for once, not once per request;
+# - a run's entries go to one pack: one new file and one rename for the
+#   120 entries (a new inode per entry cost most of a cold run's system
+#   time after the previous cache was deleted), and a warm run reads one
+#   pack instead of a file per entry;
 # - requests share keep-alive connections: with 4 transfers at once, the
 #   120 requests of the run reach the server over at most 8 connections
 #   (nginx's $connection; libcurl may open one more when a connection is
@@ -38,15 +41,17 @@ resolve "$work/cold.trace"
 grep -q "proj$n" "$work/out" || { cat "$work/out"; ts_fail "proj$n not in the plan"; }
 C=$TORCHSOLVE_CACHE_DIR
 mkdirs=$(grep -cE "mkdir(at)?\(.*\"$C" "$work/cold.trace" || true)
-[ "$mkdirs" -le 40 ] || { grep -E "mkdir(at)?\(.*\"$C" "$work/cold.trace" | head; ts_fail "a cold resolve of $n projects made $mkdirs mkdir calls under the cache (at most 40)"; }
-probes=$(grep -E "open(at)?\(.*\"$C/(pages-v2|metadata-v2|wheels-v1)/.*ENOENT" "$work/cold.trace" || true)
+[ "$mkdirs" -le 6 ] || { grep -E "mkdir(at)?\(.*\"$C" "$work/cold.trace" | head; ts_fail "a cold resolve of $n projects made $mkdirs mkdir calls under the cache (at most 6)"; }
+probes=$(grep -E "open(at)?\(.*\"$C/(packs-v1|pages-v2|metadata-v2|wheels-v1)/.*ENOENT" "$work/cold.trace" || true)
 [ -z "$probes" ] || { echo "$probes" | head -5; ts_fail "a cold run looked for cache entries it cannot have: $(echo "$probes" | wc -l)"; }
 netrc=$(grep -cE "\"$HOME/\.netrc\"" "$work/cold.trace" || true)
 [ "$netrc" -le 1 ] || ts_fail "~/.netrc looked for $netrc times (once per run is enough)"
-entries=$(find "$C/pages-v2" "$C/metadata-v2" -type f | wc -l)
-renames=$(grep -cE "rename(at2?)?\(.*\"$C/(pages-v2|metadata-v2)/" "$work/cold.trace" || true)
-[ "$entries" -ge "$n" ] || ts_fail "only $entries cache entries for $n projects"
-[ "$renames" = "$entries" ] || ts_fail "$renames renames for $entries entries (one each)"
+read -r entries packs < <(python3 "$(dirname "$0")/cache_pack.py" count "$C")
+created=$(grep -cE "open(at)?\(.*\"$C/(packs-v1|pages-v2|metadata-v2)/.*O_CREAT" "$work/cold.trace" || true)
+renames=$(grep -cE "rename(at2?)?\(.*\"$C/(packs-v1|pages-v2|metadata-v2)/" "$work/cold.trace" || true)
+[ "$entries" -ge $((2 * n)) ] || ts_fail "only $entries cache entries for $n projects"
+[ "$packs" = 1 ] && [ "$created" = 1 ] && [ "$renames" = 1 ] ||
+  ts_fail "$entries entries: $packs packs, $created files created, $renames renames (one each)"
 log=$(ts_nginx_log_since "$mark")
 requests=$(echo "$log" | grep -c . || true)
 connections=$(echo "$log" | sed -n 's/.* conn=\([0-9]*\)$/\1/p' | sort -u | wc -l)
@@ -59,4 +64,11 @@ resolve "$work/warm.trace"
 # (the root itself may be asked for once, by the check that it is writable)
 mkdirs=$(grep -cE "mkdir(at)?\(.*\"$C/" "$work/warm.trace" || true)
 [ "$mkdirs" = 0 ] || { grep -E "mkdir(at)?\(.*\"$C/" "$work/warm.trace"; ts_fail "a warm resolve made $mkdirs mkdir calls in the cache"; }
+# (this server sends no max-age: the pages are revalidated, and the 304s
+# stored again, in one new pack)
+created=$(grep -cE "open(at)?\(.*\"$C/(packs-v1|pages-v2|metadata-v2)/.*O_CREAT" "$work/warm.trace" || true)
+opened=$(grep -cE "open(at)?\(.*\"$C/(packs-v1|pages-v2|metadata-v2)/" "$work/warm.trace" || true)
+[ "$created" -le 1 ] || { grep -E "open(at)?\(.*\"$C/.*O_CREAT" "$work/warm.trace" | head; ts_fail "a warm resolve created $created files in the cache"; }
+# the pack read, its folder, the pack written: not a file per entry
+[ "$opened" -le 3 ] || ts_fail "a warm resolve opened $opened cache files for $entries entries"
 echo "cache_cold_syscalls: all checks passed ($entries entries, $requests requests over $connections connections)"

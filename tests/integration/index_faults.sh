@@ -31,9 +31,9 @@ ts_fails 3 "always500/simple/beta/: HTTP 503" index fetch beta --index-url "$F/a
 # 404: not retried, "not found"
 ts_fails 1 "project 'gamma' not found on $F/missing/simple" index fetch gamma --index-url "$F/missing/simple" "${O[@]}"
 [ "$(count /missing/simple/gamma/)" = 1 ] || ts_fail "404 was retried"
-gamma=$(grep -ls '"project":"gamma"' "$work"/cache/pages-v2/*/* || true)
+gamma=$(grep -ls '"project":"gamma"' "$work"/cache/packs-v1/*.pack || true)
 grep -qs '"status":404' $gamma || ts_fail "the 404 was not remembered"
-rm -f $gamma $(grep -ls '"project":"index-root"' "$work"/cache/pages-v2/*/*) # (the "did you mean" root)
+rm -f $gamma $(grep -ls '"project":"index-root"' "$work"/cache/packs-v1/*.pack) # (the "did you mean" root)
 # truncated body: retried, then an error, nothing cached
 ts_fails 3 "truncate/simple/delta/: truncated response" index fetch delta --index-url "$F/truncate/simple" "${O[@]}"
 [ "$(count /truncate/simple/delta/)" = 4 ] || ts_fail "truncation not retried"

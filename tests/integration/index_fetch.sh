@@ -90,21 +90,28 @@ ts_nginx_log_since "$mark" | grep -q '^304 ' || ts_fail "--refresh did not reval
 # A warm run reads the stored parse; a damaged one, or an entry of the first
 # format (no parse), is parsed again from the body with the same answer, and
 # rewritten with a good parse unless the cache is read-only (--offline).
-entry=$(grep -l '"project":"alpha"' "$TORCHSOLVE_CACHE_DIR"/pages-v2/*/*)
-[ "$(echo "$entry" | wc -l)" = 1 ] || ts_fail "alpha's page entry: $entry"
+# Entries live in packs (index/cache_pack.h): cache_pack.py copies alpha's
+# live page entry out to $entry and puts an edited one back.
+pack() { python3 "$(dirname "$0")/cache_pack.py" "$@"; }
+entry=$work/alpha.entry
+pack get "$TORCHSOLVE_CACHE_DIR" alpha "$entry" || ts_fail "no page entry for alpha"
 [ "$(head -c 9 "$entry")" = "TSCACHE2 " ] || ts_fail "page entry without a stored parse"
 fetch_alpha() { "$T" index fetch alpha --index-url "$U/idx1/simple" --json "$@"; }
 fetch_alpha --offline >"$work/form.out"
 # a run answered from the cache never loads libcurl (index/curl_lib.h)
 LD_DEBUG=libs fetch_alpha --offline 2>&1 >/dev/null | grep -q 'libcurl' &&
   ts_fail "libcurl was loaded by a run that made no request"
-form_version() { python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[d.index(b"TSPF")+4])' "$entry"; }
+form_version() {
+  pack get "$TORCHSOLVE_CACHE_DIR" alpha "$entry"
+  python3 -c 'import sys; d=open(sys.argv[1],"rb").read(); print(d[d.index(b"TSPF")+4])' "$entry"
+}
 python3 - "$entry" <<'PY'
 import sys
 d = bytearray(open(sys.argv[1], "rb").read())
 d[d.index(b"TSPF") + 4] ^= 0x40          # another version's parse
 open(sys.argv[1], "wb").write(d)
 PY
+pack put "$TORCHSOLVE_CACHE_DIR" alpha "$entry"
 fetch_alpha --offline >"$work/damaged.out"
 cmp -s "$work/form.out" "$work/damaged.out" || ts_fail "a damaged stored parse changed the answer"
 [ "$(form_version)" = 65 ] || ts_fail "--offline rewrote the cache"
@@ -118,10 +125,19 @@ _, meta, parsed = d[:nl].split(b" ")
 start = nl + 1 + int(meta)
 open(sys.argv[1], "wb").write(b"TSCACHE1 " + meta + b"\n" + d[nl + 1:start] + d[start + int(parsed):])
 PY
+pack put "$TORCHSOLVE_CACHE_DIR" alpha "$entry"
 fetch_alpha --offline >"$work/v1.out"
 cmp -s "$work/form.out" "$work/v1.out" || ts_fail "a first-format entry changed the answer"
 fetch_alpha >/dev/null
+pack get "$TORCHSOLVE_CACHE_DIR" alpha "$entry"
 [ "$(head -c 9 "$entry")" = "TSCACHE2 " ] || ts_fail "a first-format entry was not rewritten"
+# a pack whose index does not check out is ignored as a whole: refetched
+for f in "$TORCHSOLVE_CACHE_DIR"/packs-v1/*.pack; do printf 'X' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 1)) conv=notrunc 2>/dev/null; done
+mark=$(ts_nginx_log_mark)
+fetch_alpha >"$work/rebuilt.out"
+cmp -s "$work/form.out" "$work/rebuilt.out" || ts_fail "a damaged pack changed the answer"
+ts_nginx_log_since "$mark" | grep -q 'GET /idx1/simple/alpha/' || ts_fail "a damaged pack was trusted"
+"$T" index fetch shared --index-url "$U/idx1/simple" >/dev/null # (its entry was in those packs)
 
 # --- dependency-confusion guard ----------------------------------------
 mark=$(ts_nginx_log_mark)
@@ -211,9 +227,8 @@ grep -q '^alpha: 3 files' "$work/file.out" || { cat "$work/file.out"; ts_fail "f
 [ "$("$T" cache dir)" = "$TORCHSOLVE_CACHE_DIR" ] || ts_fail "cache dir"
 "$T" cache size | grep -q '^[1-9][0-9]* bytes in [1-9]' || ts_fail "cache size"
 "$T" cache clean alpha
-owned_by() { grep -ls "\"project\":\"$1\"" "$TORCHSOLVE_CACHE_DIR"/pages-v2/*/* || true; }
-[ -z "$(owned_by alpha)" ] || ts_fail "cache clean alpha"
-[ -n "$(owned_by shared)" ] || ts_fail "cache clean alpha removed shared"
+pack get "$TORCHSOLVE_CACHE_DIR" alpha "$work/x" && ts_fail "cache clean alpha"
+pack get "$TORCHSOLVE_CACHE_DIR" shared "$work/x" || ts_fail "cache clean alpha removed shared"
 "$T" -q cache clean
-[ -e "$TORCHSOLVE_CACHE_DIR/pages-v2" ] && ts_fail "cache clean"
+[ -e "$TORCHSOLVE_CACHE_DIR/packs-v1" ] && ts_fail "cache clean"
 echo "index_fetch: all checks passed"

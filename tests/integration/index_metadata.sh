@@ -72,11 +72,11 @@ expect_metadata $w "$work/r"
 grep -q 'source: cache' "$work/r.err" || { cat "$work/r.err"; ts_fail "$w: not answered by the cache"; }
 [ -z "$(ts_nginx_log_since "$mark")" ] || ts_fail "$w: the cached metadata was fetched again"
 # without an index sha256 the key would be the URL alone: not kept
-rm -rf "$TORCHSOLVE_CACHE_DIR/metadata-v2"
+rm -rf "$TORCHSOLVE_CACHE_DIR/packs-v1"
 "$T" index metadata "$U/files/$w" >/dev/null 2>&1 || ts_fail "$w without a hash"
-[ -z "$(find "$TORCHSOLVE_CACHE_DIR/metadata-v2" -type f ! -name '*.lock' 2>/dev/null)" ] ||
+[ "$(python3 "$(dirname "$0")/cache_pack.py" count "$TORCHSOLVE_CACHE_DIR")" = "0 0" ] ||
   ts_fail "$w: metadata of a wheel without an index hash was cached"
-rm -rf "$TORCHSOLVE_CACHE_DIR/metadata-v2"
+rm -rf "$TORCHSOLVE_CACHE_DIR/packs-v1"
 
 # --- whole wheel when the server ignores ranges --------------------------
 w=gamma-1.0-py3-none-any.whl

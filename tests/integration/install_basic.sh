@@ -139,7 +139,7 @@ ts_make_venv "$work/v-cd"
 (unset TORCHSOLVE_CACHE_DIR; HOME=$work/home XDG_CACHE_HOME= \
   "$T" install -q --python "$work/v-cd" -i "$U" --cache-dir "$work/cd" alpha) ||
   ts_fail "--cache-dir install failed"
-for d in pages-v2 wheels-v1; do
+for d in packs-v1 wheels-v1; do
   [ -d "$work/cd/$d" ] || ts_fail "--cache-dir: no $d under it"
 done
 # the probe's answer too, unless the venv was read from its files (no probe)

@@ -17,6 +17,14 @@ static char *tmpdir(void) {
   return strdup(d);
 }
 
+/* The folder of a flat entry (the layout before packs, still read). */
+static void make_parent(const char *path) {
+  char *dir = strdup(path);
+  *strrchr(dir, '/') = '\0';
+  cr_assert_eq(ts_fs_mkdirs(dir, NULL), TS_OK);
+  free(dir);
+}
+
 static struct ts_cache_entry page_entry(const char *url) {
   struct ts_cache_entry e = {0};
   e.url = (char *)url;
@@ -66,7 +74,19 @@ Test(index_cache, roundtrip_and_freshness) {
   cr_expect_eq(ts_cache_get_page(c, key, 5, &r, &err), TS_E_PARSE);
   ts_buf_clear(&e.body);
 
-  /* corrupt entries are reported, not trusted */
+  /* a later run reads it from the pack this one publishes on close */
+  ts_cache_close(c);
+  c = ts_cache_open(root);
+  cr_assert_eq(ts_cache_get_page(c, key, 1024, &r, &err), TS_OK, "%s", err.detail);
+  cr_expect_str_eq(r.etag, "\"abc\"");
+  cr_expect_eq(memcmp(r.body.data, "<a>\0binary", 10), 0);
+  ts_cache_entry_clear(&r);
+  cr_expect_eq(ts_cache_get_page(c, key, 5, &r, &err), TS_E_PARSE);
+  ts_buf_clear(&e.body);
+
+  /* corrupt flat entries (an earlier version's layout, still read) are
+   * reported, not trusted */
+  make_parent(path);
   cr_assert_eq(ts_fs_write_atomic(path, "TSCACHE1 999\n{}", 15, &err), TS_OK);
   cr_expect_eq(ts_cache_read(path, 1024, &r, &err), TS_E_PARSE);
   cr_assert_eq(ts_fs_write_atomic(path, "garbage", 7, &err), TS_OK);
@@ -74,25 +94,27 @@ Test(index_cache, roundtrip_and_freshness) {
   char *missing = ts_path_join(root, "nope");
   cr_expect_eq(ts_cache_read(missing, 1024, &r, &err), TS_E_NOT_FOUND);
   free(missing);
-  cr_assert_eq(ts_cache_put_page(c, key, "torch-audio", &e, &err), TS_OK, "%s", err.detail);
+  char *flat = ts_path_join(root, "pages-v2");
+  ts_fs_remove_tree(flat, NULL);
+  free(flat);
 
   uint64_t bytes, files;
   cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
-  cr_expect_eq(files, 1);
+  cr_expect_eq(files, 1); /* the pack */
   size_t removed = 0;
   cr_assert_eq(ts_cache_clean(root, "torch.audio", &removed, &err), TS_OK, "%s", err.detail);
   cr_expect_eq(removed, 1);
   /* the root held only our folders: an earlier version's cache, now
-   * marked; the marker is all that is left */
+   * marked; the marker is all that is left (a pack left empty goes) */
   cr_assert_eq(ts_cache_size(root, &bytes, &files, &err), TS_OK);
   cr_expect_eq(files, 1);
   free(path);
   cr_assert_eq(ts_cache_clean(root, NULL, &removed, &err), TS_OK, "%s", err.detail);
   cr_expect_eq(removed, 1);
-  char *pages = ts_path_join(root, "pages-v2");
-  cr_expect_neq(access(pages, F_OK), 0);
+  char *packs = ts_path_join(root, "packs-v1");
+  cr_expect_neq(access(packs, F_OK), 0);
   cr_expect_eq(access(root, F_OK), 0);
-  free(pages);
+  free(packs);
   ts_cache_close(c);
   ts_fs_remove_tree(root, NULL);
   free(root);
@@ -137,17 +159,21 @@ Test(index_cache, known_absent_until_written) {
   cr_expect_not(ts_cache_may_hold_wheels(c));
   ts_cache_note_download(c);
   cr_expect(ts_cache_may_hold_wheels(c));
-  /* `cache clean NAME` finds METADATA by its Name */
+  /* `cache clean NAME` finds METADATA by its Name, in published packs */
+  ts_cache_close(c);
   size_t removed = 0;
   cr_assert_eq(ts_cache_clean(root, "torch-audio", &removed, &err), TS_OK, "%s", err.detail);
   cr_expect_eq(removed, 1);
-  char *mp = ts_cache_metadata_path(later, mk);
-  cr_expect_neq(access(mp, F_OK), 0, "%s", mp);
-  free(mp);
-  /* a key that is not a sha256 never names a file */
-  cr_expect_eq(ts_cache_put_metadata(c, "../x", md, 1, &err), TS_E_INVALID);
+  struct ts_cache *after = ts_cache_open(root);
+  ts_buf_init(&b, 4096);
+  cr_expect_eq(ts_cache_get_metadata(after, mk, &b, &err), TS_E_NOT_FOUND);
+  cr_assert_eq(ts_cache_get_page(after, k1, 1024, &r, &err), TS_OK, "%s", err.detail);
+  ts_cache_entry_clear(&r);
+  ts_buf_clear(&b);
+  /* a key that is not a sha256 never names an entry */
+  cr_expect_eq(ts_cache_put_metadata(after, "../x", md, 1, &err), TS_E_INVALID);
+  ts_cache_close(after);
   ts_cache_close(later);
-  ts_cache_close(c);
   ts_buf_clear(&e.body);
   ts_buf_clear(&e.parsed);
   ts_fs_remove_tree(root, NULL);
@@ -168,14 +194,16 @@ Test(index_cache, parsed_form_beside_the_body) {
   cr_assert_eq(ts_buf_append(&e.parsed, "TSPF\0form", 9), TS_OK);
   struct ts_error err = {0};
   cr_assert_eq(ts_cache_put_page(c, key, "p", &e, &err), TS_OK, "%s", err.detail);
-  /* written again over itself: one file, never a leftover temporary */
+  /* written again: one pack, never a leftover temporary */
   cr_assert_eq(ts_cache_put_page(c, key, "p", &e, &err), TS_OK, "%s", err.detail);
+  ts_cache_close(c);
   uint64_t bytes, files;
-  char *pages = ts_path_join(root, "pages-v2");
+  char *pages = ts_path_join(root, "packs-v1");
   cr_assert_eq(ts_cache_size(pages, &bytes, &files, &err), TS_OK);
   cr_expect_eq(files, 1);
+  c = ts_cache_open(root);
   struct ts_cache_entry r;
-  cr_assert_eq(ts_cache_read(path, 1024, &r, &err), TS_OK, "%s", err.detail);
+  cr_assert_eq(ts_cache_get_page(c, key, 1024, &r, &err), TS_OK, "%s", err.detail);
   cr_expect_eq(r.body.len, 11);
   cr_expect_str_eq(r.body.data, "<a>body</a>");
   cr_expect_eq(r.parsed.len, 9);
@@ -184,7 +212,8 @@ Test(index_cache, parsed_form_beside_the_body) {
   cr_expect_eq(r.max_age, 600);
   ts_cache_entry_clear(&r);
   /* the cap applies to the form too */
-  cr_expect_eq(ts_cache_read(path, 10, &r, &err), TS_E_PARSE);
+  cr_expect_eq(ts_cache_get_page(c, key, 10, &r, &err), TS_E_PARSE);
+  make_parent(path);
 
   /* an entry of the first format: no form, the body after the metadata */
   static const char v1[] = "TSCACHE1 49\n{\"url\":\"https://h/x/\",\"final_url\":\"https://h/x/\"}"
@@ -266,25 +295,114 @@ Test(index_cache, entries_with_credentials_are_private) {
   const char *urls[] = {"https://h/simple/a/", "https://u:s3cret@h/simple/b/",
                         "https://h/simple/c/"};
   const char *finals[] = {NULL, NULL, "https://u:s3cret@mirror/simple/c/"};
-  struct ts_cache *c = ts_cache_open(root);
   for (size_t i = 0; i < 3; i++) {
+    struct ts_cache *c = ts_cache_open(root);
     char key[TS_SHA256_HEX_LEN + 1];
     ts_cache_page_key(urls[i], "a", key);
-    char *path = ts_cache_page_path(c, key);
     struct ts_cache_entry e = {.url = (char *)urls[i], .final_url = (char *)finals[i],
                                .stored_at = 1, .max_age = 1};
     ts_buf_init(&e.body, 0);
     struct ts_error err = {0};
     cr_assert_eq(ts_cache_put_page(c, key, "p", &e, &err), TS_OK, "%s", err.detail);
-    struct stat st;
-    cr_assert_eq(stat(path, &st), 0);
+    ts_cache_close(c);
+    /* the run's pack holds it */
+    char *packs = ts_path_join(root, "packs-v1");
+    uint64_t bytes, files;
+    cr_assert_eq(ts_cache_size(packs, &bytes, &files, &err), TS_OK);
+    cr_assert_eq(files, 1);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "stat -c %%a %s/*.pack", packs);
+    FILE *f = popen(cmd, "r");
+    unsigned mode = 0;
+    cr_assert_eq(fscanf(f, "%o", &mode), 1);
+    pclose(f);
     if (i == 0)
-      cr_expect_eq(st.st_mode & 044, 044 & ~umask(umask(0)), "mode %o", st.st_mode & 0777);
+      cr_expect_eq(mode & 044, 044 & ~umask(umask(0)), "mode %o", mode);
     else
-      cr_expect_eq(st.st_mode & 077, 0, "%s: mode %o", urls[i], st.st_mode & 0777);
-    free(path);
+      cr_expect_eq(mode & 077, 0, "%s: mode %o", urls[i], mode);
+    ts_fs_remove_tree(packs, NULL);
+    free(packs);
   }
+  ts_fs_remove_tree(root, NULL);
+  free(root);
+}
+
+static void put_body(const char *root, const char *key, const char *body) {
+  struct ts_cache *c = ts_cache_open(root);
+  struct ts_cache_entry e = page_entry("https://h/simple/m/");
+  cr_assert_eq(ts_buf_append(&e.body, body, strlen(body)), TS_OK);
+  struct ts_error err = {0};
+  cr_assert_eq(ts_cache_put_page(c, key, "m", &e, &err), TS_OK, "%s", err.detail);
   ts_cache_close(c);
+  ts_buf_clear(&e.body);
+}
+
+static char *get_body(const char *root, const char *key) {
+  struct ts_cache *c = ts_cache_open(root);
+  struct ts_cache_entry r;
+  char *body = ts_cache_get_page(c, key, 1024, &r, NULL) == TS_OK ? strdup(r.body.data) : NULL;
+  if (body)
+    ts_cache_entry_clear(&r);
+  ts_cache_close(c);
+  return body;
+}
+
+static uint64_t files_in(const char *root, const char *sub) {
+  char *d = ts_path_join(root, sub);
+  uint64_t bytes = 0, files = 0;
+  cr_assert_eq(ts_cache_size(d, &bytes, &files, NULL), TS_OK);
+  free(d);
+  return files;
+}
+
+/* One pack per run that stores something; the newest entry of a key
+ * wins; the run that finds 8 packs merges them into its own; a pack
+ * whose index does not check out is ignored whole; flat entries of the
+ * earlier layout are still read. */
+Test(index_cache, packs_merge_and_newest_wins) {
+  char *root = tmpdir();
+  char key[TS_SHA256_HEX_LEN + 1], other[TS_SHA256_HEX_LEN + 1];
+  ts_cache_page_key("https://h/simple/m/", "a", key);
+  ts_cache_page_key("https://h/simple/n/", "a", other);
+  put_body(root, other, "kept");
+  char body[32];
+  for (int i = 1; i < 8; i++) {
+    snprintf(body, sizeof body, "v%d", i);
+    put_body(root, key, body);
+  }
+  cr_expect_eq(files_in(root, "packs-v1"), 8);
+  char *got = get_body(root, key);
+  cr_expect_str_eq(got, "v7");
+  free(got);
+  put_body(root, key, "v8"); /* found 8: merges them */
+  cr_expect_eq(files_in(root, "packs-v1"), 1);
+  got = get_body(root, key);
+  cr_expect_str_eq(got, "v8");
+  free(got);
+  got = get_body(root, other);
+  cr_expect_str_eq(got, "kept");
+  free(got);
+  /* a damaged index: the pack is ignored, nothing read from it */
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "printf X | dd of=$(ls %s/packs-v1/*.pack) bs=1 seek=100 "
+           "conv=notrunc 2>/dev/null; f=$(ls %s/packs-v1/*.pack); "
+           "printf X | dd of=$f bs=1 seek=$(($(stat -c %%s $f) - 40)) conv=notrunc 2>/dev/null",
+           root, root);
+  cr_assert_eq(system(cmd), 0);
+  got = get_body(root, key);
+  cr_expect_null(got);
+  /* an entry of the flat layout is read when no pack has it */
+  struct ts_cache *c = ts_cache_open(root);
+  char *flat = ts_cache_page_path(c, key);
+  ts_cache_close(c);
+  make_parent(flat);
+  static const char v1[] = "TSCACHE1 63\n{\"url\":\"https://h/simple/m/\",\"final_url\":\"https://h/simple/m/\"}"
+                           "flat";
+  cr_assert_eq(ts_fs_write_atomic(flat, v1, sizeof v1 - 1, NULL), TS_OK);
+  got = get_body(root, key);
+  cr_expect_str_eq(got, "flat");
+  free(got);
+  free(flat);
   ts_fs_remove_tree(root, NULL);
   free(root);
 }
