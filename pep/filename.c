@@ -147,13 +147,10 @@ static bool tags_ok(const struct piece *p)
          split_tag_set(p[2].s, p[2].len, false, tmp, &n);
 }
 
-bool ts_wheel_filename_is_variant(const char *s, size_t len,
-                                  size_t *label_off, size_t *label_len)
+/* The variant check on a stem already split at '-' (n parts). */
+static bool variant_parts(const char *s, const struct piece *parts, size_t n,
+                          size_t *label_off, size_t *label_len)
 {
-  struct piece parts[MAX_PARTS];
-  if (len > TS_FILENAME_MAX || !ends_with(s, len, ".whl"))
-    return false;
-  size_t n = split_dashes(s, len - 4, parts);
   /* name-ver-py-abi-plat-label (6 parts) or with a build tag (7).  With 6
    * parts, the third is a build tag when it starts with a digit and a
    * python tag otherwise (python tags are identifiers). */
@@ -173,25 +170,22 @@ bool ts_wheel_filename_is_variant(const char *s, size_t len,
   return true;
 }
 
+bool ts_wheel_filename_is_variant(const char *s, size_t len,
+                                  size_t *label_off, size_t *label_len)
+{
+  struct piece parts[MAX_PARTS];
+  if (len > TS_FILENAME_MAX || !ends_with(s, len, ".whl"))
+    return false;
+  size_t n = split_dashes(s, len - 4, parts);
+  return variant_parts(s, parts, n, label_off, label_len);
+}
+
 void ts_wheel_filename_free(struct ts_wheel_filename *w)
 {
   if (!w)
     return;
-  free(w->name);
-  free(w->normalized_name);
+  /* every string and the tags live in w's own allocation */
   ts_version_free(w->version);
-  free(w->build);
-  free(w->build_digits);
-  free(w->build_suffix);
-  free(w->python_tags);
-  free(w->abi_tags);
-  free(w->platform_tags);
-  for (size_t i = 0; i < w->ntags; i++) {
-    free(w->tags[i].python);
-    free(w->tags[i].abi);
-    free(w->tags[i].platform);
-  }
-  free(w->tags);
   free(w);
 }
 
@@ -206,7 +200,22 @@ static enum ts_code fail(struct ts_error *err, enum ts_code code,
                       (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, why);
 }
 
-static void parse_build(struct ts_wheel_filename *w, const struct piece *b)
+/* A piece copied into the allocation at *at (lowercased when asked),
+ * NUL-terminated; *at moves past it. */
+static char *place(char **at, const char *s, size_t len, bool lower)
+{
+  char *out = *at;
+  memcpy(out, s, len);
+  if (lower)
+    for (size_t i = 0; i < len; i++)
+      if (out[i] >= 'A' && out[i] <= 'Z')
+        out[i] = (char)(out[i] - 'A' + 'a');
+  out[len] = '\0';
+  *at += len + 1;
+  return out;
+}
+
+static void parse_build(struct ts_wheel_filename *w, const struct piece *b, char **at)
 {
   size_t nd = 0;
   while (nd < b->len && is_digit(b->s[nd]))
@@ -214,9 +223,9 @@ static void parse_build(struct ts_wheel_filename *w, const struct piece *b)
   size_t z = 0;
   while (z + 1 < nd && b->s[z] == '0')
     z++;
-  w->build = ts_xstrndup(b->s, b->len);
-  w->build_digits = ts_xstrndup(b->s + z, nd - z);
-  w->build_suffix = ts_xstrndup(b->s + nd, b->len - nd);
+  w->build = place(at, b->s, b->len, false);
+  w->build_digits = place(at, b->s + z, nd - z, false);
+  w->build_suffix = place(at, b->s + nd, b->len - nd, false);
   unsigned long long v = 0;
   for (size_t i = z; i < nd; i++) {
     unsigned d = (unsigned)(b->s[i] - '0');
@@ -227,6 +236,21 @@ static void parse_build(struct ts_wheel_filename *w, const struct piece *b)
     v = v * 10 + d;
   }
   w->build_number = v;
+}
+
+static size_t pieces_size(const struct piece *p, size_t n)
+{
+  size_t size = 0;
+  for (size_t i = 0; i < n; i++)
+    size += p[i].len + 1;
+  return size;
+}
+
+/* The lowercased pieces placed at *at, into out[]. */
+static void place_pieces(char **at, const struct piece *p, size_t n, char **out)
+{
+  for (size_t i = 0; i < n; i++)
+    out[i] = place(at, p[i].s, p[i].len, true);
 }
 
 enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
@@ -246,16 +270,16 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   if (!ends_with(s, len, ".whl"))
     return fail(err, TS_E_PARSE, s, len, "extension must be '.whl'");
 
+  struct piece parts[MAX_PARTS];
+  size_t n = split_dashes(s, len - 4, parts);
   size_t label_off, label_len;
-  if (ts_wheel_filename_is_variant(s, len, &label_off, &label_len))
+  if (variant_parts(s, parts, n, &label_off, &label_len))
     return ts_error_set(err, TS_E_UNSUPPORTED,
                         "'%.*s' is a PEP 825 variant wheel (label '%.*s'); "
                         "variant wheels are not supported yet",
                         (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, (int)label_len,
                         s + label_off);
 
-  struct piece parts[MAX_PARTS];
-  size_t n = split_dashes(s, len - 4, parts);
   if (n != 5 && n != 6)
     return fail(err, TS_E_PARSE, s, len,
                 "expected name-version(-build)?-python-abi-platform.whl");
@@ -277,31 +301,49 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
   if (npy * nabi * nplat > TAG_PRODUCT_MAX)
     return fail(err, TS_E_TOO_BIG, s, len, "too many tags");
 
-  struct ts_error verr = {0};
   struct ts_version *version = NULL;
-  if (ts_version_parse(parts[1].s, parts[1].len, &version, &verr) != TS_OK)
+  if (ts_version_parse(parts[1].s, parts[1].len, &version, NULL) != TS_OK) {
+    /* the error's words only on this path: a ts_error is large to clear */
+    struct ts_error verr = {0};
+    ts_version_parse(parts[1].s, parts[1].len, &version, &verr);
     return ts_error_set(err, TS_E_PARSE, "invalid wheel filename '%.*s': %s",
                         (int)(len > TS_ERROR_QUOTE_MAX ? TS_ERROR_QUOTE_MAX : len), s, verr.detail);
+  }
 
-  struct ts_wheel_filename *w = ts_xcalloc(1, sizeof *w);
+  /* one allocation: the struct, its tags, then every string (the tags
+   * share the lowercased pieces of the sets) */
+  size_t ntags = npy * nabi * nplat;
+  size_t tags_at = (sizeof(struct ts_wheel_filename) + _Alignof(struct ts_tag) - 1) /
+                   _Alignof(struct ts_tag) * _Alignof(struct ts_tag);
+  size_t strings_at = tags_at + ntags * sizeof(struct ts_tag);
+  size_t size = strings_at + 2 * (parts[0].len + 1) +
+                (n == 6 ? 3 * (parts[2].len + 1) : 0) + tp[0].len + tp[1].len +
+                tp[2].len + 3 + pieces_size(py, npy) + pieces_size(abi, nabi) +
+                pieces_size(plat, nplat);
+  char *block = ts_xmalloc(size);
+  struct ts_wheel_filename *w = (struct ts_wheel_filename *)(void *)block;
+  memset(w, 0, sizeof *w);
+  char *at = block + strings_at;
   w->version = version;
-  w->name = ts_xstrndup(parts[0].s, parts[0].len);
-  w->normalized_name = ts_name_normalize(parts[0].s, parts[0].len);
+  w->name = place(&at, parts[0].s, parts[0].len, false);
+  w->normalized_name = at;
+  at += ts_name_normalize_into(parts[0].s, parts[0].len, at) + 1;
   if (n == 6)
-    parse_build(w, &parts[2]);
-  w->python_tags = ts_xstrndup_lower(tp[0].s, tp[0].len);
-  w->abi_tags = ts_xstrndup_lower(tp[1].s, tp[1].len);
-  w->platform_tags = ts_xstrndup_lower(tp[2].s, tp[2].len);
-  w->ntags = npy * nabi * nplat;
-  w->tags = ts_xcalloc(w->ntags, sizeof *w->tags);
+    parse_build(w, &parts[2], &at);
+  w->python_tags = place(&at, tp[0].s, tp[0].len, true);
+  w->abi_tags = place(&at, tp[1].s, tp[1].len, true);
+  w->platform_tags = place(&at, tp[2].s, tp[2].len, true);
+  char *pys[TAG_SET_MAX], *abis[TAG_SET_MAX], *plats[TAG_SET_MAX];
+  place_pieces(&at, py, npy, pys);
+  place_pieces(&at, abi, nabi, abis);
+  place_pieces(&at, plat, nplat, plats);
+  w->ntags = ntags;
+  w->tags = (struct ts_tag *)(void *)(block + tags_at);
   size_t k = 0;
   for (size_t a = 0; a < npy; a++)
     for (size_t b = 0; b < nabi; b++)
-      for (size_t c = 0; c < nplat; c++, k++) {
-        w->tags[k].python = ts_xstrndup_lower(py[a].s, py[a].len);
-        w->tags[k].abi = ts_xstrndup_lower(abi[b].s, abi[b].len);
-        w->tags[k].platform = ts_xstrndup_lower(plat[c].s, plat[c].len);
-      }
+      for (size_t c = 0; c < nplat; c++, k++)
+        w->tags[k] = (struct ts_tag){pys[a], abis[b], plats[c]};
   *out = w;
   return TS_OK;
 }

@@ -27,6 +27,8 @@
 /* PEP 825 variant labels are at most this long. */
 #define TS_VARIANT_LABEL_MAX 8
 
+/* The strings and tags live in the struct's own allocation (read them,
+ * never free them); only `version` may be taken (set it to NULL). */
 struct ts_wheel_filename {
   char *name;            /* as in the file name ("some_PACKAGE") */
   char *normalized_name; /* PEP 503 ("some-package") */

@@ -122,7 +122,6 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
   size_t w;
   while (p < e && (w = ts_pep_ws_at(s, e, p)) > 0)
     p += w;
-  struct ts_error verr = {0};
 
   if (sp->op == TS_OP_ARBITRARY) {
     /* packaging: `===\s*[^\s;)]*` -- anything but whitespace, ';' and ')'. */
@@ -138,7 +137,7 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
                         "'.*' is only allowed with == and !=");
     size_t pe = e - 2;
     if (pe == p || s[pe - 1] < '0' || s[pe - 1] > '9' || has_ws(s, p, pe) ||
-        ts_version_parse(s + p, pe - p, &sp->v, &verr) != TS_OK)
+        ts_version_parse(s + p, pe - p, &sp->v, NULL) != TS_OK)
       return spec_error(err, s, slen, p, "expected a release before '.*'");
     if (ts_version_is_prerelease(sp->v) || ts_version_is_postrelease(sp->v) ||
         ts_version_has_local(sp->v)) {
@@ -150,7 +149,7 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
     sp->prefix_k = ts_version_release_count(sp->v);
   } else {
     if (has_ws(s, p, e) ||
-        ts_version_parse(s + p, e - p, &sp->v, &verr) != TS_OK)
+        ts_version_parse(s + p, e - p, &sp->v, NULL) != TS_OK)
       return spec_error(err, s, slen, p, "expected a PEP 440 version");
     sp->has_local = ts_version_has_local(sp->v);
     if (sp->has_local && sp->op != TS_OP_EQ && sp->op != TS_OP_NE) {
@@ -174,8 +173,7 @@ static enum ts_code spec_parse(const char *s, size_t slen, size_t b, size_t e,
   if (sp->op == TS_OP_ARBITRARY || sp->wildcard)
     sp->canon = ts_xstrdup(sp->text);
   else
-    sp->canon = ts_version_canonicalize(s + p, e - p,
-                                        sp->op != TS_OP_COMPATIBLE);
+    sp->canon = ts_version_canonical(sp->v, sp->op != TS_OP_COMPATIBLE);
 
   /* packaging's Specifier.prereleases (autodetection). */
   if (sp->op == TS_OP_NE || sp->wildcard) {
@@ -232,17 +230,24 @@ static void set_finish(struct ts_specset *set) {
   set->canon_order = NULL;
   set->str = NULL;
   set->ncanon = 0;
-  struct ts_spec **ptrs = ts_xcalloc(set->n, sizeof *ptrs);
+  /* the usual set has a specifier or two: its scratch lives on the stack */
+  enum { SMALL = 8, SMALL_TABLE = 16 };
+  struct ts_spec *ptrs_small[SMALL];
+  size_t table_small[SMALL_TABLE];
+  struct ts_spec **ptrs =
+      set->n <= SMALL ? ptrs_small : ts_xcalloc(set->n, sizeof *ptrs);
   set->canon_order = ts_xcalloc(set->n, sizeof *set->canon_order);
   for (size_t i = 0; i < set->n; i++)
     ptrs[i] = &set->specs[i];
-  qsort(ptrs, set->n, sizeof *ptrs, cmp_spec_ptr);
+  if (set->n > 1)
+    qsort(ptrs, set->n, sizeof *ptrs, cmp_spec_ptr);
   /* Open-addressing hash of (operator, canonical text) drops duplicates in
    * O(n): hostile metadata may carry thousands of specifiers. */
-  size_t hsize = 16;
+  size_t hsize = SMALL_TABLE;
   while (hsize < 2 * set->n)
     hsize *= 2;
-  size_t *table = ts_xreallocarray(NULL, hsize, sizeof *table);
+  size_t *table = hsize == SMALL_TABLE ? table_small
+                                       : ts_xreallocarray(NULL, hsize, sizeof *table);
   for (size_t i = 0; i < hsize; i++)
     table[i] = SIZE_MAX;
   size_t total = 1;
@@ -265,8 +270,10 @@ static void set_finish(struct ts_specset *set) {
     set->canon_order[set->ncanon++] = (size_t)(ptrs[i] - set->specs);
     total += strlen(ptrs[i]->str) + 1;
   }
-  free(table);
-  free(ptrs);
+  if (table != table_small)
+    free(table);
+  if (ptrs != ptrs_small)
+    free(ptrs);
   set->str = ts_xmalloc(total);
   size_t o = 0;
   for (size_t j = 0; j < set->ncanon; j++) {

@@ -715,6 +715,12 @@ char *ts_version_canonicalize(const char *s, size_t len,
   if (ts_version_parse(s, len, &v, NULL) != TS_OK) {
     return ts_xstrndup(s, len);
   }
+  char *res = ts_version_canonical(v, strip_trailing_zero);
+  ts_version_free(v);
+  return res;
+}
+
+char *ts_version_canonical(const struct ts_version *v, bool strip_trailing_zero) {
   const char *str = ts_version_str(v);
   size_t slen = strlen(str);
   char *res = ts_xmalloc(slen + 1);
@@ -730,7 +736,6 @@ char *ts_version_canonicalize(const char *s, size_t len,
     memcpy(res, str, cut);
     memcpy(res + cut, str + base_len, slen - base_len + 1);
   }
-  ts_version_free(v);
   return res;
 }
 

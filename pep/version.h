@@ -59,8 +59,11 @@ bool ts_version_pre(const struct ts_version *v, char *kind,
 bool ts_version_post(const struct ts_version *v, unsigned long long *num);
 bool ts_version_dev(const struct ts_version *v, unsigned long long *num);
 
-/* packaging.utils.canonicalize_version: normalised string, trailing ".0"
- * release parts stripped when strip_trailing_zero; returns malloc'd copy of
- * the input unchanged when it is not a valid version. */
+/* packaging.utils.canonicalize_version of a parsed version: normalised
+ * string, trailing ".0" release parts stripped when strip_trailing_zero;
+ * malloc'd. */
+char *ts_version_canonical(const struct ts_version *v, bool strip_trailing_zero);
+/* The same from text; returns malloc'd copy of the input unchanged when it
+ * is not a valid version. */
 char *ts_version_canonicalize(const char *s, size_t len,
                               bool strip_trailing_zero);

@@ -50,18 +50,32 @@ bool ts_rs_version_fits(struct rs *rs, const struct rs_proj *pj, size_t i,
 
 static void reveal_matching(struct rs *rs, int pidx, const bool *match);
 
+static struct rs_spec_memo *find_memo(struct rs_proj *pj, int extra,
+                                      const char *text, bool names_pre) {
+  for (size_t i = 0; i < pj->nmemo; i++) {
+    struct rs_spec_memo *m = &pj->memo[i];
+    if (m->extra == extra && m->names_pre == names_pre &&
+        m->pre_named == pj->pre_named && (m->spec && text ? strcmp(m->spec, text) == 0
+                                                          : m->spec == text))
+      return m;
+  }
+  return NULL;
+}
+
 /* Dep for "project (or its extra) with version in spec". */
 Id ts_rs_spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
                    const struct ts_specset *spec) {
+  const char *text = spec ? ts_specset_str(spec) : NULL;
+  bool names_pre = spec && ts_specset_names_prerelease(spec);
+  struct rs_spec_memo *m = find_memo(pj, extra, text, names_pre);
+  if (m && m->window == pj->window)
+    return m->dep;
   size_t n = pj->nvers;
   bool *match = ts_xcalloc(n + 1, sizeof *match);
   bool *exists = ts_xcalloc(n + 1, sizeof *exists);
   bool pre_ok = pre_allowed(rs, pj, spec);
   for (size_t i = 0; i < n; i++) {
-    if (extra >= 0)
-      exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
-    else
-      exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
+    exists[i] = pj->vers[i].usable || pj->vers[i].inst_solv;
     match[i] = exists[i] && ts_rs_version_fits(rs, pj, i, spec, pre_ok);
   }
   Id name = extra >= 0 ? pj->extras[extra].nameid : pj->nameid;
@@ -69,6 +83,16 @@ Id ts_rs_spec_dep(struct rs *rs, struct rs_proj *pj, int extra,
   reveal_matching(rs, (int)(pj - rs->projs), match);
   free(match);
   free(exists);
+  if (!m) {
+    pj->memo = ts_rs_grow(pj->memo, &pj->memo_cap, pj->nmemo + 1, sizeof *pj->memo);
+    m = &pj->memo[pj->nmemo++];
+    m->spec = text ? ts_xstrdup(text) : NULL;
+    m->extra = extra;
+    m->names_pre = names_pre;
+    m->pre_named = pj->pre_named;
+  }
+  m->window = pj->window;
+  m->dep = d;
   return d;
 }
 
@@ -202,9 +226,9 @@ static void chain_version(struct rs *rs, int pidx, size_t i, Id x) {
   if (pj->one_last) {
     Solvable *prev = pool_id2solvable(rs->pool, pj->one_last);
     prev->requires = repo_addid_dep(rs->repo, prev->requires, link_name, 0);
-    prev->conflicts = repo_addid_dep(
-        rs->repo, prev->conflicts,
-        pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1), 0);
+    Id version = pool_rel2id(rs->pool, pj->nameid, pj->evrs[i], REL_EQ, 1);
+    prev->conflicts = repo_addid_dep(rs->repo, prev->conflicts, version, 0);
+    ts_rs_note_rank_dep(rs, version);
   }
   pj->one_last = link;
 }

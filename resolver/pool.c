@@ -110,6 +110,7 @@ int ts_rs_add_dep(struct rs *rs, Id p, Id dep, bool conflict, char *text,
     s->conflicts = repo_addid_dep(s->repo, s->conflicts, dep, 0);
   else
     s->requires = repo_addid_dep(s->repo, s->requires, dep, 0);
+  ts_rs_note_rank_dep(rs, dep);
   rs->deps = ts_rs_grow(rs->deps, &rs->deps_cap, rs->ndeps + 1,
                         sizeof *rs->deps);
   struct rs_dep *d = &rs->deps[rs->ndeps];
@@ -146,8 +147,11 @@ Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
     if (!match[i])
       all = false;
   }
-  if (first_exist == n)
-    return pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
+  if (first_exist == n) {
+    result = pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
+    ts_rs_note_rank_dep(rs, result);
+    return result;
+  }
   if (all)
     return name;
   size_t i = first_exist;
@@ -179,7 +183,10 @@ Id ts_rs_ranks_dep(struct rs *rs, Id name, const Id *evrs, size_t n,
     result = result ? pool_rel2id(pool, result, d, REL_OR, 1) : d;
     i = hi + 1;
   }
-  return result ? result : pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
+  if (!result)
+    result = pool_rel2id(pool, name, rs->none_evr, REL_EQ, 1);
+  ts_rs_note_rank_dep(rs, result);
+  return result;
 }
 
 void ts_rs_want(struct rs *rs, const char *name) {
@@ -225,6 +232,7 @@ Solver *ts_rs_solver(struct rs *rs) {
     pool_createwhatprovides(rs->pool);
     rs->whatprovides_nsolvables = rs->pool->nsolvables;
   }
+  ts_rs_give_providers(rs);
   Solver *solv = solver_create(rs->pool);
   /* pip replaces an installed version by an older one when the request
    * needs it */

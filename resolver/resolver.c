@@ -81,6 +81,9 @@ static void rs_free(struct rs *rs) {
     ts_rs_meta_clear(&pj->inst_meta);
     ts_version_free(pj->inst_v);
     free(pj->extras);
+    for (size_t k = 0; k < pj->nmemo; k++)
+      free(pj->memo[k].spec);
+    free(pj->memo);
     free(pj->vers);
     free(pj->evrs);
     free(pj->not_found);
@@ -124,6 +127,12 @@ static void rs_free(struct rs *rs) {
   free(rs->roots);
   free(rs->constraints);
   queue_free(&rs->jobs);
+  queue_free(&rs->rank_deps);
+  free(rs->rank_dep_seen);
+  free(rs->evr_rank);
+  free(rs->name_pass);
+  free(rs->name_first);
+  queue_free(&rs->name_ranks);
   ts_version_free(rs->pyver);
   pool_free(rs->pool);
 }
@@ -145,15 +154,18 @@ static void rs_init(struct rs *rs, const struct ts_resolver_request *req,
    * repo of their own, not installed: libsolv scans every requires rule's
    * candidates for an installed package of the same name (choice rules)
    * whenever the pool has an installed repo, which cost pyrax 12% of its
-   * time for no installed package at all.  So the installed repo exists
-   * for libsolv only when something is installed. */
+   * time for no installed package at all.  So the installed repo becomes
+   * libsolv's only with its first solvable (versions.c): a distribution
+   * installed in the environment but never part of the resolve (pip in a
+   * fresh venv) costs nothing; there it cost a warm pyrax 40%. */
   rs->host = repo_create(rs->pool, "@host");
   rs->sys = repo_create(rs->pool, "@System");
   rs->repo = repo_create(rs->pool, "index");
-  if (req->ninstalled)
-    pool_set_installed(rs->pool, rs->sys);
   rs->none_evr = pool_str2id(rs->pool, "~none", 1);
+  ts_rs_note_rank(rs, rs->none_evr, -1);
   queue_init(&rs->jobs);
+  queue_init(&rs->rank_deps);
+  queue_init(&rs->name_ranks);
   if (target->python_full_version)
     ts_version_parse(target->python_full_version,
                      strlen(target->python_full_version), &rs->pyver, NULL);

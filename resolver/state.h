@@ -105,6 +105,18 @@ struct rs_extra {
   Id *solv;                  /* per rank; 0 where none */
 };
 
+/* A dep ts_rs_spec_dep made, for the next requirement on the project
+ * with the same specifier (pyrax's versions repeat theirs by the
+ * hundred): the dep depends only on the key, the versions it reveals on
+ * the window too. */
+struct rs_spec_memo {
+  char *spec;                /* ts_specset_str, NULL for no specifier */
+  int extra;
+  bool names_pre, pre_named; /* of the specifier, of the project then */
+  size_t window;             /* pj->window when its versions were revealed */
+  Id dep;
+};
+
 struct rs_proj {
   char *name;
   Id nameid;
@@ -131,6 +143,8 @@ struct rs_proj {
   struct rs_extra *extras;
   size_t nextras, extras_cap;
   size_t window;             /* usable versions revealed, from the top */
+  struct rs_spec_memo *memo;
+  size_t nmemo, memo_cap;
   /* The end of the one-version chain (see ts_rs_reveal), 0 while none;
    * projects with an installed version keep libsolv's same-name rules. */
   Id one_last;
@@ -172,6 +186,21 @@ struct rs {
   int whatprovides_nsolvables;
   Repo *repo, *sys, *host;   /* index versions, installed, host facts */
   Id none_evr;
+  /* providers.c: EVR id → rank + 2 (1: none_evr, 0: not a rank), and the
+   * deps whose rank relations get their providers from us (each once) */
+  int *evr_rank;
+  size_t evr_rank_cap;
+  Queue rank_deps;
+  bool *rank_dep_seen;       /* per rel id: in rank_deps already */
+  size_t rank_dep_seen_cap;
+  /* per name Id, for one ts_rs_give_providers pass (name_pass == pass):
+   * where its providers and their ranks start in name_ranks (pairs ending
+   * in 0), -1 when a provide of it is not "name = rank" */
+  unsigned *name_pass;
+  int *name_first;
+  size_t name_cap;
+  unsigned pass;
+  Queue name_ranks;
   Id constraints_solv;
   struct ts_version *pyver;
   struct rs_proj *projs;
@@ -239,6 +268,18 @@ Solver *ts_rs_solver(struct rs *rs);
  * chains marked multiversion (their versions get no pairwise rules);
  * the jobs' indexes are unchanged.  Returns the number of problems. */
 int ts_rs_solve(struct rs *rs, Solver *solv, Queue *jobs);
+
+/* ---- providers.c ----------------------------------------------------------- */
+
+/* evr is the EVR of rank `rank` (-1: none_evr, below every rank). */
+void ts_rs_note_rank(struct rs *rs, Id evr, int rank);
+/* dep (a requires, conflicts or job) may hold relations over ranks whose
+ * providers ts_rs_give_providers should list for libsolv. */
+void ts_rs_note_rank_dep(struct rs *rs, Id dep);
+/* After pool_createwhatprovides: the providers of every relation over
+ * ranks under the noted deps that libsolv has not listed yet, exactly as
+ * it would list them, without its EVR string compares. */
+void ts_rs_give_providers(struct rs *rs);
 
 /* ---- rules.c --------------------------------------------------------------- */
 

@@ -463,11 +463,13 @@ static void number_versions(struct rs *rs, int pidx) {
     char evr[24];
     snprintf(evr, sizeof evr, "%04zu", i);
     pj->evrs[i] = pool_str2id(rs->pool, evr, 1);
+    ts_rs_note_rank(rs, pj->evrs[i], (int)i);
     struct rs_ver *s = &pj->vers[i];
     if (s->installed) {
       pj->inst_ver = (int)i;
       s->inst_solv = ts_rs_new_solvable(rs, rs->sys, pj->nameid, pj->evrs[i],
                                         RS_INST, pidx, (int)i, -1);
+      pool_set_installed(rs->pool, rs->sys);
       pj->inst_solv = s->inst_solv;
       if (rs->req->no_deps || !pj->inst->metadata)
         ts_rs_sinfo(rs, s->inst_solv)->deps_done = true;
