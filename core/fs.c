@@ -137,20 +137,29 @@ enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
   return TS_OK;
 }
 
-enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *path,
-                            struct ts_error *err) {
+bool ts_fs_write_all(int fd, const void *data, size_t len) {
   const char *p = data;
   while (len) {
     ssize_t n = write(fd, p, len);
     if (n < 0 && errno == EINTR)
       continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(e));
+    if (n <= 0) {
+      if (n == 0)
+        errno = EIO;
+      return false;
     }
     p += n;
     len -= (size_t)n;
+  }
+  return true;
+}
+
+enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *path,
+                            struct ts_error *err) {
+  if (!ts_fs_write_all(fd, data, len)) {
+    int e = errno;
+    close(fd);
+    return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(e));
   }
   if (close(fd) != 0)
     return ts_error_set(err, TS_E_IO, "cannot write '%s': %s", path, strerror(errno));

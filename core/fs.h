@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
 #include "core/buf.h"
 #include "core/error.h"
 
@@ -29,8 +31,12 @@ void ts_fs_spread_subdirs(const char *path);
 enum ts_code ts_fs_read_file(const char *path, struct ts_buf *out,
                              struct ts_error *err);
 
-/* Writes all of data to the open fd (retrying short writes and EINTR) and
- * closes it, whatever happens; errors name `path`. */
+/* Writes all of data to the open fd, retrying short writes and EINTR;
+ * false (errno set) when a write fails. */
+bool ts_fs_write_all(int fd, const void *data, size_t len);
+
+/* Writes all of data to the open fd (as ts_fs_write_all) and closes it,
+ * whatever happens; errors name `path`. */
 enum ts_code ts_fs_write_fd(int fd, const void *data, size_t len, const char *path,
                             struct ts_error *err);
 

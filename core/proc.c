@@ -1,6 +1,7 @@
 #include "core/proc.h"
 
 #include "core/clock.h"
+#include "core/fs.h"
 #include "core/str.h"
 
 #include <errno.h>
@@ -46,19 +47,6 @@ static bool drain(int fd, struct ts_buf *b, bool *full) {
   return true;
 }
 
-static bool write_all(int fd, const char *b, size_t n) {
-  while (n) {
-    ssize_t w = write(fd, b, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    b += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 /* Reads what is available on fd and writes it to sink (and stderr when
  * tee); false at EOF or a read error.  A failed write sets *failed and
  * keeps draining (the child must not block). */
@@ -67,10 +55,10 @@ static bool pass_on(int fd, int sink, bool tee, bool *failed) {
   ssize_t n = read_some(fd, chunk, sizeof chunk);
   if (n <= 0)
     return n == 0;
-  if (!*failed && !write_all(sink, chunk, (size_t)n))
+  if (!*failed && !ts_fs_write_all(sink, chunk, (size_t)n))
     *failed = true;
   if (tee)
-    write_all(STDERR_FILENO, chunk, (size_t)n);
+    ts_fs_write_all(STDERR_FILENO, chunk, (size_t)n);
   return true;
 }
 

@@ -155,20 +155,6 @@ static bool pread_all(int fd, void *buf, size_t len, uint64_t off) {
   return true;
 }
 
-static bool write_all(int fd, const void *buf, size_t len) {
-  const char *b = buf;
-  while (len) {
-    ssize_t n = write(fd, b, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    b += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
-
 /* The index of the pack open on fd; false when the pack does not check
  * out (short, wrong magic, an index that is not its own, an entry outside
  * the data). */
@@ -279,6 +265,20 @@ static void load_packs(struct ts_packs *p) {
 
 /* ---- writing a pack --------------------------------------------------- */
 
+/* Drops the pack being written. */
+static void writer_abandon(struct writer *w) {
+  if (w->fd >= 0) {
+    close(w->fd);
+    unlink(w->tmp);
+  }
+  w->fd = -1;
+  free(w->tmp);
+  w->tmp = NULL;
+  free(w->recs);
+  w->recs = NULL;
+  w->n = w->cap = 0;
+}
+
 /* Opens a temporary pack in dir (made first when known to be missing,
  * else when the open finds it gone: a concurrent `cache clean`). */
 static bool writer_start(struct writer *w, const char *dir, bool missing, unsigned seq) {
@@ -291,14 +291,8 @@ static bool writer_start(struct writer *w, const char *dir, bool missing, unsign
   w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (w->fd < 0 && errno == ENOENT && ts_fs_mkdirs(dir, NULL) == TS_OK)
     w->fd = open(w->tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (w->fd < 0 || !write_all(w->fd, PACK_MAGIC, MAGIC_LEN)) {
-    if (w->fd >= 0) {
-      close(w->fd);
-      unlink(w->tmp);
-    }
-    w->fd = -1;
-    free(w->tmp);
-    w->tmp = NULL;
+  if (w->fd < 0 || !ts_fs_write_all(w->fd, PACK_MAGIC, MAGIC_LEN)) {
+    writer_abandon(w);
     return false;
   }
   w->end = MAGIC_LEN;
@@ -345,20 +339,6 @@ static bool writev_all(int fd, const struct iovec *iov, int niov) {
   return true;
 }
 
-/* Drops the pack being written. */
-static void writer_abandon(struct writer *w) {
-  if (w->fd >= 0) {
-    close(w->fd);
-    unlink(w->tmp);
-  }
-  w->fd = -1;
-  free(w->tmp);
-  w->tmp = NULL;
-  free(w->recs);
-  w->recs = NULL;
-  w->n = w->cap = 0;
-}
-
 /* Writes the index and trailer, closes, and renames the pack to `final`;
  * false (the temporary removed) when any of it fails. */
 static bool writer_finish(struct writer *w, const char *final) {
@@ -376,7 +356,7 @@ static bool writer_finish(struct writer *w, const char *final) {
   put_u64(t + 8, w->end);
   put_u64(t + 16, w->n);
   ts_sha256(idx, ilen, t + 24);
-  bool ok = !w->failed && write_all(w->fd, idx, ilen + TRAILER_LEN);
+  bool ok = !w->failed && ts_fs_write_all(w->fd, idx, ilen + TRAILER_LEN);
   free(idx);
   ok = close(w->fd) == 0 && ok;
   w->fd = -1;
@@ -397,7 +377,7 @@ static bool writer_copy(struct writer *w, int fd, uint64_t off, uint64_t len) {
   bool ok = true;
   for (uint64_t done = 0; ok && done < len;) {
     size_t step = len - done < COPY_STEP ? (size_t)(len - done) : COPY_STEP;
-    ok = pread_all(fd, buf, step, off + done) && write_all(w->fd, buf, step);
+    ok = pread_all(fd, buf, step, off + done) && ts_fs_write_all(w->fd, buf, step);
     done += step;
   }
   free(buf);
