@@ -793,6 +793,11 @@ static enum ts_code extract_all(struct installer *in, struct ts_error *err) {
 }
 
 static enum ts_code place_all(struct installer *in, struct ts_error *err) {
+  bool linked = false; /* wheels without a tree have nothing to place: no threads */
+  for (size_t k = 0; k < in->nfiles && !linked; k++)
+    linked = in->files[k].src != NULL;
+  if (!linked)
+    return TS_OK;
   struct place_job j = {.in = in, .rc = TS_OK, .mode = in->o->link_mode};
   if (j.mode == TS_WHEEL_LINK_AUTO)
     j.mode = resolve_auto(in);
