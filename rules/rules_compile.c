@@ -545,6 +545,8 @@ static enum ts_code gate_cuda(const struct gate_scope *sc,
                               const struct ts_host *h,
                               struct ts_constraint_set *s, const char *label,
                               const char *src, struct ts_error *err) {
+  if (!h->ncuda_gpus)
+    return TS_OK; /* no GPU to gate: the texts below would go unused */
   char id[128], pid[128];
   char *what;
   if (label[0]) {
