@@ -11,7 +11,7 @@
 #include "core/buf.h"
 #include "core/fs.h"
 
-#define CHUNK (1u << 20)
+#define CHUNK (256u << 10)
 
 char *ts_filehash_memo_dir(const char *cache_root) {
   return ts_path_join(cache_root, "wheels-v1/by-stat");

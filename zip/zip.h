@@ -112,11 +112,6 @@ enum ts_code ts_zip_open_fd(int fd, struct ts_zip_archive **out,
 
 void ts_zip_close(struct ts_zip_archive *a);
 
-/* The whole archive file as mapped by ts_zip_open_fd (*len its size), or
- * NULL when it is not mapped (then read it through its fd).  Valid until
- * ts_zip_close. */
-const void *ts_zip_mapping(const struct ts_zip_archive *a, size_t *len);
-
 /* Exact-name lookup (binary search); NULL when absent. */
 const struct ts_zip_entry *ts_zip_find(const struct ts_zip_archive *a,
                                        const char *name, size_t name_len);
