@@ -106,3 +106,16 @@ char *ts_percent_decode(const char *s, size_t n) {
   o[j] = '\0';
   return o;
 }
+
+size_t ts_u64_decimal(char out[21], uint64_t v) {
+  char rev[20];
+  size_t n = 0;
+  do {
+    rev[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (size_t i = 0; i < n; i++)
+    out[i] = rev[n - 1 - i];
+  out[n] = '\0';
+  return n;
+}

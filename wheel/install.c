@@ -19,6 +19,7 @@
 #include "core/proc.h"
 #include "core/sha256.h"
 #include "core/str.h"
+#include "core/text.h"
 #include "pep/filename.h"
 #include "variant/label.h"
 #include "pep/name.h"
@@ -223,7 +224,10 @@ static enum ts_code stage_parents(struct installer *in, const char *staged,
  * format for each of a big wheel's 12,000 files. */
 static char *staged_path(const char *new_dir, size_t root, const char *rel) {
   char idx[24];
-  size_t il = (size_t)snprintf(idx, sizeof idx, "/%zu/", root);
+  idx[0] = '/';
+  size_t il = 1 + ts_u64_decimal(idx + 1, root);
+  idx[il++] = '/';
+  idx[il] = '\0';
   size_t nl = strlen(new_dir), rl = strlen(rel);
   char *p = ts_xmalloc(nl + il + rl + 1);
   memcpy(p, new_dir, nl);
@@ -793,6 +797,11 @@ static enum ts_code extract_all(struct installer *in, struct ts_error *err) {
 }
 
 static enum ts_code place_all(struct installer *in, struct ts_error *err) {
+  bool linked = false; /* wheels without a tree have nothing to place: no threads */
+  for (size_t k = 0; k < in->nfiles && !linked; k++)
+    linked = in->files[k].src != NULL;
+  if (!linked)
+    return TS_OK;
   struct place_job j = {.in = in, .rc = TS_OK, .mode = in->o->link_mode};
   if (j.mode == TS_WHEEL_LINK_AUTO)
     j.mode = resolve_auto(in);
@@ -927,8 +936,8 @@ static enum ts_code write_records(struct installer *in, struct dist *dists,
       if (f->dist != k)
         continue;
       char *rel = relpath(d->libroot, f->dest);
-      char size[32];
-      snprintf(size, sizeof size, "%llu", (unsigned long long)f->size);
+      char size[21];
+      ts_u64_decimal(size, f->size);
       rc = ts_record_write_row(&b, rel, f->hash, size);
       free(rel);
     }

@@ -13,41 +13,54 @@ static uint64_t hash(const char *s) {
   return h;
 }
 
-static size_t find(char *const *slots, size_t cap, const char *s) {
-  size_t i = (size_t)hash(s) & (cap - 1);
-  while (slots[i] && strcmp(slots[i], s) != 0)
-    i = (i + 1) & (cap - 1);
+static size_t find(const struct ts_strset *set, uint64_t h, const char *s) {
+  size_t i = (size_t)h & (set->cap - 1);
+  while (set->slots[i] && (set->hashes[i] != h || strcmp(set->slots[i], s) != 0))
+    i = (i + 1) & (set->cap - 1);
   return i;
 }
 
 bool ts_strset_has(const struct ts_strset *set, const char *s) {
   if (!set->cap)
     return false;
-  return set->slots[find(set->slots, set->cap, s)] != NULL;
+  return set->slots[find(set, hash(s), s)] != NULL;
+}
+
+static void grow(struct ts_strset *set) {
+  struct ts_strset n = {.cap = set->cap ? set->cap * 2 : 64, .count = set->count};
+  n.slots = ts_xcalloc(n.cap, sizeof *n.slots);
+  n.hashes = ts_xmalloc(n.cap * sizeof *n.hashes);
+  for (size_t i = 0; i < set->cap; i++) {
+    if (!set->slots[i])
+      continue;
+    size_t j = (size_t)set->hashes[i] & (n.cap - 1);
+    while (n.slots[j]) /* every string is distinct: only an empty slot ends it */
+      j = (j + 1) & (n.cap - 1);
+    n.slots[j] = set->slots[i];
+    n.hashes[j] = set->hashes[i];
+  }
+  free(set->slots);
+  free(set->hashes);
+  *set = n;
 }
 
 bool ts_strset_add(struct ts_strset *set, const char *s) {
-  if ((set->count + 1) * 2 > set->cap) {
-    size_t nc = set->cap ? set->cap * 2 : 64;
-    char **ns = ts_xcalloc(nc, sizeof *ns);
-    for (size_t i = 0; i < set->cap; i++)
-      if (set->slots[i])
-        ns[find(ns, nc, set->slots[i])] = set->slots[i];
-    free(set->slots);
-    set->slots = ns;
-    set->cap = nc;
-  }
-  size_t i = find(set->slots, set->cap, s);
+  if ((set->count + 1) * 2 > set->cap)
+    grow(set);
+  uint64_t h = hash(s);
+  size_t i = find(set, h, s);
   if (set->slots[i])
     return false;
   size_t n = strlen(s) + 1;
   set->slots[i] = ts_xmalloc(n);
   memcpy(set->slots[i], s, n);
+  set->hashes[i] = h;
   set->count++;
   return true;
 }
 
 void ts_strset_clear(struct ts_strset *set) {
   ts_strv_free(set->slots, set->cap);
+  free(set->hashes);
   memset(set, 0, sizeof *set);
 }

@@ -6,10 +6,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct ts_strset {
-  char **slots;   /* owned copies */
-  size_t cap;     /* power of two */
+  char **slots;      /* owned copies */
+  uint64_t *hashes;  /* each slot's hash: probes and growth compare these,
+                        not the strings (tens of thousands of cache misses) */
+  size_t cap;        /* power of two */
   size_t count;
 };
 

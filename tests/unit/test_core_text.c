@@ -2,6 +2,7 @@
  * the edge cases the private copies they replaced disagreed on. */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,22 @@ Test(text, utf8_put_round_trips) {
     size_t n = ts_utf8_put(b, cps[i]);
     cr_expect_eq(n, (size_t)(i < 1 ? 1 : i < 2 ? 2 : i < 3 ? 3 : 4));
     cr_expect_eq(ts_utf8_check(b, n), n);
+  }
+}
+
+Test(text, u64_decimal_matches_printf) {
+  uint64_t vals[] = {0, 1, 9, 10, 99, 100, 4294967295ull, 4294967296ull, 18446744073709551615ull};
+  for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+    char got[21], want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)vals[i]);
+    cr_assert_eq(ts_u64_decimal(got, vals[i]), strlen(want));
+    cr_assert_str_eq(got, want);
+  }
+  for (uint64_t v = 1; v < (1ull << 63); v = v * 3 + 1) {
+    char got[21], want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    ts_u64_decimal(got, v);
+    cr_assert_str_eq(got, want);
   }
 }
 

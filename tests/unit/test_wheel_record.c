@@ -76,6 +76,38 @@ Test(record, sha256_field) {
   snprintf(bad, sizeof bad, "sha256=%s", b64);
   bad[10] = '+'; /* not base64url */
   cr_assert_eq(ts_record_hash_sha256(bad, got, &err), TS_E_PARSE);
+  /* a non-digit anywhere, in the four-digit groups and the last three */
+  for (size_t i = 0; i < 43; i++) {
+    snprintf(bad, sizeof bad, "sha256=%s", b64);
+    bad[7 + i] = i % 2 ? '.' : '\x80';
+    cr_assert_eq(ts_record_hash_sha256(bad, got, &err), TS_E_PARSE, "position %zu", i);
+    cr_assert(strstr(err.detail, "base64url"), "%s", err.detail);
+  }
+  /* the last digit's two spare bits must be zero */
+  snprintf(bad, sizeof bad, "sha256=%s", b64);
+  bad[7 + 42] = bad[7 + 42] == 'A' ? 'B' : (char)(bad[7 + 42] ^ 1);
+  cr_assert_eq(ts_record_hash_sha256(bad, got, &err), TS_E_PARSE);
+  cr_assert(strstr(err.detail, "malformed"), "%s", err.detail);
+}
+
+/* Every digest round-trips through the writer's encoding and the decoder. */
+Test(record, sha256_field_round_trips) {
+  struct ts_error err = {0};
+  for (unsigned k = 0; k < 500; k++) {
+    uint8_t d[32], got[32];
+    char b64[44], field[64];
+    char seed[16];
+    snprintf(seed, sizeof seed, "x%u", k);
+    ts_sha256(seed, strlen(seed), d);
+    if (k == 0)
+      memset(d, 0, 32);
+    if (k == 1)
+      memset(d, 0xff, 32);
+    ts_sha256_b64url(d, b64);
+    snprintf(field, sizeof field, "sha256=%s", b64);
+    cr_assert_eq(ts_record_hash_sha256(field, got, &err), TS_OK, "%s", err.detail);
+    cr_assert(memcmp(d, got, 32) == 0, "%s", field);
+  }
 }
 
 Test(wheel, member_paths) {
