@@ -1,5 +1,4 @@
 #include "core/alloc.h"
-#include "core/str.h"
 #include "wheel/strset.h"
 
 #include <stdint.h>
@@ -27,7 +26,8 @@ bool ts_strset_has(const struct ts_strset *set, const char *s) {
 }
 
 static void grow(struct ts_strset *set) {
-  struct ts_strset n = {.cap = set->cap ? set->cap * 2 : 64, .count = set->count};
+  struct ts_strset n = {.cap = set->cap ? set->cap * 2 : 64, .count = set->count,
+                        .strings = set->strings};
   n.slots = ts_xcalloc(n.cap, sizeof *n.slots);
   n.hashes = ts_xmalloc(n.cap * sizeof *n.hashes);
   for (size_t i = 0; i < set->cap; i++) {
@@ -52,7 +52,9 @@ bool ts_strset_add(struct ts_strset *set, const char *s) {
   if (set->slots[i])
     return false;
   size_t n = strlen(s) + 1;
-  set->slots[i] = ts_xmalloc(n);
+  if (!set->strings.chunk_size) /* a zeroed set: its arena starts here */
+    ts_arena_init(&set->strings);
+  set->slots[i] = ts_arena_alloc(&set->strings, n);
   memcpy(set->slots[i], s, n);
   set->hashes[i] = h;
   set->count++;
@@ -60,7 +62,8 @@ bool ts_strset_add(struct ts_strset *set, const char *s) {
 }
 
 void ts_strset_clear(struct ts_strset *set) {
-  ts_strv_free(set->slots, set->cap);
+  free(set->slots);
   free(set->hashes);
+  ts_arena_clear(&set->strings);
   memset(set, 0, sizeof *set);
 }
