@@ -3,7 +3,8 @@
  *
  * Order per fact (first hit wins; each hit records its source):
  *   NVIDIA driver   /sys/module/nvidia/version, /proc/driver/nvidia/version,
- *                   NVML, nvidia-smi
+ *                   NVML (where a driver shows: the module, /dev/nvidiactl
+ *                   or WSL), nvidia-smi
  *   NVIDIA GPUs     NVML, nvidia-smi, /proc/driver/nvidia/gpus/N (names),
  *                   PCI vendor 0x10de display devices (count only)
  *   CUDA version    NVML's cudaDriverVersion, else the driver table
@@ -382,6 +383,15 @@ static bool detect_nvml(struct ctx *c, bool want_driver) {
   return true;
 }
 
+/* NVML answers only through a loaded driver: its kernel module (whose
+ * version was read above), the /dev/nvidiactl node it opens, or WSL's
+ * /dev/dxg.  Where none shows, dlopen would only fail, after searching
+ * every library folder for libnvidia-ml.so.1 (60 failing system calls,
+ * half a millisecond of a run's time on a machine without NVIDIA). */
+static bool nvml_may_answer(const struct ctx *c) {
+  return c->h->cuda_driver || c->h->wsl || exists(c, "/dev/nvidiactl");
+}
+
 /* "NVIDIA H100 80GB HBM3, 9.0[, 580.159.04]" per line. */
 static void parse_smi(struct ts_host *h, const char *text, bool want_driver,
                       const char *source) {
@@ -500,7 +510,7 @@ static void detect_nvidia(struct ctx *c) {
     }
   }
   bool nvml = false;
-  if (!c->opt->sysroot && c->opt->use_nvml)
+  if (!c->opt->sysroot && c->opt->use_nvml && nvml_may_answer(c))
     nvml = detect_nvml(c, h->cuda_driver == NULL);
   if (!h->ncuda_gpus) {
     char *const argv[] = {(char *)"nvidia-smi",

@@ -257,6 +257,24 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
                                      struct ts_wheel_filename **out,
                                      struct ts_error *err)
 {
+  return ts_wheel_filename_parse_hinted(s, len, NULL, out, err);
+}
+
+/* Whether the version field is the hint's text: then its parse is the
+ * hint's (a parse depends on the text alone). */
+static bool hint_fits(const struct ts_version *hint, const struct piece *field)
+{
+  if (!hint)
+    return false;
+  const char *t = ts_version_original(hint);
+  return strlen(t) == field->len && memcmp(t, field->s, field->len) == 0;
+}
+
+enum ts_code ts_wheel_filename_parse_hinted(const char *s, size_t len,
+                                            const struct ts_version *hint,
+                                            struct ts_wheel_filename **out,
+                                            struct ts_error *err)
+{
   *out = NULL;
   if (len == 0)
     return ts_error_set(err, TS_E_PARSE, "invalid wheel filename: empty");
@@ -302,7 +320,9 @@ enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
     return fail(err, TS_E_TOO_BIG, s, len, "too many tags");
 
   struct ts_version *version = NULL;
-  if (ts_version_parse(parts[1].s, parts[1].len, &version, NULL) != TS_OK) {
+  if (hint_fits(hint, &parts[1]))
+    version = ts_version_dup(hint);
+  else if (ts_version_parse(parts[1].s, parts[1].len, &version, NULL) != TS_OK) {
     /* the error's words only on this path: a ts_error is large to clear */
     struct ts_error verr = {0};
     ts_version_parse(parts[1].s, parts[1].len, &version, &verr);

@@ -56,6 +56,14 @@ struct ts_wheel_filename {
 enum ts_code ts_wheel_filename_parse(const char *s, size_t len,
                                      struct ts_wheel_filename **out,
                                      struct ts_error *err);
+/* The same, given `hint`, a version parsed earlier (NULL: none): when the
+ * name's version field is the hint's original text, the version is a copy
+ * of the hint instead of a parse of its own (the wheels of one release, a
+ * dozen for torch, are read one after another). */
+enum ts_code ts_wheel_filename_parse_hinted(const char *s, size_t len,
+                                            const struct ts_version *hint,
+                                            struct ts_wheel_filename **out,
+                                            struct ts_error *err);
 void ts_wheel_filename_free(struct ts_wheel_filename *w);
 
 /* Orders build tags as pip does: no build tag sorts first, then by number,

@@ -38,6 +38,9 @@ struct ts_specset; /* opaque: zero or more comma-separated specifiers */
 enum ts_code ts_specset_parse(const char *s, size_t len,
                               struct ts_specset **out, struct ts_error *err);
 void ts_specset_free(struct ts_specset *set);
+/* A copy to free on its own.  It shares the parsed specifiers with `set`
+ * (counted, not locked: a set and its copies stay on one thread); only
+ * the pre-release override (ts_specset_set_prereleases) is each one's. */
 struct ts_specset *ts_specset_dup(const struct ts_specset *set);
 
 size_t ts_specset_count(const struct ts_specset *set);

@@ -159,6 +159,12 @@ bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, ch
                             size_t cap) {
   const struct ts_plan_state *p = r ? r->priv : NULL;
   struct ts_version *best = NULL;
+  /* The files of one release (a wheel per Python and platform, 419 for
+   * torch) sit together and share the version field of their names: a
+   * name whose field is the one of the last file judged has nothing new
+   * to say, valid or not, and is not parsed again. */
+  const char *judged = NULL;
+  size_t judged_len = 0;
   for (size_t i = 0; p && i < p->fetched.npages; i++) {
     const struct ts_index_project *pr = &p->fetched.pages[i]->res.project;
     if (!pr->name || strcmp(pr->name, name) != 0)
@@ -167,8 +173,16 @@ bool ts_plan_newest_offered(const struct ts_plan_result *r, const char *name, ch
       struct ts_wheel_filename *w = NULL;
       struct ts_error ignored = {0};
       const char *fn = pr->files[k].filename;
-      if (pr->files[k].yanked || ts_wheel_filename_parse(fn, strlen(fn), &w, &ignored) != TS_OK)
+      if (pr->files[k].yanked)
         continue;
+      const char *field = strchr(fn, '-');
+      size_t field_len = field ? strcspn(++field, "-") : 0;
+      if (judged && field_len == judged_len && memcmp(field, judged, field_len) == 0)
+        continue;
+      if (ts_wheel_filename_parse(fn, strlen(fn), &w, &ignored) != TS_OK)
+        continue;
+      judged = field;
+      judged_len = field_len;
       if (!ts_version_is_prerelease(w->version) &&
           (!best || ts_version_cmp(w->version, best) > 0)) {
         ts_version_free(best);

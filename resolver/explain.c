@@ -226,7 +226,7 @@ static char *wheel_tags_text(const struct rs_proj *pj, const struct rs_ver *v) {
     for (size_t f = 0; f < pj->pages[k]->nfiles; f++) {
       const char *fn = pj->pages[k]->files[f].filename;
       struct ts_rs_fname p;
-      if (!fn || !ts_rs_fname_parse(fn, &p))
+      if (!fn || !ts_rs_fname_parse(fn, NULL, &p))
         continue;
       bool same = p.wheel && strcmp(p.normalized_name, pj->name) == 0 &&
                   ts_version_cmp(p.version, v->v) == 0;

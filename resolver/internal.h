@@ -25,8 +25,11 @@ struct ts_rs_fname {
 };
 
 /* Parses a wheel or sdist (.tar.gz/.zip) file name; false when it is
- * neither.  Free with ts_rs_fname_clear. */
-bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out);
+ * neither.  `hint` (or NULL): a version parsed earlier, copied instead of
+ * parsed again when a wheel's version field is its text
+ * (ts_wheel_filename_parse_hinted).  Free with ts_rs_fname_clear. */
+bool ts_rs_fname_parse(const char *filename, const struct ts_version *hint,
+                       struct ts_rs_fname *out);
 void ts_rs_fname_clear(struct ts_rs_fname *f);
 /* f's version, now the caller's (f->version stays readable until
  * ts_rs_fname_clear). */

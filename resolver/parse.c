@@ -15,7 +15,8 @@
 #include "pep/name.h"
 #include "variant/label.h"
 
-bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out) {
+bool ts_rs_fname_parse(const char *filename, const struct ts_version *hint,
+                       struct ts_rs_fname *out) {
   memset(out, 0, sizeof *out);
   size_t n = strlen(filename);
   if (n > 4 && strcmp(filename + n - 4, ".whl") == 0) {
@@ -24,7 +25,7 @@ bool ts_rs_fname_parse(const char *filename, struct ts_rs_fname *out) {
     /* a variant wheel's tags are those of its plain name */
     if (ts_variant_split_filename(filename, n, &plain, &out->variant_label, NULL) != TS_OK)
       return false;
-    enum ts_code rc = ts_wheel_filename_parse(plain, strlen(plain), &w, NULL);
+    enum ts_code rc = ts_wheel_filename_parse_hinted(plain, strlen(plain), hint, &w, NULL);
     free(plain);
     if (rc != TS_OK) {
       free(out->variant_label);

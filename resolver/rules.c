@@ -72,16 +72,23 @@ void ts_rs_add_fact(struct rs *rs, const char *name, const char *version,
 }
 
 /* A local pattern without fnmatch metacharacters ("cu130") is a plain
- * string compare; the label is checked before the specifier because it
- * rules out most of the gates a version meets at that cost. */
+ * string compare, and a literal first character that is not the label's
+ * ("cu130" against "rocm6.4") rules the label out before either. */
+static bool label_matches(const char *pat, const char *local) {
+  char first = pat[0];
+  if (first != '*' && first != '?' && first != '[' && first != '\\' && first != local[0])
+    return false;
+  return strpbrk(pat, "*?[\\") ? fnmatch(pat, local, 0) == 0 : strcmp(pat, local) == 0;
+}
+
+/* The label is checked before the specifier because it rules out most of
+ * the gates a version meets at that cost. */
 static bool term_matches_version(const struct ts_term *t,
                                  const struct ts_version *v) {
   if (t->local_pattern && v) {
     const char *local = ts_version_local(v);
     const char *pat = t->local_pattern;
-    if (!pat[0] ? local != NULL
-                : !local || (strpbrk(pat, "*?[\\") ? fnmatch(pat, local, 0) != 0
-                                                     : strcmp(pat, local) != 0))
+    if (!pat[0] ? local != NULL : !local || !label_matches(pat, local))
       return false;
   }
   return !t->spec || (v && ts_specset_contains(t->spec, v, TS_PRE_INCLUDE));

@@ -351,7 +351,9 @@ static void read_file(struct rs *rs, struct rs_proj *pj, size_t *cap,
                       const struct ts_index_file *file, struct formats *fm) {
   struct ts_rs_fname fn;
   pj->nfiles++;
-  if (!ts_rs_fname_parse(file->filename, &fn)) {
+  /* the file before was most likely of the same release */
+  const struct ts_version *hint = pj->nvers ? pj->vers[pj->nvers - 1].v : NULL;
+  if (!ts_rs_fname_parse(file->filename, hint, &fn)) {
     if (!pj->unreadable_file)
       pj->unreadable_file = file->filename;
     return;

@@ -545,6 +545,8 @@ static enum ts_code gate_cuda(const struct gate_scope *sc,
                               const struct ts_host *h,
                               struct ts_constraint_set *s, const char *label,
                               const char *src, struct ts_error *err) {
+  if (!h->ncuda_gpus)
+    return TS_OK; /* no GPU to gate: the texts below would go unused */
   char id[128], pid[128];
   char *what;
   if (label[0]) {
@@ -899,14 +901,20 @@ static enum ts_code pair_one(const struct ts_rules *rules,
   enum ts_code rc = TS_OK;
   for (size_t i = 0; i < rules->nreleases && rc == TS_OK; i++) {
     const struct ts_rules_release *r = &rules->releases[i];
-    if (local[0] && !release_has_variant(r, local))
-      continue;
+    /* whether r lists the variant, asked only of a release that pairs
+     * with `version` (one or two of them): asking every release for every
+     * companion version and variant was 22,000 comparisons a compile */
+    int lists_local = local[0] ? -1 : 1;
     for (size_t j = 0; j < r->npairs && rc == TS_OK; j++) {
       const char *cv = strcmp(p->project, "torchvision") == 0
                            ? r->pairs[j].torchvision
                            : r->pairs[j].torchaudio;
       if (!cv || strcmp(cv, version) != 0)
         continue;
+      if (lists_local < 0)
+        lists_local = release_has_variant(r, local);
+      if (!lists_local)
+        break;
       if (!c) {
         c = new_constraint(s, TS_CONSTRAINT_REQUIRES, p->id,
                            ts_xstrdup(p->message ? p->message : ""), p->fix, p->source);

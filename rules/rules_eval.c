@@ -19,6 +19,11 @@
  * matched against many patterns ("cu130", "rocm6.4"): compare those
  * directly. */
 static bool label_matches(const char *pattern, const char *label) {
+  /* a literal first character must be the label's (most pairs differ
+   * there: "cu130" against "rocm6.4", "cpu", "xpu") */
+  char first = pattern[0];
+  if (first != '*' && first != '?' && first != '[' && first != '\\' && first != label[0])
+    return false;
   if (!strpbrk(pattern, "*?[\\"))
     return strcmp(pattern, label) == 0;
   return fnmatch(pattern, label, 0) == 0;

@@ -242,3 +242,30 @@ Test(dist, archive_kind)
   cr_assert_eq(ts_archive_kind_of("src", 3), TS_DIST_UNKNOWN);
   cr_assert_eq(ts_archive_kind_of("", 0), TS_DIST_UNKNOWN);
 }
+
+/* A hint whose text is the version field stands in for its parse; any
+ * other hint is not used, and a name that is no wheel fails as without. */
+Test(wheel, version_hint)
+{
+  struct ts_version *hint = NULL;
+  cr_assert_eq(ts_version_parse("2.13.0+cu126", 12, &hint, NULL), TS_OK);
+  struct ts_wheel_filename *w = NULL, *plain = NULL;
+  const char *a = "torch-2.13.0+cu126-cp312-cp312-manylinux_2_28_x86_64.whl";
+  cr_assert_eq(ts_wheel_filename_parse_hinted(a, strlen(a), hint, &w, NULL), TS_OK);
+  cr_assert_eq(ts_wheel_filename_parse(a, strlen(a), &plain, NULL), TS_OK);
+  cr_expect_eq(ts_version_cmp(w->version, plain->version), 0);
+  cr_expect_str_eq(ts_version_original(w->version), "2.13.0+cu126");
+  cr_expect_str_eq(ts_version_str(w->version), ts_version_str(plain->version));
+  ts_wheel_filename_free(w);
+  ts_wheel_filename_free(plain);
+  /* "2.13" is not "2.13.0+cu126": parsed, not copied */
+  const char *b = "torch-2.13-cp312-cp312-manylinux_2_28_x86_64.whl";
+  cr_assert_eq(ts_wheel_filename_parse_hinted(b, strlen(b), hint, &w, NULL), TS_OK);
+  cr_expect_str_eq(ts_version_original(w->version), "2.13");
+  cr_expect_neq(ts_version_cmp(w->version, hint), 0);
+  ts_wheel_filename_free(w);
+  const char *c = "torch-2.13.0+cu126-cp312.whl";
+  cr_expect_neq(ts_wheel_filename_parse_hinted(c, strlen(c), hint, &w, NULL), TS_OK);
+  cr_expect_null(w);
+  ts_version_free(hint);
+}

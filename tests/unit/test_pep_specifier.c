@@ -189,3 +189,38 @@ Test(specifier, hostile) {
                 TS_PRE_DEFAULT));
   free(s);
 }
+
+/* A copy shares the parsed specifiers with its original: it outlives the
+ * original, and a pre-release override set on one is not the other's
+ * (each answers as a fresh parse with its own override does). */
+Test(specifier, copies_are_independent) {
+  const char *text = ">=1.0,<2,!=1.5.*";
+  struct ts_specset *a = S(text);
+  struct ts_specset *b = ts_specset_dup(a), *c = ts_specset_dup(b);
+  struct ts_specset *fresh_b = S(text), *fresh_c = S(text);
+  ts_specset_set_prereleases(b, TS_PRE_EXCLUDE);
+  ts_specset_set_prereleases(fresh_b, TS_PRE_EXCLUDE);
+  cr_expect_eq(ts_specset_get_prereleases(a), TS_PRE_DEFAULT);
+  cr_expect_eq(ts_specset_get_prereleases(c), TS_PRE_DEFAULT);
+  cr_expect_eq(ts_specset_get_prereleases(b), TS_PRE_EXCLUDE);
+  ts_specset_free(a);
+  static const char *const versions[] = {"1.2a1", "1.4", "1.5.2", "2.0", "0.9"};
+  for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
+    struct ts_version *v = V(versions[i]);
+    cr_expect_eq(ts_specset_contains(b, v, TS_PRE_DEFAULT),
+                 ts_specset_contains(fresh_b, v, TS_PRE_DEFAULT), "%s", versions[i]);
+    cr_expect_eq(ts_specset_contains(c, v, TS_PRE_DEFAULT),
+                 ts_specset_contains(fresh_c, v, TS_PRE_DEFAULT), "%s", versions[i]);
+    ts_version_free(v);
+  }
+  struct ts_version *pre = V("1.2a1");
+  cr_expect_not(ts_specset_contains(b, pre, TS_PRE_DEFAULT));
+  ts_version_free(pre);
+  cr_expect_str_eq(ts_specset_str(c), ts_specset_str(fresh_c));
+  cr_expect(ts_specset_equal(b, c));
+  ts_specset_free(c);
+  cr_expect_str_eq(ts_specset_str(b), ts_specset_str(fresh_b));
+  ts_specset_free(b);
+  ts_specset_free(fresh_b);
+  ts_specset_free(fresh_c);
+}
