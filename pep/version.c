@@ -8,6 +8,7 @@
  */
 #include "pep/version.h"
 
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -659,6 +660,14 @@ const char *ts_version_base(const struct ts_version *v) {
 }
 const char *ts_version_local(const struct ts_version *v) {
   return v->has_local ? text_of(v) + v->s_local : NULL;
+}
+bool ts_local_label_matches(const char *pattern, const char *label) {
+  char first = pattern[0];
+  if (first != '*' && first != '?' && first != '[' && first != '\\' && first != label[0])
+    return false;
+  if (!strpbrk(pattern, "*?[\\"))
+    return strcmp(pattern, label) == 0;
+  return fnmatch(pattern, label, 0) == 0;
 }
 bool ts_version_is_prerelease(const struct ts_version *v) {
   return v->pre_kind != 0 || v->has_dev;

@@ -43,6 +43,11 @@ const char *ts_version_public(const struct ts_version *v);
 const char *ts_version_base(const struct ts_version *v);
 /* Local label ("cu126", "gitd38164a", "rocm6.2") or NULL. */
 const char *ts_version_local(const struct ts_version *v);
+/* Whether a local label matches a rules pattern, an fnmatch glob ("cu12*",
+ * "rocm6.[34]") or, without metacharacters, the label itself.  Labels are
+ * matched against many patterns in a run, so a literal first character
+ * that is not the label's ends the question before any other work. */
+bool ts_local_label_matches(const char *pattern, const char *label);
 
 bool ts_version_is_prerelease(const struct ts_version *v); /* pre or dev */
 bool ts_version_is_devrelease(const struct ts_version *v);

@@ -7,7 +7,6 @@
 #include "core/str.h"
 #include "resolver/resolver.h"
 
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,16 +70,6 @@ void ts_rs_add_fact(struct rs *rs, const char *name, const char *version,
   rs->job_info[rs->jobs.count / 2 - 1].proj = -1;
 }
 
-/* A local pattern without fnmatch metacharacters ("cu130") is a plain
- * string compare, and a literal first character that is not the label's
- * ("cu130" against "rocm6.4") rules the label out before either. */
-static bool label_matches(const char *pat, const char *local) {
-  char first = pat[0];
-  if (first != '*' && first != '?' && first != '[' && first != '\\' && first != local[0])
-    return false;
-  return strpbrk(pat, "*?[\\") ? fnmatch(pat, local, 0) == 0 : strcmp(pat, local) == 0;
-}
-
 /* The label is checked before the specifier because it rules out most of
  * the gates a version meets at that cost. */
 static bool term_matches_version(const struct ts_term *t,
@@ -88,7 +77,7 @@ static bool term_matches_version(const struct ts_term *t,
   if (t->local_pattern && v) {
     const char *local = ts_version_local(v);
     const char *pat = t->local_pattern;
-    if (!pat[0] ? local != NULL : !local || !label_matches(pat, local))
+    if (!pat[0] ? local != NULL : !local || !ts_local_label_matches(pat, local))
       return false;
   }
   return !t->spec || (v && ts_specset_contains(t->spec, v, TS_PRE_INCLUDE));

@@ -9,7 +9,6 @@
 #include "core/str.h"
 #include "resolver/resolver.h"
 
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +36,7 @@ static int variant_score(const struct ts_resolver_variant_pref *pref,
   const char *local = ts_version_local(v);
   for (size_t i = 0; i < pref->npatterns; i++) {
     const char *pat = pref->patterns[i];
-    if (!pat[0] ? !local : (local && fnmatch(pat, local, 0) == 0))
+    if (!pat[0] ? !local : (local && ts_local_label_matches(pat, local)))
       return (int)(pref->npatterns - i);
   }
   return 0;

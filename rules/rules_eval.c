@@ -2,7 +2,6 @@
  * rules_eval.c — evaluating compiled terms against distributions and host
  * facts: used for the backend list, `torchsolve check`, and tests.
  */
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,27 +14,13 @@
 #include "rules/rules_eval.h"
 #include "rules/rules_internal.h"
 
-/* fnmatch without metacharacters is string equality, and a label is
- * matched against many patterns ("cu130", "rocm6.4"): compare those
- * directly. */
-static bool label_matches(const char *pattern, const char *label) {
-  /* a literal first character must be the label's (most pairs differ
-   * there: "cu130" against "rocm6.4", "cpu", "xpu") */
-  char first = pattern[0];
-  if (first != '*' && first != '?' && first != '[' && first != '\\' && first != label[0])
-    return false;
-  if (!strpbrk(pattern, "*?[\\"))
-    return strcmp(pattern, label) == 0;
-  return fnmatch(pattern, label, 0) == 0;
-}
-
 static bool local_matches(const char *pattern, const struct ts_version *v) {
   if (!pattern)
     return true;
   const char *local = ts_version_local(v);
   if (!pattern[0])
     return local == NULL || local[0] == '\0';
-  return local && label_matches(pattern, local);
+  return local && ts_local_label_matches(pattern, local);
 }
 
 /* The label first: it rules out most candidates at the cost of a string

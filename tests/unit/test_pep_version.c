@@ -31,6 +31,18 @@ static int C(const char *a, const char *b) {
   return c;
 }
 
+Test(version, local_label_patterns) {
+  struct { const char *pat, *label; bool want; } cases[] = {
+      {"cu130", "cu130", true},   {"cu130", "cu1300", false}, {"cu130", "rocm6.4", false},
+      {"cu12*", "cu126", true},   {"cu12*", "cu130", false},  {"rocm6.[34]", "rocm6.4", true},
+      {"rocm6.[34]", "rocm6.2", false}, {"*", "cpu", true},   {"?pu", "xpu", true},
+      {"\\cpu", "cpu", true},    {"[cx]pu", "cpu", true},    {"", "cpu", false},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    cr_assert_eq(ts_local_label_matches(cases[i].pat, cases[i].label), cases[i].want,
+                 "'%s' against '%s'", cases[i].pat, cases[i].label);
+}
+
 Test(version, normalises) {
   static const char *const cases[][2] = {
       {"1.0", "1.0"},           {"v1.0", "1.0"},
