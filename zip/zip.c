@@ -766,6 +766,23 @@ static enum ts_code extract_whole(const struct source *s,
   return sink(ctx, data, us, err);
 }
 
+/* The k bytes at off of a streamed member, in *piece: read in place from
+ * an in-memory range, else into buf (from the file behind a mapping when
+ * there is one: see struct source). */
+static enum ts_code stream_piece(const struct source *s, unsigned char *buf, size_t k,
+                                 uint64_t off, const unsigned char **piece,
+                                 struct ts_error *err) {
+  *piece = buf;
+  if (s->stream_fd >= 0)
+    return pread_all(s->stream_fd, buf, k, off, err);
+  if (s->fd < 0 && off >= s->buf_offset && off - s->buf_offset <= s->buf_len &&
+      s->buf_len - (off - s->buf_offset) >= k) {
+    *piece = s->buf + (off - s->buf_offset);
+    return TS_OK;
+  }
+  return src_read(s, buf, k, off, err);
+}
+
 static enum ts_code extract_stream(const struct source *s,
                                    const struct ts_zip_entry *e,
                                    uint64_t data_off,
@@ -781,11 +798,12 @@ static enum ts_code extract_stream(const struct source *s,
   if (e->method == TS_ZIP_STORED) {
     while (in_left) {
       size_t k = in_left < STREAM_CHUNK ? (size_t)in_left : STREAM_CHUNK;
-      rc = src_read(s, sc->in_, k, off, err);
+      const unsigned char *piece;
+      rc = stream_piece(s, sc->in_, k, off, &piece, err);
       if (rc != TS_OK)
         return rc;
-      crc = ts_zip_crc32(crc, sc->in_, k);
-      rc = sink(ctx, sc->in_, k, err);
+      crc = ts_zip_crc32(crc, piece, k);
+      rc = sink(ctx, piece, k, err);
       if (rc != TS_OK)
         return rc;
       off += k;
@@ -808,12 +826,8 @@ static enum ts_code extract_stream(const struct source *s,
         goto out;
       }
       size_t k = in_left < STREAM_CHUNK ? (size_t)in_left : STREAM_CHUNK;
-      const unsigned char *next = sc->in_;
-      if (s->fd < 0 && s->stream_fd < 0 && off >= s->buf_offset &&
-          off - s->buf_offset <= s->buf_len && s->buf_len - (off - s->buf_offset) >= k)
-        next = s->buf + (off - s->buf_offset); /* in memory: read in place */
-      else if ((rc = s->stream_fd >= 0 ? pread_all(s->stream_fd, sc->in_, k, off, err)
-                                       : src_read(s, sc->in_, k, off, err)) != TS_OK)
+      const unsigned char *next;
+      if ((rc = stream_piece(s, sc->in_, k, off, &next, err)) != TS_OK)
         goto out;
       off += k;
       in_left -= k;
