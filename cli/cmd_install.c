@@ -106,8 +106,6 @@ static int after_resolve(struct ts_plan_request *q, struct ts_plan_result *res,
   return 0;
 }
 
-/* install and download share everything up to what is done with the
- * resolution: installed, or the files placed in a directory. */
 /* The answer's memory is left to the process's exit instead of being freed
  * piece by piece: the command ends right after, and walking a 200-project
  * answer's metadata and requirement trees to free them was 6% of a warm
