@@ -12,8 +12,8 @@
 
 struct ts_strset {
   char **slots;      /* copies, owned through `strings` */
-  uint64_t *hashes;  /* each slot's hash: probes and growth compare these,
-                        not the strings (tens of thousands of cache misses) */
+  uint64_t *hashes;  /* each slot's hash: probes and growth compare these
+                        instead of re-reading the strings */
   size_t cap;        /* power of two */
   size_t count;
   struct ts_arena strings; /* the copies: one release for 12,000 paths */
