@@ -777,11 +777,11 @@ static void job_fail(struct extract_job *j, const struct ts_error *e) {
 
 /* Members up to this size are inflated whole (libdeflate, ~2x zlib's
  * pace) into a buffer of their size; larger ones stream through zlib in
- * 1 MiB pieces.  The input comes from the archive's mapping, so only the
- * output needs memory, and its first touch is the cost: a torch wheel's
- * two 23 MB libraries inflated whole made each worker fault in and zero
- * 23 MB (9% of the install's CPU in a profile, 40 MB more peak memory) to save
- * less than that in inflate time. */
+ * zip.c's 256 KiB pieces.  The input comes from the archive's mapping, so
+ * only the output needs memory, and its first touch is the cost: a torch
+ * wheel's two 23 MB libraries inflated whole made each worker fault in and
+ * zero 23 MB (9% of the install's CPU in a profile, 40 MB more peak
+ * memory) to save less than that in inflate time. */
 #define WHOLE_MEMBER_MAX (4u << 20)
 /* Members this large are handed out one at a time, largest first, so
  * that no worker is left with a big one at the end; the small ones go out
